@@ -1,0 +1,136 @@
+# nicache: hand-written Makefile.  ./configure runs by itself the first time.
+#
+#   make              build nicd (build/nicd)
+#   make run          build and serve a sample docroot on 127.0.0.1:8080
+#   make test         unit + integration tests, then the same under ASan+UBSan
+#   make test-asan    the tests under ASan+UBSan only (build-asan/)
+#   make bench        nicd against Debian's nginx with wrk (bench/server.sh)
+#   make fuzz         run the libFuzzer targets for FUZZ_SECONDS each
+#   make install      install into $(PREFIX) (DESTDIR honoured)
+#   make format-check check the C sources against .clang-format
+
+BUILD ?= build
+OPT ?= -O2
+DEBUG ?= -g
+WARN ?= -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wno-missing-field-initializers
+SAN ?=
+FUZZ_SECONDS ?= 60
+PYTHON ?= python3
+
+# build/config.mk comes from ./configure; make it on first use
+CONFIG := build/config.mk
+ifeq ($(filter deps clean distclean format-check help,$(MAKECMDGOALS)),)
+-include $(CONFIG)
+endif
+PREFIX ?= /usr/local
+
+CPPFLAGS_ALL = -D_GNU_SOURCE -Ibuild -Isrc/server $(EVENT_CFLAGS)
+CFLAGS_ALL = -std=gnu11 -pthread $(OPT) $(DEBUG) $(WARN) $(SAN) $(CFLAGS)
+LDLIBS_ALL = $(EVENT_LIBS) -pthread $(SAN) $(LDFLAGS)
+
+SNIC_SRCS = $(sort $(wildcard src/sendfile_nic/*.c))
+SERVER_SRCS = $(filter-out src/server/main.c,$(sort $(wildcard src/server/*.c)))
+LIB_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SNIC_SRCS) $(SERVER_SRCS))
+MAIN_OBJ = $(BUILD)/obj/server/main.o
+
+UNIT_SRCS = $(sort $(wildcard tests/unit/*/test_*.c))
+UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
+
+FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
+
+.PHONY: all deps run test test-unit test-integration test-asan bench fuzz \
+        install format format-check clean distclean help
+
+all: $(BUILD)/nicd
+
+$(CONFIG): configure
+	@$(MAKE) --no-print-directory deps DEPS=build
+	./configure
+
+deps:
+	@sh scripts/deps.sh $(or $(DEPS),build)
+
+# rebuild everything when the flags change (redis' trick)
+$(BUILD)/.flags: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(LDLIBS_ALL)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+FORCE:
+
+$(BUILD)/obj/%.o: src/%.c $(BUILD)/.flags $(CONFIG)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
+$(BUILD)/nicd: $(LIB_OBJS) $(MAIN_OBJ)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+# a unit test #includes the .c it tests, so it links every other object
+$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/harness.h $(LIB_OBJS) $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) -Itests/unit $(CFLAGS_ALL) -MMD -MP -o $@ $< \
+	    $(filter-out $(BUILD)/obj/$(dir $*)$(patsubst test_%,%,$(notdir $*)).o,$(LIB_OBJS)) \
+	    $(LDLIBS_ALL)
+
+# the fuzz targets' inputs replayed as a regression test (no clang needed)
+$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/replay_main.c $(LIB_OBJS) $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< tests/fuzz/replay_main.c \
+	    $(LIB_OBJS) $(LDLIBS_ALL)
+
+FUZZ_REPLAY = $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(FUZZ_SRCS))
+
+$(BUILD)/www/index.html: scripts/sample-docroot.sh
+	sh scripts/sample-docroot.sh $(BUILD)/www
+
+run: $(BUILD)/nicd $(BUILD)/www/index.html
+	@echo "nicd: serving $(BUILD)/www at http://127.0.0.1:8080/ (Ctrl-C stops)"
+	./$(BUILD)/nicd -c conf/nicd.conf -g 'root $(BUILD)/www;'
+
+test-unit: $(UNIT_BINS) $(FUZZ_REPLAY)
+	@sh tests/unit/run.sh $(UNIT_BINS) -- $(FUZZ_REPLAY)
+
+test-integration: $(BUILD)/nicd
+	@NICD=$(BUILD)/nicd $(PYTHON) tests/integration/run.py
+
+test:
+	@$(MAKE) --no-print-directory deps DEPS="build test"
+	@$(MAKE) --no-print-directory test-unit test-integration
+	@$(MAKE) --no-print-directory test-asan
+
+test-asan:
+	@$(MAKE) --no-print-directory deps DEPS="build test"
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
+	    SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    test-unit test-integration
+
+bench: $(BUILD)/nicd
+	@$(MAKE) --no-print-directory deps DEPS="build bench"
+	sh bench/server.sh
+
+fuzz:
+	@$(MAKE) --no-print-directory deps DEPS="build fuzz"
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+install: $(BUILD)/nicd
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/etc/nicd
+	install -m 755 $(BUILD)/nicd $(DESTDIR)$(PREFIX)/sbin/nicd
+	install -m 644 conf/nicd.conf conf/mime.types $(DESTDIR)$(PREFIX)/etc/nicd/
+
+format:
+	clang-format -i $(SNIC_SRCS) $(wildcard src/*/*.h) $(SERVER_SRCS) src/server/main.c
+
+format-check:
+	@$(MAKE) --no-print-directory deps DEPS=format
+	clang-format --dry-run -Werror $(wildcard src/*/*.c src/*/*.h)
+
+clean:
+	rm -rf build/obj build/nicd build/tests build/www build-asan
+
+distclean:
+	rm -rf build build-asan
+
+help:
+	@sed -n '2,11p' Makefile
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

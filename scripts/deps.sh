@@ -1,0 +1,53 @@
+#!/bin/sh
+# Install the Debian packages a make target needs, when some are missing.
+# Usage: sh scripts/deps.sh GROUP...   (groups: build test bench fuzz format)
+# Runs "apt-get update" first, then "apt-get install -y --no-upgrade", and
+# keeps services from starting while it installs (nginx is a benchmark
+# peer, not a service to leave running).
+set -eu
+
+pkgs=""
+for group in "$@"; do
+    case "$group" in
+    build) pkgs="$pkgs gcc make libc6-dev pkg-config libevent-dev libssl-dev libluajit-5.1-dev" ;;
+    test) pkgs="$pkgs python3" ;;
+    bench) pkgs="$pkgs wrk nginx-light util-linux" ;;
+    fuzz) pkgs="$pkgs clang" ;;
+    format) pkgs="$pkgs clang-format" ;;
+    *) echo "deps.sh: unknown group $group" >&2; exit 2 ;;
+    esac
+done
+
+missing=""
+for p in $pkgs; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        case " $missing " in *" $p "*) ;; *) missing="$missing $p" ;; esac
+    fi
+done
+[ -n "$missing" ] || exit 0
+
+echo "deps.sh: installing missing Debian packages:$missing"
+sudo=""
+if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+        sudo=sudo
+    else
+        echo "deps.sh: run as root (or install sudo) to install:$missing" >&2
+        exit 1
+    fi
+fi
+
+# no service starts during the install (restored afterwards)
+policy=/usr/sbin/policy-rc.d
+made_policy=""
+if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+    $sudo chmod 755 "$policy"
+    made_policy=yes
+fi
+trap '[ -z "$made_policy" ] || $sudo rm -f "$policy"' EXIT
+
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+# shellcheck disable=SC2086
+$sudo apt-get install -y -q --no-upgrade --no-install-recommends $missing

@@ -1,0 +1,328 @@
+/*
+ * Buffers, number and date formatting, nginx-style size and time values.
+ */
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
+
+#include "buf.h"
+
+int
+nicd_buf_reserve(nicd_buf_t *b, size_t n)
+{
+    size_t size;
+    char  *p;
+
+    if (nicd_buf_failed(b)) {
+        return -1;
+    }
+    if (b->size - b->len >= n) {
+        return 0;
+    }
+    size = b->size ? b->size : 256;
+    while (size - b->len < n) {
+        size *= 2;
+    }
+    p = realloc(b->data, size);
+    if (p == NULL) {
+        b->len = (size_t) -1;
+        return -1;
+    }
+    b->data = p;
+    b->size = size;
+    return 0;
+}
+
+void
+nicd_buf_free(nicd_buf_t *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->size = 0;
+}
+
+void
+nicd_buf_add(nicd_buf_t *b, const void *p, size_t n)
+{
+    if (nicd_buf_reserve(b, n) != 0) {
+        return;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+void
+nicd_buf_adds(nicd_buf_t *b, const char *s)
+{
+    nicd_buf_add(b, s, strlen(s));
+}
+
+size_t
+nicd_u64_to_str(char *p, uint64_t v)
+{
+    char   tmp[20];
+    size_t n = 0, i;
+
+    do {
+        tmp[n++] = (char) ('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    for (i = 0; i < n; i++) {
+        p[i] = tmp[n - 1 - i];
+    }
+    return n;
+}
+
+void
+nicd_buf_add_u64(nicd_buf_t *b, uint64_t v)
+{
+    char tmp[20];
+
+    nicd_buf_add(b, tmp, nicd_u64_to_str(tmp, v));
+}
+
+void
+nicd_buf_addf(nicd_buf_t *b, const char *fmt, ...)
+{
+    va_list ap;
+    int     n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || nicd_buf_reserve(b, (size_t) n + 1) != 0) {
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t) n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t) n;
+}
+
+static const char wdays[7][4] = {"Sun", "Mon", "Tue", "Wed",
+                                 "Thu", "Fri", "Sat"};
+static const char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                   "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+
+static char *
+put2(char *p, int v)
+{
+    *p++ = (char) ('0' + v / 10 % 10);
+    *p++ = (char) ('0' + v % 10);
+    return p;
+}
+
+static char *
+put4(char *p, int v)
+{
+    p = put2(p, v / 100);
+    return put2(p, v % 100);
+}
+
+void
+nicd_http_date(char *out, time_t t)
+{
+    struct tm tm;
+    char     *p = out;
+
+    gmtime_r(&t, &tm);
+    memcpy(p, wdays[tm.tm_wday], 3);
+    p += 3;
+    *p++ = ',';
+    *p++ = ' ';
+    p = put2(p, tm.tm_mday);
+    *p++ = ' ';
+    memcpy(p, months[tm.tm_mon], 3);
+    p += 3;
+    *p++ = ' ';
+    p = put4(p, tm.tm_year + 1900);
+    *p++ = ' ';
+    p = put2(p, tm.tm_hour);
+    *p++ = ':';
+    p = put2(p, tm.tm_min);
+    *p++ = ':';
+    p = put2(p, tm.tm_sec);
+    memcpy(p, " GMT", 5);
+}
+
+void
+nicd_log_date(char *out, time_t t)
+{
+    struct tm tm;
+    long      off;
+    char     *p = out;
+
+    localtime_r(&t, &tm);
+    off = tm.tm_gmtoff / 60;
+    p = put2(p, tm.tm_mday);
+    *p++ = '/';
+    memcpy(p, months[tm.tm_mon], 3);
+    p += 3;
+    *p++ = '/';
+    p = put4(p, tm.tm_year + 1900);
+    *p++ = ':';
+    p = put2(p, tm.tm_hour);
+    *p++ = ':';
+    p = put2(p, tm.tm_min);
+    *p++ = ':';
+    p = put2(p, tm.tm_sec);
+    *p++ = ' ';
+    *p++ = off < 0 ? '-' : '+';
+    if (off < 0) {
+        off = -off;
+    }
+    p = put2(p, (int) (off / 60));
+    p = put2(p, (int) (off % 60));
+    *p = '\0';
+}
+
+/* days from 1970-01-01 to y-m-d (proleptic Gregorian, m 1..12) */
+static long
+days_from_civil(long y, int m, int d)
+{
+    long     era;
+    unsigned yoe, doy, doe;
+
+    y -= m <= 2;
+    era = (y >= 0 ? y : y - 399) / 400;
+    yoe = (unsigned) (y - era * 400);
+    doy = (unsigned) ((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1);
+    doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (long) doe - 719468;
+}
+
+static int
+month_index(const char *p)
+{
+    int i;
+
+    for (i = 0; i < 12; i++) {
+        if (strncmp(p, months[i], 3) == 0) {
+            return i + 1;
+        }
+    }
+    return -1;
+}
+
+/*
+ * Accepts "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT"
+ * and "Sun Nov  6 08:49:37 1994"; returns -1 for anything else.
+ */
+time_t
+nicd_http_date_parse(const char *s, size_t len)
+{
+    char        buf[64];
+    const char *p, *comma;
+    int         d, mon, y, hh, mm, ss, n;
+    char        mname[4];
+
+    if (len == 0 || len >= sizeof(buf)) {
+        return -1;
+    }
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+
+    comma = strchr(buf, ',');
+    n = 0;
+    if (comma != NULL) {
+        p = comma + 1;
+        if (sscanf(p, " %2d %3s %4d %2d:%2d:%2d GMT%n", &d, mname, &y, &hh,
+                   &mm, &ss, &n) == 6 && n > 0 && p[n] == '\0') {
+            /* IMF-fixdate */
+        } else if (sscanf(p, " %2d-%3[A-Za-z]-%2d %2d:%2d:%2d GMT%n", &d,
+                          mname, &y, &hh, &mm, &ss, &n) == 6 && n > 0
+                   && p[n] == '\0') {
+            /* RFC 850: two-digit year, 50 and later is 19xx */
+            y += y < 50 ? 2000 : 1900;
+        } else {
+            return -1;
+        }
+    } else {
+        if (sscanf(buf, "%*3s %3s %2d %2d:%2d:%2d %4d%n", mname, &d, &hh, &mm,
+                   &ss, &y, &n) != 6 || n == 0 || buf[n] != '\0') {
+            return -1;
+        }
+    }
+
+    mname[3] = '\0';
+    mon = month_index(mname);
+    if (mon < 0 || d < 1 || d > 31 || hh > 23 || mm > 59 || ss > 60
+        || y < 1970 || hh < 0 || mm < 0 || ss < 0) {
+        return -1;
+    }
+    return (time_t) (days_from_civil(y, mon, d) * 86400L + hh * 3600L
+                     + mm * 60L + ss);
+}
+
+int
+nicd_parse_size(const char *s, size_t *out)
+{
+    char              *end;
+    unsigned long long v;
+    unsigned long long mul = 1;
+
+    if (!isdigit((unsigned char) s[0])) {
+        return -1;
+    }
+    v = strtoull(s, &end, 10);
+    switch (*end) {
+    case '\0':
+        break;
+    case 'k':
+    case 'K':
+        mul = 1024ULL;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        mul = 1024ULL * 1024;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        mul = 1024ULL * 1024 * 1024;
+        end++;
+        break;
+    default:
+        return -1;
+    }
+    if (*end != '\0' || v > (unsigned long long) SIZE_MAX / mul) {
+        return -1;
+    }
+    *out = (size_t) (v * mul);
+    return 0;
+}
+
+int
+nicd_parse_msec(const char *s, long *out)
+{
+    char              *end;
+    unsigned long long v;
+    unsigned long long mul;
+
+    if (!isdigit((unsigned char) s[0])) {
+        return -1;
+    }
+    v = strtoull(s, &end, 10);
+    if (strcmp(end, "") == 0 || strcmp(end, "s") == 0) {
+        mul = 1000;
+    } else if (strcmp(end, "ms") == 0) {
+        mul = 1;
+    } else if (strcmp(end, "m") == 0) {
+        mul = 60000;
+    } else if (strcmp(end, "h") == 0) {
+        mul = 3600000;
+    } else if (strcmp(end, "d") == 0) {
+        mul = 86400000;
+    } else {
+        return -1;
+    }
+    if (v > 0x7fffffffULL / mul) {
+        return -1;
+    }
+    *out = (long) (v * mul);
+    return 0;
+}

@@ -1,0 +1,60 @@
+/*
+ * A growable byte buffer and the small formatting helpers the response
+ * path uses instead of printf.
+ */
+
+#ifndef NICD_BUF_H
+#define NICD_BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct {
+    char  *data;
+    size_t len;
+    size_t size;
+} nicd_buf_t;
+
+/* Make room for n more bytes; 0, or -1 when out of memory. */
+int  nicd_buf_reserve(nicd_buf_t *b, size_t n);
+void nicd_buf_free(nicd_buf_t *b);
+
+/*
+ * Appends.  They never fail: on allocation failure they set b->len to
+ * (size_t) -1 once, and every later append is ignored; check with
+ * nicd_buf_failed() when done.
+ */
+void nicd_buf_add(nicd_buf_t *b, const void *p, size_t n);
+void nicd_buf_adds(nicd_buf_t *b, const char *s);
+void nicd_buf_add_u64(nicd_buf_t *b, uint64_t v);
+void nicd_buf_addf(nicd_buf_t *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#define nicd_buf_failed(b) ((b)->len == (size_t) -1)
+#define NICD_BUF_LIT(b, s) nicd_buf_add((b), (s), sizeof(s) - 1)
+
+/* Decimal digits of v into p (at least 20 bytes); returns the length. */
+size_t nicd_u64_to_str(char *p, uint64_t v);
+
+/* RFC 9110 IMF-fixdate, 29 characters plus NUL. */
+#define NICD_HTTP_DATE_LEN 29
+void   nicd_http_date(char *out, time_t t);
+/* Parse IMF-fixdate (and the obsolete RFC 850 and asctime forms); -1 if
+ * invalid. */
+time_t nicd_http_date_parse(const char *s, size_t len);
+
+/* nginx's $time_local: "21/Nov/2026:08:39:13 +0000". */
+#define NICD_LOG_DATE_LEN 26
+void nicd_log_date(char *out, time_t t);
+
+/*
+ * Sizes and times as nginx writes them: "512", "16k", "2m", "1g";
+ * "500ms", "75s", "5m", "1h", "1d" (a bare number is seconds).
+ * Return 0, or -1 when malformed.
+ */
+int nicd_parse_size(const char *s, size_t *out);
+int nicd_parse_msec(const char *s, long *out);
+
+#endif /* NICD_BUF_H */

@@ -1,0 +1,121 @@
+/*
+ * Configuration in nginx syntax.
+ *
+ * A configuration is a list of directives "name arg ...;" and blocks
+ * "name arg ... { ... }".  nicd serves one site, so the http {}, server {}
+ * and events {} blocks of an nginx file are accepted as plain containers;
+ * types {} maps MIME types to extensions; include FILE reads another file
+ * (relative to the including file's directory).  Directives of a send
+ * backend (nic_cache_size, ...) are passed to the backend untouched.
+ *
+ * Errors name the file, the line and the directive, as nginx does:
+ *   unknown directive "foo" in conf/nicd.conf:12
+ */
+
+#ifndef NICD_CONF_H
+#define NICD_CONF_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+#include "../sendfile_nic/snic.h"
+
+enum { NICD_SYMLINKS_OFF = 0, NICD_SYMLINKS_OUTSIDE, NICD_SYMLINKS_ON };
+enum { NICD_IMS_OFF = 0, NICD_IMS_EXACT, NICD_IMS_BEFORE };
+
+typedef struct {
+    char                   *text; /* as written, e.g. "127.0.0.1:8080" */
+    struct sockaddr_storage addr;
+    socklen_t               addrlen;
+    int                     backlog;
+    int                     nic; /* "nic=K": the emulated NIC; -1: any */
+} nicd_listen_conf_t;
+
+typedef struct nicd_mime_s nicd_mime_t;
+
+typedef struct nicd_conf_s {
+    char *file; /* the main configuration file, NULL for none */
+
+    int worker_threads; /* 0: one per CPU */
+    int worker_connections;
+    int worker_rlimit_nofile;
+
+    nicd_listen_conf_t *listens;
+    int                 nlistens;
+
+    char  *root;
+    char **index;
+    int    nindex;
+    int    autoindex;
+    int    disable_symlinks;
+
+    char  *access_log; /* NULL: off */
+    size_t access_log_buffer;
+    long   access_log_flush; /* ms */
+    char  *error_log;        /* NULL: stderr */
+    int    error_level;
+
+    char         *backend;
+    snic_param_t *params;
+    int           nparams;
+    char        **param_where; /* "file:line" of each param, for errors */
+    size_t        sendfile_max_chunk;
+
+    long   client_header_timeout; /* ms */
+    long   keepalive_timeout;     /* ms; 0 disables keep-alive */
+    long   send_timeout;          /* ms */
+    int    keepalive_requests;
+    size_t client_header_buffer_size;
+    size_t large_header_buffer_size; /* max request line / header line */
+    int    large_header_buffers;     /* head limit = size * number */
+    size_t client_max_body_size;
+
+    int  open_file_cache_max; /* 0: off */
+    long open_file_cache_valid;    /* ms */
+    long open_file_cache_inactive; /* ms */
+
+    nicd_mime_t *types;
+    char        *default_type;
+
+    int if_modified_since;
+    int etag;
+    int server_tokens;
+    int max_ranges;
+    char *pid;
+} nicd_conf_t;
+
+/* A configuration with every default set. */
+nicd_conf_t *nicd_conf_new(void);
+void         nicd_conf_free(nicd_conf_t *c);
+
+/*
+ * Read a file or a string of directives into c.  Returns 0, or -1 with a
+ * message naming the file, line and directive in err.
+ */
+int nicd_conf_parse_file(nicd_conf_t *c, const char *path, char *err,
+                         size_t errlen);
+int nicd_conf_parse_string(nicd_conf_t *c, const char *text,
+                           const char *name, char *err, size_t errlen);
+
+/*
+ * Apply one directive given as words (as the command line does).
+ * Returns 0, or -1 with err set.
+ */
+int nicd_conf_set(nicd_conf_t *c, const char *name, const char **args,
+                  int nargs, char *err, size_t errlen);
+
+/*
+ * Check the whole and fill what is still unset (default listen, MIME
+ * types).  mime_path: the mime.types to load when the configuration
+ * included none (NULL: built-in minimal set).  Returns 0 or -1 with err.
+ */
+int nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen);
+
+/* MIME type for a file name (by extension); default_type if none. */
+const char *nicd_conf_mime(const nicd_conf_t *c, const char *name,
+                           size_t len);
+
+/* Parse "addr:port", "port", "[v6]:port", "*:port" into l. 0 or -1. */
+int nicd_listen_parse(nicd_listen_conf_t *l, const char *text);
+
+#endif /* NICD_CONF_H */

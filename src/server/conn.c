@@ -1,0 +1,662 @@
+/*
+ * Connections: read, parse every complete request already in the buffer
+ * (pipelining), queue their responses, and flush the queue through the
+ * send backend in as few calls as the socket allows: consecutive memory
+ * items (headers of several responses, multipart boundaries, error pages)
+ * travel together as the header iovecs of the next file range.
+ *
+ * Timers, one event per connection:
+ *   T_HEADER     client_header_timeout, from the first byte of a request
+ *                until its head is complete (total, not per read: a client
+ *                trickling one byte a second still times out), then 408;
+ *   T_KEEPALIVE  keepalive_timeout while idle between requests;
+ *   T_SEND       send_timeout between two successful writes;
+ *   T_LINGER     after an error response, how long we read and discard
+ *                what the client still sends before closing (so that our
+ *                close does not reset the response out of its socket).
+ */
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "nicd.h"
+
+#define MAX_QUEUED 64           /* items before we stop parsing */
+#define OUT_HIGH (256 * 1024)   /* queued memory before we stop parsing */
+#define FLUSH_IOV 64
+
+static _Thread_local nicd_buf_t logline;
+
+static void conn_read_cb(evutil_socket_t fd, short ev, void *arg);
+static void conn_write_cb(evutil_socket_t fd, short ev, void *arg);
+static void conn_timer_cb(evutil_socket_t fd, short ev, void *arg);
+static void conn_run(nicd_conn_t *c);
+
+static void
+set_timer(nicd_conn_t *c, int kind)
+{
+    const struct timeval *tv = NULL;
+
+    if (kind == T_HEADER && c->timer == T_HEADER) {
+        return; /* the header timeout counts from the request's start */
+    }
+    switch (kind) {
+    case T_HEADER:
+        tv = c->w->tv_header;
+        break;
+    case T_KEEPALIVE:
+        tv = c->w->tv_keepalive;
+        break;
+    case T_SEND:
+        tv = c->w->tv_send;
+        break;
+    case T_LINGER:
+        tv = c->w->tv_linger;
+        break;
+    }
+    c->timer = kind;
+    event_add(&c->tev, tv);
+}
+
+static void
+start_reading(nicd_conn_t *c)
+{
+    if (!c->reading && !c->eof) {
+        event_add(&c->rev, NULL);
+        c->reading = 1;
+    }
+}
+
+static void
+stop_reading(nicd_conn_t *c)
+{
+    if (c->reading) {
+        event_del(&c->rev);
+        c->reading = 0;
+    }
+}
+
+void
+nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
+                 const struct sockaddr *sa)
+{
+    const nicd_conf_t *cf = w->cycle->conf;
+    nicd_conn_t       *c;
+    int                one = 1;
+
+    c = calloc(1, sizeof(*c));
+    if (c == NULL) {
+        log_error(LOG_CRIT, errno, "calloc() failed, closing connection");
+        close(fd);
+        return;
+    }
+    c->w = w;
+    c->sc.fd = fd;
+    c->sc.listener = listener;
+
+    if (sa->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *) sa)->sin_addr,
+                  c->addr, sizeof(c->addr));
+    } else if (sa->sa_family == AF_INET6) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *) sa)->sin6_addr,
+                  c->addr, sizeof(c->addr));
+    } else {
+        strcpy(c->addr, "-");
+    }
+
+    c->in_max = (uint32_t) (cf->large_header_buffer_size
+                            * (size_t) cf->large_header_buffers);
+    c->in_size = (uint32_t) cf->client_header_buffer_size;
+    c->in = malloc(c->in_size);
+    if (c->in == NULL) {
+        log_error(LOG_CRIT, errno, "malloc() failed, closing connection");
+        free(c);
+        close(fd);
+        return;
+    }
+
+    c->req.max_line = (uint32_t) cf->large_header_buffer_size;
+    c->req.max_field = (uint32_t) cf->large_header_buffer_size;
+    c->req.max_head = c->in_max;
+    nicd_http_req_reset(&c->req);
+
+    /* responses are packed by MSG_MORE and TCP_CORK, never by Nagle */
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+
+    event_assign(&c->rev, w->base, fd, EV_READ | EV_PERSIST, conn_read_cb,
+                 c);
+    event_assign(&c->wev, w->base, fd, EV_WRITE | EV_PERSIST, conn_write_cb,
+                 c);
+    evtimer_assign(&c->tev, w->base, conn_timer_cb, c);
+
+    snic_conn_open(&w->cycle->backend, &c->sc);
+
+    c->next = w->conns;
+    if (w->conns != NULL) {
+        w->conns->prev = c;
+    }
+    w->conns = c;
+    w->nconns++;
+    w->accepted++;
+
+    start_reading(c);
+    set_timer(c, T_HEADER);
+}
+
+/* Write the access log record of a finished (or abandoned) response. */
+static void
+log_response(nicd_conn_t *c, const nicd_out_t *it)
+{
+    nicd_buf_t *b = &logline;
+
+    if (c->w->log.file == NULL) {
+        return;
+    }
+    b->len = 0;
+    nicd_buf_add(b, c->logb.data + it->log_off, it->log_split - it->log_off);
+    nicd_buf_add_u64(b, (uint64_t) it->status);
+    NICD_BUF_LIT(b, " ");
+    nicd_buf_add_u64(b, c->body_sent);
+    nicd_buf_add(b, c->logb.data + it->log_split,
+                 it->log_off + it->log_len - it->log_split);
+    if (!nicd_buf_failed(b)) {
+        log_buf_write(&c->w->log, b->data, b->len);
+    } else {
+        b->len = 0;
+    }
+}
+
+static void
+item_done(nicd_conn_t *c, nicd_out_t *it)
+{
+    if (it->type == OUT_FILE) {
+        nicd_ofc_release(&c->w->ofc, it->file);
+        it->file = NULL;
+    }
+    if (it->last) {
+        log_response(c, it);
+        c->body_sent = 0;
+    }
+}
+
+void
+nicd_conn_close(nicd_conn_t *c)
+{
+    nicd_worker_t *w = c->w;
+    int            i;
+
+    for (i = c->ihead; i < c->nitems; i++) {
+        item_done(c, &c->items[i]);
+    }
+    event_del(&c->rev);
+    event_del(&c->wev);
+    event_del(&c->tev);
+    snic_conn_close(&w->cycle->backend, &c->sc);
+    close(c->sc.fd);
+
+    if (c->prev != NULL) {
+        c->prev->next = c->next;
+    } else {
+        w->conns = c->next;
+    }
+    if (c->next != NULL) {
+        c->next->prev = c->prev;
+    }
+    w->nconns--;
+
+    free(c->in);
+    nicd_buf_free(&c->out);
+    nicd_buf_free(&c->logb);
+    free(c->items);
+    free(c);
+
+    nicd_worker_conn_closed(w);
+}
+
+static nicd_out_t *
+new_item(nicd_conn_t *c)
+{
+    nicd_out_t *items;
+    int         size;
+
+    if (c->nitems == c->items_size) {
+        size = c->items_size ? c->items_size * 2 : 8;
+        items = realloc(c->items, sizeof(*items) * (size_t) size);
+        if (items == NULL) {
+            return NULL;
+        }
+        c->items = items;
+        c->items_size = size;
+    }
+    memset(&c->items[c->nitems], 0, sizeof(nicd_out_t));
+    return &c->items[c->nitems++];
+}
+
+void
+nicd_conn_out_mem(nicd_conn_t *c, size_t off, size_t len, int body)
+{
+    nicd_out_t *it;
+
+    if (len == 0 || nicd_buf_failed(&c->out)) {
+        return;
+    }
+    if (c->nitems > c->ihead) {
+        it = &c->items[c->nitems - 1];
+        if (it->type == OUT_MEM && !it->last && it->body == (unsigned) body
+            && it->off + it->len == off) {
+            it->len += len; /* contiguous: one iovec */
+            return;
+        }
+    }
+    it = new_item(c);
+    if (it == NULL) {
+        c->out.len = (size_t) -1; /* fails the connection at flush */
+        return;
+    }
+    it->type = OUT_MEM;
+    it->body = body ? 1 : 0;
+    it->off = off;
+    it->len = len;
+}
+
+void
+nicd_conn_out_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len)
+{
+    nicd_out_t *it;
+
+    if (len == 0) {
+        return;
+    }
+    it = new_item(c);
+    if (it == NULL) {
+        c->out.len = (size_t) -1;
+        return;
+    }
+    it->type = OUT_FILE;
+    it->body = 1;
+    it->off = (size_t) off;
+    it->len = len;
+    it->file = f;
+    f->refs++;
+}
+
+void
+nicd_conn_out_end(nicd_conn_t *c, int status, uint32_t log_off,
+                  uint32_t log_split, uint32_t log_len)
+{
+    nicd_out_t *it;
+
+    if (c->nitems == c->ihead) {
+        return;
+    }
+    it = &c->items[c->nitems - 1];
+    it->last = 1;
+    it->status = status;
+    it->log_off = log_off;
+    it->log_split = log_split;
+    it->log_len = log_len;
+}
+
+/* Account n bytes sent from the head of the queue. */
+static void
+consume(nicd_conn_t *c, size_t n)
+{
+    nicd_out_t *it;
+    size_t      take;
+
+    while (c->ihead < c->nitems) {
+        it = &c->items[c->ihead];
+        take = n < it->len ? n : it->len;
+        it->len -= take;
+        it->off += take;
+        n -= take;
+        if (it->body) {
+            c->body_sent += take;
+        }
+        if (it->len > 0) {
+            break;
+        }
+        item_done(c, it);
+        c->ihead++;
+    }
+}
+
+/*
+ * Send the queue.  Returns 1 when it is empty, 0 when the socket is full,
+ * -1 when the connection was closed.
+ */
+static int
+conn_flush(nicd_conn_t *c)
+{
+    struct iovec iov[FLUSH_IOV];
+    snic_send_t  req;
+    size_t       sent;
+    int          i, k, rc;
+
+    if (nicd_buf_failed(&c->out) || nicd_buf_failed(&c->logb)) {
+        log_error(LOG_CRIT, ENOMEM, "out of memory, closing connection, "
+                  "client: %s", c->addr);
+        nicd_conn_close(c);
+        return -1;
+    }
+
+    while (c->ihead < c->nitems) {
+        memset(&req, 0, sizeof(req));
+        k = 0;
+        for (i = c->ihead; i < c->nitems && k < FLUSH_IOV; i++) {
+            if (c->items[i].type != OUT_MEM) {
+                break;
+            }
+            iov[k].iov_base = c->out.data + c->items[i].off;
+            iov[k].iov_len = c->items[i].len;
+            k++;
+        }
+        req.hdr = iov;
+        req.nhdr = k;
+        if (i < c->nitems && c->items[i].type == OUT_FILE) {
+            req.file = &c->items[i].file->file;
+            req.offset = (off_t) c->items[i].off;
+            req.len = c->items[i].len;
+            i++;
+        }
+        req.more = i < c->nitems;
+
+        rc = snic_send(&c->w->cycle->backend, &c->sc, &req, &sent);
+        consume(c, sent);
+
+        if (rc == SNIC_AGAIN) {
+            return 0;
+        }
+        if (rc == SNIC_ERROR) {
+            if (errno == EIO) {
+                log_error(LOG_ALERT, errno, "file was truncated while "
+                          "being sent, client: %s", c->addr);
+            } else {
+                log_error(LOG_INFO, errno, "send failed (client closed the "
+                          "connection?), client: %s", c->addr);
+            }
+            nicd_conn_close(c);
+            return -1;
+        }
+    }
+    return 1;
+}
+
+/* After an error response: stop sending, drain what still comes. */
+static void
+conn_linger(nicd_conn_t *c)
+{
+    if (c->eof || shutdown(c->sc.fd, SHUT_WR) == -1) {
+        nicd_conn_close(c);
+        return;
+    }
+    c->lingering = 1;
+    start_reading(c);
+    set_timer(c, T_LINGER);
+}
+
+/* Skip request body bytes that nobody reads. */
+static void
+discard_body(nicd_conn_t *c)
+{
+    uint64_t n = c->in_end - c->in_start;
+
+    if (n > c->discard) {
+        n = c->discard;
+    }
+    c->in_start += (uint32_t) n;
+    c->discard -= n;
+}
+
+/*
+ * Parse and answer what is in the buffer, flush, and decide what the
+ * connection waits for next.
+ */
+static void
+conn_run(nicd_conn_t *c)
+{
+    int rc, blocked;
+
+    for (;;) {
+        blocked = 0;
+        while (!c->closing) {
+            if (c->discard > 0) {
+                discard_body(c);
+                if (c->discard > 0) {
+                    break;
+                }
+            }
+            if (c->in_start == c->in_end) {
+                break;
+            }
+            if (c->nitems - c->ihead >= MAX_QUEUED || c->out.len >= OUT_HIGH) {
+                blocked = 1; /* answer what is queued before parsing more */
+                break;
+            }
+
+            rc = nicd_http_parse(&c->req, c->in + c->in_start,
+                                 c->in_end - c->in_start);
+            if (rc == NICD_HTTP_AGAIN) {
+                break;
+            }
+            c->nrequests++;
+            c->timer = T_NONE; /* the header timeout ends with the head */
+            if (rc != NICD_HTTP_DONE) {
+                log_error(LOG_INFO, 0, "client sent invalid request, "
+                          "answering %d, client: %s", rc, c->addr);
+                nicd_http_error(c, rc);
+                break;
+            }
+            nicd_http_handle(c);
+            if (!c->keepalive) {
+                c->closing = 1;
+            }
+            c->in_start += c->req.head_len;
+            nicd_http_req_reset(&c->req);
+        }
+
+        rc = conn_flush(c);
+        if (rc < 0) {
+            return;
+        }
+        if (rc == 0) {
+            if (!c->writing) {
+                event_add(&c->wev, NULL);
+                c->writing = 1;
+            }
+            stop_reading(c);
+            set_timer(c, T_SEND);
+            return;
+        }
+
+        /* the queue is empty */
+        c->out.len = 0;
+        c->logb.len = 0;
+        c->nitems = c->ihead = 0;
+        if (!blocked) {
+            break;
+        }
+    }
+
+    if (c->writing) {
+        event_del(&c->wev);
+        c->writing = 0;
+    }
+
+    if (c->closing) {
+        if (c->linger_close || c->in_start < c->in_end || c->discard > 0) {
+            conn_linger(c);
+        } else {
+            nicd_conn_close(c);
+        }
+        return;
+    }
+
+    if (c->in_start == c->in_end) {
+        c->in_start = c->in_end = 0;
+        if (c->eof || c->w->state == NICD_STOPPING) {
+            nicd_conn_close(c);
+            return;
+        }
+        start_reading(c);
+        set_timer(c, c->discard > 0 ? T_HEADER : T_KEEPALIVE);
+        return;
+    }
+
+    /* a partial request: keep its bytes at the start of the buffer */
+    if (c->eof) {
+        nicd_conn_close(c);
+        return;
+    }
+    if (c->in_start > 0) {
+        memmove(c->in, c->in + c->in_start, c->in_end - c->in_start);
+        c->in_end -= c->in_start;
+        c->in_start = 0;
+    }
+    start_reading(c);
+    set_timer(c, T_HEADER);
+}
+
+static void
+linger_read(nicd_conn_t *c)
+{
+    char    buf[4096];
+    ssize_t n;
+
+    for (;;) {
+        n = recv(c->sc.fd, buf, sizeof(buf), 0);
+        if (n > 0) {
+            continue;
+        }
+        if (n == -1 && errno == EINTR) {
+            continue;
+        }
+        if (n == -1 && errno == EAGAIN) {
+            return;
+        }
+        nicd_conn_close(c); /* EOF or error */
+        return;
+    }
+}
+
+static void
+conn_read_cb(evutil_socket_t fd, short ev, void *arg)
+{
+    nicd_conn_t *c = arg;
+    ssize_t      n;
+    uint32_t     size;
+    char        *p;
+
+    (void) fd;
+    (void) ev;
+
+    if (c->lingering) {
+        linger_read(c);
+        return;
+    }
+
+    if (c->in_end == c->in_size) {
+        if (c->in_start > 0) {
+            memmove(c->in, c->in + c->in_start, c->in_end - c->in_start);
+            c->in_end -= c->in_start;
+            c->in_start = 0;
+        } else if (c->in_size < c->in_max) {
+            size = c->in_size * 2 < c->in_max ? c->in_size * 2 : c->in_max;
+            p = realloc(c->in, size);
+            if (p == NULL) {
+                log_error(LOG_CRIT, errno, "realloc() failed, client: %s",
+                          c->addr);
+                nicd_conn_close(c);
+                return;
+            }
+            c->in = p;
+            c->in_size = size;
+        } else {
+            /* full of complete requests waiting for their turn */
+            stop_reading(c);
+            return;
+        }
+    }
+
+    for (;;) {
+        n = recv(c->sc.fd, c->in + c->in_end, c->in_size - c->in_end, 0);
+        if (n > 0) {
+            c->in_end += (uint32_t) n;
+            break;
+        }
+        if (n == 0) {
+            c->eof = 1;
+            stop_reading(c);
+            break;
+        }
+        if (errno == EINTR) {
+            continue;
+        }
+        if (errno == EAGAIN) {
+            return;
+        }
+        log_error(LOG_INFO, errno, "recv() failed, client: %s", c->addr);
+        nicd_conn_close(c);
+        return;
+    }
+
+    conn_run(c);
+}
+
+static void
+conn_write_cb(evutil_socket_t fd, short ev, void *arg)
+{
+    nicd_conn_t *c = arg;
+
+    (void) fd;
+    (void) ev;
+    conn_run(c);
+}
+
+static void
+conn_timer_cb(evutil_socket_t fd, short ev, void *arg)
+{
+    nicd_conn_t *c = arg;
+
+    (void) fd;
+    (void) ev;
+
+    switch (c->timer) {
+    case T_HEADER:
+        if (c->in_end > c->in_start && c->nitems == c->ihead) {
+            log_error(LOG_INFO, 0, "client timed out while reading the "
+                      "request head, answering 408, client: %s", c->addr);
+            stop_reading(c);
+            nicd_http_error(c, 408);
+            c->in_start = c->in_end; /* the partial head is abandoned */
+            conn_run(c);
+            return;
+        }
+        break;
+    case T_SEND:
+        log_error(LOG_INFO, 0, "client timed out while the response was "
+                  "sent, client: %s", c->addr);
+        break;
+    }
+    nicd_conn_close(c);
+}
+
+void
+nicd_conn_shutdown(nicd_conn_t *c, int graceful)
+{
+    if (!graceful) {
+        nicd_conn_close(c);
+        return;
+    }
+    /* idle between requests: nothing is lost by closing now */
+    if (c->w->state == NICD_STOPPING && c->timer == T_KEEPALIVE
+        && c->nitems == c->ihead && c->in_start == c->in_end) {
+        nicd_conn_close(c);
+    }
+}

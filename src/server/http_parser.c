@@ -1,0 +1,622 @@
+/*
+ * HTTP/1.1 request-head parser.
+ *
+ * RFC 9112 rules applied here (a MUST unless said):
+ * - a request line is method SP request-target SP HTTP-version CRLF; bare
+ *   LF is accepted as a line end (section 2.2 allows it);
+ * - empty lines before the request line are ignored (SHOULD, 2.2);
+ * - no whitespace between a field name and its colon: 400 (5.1);
+ * - obs-fold in a request: 400 (5.2, "reject or replace"; we reject);
+ * - HTTP/1.1 without exactly one valid Host: 400 (3.2);
+ * - Transfer-Encoding whose last coding is not chunked: 400 (6.3);
+ * - Content-Length that is not a number, or several that differ: 400;
+ * - Transfer-Encoding in an HTTP/1.0 request: 400 (6.1: faulty framing);
+ * - a major version other than 1: 505.
+ */
+
+#include <string.h>
+
+#include "http_parser.h"
+
+enum {
+    S_START = 0,
+    S_METHOD,
+    S_TARGET_START,
+    S_TARGET,
+    S_VERSION,
+    S_LINE_CR,
+    S_FIELD_START,
+    S_NAME,
+    S_VALUE_START,
+    S_VALUE,
+    S_FIELD_CR,
+    S_HEAD_CR
+};
+
+/* RFC 9110 tchar */
+static const unsigned char tchar[256] = {
+    ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1,
+    ['*'] = 1, ['+'] = 1, ['-'] = 1, ['.'] = 1, ['^'] = 1, ['_'] = 1,
+    ['`'] = 1, ['|'] = 1, ['~'] = 1,
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1,
+    ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1,
+    ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1,
+    ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1,
+    ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
+    ['Y'] = 1, ['Z'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
+    ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1,
+    ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1,
+    ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
+    ['y'] = 1, ['z'] = 1,
+};
+
+static const struct {
+    const char *name;
+    uint32_t    len;
+    int         method;
+} methods[] = {
+    {"GET", 3, NICD_M_GET},         {"HEAD", 4, NICD_M_HEAD},
+    {"POST", 4, NICD_M_POST},       {"PUT", 3, NICD_M_PUT},
+    {"DELETE", 6, NICD_M_DELETE},   {"OPTIONS", 7, NICD_M_OPTIONS},
+    {"TRACE", 5, NICD_M_TRACE},     {"CONNECT", 7, NICD_M_CONNECT},
+    {"PATCH", 5, NICD_M_PATCH},
+};
+
+void
+nicd_http_req_reset(nicd_http_req_t *p)
+{
+    uint32_t max_line = p->max_line;
+    uint32_t max_field = p->max_field;
+    uint32_t max_head = p->max_head;
+
+    /* headers[] is not cleared: nheaders says how much of it is valid */
+    memset(p, 0, offsetof(nicd_http_req_t, headers));
+    p->nheaders = 0;
+    memset(&p->head_len, 0,
+           sizeof(*p) - offsetof(nicd_http_req_t, head_len));
+    p->max_line = max_line;
+    p->max_field = max_field;
+    p->max_head = max_head;
+}
+
+int
+nicd_span_ieq(const char *buf, nicd_span_t s, const char *lower)
+{
+    uint32_t i;
+
+    for (i = 0; i < s.len; i++) {
+        unsigned char c = (unsigned char) buf[s.off + i];
+
+        if (lower[i] == '\0') {
+            return 0;
+        }
+        if (c >= 'A' && c <= 'Z') {
+            c = (unsigned char) (c | 0x20);
+        }
+        if (c != (unsigned char) lower[i]) {
+            return 0;
+        }
+    }
+    return lower[s.len] == '\0';
+}
+
+/*
+ * The request target: origin-form "/path?query", absolute-form
+ * "http://authority/path?query", or "*" (asterisk-form).  Returns 0 or 400.
+ */
+static int
+split_target(nicd_http_req_t *p, const char *buf)
+{
+    uint32_t    i, start, end, q;
+    const char *t = buf + p->target.off;
+    uint32_t    n = p->target.len;
+
+    start = 0;
+    p->authority.len = 0;
+
+    if (t[0] != '/') {
+        if (n == 1 && t[0] == '*') {
+            p->path = p->target;
+            p->query.off = p->target.off + 1;
+            p->query.len = 0;
+            return 0;
+        }
+        /* absolute-form: scheme "://" authority path-abempty [ "?" query ] */
+        for (i = 0; i < n && t[i] != ':'; i++) {
+            unsigned char c = (unsigned char) t[i];
+            if (!((c | 0x20) >= 'a' && (c | 0x20) <= 'z')
+                && !(i > 0 && ((c >= '0' && c <= '9') || c == '+' || c == '-'
+                               || c == '.'))) {
+                return 400;
+            }
+        }
+        if (i == 0 || i + 2 >= n || t[i + 1] != '/' || t[i + 2] != '/') {
+            return 400;
+        }
+        start = i + 3;
+        for (i = start; i < n && t[i] != '/' && t[i] != '?'; i++) {
+            /* authority */
+        }
+        if (i == start) {
+            return 400;
+        }
+        p->authority.off = p->target.off + start;
+        p->authority.len = i - start;
+        start = i;
+    }
+
+    for (q = start; q < n && t[q] != '?'; q++) {
+        if (t[q] == '#') {
+            return 400; /* a fragment is never sent in a request */
+        }
+    }
+    end = q;
+    p->path.off = p->target.off + start;
+    p->path.len = end - start; /* 0 for "http://host": means "/" */
+    if (q < n) {
+        p->query.off = p->target.off + q + 1;
+        p->query.len = n - q - 1;
+    } else {
+        p->query.off = p->target.off + n;
+        p->query.len = 0;
+    }
+    for (i = q; i < n; i++) {
+        if (t[i] == '#') {
+            return 400;
+        }
+    }
+    return 0;
+}
+
+/* Does a comma-separated list value contain token (case-insensitive)? */
+static int
+list_has(const char *buf, nicd_span_t v, const char *token)
+{
+    uint32_t i = 0, s, e;
+
+    while (i < v.len) {
+        while (i < v.len && (buf[v.off + i] == ' ' || buf[v.off + i] == '\t'
+                             || buf[v.off + i] == ',')) {
+            i++;
+        }
+        s = i;
+        while (i < v.len && buf[v.off + i] != ',') {
+            i++;
+        }
+        e = i;
+        while (e > s && (buf[v.off + e - 1] == ' '
+                         || buf[v.off + e - 1] == '\t')) {
+            e--;
+        }
+        if (e > s
+            && nicd_span_ieq(buf, (nicd_span_t) {v.off + s, e - s}, token)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The last coding of a Transfer-Encoding value, lowercase compared. */
+static int
+last_coding_is_chunked(const char *buf, nicd_span_t v)
+{
+    uint32_t e = v.len, s;
+
+    while (e > 0 && (buf[v.off + e - 1] == ' ' || buf[v.off + e - 1] == '\t'
+                     || buf[v.off + e - 1] == ',')) {
+        e--;
+    }
+    s = e;
+    while (s > 0 && buf[v.off + s - 1] != ',') {
+        s--;
+    }
+    while (s < e && (buf[v.off + s] == ' ' || buf[v.off + s] == '\t')) {
+        s++;
+    }
+    return nicd_span_ieq(buf, (nicd_span_t) {v.off + s, e - s}, "chunked");
+}
+
+/*
+ * Content-Length: 1*DIGIT, or a list of identical values ("42, 42").
+ * Returns 0 with *out set, or -1.
+ */
+static int
+parse_content_length(const char *buf, nicd_span_t v, uint64_t *out)
+{
+    uint32_t i = 0;
+    uint64_t n, first = 0;
+    int      seen = 0, digits;
+
+    while (i < v.len) {
+        n = 0;
+        digits = 0;
+        while (i < v.len && buf[v.off + i] >= '0' && buf[v.off + i] <= '9') {
+            if (n > (UINT64_MAX - 9) / 10) {
+                return -1;
+            }
+            n = n * 10 + (uint64_t) (buf[v.off + i] - '0');
+            digits++;
+            i++;
+        }
+        if (digits == 0 || (seen && n != first)) {
+            return -1;
+        }
+        first = n;
+        seen = 1;
+        while (i < v.len && (buf[v.off + i] == ' ' || buf[v.off + i] == '\t')) {
+            i++;
+        }
+        if (i < v.len) {
+            if (buf[v.off + i] != ',') {
+                return -1;
+            }
+            i++;
+            while (i < v.len
+                   && (buf[v.off + i] == ' ' || buf[v.off + i] == '\t')) {
+                i++;
+            }
+        }
+    }
+    if (!seen) {
+        return -1;
+    }
+    *out = first;
+    return 0;
+}
+
+/* uri-host [ ":" port ], no userinfo, no whitespace. */
+static int
+valid_host(const char *buf, nicd_span_t v)
+{
+    uint32_t i;
+
+    if (v.len == 0) {
+        return 0;
+    }
+    for (i = 0; i < v.len; i++) {
+        unsigned char c = (unsigned char) buf[v.off + i];
+        if (c <= ' ' || c == 0x7f || c == '/' || c == '@' || c == '\\'
+            || c == '?' || c == '#' || c == ',') {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+#define SET_INDEX(field)                                                     \
+    do {                                                                     \
+        if (p->field < 0) {                                                  \
+            p->field = i;                                                    \
+        }                                                                    \
+    } while (0)
+
+/* After the head is complete: framing, Host, well-known fields. */
+static int
+finish_head(nicd_http_req_t *p, const char *buf)
+{
+    int      i, hosts = 0, conn_close = 0, conn_keep = 0, have_cl = 0;
+    uint64_t cl;
+
+    p->h_host = p->h_if_none_match = p->h_if_modified_since = -1;
+    p->h_if_match = p->h_if_unmodified_since = p->h_range = -1;
+    p->h_if_range = p->h_referer = p->h_user_agent = -1;
+
+    for (i = 0; i < p->nheaders; i++) {
+        nicd_span_t n = p->headers[i].name, v = p->headers[i].value;
+
+        switch (n.len) {
+        case 4:
+            if (nicd_span_ieq(buf, n, "host")) {
+                if (++hosts > 1 || !valid_host(buf, v)) {
+                    return 400;
+                }
+                p->h_host = i;
+            }
+            break;
+        case 5:
+            if (nicd_span_ieq(buf, n, "range")) {
+                SET_INDEX(h_range);
+            }
+            break;
+        case 7:
+            if (nicd_span_ieq(buf, n, "referer")) {
+                SET_INDEX(h_referer);
+            }
+            break;
+        case 8:
+            if (nicd_span_ieq(buf, n, "if-match")) {
+                SET_INDEX(h_if_match);
+            } else if (nicd_span_ieq(buf, n, "if-range")) {
+                SET_INDEX(h_if_range);
+            }
+            break;
+        case 10:
+            if (nicd_span_ieq(buf, n, "connection")) {
+                conn_close |= list_has(buf, v, "close");
+                conn_keep |= list_has(buf, v, "keep-alive");
+            } else if (nicd_span_ieq(buf, n, "user-agent")) {
+                SET_INDEX(h_user_agent);
+            }
+            break;
+        case 13:
+            if (nicd_span_ieq(buf, n, "if-none-match")) {
+                SET_INDEX(h_if_none_match);
+            }
+            break;
+        case 14:
+            if (nicd_span_ieq(buf, n, "content-length")) {
+                if (parse_content_length(buf, v, &cl) != 0
+                    || (have_cl && cl != p->content_length)) {
+                    return 400;
+                }
+                have_cl = 1;
+                p->content_length = cl;
+            }
+            break;
+        case 17:
+            if (nicd_span_ieq(buf, n, "if-modified-since")) {
+                SET_INDEX(h_if_modified_since);
+            } else if (nicd_span_ieq(buf, n, "transfer-encoding")) {
+                if (p->version == 10 || !last_coding_is_chunked(buf, v)) {
+                    return 400;
+                }
+                p->chunked = 1;
+            }
+            break;
+        case 19:
+            if (nicd_span_ieq(buf, n, "if-unmodified-since")) {
+                SET_INDEX(h_if_unmodified_since);
+            }
+            break;
+        }
+    }
+
+    if (p->version == 11 && hosts == 0) {
+        return 400;
+    }
+    if (p->chunked && have_cl) {
+        return 400; /* request smuggling shape (RFC 9112, 6.3) */
+    }
+
+    p->has_body = p->chunked || p->content_length > 0;
+    if (p->version == 11) {
+        p->keepalive = !conn_close;
+    } else {
+        p->keepalive = conn_keep && !conn_close;
+    }
+    return 0;
+}
+
+static void
+set_method(nicd_http_req_t *p, const char *buf)
+{
+    size_t i;
+
+    p->method = NICD_M_UNKNOWN;
+    for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
+        if (methods[i].len == p->method_s.len
+            && memcmp(buf + p->method_s.off, methods[i].name,
+                      methods[i].len) == 0) {
+            p->method = methods[i].method;
+            return;
+        }
+    }
+}
+
+/*
+ * The version after the target: "HTTP/" DIGIT "." DIGIT.  Checked when the
+ * line ends, from mark to end.  Returns 0, 400 or 505.
+ */
+static int
+parse_version(nicd_http_req_t *p, const char *buf, uint32_t end)
+{
+    const char *v = buf + p->mark;
+    uint32_t    n = end - p->mark;
+
+    if (n != 8 || memcmp(v, "HTTP/", 5) != 0 || v[6] != '.'
+        || v[5] < '0' || v[5] > '9' || v[7] < '0' || v[7] > '9') {
+        return 400;
+    }
+    if (v[5] != '1') {
+        return 505;
+    }
+    p->version = v[7] == '0' ? 10 : 11;
+    return 0;
+}
+
+int
+nicd_http_parse(nicd_http_req_t *p, const char *buf, size_t len)
+{
+    uint32_t      pos = p->pos;
+    uint32_t      end;
+    unsigned char c;
+    int           rc;
+
+    if (len > p->max_head + 2) {
+        /* the caller never needs to hand us more than a head can hold */
+        len = p->max_head + 2;
+    }
+
+    for (; pos < len; pos++) {
+        c = (unsigned char) buf[pos];
+
+        switch (p->state) {
+        case S_START:
+            if (c == '\r' || c == '\n') {
+                if (pos >= 64) {
+                    return 400; /* not "a few" empty lines */
+                }
+                break;
+            }
+            if (!tchar[c]) {
+                return 400;
+            }
+            p->line_start = pos;
+            p->method_s.off = pos;
+            p->state = S_METHOD;
+            break;
+
+        case S_METHOD:
+            if (c == ' ') {
+                p->method_s.len = pos - p->method_s.off;
+                set_method(p, buf);
+                p->state = S_TARGET_START;
+            } else if (!tchar[c]) {
+                return 400;
+            }
+            break;
+
+        case S_TARGET_START:
+            if (c <= ' ' || c == 0x7f) {
+                return 400;
+            }
+            p->target.off = pos;
+            p->state = S_TARGET;
+            break;
+
+        case S_TARGET:
+            if (c == ' ') {
+                p->target.len = pos - p->target.off;
+                p->mark = pos + 1;
+                p->state = S_VERSION;
+            } else if (c < ' ' || c == 0x7f) {
+                /* CR or LF here is an HTTP/0.9 request: not supported */
+                return 400;
+            }
+            break;
+
+        case S_VERSION:
+            if (c == '\r' || c == '\n') {
+                rc = parse_version(p, buf, pos);
+                if (rc != 0) {
+                    return rc;
+                }
+                p->line.off = p->line_start;
+                p->line.len = pos - p->line_start;
+                p->state = c == '\r' ? S_LINE_CR : S_FIELD_START;
+                if (c == '\n') {
+                    p->line_start = pos + 1;
+                }
+            } else if (pos - p->mark >= 8) {
+                return 400; /* longer than "HTTP/1.1" */
+            }
+            break;
+
+        case S_LINE_CR:
+            if (c != '\n') {
+                return 400;
+            }
+            p->line_start = pos + 1;
+            p->state = S_FIELD_START;
+            break;
+
+        case S_FIELD_START:
+            if (c == '\r') {
+                p->line_start = pos;
+                p->state = S_HEAD_CR;
+                break;
+            }
+            if (c == '\n') {
+                goto done;
+            }
+            if (c == ' ' || c == '\t') {
+                return 400; /* obs-fold, or whitespace before a name */
+            }
+            if (!tchar[c]) {
+                return 400;
+            }
+            if (p->nheaders == NICD_HTTP_MAX_HEADERS) {
+                return 431;
+            }
+            p->line_start = pos;
+            p->headers[p->nheaders].name.off = pos;
+            p->state = S_NAME;
+            break;
+
+        case S_NAME:
+            if (c == ':') {
+                p->headers[p->nheaders].name.len =
+                    pos - p->headers[p->nheaders].name.off;
+                p->state = S_VALUE_START;
+            } else if (!tchar[c]) {
+                return 400;
+            }
+            break;
+
+        case S_VALUE_START:
+            if (c == ' ' || c == '\t') {
+                break;
+            }
+            p->headers[p->nheaders].value.off = pos;
+            p->value_end = pos;
+            p->state = S_VALUE;
+            /* fall through */
+
+        case S_VALUE:
+            if (c == '\r' || c == '\n') {
+                p->headers[p->nheaders].value.len =
+                    p->value_end - p->headers[p->nheaders].value.off;
+                p->nheaders++;
+                if (c == '\r') {
+                    p->state = S_FIELD_CR;
+                } else {
+                    p->state = S_FIELD_START;
+                }
+                break;
+            }
+            if ((c < ' ' && c != '\t') || c == 0x7f) {
+                return 400;
+            }
+            if (c != ' ' && c != '\t') {
+                p->value_end = pos + 1;
+            }
+            break;
+
+        case S_FIELD_CR:
+            if (c != '\n') {
+                return 400;
+            }
+            p->state = S_FIELD_START;
+            break;
+
+        case S_HEAD_CR:
+            if (c != '\n') {
+                return 400;
+            }
+            goto done;
+        }
+
+        /* limits, checked per byte so that a slow sender cannot grow a
+         * line past them between two calls */
+        if (p->state <= S_VERSION && p->state != S_START
+            && pos - p->line_start >= p->max_line) {
+            return 414;
+        }
+        if (p->state >= S_NAME && pos - p->line_start >= p->max_field) {
+            return 431;
+        }
+        if (pos >= p->max_head) {
+            return 431;
+        }
+    }
+
+    p->pos = pos;
+    return NICD_HTTP_AGAIN;
+
+done:
+    end = pos + 1;
+    p->pos = end;
+    p->head_len = end;
+
+    rc = split_target(p, buf);
+    if (rc != 0) {
+        return rc;
+    }
+    rc = finish_head(p, buf);
+    if (rc != 0) {
+        return rc;
+    }
+    return NICD_HTTP_DONE;
+}

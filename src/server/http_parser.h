@@ -1,0 +1,98 @@
+/*
+ * An incremental HTTP/1.1 request-head parser (RFC 9112, section 2-5).
+ *
+ * It works over the connection's read buffer without copying: every
+ * result is an offset and a length from the start of the request.  Call
+ * nicd_http_parse() each time more bytes arrive; it resumes where it
+ * stopped, so the buffer may move (realloc, memmove) between calls as long
+ * as the request's bytes keep their relative positions.
+ */
+
+#ifndef NICD_HTTP_PARSER_H
+#define NICD_HTTP_PARSER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NICD_HTTP_DONE 0
+#define NICD_HTTP_AGAIN -2
+/* any other return value is the HTTP status to answer with */
+
+#define NICD_HTTP_MAX_HEADERS 100
+
+enum {
+    NICD_M_UNKNOWN = 0,
+    NICD_M_GET,
+    NICD_M_HEAD,
+    NICD_M_POST,
+    NICD_M_PUT,
+    NICD_M_DELETE,
+    NICD_M_OPTIONS,
+    NICD_M_TRACE,
+    NICD_M_CONNECT,
+    NICD_M_PATCH
+};
+
+typedef struct {
+    uint32_t off;
+    uint32_t len;
+} nicd_span_t;
+
+typedef struct {
+    nicd_span_t name;
+    nicd_span_t value; /* without leading and trailing whitespace */
+} nicd_header_t;
+
+typedef struct {
+    /* limits (set before the first call) */
+    uint32_t max_line;  /* request line; longer gets 414 */
+    uint32_t max_field; /* one header line; longer gets 431 */
+    uint32_t max_head;  /* the whole head; longer gets 431 */
+
+    /* parser state */
+    int      state;
+    uint32_t pos;        /* bytes examined */
+    uint32_t line_start; /* start of the current line */
+    uint32_t mark;       /* start of the token being read */
+    uint32_t value_end;  /* end of a header value without trailing OWS */
+
+    /* the request line */
+    int         method;
+    nicd_span_t method_s;
+    nicd_span_t line;    /* the request line without CRLF ($request) */
+    nicd_span_t target;  /* as sent */
+    nicd_span_t path;    /* the target's path, still percent-encoded */
+    nicd_span_t query;   /* after '?', may be empty */
+    nicd_span_t authority; /* from an absolute-form target, else len 0 */
+    int         version; /* 10 for HTTP/1.0, 11 for HTTP/1.1 and later 1.x */
+
+    nicd_header_t headers[NICD_HTTP_MAX_HEADERS];
+    int           nheaders;
+
+    uint32_t head_len; /* bytes of the head, including the empty line */
+
+    /* filled by nicd_http_parse() when the head is complete */
+    int      keepalive;      /* per version and Connection */
+    int      has_body;       /* Content-Length > 0 or Transfer-Encoding */
+    int      chunked;        /* Transfer-Encoding present */
+    uint64_t content_length;
+    int h_host, h_if_none_match, h_if_modified_since, h_if_match,
+        h_if_unmodified_since, h_range, h_if_range, h_referer,
+        h_user_agent; /* index into headers, or -1 */
+} nicd_http_req_t;
+
+/* Reset p for a new request (keeps the limits). */
+void nicd_http_req_reset(nicd_http_req_t *p);
+
+/*
+ * Parse the request head in buf[0..len).  Returns NICD_HTTP_DONE when the
+ * head is complete (p->head_len bytes), NICD_HTTP_AGAIN when more bytes
+ * are needed, or an HTTP status code (400, 414, 431, 501, 505) when the
+ * request is malformed or too large.
+ */
+int nicd_http_parse(nicd_http_req_t *p, const char *buf, size_t len);
+
+/* Case-insensitive compare of a span of buf with a lowercase literal. */
+int nicd_span_ieq(const char *buf, nicd_span_t s, const char *lower);
+
+#endif /* NICD_HTTP_PARSER_H */

@@ -1,0 +1,278 @@
+/*
+ * Logging.  Error lines are formatted into a stack buffer and written with
+ * one write(2) to a descriptor whose number never changes (reopen uses
+ * dup2), so concurrent writers and a concurrent reopen are safe without a
+ * lock.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static const char *const level_names[] = {
+    "emerg", "alert", "crit", "error", "warn", "notice", "info", "debug",
+};
+
+static int   error_fd = -1; /* -1: stderr itself */
+static char *error_path;
+static int   error_level = LOG_NOTICE;
+
+int
+log_level_parse(const char *name)
+{
+    int i;
+
+    for (i = 0; i < (int) (sizeof(level_names) / sizeof(level_names[0]));
+         i++) {
+        if (strcmp(level_names[i], name) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+int
+log_error_level(void)
+{
+    return error_level;
+}
+
+static int
+open_append(const char *path)
+{
+    return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+}
+
+int
+log_error_open(const char *path, int level)
+{
+    int fd;
+
+    if (path == NULL || strcmp(path, "stderr") == 0) {
+        fd = dup(STDERR_FILENO);
+    } else {
+        fd = open_append(path);
+    }
+    if (fd == -1) {
+        return -1;
+    }
+
+    if (error_fd == -1) {
+        error_fd = fd;
+    } else {
+        dup2(fd, error_fd);
+        close(fd);
+    }
+
+    free(error_path);
+    error_path = (path != NULL && strcmp(path, "stderr") != 0)
+                     ? strdup(path) : NULL;
+    error_level = level;
+    return 0;
+}
+
+int
+log_error_reopen(void)
+{
+    int fd;
+
+    if (error_path == NULL) {
+        return 0;
+    }
+    fd = open_append(error_path);
+    if (fd == -1) {
+        return -1;
+    }
+    dup2(fd, error_fd);
+    close(fd);
+    return 0;
+}
+
+void
+log_error(int level, int err, const char *fmt, ...)
+{
+    char      line[2048];
+    size_t    n;
+    int       k;
+    time_t    now;
+    struct tm tm;
+    va_list   ap;
+    ssize_t   unused;
+
+    if (level > error_level) {
+        return;
+    }
+
+    now = time(NULL);
+    localtime_r(&now, &tm);
+    n = strftime(line, sizeof(line), "%Y/%m/%d %H:%M:%S ", &tm);
+    k = snprintf(line + n, sizeof(line) - n, "[%s] %ld#%ld: ",
+                 level_names[level], (long) getpid(),
+                 (long) syscall(SYS_gettid));
+    n += (size_t) k;
+
+    va_start(ap, fmt);
+    k = vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+    va_end(ap);
+    n = k < 0 ? n : n + (size_t) k;
+    if (n > sizeof(line) - 64) {
+        n = sizeof(line) - 64;
+    }
+
+    if (err != 0) {
+        k = snprintf(line + n, sizeof(line) - n - 1, " (%d: %s)", err,
+                     strerror(err));
+        n += (size_t) k;
+    }
+    line[n++] = '\n';
+
+    unused = write(error_fd == -1 ? STDERR_FILENO : error_fd, line, n);
+    (void) unused;
+}
+
+void
+nicd_assert_fail(const char *expr, const char *file, int line)
+{
+    log_error(LOG_ALERT, 0, "assertion \"%s\" failed at %s:%d", expr, file,
+              line);
+    abort();
+}
+
+/* access logs */
+
+struct nicd_logfile_s {
+    char           *path;
+    int             fd;
+    nicd_logfile_t *next;
+};
+
+static nicd_logfile_t *logfiles;
+static pthread_mutex_t logfiles_lock = PTHREAD_MUTEX_INITIALIZER;
+
+nicd_logfile_t *
+log_access_open(const char *path)
+{
+    nicd_logfile_t *lf;
+
+    pthread_mutex_lock(&logfiles_lock);
+    for (lf = logfiles; lf != NULL; lf = lf->next) {
+        if (strcmp(lf->path, path) == 0) {
+            goto done;
+        }
+    }
+
+    lf = calloc(1, sizeof(*lf));
+    if (lf == NULL) {
+        goto done;
+    }
+    lf->path = strdup(path);
+    lf->fd = open_append(path);
+    if (lf->path == NULL || lf->fd == -1) {
+        free(lf->path);
+        free(lf);
+        lf = NULL;
+        goto done;
+    }
+    lf->next = logfiles;
+    logfiles = lf;
+
+done:
+    pthread_mutex_unlock(&logfiles_lock);
+    return lf;
+}
+
+void
+log_access_reopen_all(void)
+{
+    nicd_logfile_t *lf;
+    int             fd;
+
+    pthread_mutex_lock(&logfiles_lock);
+    for (lf = logfiles; lf != NULL; lf = lf->next) {
+        fd = open_append(lf->path);
+        if (fd == -1) {
+            log_error(LOG_ERR, errno, "open() \"%s\" failed", lf->path);
+            continue;
+        }
+        dup2(fd, lf->fd);
+        close(fd);
+    }
+    pthread_mutex_unlock(&logfiles_lock);
+}
+
+int
+log_access_fd(nicd_logfile_t *lf)
+{
+    return lf->fd;
+}
+
+int
+log_buf_init(nicd_logbuf_t *b, nicd_logfile_t *file, size_t size)
+{
+    b->file = file;
+    b->len = 0;
+    b->size = size;
+    b->buf = NULL;
+    if (file == NULL) {
+        return 0;
+    }
+    b->buf = malloc(size);
+    return b->buf == NULL ? -1 : 0;
+}
+
+void
+log_buf_flush(nicd_logbuf_t *b)
+{
+    ssize_t n;
+    size_t  off = 0;
+
+    while (off < b->len) {
+        n = write(b->file->fd, b->buf + off, b->len - off);
+        if (n == -1) {
+            if (errno == EINTR) {
+                continue;
+            }
+            log_error(LOG_ERR, errno, "write() to \"%s\" failed",
+                      b->file->path);
+            break;
+        }
+        off += (size_t) n;
+    }
+    b->len = 0;
+}
+
+void
+log_buf_write(nicd_logbuf_t *b, const char *line, size_t len)
+{
+    if (b->file == NULL) {
+        return;
+    }
+    if (b->len + len > b->size) {
+        log_buf_flush(b);
+    }
+    if (len > b->size) {
+        ssize_t unused = write(b->file->fd, line, len);
+        (void) unused;
+        return;
+    }
+    memcpy(b->buf + b->len, line, len);
+    b->len += len;
+}
+
+void
+log_buf_free(nicd_logbuf_t *b)
+{
+    if (b->file != NULL && b->len > 0) {
+        log_buf_flush(b);
+    }
+    free(b->buf);
+    b->buf = NULL;
+}

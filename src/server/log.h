@@ -1,0 +1,80 @@
+/*
+ * Error log and access log.
+ *
+ * log_error(level, err, fmt, ...) is the one logging call: it writes one
+ * line "YYYY/MM/DD HH:MM:SS [level] tid#N: message[: strerror(err)]" with a
+ * single write(2), so lines from several threads never interleave.
+ */
+
+#ifndef NICD_LOG_H
+#define NICD_LOG_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+enum {
+    LOG_EMERG = 0,
+    LOG_ALERT,
+    LOG_CRIT,
+    LOG_ERR,
+    LOG_WARN,
+    LOG_NOTICE,
+    LOG_INFO,
+    LOG_DEBUG
+};
+
+/* Level by name ("error", "warn", ...); -1 if unknown. */
+int log_level_parse(const char *name);
+
+/*
+ * Point the error log at path (NULL: stderr) with the given level.
+ * The descriptor number stays the same across calls (dup2), so threads
+ * writing concurrently never see a closed descriptor.  Returns 0, or -1
+ * with errno.
+ */
+int  log_error_open(const char *path, int level);
+int  log_error_reopen(void);
+int  log_error_level(void);
+
+void log_error(int level, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#ifdef NICD_DEBUG
+#define log_debug(...) log_error(LOG_DEBUG, 0, __VA_ARGS__)
+#else
+#define log_debug(...) ((void) 0)
+#endif
+
+/* Assertions record file and line and never compile to nothing. */
+#define nicd_assert(e)                                                       \
+    ((e) ? (void) 0 : nicd_assert_fail(#e, __FILE__, __LINE__))
+void nicd_assert_fail(const char *expr, const char *file, int line)
+    __attribute__((noreturn));
+
+/*
+ * Access logs are shared, by path, across configuration generations; each
+ * worker thread buffers lines and writes them whole.
+ */
+typedef struct nicd_logfile_s nicd_logfile_t;
+
+/* Open (or share the already open) access log at path; NULL on error. */
+nicd_logfile_t *log_access_open(const char *path);
+/* Reopen every access log (SIGUSR1). */
+void            log_access_reopen_all(void);
+int             log_access_fd(nicd_logfile_t *lf);
+
+/* A per-thread access log buffer. */
+typedef struct {
+    nicd_logfile_t *file;
+    char           *buf;
+    size_t          len;
+    size_t          size;
+} nicd_logbuf_t;
+
+int  log_buf_init(nicd_logbuf_t *b, nicd_logfile_t *file, size_t size);
+void log_buf_free(nicd_logbuf_t *b);
+/* Append one whole line; flushes first when it would not fit. */
+void log_buf_write(nicd_logbuf_t *b, const char *line, size_t len);
+void log_buf_flush(nicd_logbuf_t *b);
+
+#endif /* NICD_LOG_H */

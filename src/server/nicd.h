@@ -1,0 +1,152 @@
+/*
+ * nicd's runtime: a configuration generation (cycle), worker threads with
+ * one event_base each, and connections.
+ */
+
+#ifndef NICD_H
+#define NICD_H
+
+#include <event2/event.h>
+#include <event2/event_struct.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "../sendfile_nic/snic.h"
+#include "buf.h"
+#include "conf.h"
+#include "http_parser.h"
+#include "log.h"
+#include "ofc.h"
+
+#define NICD_VERSION "0.1.0"
+
+/*
+ * One configuration generation: what a SIGHUP replaces as a whole.
+ * Workers of an old generation finish their connections with it.
+ */
+typedef struct nicd_cycle_s {
+    nicd_conf_t    *conf;
+    snic_instance_t backend;
+    int             root_fd;
+    nicd_logfile_t *access_log;
+    int             generation;
+    int             nworkers;
+    int             alive; /* workers still running */
+    char            server_line[64]; /* "Server: nicd/0.1.0\r\n" */
+    size_t          server_line_len;
+} nicd_cycle_t;
+
+enum { NICD_RUNNING = 0, NICD_RETIRING, NICD_STOPPING };
+
+typedef struct nicd_conn_s nicd_conn_t;
+
+typedef struct nicd_worker_s {
+    int                id;
+    pthread_t          thread;
+    nicd_cycle_t      *cycle;
+    struct event_base *base;
+
+    int            nlisten;
+    int           *listen_fds; /* owned by the master */
+    struct event **listen_evs;
+    int            accepting;
+    struct event  *resume_ev; /* re-enables accepting after EMFILE */
+
+    int           cmd_fd[2]; /* master -> worker commands */
+    struct event *cmd_ev;
+    struct event *tick_ev;
+    int           notify_fd; /* worker -> master: "I have exited" */
+
+    nicd_conn_t *conns; /* every open connection */
+    int          nconns;
+    int          state;
+
+    nicd_ofc_t    ofc;
+    nicd_logbuf_t log;
+
+    const struct timeval *tv_header, *tv_keepalive, *tv_send, *tv_linger;
+
+    /* counters, read by nobody else while the thread runs */
+    uint64_t requests;
+    uint64_t accepted;
+} nicd_worker_t;
+
+/* an item of a connection's output queue */
+typedef struct {
+    unsigned     type : 2; /* OUT_MEM or OUT_FILE */
+    unsigned     last : 1; /* last item of a response: log it when sent */
+    unsigned     body : 1; /* counts as body bytes ($body_bytes_sent) */
+    size_t       off;      /* OUT_MEM: offset in out; OUT_FILE: in file */
+    size_t       len;      /* bytes left */
+    nicd_file_t *file;     /* OUT_FILE; a reference released when sent */
+    int          status;   /* on last: the response status */
+    uint32_t     log_off;  /* on last: the log record in logb */
+    uint32_t     log_len;
+    uint32_t     log_split; /* where status and bytes go in the record */
+} nicd_out_t;
+
+enum { OUT_MEM = 0, OUT_FILE = 1 };
+enum { T_NONE = 0, T_HEADER, T_KEEPALIVE, T_SEND, T_LINGER };
+
+struct nicd_conn_s {
+    nicd_worker_t *w;
+    snic_conn_t    sc; /* sc.fd is the socket */
+    struct event   rev, wev, tev;
+    int            timer;
+
+    char    *in;
+    uint32_t in_size, in_start, in_end, in_max;
+    uint64_t discard; /* request body bytes still to skip */
+
+    nicd_http_req_t req;
+
+    nicd_buf_t  out;  /* headers and in-memory bodies */
+    nicd_out_t *items;
+    int         nitems, ihead, items_size;
+    nicd_buf_t  logb; /* pending access log records */
+    uint64_t    body_sent; /* of the response being sent */
+
+    int      nrequests;
+    unsigned keepalive : 1; /* keep the connection after the queue */
+    unsigned closing : 1;   /* close once the queue is sent */
+    unsigned eof : 1;       /* the client closed its side */
+    unsigned writing : 1;   /* waiting for EV_WRITE */
+    unsigned reading : 1;   /* rev is added */
+    unsigned lingering : 1;
+    unsigned linger_close : 1; /* an error response: drain before close */
+
+    char addr[INET6_ADDRSTRLEN];
+
+    nicd_conn_t *prev, *next;
+};
+
+/* conn.c */
+void nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
+                      const struct sockaddr *sa);
+void nicd_conn_close(nicd_conn_t *c);
+/* Queue in-memory bytes (copied) or a file range as part of a response. */
+void nicd_conn_out_mem(nicd_conn_t *c, size_t off, size_t len, int body);
+void nicd_conn_out_file(nicd_conn_t *c, nicd_file_t *f, off_t off,
+                        size_t len);
+/* The last item of a response: its status and its access log record. */
+void nicd_conn_out_end(nicd_conn_t *c, int status, uint32_t log_off,
+                       uint32_t log_split, uint32_t log_len);
+/* Retire or stop: called on each connection when the worker stops. */
+void nicd_conn_shutdown(nicd_conn_t *c, int graceful);
+
+/* http.c */
+/* Answer the request just parsed in c->req (head at c->in + in_start). */
+void nicd_http_handle(nicd_conn_t *c);
+/* Answer with an error status (and close when the status says so). */
+void nicd_http_error(nicd_conn_t *c, int status);
+/* May the connection stay open after this response? */
+int  nicd_http_keepalive_allowed(nicd_conn_t *c);
+
+/* worker.c */
+int  nicd_worker_start(nicd_worker_t *w);
+void nicd_worker_command(nicd_worker_t *w, char cmd);
+void nicd_worker_conn_closed(nicd_worker_t *w);
+long nicd_worker_now_ms(nicd_worker_t *w);
+
+#endif /* NICD_H */

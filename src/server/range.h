@@ -1,0 +1,29 @@
+/*
+ * Range requests (RFC 9110, section 14).
+ */
+
+#ifndef NICD_RANGE_H
+#define NICD_RANGE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct {
+    off_t start; /* first byte */
+    off_t end;   /* last byte, inclusive */
+} nicd_range_t;
+
+#define NICD_RANGE_IGNORE 0       /* serve the whole representation */
+#define NICD_RANGE_OK 1           /* *n satisfiable ranges in out */
+#define NICD_RANGE_UNSATISFIABLE -1 /* answer 416 */
+
+/*
+ * Parse a Range value for a representation of size bytes.  Forms:
+ * "bytes=a-b", "bytes=a-", "bytes=-n", comma-separated.  Unsatisfiable
+ * specs among satisfiable ones are dropped; a syntax error, another unit
+ * or more than max specs makes the header ignored (RFC 9110 allows both).
+ */
+int nicd_range_parse(const char *v, size_t len, off_t size, int max,
+                     nicd_range_t *out, int *n);
+
+#endif /* NICD_RANGE_H */

@@ -1,0 +1,319 @@
+/*
+ * Worker threads: one event_base each, one SO_REUSEPORT listening socket
+ * per listen address each (the kernel spreads new connections over them),
+ * commands from the master through a pipe.
+ *
+ * Commands: 'r' retire (a reload replaced this generation: stop
+ * accepting, answer what comes on open connections with
+ * "Connection: close", exit when the last one is gone), 'q' graceful stop
+ * (the same, and idle connections are closed at once), 't' stop now.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "nicd.h"
+
+static void
+listen_enable(nicd_worker_t *w, int on)
+{
+    int i;
+
+    if (w->accepting == on) {
+        return;
+    }
+    for (i = 0; i < w->nlisten; i++) {
+        if (on) {
+            event_add(w->listen_evs[i], NULL);
+        } else {
+            event_del(w->listen_evs[i]);
+        }
+    }
+    w->accepting = on;
+}
+
+static void
+resume_cb(evutil_socket_t fd, short ev, void *arg)
+{
+    nicd_worker_t *w = arg;
+
+    (void) fd;
+    (void) ev;
+    if (w->state == NICD_RUNNING) {
+        listen_enable(w, 1);
+    }
+}
+
+static void
+accept_cb(evutil_socket_t lfd, short ev, void *arg)
+{
+    nicd_worker_t          *w = arg;
+    struct sockaddr_storage sa;
+    socklen_t               len;
+    struct timeval          tv = {0, 100000};
+    int                     fd, i, listener = 0;
+
+    (void) ev;
+    for (i = 0; i < w->nlisten; i++) {
+        if (w->listen_fds[i] == lfd) {
+            listener = i;
+        }
+    }
+
+    for (i = 0; i < 64; i++) {
+        if (w->nconns >= w->cycle->conf->worker_connections) {
+            log_error(LOG_WARN, 0, "%d worker_connections are not enough, "
+                      "not accepting until one closes",
+                      w->cycle->conf->worker_connections);
+            listen_enable(w, 0);
+            return;
+        }
+
+        len = sizeof(sa);
+        fd = accept4(lfd, (struct sockaddr *) &sa, &len,
+                     SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd == -1) {
+            switch (errno) {
+            case EAGAIN:
+                return;
+            case EINTR:
+            case ECONNABORTED:
+            case EPROTO:
+                continue;
+            case EMFILE:
+            case ENFILE:
+            case ENOBUFS:
+            case ENOMEM:
+                /* the connection stays in the backlog; accepting again at
+                 * once would spin on the same error */
+                log_error(LOG_CRIT, errno, "accept4() failed, not accepting "
+                          "new connections for 100 ms");
+                listen_enable(w, 0);
+                evtimer_add(w->resume_ev, &tv);
+                return;
+            default:
+                log_error(LOG_ERR, errno, "accept4() failed");
+                return;
+            }
+        }
+        nicd_conn_accept(w, fd, listener, (struct sockaddr *) &sa);
+    }
+}
+
+void
+nicd_worker_conn_closed(nicd_worker_t *w)
+{
+    if (w->state != NICD_RUNNING) {
+        if (w->nconns == 0) {
+            event_base_loopexit(w->base, NULL);
+        }
+        return;
+    }
+    if (!w->accepting && !evtimer_pending(w->resume_ev, NULL)
+        && w->nconns < w->cycle->conf->worker_connections) {
+        listen_enable(w, 1);
+    }
+}
+
+long
+nicd_worker_now_ms(nicd_worker_t *w)
+{
+    struct timeval tv;
+
+    event_base_gettimeofday_cached(w->base, &tv);
+    return (long) tv.tv_sec * 1000 + (long) tv.tv_usec / 1000;
+}
+
+static void
+stop(nicd_worker_t *w, int state)
+{
+    nicd_conn_t *c, *next;
+
+    w->state = state;
+    listen_enable(w, 0);
+    for (c = w->conns; c != NULL; c = next) {
+        next = c->next;
+        nicd_conn_shutdown(c, 1);
+    }
+    if (w->nconns == 0) {
+        event_base_loopexit(w->base, NULL);
+    }
+}
+
+static void
+cmd_cb(evutil_socket_t fd, short ev, void *arg)
+{
+    nicd_worker_t *w = arg;
+    char           cmd[16];
+    ssize_t        n, i;
+
+    (void) ev;
+    n = read(fd, cmd, sizeof(cmd));
+    for (i = 0; i < n; i++) {
+        switch (cmd[i]) {
+        case 'r':
+            stop(w, NICD_RETIRING);
+            break;
+        case 'q':
+            stop(w, NICD_STOPPING);
+            break;
+        case 't':
+            event_base_loopbreak(w->base);
+            break;
+        }
+    }
+}
+
+static void
+tick_cb(evutil_socket_t fd, short ev, void *arg)
+{
+    nicd_worker_t *w = arg;
+
+    (void) fd;
+    (void) ev;
+    if (w->log.len > 0) {
+        log_buf_flush(&w->log);
+    }
+    nicd_ofc_expire(&w->ofc, nicd_worker_now_ms(w));
+}
+
+static const struct timeval *
+common_timeout(struct event_base *base, long ms)
+{
+    struct timeval tv;
+
+    tv.tv_sec = ms / 1000;
+    tv.tv_usec = (ms % 1000) * 1000;
+    return event_base_init_common_timeout(base, &tv);
+}
+
+static void *
+worker_main(void *arg)
+{
+    nicd_worker_t     *w = arg;
+    const nicd_conf_t *cf = w->cycle->conf;
+    nicd_conn_t       *c;
+    long               flush = cf->access_log_flush;
+    struct timeval     tick;
+    int                i;
+    ssize_t            unused;
+
+    tick.tv_sec = flush >= 1000 ? 1 : 0;
+    tick.tv_usec = flush >= 1000 ? 0 : (flush > 0 ? flush : 100) * 1000;
+
+    w->tv_header = common_timeout(w->base, cf->client_header_timeout);
+    w->tv_keepalive = common_timeout(w->base, cf->keepalive_timeout);
+    w->tv_send = common_timeout(w->base, cf->send_timeout);
+    w->tv_linger = common_timeout(w->base, 5000);
+
+    event_add(w->cmd_ev, NULL);
+    event_add(w->tick_ev, &tick);
+    listen_enable(w, 1);
+
+    event_base_dispatch(w->base);
+
+    /* a fast stop leaves connections open: close them now */
+    while ((c = w->conns) != NULL) {
+        nicd_conn_close(c);
+    }
+    log_buf_free(&w->log);
+    nicd_ofc_free(&w->ofc);
+
+    for (i = 0; i < w->nlisten; i++) {
+        event_free(w->listen_evs[i]);
+    }
+    event_free(w->cmd_ev);
+    event_free(w->tick_ev);
+    event_free(w->resume_ev);
+    event_base_free(w->base);
+    w->base = NULL;
+
+    unused = write(w->notify_fd, &w, sizeof(w));
+    (void) unused;
+    return NULL;
+}
+
+/*
+ * Set up w (cycle, id, listen_fds, nlisten, notify_fd are set by the
+ * caller) and start its thread with every signal blocked, so that signals
+ * reach the master only.  Returns 0 or -1 (logged).
+ */
+int
+nicd_worker_start(nicd_worker_t *w)
+{
+    const nicd_conf_t *cf = w->cycle->conf;
+    sigset_t           all, old;
+    int                i, rc;
+
+    w->cmd_fd[0] = w->cmd_fd[1] = -1;
+    w->base = event_base_new();
+    if (w->base == NULL) {
+        log_error(LOG_EMERG, 0, "event_base_new() failed");
+        return -1;
+    }
+    if (pipe2(w->cmd_fd, O_CLOEXEC | O_NONBLOCK) != 0) {
+        log_error(LOG_EMERG, errno, "pipe2() failed");
+        goto err;
+    }
+    w->cmd_ev = event_new(w->base, w->cmd_fd[0], EV_READ | EV_PERSIST,
+                          cmd_cb, w);
+    w->tick_ev = event_new(w->base, -1, EV_PERSIST, tick_cb, w);
+    w->resume_ev = evtimer_new(w->base, resume_cb, w);
+    w->listen_evs = calloc((size_t) w->nlisten, sizeof(struct event *));
+    if (w->cmd_ev == NULL || w->tick_ev == NULL || w->resume_ev == NULL
+        || w->listen_evs == NULL) {
+        log_error(LOG_EMERG, 0, "out of memory");
+        goto err;
+    }
+    for (i = 0; i < w->nlisten; i++) {
+        w->listen_evs[i] = event_new(w->base, w->listen_fds[i],
+                                     EV_READ | EV_PERSIST, accept_cb, w);
+        if (w->listen_evs[i] == NULL) {
+            log_error(LOG_EMERG, 0, "out of memory");
+            goto err;
+        }
+    }
+    if (nicd_ofc_init(&w->ofc, w->cycle->root_fd, cf->disable_symlinks,
+                      cf->open_file_cache_max, cf->open_file_cache_valid,
+                      cf->open_file_cache_inactive, cf) != 0
+        || log_buf_init(&w->log, w->cycle->access_log, cf->access_log_buffer)
+               != 0) {
+        log_error(LOG_EMERG, 0, "out of memory");
+        goto err;
+    }
+
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    rc = pthread_create(&w->thread, NULL, worker_main, w);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        log_error(LOG_EMERG, rc, "pthread_create() failed");
+        goto err;
+    }
+    return 0;
+
+err:
+    /* events and base are freed with the base; the caller frees w */
+    if (w->base != NULL) {
+        event_base_free(w->base);
+        w->base = NULL;
+    }
+    if (w->cmd_fd[0] != -1) {
+        close(w->cmd_fd[0]);
+        close(w->cmd_fd[1]);
+    }
+    return -1;
+}
+
+void
+nicd_worker_command(nicd_worker_t *w, char cmd)
+{
+    ssize_t unused = write(w->cmd_fd[1], &cmd, 1);
+
+    (void) unused;
+}
