@@ -689,6 +689,10 @@ main(int argc, char **argv)
     conf = load_conf(err, sizeof(err));
     if (conf == NULL) {
         fprintf(stderr, "nicd: [emerg] %s\n", err);
+        if (opts.test) {
+            fprintf(stderr, "nicd: configuration file %s test failed\n",
+                    opts.conf_file ? opts.conf_file : "(none)");
+        }
         return 1;
     }
     if (opts.test) {

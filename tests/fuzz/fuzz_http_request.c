@@ -1,0 +1,84 @@
+/*
+ * Fuzz target: everything that reads a request from the network.  The
+ * input is split in two at a point it chooses itself, so the parser's
+ * resumption is fuzzed too; a complete head then goes through the path
+ * normaliser, the Range parser and the date parser, as the handler would.
+ */
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "http_parser.h"
+#include "path.h"
+#include "range.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static nicd_http_req_t req;
+    const char            *buf;
+    char                  *path;
+    size_t                 split, len, plen;
+    nicd_range_t           ranges[16];
+    int                    rc, n, i;
+
+    if (size < 1) {
+        return 0;
+    }
+    split = data[0] % size;
+    buf = (const char *) data + 1;
+    len = size - 1;
+    if (split > len) {
+        split = len;
+    }
+
+    memset(&req, 0, sizeof(req));
+    req.max_line = 1024;
+    req.max_field = 1024;
+    req.max_head = 4096;
+    nicd_http_req_reset(&req);
+
+    rc = nicd_http_parse(&req, buf, split);
+    if (rc == NICD_HTTP_AGAIN) {
+        rc = nicd_http_parse(&req, buf, len);
+    }
+    if (rc != NICD_HTTP_DONE) {
+        return 0;
+    }
+    if (req.head_len > len || req.nheaders > NICD_HTTP_MAX_HEADERS) {
+        abort(); /* a result outside the input */
+    }
+
+    path = malloc(req.path.len + 2);
+    if (nicd_path_normalize(buf + req.path.off, req.path.len, path, &plen)
+        == 0) {
+        if (path[0] != '/' || strstr(path, "/../") != NULL
+            || (plen >= 3 && strcmp(path + plen - 3, "/..") == 0)
+            || strlen(path) != plen) {
+            abort(); /* a normalised path that could leave the root */
+        }
+    }
+    free(path);
+
+    if (req.h_range >= 0) {
+        nicd_span_t v = req.headers[req.h_range].value;
+        if (nicd_range_parse(buf + v.off, v.len, 1000, 16, ranges, &n)
+            == NICD_RANGE_OK) {
+            for (i = 0; i < n; i++) {
+                if (ranges[i].start < 0 || ranges[i].end >= 1000
+                    || ranges[i].start > ranges[i].end) {
+                    abort();
+                }
+            }
+        }
+    }
+    if (req.h_if_modified_since >= 0) {
+        nicd_span_t v = req.headers[req.h_if_modified_since].value;
+        (void) nicd_http_date_parse(buf + v.off, v.len);
+    }
+    return 0;
+}

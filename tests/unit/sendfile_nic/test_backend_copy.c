@@ -1,0 +1,25 @@
+/* Unit tests of src/sendfile_nic/backend_copy.c */
+
+#include "../../../src/sendfile_nic/backend_copy.c"
+#include "harness.h"
+#include "send_helper.h"
+
+static void
+test_contract(void)
+{
+    CHECK_INT(backend_contract(&snic_backend_copy, 0), 0);
+}
+
+static void
+test_max_chunk(void)
+{
+    CHECK_INT(backend_contract(&snic_backend_copy, 100000), 0);
+}
+
+int
+main(void)
+{
+    RUN(test_contract);
+    RUN(test_max_chunk);
+    return harness_report("test_backend_copy");
+}

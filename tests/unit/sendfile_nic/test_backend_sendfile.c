@@ -1,0 +1,64 @@
+/* Unit tests of src/sendfile_nic/backend_sendfile.c */
+
+#include "../../../src/sendfile_nic/backend_sendfile.c"
+#include "harness.h"
+#include "send_helper.h"
+
+static void
+test_contract(void)
+{
+    CHECK_INT(backend_contract(&snic_backend_sendfile, 0), 0);
+}
+
+/* max_chunk: one call sends at most that much body, then SNIC_AGAIN */
+static void
+test_max_chunk(void)
+{
+    CHECK_INT(backend_contract(&snic_backend_sendfile, 65536), 0);
+}
+
+/* with more set, the socket is corked until the last request */
+static void
+test_cork(void)
+{
+    snic_instance_t in;
+    snic_options_t  opt;
+    snic_conn_t     c;
+    snic_send_t     req;
+    struct iovec    iov = {(void *) "abc", 3};
+    char            err[64];
+    size_t          sent;
+    int             tx, rx, on = -1;
+    socklen_t       len = sizeof(on);
+
+    memset(&opt, 0, sizeof(opt));
+    snic_instance_start(&in, &snic_backend_sendfile, &opt, err, sizeof(err));
+    tcp_pair(&tx, &rx);
+    memset(&c, 0, sizeof(c));
+    c.fd = tx;
+    memset(&req, 0, sizeof(req));
+    req.hdr = &iov;
+    req.nhdr = 1;
+    req.more = 1;
+    CHECK_INT(snic_send(&in, &c, &req, &sent), SNIC_OK);
+    CHECK(c.corked);
+    getsockopt(tx, IPPROTO_TCP, TCP_CORK, &on, &len);
+    CHECK_INT(on, 1);
+    req.more = 0;
+    CHECK_INT(snic_send(&in, &c, &req, &sent), SNIC_OK);
+    CHECK(!c.corked);
+    getsockopt(tx, IPPROTO_TCP, TCP_CORK, &on, &len);
+    CHECK_INT(on, 0);
+    close(tx);
+    close(rx);
+    snic_instance_stop(&in);
+}
+
+int
+main(void)
+{
+    RUN(test_contract);
+    RUN(test_max_chunk);
+    RUN(test_cork);
+    return harness_report("test_backend_sendfile");
+}

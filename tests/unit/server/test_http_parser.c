@@ -1,0 +1,277 @@
+/* Unit tests of src/server/http_parser.c */
+
+#include "../../../src/server/http_parser.c"
+#include "harness.h"
+
+static nicd_http_req_t req;
+
+static int
+parse(const char *s)
+{
+    memset(&req, 0, sizeof(req));
+    req.max_line = 8192;
+    req.max_field = 8192;
+    req.max_head = 32768;
+    nicd_http_req_reset(&req);
+    return nicd_http_parse(&req, s, strlen(s));
+}
+
+static int
+span_is(const char *buf, nicd_span_t s, const char *want)
+{
+    return s.len == strlen(want) && memcmp(buf + s.off, want, s.len) == 0;
+}
+
+static void
+test_simple_get(void)
+{
+    const char *r = "GET /index.html?a=1 HTTP/1.1\r\nHost: example\r\n"
+                    "User-Agent: t\r\n\r\n";
+
+    CHECK_INT(parse(r), NICD_HTTP_DONE);
+    CHECK_INT(req.method, NICD_M_GET);
+    CHECK_INT(req.version, 11);
+    CHECK(span_is(r, req.path, "/index.html"));
+    CHECK(span_is(r, req.query, "a=1"));
+    CHECK(span_is(r, req.line, "GET /index.html?a=1 HTTP/1.1"));
+    CHECK_INT(req.nheaders, 2);
+    CHECK(span_is(r, req.headers[0].name, "Host"));
+    CHECK(span_is(r, req.headers[0].value, "example"));
+    CHECK_INT(req.h_host, 0);
+    CHECK_INT(req.h_user_agent, 1);
+    CHECK_INT(req.head_len, strlen(r));
+    CHECK(req.keepalive);
+    CHECK(!req.has_body);
+}
+
+/* Feeding one byte at a time gives the same result as all at once. */
+static void
+test_incremental(void)
+{
+    const char     *r = "HEAD /a%20b HTTP/1.0\r\nConnection: keep-alive\r\n"
+                        "X-Empty:\r\nRange:  bytes=0-1  \r\n\r\n";
+    nicd_http_req_t whole;
+    size_t          i;
+    int             rc = NICD_HTTP_AGAIN;
+
+    CHECK_INT(parse(r), NICD_HTTP_DONE);
+    whole = req;
+
+    memset(&req, 0, sizeof(req));
+    req.max_line = 8192;
+    req.max_field = 8192;
+    req.max_head = 32768;
+    nicd_http_req_reset(&req);
+    for (i = 1; i <= strlen(r); i++) {
+        rc = nicd_http_parse(&req, r, i);
+        if (i < strlen(r)) {
+            CHECK_INT(rc, NICD_HTTP_AGAIN);
+        }
+    }
+    CHECK_INT(rc, NICD_HTTP_DONE);
+    CHECK_INT(req.head_len, whole.head_len);
+    CHECK_INT(req.nheaders, 3);
+    CHECK(span_is(r, req.headers[1].value, ""));
+    CHECK(span_is(r, req.headers[2].value, "bytes=0-1"));
+    CHECK_INT(req.method, NICD_M_HEAD);
+    CHECK_INT(req.version, 10);
+    CHECK(req.keepalive);
+    CHECK_INT(req.h_range, 2);
+}
+
+/* Pipelined requests: the head ends where the next request starts. */
+static void
+test_pipelined(void)
+{
+    const char *r = "GET /1 HTTP/1.1\r\nHost: h\r\n\r\nGET /2 HTTP/1.1\r\n";
+
+    CHECK_INT(parse(r), NICD_HTTP_DONE);
+    CHECK_INT(req.head_len, strlen("GET /1 HTTP/1.1\r\nHost: h\r\n\r\n"));
+    CHECK(span_is(r, req.path, "/1"));
+}
+
+static void
+test_bare_lf_and_leading_empty_lines(void)
+{
+    const char *r = "\r\n\nGET / HTTP/1.1\nHost: h\n\n";
+
+    CHECK_INT(parse(r), NICD_HTTP_DONE);
+    CHECK(span_is(r, req.line, "GET / HTTP/1.1"));
+    CHECK_INT(req.head_len, strlen(r));
+}
+
+static void
+test_connection_semantics(void)
+{
+    CHECK_INT(parse("GET / HTTP/1.0\r\n\r\n"), NICD_HTTP_DONE);
+    CHECK(!req.keepalive);
+    CHECK_INT(parse("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n"),
+              NICD_HTTP_DONE);
+    CHECK(req.keepalive);
+    CHECK_INT(parse("GET / HTTP/1.1\r\nHost: h\r\nConnection: foo, close\r\n"
+                    "\r\n"), NICD_HTTP_DONE);
+    CHECK(!req.keepalive);
+    /* HTTP/1.2 is treated as 1.1 */
+    CHECK_INT(parse("GET / HTTP/1.2\r\nHost: h\r\n\r\n"), NICD_HTTP_DONE);
+    CHECK_INT(req.version, 11);
+}
+
+static void
+test_absolute_form(void)
+{
+    const char *r = "GET http://example.com:8080/a/b?q HTTP/1.1\r\nHost: x\r\n"
+                    "\r\n";
+
+    CHECK_INT(parse(r), NICD_HTTP_DONE);
+    CHECK(span_is(r, req.authority, "example.com:8080"));
+    CHECK(span_is(r, req.path, "/a/b"));
+    CHECK(span_is(r, req.query, "q"));
+
+    r = "GET http://example.com HTTP/1.1\r\nHost: x\r\n\r\n";
+    CHECK_INT(parse(r), NICD_HTTP_DONE);
+    CHECK_INT(req.path.len, 0);
+}
+
+static void
+test_bodies(void)
+{
+    CHECK_INT(parse("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\n"),
+              NICD_HTTP_DONE);
+    CHECK(req.has_body);
+    CHECK_INT(req.content_length, 5);
+    CHECK_INT(req.method, NICD_M_POST);
+    CHECK_INT(parse("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5, 5\r\n"
+                    "\r\n"), NICD_HTTP_DONE);
+    CHECK_INT(parse("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, "
+                    "chunked\r\n\r\n"), NICD_HTTP_DONE);
+    CHECK(req.chunked);
+}
+
+static void
+test_malformed(void)
+{
+    static const struct {
+        const char *req;
+        int         status;
+    } cases[] = {
+        {"GET / HTTP/1.1\r\n\r\n", 400},                   /* no Host */
+        {"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400},
+        {"GET / HTTP/1.1\r\nHost: a b\r\n\r\n", 400},
+        {"GET / HTTP/1.1\r\nHost : a\r\n\r\n", 400},       /* space before : */
+        {"GET / HTTP/1.1\r\nHost: a\r\n folded\r\n\r\n", 400},
+        {"GET / HTTP/1.1\r\nHost: a\r\nX: a\x01b\r\n\r\n", 400},
+        {"GET / HTTP/2.0\r\nHost: a\r\n\r\n", 505},
+        {"GET / HTTP/0.9\r\nHost: a\r\n\r\n", 505},
+        {"GET / HTTP/1.10\r\nHost: a\r\n\r\n", 400},
+        {"GET / http/1.1\r\nHost: a\r\n\r\n", 400},
+        {"GET /\r\n\r\n", 400},                            /* HTTP/0.9 */
+        {"GET  / HTTP/1.1\r\nHost: a\r\n\r\n", 400},       /* two spaces */
+        {"GET / HTTP/1.1 \r\nHost: a\r\n\r\n", 400},
+        {"G(T / HTTP/1.1\r\nHost: a\r\n\r\n", 400},
+        {"GET /a#frag HTTP/1.1\r\nHost: a\r\n\r\n", 400},
+        {"GET a HTTP/1.1\r\nHost: a\r\n\r\n", 400},
+        {"GET /\x7f HTTP/1.1\r\nHost: a\r\n\r\n", 400},
+        {"GET / HTTP/1.1\rHost: a\r\n\r\n", 400},          /* bare CR */
+        {"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n"
+         "Transfer-Encoding: chunked\r\n\r\n", 400},
+        {"GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip\r\n\r\n", 400},
+        {"GET / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", 400},
+        {"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n"
+         "Content-Length: 2\r\n\r\n", 400},
+        {"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n", 400},
+        {"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1x\r\n\r\n", 400},
+        {"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: "
+         "99999999999999999999999\r\n\r\n", 400},
+        {"GET / HTTP/1.1\r\nHost: a\r\nNoColon\r\n\r\n", 400},
+        {"GET / HTTP/1.1\r\nHost: a\r\n:empty\r\n\r\n", 400},
+    };
+    size_t i;
+    int    rc;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        rc = parse(cases[i].req);
+        if (rc != cases[i].status) {
+            fprintf(stderr, "case %zu: got %d, want %d\n", i, rc,
+                    cases[i].status);
+        }
+        CHECK_INT(rc, cases[i].status);
+    }
+    /* a NUL right in the middle (strlen would stop there) */
+    memset(&req, 0, sizeof(req));
+    req.max_line = req.max_field = 8192;
+    req.max_head = 32768;
+    nicd_http_req_reset(&req);
+    CHECK_INT(nicd_http_parse(&req, "GET /a\0b HTTP/1.1\r\n\r\n", 22), 400);
+    nicd_http_req_reset(&req);
+    CHECK_INT(nicd_http_parse(&req, "\0GET / HTTP/1.1\r\n\r\n", 20), 400);
+}
+
+static void
+test_limits(void)
+{
+    static char buf[40000];
+    size_t      n;
+    int         i;
+
+    /* a request line longer than max_line: 414, even before it ends */
+    memset(&req, 0, sizeof(req));
+    req.max_line = 100;
+    req.max_field = 100;
+    req.max_head = 1000;
+    nicd_http_req_reset(&req);
+    n = (size_t) snprintf(buf, sizeof(buf), "GET /%0200d", 0);
+    CHECK_INT(nicd_http_parse(&req, buf, n), 414);
+
+    /* a header line longer than max_field: 431 */
+    nicd_http_req_reset(&req);
+    n = (size_t) snprintf(buf, sizeof(buf),
+                          "GET / HTTP/1.1\r\nHost: h\r\nX: %0200d\r\n\r\n", 0);
+    CHECK_INT(nicd_http_parse(&req, buf, n), 431);
+
+    /* a head longer than max_head: 431 */
+    nicd_http_req_reset(&req);
+    n = (size_t) snprintf(buf, sizeof(buf), "GET / HTTP/1.1\r\nHost: h\r\n");
+    for (i = 0; i < 20; i++) {
+        n += (size_t) snprintf(buf + n, sizeof(buf) - n, "X%d: %080d\r\n", i,
+                               0);
+    }
+    CHECK_INT(nicd_http_parse(&req, buf, n), 431);
+
+    /* too many header fields: 431 */
+    req.max_line = req.max_field = 8192;
+    req.max_head = 32768;
+    nicd_http_req_reset(&req);
+    n = (size_t) snprintf(buf, sizeof(buf), "GET / HTTP/1.1\r\nHost: h\r\n");
+    for (i = 0; i < NICD_HTTP_MAX_HEADERS + 1; i++) {
+        n += (size_t) snprintf(buf + n, sizeof(buf) - n, "X: y\r\n");
+    }
+    n += (size_t) snprintf(buf + n, sizeof(buf) - n, "\r\n");
+    CHECK_INT(nicd_http_parse(&req, buf, n), 431);
+}
+
+static void
+test_methods(void)
+{
+    CHECK_INT(parse("DELETE / HTTP/1.1\r\nHost: h\r\n\r\n"), NICD_HTTP_DONE);
+    CHECK_INT(req.method, NICD_M_DELETE);
+    CHECK_INT(parse("BREW / HTTP/1.1\r\nHost: h\r\n\r\n"), NICD_HTTP_DONE);
+    CHECK_INT(req.method, NICD_M_UNKNOWN);
+    CHECK_INT(parse("get / HTTP/1.1\r\nHost: h\r\n\r\n"), NICD_HTTP_DONE);
+    CHECK_INT(req.method, NICD_M_UNKNOWN); /* methods are case-sensitive */
+}
+
+int
+main(void)
+{
+    RUN(test_simple_get);
+    RUN(test_incremental);
+    RUN(test_pipelined);
+    RUN(test_bare_lf_and_leading_empty_lines);
+    RUN(test_connection_semantics);
+    RUN(test_absolute_form);
+    RUN(test_bodies);
+    RUN(test_malformed);
+    RUN(test_limits);
+    RUN(test_methods);
+    return harness_report("test_http_parser");
+}

@@ -1,0 +1,91 @@
+/* Unit tests of src/server/log.c */
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../../../src/server/log.c"
+#include "harness.h"
+
+static size_t
+slurp(const char *path, char *buf, size_t cap)
+{
+    int     fd = open(path, O_RDONLY);
+    ssize_t n = fd < 0 ? 0 : read(fd, buf, cap - 1);
+
+    if (fd >= 0) {
+        close(fd);
+    }
+    buf[n > 0 ? n : 0] = '\0';
+    return n > 0 ? (size_t) n : 0;
+}
+
+static void
+test_levels(void)
+{
+    CHECK_INT(log_level_parse("error"), LOG_ERR);
+    CHECK_INT(log_level_parse("debug"), LOG_DEBUG);
+    CHECK_INT(log_level_parse("loud"), -1);
+}
+
+/* error lines are whole, filtered by level, and survive a reopen */
+static void
+test_error_log_and_reopen(void)
+{
+    char path[] = "/tmp/nicd-log-XXXXXX", moved[64], buf[4096];
+    int  fd = mkstemp(path);
+
+    close(fd);
+    CHECK_INT(log_error_open(path, LOG_WARN), 0);
+    log_error(LOG_ERR, ENOENT, "open() \"%s\" failed", "/x");
+    log_error(LOG_INFO, 0, "not shown");
+    slurp(path, buf, sizeof(buf));
+    CHECK(strstr(buf, "[error]") != NULL);
+    CHECK(strstr(buf, "open() \"/x\" failed (2: No such file or directory)\n")
+          != NULL);
+    CHECK(strstr(buf, "not shown") == NULL);
+
+    snprintf(moved, sizeof(moved), "%s.1", path);
+    CHECK_INT(rename(path, moved), 0);
+    CHECK_INT(log_error_reopen(), 0);
+    log_error(LOG_WARN, 0, "after reopen");
+    slurp(path, buf, sizeof(buf));
+    CHECK(strstr(buf, "after reopen") != NULL);
+    log_error_open(NULL, LOG_NOTICE);
+    unlink(path);
+    unlink(moved);
+}
+
+static void
+test_access_buffer(void)
+{
+    char            path[] = "/tmp/nicd-acc-XXXXXX", buf[8192];
+    nicd_logfile_t *lf;
+    nicd_logbuf_t   b;
+    int             fd = mkstemp(path), i;
+
+    close(fd);
+    lf = log_access_open(path);
+    CHECK(lf != NULL);
+    CHECK(log_access_open(path) == lf); /* shared by path */
+    CHECK_INT(log_buf_init(&b, lf, 512), 0);
+    log_buf_write(&b, "line one\n", 9);
+    CHECK_INT(slurp(path, buf, sizeof(buf)), 0); /* still buffered */
+    for (i = 0; i < 100; i++) {
+        log_buf_write(&b, "0123456789\n", 11);
+    }
+    CHECK(slurp(path, buf, sizeof(buf)) > 0); /* flushed when full */
+    log_buf_free(&b);
+    CHECK_INT(slurp(path, buf, sizeof(buf)), 9 + 1100);
+    CHECK(strncmp(buf, "line one\n0123456789\n", 20) == 0);
+    unlink(path);
+}
+
+int
+main(void)
+{
+    RUN(test_levels);
+    RUN(test_error_log_and_reopen);
+    RUN(test_access_buffer);
+    return harness_report("test_log");
+}

@@ -1,0 +1,213 @@
+/* Unit tests of src/server/ofc.c */
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../../../src/server/ofc.c"
+#include "harness.h"
+
+static char        root[] = "/tmp/nicd-ofc-XXXXXX";
+static char        outside[] = "/tmp/nicd-out-XXXXXX";
+static int         root_fd;
+static nicd_conf_t *conf;
+
+static void
+put(const char *dir, const char *name, const char *content)
+{
+    char path[512];
+    int  fd;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (write(fd, content, strlen(content)) < 0) {
+        perror("write");
+    }
+    close(fd);
+}
+
+static void
+setup(void)
+{
+    char p[512], t[512];
+    char err[256];
+
+    if (mkdtemp(root) == NULL || mkdtemp(outside) == NULL) {
+        perror("mkdtemp");
+        exit(1);
+    }
+    put(root, "a.txt", "hello");
+    put(outside, "secret", "SECRET");
+    snprintf(p, sizeof(p), "%s/sub", root);
+    mkdir(p, 0755);
+    put(p, "b.html", "<b>");
+    /* an absolute symlink out, a relative one out, one that stays inside */
+    snprintf(p, sizeof(p), "%s/out_abs", root);
+    snprintf(t, sizeof(t), "%s/secret", outside);
+    if (symlink(t, p) != 0) {
+        perror("symlink");
+    }
+    snprintf(p, sizeof(p), "%s/out_rel", root);
+    snprintf(t, sizeof(t), "../%s/secret", strrchr(outside, '/') + 1);
+    if (symlink(t, p) != 0) {
+        perror("symlink");
+    }
+    snprintf(p, sizeof(p), "%s/in_rel", root);
+    if (symlink("sub/b.html", p) != 0) {
+        perror("symlink");
+    }
+    root_fd = open(root, O_PATH | O_DIRECTORY);
+    conf = nicd_conf_new();
+    nicd_conf_finish(conf, err, sizeof(err));
+}
+
+static void
+teardown(void)
+{
+    char cmd[256];
+
+    snprintf(cmd, sizeof(cmd), "rm -rf %s %s", root, outside);
+    if (system(cmd) != 0) {
+        perror("system");
+    }
+    nicd_conf_free(conf);
+    close(root_fd);
+}
+
+static void
+test_open_and_cache(void)
+{
+    nicd_ofc_t   c;
+    nicd_file_t *f, *g;
+
+    CHECK_INT(nicd_ofc_init(&c, root_fd, NICD_SYMLINKS_OUTSIDE, 10, 60000,
+                            60000, conf), 0);
+    CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 1000, &f), 0);
+    CHECK_INT(f->file.size, 5);
+    CHECK(!f->is_dir);
+    CHECK_STR(f->mime, "text/plain");
+    CHECK(f->etag[0] == '"' && f->etag[f->etag_len - 1] == '"');
+    CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 2000, &g), 0);
+    CHECK(f == g);
+    CHECK_INT(c.hits, 1);
+    CHECK_INT(f->refs, 2);
+    nicd_ofc_release(&c, f);
+    nicd_ofc_release(&c, g);
+
+    CHECK_INT(nicd_ofc_open(&c, "/", 1, 2000, &f), 0);
+    CHECK(f->is_dir);
+    nicd_ofc_release(&c, f);
+    CHECK_INT(nicd_ofc_open(&c, "/nope", 5, 2000, &f), ENOENT);
+    CHECK_INT(nicd_ofc_open(&c, "/a.txt/x", 8, 2000, &f), ENOTDIR);
+    nicd_ofc_free(&c);
+}
+
+/* valid=0: every open re-stats; a rewrite in place changes the revision,
+ * a rename over the path gives a new descriptor */
+static void
+test_revalidation(void)
+{
+    nicd_ofc_t   c;
+    nicd_file_t *f;
+    uint64_t     rev;
+    ino_t        ino;
+    char         tmp[512], dst[512];
+
+    nicd_ofc_init(&c, root_fd, NICD_SYMLINKS_OUTSIDE, 10, 0, 60000, conf);
+    CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 1000, &f), 0);
+    rev = f->file.revision;
+    ino = f->file.id_ino;
+    nicd_ofc_release(&c, f);
+
+    put(root, "a.txt", "hello, world");
+    CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 1000, &f), 0);
+    CHECK_INT(f->file.size, 12);
+    CHECK(f->file.revision != rev);
+    CHECK(f->file.id_ino == ino);
+    CHECK_INT(c.revalidations, 1);
+    nicd_ofc_release(&c, f);
+
+    snprintf(tmp, sizeof(tmp), "%s/a.tmp", root);
+    snprintf(dst, sizeof(dst), "%s/a.txt", root);
+    put(root, "a.tmp", "replaced");
+    CHECK_INT(rename(tmp, dst), 0);
+    CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 1000, &f), 0);
+    CHECK_INT(f->file.size, 8);
+    CHECK(f->file.id_ino != ino);
+    CHECK_INT(c.reopens, 1);
+    nicd_ofc_release(&c, f);
+
+    /* with a validity period the cached stat is used until it expires */
+    nicd_ofc_free(&c);
+    nicd_ofc_init(&c, root_fd, NICD_SYMLINKS_OUTSIDE, 10, 5000, 60000, conf);
+    CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 1000, &f), 0);
+    nicd_ofc_release(&c, f);
+    put(root, "a.txt", "x");
+    CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 2000, &f), 0);
+    CHECK_INT(f->file.size, 8);
+    nicd_ofc_release(&c, f);
+    CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 7000, &f), 0);
+    CHECK_INT(f->file.size, 1);
+    nicd_ofc_release(&c, f);
+    nicd_ofc_free(&c);
+}
+
+static void
+test_symlinks(void)
+{
+    nicd_ofc_t   c;
+    nicd_file_t *f;
+
+    nicd_ofc_init(&c, root_fd, NICD_SYMLINKS_OUTSIDE, 0, 0, 0, conf);
+    CHECK_INT(nicd_ofc_open(&c, "/out_abs", 8, 0, &f), EXDEV);
+    CHECK_INT(nicd_ofc_open(&c, "/out_rel", 8, 0, &f), EXDEV);
+    CHECK_INT(nicd_ofc_open(&c, "/in_rel", 7, 0, &f), 0);
+    CHECK_INT(f->file.size, 3);
+    nicd_ofc_release(&c, f);
+    nicd_ofc_free(&c);
+
+    nicd_ofc_init(&c, root_fd, NICD_SYMLINKS_ON, 0, 0, 0, conf);
+    CHECK_INT(nicd_ofc_open(&c, "/in_rel", 7, 0, &f), ELOOP);
+    nicd_ofc_free(&c);
+
+    nicd_ofc_init(&c, root_fd, NICD_SYMLINKS_OFF, 0, 0, 0, conf);
+    CHECK_INT(nicd_ofc_open(&c, "/out_abs", 8, 0, &f), 0);
+    CHECK_INT(f->file.size, 6);
+    nicd_ofc_release(&c, f);
+    nicd_ofc_free(&c);
+}
+
+/* an entry in use survives eviction until released */
+static void
+test_eviction_keeps_references(void)
+{
+    nicd_ofc_t   c;
+    nicd_file_t *f, *g;
+    char         buf[8];
+
+    nicd_ofc_init(&c, root_fd, NICD_SYMLINKS_OUTSIDE, 1, 60000, 1000, conf);
+    CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 0, &f), 0);
+    CHECK_INT(nicd_ofc_open(&c, "/sub/b.html", 11, 0, &g), 0);
+    CHECK_INT(c.count, 1);
+    CHECK(!f->in_cache);
+    CHECK(pread(f->file.fd, buf, 1, 0) == 1); /* still open */
+    nicd_ofc_release(&c, f);
+    nicd_ofc_release(&c, g);
+    nicd_ofc_expire(&c, 500);
+    CHECK_INT(c.count, 1);
+    nicd_ofc_expire(&c, 1000);
+    CHECK_INT(c.count, 0);
+    nicd_ofc_free(&c);
+}
+
+int
+main(void)
+{
+    setup();
+    RUN(test_open_and_cache);
+    RUN(test_revalidation);
+    RUN(test_symlinks);
+    RUN(test_eviction_keeps_references);
+    teardown();
+    return harness_report("test_ofc");
+}

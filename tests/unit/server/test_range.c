@@ -1,0 +1,94 @@
+/* Unit tests of src/server/range.c */
+
+#include "../../../src/server/range.c"
+#include "harness.h"
+
+static nicd_range_t r[16];
+static int          n;
+
+static int
+parse(const char *v, off_t size)
+{
+    return nicd_range_parse(v, strlen(v), size, 16, r, &n);
+}
+
+static void
+test_forms(void)
+{
+    CHECK_INT(parse("bytes=0-9", 100), NICD_RANGE_OK);
+    CHECK_INT(n, 1);
+    CHECK_INT(r[0].start, 0);
+    CHECK_INT(r[0].end, 9);
+
+    CHECK_INT(parse("bytes=90-", 100), NICD_RANGE_OK);
+    CHECK_INT(r[0].start, 90);
+    CHECK_INT(r[0].end, 99);
+
+    CHECK_INT(parse("bytes=-10", 100), NICD_RANGE_OK);
+    CHECK_INT(r[0].start, 90);
+    CHECK_INT(r[0].end, 99);
+
+    /* a suffix longer than the file is the whole file */
+    CHECK_INT(parse("bytes=-500", 100), NICD_RANGE_OK);
+    CHECK_INT(r[0].start, 0);
+    CHECK_INT(r[0].end, 99);
+
+    /* an end past the file is clipped */
+    CHECK_INT(parse("bytes=50-5000", 100), NICD_RANGE_OK);
+    CHECK_INT(r[0].end, 99);
+
+    CHECK_INT(parse("BYTES=1-2 , 5-6,", 100), NICD_RANGE_OK);
+    CHECK_INT(n, 2);
+    CHECK_INT(r[1].start, 5);
+    CHECK_INT(r[1].end, 6);
+}
+
+static void
+test_unsatisfiable(void)
+{
+    CHECK_INT(parse("bytes=100-", 100), NICD_RANGE_UNSATISFIABLE);
+    CHECK_INT(parse("bytes=100-200", 100), NICD_RANGE_UNSATISFIABLE);
+    CHECK_INT(parse("bytes=-0", 100), NICD_RANGE_UNSATISFIABLE);
+    CHECK_INT(parse("bytes=0-0", 0), NICD_RANGE_UNSATISFIABLE);
+    CHECK_INT(parse("bytes=-5", 0), NICD_RANGE_UNSATISFIABLE);
+    /* one satisfiable among unsatisfiable ones is kept alone */
+    CHECK_INT(parse("bytes=200-300,0-0", 100), NICD_RANGE_OK);
+    CHECK_INT(n, 1);
+    CHECK_INT(r[0].end, 0);
+}
+
+static void
+test_ignored(void)
+{
+    static const char *cases[] = {
+        "bytes=5-1", "items=0-1", "bytes 0-1", "bytes=", "bytes=a-b",
+        "bytes=1", "bytes=--1", "bytes=0-1;x", "bytes=1-2-3",
+        "bytes=99999999999999999999-", "",
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        CHECK_INT(parse(cases[i], 100), NICD_RANGE_IGNORE);
+    }
+}
+
+static void
+test_max(void)
+{
+    nicd_range_t few[2];
+
+    CHECK_INT(nicd_range_parse("bytes=0-0,1-1", 13, 100, 2, few, &n),
+              NICD_RANGE_OK);
+    CHECK_INT(nicd_range_parse("bytes=0-0,1-1,2-2", 17, 100, 2, few, &n),
+              NICD_RANGE_IGNORE);
+}
+
+int
+main(void)
+{
+    RUN(test_forms);
+    RUN(test_unsatisfiable);
+    RUN(test_ignored);
+    RUN(test_max);
+    return harness_report("test_range");
+}
