@@ -1,0 +1,82 @@
+"""Pipelining: requests in one write answered in order, with half-close,
+with bodies to skip, across buffer boundaries."""
+
+import socket
+
+from nicd import Server, build, check, pattern
+
+
+def test_twenty_in_one_write():
+    with Server() as s:
+        bodies = {}
+        for i in range(20):
+            bodies[i] = pattern(100 + i * 997, seed=i)
+            s.put("p%d.bin" % i, bodies[i])
+        reqs = []
+        expect = []
+        for i in range(20):
+            if i == 7:
+                reqs.append(build("/missing%d" % i))
+                expect.append((404, None, False))
+            elif i == 11:
+                reqs.append(build("/p%d.bin" % i, method="HEAD"))
+                expect.append((200, b"", True))
+            elif i == 13:
+                reqs.append(build("/p%d.bin" % i,
+                                  headers={"Range": "bytes=5-9"}))
+                expect.append((206, bodies[i][5:10], False))
+            else:
+                reqs.append(build("/p%d.bin" % i))
+                expect.append((200, bodies[i], False))
+        c = s.connect()
+        c.send(b"".join(reqs))  # one write
+        for i, (status, body, head) in enumerate(expect):
+            r = c.read_response(head=head)
+            check(r.status == status, "response %d: %d" % (i, r.status))
+            if body is not None:
+                check(r.body == body, "response %d: wrong body" % i)
+        # and the connection still works
+        check(c.request("/p0.bin").body == bodies[0], "after the batch")
+        c.close()
+
+
+def test_half_close_after_batch():
+    with Server() as s:
+        s.put("a.txt", b"A" * 5000)
+        c = s.connect()
+        c.send(build("/a.txt") * 10)
+        c.sock.shutdown(socket.SHUT_WR)
+        for i in range(10):
+            r = c.read_response()
+            check(r.status == 200 and len(r.body) == 5000, "response %d" % i)
+        check(c.wait_closed(), "closed after answering")
+
+
+def test_bodies_are_skipped():
+    with Server() as s:
+        s.put("a.txt", b"aaa")
+        c = s.connect()
+        c.send(b"POST /a.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\n"
+               b"GET /nope\r\n" + build("/a.txt") +
+               b"GET /a.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\n"
+               b"xyz" + build("/a.txt"))
+        check(c.read_response().status == 405, "POST")
+        check(c.read_response().body == b"aaa", "GET after a skipped body")
+        check(c.read_response().body == b"aaa", "GET with a body")
+        check(c.read_response().body == b"aaa", "GET after it")
+        c.close()
+
+
+def test_many_small_pipelined_over_buffer():
+    """More pipelined requests than one read buffer holds (1k): requests
+    split across reads are still answered in order."""
+    with Server(conf="client_header_buffer_size 1k;") as s:
+        for i in range(200):
+            s.put("s%d" % i, b"%d" % i)
+        c = s.connect()
+        c.send(b"".join(build("/s%d" % i, headers={"X-Pad": "p" * 50})
+                        for i in range(200)))
+        for i in range(200):
+            r = c.read_response()
+            check(r.status == 200 and r.body == b"%d" % i, "response %d" % i)
+        c.close()

@@ -1,0 +1,102 @@
+"""Range requests (RFC 9110, 14): single, suffix, open-ended, multipart,
+416, If-Range."""
+
+import re
+
+from nicd import Server, check, get, pattern
+
+N = 10000
+
+
+def parse_multipart(r):
+    m = re.match(r"multipart/byteranges; boundary=(\S+)$",
+                 r.header("Content-Type", ""))
+    check(m, "Content-Type %r" % r.header("Content-Type"))
+    b = m.group(1).encode()
+    check(int(r.header("Content-Length")) == len(r.body), "length")
+    parts = []
+    body = r.body
+    check(body.endswith(b"\r\n--" + b + b"--\r\n"), "closing boundary")
+    for chunk in body.split(b"\r\n--" + b)[1:-1]:
+        head, _, data = chunk.partition(b"\r\n\r\n")
+        h = dict(line.split(": ", 1)
+                 for line in head.decode().split("\r\n") if line)
+        mm = re.match(r"bytes (\d+)-(\d+)/(\d+)$", h["Content-Range"])
+        parts.append((int(mm.group(1)), int(mm.group(2)), int(mm.group(3)),
+                      h["Content-Type"], data))
+    return parts
+
+
+def test_single_ranges():
+    data = pattern(N)
+    with Server() as s:
+        s.put("f.txt", data)
+        for spec, a, b in (("0-0", 0, 0), ("0-9", 0, 9), ("4095-4097", 4095,
+                           4097), ("9990-", 9990, N - 1), ("-10", N - 10,
+                           N - 1), ("-20000", 0, N - 1), ("5000-99999", 5000,
+                           N - 1)):
+            r = get(s.port, "/f.txt", headers={"Range": "bytes=" + spec})
+            check(r.status == 206, "%s: %d" % (spec, r.status))
+            check(r.header("Content-Range") == "bytes %d-%d/%d" % (a, b, N),
+                  "%s: %r" % (spec, r.header("Content-Range")))
+            check(r.body == data[a:b + 1], "%s: body" % spec)
+            h = get(s.port, "/f.txt", method="HEAD",
+                    headers={"Range": "bytes=" + spec})
+            check(h.status == 206 and h.header("Content-Length")
+                  == str(b - a + 1), "HEAD %s: %r" % (spec, h))
+
+
+def test_multipart():
+    data = pattern(N, seed=3)
+    with Server() as s:
+        s.put("f.txt", data)
+        r = get(s.port, "/f.txt",
+                headers={"Range": "bytes=0-9, 100-199,-5,20000-"})
+        check(r.status == 206, "status %d" % r.status)
+        parts = parse_multipart(r)
+        check([(p[0], p[1]) for p in parts]
+              == [(0, 9), (100, 199), (N - 5, N - 1)], repr(parts))
+        for a, b, total, ctype, body in parts:
+            check(total == N and ctype == "text/plain", "part header")
+            check(body == data[a:b + 1], "part %d-%d body" % (a, b))
+        h = get(s.port, "/f.txt", method="HEAD",
+                headers={"Range": "bytes=0-9,100-199"})
+        check(h.status == 206 and h.body == b""
+              and int(h.header("Content-Length")) > 110, repr(h))
+
+
+def test_unsatisfiable_and_ignored():
+    data = pattern(N)
+    with Server(conf="max_ranges 4;") as s:
+        s.put("f.txt", data)
+        s.put("empty", b"")
+        for spec in ("bytes=10000-", "bytes=20000-30000", "bytes=-0"):
+            r = get(s.port, "/f.txt", headers={"Range": spec})
+            check(r.status == 416, "%s: %d" % (spec, r.status))
+            check(r.header("Content-Range") == "bytes */%d" % N,
+                  "%s: %r" % (spec, r.header("Content-Range")))
+        r = get(s.port, "/empty", headers={"Range": "bytes=0-0"})
+        check(r.status == 416 and r.header("Content-Range") == "bytes */0",
+              repr(r))
+        # syntax errors, other units and too many ranges: the whole file
+        for spec in ("bytes=9-1", "items=0-1", "bytes=a-", "bytes 0-1",
+                     "bytes=0-0,1-1,2-2,3-3,4-4"):
+            r = get(s.port, "/f.txt", headers={"Range": spec})
+            check(r.status == 200 and r.body == data, "%s: %d" % (spec,
+                                                                r.status))
+
+
+def test_if_range():
+    data = pattern(N)
+    with Server() as s:
+        s.put("f.txt", data)
+        r = get(s.port, "/f.txt")
+        etag, lm = r.header("ETag"), r.header("Last-Modified")
+        for validator, status in ((etag, 206), (lm, 206), ('"other"', 200),
+                                  ("W/" + etag, 200),
+                                  ("Sun, 06 Nov 1994 08:49:37 GMT", 200)):
+            r = get(s.port, "/f.txt", headers={"Range": "bytes=0-9",
+                                               "If-Range": validator})
+            check(r.status == status, "If-Range %s: %d" % (validator,
+                                                         r.status))
+            check(r.body == (data[:10] if status == 206 else data), "body")
