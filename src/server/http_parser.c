@@ -597,7 +597,9 @@ nicd_http_parse(nicd_http_req_t *p, const char *buf, size_t len)
         if (p->state >= S_NAME && pos - p->line_start >= p->max_field) {
             return 431;
         }
-        if (pos >= p->max_head) {
+        /* the head, its final LF included, must fit in max_head bytes:
+         * the caller's buffer is no larger */
+        if (pos + 1 >= p->max_head) {
             return 431;
         }
     }

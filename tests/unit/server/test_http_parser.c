@@ -237,6 +237,27 @@ test_limits(void)
     }
     CHECK_INT(nicd_http_parse(&req, buf, n), 431);
 
+    /* a head that exactly fills max_head without ending: 431 at once, not
+     * AGAIN (the connection's buffer is full then and would stall) */
+    req.max_line = req.max_field = 8192;
+    req.max_head = 1024;
+    nicd_http_req_reset(&req);
+    n = (size_t) snprintf(buf, sizeof(buf), "GET / HTTP/1.1\r\nHost: h\r\n");
+    while (n < 1024) {
+        buf[n++] = 'X';
+        if (n % 100 == 0) {
+            buf[n - 2] = ':';
+            buf[n - 1] = '\n';
+        }
+    }
+    CHECK_INT(nicd_http_parse(&req, buf, 1024), 431);
+    /* a head of exactly max_head bytes is fine */
+    nicd_http_req_reset(&req);
+    n = (size_t) snprintf(buf, sizeof(buf), "GET / HTTP/1.1\r\nHost: h\r\nX: ");
+    memset(buf + n, 'v', 1024 - n - 4);
+    memcpy(buf + 1020, "\r\n\r\n", 4);
+    CHECK_INT(nicd_http_parse(&req, buf, 1024), NICD_HTTP_DONE);
+
     /* too many header fields: 431 */
     req.max_line = req.max_field = 8192;
     req.max_head = 32768;
