@@ -31,8 +31,6 @@
 #define OUT_HIGH (256 * 1024)   /* queued memory before we stop parsing */
 #define FLUSH_IOV 64
 
-static _Thread_local nicd_buf_t logline;
-
 static void conn_read_cb(evutil_socket_t fd, short ev, void *arg);
 static void conn_write_cb(evutil_socket_t fd, short ev, void *arg);
 static void conn_timer_cb(evutil_socket_t fd, short ev, void *arg);
@@ -153,7 +151,7 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
 static void
 log_response(nicd_conn_t *c, const nicd_out_t *it)
 {
-    nicd_buf_t *b = &logline;
+    nicd_buf_t *b = &c->w->logline;
 
     if (c->w->log.file == NULL) {
         return;

@@ -32,7 +32,6 @@ typedef struct {
 } date_cache_t;
 
 static _Thread_local date_cache_t dates;
-static _Thread_local nicd_buf_t   scratch;
 static _Thread_local uint64_t     boundary_seq;
 
 static void
@@ -529,14 +528,14 @@ serve_file(nicd_conn_t *c, nicd_file_t *f)
 
     if (c->req.h_range >= 0 && cf->max_ranges > 0 && if_range_ok(c, f)) {
         v = header_value(c, c->req.h_range);
-        scratch.len = 0;
-        if (nicd_buf_reserve(&scratch,
+        c->w->scratch.len = 0;
+        if (nicd_buf_reserve(&c->w->scratch,
                              sizeof(nicd_range_t) * (size_t) cf->max_ranges)
             != 0) {
             error_page(c, 500, NULL, 0);
             return;
         }
-        rg = (nicd_range_t *) (void *) scratch.data;
+        rg = (nicd_range_t *) (void *) c->w->scratch.data;
         rc = nicd_range_parse(REQ_BASE(c) + v.off, v.len, f->file.size,
                               cf->max_ranges, rg, &n);
         if (rc == NICD_RANGE_UNSATISFIABLE) {
@@ -559,7 +558,7 @@ serve_file(nicd_conn_t *c, nicd_file_t *f)
 
     start = b->len;
     if (rc == NICD_RANGE_OK) {
-        nicd_range_t r = ((nicd_range_t *) (void *) scratch.data)[0];
+        nicd_range_t r = ((nicd_range_t *) (void *) c->w->scratch.data)[0];
 
         begin_headers(c, 206);
         NICD_BUF_LIT(b, "Content-Type: ");
@@ -719,7 +718,7 @@ serve_directory(nicd_conn_t *c, nicd_file_t *dir, char *path, size_t len)
     const nicd_conf_t *cf = c->w->cycle->conf;
     nicd_file_t       *f;
     nicd_span_t        raw;
-    nicd_buf_t        *loc = &scratch;
+    nicd_buf_t        *loc = &c->w->scratch;
     int                i, err;
     size_t             ilen;
 
@@ -813,11 +812,11 @@ nicd_http_handle(nicd_conn_t *c)
         return;
     }
 
-    if (nicd_buf_reserve(&scratch, r->path.len + 2) != 0) {
+    if (nicd_buf_reserve(&c->w->scratch, r->path.len + 2) != 0) {
         error_page(c, 500, NULL, 0);
         return;
     }
-    path = scratch.data;
+    path = c->w->scratch.data;
     status = nicd_path_normalize(REQ_BASE(c) + r->path.off, r->path.len,
                                  path, &len);
     if (status != 0) {

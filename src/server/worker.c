@@ -223,6 +223,8 @@ worker_main(void *arg)
     }
     log_buf_free(&w->log);
     nicd_ofc_free(&w->ofc);
+    nicd_buf_free(&w->scratch);
+    nicd_buf_free(&w->logline);
 
     for (i = 0; i < w->nlisten; i++) {
         event_free(w->listen_evs[i]);

@@ -1,6 +1,6 @@
 /*
  * Shared by the backend tests: a loopback TCP pair with a small send
- * buffer (so that sends stop early and resume), and a driver that calls a
+ * buffer (so that a 1 MiB send stops early and resumes), and a driver that calls a
  * backend until a request is sent, as the server does, reading the other
  * end as it goes.
  */
@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -42,7 +43,6 @@ tcp_pair(int *tx, int *rx)
     }
     *rx = accept(l, NULL, NULL);
     close(l);
-    setsockopt(*rx, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
     fcntl(*tx, F_SETFL, O_NONBLOCK);
     return *rx < 0 ? -1 : 0;
 }
@@ -74,9 +74,10 @@ send_all(snic_instance_t *in, int tx, int rx, const char *hdr,
          snic_file_t *file, off_t off, size_t len, char *out, size_t cap,
          int *agains)
 {
-    snic_conn_t  c;
-    snic_send_t  req;
-    struct iovec iov;
+    snic_conn_t   c;
+    snic_send_t   req;
+    struct iovec  iov;
+    struct pollfd pfd;
     size_t       hdr_left = strlen(hdr), sent, got = 0, total;
     const char  *hp = hdr;
     int          rc;
@@ -119,6 +120,9 @@ send_all(snic_instance_t *in, int tx, int rx, const char *hdr,
         }
         (*agains)++;
         got = drain(rx, out, cap, got);
+        pfd.fd = tx;
+        pfd.events = POLLOUT;
+        poll(&pfd, 1, 1000);
     }
     snic_conn_close(in, &c);
     while (got < total && got < cap) {

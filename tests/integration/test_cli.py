@@ -1,0 +1,87 @@
+"""The command line: -t, -V, -g, --root/--listen/--threads/--backend, and
+start-up errors that name what is wrong."""
+
+import os
+import re
+import subprocess
+import tempfile
+
+from nicd import NICD, Server, check, get, wait_until
+
+
+def run(*args):
+    p = subprocess.run([NICD] + list(args), capture_output=True, text=True,
+                       timeout=20)
+    return p.returncode, p.stdout + p.stderr
+
+
+def test_version_lists_backends():
+    rc, out = run("-V")
+    check(rc == 0, out)
+    check(re.search(r"nicd version: nicd/\d+\.\d+\.\d+", out), out)
+    check(re.search(r"^  sendfile .*\(default\)$", out, re.M), out)
+    check(re.search(r"^  copy ", out, re.M), out)
+    check("openat2" in out, "features missing: " + out)
+
+
+def test_config_test():
+    d = tempfile.mkdtemp()
+    good = os.path.join(d, "good.conf")
+    with open(good, "w") as f:
+        f.write("root %s;\nlisten 127.0.0.1:0;\n" % d)
+    rc, out = run("-t", "-c", good)
+    check(rc == 0 and "test is successful" in out, out)
+
+    bad = os.path.join(d, "bad.conf")
+    with open(bad, "w") as f:
+        f.write("root %s;\n\nkeepalive_timeout forever;\n" % d)
+    rc, out = run("-t", "-c", bad)
+    check(rc == 1, out)
+    check('invalid time "forever" in "keepalive_timeout" directive in %s:3'
+          % bad in out, out)
+    check("test failed" in out, out)
+
+    rc, out = run("-t", "-c", good, "-g", "send_backend nosuch;")
+    check(rc == 1 and 'unknown send backend "nosuch"' in out
+          and "command line:1" in out, out)
+    rc, out = run("-t", "-c", good, "--backend", "warp")
+    check(rc == 1 and 'unknown send backend "warp"' in out, out)
+    rc, out = run("-t", "-c", good, "-g", "root /nonexistent/dir;")
+    check(rc == 1 and 'root "/nonexistent/dir" cannot be opened' in out, out)
+    rc, out = run("-c", os.path.join(d, "missing.conf"))
+    check(rc == 1 and "missing.conf" in out and "No such file" in out, out)
+    rc, out = run("--no-such-flag")
+    check(rc == 2 and "usage:" in out, out)
+
+
+def test_flags_without_config():
+    d = tempfile.mkdtemp()
+    with open(os.path.join(d, "hi.txt"), "wb") as f:
+        f.write(b"hi")
+    log = os.path.join(d, "err.log")
+    p = subprocess.Popen([NICD, "--root", d, "--listen", "127.0.0.1:0",
+                          "--threads", "1", "--backend", "copy", "-g",
+                          "error_log %s info;" % log],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        def port():
+            if not os.path.exists(log):
+                return None
+            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)/",
+                          open(log).read())
+            return m and int(m.group(1))
+        pt = wait_until(port, "listening line")
+        check("with 1 worker threads, send backend copy" in open(log).read(),
+              open(log).read())
+        r = get(pt, "/hi.txt")
+        check(r.status == 200 and r.body == b"hi", repr(r))
+    finally:
+        p.terminate()
+        check(p.wait(20) == 0, "exit code")
+
+
+def test_flags_override_file():
+    with Server(threads=2, args=["--threads", "1", "--backend", "copy"]) as s:
+        s.wait_log(r"with 1 worker threads, send backend copy")
+        s.put("a", b"a")
+        check(get(s.port, "/a").status == 200, "serving")
