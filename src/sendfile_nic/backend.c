@@ -81,8 +81,10 @@ snic_instance_start(snic_instance_t *in, const snic_backend_t *b,
 
     for (i = 0; i < opt->nparams; i++) {
         if (!snic_backend_accepts(b, opt->params[i].name)) {
-            snprintf(err, errlen, "\"%s\" is not a directive of send "
-                     "backend \"%s\"", opt->params[i].name, b->name);
+            snprintf(err, errlen,
+                     "\"%s\" is not a directive of send "
+                     "backend \"%s\"",
+                     opt->params[i].name, b->name);
             return -1;
         }
     }

@@ -17,7 +17,7 @@
 #include "snic.h"
 
 #define COPY_BUF_SIZE (64 * 1024)
-#define COPY_IOV_MAX 64
+#define COPY_IOV_MAX  64
 
 typedef struct {
     size_t max_chunk;
@@ -135,12 +135,8 @@ copy_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
 }
 
 const snic_backend_t snic_backend_copy = {
-    "copy",
-    "pread(2) + sendmsg(2), no zero-copy (the baseline)",
-    NULL,
-    copy_init,
-    copy_fini,
-    NULL,
-    NULL,
-    copy_send,
+    "copy",    "pread(2) + sendmsg(2), no zero-copy (the baseline)",
+    NULL,      copy_init,
+    copy_fini, NULL,
+    NULL,      copy_send,
 };

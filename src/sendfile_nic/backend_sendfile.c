@@ -39,8 +39,7 @@ set_cork(snic_conn_t *c, int on)
 }
 
 static int
-sendfile_init(const snic_options_t *opt, void **state, char *err,
-              size_t errlen)
+sendfile_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
 {
     sendfile_state_t *s;
 
@@ -67,8 +66,7 @@ sendfile_fini(void *state)
  * on failure, EIO when the file was truncated under us.
  */
 static int
-sendfile_send(void *state, snic_conn_t *c, const snic_send_t *req,
-              size_t *sent)
+sendfile_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
 {
     sendfile_state_t *s = state;
     size_t            hdr, body, want;

@@ -21,8 +21,9 @@
 #include <sys/uio.h>
 
 /* Return contract of every send operation. */
-#define SNIC_OK 0     /* everything asked for was sent */
-#define SNIC_AGAIN -2 /* stopped early: socket full or chunk limit reached;
+#define SNIC_OK 0 /* everything asked for was sent */
+#define SNIC_AGAIN                                                             \
+    -2                /* stopped early: socket full or chunk limit reached;
                        * wait until the socket is writable, then call again
                        * with the rest */
 #define SNIC_ERROR -1 /* failed; errno says why; the connection is lost */
@@ -49,8 +50,8 @@ typedef struct snic_file_s {
  */
 typedef struct snic_conn_s {
     int      fd;
-    unsigned corked : 1;  /* TCP_CORK is on (sendfile backend) */
-    int      listener;    /* index of the listener that accepted it */
+    unsigned corked : 1; /* TCP_CORK is on (sendfile backend) */
+    int      listener;   /* index of the listener that accepted it */
     void    *backend_data;
 } snic_conn_t;
 

@@ -229,12 +229,15 @@ nicd_http_date_parse(const char *s, size_t len)
     n = 0;
     if (comma != NULL) {
         p = comma + 1;
-        if (sscanf(p, " %2d %3s %4d %2d:%2d:%2d GMT%n", &d, mname, &y, &hh,
-                   &mm, &ss, &n) == 6 && n > 0 && p[n] == '\0') {
+        if (sscanf(p, " %2d %3s %4d %2d:%2d:%2d GMT%n", &d, mname, &y, &hh, &mm,
+                   &ss, &n)
+                == 6
+            && n > 0 && p[n] == '\0') {
             /* IMF-fixdate */
-        } else if (sscanf(p, " %2d-%3[A-Za-z]-%2d %2d:%2d:%2d GMT%n", &d,
-                          mname, &y, &hh, &mm, &ss, &n) == 6 && n > 0
-                   && p[n] == '\0') {
+        } else if (sscanf(p, " %2d-%3[A-Za-z]-%2d %2d:%2d:%2d GMT%n", &d, mname,
+                          &y, &hh, &mm, &ss, &n)
+                       == 6
+                   && n > 0 && p[n] == '\0') {
             /* RFC 850: two-digit year, 50 and later is 19xx */
             y += y < 50 ? 2000 : 1900;
         } else {
@@ -242,19 +245,21 @@ nicd_http_date_parse(const char *s, size_t len)
         }
     } else {
         if (sscanf(buf, "%*3s %3s %2d %2d:%2d:%2d %4d%n", mname, &d, &hh, &mm,
-                   &ss, &y, &n) != 6 || n == 0 || buf[n] != '\0') {
+                   &ss, &y, &n)
+                != 6
+            || n == 0 || buf[n] != '\0') {
             return -1;
         }
     }
 
     mname[3] = '\0';
     mon = month_index(mname);
-    if (mon < 0 || d < 1 || d > 31 || hh > 23 || mm > 59 || ss > 60
-        || y < 1970 || hh < 0 || mm < 0 || ss < 0) {
+    if (mon < 0 || d < 1 || d > 31 || hh > 23 || mm > 59 || ss > 60 || y < 1970
+        || hh < 0 || mm < 0 || ss < 0) {
         return -1;
     }
-    return (time_t) (days_from_civil(y, mon, d) * 86400L + hh * 3600L
-                     + mm * 60L + ss);
+    return (time_t) (days_from_civil(y, mon, d) * 86400L + hh * 3600L + mm * 60L
+                     + ss);
 }
 
 int
@@ -269,8 +274,7 @@ nicd_parse_size(const char *s, size_t *out)
     }
     v = strtoull(s, &end, 10);
     switch (*end) {
-    case '\0':
-        break;
+    case '\0': break;
     case 'k':
     case 'K':
         mul = 1024ULL;
@@ -286,8 +290,7 @@ nicd_parse_size(const char *s, size_t *out)
         mul = 1024ULL * 1024 * 1024;
         end++;
         break;
-    default:
-        return -1;
+    default: return -1;
     }
     if (*end != '\0' || v > (unsigned long long) SIZE_MAX / mul) {
         return -1;

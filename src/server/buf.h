@@ -40,7 +40,7 @@ size_t nicd_u64_to_str(char *p, uint64_t v);
 
 /* RFC 9110 IMF-fixdate, 29 characters plus NUL. */
 #define NICD_HTTP_DATE_LEN 29
-void   nicd_http_date(char *out, time_t t);
+void nicd_http_date(char *out, time_t t);
 /* Parse IMF-fixdate (and the obsolete RFC 850 and asctime forms); -1 if
  * invalid. */
 time_t nicd_http_date_parse(const char *s, size_t len);

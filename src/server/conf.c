@@ -20,7 +20,7 @@
 #include "conf.h"
 #include "log.h"
 
-#define MAX_ARGS 16
+#define MAX_ARGS  16
 #define MAX_DEPTH 8
 
 /* MIME types: an open-addressing table of lowercase extensions */
@@ -218,8 +218,8 @@ nicd_conf_free(nicd_conf_t *c)
 
 static char msgbuf[512];
 
-static const char *
-msgf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const char *msgf(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
 
 static const char *
 msgf(const char *fmt, ...)
@@ -389,9 +389,9 @@ nicd_listen_parse(nicd_listen_conf_t *l, const char *text)
 static const char *
 set_listen(nicd_conf_t *c, const char **a, int n)
 {
-    nicd_listen_conf_t  l, *ls;
-    int                 i;
-    const char         *err;
+    nicd_listen_conf_t l, *ls;
+    int                i;
+    const char        *err;
 
     memset(&l, 0, sizeof(l));
     l.backlog = 511;
@@ -495,7 +495,8 @@ set_disable_symlinks(nicd_conf_t *c, const char **a, int n)
         c->disable_symlinks = NICD_SYMLINKS_OUTSIDE;
     } else {
         return msgf("invalid value \"%s\", it must be \"off\", \"outside\" "
-                    "or \"on\"", a[0]);
+                    "or \"on\"",
+                    a[0]);
     }
     return NULL;
 }
@@ -530,7 +531,8 @@ set_access_log(nicd_conf_t *c, const char **a, int n)
             }
         } else {
             return msgf("invalid parameter \"%s\" (only the combined "
-                        "format is supported)", a[i]);
+                        "format is supported)",
+                        a[i]);
         }
     }
     return set_str(&c->access_log, a[0]);
@@ -554,8 +556,7 @@ set_backend(nicd_conf_t *c, const char **a, int n)
 {
     (void) n;
     if (snic_backend_find(a[0]) == NULL) {
-        return msgf("unknown send backend \"%s\" (nicd -V lists them)",
-                    a[0]);
+        return msgf("unknown send backend \"%s\" (nicd -V lists them)", a[0]);
     }
     return set_str(&c->backend, a[0]);
 }
@@ -705,7 +706,8 @@ set_ims(nicd_conf_t *c, const char **a, int n)
         c->if_modified_since = NICD_IMS_BEFORE;
     } else {
         return msgf("invalid value \"%s\", it must be \"off\", \"exact\" "
-                    "or \"before\"", a[0]);
+                    "or \"before\"",
+                    a[0]);
     }
     return NULL;
 }
@@ -852,8 +854,8 @@ add_param(nicd_conf_t *c, const char *name, const char *value,
 }
 
 int
-nicd_conf_set(nicd_conf_t *c, const char *name, const char **args,
-              int nargs, char *err, size_t errlen)
+nicd_conf_set(nicd_conf_t *c, const char *name, const char **args, int nargs,
+              char *err, size_t errlen)
 {
     const directive_t *d = directive_find(name);
     const char        *msg;
@@ -861,8 +863,10 @@ nicd_conf_set(nicd_conf_t *c, const char *name, const char **args,
     if (d == NULL) {
         if (snic_backend_claims(name)) {
             if (nargs != 1) {
-                snprintf(err, errlen, "invalid number of arguments in "
-                         "\"%s\" directive", name);
+                snprintf(err, errlen,
+                         "invalid number of arguments in "
+                         "\"%s\" directive",
+                         name);
                 return -1;
             }
             if (add_param(c, name, args[0], "command line") != 0) {
@@ -875,8 +879,10 @@ nicd_conf_set(nicd_conf_t *c, const char *name, const char **args,
         return -1;
     }
     if (nargs < d->min || nargs > d->max) {
-        snprintf(err, errlen, "invalid number of arguments in \"%s\" "
-                 "directive", name);
+        snprintf(err, errlen,
+                 "invalid number of arguments in \"%s\" "
+                 "directive",
+                 name);
         return -1;
     }
     msg = d->set(c, args, nargs);
@@ -905,8 +911,8 @@ typedef struct {
 
 enum { T_WORD, T_SEMI, T_OPEN, T_CLOSE, T_EOF, T_ERROR };
 
-static int
-fail(parse_t *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(parse_t *ps, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static int
 fail(parse_t *ps, const char *fmt, ...)
@@ -949,15 +955,9 @@ next_token(parse_t *ps, char **word)
         return T_EOF;
     }
     switch (*ps->p) {
-    case ';':
-        ps->p++;
-        return T_SEMI;
-    case '{':
-        ps->p++;
-        return T_OPEN;
-    case '}':
-        ps->p++;
-        return T_CLOSE;
+    case ';': ps->p++; return T_SEMI;
+    case '{': ps->p++; return T_OPEN;
+    case '}': ps->p++; return T_CLOSE;
     }
 
     if (*ps->p == '"' || *ps->p == '\'') {
@@ -966,17 +966,10 @@ next_token(parse_t *ps, char **word)
             if (*ps->p == '\\' && ps->p + 1 < ps->end) {
                 ps->p++;
                 switch (*ps->p) {
-                case 'n':
-                    nicd_buf_add(&b, "\n", 1);
-                    break;
-                case 't':
-                    nicd_buf_add(&b, "\t", 1);
-                    break;
-                case 'r':
-                    nicd_buf_add(&b, "\r", 1);
-                    break;
-                default:
-                    nicd_buf_add(&b, ps->p, 1);
+                case 'n': nicd_buf_add(&b, "\n", 1); break;
+                case 't': nicd_buf_add(&b, "\t", 1); break;
+                case 'r': nicd_buf_add(&b, "\r", 1); break;
+                default: nicd_buf_add(&b, ps->p, 1);
                 }
                 ps->p++;
                 continue;
@@ -1179,9 +1172,7 @@ parse_block(parse_t *ps, const char *block)
     for (;;) {
         t = next_token(ps, &w);
         switch (t) {
-        case T_ERROR:
-            free_words(ps);
-            return -1;
+        case T_ERROR: free_words(ps); return -1;
 
         case T_WORD:
             if (ps->nwords == MAX_ARGS + 1) {
@@ -1289,8 +1280,7 @@ parse_text(nicd_conf_t *c, const char *text, size_t len, const char *name,
 }
 
 int
-nicd_conf_parse_file(nicd_conf_t *c, const char *path, char *err,
-                     size_t errlen)
+nicd_conf_parse_file(nicd_conf_t *c, const char *path, char *err, size_t errlen)
 {
     parse_t ps;
 
@@ -1314,14 +1304,14 @@ nicd_conf_parse_string(nicd_conf_t *c, const char *text, const char *name,
 }
 
 static const char *const builtin_types[][2] = {
-    {"html", "text/html"},         {"htm", "text/html"},
-    {"css", "text/css"},           {"js", "text/javascript"},
-    {"txt", "text/plain"},         {"json", "application/json"},
-    {"png", "image/png"},          {"jpg", "image/jpeg"},
-    {"jpeg", "image/jpeg"},        {"gif", "image/gif"},
-    {"svg", "image/svg+xml"},      {"ico", "image/x-icon"},
-    {"pdf", "application/pdf"},    {"xml", "text/xml"},
-    {"wasm", "application/wasm"},  {"woff2", "font/woff2"},
+    {"html", "text/html"},        {"htm", "text/html"},
+    {"css", "text/css"},          {"js", "text/javascript"},
+    {"txt", "text/plain"},        {"json", "application/json"},
+    {"png", "image/png"},         {"jpg", "image/jpeg"},
+    {"jpeg", "image/jpeg"},       {"gif", "image/gif"},
+    {"svg", "image/svg+xml"},     {"ico", "image/x-icon"},
+    {"pdf", "application/pdf"},   {"xml", "text/xml"},
+    {"wasm", "application/wasm"}, {"woff2", "font/woff2"},
 };
 
 int
@@ -1360,8 +1350,8 @@ nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (c->client_header_buffer_size > c->large_header_buffer_size
-                                           * (size_t) c->large_header_buffers) {
+    if (c->client_header_buffer_size
+        > c->large_header_buffer_size * (size_t) c->large_header_buffers) {
         c->client_header_buffer_size =
             c->large_header_buffer_size * (size_t) c->large_header_buffers;
     }

@@ -70,17 +70,17 @@ typedef struct nicd_conf_s {
     int    large_header_buffers;     /* head limit = size * number */
     size_t client_max_body_size;
 
-    int  open_file_cache_max; /* 0: off */
+    int  open_file_cache_max;      /* 0: off */
     long open_file_cache_valid;    /* ms */
     long open_file_cache_inactive; /* ms */
 
     nicd_mime_t *types;
     char        *default_type;
 
-    int if_modified_since;
-    int etag;
-    int server_tokens;
-    int max_ranges;
+    int   if_modified_since;
+    int   etag;
+    int   server_tokens;
+    int   max_ranges;
     char *pid;
 } nicd_conf_t;
 
@@ -94,8 +94,8 @@ void         nicd_conf_free(nicd_conf_t *c);
  */
 int nicd_conf_parse_file(nicd_conf_t *c, const char *path, char *err,
                          size_t errlen);
-int nicd_conf_parse_string(nicd_conf_t *c, const char *text,
-                           const char *name, char *err, size_t errlen);
+int nicd_conf_parse_string(nicd_conf_t *c, const char *text, const char *name,
+                           char *err, size_t errlen);
 
 /*
  * Apply one directive given as words (as the command line does).
@@ -112,8 +112,7 @@ int nicd_conf_set(nicd_conf_t *c, const char *name, const char **args,
 int nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen);
 
 /* MIME type for a file name (by extension); default_type if none. */
-const char *nicd_conf_mime(const nicd_conf_t *c, const char *name,
-                           size_t len);
+const char *nicd_conf_mime(const nicd_conf_t *c, const char *name, size_t len);
 
 /* Parse "addr:port", "port", "[v6]:port", "*:port" into l. 0 or -1. */
 int nicd_listen_parse(nicd_listen_conf_t *l, const char *text);

@@ -28,8 +28,8 @@
 #include "nicd.h"
 
 #define MAX_QUEUED 64           /* items before we stop parsing */
-#define OUT_HIGH (256 * 1024)   /* queued memory before we stop parsing */
-#define FLUSH_IOV 64
+#define OUT_HIGH   (256 * 1024) /* queued memory before we stop parsing */
+#define FLUSH_IOV  64
 
 static void conn_read_cb(evutil_socket_t fd, short ev, void *arg);
 static void conn_write_cb(evutil_socket_t fd, short ev, void *arg);
@@ -45,18 +45,10 @@ set_timer(nicd_conn_t *c, int kind)
         return; /* the header timeout counts from the request's start */
     }
     switch (kind) {
-    case T_HEADER:
-        tv = c->w->tv_header;
-        break;
-    case T_KEEPALIVE:
-        tv = c->w->tv_keepalive;
-        break;
-    case T_SEND:
-        tv = c->w->tv_send;
-        break;
-    case T_LINGER:
-        tv = c->w->tv_linger;
-        break;
+    case T_HEADER: tv = c->w->tv_header; break;
+    case T_KEEPALIVE: tv = c->w->tv_keepalive; break;
+    case T_SEND: tv = c->w->tv_send; break;
+    case T_LINGER: tv = c->w->tv_linger; break;
     }
     c->timer = kind;
     event_add(&c->tev, tv);
@@ -127,10 +119,8 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     /* responses are packed by MSG_MORE and TCP_CORK, never by Nagle */
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 
-    event_assign(&c->rev, w->base, fd, EV_READ | EV_PERSIST, conn_read_cb,
-                 c);
-    event_assign(&c->wev, w->base, fd, EV_WRITE | EV_PERSIST, conn_write_cb,
-                 c);
+    event_assign(&c->rev, w->base, fd, EV_READ | EV_PERSIST, conn_read_cb, c);
+    event_assign(&c->wev, w->base, fd, EV_WRITE | EV_PERSIST, conn_write_cb, c);
     evtimer_assign(&c->tev, w->base, conn_timer_cb, c);
 
     snic_conn_open(&w->cycle->backend, &c->sc);
@@ -338,8 +328,10 @@ conn_flush(nicd_conn_t *c)
     int          i, k, rc;
 
     if (nicd_buf_failed(&c->out) || nicd_buf_failed(&c->logb)) {
-        log_error(LOG_CRIT, ENOMEM, "out of memory, closing connection, "
-                  "client: %s", c->addr);
+        log_error(LOG_CRIT, ENOMEM,
+                  "out of memory, closing connection, "
+                  "client: %s",
+                  c->addr);
         nicd_conn_close(c);
         return -1;
     }
@@ -373,11 +365,15 @@ conn_flush(nicd_conn_t *c)
         }
         if (rc == SNIC_ERROR) {
             if (errno == EIO) {
-                log_error(LOG_ALERT, errno, "file was truncated while "
-                          "being sent, client: %s", c->addr);
+                log_error(LOG_ALERT, errno,
+                          "file was truncated while "
+                          "being sent, client: %s",
+                          c->addr);
             } else {
-                log_error(LOG_INFO, errno, "send failed (client closed the "
-                          "connection?), client: %s", c->addr);
+                log_error(LOG_INFO, errno,
+                          "send failed (client closed the "
+                          "connection?), client: %s",
+                          c->addr);
             }
             nicd_conn_close(c);
             return -1;
@@ -446,8 +442,10 @@ conn_run(nicd_conn_t *c)
             c->nrequests++;
             c->timer = T_NONE; /* the header timeout ends with the head */
             if (rc != NICD_HTTP_DONE) {
-                log_error(LOG_INFO, 0, "client sent invalid request, "
-                          "answering %d, client: %s", rc, c->addr);
+                log_error(LOG_INFO, 0,
+                          "client sent invalid request, "
+                          "answering %d, client: %s",
+                          rc, c->addr);
                 nicd_http_error(c, rc);
                 break;
             }
@@ -628,8 +626,10 @@ conn_timer_cb(evutil_socket_t fd, short ev, void *arg)
     switch (c->timer) {
     case T_HEADER:
         if (c->in_end > c->in_start && c->nitems == c->ihead) {
-            log_error(LOG_INFO, 0, "client timed out while reading the "
-                      "request head, answering 408, client: %s", c->addr);
+            log_error(LOG_INFO, 0,
+                      "client timed out while reading the "
+                      "request head, answering 408, client: %s",
+                      c->addr);
             stop_reading(c);
             nicd_http_error(c, 408);
             c->in_start = c->in_end; /* the partial head is abandoned */
@@ -638,8 +638,10 @@ conn_timer_cb(evutil_socket_t fd, short ev, void *arg)
         }
         break;
     case T_SEND:
-        log_error(LOG_INFO, 0, "client timed out while the response was "
-                  "sent, client: %s", c->addr);
+        log_error(LOG_INFO, 0,
+                  "client timed out while the response was "
+                  "sent, client: %s",
+                  c->addr);
         break;
     }
     nicd_conn_close(c);

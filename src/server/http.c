@@ -77,8 +77,7 @@ static int
 closes_connection(int status)
 {
     return status == 400 || status == 408 || status == 413 || status == 414
-           || status == 431 || status == 500 || status == 501
-           || status == 505;
+           || status == 431 || status == 500 || status == 501 || status == 505;
 }
 
 int
@@ -281,24 +280,25 @@ open_status(nicd_conn_t *c, int err, const char *path)
     switch (err) {
     case ENOENT:
     case ENOTDIR:
-    case ENAMETOOLONG:
-        return 404;
+    case ENAMETOOLONG: return 404;
     case EACCES:
-    case EPERM:
-        return 403;
+    case EPERM: return 403;
     case EXDEV:
     case ELOOP:
-        log_error(LOG_ERR, err, "\"%s\" resolves outside the root or "
-                  "through a refused symlink, client: %s", path, c->addr);
+        log_error(LOG_ERR, err,
+                  "\"%s\" resolves outside the root or "
+                  "through a refused symlink, client: %s",
+                  path, c->addr);
         return 403;
     case EMFILE:
     case ENFILE:
-        log_error(LOG_CRIT, err, "open() \"%s\" failed: out of file "
-                  "descriptors, client: %s", path, c->addr);
+        log_error(LOG_CRIT, err,
+                  "open() \"%s\" failed: out of file "
+                  "descriptors, client: %s",
+                  path, c->addr);
         return 503;
     }
-    log_error(LOG_ERR, err, "open() \"%s\" failed, client: %s", path,
-              c->addr);
+    log_error(LOG_ERR, err, "open() \"%s\" failed, client: %s", path, c->addr);
     return 500;
 }
 
@@ -307,8 +307,7 @@ open_status(nicd_conn_t *c, int err, const char *path)
  * on both sides (RFC 9110, 8.8.3.2).  "*" matches any.
  */
 static int
-etag_match(const char *v, size_t len, const char *etag, size_t elen,
-           int weak)
+etag_match(const char *v, size_t len, const char *etag, size_t elen, int weak)
 {
     size_t i = 0, s;
     int    is_weak;
@@ -371,8 +370,7 @@ preconditions(nicd_conn_t *c, nicd_file_t *f)
 
     if (r->h_if_match >= 0) {
         v = header_value(c, r->h_if_match);
-        if (!etag_match(REQ_BASE(c) + v.off, v.len, f->etag, f->etag_len,
-                        0)) {
+        if (!etag_match(REQ_BASE(c) + v.off, v.len, f->etag, f->etag_len, 0)) {
             return 412;
         }
     } else if (r->h_if_unmodified_since >= 0) {
@@ -564,8 +562,7 @@ serve_file(nicd_conn_t *c, nicd_file_t *f)
         NICD_BUF_LIT(b, "Content-Type: ");
         nicd_buf_adds(b, f->mime);
         NICD_BUF_LIT(b, "\r\n");
-        header_u64(b, "Content-Length: ", 16,
-                   (uint64_t) (r.end - r.start + 1));
+        header_u64(b, "Content-Length: ", 16, (uint64_t) (r.end - r.start + 1));
         NICD_BUF_LIT(b, "Content-Range: bytes ");
         nicd_buf_add_u64(b, (uint64_t) r.start);
         NICD_BUF_LIT(b, "-");
@@ -608,15 +605,15 @@ name_cmp(const void *a, const void *b)
 static void
 serve_listing(nicd_conn_t *c, nicd_file_t *dir, const char *path)
 {
-    nicd_buf_t     *b = &c->out;
-    DIR            *d;
-    struct dirent  *de;
-    struct stat     st;
-    char          **names = NULL, **nn;
-    size_t          n = 0, cap = 0, i, start, body, len;
-    char           *esc, *html;
-    char            date[32];
-    int             fd;
+    nicd_buf_t    *b = &c->out;
+    DIR           *d;
+    struct dirent *de;
+    struct stat    st;
+    char         **names = NULL, **nn;
+    size_t         n = 0, cap = 0, i, start, body, len;
+    char          *esc, *html;
+    char           date[32];
+    int            fd;
 
     fd = dup(dir->file.fd);
     d = fd == -1 ? NULL : fdopendir(fd);
@@ -656,9 +653,11 @@ serve_listing(nicd_conn_t *c, nicd_file_t *dir, const char *path)
     esc = malloc(3 * 256 + 1);
     if (html != NULL && esc != NULL) {
         nicd_html_escape(path, len, html);
-        nicd_buf_addf(b, "<html>\r\n<head><title>Index of %s</title></head>\r\n"
+        nicd_buf_addf(b,
+                      "<html>\r\n<head><title>Index of %s</title></head>\r\n"
                       "<body>\r\n<h1>Index of %s</h1><hr><pre><a href=\"../\">"
-                      "../</a>\r\n", html, html);
+                      "../</a>\r\n",
+                      html, html);
         for (i = 0; i < n; i++) {
             int isdir = 0;
 
@@ -675,13 +674,13 @@ serve_listing(nicd_conn_t *c, nicd_file_t *dir, const char *path)
             nicd_html_escape(names[i], len, html);
             nicd_http_date(date, st.st_mtim.tv_sec);
             if (isdir) {
-                nicd_buf_addf(b, "<a href=\"%s/\">%s/</a> %*s %s %19s\r\n",
-                              esc, html, (int) (len < 50 ? 50 - len : 0), "",
-                              date, "-");
+                nicd_buf_addf(b, "<a href=\"%s/\">%s/</a> %*s %s %19s\r\n", esc,
+                              html, (int) (len < 50 ? 50 - len : 0), "", date,
+                              "-");
             } else {
-                nicd_buf_addf(b, "<a href=\"%s\">%s</a> %*s %s %19lld\r\n",
-                              esc, html, (int) (len < 51 ? 51 - len : 0), "",
-                              date, (long long) st.st_size);
+                nicd_buf_addf(b, "<a href=\"%s\">%s</a> %*s %s %19lld\r\n", esc,
+                              html, (int) (len < 51 ? 51 - len : 0), "", date,
+                              (long long) st.st_size);
             }
         }
         NICD_BUF_LIT(b, "</pre><hr></body>\r\n</html>\r\n");
@@ -730,8 +729,7 @@ serve_directory(nicd_conn_t *c, nicd_file_t *dir, char *path, size_t len)
         NICD_BUF_LIT(loc, "/");
         if (c->req.query.len > 0) {
             NICD_BUF_LIT(loc, "?");
-            nicd_buf_add(loc, REQ_BASE(c) + c->req.query.off,
-                         c->req.query.len);
+            nicd_buf_add(loc, REQ_BASE(c) + c->req.query.off, c->req.query.len);
         }
         if (nicd_buf_failed(loc)) {
             error_page(c, 500, NULL, 0);
@@ -773,8 +771,10 @@ serve_directory(nicd_conn_t *c, nicd_file_t *dir, char *path, size_t len)
         serve_listing(c, dir, path);
         return;
     }
-    log_error(LOG_ERR, 0, "directory index of \"%s%s\" is forbidden, "
-              "client: %s", cf->root, path, c->addr);
+    log_error(LOG_ERR, 0,
+              "directory index of \"%s%s\" is forbidden, "
+              "client: %s",
+              cf->root, path, c->addr);
     error_page(c, 403, NULL, 0);
 }
 
@@ -792,7 +792,8 @@ nicd_http_handle(nicd_conn_t *c)
 
     if (r->has_body) {
         if (r->content_length > cf->client_max_body_size) {
-            log_error(LOG_ERR, 0, "client intended to send too large body: "
+            log_error(LOG_ERR, 0,
+                      "client intended to send too large body: "
                       "%llu bytes, client: %s",
                       (unsigned long long) r->content_length, c->addr);
             nicd_http_error(c, 413);
@@ -817,11 +818,10 @@ nicd_http_handle(nicd_conn_t *c)
         return;
     }
     path = c->w->scratch.data;
-    status = nicd_path_normalize(REQ_BASE(c) + r->path.off, r->path.len,
-                                 path, &len);
+    status =
+        nicd_path_normalize(REQ_BASE(c) + r->path.off, r->path.len, path, &len);
     if (status != 0) {
-        log_error(LOG_INFO, 0, "client sent invalid path, client: %s",
-                  c->addr);
+        log_error(LOG_INFO, 0, "client sent invalid path, client: %s", c->addr);
         error_page(c, status, NULL, 0);
         return;
     }
@@ -830,8 +830,8 @@ nicd_http_handle(nicd_conn_t *c)
     if (err != 0) {
         status = open_status(c, err, path);
         if (status == 404) {
-            log_error(LOG_INFO, 0, "\"%s%s\" not found, client: %s",
-                      cf->root, path, c->addr);
+            log_error(LOG_INFO, 0, "\"%s%s\" not found, client: %s", cf->root,
+                      path, c->addr);
         }
         error_page(c, status, NULL, 0);
         return;

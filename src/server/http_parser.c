@@ -37,19 +37,17 @@ enum {
 static const unsigned char tchar[256] = {
     ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1,
     ['*'] = 1, ['+'] = 1, ['-'] = 1, ['.'] = 1, ['^'] = 1, ['_'] = 1,
-    ['`'] = 1, ['|'] = 1, ['~'] = 1,
-    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1,
-    ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
-    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1,
-    ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1,
-    ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1,
-    ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
-    ['Y'] = 1, ['Z'] = 1,
-    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
-    ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1,
-    ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1,
-    ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
-    ['y'] = 1, ['z'] = 1,
+    ['`'] = 1, ['|'] = 1, ['~'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1,
+    ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1,
+    ['9'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1,
+    ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1,
+    ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1,
+    ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1,
+    ['X'] = 1, ['Y'] = 1, ['Z'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1,
+    ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1,
+    ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1,
+    ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1,
+    ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
 };
 
 static const struct {
@@ -57,10 +55,10 @@ static const struct {
     uint32_t    len;
     int         method;
 } methods[] = {
-    {"GET", 3, NICD_M_GET},         {"HEAD", 4, NICD_M_HEAD},
-    {"POST", 4, NICD_M_POST},       {"PUT", 3, NICD_M_PUT},
-    {"DELETE", 6, NICD_M_DELETE},   {"OPTIONS", 7, NICD_M_OPTIONS},
-    {"TRACE", 5, NICD_M_TRACE},     {"CONNECT", 7, NICD_M_CONNECT},
+    {"GET", 3, NICD_M_GET},       {"HEAD", 4, NICD_M_HEAD},
+    {"POST", 4, NICD_M_POST},     {"PUT", 3, NICD_M_PUT},
+    {"DELETE", 6, NICD_M_DELETE}, {"OPTIONS", 7, NICD_M_OPTIONS},
+    {"TRACE", 5, NICD_M_TRACE},   {"CONNECT", 7, NICD_M_CONNECT},
     {"PATCH", 5, NICD_M_PATCH},
 };
 
@@ -74,8 +72,7 @@ nicd_http_req_reset(nicd_http_req_t *p)
     /* headers[] is not cleared: nheaders says how much of it is valid */
     memset(p, 0, offsetof(nicd_http_req_t, headers));
     p->nheaders = 0;
-    memset(&p->head_len, 0,
-           sizeof(*p) - offsetof(nicd_http_req_t, head_len));
+    memset(&p->head_len, 0, sizeof(*p) - offsetof(nicd_http_req_t, head_len));
     p->max_line = max_line;
     p->max_field = max_field;
     p->max_head = max_head;
@@ -127,8 +124,9 @@ split_target(nicd_http_req_t *p, const char *buf)
         for (i = 0; i < n && t[i] != ':'; i++) {
             unsigned char c = (unsigned char) t[i];
             if (!((c | 0x20) >= 'a' && (c | 0x20) <= 'z')
-                && !(i > 0 && ((c >= '0' && c <= '9') || c == '+' || c == '-'
-                               || c == '.'))) {
+                && !(i > 0
+                     && ((c >= '0' && c <= '9') || c == '+' || c == '-'
+                         || c == '.'))) {
                 return 400;
             }
         }
@@ -177,8 +175,9 @@ list_has(const char *buf, nicd_span_t v, const char *token)
     uint32_t i = 0, s, e;
 
     while (i < v.len) {
-        while (i < v.len && (buf[v.off + i] == ' ' || buf[v.off + i] == '\t'
-                             || buf[v.off + i] == ',')) {
+        while (i < v.len
+               && (buf[v.off + i] == ' ' || buf[v.off + i] == '\t'
+                   || buf[v.off + i] == ',')) {
             i++;
         }
         s = i;
@@ -186,12 +185,12 @@ list_has(const char *buf, nicd_span_t v, const char *token)
             i++;
         }
         e = i;
-        while (e > s && (buf[v.off + e - 1] == ' '
-                         || buf[v.off + e - 1] == '\t')) {
+        while (e > s
+               && (buf[v.off + e - 1] == ' ' || buf[v.off + e - 1] == '\t')) {
             e--;
         }
         if (e > s
-            && nicd_span_ieq(buf, (nicd_span_t) {v.off + s, e - s}, token)) {
+            && nicd_span_ieq(buf, (nicd_span_t){v.off + s, e - s}, token)) {
             return 1;
         }
     }
@@ -204,8 +203,9 @@ last_coding_is_chunked(const char *buf, nicd_span_t v)
 {
     uint32_t e = v.len, s;
 
-    while (e > 0 && (buf[v.off + e - 1] == ' ' || buf[v.off + e - 1] == '\t'
-                     || buf[v.off + e - 1] == ',')) {
+    while (e > 0
+           && (buf[v.off + e - 1] == ' ' || buf[v.off + e - 1] == '\t'
+               || buf[v.off + e - 1] == ',')) {
         e--;
     }
     s = e;
@@ -215,7 +215,7 @@ last_coding_is_chunked(const char *buf, nicd_span_t v)
     while (s < e && (buf[v.off + s] == ' ' || buf[v.off + s] == '\t')) {
         s++;
     }
-    return nicd_span_ieq(buf, (nicd_span_t) {v.off + s, e - s}, "chunked");
+    return nicd_span_ieq(buf, (nicd_span_t){v.off + s, e - s}, "chunked");
 }
 
 /*
@@ -285,11 +285,11 @@ valid_host(const char *buf, nicd_span_t v)
     return 1;
 }
 
-#define SET_INDEX(field)                                                     \
-    do {                                                                     \
-        if (p->field < 0) {                                                  \
-            p->field = i;                                                    \
-        }                                                                    \
+#define SET_INDEX(field)                                                       \
+    do {                                                                       \
+        if (p->field < 0) {                                                    \
+            p->field = i;                                                      \
+        }                                                                      \
     } while (0)
 
 /* After the head is complete: framing, Host, well-known fields. */
@@ -397,8 +397,8 @@ set_method(nicd_http_req_t *p, const char *buf)
     p->method = NICD_M_UNKNOWN;
     for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
         if (methods[i].len == p->method_s.len
-            && memcmp(buf + p->method_s.off, methods[i].name,
-                      methods[i].len) == 0) {
+            && memcmp(buf + p->method_s.off, methods[i].name, methods[i].len)
+                   == 0) {
             p->method = methods[i].method;
             return;
         }
@@ -415,8 +415,8 @@ parse_version(nicd_http_req_t *p, const char *buf, uint32_t end)
     const char *v = buf + p->mark;
     uint32_t    n = end - p->mark;
 
-    if (n != 8 || memcmp(v, "HTTP/", 5) != 0 || v[6] != '.'
-        || v[5] < '0' || v[5] > '9' || v[7] < '0' || v[7] > '9') {
+    if (n != 8 || memcmp(v, "HTTP/", 5) != 0 || v[6] != '.' || v[5] < '0'
+        || v[5] > '9' || v[7] < '0' || v[7] > '9') {
         return 400;
     }
     if (v[5] != '1') {

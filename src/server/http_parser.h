@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NICD_HTTP_DONE 0
+#define NICD_HTTP_DONE  0
 #define NICD_HTTP_AGAIN -2
 /* any other return value is the HTTP status to answer with */
 
@@ -59,12 +59,12 @@ typedef struct {
     /* the request line */
     int         method;
     nicd_span_t method_s;
-    nicd_span_t line;    /* the request line without CRLF ($request) */
-    nicd_span_t target;  /* as sent */
-    nicd_span_t path;    /* the target's path, still percent-encoded */
-    nicd_span_t query;   /* after '?', may be empty */
+    nicd_span_t line;      /* the request line without CRLF ($request) */
+    nicd_span_t target;    /* as sent */
+    nicd_span_t path;      /* the target's path, still percent-encoded */
+    nicd_span_t query;     /* after '?', may be empty */
     nicd_span_t authority; /* from an absolute-form target, else len 0 */
-    int         version; /* 10 for HTTP/1.0, 11 for HTTP/1.1 and later 1.x */
+    int         version;   /* 10 for HTTP/1.0, 11 for HTTP/1.1 and later 1.x */
 
     nicd_header_t headers[NICD_HTTP_MAX_HEADERS];
     int           nheaders;
@@ -72,11 +72,11 @@ typedef struct {
     uint32_t head_len; /* bytes of the head, including the empty line */
 
     /* filled by nicd_http_parse() when the head is complete */
-    int      keepalive;      /* per version and Connection */
-    int      has_body;       /* Content-Length > 0 or Transfer-Encoding */
-    int      chunked;        /* Transfer-Encoding present */
+    int      keepalive; /* per version and Connection */
+    int      has_body;  /* Content-Length > 0 or Transfer-Encoding */
+    int      chunked;   /* Transfer-Encoding present */
     uint64_t content_length;
-    int h_host, h_if_none_match, h_if_modified_since, h_if_match,
+    int      h_host, h_if_none_match, h_if_modified_since, h_if_match,
         h_if_unmodified_since, h_range, h_if_range, h_referer,
         h_user_agent; /* index into headers, or -1 */
 } nicd_http_req_t;

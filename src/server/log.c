@@ -30,8 +30,7 @@ log_level_parse(const char *name)
 {
     int i;
 
-    for (i = 0; i < (int) (sizeof(level_names) / sizeof(level_names[0]));
-         i++) {
+    for (i = 0; i < (int) (sizeof(level_names) / sizeof(level_names[0])); i++) {
         if (strcmp(level_names[i], name) == 0) {
             return i;
         }
@@ -73,8 +72,8 @@ log_error_open(const char *path, int level)
     }
 
     free(error_path);
-    error_path = (path != NULL && strcmp(path, "stderr") != 0)
-                     ? strdup(path) : NULL;
+    error_path =
+        (path != NULL && strcmp(path, "stderr") != 0) ? strdup(path) : NULL;
     error_level = level;
     return 0;
 }
@@ -114,8 +113,8 @@ log_error(int level, int err, const char *fmt, ...)
     now = time(NULL);
     localtime_r(&now, &tm);
     n = strftime(line, sizeof(line), "%Y/%m/%d %H:%M:%S ", &tm);
-    k = snprintf(line + n, sizeof(line) - n, "[%s] %ld#%ld: ",
-                 level_names[level], (long) getpid(),
+    k = snprintf(line + n, sizeof(line) - n,
+                 "[%s] %ld#%ld: ", level_names[level], (long) getpid(),
                  (long) syscall(SYS_gettid));
     n += (size_t) k;
 

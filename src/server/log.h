@@ -32,9 +32,9 @@ int log_level_parse(const char *name);
  * writing concurrently never see a closed descriptor.  Returns 0, or -1
  * with errno.
  */
-int  log_error_open(const char *path, int level);
-int  log_error_reopen(void);
-int  log_error_level(void);
+int log_error_open(const char *path, int level);
+int log_error_reopen(void);
+int log_error_level(void);
 
 void log_error(int level, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -46,7 +46,7 @@ void log_error(int level, int err, const char *fmt, ...)
 #endif
 
 /* Assertions record file and line and never compile to nothing. */
-#define nicd_assert(e)                                                       \
+#define nicd_assert(e)                                                         \
     ((e) ? (void) 0 : nicd_assert_fail(#e, __FILE__, __LINE__))
 void nicd_assert_fail(const char *expr, const char *file, int line)
     __attribute__((noreturn));
@@ -60,8 +60,8 @@ typedef struct nicd_logfile_s nicd_logfile_t;
 /* Open (or share the already open) access log at path; NULL on error. */
 nicd_logfile_t *log_access_open(const char *path);
 /* Reopen every access log (SIGUSR1). */
-void            log_access_reopen_all(void);
-int             log_access_fd(nicd_logfile_t *lf);
+void log_access_reopen_all(void);
+int  log_access_fd(nicd_logfile_t *lf);
 
 /* A per-thread access log buffer. */
 typedef struct {

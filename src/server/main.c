@@ -33,11 +33,11 @@ typedef struct {
     char *text; /* the listen directive's address */
     int   idx;  /* the worker slot it belongs to */
     int   fd;
-    int   gen;  /* newest generation using it */
+    int   gen; /* newest generation using it */
 } listener_t;
 
 typedef struct worker_node_s {
-    nicd_worker_t         *w;
+    nicd_worker_t        *w;
     struct worker_node_s *next;
 } worker_node_t;
 
@@ -63,26 +63,25 @@ static int                stopping;
 static void
 usage(FILE *out)
 {
-    fprintf(out,
-            "usage: nicd [-c FILE] [-g 'DIRECTIVES'] [--root DIR] "
-            "[--listen HOST:PORT]\n"
-            "            [--threads N] [--backend NAME] [-t] [-V] [-h]\n"
-            "\n"
-            "  -c FILE            read the configuration from FILE\n"
-            "  -g 'DIRECTIVES'    add top-level directives (\"root www; "
-            "listen 8080;\")\n"
-            "  --root DIR         serve DIR (overrides the file)\n"
-            "  --listen HOST:PORT listen there, instead of the file's "
-            "listen directives\n"
-            "  --threads N        worker threads (default: one per CPU)\n"
-            "  --backend NAME     send backend (nicd -V lists them)\n"
-            "  -t                 test the configuration and exit\n"
-            "  -V                 print version, features and send "
-            "backends\n"
-            "\n"
-            "Without -c, nicd serves the directory of --root (default: "
-            "html) on\n127.0.0.1:8080.  Signals: HUP reload, USR1 reopen "
-            "logs, QUIT graceful stop,\nTERM/INT fast stop.\n");
+    fprintf(out, "usage: nicd [-c FILE] [-g 'DIRECTIVES'] [--root DIR] "
+                 "[--listen HOST:PORT]\n"
+                 "            [--threads N] [--backend NAME] [-t] [-V] [-h]\n"
+                 "\n"
+                 "  -c FILE            read the configuration from FILE\n"
+                 "  -g 'DIRECTIVES'    add top-level directives (\"root www; "
+                 "listen 8080;\")\n"
+                 "  --root DIR         serve DIR (overrides the file)\n"
+                 "  --listen HOST:PORT listen there, instead of the file's "
+                 "listen directives\n"
+                 "  --threads N        worker threads (default: one per CPU)\n"
+                 "  --backend NAME     send backend (nicd -V lists them)\n"
+                 "  -t                 test the configuration and exit\n"
+                 "  -V                 print version, features and send "
+                 "backends\n"
+                 "\n"
+                 "Without -c, nicd serves the directory of --root (default: "
+                 "html) on\n127.0.0.1:8080.  Signals: HUP reload, USR1 reopen "
+                 "logs, QUIT graceful stop,\nTERM/INT fast stop.\n");
 }
 
 static void
@@ -118,7 +117,8 @@ load_conf(char *err, size_t errlen)
     }
     if (opts.directives != NULL
         && nicd_conf_parse_string(c, opts.directives, "command line", err,
-                                  errlen) != 0) {
+                                  errlen)
+               != 0) {
         goto err;
     }
     if (opts.root != NULL) {
@@ -223,8 +223,8 @@ cycle_create(nicd_conf_t *conf, char *err, size_t errlen)
     if (conf->access_log != NULL) {
         cy->access_log = log_access_open(conf->access_log);
         if (cy->access_log == NULL) {
-            snprintf(err, errlen, "open() \"%s\" failed: %s",
-                     conf->access_log, strerror(errno));
+            snprintf(err, errlen, "open() \"%s\" failed: %s", conf->access_log,
+                     strerror(errno));
             snic_instance_stop(&cy->backend);
             goto err;
         }
@@ -376,8 +376,8 @@ say_listening(nicd_cycle_t *cy)
             continue;
         }
         if (ss.ss_family == AF_INET6) {
-            inet_ntop(AF_INET6, &((struct sockaddr_in6 *) &ss)->sin6_addr,
-                      host, sizeof(host));
+            inet_ntop(AF_INET6, &((struct sockaddr_in6 *) &ss)->sin6_addr, host,
+                      sizeof(host));
             log_error(LOG_NOTICE, 0, "listening on http://[%s]:%u/", host,
                       sockaddr_port(&ss));
         } else {
@@ -505,8 +505,10 @@ reload(void)
         return;
     }
     if (log_error_open(conf->error_log, conf->error_level) != 0) {
-        log_error(LOG_EMERG, errno, "error_log \"%s\" cannot be opened; the "
-                  "running configuration stays", conf->error_log);
+        log_error(LOG_EMERG, errno,
+                  "error_log \"%s\" cannot be opened; the "
+                  "running configuration stays",
+                  conf->error_log);
         nicd_conf_free(conf);
         return;
     }
@@ -525,9 +527,10 @@ reload(void)
     write_pid(cy->conf);
     command_all(old, 'r');
     say_listening(cy);
-    log_error(LOG_NOTICE, 0, "configuration reloaded (generation %d, %d "
-              "worker threads, send backend %s)", cy->generation,
-              cy->nworkers, cy->backend.ops->name);
+    log_error(LOG_NOTICE, 0,
+              "configuration reloaded (generation %d, %d "
+              "worker threads, send backend %s)",
+              cy->generation, cy->nworkers, cy->backend.ops->name);
 }
 
 /* A worker has exited: join it, and retire its generation if it was the
@@ -560,8 +563,7 @@ notify_cb(evutil_socket_t fd, short ev, void *arg)
         free(w);
 
         if (--cy->alive == 0 && cy != current) {
-            log_error(LOG_NOTICE, 0, "generation %d retired",
-                      cy->generation);
+            log_error(LOG_NOTICE, 0, "generation %d retired", cy->generation);
             cycle_destroy(cy);
         }
         oldest = current->generation;
@@ -619,8 +621,8 @@ raise_nofile(const nicd_conf_t *c)
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
         return;
     }
-    rl.rlim_cur = c->worker_rlimit_nofile > 0
-                      ? (rlim_t) c->worker_rlimit_nofile : rl.rlim_max;
+    rl.rlim_cur = c->worker_rlimit_nofile > 0 ? (rlim_t) c->worker_rlimit_nofile
+                                              : rl.rlim_max;
     if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
         log_error(LOG_WARN, errno, "setrlimit(RLIMIT_NOFILE, %lu) failed",
                   (unsigned long) rl.rlim_cur);
@@ -648,36 +650,16 @@ main(int argc, char **argv)
 
     while ((ch = getopt_long(argc, argv, "c:g:tVh", longopts, NULL)) != -1) {
         switch (ch) {
-        case 'c':
-            opts.conf_file = optarg;
-            break;
-        case 'g':
-            opts.directives = optarg;
-            break;
-        case 't':
-            opts.test = 1;
-            break;
-        case 'V':
-            version();
-            return 0;
-        case 'h':
-            usage(stdout);
-            return 0;
-        case 'r':
-            opts.root = optarg;
-            break;
-        case 'l':
-            opts.listen = optarg;
-            break;
-        case 'n':
-            opts.threads = optarg;
-            break;
-        case 'b':
-            opts.backend = optarg;
-            break;
-        default:
-            usage(stderr);
-            return 2;
+        case 'c': opts.conf_file = optarg; break;
+        case 'g': opts.directives = optarg; break;
+        case 't': opts.test = 1; break;
+        case 'V': version(); return 0;
+        case 'h': usage(stdout); return 0;
+        case 'r': opts.root = optarg; break;
+        case 'l': opts.listen = optarg; break;
+        case 'n': opts.threads = optarg; break;
+        case 'b': opts.backend = optarg; break;
+        default: usage(stderr); return 2;
         }
     }
     if (optind != argc) {
@@ -705,7 +687,8 @@ main(int argc, char **argv)
             return 1;
         }
         cycle_destroy(cy);
-        fprintf(stderr, "nicd: the configuration file %s syntax is ok\n"
+        fprintf(stderr,
+                "nicd: the configuration file %s syntax is ok\n"
                 "nicd: configuration file %s test is successful\n",
                 opts.conf_file ? opts.conf_file : "(none)",
                 opts.conf_file ? opts.conf_file : "(none)");
@@ -713,8 +696,10 @@ main(int argc, char **argv)
     }
 
     if (log_error_open(conf->error_log, conf->error_level) != 0) {
-        fprintf(stderr, "nicd: [emerg] error_log \"%s\" cannot be opened: "
-                "%s\n", conf->error_log, strerror(errno));
+        fprintf(stderr,
+                "nicd: [emerg] error_log \"%s\" cannot be opened: "
+                "%s\n",
+                conf->error_log, strerror(errno));
         return 1;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -750,8 +735,10 @@ main(int argc, char **argv)
                     NULL);
     event_add(nev, NULL);
 
-    log_error(LOG_NOTICE, 0, "nicd/%s serving \"%s\" with %d worker threads, "
-              "send backend %s", NICD_VERSION, cy->conf->root, cy->nworkers,
+    log_error(LOG_NOTICE, 0,
+              "nicd/%s serving \"%s\" with %d worker threads, "
+              "send backend %s",
+              NICD_VERSION, cy->conf->root, cy->nworkers,
               cy->backend.ops->name);
     say_listening(cy);
 

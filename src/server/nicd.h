@@ -32,7 +32,7 @@ typedef struct nicd_cycle_s {
     nicd_logfile_t *access_log;
     int             generation;
     int             nworkers;
-    int             alive; /* workers still running */
+    int             alive;           /* workers still running */
     char            server_line[64]; /* "Server: nicd/0.1.0\r\n" */
     size_t          server_line_len;
 } nicd_cycle_t;
@@ -103,10 +103,10 @@ struct nicd_conn_s {
 
     nicd_http_req_t req;
 
-    nicd_buf_t  out;  /* headers and in-memory bodies */
+    nicd_buf_t  out; /* headers and in-memory bodies */
     nicd_out_t *items;
     int         nitems, ihead, items_size;
-    nicd_buf_t  logb; /* pending access log records */
+    nicd_buf_t  logb;      /* pending access log records */
     uint64_t    body_sent; /* of the response being sent */
 
     int      nrequests;
@@ -129,8 +129,7 @@ void nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
 void nicd_conn_close(nicd_conn_t *c);
 /* Queue in-memory bytes (copied) or a file range as part of a response. */
 void nicd_conn_out_mem(nicd_conn_t *c, size_t off, size_t len, int body);
-void nicd_conn_out_file(nicd_conn_t *c, nicd_file_t *f, off_t off,
-                        size_t len);
+void nicd_conn_out_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len);
 /* The last item of a response: its status and its access log record. */
 void nicd_conn_out_end(nicd_conn_t *c, int status, uint32_t log_off,
                        uint32_t log_split, uint32_t log_len);
@@ -143,7 +142,7 @@ void nicd_http_handle(nicd_conn_t *c);
 /* Answer with an error status (and close when the status says so). */
 void nicd_http_error(nicd_conn_t *c, int status);
 /* May the connection stay open after this response? */
-int  nicd_http_keepalive_allowed(nicd_conn_t *c);
+int nicd_http_keepalive_allowed(nicd_conn_t *c);
 
 /* worker.c */
 int  nicd_worker_start(nicd_worker_t *w);

@@ -40,8 +40,8 @@ hash_path(const char *p, size_t len)
 }
 
 int
-nicd_ofc_init(nicd_ofc_t *c, int root_fd, int symlinks, int max,
-              long valid_ms, long inactive_ms, const void *conf)
+nicd_ofc_init(nicd_ofc_t *c, int root_fd, int symlinks, int max, long valid_ms,
+              long inactive_ms, const void *conf)
 {
     unsigned size = 16;
 

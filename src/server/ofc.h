@@ -24,33 +24,33 @@
 typedef struct nicd_file_s nicd_file_t;
 
 struct nicd_file_s {
-    nicd_file_t *hnext;        /* hash chain */
+    nicd_file_t *hnext;         /* hash chain */
     nicd_file_t *lprev, *lnext; /* LRU list, most recent first */
     unsigned     hash;
     int          refs;
     unsigned     in_cache : 1;
     unsigned     is_dir : 1;
 
-    snic_file_t  file;  /* fd, id, revision, size */
-    time_t       mtime;
-    long         validated_ms;
-    long         used_ms;
-    char         etag[48];
-    size_t       etag_len;
-    char         last_modified[32];
-    const char  *mime;
+    snic_file_t file; /* fd, id, revision, size */
+    time_t      mtime;
+    long        validated_ms;
+    long        used_ms;
+    char        etag[48];
+    size_t      etag_len;
+    char        last_modified[32];
+    const char *mime;
 
-    size_t       path_len;
-    char         path[]; /* normalised, "/..." */
+    size_t path_len;
+    char   path[]; /* normalised, "/..." */
 };
 
 typedef struct {
-    int          root_fd;
-    int          symlinks; /* NICD_SYMLINKS_* */
-    int          max;      /* 0: no caching, open per request */
-    long         valid_ms;
-    long         inactive_ms;
-    const void  *conf;     /* nicd_conf_t, for MIME types */
+    int         root_fd;
+    int         symlinks; /* NICD_SYMLINKS_* */
+    int         max;      /* 0: no caching, open per request */
+    long        valid_ms;
+    long        inactive_ms;
+    const void *conf; /* nicd_conf_t, for MIME types */
 
     nicd_file_t **table;
     unsigned      mask;

@@ -130,24 +130,12 @@ nicd_html_escape(const char *s, size_t len, char *out)
         const char *rep = 0;
 
         switch (s[i]) {
-        case '<':
-            rep = "&lt;";
-            break;
-        case '>':
-            rep = "&gt;";
-            break;
-        case '&':
-            rep = "&amp;";
-            break;
-        case '"':
-            rep = "&quot;";
-            break;
-        case '\'':
-            rep = "&#39;";
-            break;
-        default:
-            out[o++] = s[i];
-            continue;
+        case '<': rep = "&lt;"; break;
+        case '>': rep = "&gt;"; break;
+        case '&': rep = "&amp;"; break;
+        case '"': rep = "&quot;"; break;
+        case '\'': rep = "&#39;"; break;
+        default: out[o++] = s[i]; continue;
         }
         for (k = 0; rep[k] != '\0'; k++) {
             out[o++] = rep[k];

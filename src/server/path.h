@@ -16,8 +16,7 @@
  * Returns 0, or 400 for: a bad escape, an encoded NUL or '/', a path that
  * does not start with '/', or ".." above the root.
  */
-int nicd_path_normalize(const char *in, size_t len, char *out,
-                        size_t *outlen);
+int nicd_path_normalize(const char *in, size_t len, char *out, size_t *outlen);
 
 /* Append s percent-encoded for use in a URL path to out (room 3*len+1). */
 size_t nicd_path_escape(const char *s, size_t len, char *out);

@@ -48,8 +48,8 @@ nicd_range_parse(const char *v, size_t len, off_t size, int max,
 
     /* "bytes" is case-insensitive (range-unit is a token) */
     if (len < 6 || (v[0] | 0x20) != 'b' || (v[1] | 0x20) != 'y'
-        || (v[2] | 0x20) != 't' || (v[3] | 0x20) != 'e'
-        || (v[4] | 0x20) != 's' || v[5] != '=') {
+        || (v[2] | 0x20) != 't' || (v[3] | 0x20) != 'e' || (v[4] | 0x20) != 's'
+        || v[5] != '=') {
         return NICD_RANGE_IGNORE;
     }
     i = 6;

@@ -13,8 +13,8 @@ typedef struct {
     off_t end;   /* last byte, inclusive */
 } nicd_range_t;
 
-#define NICD_RANGE_IGNORE 0       /* serve the whole representation */
-#define NICD_RANGE_OK 1           /* *n satisfiable ranges in out */
+#define NICD_RANGE_IGNORE        0  /* serve the whole representation */
+#define NICD_RANGE_OK            1  /* *n satisfiable ranges in out */
 #define NICD_RANGE_UNSATISFIABLE -1 /* answer 416 */
 
 /*

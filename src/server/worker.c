@@ -67,7 +67,8 @@ accept_cb(evutil_socket_t lfd, short ev, void *arg)
 
     for (i = 0; i < 64; i++) {
         if (w->nconns >= w->cycle->conf->worker_connections) {
-            log_error(LOG_WARN, 0, "%d worker_connections are not enough, "
+            log_error(LOG_WARN, 0,
+                      "%d worker_connections are not enough, "
                       "not accepting until one closes",
                       w->cycle->conf->worker_connections);
             listen_enable(w, 0);
@@ -79,26 +80,23 @@ accept_cb(evutil_socket_t lfd, short ev, void *arg)
                      SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd == -1) {
             switch (errno) {
-            case EAGAIN:
-                return;
+            case EAGAIN: return;
             case EINTR:
             case ECONNABORTED:
-            case EPROTO:
-                continue;
+            case EPROTO: continue;
             case EMFILE:
             case ENFILE:
             case ENOBUFS:
             case ENOMEM:
                 /* the connection stays in the backlog; accepting again at
                  * once would spin on the same error */
-                log_error(LOG_CRIT, errno, "accept4() failed, not accepting "
+                log_error(LOG_CRIT, errno,
+                          "accept4() failed, not accepting "
                           "new connections for 100 ms");
                 listen_enable(w, 0);
                 evtimer_add(w->resume_ev, &tv);
                 return;
-            default:
-                log_error(LOG_ERR, errno, "accept4() failed");
-                return;
+            default: log_error(LOG_ERR, errno, "accept4() failed"); return;
             }
         }
         nicd_conn_accept(w, fd, listener, (struct sockaddr *) &sa);
@@ -156,15 +154,9 @@ cmd_cb(evutil_socket_t fd, short ev, void *arg)
     n = read(fd, cmd, sizeof(cmd));
     for (i = 0; i < n; i++) {
         switch (cmd[i]) {
-        case 'r':
-            stop(w, NICD_RETIRING);
-            break;
-        case 'q':
-            stop(w, NICD_STOPPING);
-            break;
-        case 't':
-            event_base_loopbreak(w->base);
-            break;
+        case 'r': stop(w, NICD_RETIRING); break;
+        case 'q': stop(w, NICD_STOPPING); break;
+        case 't': event_base_loopbreak(w->base); break;
         }
     }
 }
@@ -262,8 +254,8 @@ nicd_worker_start(nicd_worker_t *w)
         log_error(LOG_EMERG, errno, "pipe2() failed");
         goto err;
     }
-    w->cmd_ev = event_new(w->base, w->cmd_fd[0], EV_READ | EV_PERSIST,
-                          cmd_cb, w);
+    w->cmd_ev =
+        event_new(w->base, w->cmd_fd[0], EV_READ | EV_PERSIST, cmd_cb, w);
     w->tick_ev = event_new(w->base, -1, EV_PERSIST, tick_cb, w);
     w->resume_ev = evtimer_new(w->base, resume_cb, w);
     w->listen_evs = calloc((size_t) w->nlisten, sizeof(struct event *));
@@ -282,7 +274,8 @@ nicd_worker_start(nicd_worker_t *w)
     }
     if (nicd_ofc_init(&w->ofc, w->cycle->root_fd, cf->disable_symlinks,
                       cf->open_file_cache_max, cf->open_file_cache_valid,
-                      cf->open_file_cache_inactive, cf) != 0
+                      cf->open_file_cache_inactive, cf)
+            != 0
         || log_buf_init(&w->log, w->cycle->access_log, cf->access_log_buffer)
                != 0) {
         log_error(LOG_EMERG, 0, "out of memory");
