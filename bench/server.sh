@@ -1,0 +1,151 @@
+#!/bin/sh
+# nicd against Debian's nginx, same docroot, equivalent configurations
+# (sendfile on, access log off, open file cache on, one worker, keep-alive
+# without a request limit).  Each server is pinned to CPU 0, wrk to CPU 1
+# (1 thread, 64 connections).  For each file size, runs alternate
+# nicd/nginx RUNS times; the table shows medians and the ratio nicd/nginx.
+#
+# Usage: sh bench/server.sh   (env: DURATION=10 RUNS=3 CONNS=64
+#                              SIZES="1k 16k 256k 4m" BACKEND=sendfile)
+# Writes build/bench/server.json.  The two CPUs are shared by server and
+# load generator: compare the ratio, not the absolute numbers.
+set -eu
+
+DURATION=${DURATION:-10}
+RUNS=${RUNS:-3}
+CONNS=${CONNS:-64}
+SIZES=${SIZES:-"1k 16k 256k 4m"}
+BACKEND=${BACKEND:-sendfile}
+NICD=${NICD:-build/nicd}
+NGINX=${NGINX:-/usr/sbin/nginx}
+OUT=build/bench
+mkdir -p "$OUT"
+work=$(mktemp -d /tmp/nicd-bench-XXXXXX)
+pids=""
+
+cleanup() {
+    for p in $pids; do kill "$p" 2>/dev/null || true; done
+    for p in $pids; do wait "$p" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+wait_port() {
+    python3 - "$1" <<'PY'
+import socket, sys, time
+end = time.monotonic() + 10
+while True:
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()
+        break
+    except OSError:
+        if time.monotonic() > end:
+            sys.exit("server on port %s did not come up" % sys.argv[1])
+        time.sleep(0.05)
+PY
+}
+
+# the docroot
+mkdir -p "$work/www"
+for s in $SIZES; do
+    python3 - "$s" "$work/www/$s.bin" <<'PY'
+import sys
+n = sys.argv[1]
+size = int(n[:-1]) * {"k": 1024, "m": 1048576}[n[-1]] if n[-1] in "km" \
+    else int(n)
+open(sys.argv[2], "wb").write((bytes(range(251)) * (size // 251 + 1))[:size])
+PY
+done
+
+# nginx, as Debian ships it, one worker, pinned
+nginx_port=$(free_port)
+mkdir -p "$work/nginx/logs"
+cat > "$work/nginx/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+master_process off;
+error_log $work/nginx/logs/error.log warn;
+pid $work/nginx/nginx.pid;
+events { worker_connections 4096; }
+http {
+    sendfile on;
+    access_log off;
+    open_file_cache max=1000;
+    open_file_cache_valid 60s;
+    keepalive_requests 1000000;
+    default_type application/octet-stream;
+    client_body_temp_path $work/nginx/tmp;
+    proxy_temp_path $work/nginx/tmp;
+    fastcgi_temp_path $work/nginx/tmp;
+    uwsgi_temp_path $work/nginx/tmp;
+    scgi_temp_path $work/nginx/tmp;
+    server {
+        listen 127.0.0.1:$nginx_port;
+        root $work/www;
+    }
+}
+CONF
+taskset -c 0 "$NGINX" -p "$work/nginx" -c "$work/nginx/nginx.conf" &
+pids="$pids $!"
+
+# nicd, the same
+nicd_port=$(free_port)
+taskset -c 0 "$NICD" --root "$work/www" --listen "127.0.0.1:$nicd_port" \
+    --threads 1 --backend "$BACKEND" -g "access_log off; error_log $work/nicd.log warn;
+    open_file_cache max=1000; open_file_cache_valid 60s;
+    keepalive_requests 1000000;" &
+pids="$pids $!"
+
+wait_port "$nginx_port"
+wait_port "$nicd_port"
+
+run_wrk() {
+    taskset -c 1 wrk -t1 -c"$CONNS" -d"${DURATION}s" -s bench/wrk/report.lua \
+        "http://127.0.0.1:$1/$2.bin" | sed -n 's/^JSON //p'
+}
+
+echo "nicd ($BACKEND) vs nginx $("$NGINX" -v 2>&1 | sed 's/.*nginx\///'): servers on CPU 0, wrk -t1 -c$CONNS on CPU 1,"
+echo "${DURATION}s per run, $RUNS alternating runs per size; medians. Two cores shared by server and load generator."
+: > "$work/results"
+for s in $SIZES; do
+    for r in $(seq "$RUNS"); do
+        for srv in nicd nginx; do
+            port=$nicd_port
+            [ "$srv" = nginx ] && port=$nginx_port
+            json=$(run_wrk "$port" "$s")
+            echo "$s $srv $r $json" >> "$work/results"
+            echo "  $s $srv run $r: $(echo "$json" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.0f req/s, %.1f MiB/s, errors %s" % (d["requests_per_s"], d["mib_per_s"], sum(d["errors"].values())))')" >&2
+        done
+    done
+done
+
+python3 - "$work/results" "$OUT/server.json" "$BACKEND" <<'PY'
+import json, statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    size, srv, run, js = line.split(" ", 3)
+    rows.setdefault(size, {}).setdefault(srv, []).append(json.loads(js))
+out = []
+print("%-6s %14s %14s %7s %12s %12s" % ("size", "nicd req/s", "nginx req/s",
+                                        "ratio", "nicd MiB/s", "nginx MiB/s"))
+for size, d in rows.items():
+    m = {srv: (statistics.median(r["requests_per_s"] for r in runs),
+               statistics.median(r["mib_per_s"] for r in runs),
+               sum(sum(r["errors"].values()) for r in runs))
+         for srv, runs in d.items()}
+    ratio = m["nicd"][0] / m["nginx"][0]
+    print("%-6s %14.0f %14.0f %6.2fx %12.1f %12.1f" % (
+        size, m["nicd"][0], m["nginx"][0], ratio, m["nicd"][1], m["nginx"][1]))
+    if m["nicd"][2] or m["nginx"][2]:
+        print("       errors: nicd %d, nginx %d" % (m["nicd"][2], m["nginx"][2]))
+    out.append({"size": size, "backend": sys.argv[3],
+                "nicd": d["nicd"], "nginx": d["nginx"],
+                "nicd_median_rps": m["nicd"][0], "nginx_median_rps": m["nginx"][0],
+                "ratio": ratio})
+json.dump(out, open(sys.argv[2], "w"), indent=1)
+print("results: %s" % sys.argv[2])
+PY
