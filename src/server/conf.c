@@ -1350,6 +1350,9 @@ nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    if (c->client_header_buffer_size < 128) {
+        c->client_header_buffer_size = 128; /* 0 would never read */
+    }
     if (c->client_header_buffer_size
         > c->large_header_buffer_size * (size_t) c->large_header_buffers) {
         c->client_header_buffer_size =

@@ -409,6 +409,43 @@ discard_body(nicd_conn_t *c)
 }
 
 /*
+ * Skip a chunked request body.  Returns NICD_HTTP_DONE when it has ended,
+ * else NICD_HTTP_AGAIN (wait for more) or 400 (the connection is closing).
+ */
+static int
+skip_chunked(nicd_conn_t *c)
+{
+    size_t used;
+    int    rc;
+
+    rc = nicd_http_chunked_skip(&c->chunked, c->in + c->in_start,
+                                c->in_end - c->in_start, &used);
+    c->in_start += (uint32_t) used;
+    if (rc == NICD_HTTP_DONE) {
+        c->in_chunked = 0;
+        return rc;
+    }
+    if (rc != NICD_HTTP_AGAIN) {
+        log_error(LOG_INFO, 0,
+                  "client sent invalid chunked body, "
+                  "closing, client: %s",
+                  c->addr);
+    } else if (c->chunked.total > c->w->cycle->conf->client_max_body_size) {
+        log_error(LOG_INFO, 0,
+                  "client sent too large chunked body, "
+                  "closing, client: %s",
+                  c->addr);
+        rc = 413;
+    } else {
+        return rc;
+    }
+    c->in_chunked = 0;
+    c->closing = 1;
+    c->linger_close = 1;
+    return rc;
+}
+
+/*
  * Parse and answer what is in the buffer, flush, and decide what the
  * connection waits for next.
  */
@@ -425,6 +462,9 @@ conn_run(nicd_conn_t *c)
                 if (c->discard > 0) {
                     break;
                 }
+            }
+            if (c->in_chunked && skip_chunked(c) != NICD_HTTP_DONE) {
+                break;
             }
             if (c->in_start == c->in_end) {
                 break;
@@ -501,7 +541,7 @@ conn_run(nicd_conn_t *c)
             return;
         }
         start_reading(c);
-        set_timer(c, c->discard > 0 ? T_HEADER : T_KEEPALIVE);
+        set_timer(c, c->discard > 0 || c->in_chunked ? T_HEADER : T_KEEPALIVE);
         return;
     }
 

@@ -413,8 +413,11 @@ if_range_ok(nicd_conn_t *c, nicd_file_t *f)
     if (v.len > 0 && (p[0] == '"' || (v.len > 2 && p[0] == 'W'))) {
         return v.len == f->etag_len && memcmp(p, f->etag, v.len) == 0;
     }
+    /* a date is only a strong validator when the file has not changed
+     * within the second it names (RFC 9110, 8.8.2.2 and 13.1.5) */
     t = nicd_http_date_parse(p, v.len);
-    return t != -1 && t == f->mtime;
+    refresh_dates();
+    return t != -1 && t == f->mtime && dates.sec > f->mtime;
 }
 
 static void
@@ -524,7 +527,10 @@ serve_file(nicd_conn_t *c, nicd_file_t *f)
         return;
     }
 
-    if (c->req.h_range >= 0 && cf->max_ranges > 0 && if_range_ok(c, f)) {
+    /* GET is the only method with range semantics: a HEAD gets what a
+     * plain GET would (RFC 9110, 14.2: MUST ignore) */
+    if (c->req.h_range >= 0 && c->req.method == NICD_M_GET && cf->max_ranges > 0
+        && if_range_ok(c, f)) {
         v = header_value(c, c->req.h_range);
         c->w->scratch.len = 0;
         if (nicd_buf_reserve(&c->w->scratch,
@@ -800,9 +806,9 @@ nicd_http_handle(nicd_conn_t *c)
             return;
         }
         if (r->chunked) {
-            /* we never read request bodies; without a length the only way
-             * to stay in sync is to close after this response */
-            c->keepalive = 0;
+            /* skipped chunk by chunk after the head (conn.c) */
+            c->in_chunked = 1;
+            memset(&c->chunked, 0, sizeof(c->chunked));
         } else {
             c->discard = r->content_length;
         }

@@ -92,6 +92,27 @@ void nicd_http_req_reset(nicd_http_req_t *p);
  */
 int nicd_http_parse(nicd_http_req_t *p, const char *buf, size_t len);
 
+/*
+ * Skipping a chunked request body (RFC 9112, section 7.1): nicd reads no
+ * request bodies, but it must find where one ends to keep the connection
+ * in step.  Chunk extensions and trailer fields are read and dropped.
+ */
+typedef struct {
+    int      state;
+    uint64_t left;  /* data bytes left in the current chunk */
+    uint64_t total; /* data bytes seen so far */
+    uint32_t line;  /* length of the current size or trailer line */
+} nicd_chunked_t;
+
+/*
+ * Consume body bytes from buf[0..len); *used says how many.  Returns
+ * NICD_HTTP_DONE when the body (trailers included) has ended,
+ * NICD_HTTP_AGAIN when all of buf was consumed and more is needed, or 400
+ * when the framing is invalid (a bad size, a line longer than 4 KiB).
+ */
+int nicd_http_chunked_skip(nicd_chunked_t *s, const char *buf, size_t len,
+                           size_t *used);
+
 /* Case-insensitive compare of a span of buf with a lowercase literal. */
 int nicd_span_ieq(const char *buf, nicd_span_t s, const char *lower);
 

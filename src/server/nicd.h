@@ -97,9 +97,10 @@ struct nicd_conn_s {
     struct event   rev, wev, tev;
     int            timer;
 
-    char    *in;
-    uint32_t in_size, in_start, in_end, in_max;
-    uint64_t discard; /* request body bytes still to skip */
+    char          *in;
+    uint32_t       in_size, in_start, in_end, in_max;
+    uint64_t       discard; /* request body bytes still to skip */
+    nicd_chunked_t chunked; /* a chunked request body being skipped */
 
     nicd_http_req_t req;
 
@@ -117,6 +118,7 @@ struct nicd_conn_s {
     unsigned reading : 1;   /* rev is added */
     unsigned lingering : 1;
     unsigned linger_close : 1; /* an error response: drain before close */
+    unsigned in_chunked : 1;   /* skipping a chunked request body */
 
     char addr[INET6_ADDRSTRLEN];
 

@@ -80,3 +80,31 @@ def test_many_small_pipelined_over_buffer():
             r = c.read_response()
             check(r.status == 200 and r.body == b"%d" % i, "response %d" % i)
         c.close()
+
+
+def test_chunked_bodies_are_skipped():
+    """A chunked request body is read past (extensions, trailers and all)
+    and the connection stays in step and open."""
+    with Server() as s:
+        s.put("a.txt", b"aaa")
+        c = s.connect()
+        c.send(b"POST /a.txt HTTP/1.1\r\nHost: x\r\n"
+               b"Transfer-Encoding: chunked\r\n\r\n"
+               b"5;ext=1\r\nGET /\r\n"
+               b"1A\r\n" + b"G" * 26 + b"\r\n"
+               b"0\r\nTrailer-Field: v\r\n\r\n" + build("/a.txt"))
+        check(c.read_response().status == 405, "POST")
+        r = c.read_response()
+        check(r.status == 200 and r.body == b"aaa", "GET after: %r" % r)
+        # a chunked GET body arriving in pieces
+        c.send(b"GET /a.txt HTTP/1.1\r\nHost: x\r\n"
+               b"Transfer-Encoding: chunked\r\n\r\n3\r\nab")
+        check(c.read_response().body == b"aaa", "GET with a chunked body")
+        c.send(b"c\r\n0\r\n\r\n" + build("/a.txt"))
+        check(c.read_response().body == b"aaa", "after the pieces")
+        # invalid framing: the connection is closed
+        c.send(b"POST / HTTP/1.1\r\nHost: x\r\n"
+               b"Transfer-Encoding: chunked\r\n\r\nzz\r\n")
+        check(c.read_response().status == 405, "answered first")
+        check(c.wait_closed(), "bad chunk size must close")
+        s.wait_log(r"client sent invalid chunked body")

@@ -281,6 +281,62 @@ test_methods(void)
     CHECK_INT(req.method, NICD_M_UNKNOWN); /* methods are case-sensitive */
 }
 
+static int
+skip(const char *body, size_t len, size_t *used, size_t step)
+{
+    nicd_chunked_t st;
+    size_t         off = 0, u, n;
+    int            rc = NICD_HTTP_AGAIN;
+
+    memset(&st, 0, sizeof(st));
+    while (off < len) {
+        n = len - off < step ? len - off : step;
+        rc = nicd_http_chunked_skip(&st, body + off, n, &u);
+        off += u;
+        if (rc != NICD_HTTP_AGAIN) {
+            break;
+        }
+    }
+    *used = off;
+    return rc;
+}
+
+static void
+test_chunked_skip(void)
+{
+    static const char *ok[] = {
+        "0\r\n\r\n",
+        "5\r\nhello\r\n0\r\n\r\n",
+        "5;name=val\r\nhello\r\nA\r\n0123456789\r\n0\r\n\r\n",
+        "5 ; x\r\nhello\r\n000\r\nTrailer: x\r\nT2: y\r\n\r\n",
+        "3\nabc\n0\n\n",
+        "f\r\n0123456789abcde\r\n0\r\n\r\n",
+    };
+    static const char *bad[] = {
+        "\r\n", "x\r\n", "5\r\nhelloX\r\n", "5\rX",
+        "10000000000000000\r\n", "5\r\nhello\r\n0\r\n\rX",
+        "1;\x01\r\n",
+    };
+    const char *next = "GET / HTTP/1.1\r\n";
+    char        buf[256];
+    size_t      i, used, len, step;
+
+    for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        /* the body, then the next request: it must stop exactly between */
+        len = (size_t) snprintf(buf, sizeof(buf), "%s%s", ok[i], next);
+        for (step = 1; step <= len; step += 7) {
+            CHECK_INT(skip(buf, len, &used, step), NICD_HTTP_DONE);
+            CHECK_INT(used, strlen(ok[i]));
+        }
+    }
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        CHECK_INT(skip(bad[i], strlen(bad[i]), &used, 1000), 400);
+    }
+    /* incomplete: everything consumed, more wanted */
+    CHECK_INT(skip("5\r\nhel", 8, &used, 1000), NICD_HTTP_AGAIN);
+    CHECK_INT(used, 8);
+}
+
 int
 main(void)
 {
@@ -294,5 +350,6 @@ main(void)
     RUN(test_malformed);
     RUN(test_limits);
     RUN(test_methods);
+    RUN(test_chunked_skip);
     return harness_report("test_http_parser");
 }
