@@ -111,10 +111,8 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
         return;
     }
 
-    c->req.max_line = (uint32_t) cf->large_header_buffer_size;
-    c->req.max_field = (uint32_t) cf->large_header_buffer_size;
-    c->req.max_head = c->in_max;
-    nicd_http_req_reset(&c->req);
+    nicd_http_req_init(&c->req, (uint32_t) cf->large_header_buffer_size,
+                       (uint32_t) cf->large_header_buffer_size, c->in_max);
 
     /* responses are packed by MSG_MORE and TCP_CORK, never by Nagle */
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));

@@ -63,6 +63,16 @@ static const struct {
 };
 
 void
+nicd_http_req_init(nicd_http_req_t *p, uint32_t max_line, uint32_t max_field,
+                   uint32_t max_head)
+{
+    p->max_line = max_line;
+    p->max_field = max_field;
+    p->max_head = max_head;
+    nicd_http_req_reset(p);
+}
+
+void
 nicd_http_req_reset(nicd_http_req_t *p)
 {
     uint32_t max_line = p->max_line;

@@ -81,6 +81,10 @@ typedef struct {
         h_user_agent; /* index into headers, or -1 */
 } nicd_http_req_t;
 
+/* Set the limits of p and make it ready for a first request. */
+void nicd_http_req_init(nicd_http_req_t *p, uint32_t max_line,
+                        uint32_t max_field, uint32_t max_head);
+
 /* Reset p for a new request (keeps the limits). */
 void nicd_http_req_reset(nicd_http_req_t *p);
 

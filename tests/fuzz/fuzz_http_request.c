@@ -37,11 +37,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         split = len;
     }
 
-    memset(&req, 0, sizeof(req));
-    req.max_line = 1024;
-    req.max_field = 1024;
-    req.max_head = 4096;
-    nicd_http_req_reset(&req);
+    nicd_http_req_init(&req, 1024, 1024, 4096);
 
     rc = nicd_http_parse(&req, buf, split);
     if (rc == NICD_HTTP_AGAIN) {

@@ -8,11 +8,7 @@ static nicd_http_req_t req;
 static int
 parse(const char *s)
 {
-    memset(&req, 0, sizeof(req));
-    req.max_line = 8192;
-    req.max_field = 8192;
-    req.max_head = 32768;
-    nicd_http_req_reset(&req);
+    nicd_http_req_init(&req, 8192, 8192, 32768);
     return nicd_http_parse(&req, s, strlen(s));
 }
 
@@ -57,11 +53,7 @@ test_incremental(void)
     CHECK_INT(parse(r), NICD_HTTP_DONE);
     whole = req;
 
-    memset(&req, 0, sizeof(req));
-    req.max_line = 8192;
-    req.max_field = 8192;
-    req.max_head = 32768;
-    nicd_http_req_reset(&req);
+    nicd_http_req_init(&req, 8192, 8192, 32768);
     for (i = 1; i <= strlen(r); i++) {
         rc = nicd_http_parse(&req, r, i);
         if (i < strlen(r)) {
@@ -197,10 +189,7 @@ test_malformed(void)
         CHECK_INT(rc, cases[i].status);
     }
     /* a NUL right in the middle (strlen would stop there) */
-    memset(&req, 0, sizeof(req));
-    req.max_line = req.max_field = 8192;
-    req.max_head = 32768;
-    nicd_http_req_reset(&req);
+    nicd_http_req_init(&req, 8192, 8192, 32768);
     CHECK_INT(nicd_http_parse(&req, "GET /a\0b HTTP/1.1\r\n\r\n", 22), 400);
     nicd_http_req_reset(&req);
     CHECK_INT(nicd_http_parse(&req, "\0GET / HTTP/1.1\r\n\r\n", 20), 400);
@@ -214,11 +203,7 @@ test_limits(void)
     int         i;
 
     /* a request line longer than max_line: 414, even before it ends */
-    memset(&req, 0, sizeof(req));
-    req.max_line = 100;
-    req.max_field = 100;
-    req.max_head = 1000;
-    nicd_http_req_reset(&req);
+    nicd_http_req_init(&req, 100, 100, 1000);
     n = (size_t) snprintf(buf, sizeof(buf), "GET /%0200d", 0);
     CHECK_INT(nicd_http_parse(&req, buf, n), 414);
 
@@ -239,9 +224,7 @@ test_limits(void)
 
     /* a head that exactly fills max_head without ending: 431 at once, not
      * AGAIN (the connection's buffer is full then and would stall) */
-    req.max_line = req.max_field = 8192;
-    req.max_head = 1024;
-    nicd_http_req_reset(&req);
+    nicd_http_req_init(&req, 8192, 8192, 1024);
     n = (size_t) snprintf(buf, sizeof(buf), "GET / HTTP/1.1\r\nHost: h\r\n");
     while (n < 1024) {
         buf[n++] = 'X';
@@ -259,9 +242,7 @@ test_limits(void)
     CHECK_INT(nicd_http_parse(&req, buf, 1024), NICD_HTTP_DONE);
 
     /* too many header fields: 431 */
-    req.max_line = req.max_field = 8192;
-    req.max_head = 32768;
-    nicd_http_req_reset(&req);
+    nicd_http_req_init(&req, 8192, 8192, 32768);
     n = (size_t) snprintf(buf, sizeof(buf), "GET / HTTP/1.1\r\nHost: h\r\n");
     for (i = 0; i < NICD_HTTP_MAX_HEADERS + 1; i++) {
         n += (size_t) snprintf(buf + n, sizeof(buf) - n, "X: y\r\n");
