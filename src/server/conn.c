@@ -692,9 +692,11 @@ nicd_conn_shutdown(nicd_conn_t *c, int graceful)
         nicd_conn_close(c);
         return;
     }
-    /* idle between requests: nothing is lost by closing now */
-    if (c->w->state == NICD_STOPPING && c->timer == T_KEEPALIVE
-        && c->nitems == c->ihead && c->in_start == c->in_end) {
+    /* no request in progress (idle between requests, or accepted and
+     * silent so far): nothing is lost by closing now */
+    if (c->w->state == NICD_STOPPING && c->nitems == c->ihead
+        && c->in_start == c->in_end && c->discard == 0 && !c->in_chunked
+        && !c->lingering) {
         nicd_conn_close(c);
     }
 }

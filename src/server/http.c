@@ -805,7 +805,12 @@ nicd_http_handle(nicd_conn_t *c)
             nicd_http_error(c, 413);
             return;
         }
-        if (r->chunked) {
+        if (r->expect_continue) {
+            /* the client waits for a 100 we never send and may not send
+             * the body at all after our answer: its framing is unknown,
+             * so close (RFC 9110, 10.1.1 lets the server say so) */
+            c->keepalive = 0;
+        } else if (r->chunked) {
             /* skipped chunk by chunk after the head (conn.c) */
             c->in_chunked = 1;
             memset(&c->chunked, 0, sizeof(c->chunked));

@@ -330,6 +330,11 @@ finish_head(nicd_http_req_t *p, const char *buf)
                 SET_INDEX(h_range);
             }
             break;
+        case 6:
+            if (nicd_span_ieq(buf, n, "expect")) {
+                p->expect_continue |= list_has(buf, v, "100-continue");
+            }
+            break;
         case 7:
             if (nicd_span_ieq(buf, n, "referer")) {
                 SET_INDEX(h_referer);

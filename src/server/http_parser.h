@@ -72,9 +72,10 @@ typedef struct {
     uint32_t head_len; /* bytes of the head, including the empty line */
 
     /* filled by nicd_http_parse() when the head is complete */
-    int      keepalive; /* per version and Connection */
-    int      has_body;  /* Content-Length > 0 or Transfer-Encoding */
-    int      chunked;   /* Transfer-Encoding present */
+    int      keepalive;       /* per version and Connection */
+    int      has_body;        /* Content-Length > 0 or Transfer-Encoding */
+    int      chunked;         /* Transfer-Encoding present */
+    int      expect_continue; /* Expect: 100-continue */
     uint64_t content_length;
     int      h_host, h_if_none_match, h_if_modified_since, h_if_match,
         h_if_unmodified_since, h_range, h_if_range, h_referer,

@@ -108,3 +108,17 @@ def test_chunked_bodies_are_skipped():
         check(c.read_response().status == 405, "answered first")
         check(c.wait_closed(), "bad chunk size must close")
         s.wait_log(r"client sent invalid chunked body")
+
+
+def test_expect_continue_body_closes():
+    """A body behind Expect: 100-continue may never come once we have
+    answered: the response says Connection: close, and the connection
+    closes instead of waiting to skip it."""
+    with Server() as s:
+        s.put("a.txt", b"aaa")
+        c = s.connect()
+        c.send(b"POST /a.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
+               b"Expect: 100-continue\r\n\r\n")
+        r = c.read_response()
+        check(r.status == 405 and r.header("Connection") == "close", repr(r))
+        check(c.wait_closed(), "kept waiting for a body")

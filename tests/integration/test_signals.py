@@ -116,6 +116,7 @@ def test_quit_finishes_in_flight():
         s.put("a", b"a")
         idle = s.connect()
         check(idle.request("/a").status == 200, "idle connection")
+        silent = s.connect()    # accepted, never sends a byte
         c = s.connect()
         c.send(build("/big.bin"))
         first = c.sock.recv(4096)   # the response has started
@@ -123,6 +124,7 @@ def test_quit_finishes_in_flight():
         s.proc.send_signal(signal.SIGQUIT)
         s.wait_log(r"gracefully shutting down")
         check(idle.wait_closed(), "idle connection closed at once")
+        check(silent.wait_closed(), "silent connection closed at once")
         c.buf = first
         r = c.read_response()
         check(sha256(r.body) == sha256(data), "in-flight body cut short")
