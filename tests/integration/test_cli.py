@@ -3,6 +3,7 @@ start-up errors that name what is wrong."""
 
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 
@@ -52,6 +53,7 @@ def test_config_test():
     check(rc == 1 and "missing.conf" in out and "No such file" in out, out)
     rc, out = run("--no-such-flag")
     check(rc == 2 and "usage:" in out, out)
+    shutil.rmtree(d)
 
 
 def test_flags_without_config():
@@ -78,6 +80,7 @@ def test_flags_without_config():
     finally:
         p.terminate()
         check(p.wait(20) == 0, "exit code")
+        shutil.rmtree(d)
 
 
 def test_flags_override_file():

@@ -33,3 +33,27 @@ def test_out_of_descriptors():
             c.close()
         r = get(s.port, "/a.txt")
         check(r.status == 200 and r.body == b"aaa", "not recovered")
+
+
+def test_worker_connections_limit():
+    """At worker_connections, a worker stops accepting (the connection
+    waits in the backlog) and resumes when one of its connections closes."""
+    with Server(threads=1, conf="worker_connections 2;") as s:
+        s.put("a.txt", b"aaa")
+        c1, c2 = s.connect(), s.connect()
+        check(c1.request("/a.txt").status == 200, "first")
+        check(c2.request("/a.txt").status == 200, "second")
+        c3 = s.connect(timeout=1)
+        c3.send(b"GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n")
+        s.wait_log(r"2 worker_connections are not enough")
+        try:
+            data = c3.sock.recv(100)
+            check(False, "served beyond worker_connections: %r" % data)
+        except socket.timeout:
+            pass    # not accepted yet, as it should be
+        c1.close()
+        c3.sock.settimeout(20)
+        r = c3.read_response()
+        check(r.status == 200 and r.body == b"aaa", "not served after a close")
+        c2.close()
+        c3.close()

@@ -1,6 +1,7 @@
 """Path safety: nothing outside the root is ever read."""
 
 import os
+import shutil
 import tempfile
 
 from nicd import Server, check, get, raw
@@ -66,6 +67,13 @@ def attempt(port, target):
 def test_traversal_attempts():
     check(len(ATTEMPTS) >= 20, "at least 20 attempts")
     top, root = make_tree()
+    try:
+        attempts(root)
+    finally:
+        shutil.rmtree(top)
+
+
+def attempts(root):
     with Server(root=root) as s:
         for t in ATTEMPTS:
             status, data = attempt(s.port, t)
@@ -81,6 +89,13 @@ def test_traversal_attempts():
 
 def test_disable_symlinks_modes():
     top, root = make_tree()
+    try:
+        symlink_modes(root)
+    finally:
+        shutil.rmtree(top)
+
+
+def symlink_modes(root):
     with Server(root=root, conf="disable_symlinks on;") as s:
         check(get(s.port, "/link_in").status == 403, "on: no symlinks")
         check(get(s.port, "/sub/ok.txt").status == 200, "on: plain files")
