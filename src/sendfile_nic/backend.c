@@ -91,7 +91,6 @@ snic_instance_start(snic_instance_t *in, const snic_backend_t *b,
 
     in->ops = b;
     in->state = NULL;
-    in->max_chunk = opt->max_chunk;
 
     if (b->init != NULL && b->init(opt, &in->state, err, errlen) != 0) {
         return -1;

@@ -52,6 +52,7 @@ typedef struct snic_conn_s {
     int      fd;
     unsigned corked : 1; /* TCP_CORK is on (sendfile backend) */
     int      listener;   /* index of the listener that accepted it */
+    int      nic;        /* "listen ... nic=K": the NIC to use; -1: any */
     void    *backend_data;
 } snic_conn_t;
 
@@ -147,7 +148,6 @@ int snic_backend_accepts(const snic_backend_t *b, const char *name);
 typedef struct snic_instance_s {
     const snic_backend_t *ops;
     void                 *state;
-    size_t                max_chunk;
 } snic_instance_t;
 
 /*

@@ -89,6 +89,7 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     c->w = w;
     c->sc.fd = fd;
     c->sc.listener = listener;
+    c->sc.nic = cf->listens[listener].nic;
 
     if (sa->sa_family == AF_INET) {
         inet_ntop(AF_INET, &((const struct sockaddr_in *) sa)->sin_addr,
@@ -129,7 +130,6 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     }
     w->conns = c;
     w->nconns++;
-    w->accepted++;
 
     start_reading(c);
     set_timer(c, T_HEADER);
@@ -686,12 +686,8 @@ conn_timer_cb(evutil_socket_t fd, short ev, void *arg)
 }
 
 void
-nicd_conn_shutdown(nicd_conn_t *c, int graceful)
+nicd_conn_shutdown(nicd_conn_t *c)
 {
-    if (!graceful) {
-        nicd_conn_close(c);
-        return;
-    }
     /* no request in progress (idle between requests, or accepted and
      * silent so far): nothing is lost by closing now */
     if (c->w->state == NICD_STOPPING && c->nitems == c->ihead

@@ -218,7 +218,6 @@ finish_response(nicd_conn_t *c, int status)
         log_record(c, &off, &split, &len);
     }
     nicd_conn_out_end(c, status, off, split, len);
-    c->w->requests++;
 }
 
 static void

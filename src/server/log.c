@@ -208,12 +208,6 @@ log_access_reopen_all(void)
 }
 
 int
-log_access_fd(nicd_logfile_t *lf)
-{
-    return lf->fd;
-}
-
-int
 log_buf_init(nicd_logbuf_t *b, nicd_logfile_t *file, size_t size)
 {
     b->file = file;

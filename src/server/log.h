@@ -61,7 +61,6 @@ typedef struct nicd_logfile_s nicd_logfile_t;
 nicd_logfile_t *log_access_open(const char *path);
 /* Reopen every access log (SIGUSR1). */
 void log_access_reopen_all(void);
-int  log_access_fd(nicd_logfile_t *lf);
 
 /* A per-thread access log buffer. */
 typedef struct {

@@ -68,10 +68,6 @@ typedef struct nicd_worker_s {
     nicd_buf_t    logline; /* an access log line being put together */
 
     const struct timeval *tv_header, *tv_keepalive, *tv_send, *tv_linger;
-
-    /* counters, read by nobody else while the thread runs */
-    uint64_t requests;
-    uint64_t accepted;
 } nicd_worker_t;
 
 /* an item of a connection's output queue */
@@ -135,8 +131,8 @@ void nicd_conn_out_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len);
 /* The last item of a response: its status and its access log record. */
 void nicd_conn_out_end(nicd_conn_t *c, int status, uint32_t log_off,
                        uint32_t log_split, uint32_t log_len);
-/* Retire or stop: called on each connection when the worker stops. */
-void nicd_conn_shutdown(nicd_conn_t *c, int graceful);
+/* The worker is stopping: close c now if no request is in progress. */
+void nicd_conn_shutdown(nicd_conn_t *c);
 
 /* http.c */
 /* Answer the request just parsed in c->req (head at c->in + in_start). */

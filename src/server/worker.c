@@ -136,7 +136,7 @@ stop(nicd_worker_t *w, int state)
     listen_enable(w, 0);
     for (c = w->conns; c != NULL; c = next) {
         next = c->next;
-        nicd_conn_shutdown(c, 1);
+        nicd_conn_shutdown(c);
     }
     if (w->nconns == 0) {
         event_base_loopexit(w->base, NULL);
