@@ -566,13 +566,21 @@ notify_cb(evutil_socket_t fd, short ev, void *arg)
             log_error(LOG_NOTICE, 0, "generation %d retired", cy->generation);
             cycle_destroy(cy);
         }
-        oldest = current->generation;
-        for (n = workers; n != NULL; n = n->next) {
-            if (n->w->cycle->generation < oldest) {
-                oldest = n->w->cycle->generation;
+        /*
+         * A socket may be closed only when no running worker can still
+         * have it in its epoll set: one only an exited generation used.
+         * When stopping, other workers may not have seen their command
+         * yet, so the sockets are closed after the last one (in main).
+         */
+        if (!stopping) {
+            oldest = current->generation;
+            for (n = workers; n != NULL; n = n->next) {
+                if (n->w->cycle->generation < oldest) {
+                    oldest = n->w->cycle->generation;
+                }
             }
+            listeners_prune(oldest);
         }
-        listeners_prune(stopping ? generation + 1 : oldest);
     }
     if (workers == NULL) {
         if (!stopping) {
