@@ -1,5 +1,6 @@
 """Path safety: nothing outside the root is ever read."""
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -40,7 +41,10 @@ ATTEMPTS = [
 ]
 
 
-def make_tree():
+@contextlib.contextmanager
+def tree():
+    """A root with symlinks in and out, and a secret beside it; removed
+    afterwards."""
     top = tempfile.mkdtemp(prefix="nicd-trav-")
     root = os.path.join(top, "root")
     os.makedirs(os.path.join(root, "sub"))
@@ -54,7 +58,10 @@ def make_tree():
     os.symlink(top, os.path.join(root, "link_dir_out"))
     os.symlink("..", os.path.join(root, "sub", "link_up"))
     os.symlink("sub/ok.txt", os.path.join(root, "link_in"))
-    return top, root
+    try:
+        yield root
+    finally:
+        shutil.rmtree(top)
 
 
 def attempt(port, target):
@@ -66,15 +73,7 @@ def attempt(port, target):
 
 def test_traversal_attempts():
     check(len(ATTEMPTS) >= 20, "at least 20 attempts")
-    top, root = make_tree()
-    try:
-        attempts(root)
-    finally:
-        shutil.rmtree(top)
-
-
-def attempts(root):
-    with Server(root=root) as s:
+    with tree() as root, Server(root=root) as s:
         for t in ATTEMPTS:
             status, data = attempt(s.port, t)
             check(SECRET not in data, "%s read the secret!" % t)
@@ -88,21 +87,16 @@ def attempts(root):
 
 
 def test_disable_symlinks_modes():
-    top, root = make_tree()
-    try:
-        symlink_modes(root)
-    finally:
-        shutil.rmtree(top)
-
-
-def symlink_modes(root):
-    with Server(root=root, conf="disable_symlinks on;") as s:
-        check(get(s.port, "/link_in").status == 403, "on: no symlinks")
-        check(get(s.port, "/sub/ok.txt").status == 200, "on: plain files")
-    with Server(root=root, conf="disable_symlinks off;") as s:
-        r = get(s.port, "/link_out_abs")
-        check(r.status == 200 and r.body == SECRET,
-              "off: symlinks are followed anywhere, as configured")
-        # ".." is still never accepted from the request itself
-        status, data = attempt(s.port, "/../secret.txt")
-        check(status == 400 and SECRET not in data, "off: .. in the path")
+    with tree() as root:
+        with Server(root=root, conf="disable_symlinks on;") as s:
+            check(get(s.port, "/link_in").status == 403, "on: no symlinks")
+            check(get(s.port, "/sub/ok.txt").status == 200,
+                  "on: plain files")
+        with Server(root=root, conf="disable_symlinks off;") as s:
+            r = get(s.port, "/link_out_abs")
+            check(r.status == 200 and r.body == SECRET,
+                  "off: symlinks are followed anywhere, as configured")
+            # ".." is still never accepted from the request itself
+            status, data = attempt(s.port, "/../secret.txt")
+            check(status == 400 and SECRET not in data,
+                  "off: .. in the path")
