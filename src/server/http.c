@@ -717,7 +717,7 @@ serve_listing(nicd_conn_t *c, nicd_file_t *dir, const char *path)
 }
 
 static void
-serve_directory(nicd_conn_t *c, nicd_file_t *dir, char *path, size_t len)
+serve_directory(nicd_conn_t *c, nicd_file_t *dir, const char *path, size_t len)
 {
     const nicd_conf_t *cf = c->w->cycle->conf;
     nicd_file_t       *f;
@@ -823,11 +823,11 @@ nicd_http_handle(nicd_conn_t *c)
         return;
     }
 
-    if (nicd_buf_reserve(&c->w->scratch, r->path.len + 2) != 0) {
+    if (nicd_buf_reserve(&c->w->path, r->path.len + 2) != 0) {
         error_page(c, 500, NULL, 0);
         return;
     }
-    path = c->w->scratch.data;
+    path = c->w->path.data;
     status =
         nicd_path_normalize(REQ_BASE(c) + r->path.off, r->path.len, path, &len);
     if (status != 0) {
@@ -848,15 +848,7 @@ nicd_http_handle(nicd_conn_t *c)
     }
 
     if (f->is_dir) {
-        /* path lives in scratch, which serve_directory reuses */
-        char *copy = strndup(path, len);
-
-        if (copy == NULL) {
-            error_page(c, 500, NULL, 0);
-        } else {
-            serve_directory(c, f, copy, len);
-            free(copy);
-        }
+        serve_directory(c, f, path, len);
     } else if (path[len - 1] == '/') {
         error_page(c, 404, NULL, 0); /* "/file.html/" names no file */
     } else {

@@ -64,7 +64,8 @@ typedef struct nicd_worker_s {
 
     nicd_ofc_t    ofc;
     nicd_logbuf_t log;
-    nicd_buf_t    scratch; /* paths and ranges of the request at hand */
+    nicd_buf_t    path;    /* the normalised path of the request at hand */
+    nicd_buf_t    scratch; /* index candidates, Location, ranges */
     nicd_buf_t    logline; /* an access log line being put together */
 
     const struct timeval *tv_header, *tv_keepalive, *tv_send, *tv_linger;

@@ -215,6 +215,7 @@ worker_main(void *arg)
     }
     log_buf_free(&w->log);
     nicd_ofc_free(&w->ofc);
+    nicd_buf_free(&w->path);
     nicd_buf_free(&w->scratch);
     nicd_buf_free(&w->logline);
 
