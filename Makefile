@@ -29,12 +29,12 @@ CPPFLAGS_ALL = -D_GNU_SOURCE -Ibuild -Isrc/server $(EVENT_CFLAGS)
 CFLAGS_ALL = -std=gnu11 -pthread $(OPT) $(DEBUG) $(WARN) $(SAN) $(CFLAGS)
 LDLIBS_ALL = $(EVENT_LIBS) -pthread $(SAN) $(LDFLAGS)
 
-SNIC_SRCS = $(sort $(wildcard src/sendfile_nic/*.c))
+SNIC_SRCS = $(sort $(wildcard src/sendfile_nic/*.c src/sendfile_nic/*/*.c))
 SERVER_SRCS = $(filter-out src/server/main.c,$(sort $(wildcard src/server/*.c)))
 LIB_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SNIC_SRCS) $(SERVER_SRCS))
 MAIN_OBJ = $(BUILD)/obj/server/main.o
 
-UNIT_SRCS = $(sort $(wildcard tests/unit/*/test_*.c))
+UNIT_SRCS = $(sort $(wildcard tests/unit/*/test_*.c tests/unit/*/*/test_*.c))
 UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 
 FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
@@ -118,11 +118,11 @@ install: $(BUILD)/nicd
 	install -m 644 conf/nicd.conf conf/mime.types $(DESTDIR)$(PREFIX)/etc/nicd/
 
 format:
-	clang-format -i $(SNIC_SRCS) $(wildcard src/*/*.h) $(SERVER_SRCS) src/server/main.c
+	clang-format -i $(SNIC_SRCS) $(wildcard src/*/*.h src/*/*/*.h) $(SERVER_SRCS) src/server/main.c
 
 format-check:
 	@$(MAKE) --no-print-directory deps DEPS=format
-	clang-format --dry-run -Werror $(wildcard src/*/*.c src/*/*.h)
+	clang-format --dry-run -Werror $(wildcard src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h)
 
 clean:
 	rm -rf build/obj build/nicd build/tests build/www build-asan

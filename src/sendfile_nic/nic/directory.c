@@ -1,0 +1,182 @@
+/*
+ * The cache directory: entries per slot, a chained hash table whose chains
+ * are threaded through the entries (no allocation per insert), a stack of
+ * free slots, and a replacement policy.
+ */
+
+#include <stdlib.h>
+
+#include "directory.h"
+
+typedef struct {
+    snic_block_id_t id;
+    uint64_t        revision;
+    uint32_t        hnext; /* next slot in the hash chain */
+    uint8_t         used;
+} entry_t;
+
+struct snic_dir_s {
+    uint32_t             nslots;
+    entry_t             *e;
+    uint32_t            *buckets; /* first slot of each chain */
+    uint32_t             mask;
+    uint32_t            *free; /* stack of free slots */
+    uint32_t             nfree;
+    const snic_policy_t *policy;
+    void                *pstate;
+    snic_dir_stats_t     stats;
+};
+
+static uint64_t
+key_of(const snic_block_id_t *id)
+{
+    uint64_t h = id->dev * 0x9e3779b97f4a7c15ULL;
+
+    h ^= id->ino + 0xbf58476d1ce4e5b9ULL + (h << 6) + (h >> 2);
+    h ^= id->block + 0x94d049bb133111ebULL + (h << 6) + (h >> 2);
+    h ^= h >> 31;
+    h *= 0xd6e8feb86659fd93ULL;
+    h ^= h >> 32;
+    return h;
+}
+
+static int
+same(const snic_block_id_t *a, const snic_block_id_t *b)
+{
+    return a->dev == b->dev && a->ino == b->ino && a->block == b->block;
+}
+
+snic_dir_t *
+snic_dir_create(uint32_t nslots, const snic_policy_t *policy)
+{
+    snic_dir_t *d;
+    uint32_t    size = 16, i;
+
+    if (nslots == 0) {
+        return NULL;
+    }
+    d = calloc(1, sizeof(*d));
+    if (d == NULL) {
+        return NULL;
+    }
+    while (size < nslots && size < (1u << 31)) {
+        size <<= 1;
+    }
+    d->nslots = nslots;
+    d->mask = size - 1;
+    d->e = calloc(nslots, sizeof(entry_t));
+    d->buckets = malloc(sizeof(uint32_t) * size);
+    d->free = malloc(sizeof(uint32_t) * nslots);
+    d->policy = policy;
+    d->pstate = policy->create(nslots);
+    if (d->e == NULL || d->buckets == NULL || d->free == NULL
+        || d->pstate == NULL) {
+        snic_dir_destroy(d);
+        return NULL;
+    }
+    for (i = 0; i < size; i++) {
+        d->buckets[i] = SNIC_SLOT_NONE;
+    }
+    /* slot 0 is handed out first */
+    for (i = 0; i < nslots; i++) {
+        d->free[i] = nslots - 1 - i;
+    }
+    d->nfree = nslots;
+    return d;
+}
+
+void
+snic_dir_destroy(snic_dir_t *d)
+{
+    if (d == NULL) {
+        return;
+    }
+    if (d->pstate != NULL) {
+        d->policy->destroy(d->pstate);
+    }
+    free(d->e);
+    free(d->buckets);
+    free(d->free);
+    free(d);
+}
+
+/* Take slot out of its hash chain; it keeps its entry until reused. */
+static void
+unhash(snic_dir_t *d, uint32_t slot)
+{
+    uint32_t *pp = &d->buckets[key_of(&d->e[slot].id) & d->mask];
+
+    while (*pp != slot) {
+        pp = &d->e[*pp].hnext;
+    }
+    *pp = d->e[slot].hnext;
+    d->e[slot].used = 0;
+}
+
+uint32_t
+snic_dir_lookup(snic_dir_t *d, const snic_block_id_t *id, uint64_t revision)
+{
+    uint32_t slot;
+
+    d->stats.lookups++;
+    for (slot = d->buckets[key_of(id) & d->mask]; slot != SNIC_SLOT_NONE;
+         slot = d->e[slot].hnext) {
+        if (same(&d->e[slot].id, id)) {
+            break;
+        }
+    }
+    if (slot != SNIC_SLOT_NONE) {
+        if (d->e[slot].revision == revision) {
+            d->stats.hits++;
+            d->policy->hit(d->pstate, slot);
+            return slot;
+        }
+        /* the file changed since this block was cached */
+        d->stats.invalidations++;
+        d->policy->remove(d->pstate, slot);
+        unhash(d, slot);
+        d->free[d->nfree++] = slot;
+    }
+    d->stats.misses++;
+    return SNIC_SLOT_NONE;
+}
+
+uint32_t
+snic_dir_insert(snic_dir_t *d, const snic_block_id_t *id, uint64_t revision,
+                int *evicted)
+{
+    uint64_t key = key_of(id);
+    uint32_t slot, b;
+
+    *evicted = 0;
+    if (d->nfree > 0) {
+        slot = d->free[--d->nfree];
+    } else {
+        slot = d->policy->evict(d->pstate, key);
+        unhash(d, slot);
+        d->stats.evictions++;
+        *evicted = 1;
+    }
+
+    d->e[slot].id = *id;
+    d->e[slot].revision = revision;
+    d->e[slot].used = 1;
+    b = (uint32_t) (key & d->mask);
+    d->e[slot].hnext = d->buckets[b];
+    d->buckets[b] = slot;
+    d->policy->insert(d->pstate, slot, key);
+    d->stats.inserts++;
+    return slot;
+}
+
+const snic_dir_stats_t *
+snic_dir_stats(const snic_dir_t *d)
+{
+    return &d->stats;
+}
+
+uint32_t
+snic_dir_used(const snic_dir_t *d)
+{
+    return d->nslots - d->nfree;
+}

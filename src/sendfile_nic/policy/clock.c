@@ -1,0 +1,96 @@
+/*
+ * CLOCK (second chance): a hand sweeps the slots in order; a slot used
+ * since the hand last passed gets its reference bit cleared and is
+ * spared, the first one not used is evicted.  New blocks start unreferenced
+ * (as libCacheSim's Clock), so a block must be hit once to be spared.
+ */
+
+#include <stdlib.h>
+
+#include "policy.h"
+
+typedef struct {
+    uint8_t *ref; /* 0, 1; 2 = free slot */
+    uint32_t nslots;
+    uint32_t hand;
+} clock_state_t;
+
+#define FREE 2
+
+static void *
+clock_create(uint32_t nslots)
+{
+    clock_state_t *c = malloc(sizeof(*c));
+    uint32_t       i;
+
+    if (c == NULL) {
+        return NULL;
+    }
+    c->ref = malloc(nslots);
+    if (c->ref == NULL) {
+        free(c);
+        return NULL;
+    }
+    for (i = 0; i < nslots; i++) {
+        c->ref[i] = FREE;
+    }
+    c->nslots = nslots;
+    c->hand = 0;
+    return c;
+}
+
+static void
+clock_destroy(void *state)
+{
+    clock_state_t *c = state;
+
+    free(c->ref);
+    free(c);
+}
+
+static void
+clock_hit(void *state, uint32_t slot)
+{
+    ((clock_state_t *) state)->ref[slot] = 1;
+}
+
+static void
+clock_insert(void *state, uint32_t slot, uint64_t key)
+{
+    (void) key;
+    ((clock_state_t *) state)->ref[slot] = 0;
+}
+
+static void
+clock_remove(void *state, uint32_t slot)
+{
+    ((clock_state_t *) state)->ref[slot] = FREE;
+}
+
+/* Called with every slot resident, so the sweep ends within two turns. */
+static uint32_t
+clock_evict(void *state, uint64_t incoming_key)
+{
+    clock_state_t *c = state;
+    uint32_t       victim;
+
+    (void) incoming_key;
+    for (;;) {
+        victim = c->hand;
+        c->hand = c->hand + 1 == c->nslots ? 0 : c->hand + 1;
+        if (c->ref[victim] == 0) {
+            c->ref[victim] = FREE;
+            return victim;
+        }
+        if (c->ref[victim] == 1) {
+            c->ref[victim] = 0;
+        }
+    }
+}
+
+const snic_policy_t snic_policy_clock = {
+    "clock",      "CLOCK: one reference bit, a sweeping hand",
+    clock_create, clock_destroy,
+    clock_hit,    clock_insert,
+    clock_remove, clock_evict,
+};

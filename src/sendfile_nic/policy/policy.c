@@ -1,0 +1,131 @@
+/*
+ * The policy table and the slot list the queue-based policies share.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+
+extern const snic_policy_t snic_policy_lru;
+extern const snic_policy_t snic_policy_fifo;
+extern const snic_policy_t snic_policy_clock;
+extern const snic_policy_t snic_policy_sieve;
+
+const snic_policy_t *const snic_policies[] = {
+    &snic_policy_lru,
+    &snic_policy_fifo,
+    &snic_policy_clock,
+    &snic_policy_sieve,
+    NULL,
+};
+
+const snic_policy_t *
+snic_policy_find(const char *name)
+{
+    const snic_policy_t *const *p;
+
+    for (p = snic_policies; *p != NULL; p++) {
+        if (strcmp((*p)->name, name) == 0) {
+            return *p;
+        }
+    }
+    return NULL;
+}
+
+int
+snic_slist_init(snic_slist_t *l, uint32_t nslots)
+{
+    l->prev = malloc(sizeof(uint32_t) * nslots);
+    l->next = malloc(sizeof(uint32_t) * nslots);
+    l->head = l->tail = SNIC_SLOT_NONE;
+    l->count = 0;
+    if (l->prev == NULL || l->next == NULL) {
+        snic_slist_free(l);
+        return -1;
+    }
+    return 0;
+}
+
+void
+snic_slist_free(snic_slist_t *l)
+{
+    free(l->prev);
+    free(l->next);
+    l->prev = l->next = NULL;
+}
+
+void
+snic_slist_push_head(snic_slist_t *l, uint32_t slot)
+{
+    l->prev[slot] = SNIC_SLOT_NONE;
+    l->next[slot] = l->head;
+    if (l->head != SNIC_SLOT_NONE) {
+        l->prev[l->head] = slot;
+    } else {
+        l->tail = slot;
+    }
+    l->head = slot;
+    l->count++;
+}
+
+void
+snic_slist_unlink(snic_slist_t *l, uint32_t slot)
+{
+    uint32_t p = l->prev[slot], n = l->next[slot];
+
+    if (p != SNIC_SLOT_NONE) {
+        l->next[p] = n;
+    } else {
+        l->head = n;
+    }
+    if (n != SNIC_SLOT_NONE) {
+        l->prev[n] = p;
+    } else {
+        l->tail = p;
+    }
+    l->count--;
+}
+
+void *
+snic_queue_create(uint32_t nslots)
+{
+    snic_slist_t *l = malloc(sizeof(*l));
+
+    if (l == NULL || snic_slist_init(l, nslots) != 0) {
+        free(l);
+        return NULL;
+    }
+    return l;
+}
+
+void
+snic_queue_destroy(void *state)
+{
+    snic_slist_free(state);
+    free(state);
+}
+
+void
+snic_queue_insert(void *state, uint32_t slot, uint64_t key)
+{
+    (void) key;
+    snic_slist_push_head(state, slot);
+}
+
+void
+snic_queue_remove(void *state, uint32_t slot)
+{
+    snic_slist_unlink(state, slot);
+}
+
+uint32_t
+snic_queue_evict(void *state, uint64_t incoming_key)
+{
+    snic_slist_t *l = state;
+    uint32_t      victim = l->tail;
+
+    (void) incoming_key;
+    snic_slist_unlink(l, victim);
+    return victim;
+}

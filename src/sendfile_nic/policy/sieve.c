@@ -1,0 +1,98 @@
+/*
+ * SIEVE (Zhang et al., NSDI 2024): a FIFO queue with a visited bit and a
+ * hand that moves from the tail toward the head.  Eviction clears the bit
+ * of visited blocks it passes and evicts the first unvisited one; the hand
+ * stays where it stopped, so survivors keep their place (no moves on a
+ * hit, unlike LRU).
+ */
+
+#include <stdlib.h>
+
+#include "policy.h"
+
+typedef struct {
+    snic_slist_t q;
+    uint8_t     *visited;
+    uint32_t     hand; /* SNIC_SLOT_NONE: start at the tail */
+} sieve_t;
+
+static void *
+sieve_create(uint32_t nslots)
+{
+    sieve_t *s = malloc(sizeof(*s));
+
+    if (s == NULL) {
+        return NULL;
+    }
+    s->visited = calloc(nslots, 1);
+    if (s->visited == NULL || snic_slist_init(&s->q, nslots) != 0) {
+        free(s->visited);
+        free(s);
+        return NULL;
+    }
+    s->hand = SNIC_SLOT_NONE;
+    return s;
+}
+
+static void
+sieve_destroy(void *state)
+{
+    sieve_t *s = state;
+
+    snic_slist_free(&s->q);
+    free(s->visited);
+    free(s);
+}
+
+static void
+sieve_hit(void *state, uint32_t slot)
+{
+    ((sieve_t *) state)->visited[slot] = 1;
+}
+
+static void
+sieve_insert(void *state, uint32_t slot, uint64_t key)
+{
+    sieve_t *s = state;
+
+    (void) key;
+    s->visited[slot] = 0;
+    snic_slist_push_head(&s->q, slot);
+}
+
+static void
+sieve_remove(void *state, uint32_t slot)
+{
+    sieve_t *s = state;
+
+    if (s->hand == slot) {
+        s->hand = s->q.prev[slot];
+    }
+    snic_slist_unlink(&s->q, slot);
+}
+
+static uint32_t
+sieve_evict(void *state, uint64_t incoming_key)
+{
+    sieve_t *s = state;
+    uint32_t o = s->hand != SNIC_SLOT_NONE ? s->hand : s->q.tail;
+
+    (void) incoming_key;
+    while (s->visited[o]) {
+        s->visited[o] = 0;
+        o = s->q.prev[o];
+        if (o == SNIC_SLOT_NONE) {
+            o = s->q.tail;
+        }
+    }
+    s->hand = s->q.prev[o];
+    snic_slist_unlink(&s->q, o);
+    return o;
+}
+
+const snic_policy_t snic_policy_sieve = {
+    "sieve",      "SIEVE: FIFO with a visited bit and a lazy hand",
+    sieve_create, sieve_destroy,
+    sieve_hit,    sieve_insert,
+    sieve_remove, sieve_evict,
+};

@@ -1,0 +1,118 @@
+/* Unit tests of src/sendfile_nic/nic/directory.c */
+
+#include "../../../../src/sendfile_nic/nic/directory.c"
+#include "harness.h"
+
+static void
+test_hit_miss_and_identity(void)
+{
+    snic_dir_t     *d = snic_dir_create(4, snic_policy_find("lru"));
+    snic_block_id_t a = {1, 100, 0}, b = {1, 101, 0}, c = {2, 100, 0};
+    uint32_t        sa, sb, sc;
+    int             ev;
+
+    CHECK_INT(snic_dir_lookup(d, &a, 5), SNIC_SLOT_NONE);
+    sa = snic_dir_insert(d, &a, 5, &ev);
+    CHECK_INT(sa, 0); /* slot 0 first */
+    CHECK_INT(ev, 0);
+    CHECK_INT(snic_dir_lookup(d, &a, 5), sa);
+    /* same block number, other inode; same inode, other device */
+    CHECK_INT(snic_dir_lookup(d, &b, 5), SNIC_SLOT_NONE);
+    CHECK_INT(snic_dir_lookup(d, &c, 5), SNIC_SLOT_NONE);
+    sb = snic_dir_insert(d, &b, 5, &ev);
+    sc = snic_dir_insert(d, &c, 5, &ev);
+    CHECK(sa != sb && sb != sc && sa != sc);
+    CHECK_INT(snic_dir_lookup(d, &b, 5), sb);
+    CHECK_INT(snic_dir_lookup(d, &c, 5), sc);
+    CHECK_INT(snic_dir_stats(d)->hits, 3);
+    CHECK_INT(snic_dir_stats(d)->misses, 3);
+    CHECK_INT(snic_dir_used(d), 3);
+    snic_dir_destroy(d);
+}
+
+/* a lookup under a new revision frees the stale block: lazy invalidation */
+static void
+test_revision_mismatch_invalidates(void)
+{
+    snic_dir_t     *d = snic_dir_create(2, snic_policy_find("lru"));
+    snic_block_id_t a = {1, 1, 7}, b = {1, 1, 8};
+    uint32_t        s;
+    int             ev;
+
+    snic_dir_insert(d, &a, 1, &ev);
+    snic_dir_insert(d, &b, 1, &ev);
+    CHECK_INT(snic_dir_used(d), 2);
+    CHECK_INT(snic_dir_lookup(d, &a, 2), SNIC_SLOT_NONE);
+    CHECK_INT(snic_dir_stats(d)->invalidations, 1);
+    CHECK_INT(snic_dir_used(d), 1);
+    /* the freed slot is reused without evicting b */
+    s = snic_dir_insert(d, &a, 2, &ev);
+    CHECK_INT(ev, 0);
+    CHECK_INT(snic_dir_stats(d)->evictions, 0);
+    CHECK_INT(snic_dir_lookup(d, &a, 2), s);
+    CHECK(snic_dir_lookup(d, &b, 1) != SNIC_SLOT_NONE);
+    /* the old revision is gone for good */
+    CHECK_INT(snic_dir_lookup(d, &a, 1), SNIC_SLOT_NONE);
+    CHECK_INT(snic_dir_stats(d)->invalidations, 2);
+    snic_dir_destroy(d);
+}
+
+static void
+test_eviction_when_full(void)
+{
+    snic_dir_t     *d = snic_dir_create(2, snic_policy_find("lru"));
+    snic_block_id_t id = {1, 1, 0};
+    uint32_t        s0, s2;
+    int             ev;
+
+    id.block = 0;
+    s0 = snic_dir_insert(d, &id, 1, &ev);
+    id.block = 1;
+    snic_dir_insert(d, &id, 1, &ev);
+    id.block = 2;
+    s2 = snic_dir_insert(d, &id, 1, &ev);
+    CHECK_INT(ev, 1);
+    CHECK_INT(s2, s0); /* block 0 was least recent */
+    id.block = 0;
+    CHECK_INT(snic_dir_lookup(d, &id, 1), SNIC_SLOT_NONE);
+    CHECK_INT(snic_dir_stats(d)->evictions, 1);
+    snic_dir_destroy(d);
+}
+
+/* many blocks of many files: chains longer than one still resolve */
+static void
+test_many_blocks(void)
+{
+    enum { CAP = 1000 };
+    snic_dir_t     *d = snic_dir_create(CAP, snic_policy_find("fifo"));
+    snic_block_id_t id;
+    uint32_t        slot[CAP];
+    int             i, ev, bad = 0;
+
+    for (i = 0; i < CAP; i++) {
+        id.dev = 1;
+        id.ino = (uint64_t) (i % 37);
+        id.block = (uint64_t) (i / 37);
+        slot[i] = snic_dir_insert(d, &id, 9, &ev);
+        bad += ev;
+    }
+    for (i = 0; i < CAP; i++) {
+        id.dev = 1;
+        id.ino = (uint64_t) (i % 37);
+        id.block = (uint64_t) (i / 37);
+        bad += snic_dir_lookup(d, &id, 9) != slot[i];
+    }
+    CHECK_INT(bad, 0);
+    CHECK_INT(snic_dir_used(d), CAP);
+    snic_dir_destroy(d);
+}
+
+int
+main(void)
+{
+    RUN(test_hit_miss_and_identity);
+    RUN(test_revision_mismatch_invalidates);
+    RUN(test_eviction_when_full);
+    RUN(test_many_blocks);
+    return harness_report("test_directory");
+}
