@@ -11,13 +11,11 @@ extern const snic_policy_t snic_policy_lru;
 extern const snic_policy_t snic_policy_fifo;
 extern const snic_policy_t snic_policy_clock;
 extern const snic_policy_t snic_policy_sieve;
+extern const snic_policy_t snic_policy_s3fifo;
 
 const snic_policy_t *const snic_policies[] = {
-    &snic_policy_lru,
-    &snic_policy_fifo,
-    &snic_policy_clock,
-    &snic_policy_sieve,
-    NULL,
+    &snic_policy_lru,   &snic_policy_fifo,   &snic_policy_clock,
+    &snic_policy_sieve, &snic_policy_s3fifo, NULL,
 };
 
 const snic_policy_t *

@@ -103,7 +103,60 @@ def sieve(seq, cap):
     return hits
 
 
-POLICIES = (("lru", lru), ("fifo", fifo), ("clock", clock), ("sieve", sieve))
+def s3fifo(seq, cap):
+    """Small FIFO S (a tenth), main FIFO M, ghost FIFO G of keys evicted
+    from S (as many as M has slots), 2-bit use counters; see the choices
+    listed at the top of s3fifo.c.  The ghost is a ring: a key found there
+    leaves a hole until the ring comes round."""
+    scap = max(1, cap // 10)
+    gcap = max(1, cap - scap)
+    small, main = deque(), deque()      # appendleft: head, pop: tail
+    freq, ring, ghost, hits = {}, deque(), {}, 0
+
+    def ghost_add(k):
+        if len(ring) == gcap:
+            old = ring.popleft()
+            if old[0] is not None:
+                del ghost[old[0]]
+        holder = [k]
+        ring.append(holder)
+        ghost[k] = holder
+
+    for k in seq:
+        if k in freq:
+            hits += 1
+            freq[k] = min(freq[k] + 1, 3)
+            continue
+        if len(freq) == cap:
+            while True:
+                if len(small) >= scap or not main:
+                    t = small.pop()
+                    if freq[t] > 1:
+                        freq[t] = 0
+                        main.appendleft(t)
+                        continue
+                    del freq[t]
+                    ghost_add(t)
+                    break
+                t = main.pop()
+                if freq[t] > 0:
+                    freq[t] -= 1
+                    main.appendleft(t)
+                    continue
+                del freq[t]
+                break
+        if k in ghost:
+            ghost[k][0] = None
+            del ghost[k]
+            main.appendleft(k)
+        else:
+            small.appendleft(k)
+        freq[k] = 0
+    return hits
+
+
+POLICIES = (("lru", lru), ("fifo", fifo), ("clock", clock), ("sieve", sieve),
+            ("s3fifo", s3fifo))
 
 if __name__ == "__main__":
     seq = sequence()

@@ -18,6 +18,7 @@ static const struct {
     {"fifo", 16, 617},     {"fifo", 64, 2383},    {"fifo", 256, 8158},
     {"clock", 16, 628},    {"clock", 64, 2487},   {"clock", 256, 9006},
     {"sieve", 16, 974},    {"sieve", 64, 3829},   {"sieve", 256, 10428},
+    {"s3fifo", 16, 1218},  {"s3fifo", 64, 3693},  {"s3fifo", 256, 10368},
 };
 
 #define N_ACCESSES 20000
@@ -45,7 +46,7 @@ test_table(void)
         CHECK(snic_policy_find((*p)->name) == *p);
         n++;
     }
-    CHECK_INT(n, 4);
+    CHECK_INT(n, 5);
     CHECK_STR(snic_policies[0]->name, "lru");
     CHECK(snic_policy_find("belady") == NULL);
 }

@@ -1,0 +1,204 @@
+/*
+ * S3-FIFO (Yang et al., SOSP 2023): a small FIFO S (a tenth of the
+ * slots), a main FIFO M, and a ghost FIFO G of keys recently evicted from
+ * S (as many as M has slots).  Each block has a 2-bit use counter.
+ *
+ * The choices this implementation makes where the paper leaves room (the
+ * simulator's reference, tests/unit/sendfile_nic/policy/reference.py,
+ * makes the same):
+ * - a block enters M if its key is in G (and leaves G), else S; counter 0;
+ * - to evict: while S holds at least its share (or M is empty), take S's
+ *   tail: used more than once, it moves to M's head with its counter
+ *   reset; else it is evicted and its key enters G.  Otherwise take M's
+ *   tail: used, it goes back to M's head with its counter decremented;
+ *   else it is evicted;
+ * - G is a ring: a key found there is unlinked, and its place is reused
+ *   only when the ring comes round to it.
+ */
+
+#include <stdlib.h>
+
+#include "policy.h"
+
+typedef struct {
+    snic_slist_t s, m;
+    uint8_t     *freq;
+    uint8_t     *in_main;
+    uint64_t    *key;
+    uint32_t     small_cap;
+
+    /* the ghost ring, with a hash chained through it */
+    uint64_t *gkey;
+    uint32_t *gnext;
+    uint8_t  *glinked;
+    uint32_t *gbucket;
+    uint32_t  gmask;
+    uint32_t  gcap;
+    uint32_t  gpos; /* the next ring position to write */
+} s3fifo_t;
+
+static void
+s3fifo_destroy(void *state)
+{
+    s3fifo_t *q = state;
+
+    snic_slist_free(&q->s);
+    snic_slist_free(&q->m);
+    free(q->freq);
+    free(q->in_main);
+    free(q->key);
+    free(q->gkey);
+    free(q->gnext);
+    free(q->glinked);
+    free(q->gbucket);
+    free(q);
+}
+
+static void *
+s3fifo_create(uint32_t nslots)
+{
+    s3fifo_t *q = calloc(1, sizeof(*q));
+    uint32_t  size = 16, i;
+
+    if (q == NULL) {
+        return NULL;
+    }
+    q->small_cap = nslots / 10 > 0 ? nslots / 10 : 1;
+    q->gcap = nslots - q->small_cap > 0 ? nslots - q->small_cap : 1;
+    while (size < q->gcap && size < (1u << 31)) {
+        size <<= 1;
+    }
+    q->gmask = size - 1;
+    q->freq = calloc(nslots, 1);
+    q->in_main = calloc(nslots, 1);
+    q->key = calloc(nslots, sizeof(uint64_t));
+    q->gkey = calloc(q->gcap, sizeof(uint64_t));
+    q->gnext = calloc(q->gcap, sizeof(uint32_t));
+    q->glinked = calloc(q->gcap, 1);
+    q->gbucket = malloc(sizeof(uint32_t) * size);
+    if (snic_slist_init(&q->s, nslots) != 0
+        || snic_slist_init(&q->m, nslots) != 0 || q->freq == NULL
+        || q->in_main == NULL || q->key == NULL || q->gkey == NULL
+        || q->gnext == NULL || q->glinked == NULL || q->gbucket == NULL) {
+        s3fifo_destroy(q);
+        return NULL;
+    }
+    for (i = 0; i < size; i++) {
+        q->gbucket[i] = SNIC_SLOT_NONE;
+    }
+    return q;
+}
+
+static uint32_t
+ghost_find(s3fifo_t *q, uint64_t key)
+{
+    uint32_t p;
+
+    for (p = q->gbucket[key & q->gmask]; p != SNIC_SLOT_NONE; p = q->gnext[p]) {
+        if (q->gkey[p] == key) {
+            return p;
+        }
+    }
+    return SNIC_SLOT_NONE;
+}
+
+static void
+ghost_unlink(s3fifo_t *q, uint32_t pos)
+{
+    uint32_t *pp = &q->gbucket[q->gkey[pos] & q->gmask];
+
+    while (*pp != pos) {
+        pp = &q->gnext[*pp];
+    }
+    *pp = q->gnext[pos];
+    q->glinked[pos] = 0;
+}
+
+static void
+ghost_add(s3fifo_t *q, uint64_t key)
+{
+    uint32_t pos = q->gpos;
+
+    if (q->glinked[pos]) {
+        ghost_unlink(q, pos); /* the oldest ghost falls out */
+    }
+    q->gkey[pos] = key;
+    q->gnext[pos] = q->gbucket[key & q->gmask];
+    q->gbucket[key & q->gmask] = pos;
+    q->glinked[pos] = 1;
+    q->gpos = pos + 1 == q->gcap ? 0 : pos + 1;
+}
+
+static void
+s3fifo_hit(void *state, uint32_t slot)
+{
+    s3fifo_t *q = state;
+
+    if (q->freq[slot] < 3) {
+        q->freq[slot]++;
+    }
+}
+
+static void
+s3fifo_insert(void *state, uint32_t slot, uint64_t key)
+{
+    s3fifo_t *q = state;
+    uint32_t  g = ghost_find(q, key);
+
+    q->key[slot] = key;
+    q->freq[slot] = 0;
+    if (g != SNIC_SLOT_NONE) {
+        ghost_unlink(q, g);
+        q->in_main[slot] = 1;
+        snic_slist_push_head(&q->m, slot);
+    } else {
+        q->in_main[slot] = 0;
+        snic_slist_push_head(&q->s, slot);
+    }
+}
+
+static void
+s3fifo_remove(void *state, uint32_t slot)
+{
+    s3fifo_t *q = state;
+
+    snic_slist_unlink(q->in_main[slot] ? &q->m : &q->s, slot);
+}
+
+static uint32_t
+s3fifo_evict(void *state, uint64_t incoming_key)
+{
+    s3fifo_t *q = state;
+    uint32_t  t;
+
+    (void) incoming_key;
+    for (;;) {
+        if (q->s.count >= q->small_cap || q->m.count == 0) {
+            t = q->s.tail;
+            snic_slist_unlink(&q->s, t);
+            if (q->freq[t] > 1) {
+                q->freq[t] = 0;
+                q->in_main[t] = 1;
+                snic_slist_push_head(&q->m, t);
+                continue;
+            }
+            ghost_add(q, q->key[t]);
+            return t;
+        }
+        t = q->m.tail;
+        snic_slist_unlink(&q->m, t);
+        if (q->freq[t] > 0) {
+            q->freq[t]--;
+            snic_slist_push_head(&q->m, t);
+            continue;
+        }
+        return t;
+    }
+}
+
+const snic_policy_t snic_policy_s3fifo = {
+    "s3fifo",      "S3-FIFO: small and main FIFOs with a ghost queue",
+    s3fifo_create, s3fifo_destroy,
+    s3fifo_hit,    s3fifo_insert,
+    s3fifo_remove, s3fifo_evict,
+};
