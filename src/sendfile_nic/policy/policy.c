@@ -12,10 +12,16 @@ extern const snic_policy_t snic_policy_fifo;
 extern const snic_policy_t snic_policy_clock;
 extern const snic_policy_t snic_policy_sieve;
 extern const snic_policy_t snic_policy_s3fifo;
+extern const snic_policy_t snic_policy_arc;
 
 const snic_policy_t *const snic_policies[] = {
-    &snic_policy_lru,   &snic_policy_fifo,   &snic_policy_clock,
-    &snic_policy_sieve, &snic_policy_s3fifo, NULL,
+    &snic_policy_lru,
+    &snic_policy_fifo,
+    &snic_policy_clock,
+    &snic_policy_sieve,
+    &snic_policy_s3fifo,
+    &snic_policy_arc,
+    NULL,
 };
 
 const snic_policy_t *

@@ -155,8 +155,58 @@ def s3fifo(seq, cap):
     return hits
 
 
+def arc(seq, c):
+    """ARC as the paper's Figure 4 writes it (integer division in the
+    adaptation steps)."""
+    t1, t2, b1, b2 = OrderedDict(), OrderedDict(), OrderedDict(), \
+        OrderedDict()                   # the last item is the MRU
+    p, hits = 0, 0
+
+    def replace(in_b2):
+        if t1 and ((in_b2 and len(t1) == p) or len(t1) > p):
+            k, _ = t1.popitem(last=False)
+            b1[k] = True
+        else:
+            k, _ = t2.popitem(last=False)
+            b2[k] = True
+
+    for x in seq:
+        if x in t1:
+            del t1[x]
+            t2[x] = True
+            hits += 1
+        elif x in t2:
+            t2.move_to_end(x)
+            hits += 1
+        elif x in b1:
+            p = min(c, p + max(len(b2) // len(b1), 1))
+            replace(False)
+            del b1[x]
+            t2[x] = True
+        elif x in b2:
+            p = max(0, p - max(len(b1) // len(b2), 1))
+            replace(True)
+            del b2[x]
+            t2[x] = True
+        else:
+            if len(t1) + len(b1) == c:
+                if len(t1) < c:
+                    b1.popitem(last=False)
+                    replace(False)
+                else:
+                    t1.popitem(last=False)
+            else:
+                n = len(t1) + len(t2) + len(b1) + len(b2)
+                if n >= c:
+                    if n == 2 * c:
+                        b2.popitem(last=False)
+                    replace(False)
+            t1[x] = True
+    return hits
+
+
 POLICIES = (("lru", lru), ("fifo", fifo), ("clock", clock), ("sieve", sieve),
-            ("s3fifo", s3fifo))
+            ("s3fifo", s3fifo), ("arc", arc))
 
 if __name__ == "__main__":
     seq = sequence()

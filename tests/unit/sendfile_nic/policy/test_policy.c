@@ -19,6 +19,7 @@ static const struct {
     {"clock", 16, 628},    {"clock", 64, 2487},   {"clock", 256, 9006},
     {"sieve", 16, 974},    {"sieve", 64, 3829},   {"sieve", 256, 10428},
     {"s3fifo", 16, 1218},  {"s3fifo", 64, 3693},  {"s3fifo", 256, 10368},
+    {"arc", 16, 890},      {"arc", 64, 3261},     {"arc", 256, 9434},
 };
 
 #define N_ACCESSES 20000
@@ -46,7 +47,7 @@ test_table(void)
         CHECK(snic_policy_find((*p)->name) == *p);
         n++;
     }
-    CHECK_INT(n, 5);
+    CHECK_INT(n, 6);
     CHECK_STR(snic_policies[0]->name, "lru");
     CHECK(snic_policy_find("belady") == NULL);
 }
