@@ -1,0 +1,210 @@
+/*
+ * The emulated NIC memory: a memfd (tmpfs pages) of the configured size.
+ *
+ * Kernel facts this relies on:
+ * - sendfile(2) from a memfd to a TCP socket does not copy: the socket's
+ *   queue holds references to the memfd's page-cache pages until the data
+ *   is acknowledged.  Writing into a page that is still queued changes
+ *   bytes that were "already sent".  On the paper's NIC, an insert into a
+ *   block waits for earlier appends of that block to leave the NIC.
+ * - The Linux way to get that interlock without waiting:
+ *   fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE) removes the
+ *   block's pages from the memfd; queued data keeps the old pages (they
+ *   are freed when the last reference goes) and the next write allocates
+ *   fresh ones.  So every insert punches its block first.  The unit test
+ *   shows both halves on this kernel: without the punch, queued bytes
+ *   change; with it, none do.
+ * - copy_file_range(2) copies inside the kernel, but not across
+ *   filesystems since Linux 5.19 (EXDEV), and a memfd is always on tmpfs:
+ *   after the first EXDEV (or EINVAL/EOPNOTSUPP) the device falls back to
+ *   pread + pwrite for good.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <unistd.h>
+
+#include "device.h"
+
+struct snic_device_s {
+    int                 fd;
+    size_t              block;
+    uint32_t            nblocks;
+    int                 no_copy_range;
+    char               *bounce; /* one block, for pread + pwrite */
+    snic_device_stats_t stats;
+};
+
+snic_device_t *
+snic_device_create(size_t size, size_t block, char *err, size_t errlen)
+{
+    snic_device_t *d;
+
+    if (block == 0 || size < block || size / block > UINT32_MAX - 1) {
+        snprintf(err, errlen,
+                 "NIC memory of %zu bytes cannot hold blocks "
+                 "of %zu bytes",
+                 size, block);
+        return NULL;
+    }
+    d = calloc(1, sizeof(*d));
+    if (d == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    d->block = block;
+    d->nblocks = (uint32_t) (size / block);
+    d->bounce = malloc(block);
+    d->fd = memfd_create("nicache-nic-memory", MFD_CLOEXEC);
+    if (d->fd == -1 || d->bounce == NULL
+        || ftruncate(d->fd, (off_t) d->nblocks * (off_t) block) != 0) {
+        snprintf(err, errlen, "NIC memory: %s",
+                 d->bounce == NULL ? "out of memory" : strerror(errno));
+        snic_device_destroy(d);
+        return NULL;
+    }
+    return d;
+}
+
+void
+snic_device_destroy(snic_device_t *d)
+{
+    if (d == NULL) {
+        return;
+    }
+    if (d->fd != -1) {
+        close(d->fd);
+    }
+    free(d->bounce);
+    free(d);
+}
+
+uint32_t
+snic_device_blocks(const snic_device_t *d)
+{
+    return d->nblocks;
+}
+
+size_t
+snic_device_block_size(const snic_device_t *d)
+{
+    return d->block;
+}
+
+off_t
+snic_device_offset(const snic_device_t *d, uint32_t slot)
+{
+    return (off_t) slot * (off_t) d->block;
+}
+
+/* Copy with pread + pwrite; 0 or -1 (EIO when the file is short). */
+static int
+copy_bounce(snic_device_t *d, int fd, off_t from, off_t to, size_t len)
+{
+    ssize_t n;
+    size_t  done = 0;
+
+    while (done < len) {
+        n = pread(fd, d->bounce + done, len - done, from + (off_t) done);
+        if (n == -1 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            if (n == 0) {
+                errno = EIO;
+            }
+            return -1;
+        }
+        done += (size_t) n;
+    }
+    done = 0;
+    while (done < len) {
+        n = pwrite(d->fd, d->bounce + done, len - done, to + (off_t) done);
+        if (n == -1 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return -1;
+        }
+        done += (size_t) n;
+    }
+    return 0;
+}
+
+int
+snic_device_insert(snic_device_t *d, uint32_t slot, int fd, off_t file_off,
+                   size_t len)
+{
+    off_t   to = snic_device_offset(d, slot), from = file_off, dst;
+    ssize_t n;
+    size_t  done = 0;
+
+    if (slot >= d->nblocks || len > d->block) {
+        errno = EINVAL;
+        goto err;
+    }
+    if (fallocate(d->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, to,
+                  (off_t) d->block)
+        != 0) {
+        goto err;
+    }
+
+    while (!d->no_copy_range && done < len) {
+        dst = to + (off_t) done;
+        n = copy_file_range(fd, &from, d->fd, &dst, len - done, 0);
+        if (n > 0) {
+            done += (size_t) n;
+            continue;
+        }
+        if (n == 0) {
+            errno = EIO; /* the file is shorter than the directory thinks */
+            goto err;
+        }
+        if (errno == EXDEV || errno == EINVAL || errno == EOPNOTSUPP
+            || errno == ENOSYS) {
+            d->no_copy_range = 1;
+            break;
+        }
+        goto err;
+    }
+    if (done < len
+        && copy_bounce(d, fd, file_off + (off_t) done, to + (off_t) done,
+                       len - done)
+               != 0) {
+        goto err;
+    }
+
+    d->stats.inserts++;
+    d->stats.insert_bytes += len;
+    return 0;
+
+err:
+    d->stats.insert_errors++;
+    return -1;
+}
+
+ssize_t
+snic_device_send(snic_device_t *d, int sock, off_t nc_off, size_t len)
+{
+    ssize_t n;
+
+    do {
+        n = sendfile(sock, d->fd, &nc_off, len);
+    } while (n == -1 && errno == EINTR);
+    if (n > 0) {
+        d->stats.cached_bytes += (uint64_t) n;
+    }
+    return n;
+}
+
+const snic_device_stats_t *
+snic_device_stats(const snic_device_t *d)
+{
+    return &d->stats;
+}

@@ -1,0 +1,59 @@
+/*
+ * The emulated NIC's on-board memory and the device side of the paper's
+ * commands (Kim, Rixner and Pai, section 4, Figure 6): cache_init makes
+ * the memory, cache_insert copies a file block into it ("DMA" from main
+ * memory), pkt_append_cache sends bytes from it.  Transmission is real:
+ * cached bytes reach the client from this memory, so a wrong directory
+ * shows up as wrong bytes.  Bytes from main memory (pkt_append_mm) are
+ * sent by the backend itself, from the file or from header buffers.
+ */
+
+#ifndef SNIC_DEVICE_H
+#define SNIC_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct snic_device_s snic_device_t;
+
+typedef struct {
+    uint64_t inserts;      /* cache_insert commands */
+    uint64_t insert_bytes; /* bytes copied into NIC memory */
+    uint64_t cached_bytes; /* bytes sent from NIC memory */
+    uint64_t insert_errors;
+} snic_device_stats_t;
+
+/*
+ * cache_init: NIC memory of size bytes cut into blocks of block bytes
+ * (size is rounded down to whole blocks).  NULL with err set on failure.
+ */
+snic_device_t *snic_device_create(size_t size, size_t block, char *err,
+                                  size_t errlen);
+void           snic_device_destroy(snic_device_t *d);
+
+uint32_t snic_device_blocks(const snic_device_t *d);
+size_t   snic_device_block_size(const snic_device_t *d);
+
+/* Where block slot starts in NIC memory. */
+off_t snic_device_offset(const snic_device_t *d, uint32_t slot);
+
+/*
+ * cache_insert: copy len bytes (at most a block) of file fd at file_off
+ * into block slot.  The block is punched out first, so data that sends
+ * queued from its old contents keep their old pages (see device.c).
+ * Returns 0, or -1 with errno (the block then holds nothing valid).
+ */
+int snic_device_insert(snic_device_t *d, uint32_t slot, int fd, off_t file_off,
+                       size_t len);
+
+/*
+ * pkt_append_cache, executed: send up to len bytes of NIC memory from
+ * nc_off to socket sock with sendfile(2).  Returns the bytes sent, or -1
+ * with errno (EAGAIN when the socket is full).
+ */
+ssize_t snic_device_send(snic_device_t *d, int sock, off_t nc_off, size_t len);
+
+const snic_device_stats_t *snic_device_stats(const snic_device_t *d);
+
+#endif /* SNIC_DEVICE_H */
