@@ -19,32 +19,16 @@
 #include <unistd.h>
 
 #include "../../../src/sendfile_nic/snic.h"
+#include "tcp_pair.h"
 
-/* *tx: non-blocking sender with a small buffer; *rx: receiver. */
+/* *tx: a non-blocking sender with a small buffer; *rx: the receiver. */
 static int
-tcp_pair(int *tx, int *rx)
+small_pair(int *tx, int *rx)
 {
-    struct sockaddr_in sa;
-    socklen_t          len = sizeof(sa);
-    int                l, small = 4096;
-
-    l = socket(AF_INET, SOCK_STREAM, 0);
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (bind(l, (struct sockaddr *) &sa, sizeof(sa)) != 0 || listen(l, 1) != 0
-        || getsockname(l, (struct sockaddr *) &sa, &len) != 0) {
+    if (tcp_pair(tx, rx, 4096, 0) != 0) {
         return -1;
     }
-    *tx = socket(AF_INET, SOCK_STREAM, 0);
-    setsockopt(*tx, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
-    if (connect(*tx, (struct sockaddr *) &sa, sizeof(sa)) != 0) {
-        return -1;
-    }
-    *rx = accept(l, NULL, NULL);
-    close(l);
-    fcntl(*tx, F_SETFL, O_NONBLOCK);
-    return *rx < 0 ? -1 : 0;
+    return fcntl(*tx, F_SETFL, O_NONBLOCK);
 }
 
 /* Read whatever is available on rx without blocking. */
@@ -199,7 +183,7 @@ backend_contract(const snic_backend_t *b, size_t max_chunk)
     snic_file_init(&file, fd, &st);
 
     /* headers only */
-    if (tcp_pair(&tx, &rx) != 0) {
+    if (small_pair(&tx, &rx) != 0) {
         return 1;
     }
     got = send_all(&in, tx, rx, hdr, NULL, 0, 0, out, cap, &agains);
@@ -208,7 +192,7 @@ backend_contract(const snic_backend_t *b, size_t max_chunk)
     close(rx);
 
     /* headers and the whole file: stops early many times */
-    tcp_pair(&tx, &rx);
+    small_pair(&tx, &rx);
     got = send_all(&in, tx, rx, hdr, &file, 0, size, out, cap, &agains);
     failures += got != (long) (strlen(hdr) + size);
     failures += memcmp(out, hdr, strlen(hdr)) != 0;
@@ -218,14 +202,14 @@ backend_contract(const snic_backend_t *b, size_t max_chunk)
     close(rx);
 
     /* a range that starts and ends inside, no headers */
-    tcp_pair(&tx, &rx);
+    small_pair(&tx, &rx);
     got = send_all(&in, tx, rx, "", &file, 4095, 70001, out, cap, &agains);
     failures += got != 70001 || !pattern_ok(out, 4095, 70001);
     close(tx);
     close(rx);
 
     /* truncated under us: an error, never made-up bytes */
-    tcp_pair(&tx, &rx);
+    small_pair(&tx, &rx);
     if (ftruncate(fd, 1000) != 0) {
         failures++;
     }

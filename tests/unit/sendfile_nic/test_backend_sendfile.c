@@ -33,7 +33,7 @@ test_cork(void)
 
     memset(&opt, 0, sizeof(opt));
     snic_instance_start(&in, &snic_backend_sendfile, &opt, err, sizeof(err));
-    tcp_pair(&tx, &rx);
+    small_pair(&tx, &rx);
     memset(&c, 0, sizeof(c));
     c.fd = tx;
     memset(&req, 0, sizeof(req));

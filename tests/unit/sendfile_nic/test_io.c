@@ -26,7 +26,7 @@ test_send_headers_resumes(void)
     iov[2].iov_len = 5;
     CHECK_INT(snic_iov_len(iov, 3), sizeof(big) + 10);
 
-    CHECK_INT(tcp_pair(&tx, &rx), 0);
+    CHECK_INT(small_pair(&tx, &rx), 0);
     memset(&req, 0, sizeof(req));
     for (;;) {
         /* the caller advances the iovecs past what was sent */

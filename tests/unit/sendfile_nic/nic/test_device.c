@@ -1,10 +1,7 @@
 /* Unit tests of src/sendfile_nic/nic/device.c */
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-
 #include "../../../../src/sendfile_nic/nic/device.c"
+#include "../tcp_pair.h"
 #include "harness.h"
 
 #define BLOCK 4096
@@ -46,29 +43,9 @@ pattern_at(const unsigned char *p, size_t file_off, size_t n, int seed)
 
 /* a connected loopback pair with room for 64 KiB nobody reads yet */
 static int
-tcp_pair(int *tx, int *rx)
+roomy_pair(int *tx, int *rx)
 {
-    struct sockaddr_in sa;
-    socklen_t          len = sizeof(sa);
-    int                l, big = 1 << 20;
-
-    l = socket(AF_INET, SOCK_STREAM, 0);
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (bind(l, (struct sockaddr *) &sa, sizeof(sa)) != 0 || listen(l, 1) != 0
-        || getsockname(l, (struct sockaddr *) &sa, &len) != 0) {
-        return -1;
-    }
-    *tx = socket(AF_INET, SOCK_STREAM, 0);
-    setsockopt(*tx, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
-    if (connect(*tx, (struct sockaddr *) &sa, sizeof(sa)) != 0) {
-        return -1;
-    }
-    *rx = accept(l, NULL, NULL);
-    setsockopt(*rx, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
-    close(l);
-    return *rx < 0 ? -1 : 0;
+    return tcp_pair(tx, rx, 1 << 20, 1 << 20);
 }
 
 static size_t
@@ -117,7 +94,7 @@ test_insert_and_send(void)
 
     CHECK_INT(snic_device_insert(d, 2, fd, BLOCK, BLOCK), 0);
     CHECK_INT(snic_device_insert(d, 3, fd, 4 * BLOCK, 100), 0);
-    CHECK_INT(tcp_pair(&tx, &rx), 0);
+    CHECK_INT(roomy_pair(&tx, &rx), 0);
     CHECK_INT(snic_device_send(d, tx, snic_device_offset(d, 2), BLOCK),
               BLOCK);
     CHECK_INT(snic_device_send(d, tx, snic_device_offset(d, 3) + 10, 90),
@@ -166,7 +143,7 @@ test_punch_interlock(void)
     for (i = 0; i < NBLK; i++) {
         snic_device_insert(d, (uint32_t) i, a, (off_t) i * BLOCK, BLOCK);
     }
-    tcp_pair(&tx, &rx);
+    roomy_pair(&tx, &rx);
     CHECK_INT(snic_device_send(d, tx, 0, NBLK * BLOCK), NBLK * BLOCK);
     CHECK(pwrite(d->fd, other, NBLK * BLOCK, 0) == NBLK * BLOCK);
     CHECK_INT(recv_all(rx, got, NBLK * BLOCK), NBLK * BLOCK);
@@ -185,7 +162,7 @@ test_punch_interlock(void)
     for (i = 0; i < NBLK; i++) {
         snic_device_insert(d, (uint32_t) i, a, (off_t) i * BLOCK, BLOCK);
     }
-    tcp_pair(&tx, &rx);
+    roomy_pair(&tx, &rx);
     CHECK_INT(snic_device_send(d, tx, 0, NBLK * BLOCK), NBLK * BLOCK);
     for (i = 0; i < NBLK; i++) {
         CHECK_INT(snic_device_insert(d, (uint32_t) i, b, (off_t) i * BLOCK,
