@@ -13,15 +13,13 @@ extern const snic_policy_t snic_policy_clock;
 extern const snic_policy_t snic_policy_sieve;
 extern const snic_policy_t snic_policy_s3fifo;
 extern const snic_policy_t snic_policy_arc;
+extern const snic_policy_t snic_policy_lfu;
 
 const snic_policy_t *const snic_policies[] = {
-    &snic_policy_lru,
-    &snic_policy_fifo,
-    &snic_policy_clock,
-    &snic_policy_sieve,
-    &snic_policy_s3fifo,
-    &snic_policy_arc,
-    NULL,
+    &snic_policy_lru,    &snic_policy_fifo,
+    &snic_policy_clock,  &snic_policy_sieve,
+    &snic_policy_s3fifo, &snic_policy_arc,
+    &snic_policy_lfu,    NULL,
 };
 
 const snic_policy_t *

@@ -205,8 +205,24 @@ def arc(seq, c):
     return hits
 
 
+def lfu(seq, cap):
+    """Evict the smallest (uses while cached, time of last use)."""
+    uses, last, hits = {}, {}, 0
+    for t, k in enumerate(seq):
+        if k in uses:
+            hits += 1
+            uses[k] += 1
+        else:
+            if len(uses) == cap:
+                victim = min(uses, key=lambda v: (uses[v], last[v]))
+                del uses[victim], last[victim]
+            uses[k] = 1
+        last[k] = t
+    return hits
+
+
 POLICIES = (("lru", lru), ("fifo", fifo), ("clock", clock), ("sieve", sieve),
-            ("s3fifo", s3fifo), ("arc", arc))
+            ("s3fifo", s3fifo), ("arc", arc), ("lfu", lfu))
 
 if __name__ == "__main__":
     seq = sequence()

@@ -20,6 +20,7 @@ static const struct {
     {"sieve", 16, 974},    {"sieve", 64, 3829},   {"sieve", 256, 10428},
     {"s3fifo", 16, 1218},  {"s3fifo", 64, 3693},  {"s3fifo", 256, 10368},
     {"arc", 16, 890},      {"arc", 64, 3261},     {"arc", 256, 9434},
+    {"lfu", 16, 899},      {"lfu", 64, 3577},     {"lfu", 256, 10155},
 };
 
 #define N_ACCESSES 20000
@@ -47,7 +48,7 @@ test_table(void)
         CHECK(snic_policy_find((*p)->name) == *p);
         n++;
     }
-    CHECK_INT(n, 6);
+    CHECK_INT(n, 7);
     CHECK_STR(snic_policies[0]->name, "lru");
     CHECK(snic_policy_find("belady") == NULL);
 }
