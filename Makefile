@@ -5,6 +5,7 @@
 #   make test         unit + integration tests, then the same under ASan+UBSan
 #   make test-asan    the tests under ASan+UBSan only (build-asan/)
 #   make bench        nicd against Debian's nginx with wrk (bench/server.sh)
+#   make bench-policy block accesses/s of each cache replacement policy
 #   make fuzz         run the libFuzzer targets for FUZZ_SECONDS each
 #   make install      install into $(PREFIX) (DESTDIR honoured)
 #   make format-check check the C sources against .clang-format
@@ -39,7 +40,8 @@ UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 
 FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all deps run test test-unit test-integration test-asan bench fuzz \
+.PHONY: all deps run test test-unit test-integration test-asan bench \
+        bench-policy fuzz \
         install format format-check clean distclean help
 
 all: $(BUILD)/nicd
@@ -108,6 +110,13 @@ bench: $(BUILD)/nicd
 	@$(MAKE) --no-print-directory deps DEPS="build bench"
 	sh bench/server.sh
 
+$(BUILD)/bench/policy_speed: bench/policy_speed.c $(LIB_OBJS) $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIB_OBJS) $(LDLIBS_ALL)
+
+bench-policy: $(BUILD)/bench/policy_speed
+	taskset -c 1 $(BUILD)/bench/policy_speed
+
 fuzz:
 	@$(MAKE) --no-print-directory deps DEPS="build fuzz"
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
@@ -131,6 +140,6 @@ distclean:
 	rm -rf build build-asan
 
 help:
-	@sed -n '2,11p' Makefile
+	@sed -n '2,12p' Makefile
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
