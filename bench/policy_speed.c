@@ -29,8 +29,7 @@ int
 main(int argc, char **argv)
 {
     const snic_policy_t *const *p;
-    size_t                     n = argc > 1 ? strtoul(argv[1], NULL, 10)
-                                            : 10000000;
+    size_t   n = argc > 1 ? strtoul(argv[1], NULL, 10) : 10000000;
     uint32_t slots = argc > 2 ? (uint32_t) strtoul(argv[2], NULL, 10) : 4096;
     snic_block_id_t *seq = malloc(sizeof(*seq) * n);
     uint64_t         x = 1, a, b, blk;
