@@ -33,6 +33,8 @@ LDLIBS_ALL = $(EVENT_LIBS) -pthread $(SAN) $(LDFLAGS)
 SNIC_SRCS = $(sort $(wildcard src/sendfile_nic/*.c src/sendfile_nic/*/*.c))
 SERVER_SRCS = $(filter-out src/server/main.c,$(sort $(wildcard src/server/*.c)))
 LIB_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SNIC_SRCS) $(SERVER_SRCS))
+TRACE_SRCS = $(sort $(wildcard trace_replayer/*.c))
+TRACE_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(TRACE_SRCS))
 MAIN_OBJ = $(BUILD)/obj/server/main.o
 
 UNIT_SRCS = $(sort $(wildcard tests/unit/*/test_*.c tests/unit/*/*/test_*.c))
@@ -64,21 +66,25 @@ $(BUILD)/obj/%.o: src/%.c $(BUILD)/.flags $(CONFIG)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
 
+$(BUILD)/obj/trace_replayer/%.o: trace_replayer/%.c $(BUILD)/.flags $(CONFIG)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
 $(BUILD)/nicd: $(LIB_OBJS) $(MAIN_OBJ)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
 # a unit test #includes the .c it tests, so it links every other object
-$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/harness.h $(LIB_OBJS) $(BUILD)/.flags
+$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/harness.h $(LIB_OBJS) $(TRACE_OBJS) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Itests/unit $(CFLAGS_ALL) -MMD -MP -o $@ $< \
-	    $(filter-out $(BUILD)/obj/$(dir $*)$(patsubst test_%,%,$(notdir $*)).o,$(LIB_OBJS)) \
+	    $(filter-out $(BUILD)/obj/$(dir $*)$(patsubst test_%,%,$(notdir $*)).o,$(LIB_OBJS) $(TRACE_OBJS)) \
 	    $(LDLIBS_ALL)
 
 # the fuzz targets' inputs replayed as a regression test (no clang needed)
-$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/replay_main.c $(LIB_OBJS) $(BUILD)/.flags
+$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/replay_main.c $(LIB_OBJS) $(TRACE_OBJS) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< tests/fuzz/replay_main.c \
-	    $(LIB_OBJS) $(LDLIBS_ALL)
+	    $(LIB_OBJS) $(TRACE_OBJS) $(LDLIBS_ALL)
 
 FUZZ_REPLAY = $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(FUZZ_SRCS))
 
@@ -127,11 +133,13 @@ install: $(BUILD)/nicd
 	install -m 644 conf/nicd.conf conf/mime.types $(DESTDIR)$(PREFIX)/etc/nicd/
 
 format:
-	clang-format -i $(SNIC_SRCS) $(wildcard src/*/*.h src/*/*/*.h) $(SERVER_SRCS) src/server/main.c
+	clang-format -i $(SNIC_SRCS) $(wildcard src/*/*.h src/*/*/*.h) $(SERVER_SRCS) src/server/main.c \
+	    $(TRACE_SRCS) $(wildcard trace_replayer/*.h)
 
 format-check:
 	@$(MAKE) --no-print-directory deps DEPS=format
-	clang-format --dry-run -Werror $(wildcard src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h)
+	clang-format --dry-run -Werror $(wildcard src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h) \
+	    $(wildcard trace_replayer/*.c trace_replayer/*.h)
 
 clean:
 	rm -rf build/obj build/nicd build/tests build/www build-asan

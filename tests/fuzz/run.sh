@@ -8,7 +8,8 @@ set -eu
 seconds=${1:-60}
 mkdir -p build/fuzz
 objs=""
-for src in src/sendfile_nic/*.c src/sendfile_nic/*/*.c src/server/*.c; do
+for src in src/sendfile_nic/*.c src/sendfile_nic/*/*.c src/server/*.c \
+    trace_replayer/*.c; do
     case "$src" in src/server/main.c) continue ;; esac
     objs="$objs $src"
 done
