@@ -78,13 +78,13 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/harness.h $(LIB_OBJS) $(TRACE_O
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) -Itests/unit $(CFLAGS_ALL) -MMD -MP -o $@ $< \
 	    $(filter-out $(BUILD)/obj/$(dir $*)$(patsubst test_%,%,$(notdir $*)).o,$(LIB_OBJS) $(TRACE_OBJS)) \
-	    $(LDLIBS_ALL)
+	    $(LDLIBS_ALL) $(ZLIB_LIBS)
 
 # the fuzz targets' inputs replayed as a regression test (no clang needed)
 $(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/replay_main.c $(LIB_OBJS) $(TRACE_OBJS) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< tests/fuzz/replay_main.c \
-	    $(LIB_OBJS) $(TRACE_OBJS) $(LDLIBS_ALL)
+	    $(LIB_OBJS) $(TRACE_OBJS) $(LDLIBS_ALL) $(ZLIB_LIBS)
 
 FUZZ_REPLAY = $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(FUZZ_SRCS))
 

@@ -9,7 +9,7 @@ set -eu
 pkgs=""
 for group in "$@"; do
     case "$group" in
-    build) pkgs="$pkgs gcc make libc6-dev pkg-config libevent-dev libssl-dev libluajit-5.1-dev" ;;
+    build) pkgs="$pkgs gcc make libc6-dev pkg-config libevent-dev libssl-dev libluajit-5.1-dev zlib1g-dev" ;;
     test) pkgs="$pkgs python3" ;;
     bench) pkgs="$pkgs wrk nginx-light util-linux" ;;
     fuzz) pkgs="$pkgs clang" ;;

@@ -51,4 +51,34 @@ const char *trace_err_str(int err);
  */
 int trace_clf_parse(const char *line, size_t len, trace_req_t *r);
 
+/*
+ * WorldCup98 binary logs (the 1998 World Cup site's access logs as
+ * published by the Internet Traffic Archive): 20-byte big-endian records
+ *   u32 time, u32 client id, u32 object id, u32 size (0xFFFFFFFF:
+ *   unknown), u8 method, u8 status (HTTP version in the top two bits, an
+ *   index into the status code table in the low six), u8 type, u8 server.
+ * URLs come from the object mapping file: "id path" per line, where the
+ * path is the rest of the line and may contain spaces.
+ */
+#define TRACE_WC98_RECORD 20
+
+/*
+ * Decode one record into r (r->url is left NULL: see the mapping) and
+ * *object.  A status index outside the table gives status 0 ("other").
+ */
+void trace_wc98_decode(const unsigned char *rec, trace_req_t *r,
+                       uint32_t *object);
+
+typedef struct trace_wc98_map_s trace_wc98_map_t;
+
+/* Read a mapping file (plain or gzip).  NULL with err set. */
+trace_wc98_map_t *trace_wc98_map_load(const char *path, char *err,
+                                      size_t errlen);
+void              trace_wc98_map_free(trace_wc98_map_t *m);
+size_t            trace_wc98_map_count(const trace_wc98_map_t *m);
+
+/* The URL of object id, or NULL when the mapping has none. */
+const char *trace_wc98_map_url(const trace_wc98_map_t *m, uint32_t id,
+                               size_t *len);
+
 #endif /* TRACE_H */

@@ -20,7 +20,7 @@ for target in tests/fuzz/fuzz_*.c; do
     # shellcheck disable=SC2086
     clang -g -O1 -std=gnu11 -D_GNU_SOURCE -Ibuild -Isrc/server \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-        -o "build/fuzz/$name" "$target" $objs -levent_core -pthread
+        -o "build/fuzz/$name" "$target" $objs -levent_core -lz -pthread
     echo "fuzz: $name for ${seconds}s, corpus $corpus"
     "build/fuzz/$name" -max_total_time="$seconds" -max_len=4096 \
         -artifact_prefix=tests/fuzz/ "$corpus"
