@@ -30,7 +30,8 @@ test_real_lines(void)
 
     /* the first line of NASA's July 1995 log */
     CHECK_INT(parse("199.72.81.55 - - [01/Jul/1995:00:00:01 -0400] \"GET "
-                    "/history/apollo/ HTTP/1.0\" 200 6245"), TRACE_OK);
+                    "/history/apollo/ HTTP/1.0\" 200 6245"),
+              TRACE_OK);
     CHECK_INT(r.time, 804571201); /* 04:00:01 UTC */
     CHECK_INT(r.method, TRACE_GET);
     CHECK(url_is("/history/apollo/"));
@@ -39,7 +40,8 @@ test_real_lines(void)
     CHECK(r.bytes_known && r.has_protocol);
     client = r.client;
     CHECK_INT(parse("199.72.81.55 - - [01/Jul/1995:00:00:12 -0400] \"GET "
-                    "/images/x.gif HTTP/1.0\" 304 0"), TRACE_OK);
+                    "/images/x.gif HTTP/1.0\" 304 0"),
+              TRACE_OK);
     CHECK(r.client == client);
     CHECK_INT(parse("unicomp6.unicomp.net - - [01/Jul/1995:00:00:06 -0400] "
                     "\"GET /shuttle/countdown/ HTTP/1.0\" 200 3985\r"),
@@ -52,7 +54,8 @@ test_combined(void)
 {
     CHECK_INT(parse("10.0.0.1 - bob [21/Nov/2026:08:50:40 +0000] \"HEAD "
                     "/a.txt HTTP/1.1\" 200 10 \"http://r/\" \"say \\\"hi\\\""
-                    "\""), TRACE_OK);
+                    "\""),
+              TRACE_OK);
     CHECK_INT(r.method, TRACE_HEAD);
     CHECK(url_is("/a.txt"));
     CHECK_INT(r.bytes, 10);
@@ -68,23 +71,28 @@ test_oddities(void)
     CHECK(url_is("/x") && !r.has_protocol);
     /* "-" bytes */
     CHECK_INT(parse("h - - [01/Jul/1995:00:00:01 -0400] \"GET /x "
-                    "HTTP/1.0\" 404 -"), TRACE_OK);
+                    "HTTP/1.0\" 404 -"),
+              TRACE_OK);
     CHECK(!r.bytes_known && r.bytes == 0 && r.status == 404);
     /* quotes inside the request */
     CHECK_INT(parse("h - - [01/Jul/1995:00:00:01 -0400] \"GET /a\"b\" "
-                    "HTTP/1.0\" 200 7"), TRACE_OK);
+                    "HTTP/1.0\" 200 7"),
+              TRACE_OK);
     CHECK(url_is("/a\"b\""));
     CHECK_INT(r.bytes, 7);
     /* other methods parse and are marked */
     CHECK_INT(parse("h - - [01/Jul/1995:00:00:01 -0400] \"POST /cgi HTTP/1.0\""
-                    " 200 1"), TRACE_OK);
+                    " 200 1"),
+              TRACE_OK);
     CHECK_INT(r.method, TRACE_POST);
     CHECK_INT(parse("h - - [01/Jul/1995:00:00:01 -0400] \"get /x HTTP/1.0\""
-                    " 200 1"), TRACE_OK);
+                    " 200 1"),
+              TRACE_OK);
     CHECK_INT(r.method, TRACE_OTHER);
     /* a time zone east of UTC */
     CHECK_INT(parse("h - - [01/Jul/1995:00:00:01 +0130] \"GET / HTTP/1.0\" "
-                    "200 1"), TRACE_OK);
+                    "200 1"),
+              TRACE_OK);
     CHECK_INT(r.time, 804571201 - 4 * 3600 - 90 * 60);
 }
 
@@ -116,10 +124,10 @@ test_broken(void)
         {"h - - [01/Jul/1995:00:00:01 -0400] \"GET / HTTP/1.0 200 1",
          TRACE_ERR_FIELDS},
         {"h - - [01/Jul/1995:00:00:01 -0400] \"\" 200 1", TRACE_ERR_REQUEST},
-        {"h - - [01/Jul/1995:00:00:01 -0400] \"GET\" 200 1",
-         TRACE_ERR_REQUEST},
+        {"h - - [01/Jul/1995:00:00:01 -0400] \"GET\" 200 1", TRACE_ERR_REQUEST},
         {"h - - [01/Jul/1995:00:00:01 -0400] \"GET / HTTP/1.0\" 200 "
-         "99999999999999999999999", TRACE_ERR_BYTES},
+         "99999999999999999999999",
+         TRACE_ERR_BYTES},
     };
     size_t i;
     int    rc;
@@ -146,8 +154,10 @@ test_nasa_sample(void)
 
     CHECK(f != NULL);
     if (f == NULL) {
-        fprintf(stderr, "%s is missing (shared/ must be beside the "
-                        "checkout)\n", SAMPLE);
+        fprintf(stderr,
+                "%s is missing (shared/ must be beside the "
+                "checkout)\n",
+                SAMPLE);
         return;
     }
     while (fgets(line, sizeof(line), f) != NULL) {

@@ -19,8 +19,9 @@ test_decode_by_hand(void)
 {
     /* time 1, client 2, object 3, size unknown, HEAD, HTTP/1.1 304 */
     static const unsigned char rec[20] = {
-        0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0xff, 0xff, 0xff, 0xff,
-        1, (2 << 6) | 13, 0, 0,
+        0, 0, 0, 1,    0,    0,    0,    2, 0,
+        0, 0, 3, 0xff, 0xff, 0xff, 0xff, 1, (2 << 6) | 13,
+        0, 0,
     };
     trace_req_t r;
     uint32_t    obj;
@@ -48,8 +49,10 @@ test_sample_log(void)
 
     CHECK(f != NULL);
     if (f == NULL) {
-        fprintf(stderr, "%s is missing (shared/ must be beside the "
-                        "checkout)\n", LOG);
+        fprintf(stderr,
+                "%s is missing (shared/ must be beside the "
+                "checkout)\n",
+                LOG);
         return;
     }
     while (gzread(f, rec, sizeof(rec)) == (int) sizeof(rec)) {

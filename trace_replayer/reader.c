@@ -1,0 +1,290 @@
+/*
+ * Trace readers.  Formats register in a NULL-terminated table of const
+ * operations; "auto" asks each one whether the first bytes look like it.
+ * zlib's gz* calls read gzip and plain files alike, so every format
+ * streams both, and standard input too.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "reader.h"
+
+struct trace_reader_s;
+
+typedef struct {
+    const char *name;
+    /* do these first bytes look like this format? */
+    int (*probe)(const unsigned char *p, size_t n);
+    /* 1, 0 at the end, -1 read error, -2 this line or record is bad
+     * (*bad set) */
+    int (*next)(struct trace_reader_s *t, trace_req_t *r, int *bad);
+} format_t;
+
+struct trace_reader_s {
+    const format_t   *fmt;
+    gzFile            f;
+    char             *line;
+    size_t            size;
+    uint64_t          lineno;
+    trace_wc98_map_t *map;
+    char              url[32]; /* "/object/ID" without a mapping */
+    uint64_t          nbad;
+    trace_bad_t       bad[TRACE_ERRORS_KEPT];
+};
+
+/* text: a line at a time, of any length */
+
+static int
+read_line(struct trace_reader_s *t, size_t *len)
+{
+    size_t n = 0;
+    char  *p;
+
+    for (;;) {
+        if (t->size - n < 2) {
+            p = realloc(t->line, t->size ? t->size * 2 : 4096);
+            if (p == NULL) {
+                return -1;
+            }
+            t->line = p;
+            t->size = t->size ? t->size * 2 : 4096;
+        }
+        if (gzgets(t->f, t->line + n, (int) (t->size - n)) == NULL) {
+            if (n > 0) {
+                break; /* a last line without a newline */
+            }
+            return gzeof(t->f) ? 0 : -1;
+        }
+        n += strlen(t->line + n);
+        if (n > 0 && t->line[n - 1] == '\n') {
+            n--;
+            break;
+        }
+    }
+    t->lineno++;
+    *len = n;
+    return 1;
+}
+
+static int
+clf_probe(const unsigned char *p, size_t n)
+{
+    size_t i;
+
+    /* printable text with a "[" and a quote on its first line */
+    for (i = 0; i < n && p[i] != '\n'; i++) {
+        if (p[i] < 0x20 && p[i] != '\t' && p[i] != '\r') {
+            return 0;
+        }
+    }
+    return memchr(p, '[', i) != NULL && memchr(p, '"', i) != NULL;
+}
+
+static int
+clf_next(struct trace_reader_s *t, trace_req_t *r, int *bad)
+{
+    size_t len;
+    int    rc = read_line(t, &len);
+
+    if (rc != 1) {
+        return rc;
+    }
+    *bad = trace_clf_parse(t->line, len, r);
+    return *bad == TRACE_OK ? 1 : -2;
+}
+
+static int
+wc98_probe(const unsigned char *p, size_t n)
+{
+    /* whole records whose method, status index and version are in range,
+     * and a plausible time (1990 to 2040) */
+    size_t i;
+
+    if (n < TRACE_WC98_RECORD) {
+        return 0;
+    }
+    for (i = 0; i + TRACE_WC98_RECORD <= n; i += TRACE_WC98_RECORD) {
+        uint32_t tm = (uint32_t) p[i] << 24 | (uint32_t) p[i + 1] << 16
+                      | (uint32_t) p[i + 2] << 8 | p[i + 3];
+
+        if (p[i + 16] > 8 || (p[i + 17] & 0x3f) > 37 || tm < 631152000u
+            || tm > 2208988800u) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int
+wc98_next(struct trace_reader_s *t, trace_req_t *r, int *bad)
+{
+    unsigned char rec[TRACE_WC98_RECORD];
+    int           n = gzread(t->f, rec, sizeof(rec));
+    uint32_t      obj;
+    const char   *u = NULL;
+    size_t        len = 0;
+
+    if (n == 0) {
+        return 0;
+    }
+    t->lineno++;
+    if (n < 0) {
+        return -1;
+    }
+    if (n < (int) sizeof(rec)) {
+        *bad = TRACE_ERR_FIELDS; /* a truncated last record */
+        return -2;
+    }
+    trace_wc98_decode(rec, r, &obj);
+    if (t->map != NULL) {
+        u = trace_wc98_map_url(t->map, obj, &len);
+    }
+    if (u == NULL) {
+        len = (size_t) snprintf(t->url, sizeof(t->url), "/object/%u", obj);
+        u = t->url;
+    }
+    r->url = u;
+    r->url_len = len;
+    return 1;
+}
+
+static const format_t fmt_clf = {"clf", clf_probe, clf_next};
+static const format_t fmt_wc98 = {"wc98", wc98_probe, wc98_next};
+
+/* auto-detection asks them in this order */
+static const format_t *const formats[] = {&fmt_wc98, &fmt_clf, NULL};
+
+trace_reader_t *
+trace_open(const char *path, const char *format, const char *mapping, char *err,
+           size_t errlen)
+{
+    trace_reader_t        *t = calloc(1, sizeof(*t));
+    const format_t *const *f;
+    unsigned char          head[400];
+    int                    n;
+
+    if (t == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (strcmp(format, "combined") == 0) {
+        format = "clf";
+    }
+    t->f = strcmp(path, "-") == 0 ? gzdopen(dup(STDIN_FILENO), "rb")
+                                  : gzopen(path, "rb");
+    if (t->f == NULL) {
+        snprintf(err, errlen, "%s: cannot open", path);
+        goto err;
+    }
+    gzbuffer(t->f, 256 * 1024);
+
+    if (strcmp(format, "auto") == 0) {
+        /* peek, then start again (gzrewind cannot rewind a pipe, so
+         * standard input needs --format) */
+        n = gzread(t->f, head, sizeof(head));
+        if (n <= 0 || gzrewind(t->f) != 0) {
+            snprintf(err, errlen,
+                     "%s: cannot detect the format (empty, "
+                     "or not seekable: give --format)",
+                     path);
+            goto err;
+        }
+        for (f = formats; *f != NULL; f++) {
+            if ((*f)->probe(head, (size_t) n)) {
+                break;
+            }
+        }
+    } else {
+        for (f = formats; *f != NULL; f++) {
+            if (strcmp((*f)->name, format) == 0) {
+                break;
+            }
+        }
+    }
+    if (*f == NULL) {
+        snprintf(err, errlen,
+                 strcmp(format, "auto") == 0
+                     ? "%s: not a format I know (clf, combined, wc98)"
+                     : "unknown trace format \"%s\" (clf, combined, wc98)",
+                 strcmp(format, "auto") == 0 ? path : format);
+        goto err;
+    }
+    t->fmt = *f;
+
+    if (mapping != NULL) {
+        t->map = trace_wc98_map_load(mapping, err, errlen);
+        if (t->map == NULL) {
+            goto err;
+        }
+    }
+    return t;
+
+err:
+    trace_close(t);
+    return NULL;
+}
+
+int
+trace_next(trace_reader_t *t, trace_req_t *r, char *err, size_t errlen)
+{
+    int rc, bad = 0;
+
+    for (;;) {
+        memset(r, 0, sizeof(*r));
+        rc = t->fmt->next(t, r, &bad);
+        if (rc != -2) {
+            break;
+        }
+        if (t->nbad < TRACE_ERRORS_KEPT) {
+            t->bad[t->nbad].line = t->lineno;
+            t->bad[t->nbad].err = bad;
+        }
+        t->nbad++;
+    }
+    if (rc == -1) {
+        int         zerr;
+        const char *msg = gzerror(t->f, &zerr);
+
+        snprintf(err, errlen, "read error after line %llu: %s",
+                 (unsigned long long) t->lineno,
+                 zerr == Z_ERRNO ? "I/O error" : msg);
+    }
+    return rc;
+}
+
+const char *
+trace_format(const trace_reader_t *t)
+{
+    return t->fmt->name;
+}
+
+uint64_t
+trace_bad_count(const trace_reader_t *t)
+{
+    return t->nbad;
+}
+
+const trace_bad_t *
+trace_bad_first(const trace_reader_t *t, int *n)
+{
+    *n = t->nbad < TRACE_ERRORS_KEPT ? (int) t->nbad : TRACE_ERRORS_KEPT;
+    return t->bad;
+}
+
+void
+trace_close(trace_reader_t *t)
+{
+    if (t == NULL) {
+        return;
+    }
+    if (t->f != NULL) {
+        gzclose(t->f);
+    }
+    trace_wc98_map_free(t->map);
+    free(t->line);
+    free(t);
+}
