@@ -1,0 +1,137 @@
+"""nictrace stats on the real samples, against the same statistics
+computed here independently (regular expressions and struct, not the C
+parsers)."""
+
+import gzip
+import json
+import os
+import re
+import struct
+import subprocess
+import tempfile
+
+from nicd import NICD, check
+
+NICTRACE = os.path.join(os.path.dirname(NICD), "nictrace")
+SHARED = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                      "..", "..", "..", "shared", "traces")
+NASA = os.path.join(SHARED, "nasa", "NASA_access_log_Jul95.first1000")
+NASA10K = os.path.join(SHARED, "nasa", "NASA_access_log_Jul95.first10k.clf.gz")
+WC98 = os.path.join(SHARED, "worldcup98", "test_log.gz")
+WC98MAP = os.path.join(SHARED, "worldcup98", "object_mappings.sort.gz")
+
+CLF = re.compile(r'^(\S+) \S+ \S+ \[(\d\d)/(\w{3})/(\d{4}):(\d\d):(\d\d):(\d\d) '
+                 r'([+-])(\d\d)(\d\d)\] "(.*)" (\d{3}) (\d+|-)$')
+MONTHS = "JanFebMarAprMayJunJulAugSepOctNovDec"
+
+
+def expected(records):
+    """records: (time, url, status, bytes or None)"""
+    times = [r[0] for r in records]
+    total = sum(r[3] or 0 for r in records)
+    files = {}
+    for _, url, status, b in records:
+        if status in (200, 206) and b:
+            path = url.split("?", 1)[0]
+            files[path] = max(files.get(path, 0), b)
+    return {"requests": len(records), "duration_s": max(times) - min(times),
+            "total_response_bytes": total,
+            "avg_response_bytes": round(total / len(records), 1),
+            "distinct_files": len(files),
+            "data_set_bytes": sum(files.values())}
+
+
+def clf_records(lines):
+    import calendar
+    out = []
+    for line in lines:
+        m = CLF.match(line)
+        d, mon, y, hh, mm, ss = (int(m.group(2)), MONTHS.index(m.group(3))
+                                 // 3 + 1, int(m.group(4)), int(m.group(5)),
+                                 int(m.group(6)), int(m.group(7)))
+        off = (int(m.group(9)) * 3600 + int(m.group(10)) * 60) * \
+            (1 if m.group(8) == "+" else -1)
+        t = calendar.timegm((y, mon, d, hh, mm, ss)) - off
+        url = m.group(11).split(" ")[1]
+        b = None if m.group(13) == "-" else int(m.group(13))
+        out.append((t, url, int(m.group(12)), b))
+    return out
+
+
+def run(*args, stdin=subprocess.DEVNULL):
+    p = subprocess.run([NICTRACE] + list(args), capture_output=True,
+                       timeout=60, stdin=stdin)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+def stats(*args, stdin=subprocess.DEVNULL):
+    rc, out, err = run("stats", "--json", *args, stdin=stdin)
+    check(rc == 0, "nictrace failed: %s" % err)
+    return json.loads(out)
+
+
+def compare(got, want, what):
+    for k, v in want.items():
+        check(got[k] == v, "%s: %s is %r, want %r" % (what, k, got[k], v))
+
+
+def test_nasa_samples():
+    lines = open(NASA, encoding="latin-1").read().splitlines()
+    got = stats(NASA)
+    compare(got, expected(clf_records(lines)), "NASA 1000")
+    check(got["format"] == "clf" and got["parse_errors"] == 0, repr(got))
+    lines = gzip.open(NASA10K, "rt", encoding="latin-1").read().splitlines()
+    compare(stats(NASA10K), expected(clf_records(lines)), "NASA 10k")
+    with open(NASA, "rb") as f:
+        compare(stats("--format", "clf", "-", stdin=f),
+                expected(clf_records(open(NASA, encoding="latin-1")
+                                     .read().splitlines())), "stdin")
+
+
+def test_worldcup_sample():
+    names = {}
+    for line in gzip.open(WC98MAP, "rb"):
+        m = re.match(rb"^\s*(\d+) (.*?)\r?\n?$", line)
+        names[int(m.group(1))] = m.group(2).decode("latin-1")
+    codes = [100, 101, 200, 201, 202, 203, 204, 205, 206, 300, 301, 302,
+             303, 304, 305] + list(range(400, 416)) + list(range(500, 506))
+    data = gzip.open(WC98).read()
+    recs = []
+    for i in range(0, len(data), 20):
+        t, _, obj, size, _, st, _, _ = struct.unpack(">IIIIBBBB",
+                                                     data[i:i + 20])
+        idx = st & 0x3f
+        recs.append((t, names[obj], codes[idx] if idx < 37 else 0,
+                     None if size == 0xffffffff else size))
+    got = stats("--mapping", WC98MAP, WC98)
+    compare(got, expected(recs), "WorldCup98")
+    check(got["format"] == "wc98", repr(got))
+
+
+def test_broken_lines_reported():
+    good = '1.2.3.4 - - [01/Jul/1995:00:00:01 -0400] "GET /a HTTP/1.0" 200 5\n'
+    text = good + "not a log line\n" + good + \
+        '1.2.3.4 - - [01/Jul/1995:00:00:01 -0400] "GET /a HTTP/1.0" 2x 5\n'
+    fd, path = tempfile.mkstemp()
+    os.write(fd, text.encode())
+    os.close(fd)
+    try:
+        got = stats(path)
+        check(got["requests"] == 2 and got["parse_errors"] == 2, repr(got))
+        check(got["first_errors"] == [{"line": 2, "error": "fields"},
+                                      {"line": 4, "error": "status"}],
+              repr(got["first_errors"]))
+        rc, out, _ = run("stats", path)
+        check(rc == 0 and "line 2: fields" in out and "line 4: status" in out,
+              out)
+    finally:
+        os.unlink(path)
+
+
+def test_usage_errors():
+    rc, _, err = run("stats", "/nonexistent")
+    check(rc == 1 and "/nonexistent: cannot open" in err, err)
+    rc, _, err = run("bogus", NASA)
+    check(rc == 2 and 'unknown command "bogus"' in err, err)
+    rc, _, err = run("stats", "-")
+    check(rc == 1 and "give --format" in err, err)

@@ -1,0 +1,39 @@
+/*
+ * The files of a trace: each path (the request target without its query)
+ * with the largest successful transfer seen for it.  "Successful" is
+ * status 200 or 206 with a byte count above zero, the rule nictrace
+ * docroot, nictrace stats and nicsim share: that count is the least the
+ * file must hold for the logged response to have been possible.
+ */
+
+#ifndef TRACE_FILES_H
+#define TRACE_FILES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace.h"
+
+typedef struct trace_files_s trace_files_t;
+
+trace_files_t *trace_files_new(void);
+void           trace_files_free(trace_files_t *f);
+
+/* The path of a request target: up to '?' (or the end). */
+size_t trace_path_len(const char *url, size_t len);
+
+/* Account r: a successful transfer raises its file's size.  0 or -1
+ * (out of memory). */
+int trace_files_add(trace_files_t *f, const trace_req_t *r);
+
+/* Files seen so far, and the sum of their sizes. */
+uint64_t trace_files_count(const trace_files_t *f);
+uint64_t trace_files_bytes(const trace_files_t *f);
+
+/* Walk every file: fn(path, len, size, arg). */
+void trace_files_each(const trace_files_t *f,
+                      void (*fn)(const char *path, size_t len, uint64_t size,
+                                 void *arg),
+                      void *arg);
+
+#endif /* TRACE_FILES_H */
