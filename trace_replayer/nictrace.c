@@ -1,6 +1,7 @@
 /*
  * nictrace: trace tools.  So far: "nictrace stats", the statistics of the
- * paper's Table 1 for any trace the readers know.
+ * paper's Table 1 for any trace the readers know, and "nictrace docroot",
+ * which materialises a trace's files.
  *
  * Definitions (also in --help and docs/traces.md):
  *   requests              records that parsed (every method and status)
@@ -14,13 +15,17 @@
  *   parse errors          lines or records that did not parse
  */
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "content.h"
 #include "files.h"
 #include "reader.h"
 
@@ -28,8 +33,10 @@ static void
 usage(FILE *out)
 {
     fprintf(out,
-            "usage: nictrace stats TRACE [--format auto|clf|combined|wc98] "
-            "[--mapping FILE] [--json]\n"
+            "usage: nictrace stats TRACE [OPTIONS]\n"
+            "       nictrace docroot TRACE --root DIR [OPTIONS]\n"
+            "options: --format auto|clf|combined|wc98, --mapping FILE "
+            "(WorldCup98 URLs), --json\n"
             "\n"
             "TRACE is a file (plain or gzip) or - for standard input (then "
             "give --format).\n"
@@ -42,7 +49,11 @@ usage(FILE *out)
             "more than 0 bytes\n"
             "  data set size  the sum of each such file's largest transfer\n"
             "  parse errors   lines or records that did not parse (the "
-            "first ten are listed)\n");
+            "first ten are listed)\n"
+            "docroot creates one file per distinct file, that size, filled "
+            "with bytes\nthat depend on (URL path, offset) only (see "
+            "docs/traces.md); a URL ending\nin / gets index.html; unsafe "
+            "paths and file/directory conflicts are skipped\nand counted.\n");
 }
 
 static double
@@ -89,56 +100,83 @@ json_string(const char *s)
     putchar('"');
 }
 
-static int
-stats(const char *path, const char *format, const char *mapping, int json)
-{
-    char               err[512], a[32], b[32];
-    trace_reader_t    *t;
-    trace_files_t     *files;
-    trace_req_t        r;
-    const trace_bad_t *bad;
-    uint64_t           n = 0, bytes = 0;
-    int64_t            t0 = 0, t1 = 0;
-    double             start = now(), last = start, avg;
-    int                rc, i, nbad;
+/* What one pass over a trace gives every command. */
+typedef struct {
+    trace_reader_t *reader; /* still open: format and bad lines */
+    trace_files_t  *files;
+    uint64_t        requests;
+    uint64_t        bytes;
+    int64_t         t0, t1;
+} scan_t;
 
-    t = trace_open(path, format, mapping, err, sizeof(err));
-    files = trace_files_new();
-    if (t == NULL || files == NULL) {
-        fprintf(stderr, "nictrace: %s\n", t == NULL ? err : "out of memory");
-        trace_close(t);
-        trace_files_free(files);
+static void
+scan_free(scan_t *sc)
+{
+    trace_close(sc->reader);
+    trace_files_free(sc->files);
+}
+
+/* Read the whole trace into sc; 0, or 1 after saying why on stderr. */
+static int
+scan(const char *path, const char *format, const char *mapping, scan_t *sc)
+{
+    char        err[512], a[32];
+    trace_req_t r;
+    double      start = now(), last = start;
+    int         rc;
+
+    memset(sc, 0, sizeof(*sc));
+    sc->reader = trace_open(path, format, mapping, err, sizeof(err));
+    sc->files = trace_files_new();
+    if (sc->reader == NULL || sc->files == NULL) {
+        fprintf(stderr, "nictrace: %s\n",
+                sc->reader == NULL ? err : "out of memory");
+        scan_free(sc);
         return 1;
     }
-    while ((rc = trace_next(t, &r, err, sizeof(err))) == 1) {
-        if (n == 0 || r.time < t0) {
-            t0 = r.time;
+    while ((rc = trace_next(sc->reader, &r, err, sizeof(err))) == 1) {
+        if (sc->requests == 0 || r.time < sc->t0) {
+            sc->t0 = r.time;
         }
-        if (n == 0 || r.time > t1) {
-            t1 = r.time;
+        if (sc->requests == 0 || r.time > sc->t1) {
+            sc->t1 = r.time;
         }
-        n++;
-        bytes += r.bytes;
-        if (trace_files_add(files, &r) != 0) {
+        sc->requests++;
+        sc->bytes += r.bytes;
+        if (trace_files_add(sc->files, &r) != 0) {
             snprintf(err, sizeof(err), "out of memory");
             rc = -1;
             break;
         }
-        if ((n & 0xffff) == 0 && now() - last >= 2.0) {
+        if ((sc->requests & 0xffff) == 0 && now() - last >= 2.0) {
             last = now();
-            fprintf(stderr, "nictrace: %s records, %.0f/s\n", thousands(n, a),
-                    (double) n / (last - start));
+            fprintf(stderr, "nictrace: %s records, %.0f/s\n",
+                    thousands(sc->requests, a),
+                    (double) sc->requests / (last - start));
         }
     }
     if (rc < 0) {
         fprintf(stderr, "nictrace: %s: %s\n", path, err);
-        trace_close(t);
-        trace_files_free(files);
+        scan_free(sc);
         return 1;
     }
+    return 0;
+}
 
-    avg = n > 0 ? (double) bytes / (double) n : 0;
-    bad = trace_bad_first(t, &nbad);
+static int
+stats(const char *path, const char *format, const char *mapping, int json)
+{
+    char               a[32], b[32];
+    scan_t             sc;
+    const trace_bad_t *bad;
+    double             avg;
+    int                i, nbad;
+
+    if (scan(path, format, mapping, &sc) != 0) {
+        return 1;
+    }
+    avg = sc.requests > 0 ? (double) sc.bytes / (double) sc.requests : 0;
+    bad = trace_bad_first(sc.reader, &nbad);
     if (json) {
         printf("{\"trace\": ");
         json_string(path);
@@ -147,39 +185,260 @@ stats(const char *path, const char *format, const char *mapping, int json)
                "%.1f, \"data_set_bytes\": %llu, \"requests\": %llu, "
                "\"distinct_files\": %llu, \"parse_errors\": %llu, "
                "\"first_errors\": [",
-               trace_format(t), (long long) (t1 - t0),
-               (unsigned long long) bytes, avg,
-               (unsigned long long) trace_files_bytes(files),
-               (unsigned long long) n,
-               (unsigned long long) trace_files_count(files),
-               (unsigned long long) trace_bad_count(t));
+               trace_format(sc.reader), (long long) (sc.t1 - sc.t0),
+               (unsigned long long) sc.bytes, avg,
+               (unsigned long long) trace_files_bytes(sc.files),
+               (unsigned long long) sc.requests,
+               (unsigned long long) trace_files_count(sc.files),
+               (unsigned long long) trace_bad_count(sc.reader));
         for (i = 0; i < nbad; i++) {
             printf("%s{\"line\": %llu, \"error\": \"%s\"}", i ? ", " : "",
                    (unsigned long long) bad[i].line, trace_err_str(bad[i].err));
         }
         printf("]}\n");
     } else {
-        printf("%-22s %s (%s)\n", "trace", path, trace_format(t));
-        printf("%-22s %lld s (%.1f h)\n", "duration", (long long) (t1 - t0),
-               (double) (t1 - t0) / 3600);
+        printf("%-22s %s (%s)\n", "trace", path, trace_format(sc.reader));
+        printf("%-22s %lld s (%.1f h)\n", "duration",
+               (long long) (sc.t1 - sc.t0), (double) (sc.t1 - sc.t0) / 3600);
         printf("%-22s %s B (%.1f MB)\n", "total response bytes",
-               thousands(bytes, a), (double) bytes / 1e6);
+               thousands(sc.bytes, a), (double) sc.bytes / 1e6);
         printf("%-22s %.0f B\n", "average response size", avg);
         printf("%-22s %s B (%.1f MB)\n", "data set size",
-               thousands(trace_files_bytes(files), b),
-               (double) trace_files_bytes(files) / 1e6);
-        printf("%-22s %s\n", "total requests", thousands(n, a));
+               thousands(trace_files_bytes(sc.files), b),
+               (double) trace_files_bytes(sc.files) / 1e6);
+        printf("%-22s %s\n", "total requests", thousands(sc.requests, a));
         printf("%-22s %s\n", "distinct files",
-               thousands(trace_files_count(files), a));
-        printf("%-22s %s\n", "parse errors", thousands(trace_bad_count(t), a));
+               thousands(trace_files_count(sc.files), a));
+        printf("%-22s %s\n", "parse errors",
+               thousands(trace_bad_count(sc.reader), a));
         for (i = 0; i < nbad; i++) {
             printf("  line %llu: %s\n", (unsigned long long) bad[i].line,
                    trace_err_str(bad[i].err));
         }
     }
-    trace_close(t);
-    trace_files_free(files);
+    scan_free(&sc);
     return 0;
+}
+
+/* docroot */
+
+typedef struct {
+    char    *url; /* the URL path, NUL-terminated */
+    size_t   len;
+    uint64_t size;
+} entry_t;
+
+typedef struct {
+    entry_t *e;
+    size_t   n;
+} entries_t;
+
+static void
+collect(const char *path, size_t len, uint64_t size, void *arg)
+{
+    entries_t *es = arg;
+
+    es->e[es->n].url = strndup(path, len);
+    es->e[es->n].len = len;
+    es->e[es->n].size = size;
+    es->n++;
+}
+
+static int
+by_url(const void *a, const void *b)
+{
+    return strcmp(((const entry_t *) a)->url, ((const entry_t *) b)->url);
+}
+
+static int
+hexval(int c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    c |= 0x20;
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/*
+ * The file a URL path names below the root, as nicd would look for it:
+ * percent-decoded, "//" merged, a trailing "/" meaning its index.html.
+ * Refused (-1): no leading "/", a bad escape, an encoded "/" or NUL, a
+ * "." or ".." segment.  out holds at least len + 12 bytes.
+ */
+static int
+url_to_file(const char *url, size_t len, char *out)
+{
+    size_t i, o = 0, seg = 0;
+    int    hi, lo;
+    char   c;
+
+    if (len == 0 || url[0] != '/') {
+        return -1;
+    }
+    for (i = 1; i <= len; i++) {
+        if (i == len || url[i] == '/') {
+            size_t n = o - seg;
+
+            if ((n == 1 && out[seg] == '.')
+                || (n == 2 && out[seg] == '.' && out[seg + 1] == '.')) {
+                return -1;
+            }
+            if (n > 0 && i < len) {
+                out[o++] = '/';
+            }
+            seg = o;
+            continue;
+        }
+        c = url[i];
+        if (c == '%') {
+            if (i + 2 >= len + 1 || (hi = hexval(url[i + 1])) < 0
+                || (lo = hexval(url[i + 2])) < 0) {
+                return -1;
+            }
+            c = (char) (hi * 16 + lo);
+            if (c == '/' || c == '\0') {
+                return -1;
+            }
+            i += 2;
+        }
+        out[o++] = c;
+    }
+    if (o == 0 || out[o - 1] == '/') {
+        memcpy(out + o, "index.html", 10);
+        o += 10;
+    }
+    out[o] = '\0';
+    return 0;
+}
+
+/* mkdir -p of the directories of rel below dirfd; 0, or -1 (errno) */
+static int
+make_parents(int dirfd, char *rel)
+{
+    char *p;
+
+    for (p = strchr(rel, '/'); p != NULL; p = strchr(p + 1, '/')) {
+        *p = '\0';
+        if (mkdirat(dirfd, rel, 0755) != 0 && errno != EEXIST) {
+            *p = '/';
+            return -1;
+        }
+        *p = '/';
+    }
+    return 0;
+}
+
+static int
+write_file(int dirfd, char *rel, const entry_t *e, unsigned char *buf,
+           size_t bufsize)
+{
+    uint64_t seed = trace_content_seed(e->url, e->len), off = 0;
+    size_t   n;
+    int      fd;
+
+    if (make_parents(dirfd, rel) != 0) {
+        return -1;
+    }
+    fd = openat(dirfd, rel,
+                O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd == -1) {
+        return -1;
+    }
+    while (off < e->size) {
+        n = e->size - off < bufsize ? (size_t) (e->size - off) : bufsize;
+        trace_content(seed, off, buf, n);
+        if (write(fd, buf, n) != (ssize_t) n) {
+            close(fd);
+            return -1;
+        }
+        off += n;
+    }
+    return close(fd);
+}
+
+static int
+docroot(const char *path, const char *format, const char *mapping,
+        const char *root, int json)
+{
+    char           a[32], b[32];
+    char          *rel = NULL;
+    scan_t         sc;
+    entries_t      es = {NULL, 0};
+    unsigned char *buf = malloc(1 << 16);
+    uint64_t       files = 0, bytes = 0, unsafe = 0, conflicts = 0;
+    size_t         i;
+    int            dirfd = -1, rc = 1;
+
+    if (buf == NULL || scan(path, format, mapping, &sc) != 0) {
+        free(buf);
+        return 1;
+    }
+    if (mkdir(root, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "nictrace: mkdir %s: %s\n", root, strerror(errno));
+        goto done;
+    }
+    dirfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    es.e = calloc(trace_files_count(sc.files) + 1, sizeof(entry_t));
+    if (dirfd == -1 || es.e == NULL) {
+        fprintf(stderr, "nictrace: %s: %s\n", root,
+                dirfd == -1 ? strerror(errno) : "out of memory");
+        goto done;
+    }
+    trace_files_each(sc.files, collect, &es);
+    qsort(es.e, es.n, sizeof(entry_t), by_url);
+
+    for (i = 0; i < es.n; i++) {
+        free(rel);
+        rel = malloc(es.e[i].len + 12);
+        if (rel == NULL || url_to_file(es.e[i].url, es.e[i].len, rel) != 0) {
+            unsafe++;
+            continue;
+        }
+        if (write_file(dirfd, rel, &es.e[i], buf, 1 << 16) != 0) {
+            if (errno != ENOTDIR && errno != EISDIR && errno != EEXIST
+                && errno != ELOOP) {
+                fprintf(stderr, "nictrace: %s/%s: %s\n", root, rel,
+                        strerror(errno));
+                goto done;
+            }
+            conflicts++; /* a file and a directory of the same name */
+            continue;
+        }
+        files++;
+        bytes += es.e[i].size;
+    }
+    if (json) {
+        printf("{\"root\": ");
+        json_string(root);
+        printf(", \"files\": %llu, \"bytes\": %llu, \"skipped_unsafe\": "
+               "%llu, \"skipped_conflicts\": %llu, \"parse_errors\": %llu}\n",
+               (unsigned long long) files, (unsigned long long) bytes,
+               (unsigned long long) unsafe, (unsigned long long) conflicts,
+               (unsigned long long) trace_bad_count(sc.reader));
+    } else {
+        printf("%s files, %s bytes written under %s\n", thousands(files, a),
+               thousands(bytes, b), root);
+        if (unsafe || conflicts) {
+            printf("skipped: %llu unsafe paths, %llu file/directory "
+                   "conflicts\n",
+                   (unsigned long long) unsafe, (unsigned long long) conflicts);
+        }
+    }
+    rc = 0;
+
+done:
+    for (i = 0; i < es.n; i++) {
+        free(es.e[i].url);
+    }
+    free(es.e);
+    free(rel);
+    free(buf);
+    if (dirfd != -1) {
+        close(dirfd);
+    }
+    scan_free(&sc);
+    return rc;
 }
 
 int
@@ -189,10 +448,11 @@ main(int argc, char **argv)
         {"format", required_argument, NULL, 'f'},
         {"mapping", required_argument, NULL, 'm'},
         {"json", no_argument, NULL, 'j'},
+        {"root", required_argument, NULL, 'r'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *format = "auto", *mapping = NULL;
+    const char *format = "auto", *mapping = NULL, *root = NULL;
     int         ch, json = 0;
 
     while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -200,6 +460,7 @@ main(int argc, char **argv)
         case 'f': format = optarg; break;
         case 'm': mapping = optarg; break;
         case 'j': json = 1; break;
+        case 'r': root = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -207,7 +468,15 @@ main(int argc, char **argv)
     if (argc - optind == 2 && strcmp(argv[optind], "stats") == 0) {
         return stats(argv[optind + 1], format, mapping, json);
     }
-    if (argc - optind >= 1 && strcmp(argv[optind], "stats") != 0) {
+    if (argc - optind == 2 && strcmp(argv[optind], "docroot") == 0) {
+        if (root == NULL) {
+            fprintf(stderr, "nictrace: docroot needs --root DIR\n");
+            return 2;
+        }
+        return docroot(argv[optind + 1], format, mapping, root, json);
+    }
+    if (argc - optind >= 1 && strcmp(argv[optind], "stats") != 0
+        && strcmp(argv[optind], "docroot") != 0) {
         fprintf(stderr, "nictrace: unknown command \"%s\"\n", argv[optind]);
     }
     usage(stderr);

@@ -1,0 +1,26 @@
+/*
+ * The bytes of a materialised file: a function of (path, offset), so a
+ * client can check every byte it receives without a copy of the docroot.
+ *
+ *   seed        = FNV-1a 64 of the URL path (the request target without
+ *                 its query, as the trace has it, not decoded)
+ *   word i      = splitmix64(seed + i), bytes 8i .. 8i+7, little-endian
+ *   byte at o   = byte o % 8 of word o / 8
+ *
+ * splitmix64(x): z = x + 0x9e3779b97f4a7c15;
+ *   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9;
+ *   z = (z ^ (z >> 27)) * 0x94d049bb133111eb;  return z ^ (z >> 31).
+ */
+
+#ifndef TRACE_CONTENT_H
+#define TRACE_CONTENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+uint64_t trace_content_seed(const char *path, size_t len);
+
+/* Fill buf with the len bytes at offset off of the file with seed. */
+void trace_content(uint64_t seed, uint64_t off, unsigned char *buf, size_t len);
+
+#endif /* TRACE_CONTENT_H */
