@@ -33,7 +33,9 @@ LDLIBS_ALL = $(EVENT_LIBS) -pthread $(SAN) $(LDFLAGS)
 SNIC_SRCS = $(sort $(wildcard src/sendfile_nic/*.c src/sendfile_nic/*/*.c))
 SERVER_SRCS = $(filter-out src/server/main.c,$(sort $(wildcard src/server/*.c)))
 LIB_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SNIC_SRCS) $(SERVER_SRCS))
-TRACE_SRCS = $(filter-out trace_replayer/nictrace.c,$(sort $(wildcard trace_replayer/*.c)))
+TRACE_SRCS = $(filter-out trace_replayer/nictrace.c trace_replayer/nicsim.c,$(sort $(wildcard trace_replayer/*.c)))
+# what nicsim shares with the nic backend: the directory and the policies
+SIM_OBJS = $(filter $(BUILD)/obj/sendfile_nic/policy/%.o $(BUILD)/obj/sendfile_nic/nic/directory.o,$(LIB_OBJS))
 TRACE_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(TRACE_SRCS))
 MAIN_OBJ = $(BUILD)/obj/server/main.o
 
@@ -46,7 +48,7 @@ FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
         bench-policy fuzz \
         install format format-check clean distclean help
 
-all: $(BUILD)/nicd $(BUILD)/nictrace
+all: $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim
 
 $(CONFIG): configure
 	@$(MAKE) --no-print-directory deps DEPS=build
@@ -76,6 +78,9 @@ $(BUILD)/nicd: $(LIB_OBJS) $(MAIN_OBJ)
 $(BUILD)/nictrace: $(BUILD)/obj/trace_replayer/nictrace.o $(TRACE_OBJS)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
 
+$(BUILD)/nicsim: $(BUILD)/obj/trace_replayer/nicsim.o $(TRACE_OBJS) $(SIM_OBJS)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
+
 # a unit test #includes the .c it tests, so it links every other object
 $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/harness.h $(LIB_OBJS) $(TRACE_OBJS) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
@@ -101,7 +106,7 @@ run: $(BUILD)/nicd $(BUILD)/www/index.html
 test-unit: $(UNIT_BINS) $(FUZZ_REPLAY)
 	@sh tests/unit/run.sh $(UNIT_BINS) -- $(FUZZ_REPLAY)
 
-test-integration: $(BUILD)/nicd $(BUILD)/nictrace
+test-integration: $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim
 	@NICD=$(BUILD)/nicd $(PYTHON) tests/integration/run.py
 
 test:
@@ -130,11 +135,11 @@ fuzz:
 	@$(MAKE) --no-print-directory deps DEPS="build fuzz"
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-install: $(BUILD)/nicd $(BUILD)/nictrace
+install: $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/etc/nicd
 	install -m 755 $(BUILD)/nicd $(DESTDIR)$(PREFIX)/sbin/nicd
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(BUILD)/nictrace $(DESTDIR)$(PREFIX)/bin/nictrace
+	install -m 755 $(BUILD)/nictrace $(BUILD)/nicsim $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 conf/nicd.conf conf/mime.types $(DESTDIR)$(PREFIX)/etc/nicd/
 
 format:

@@ -14,6 +14,7 @@ typedef struct {
     uint64_t size;
     size_t   off; /* in the arena */
     uint32_t len;
+    uint32_t id;
     uint8_t  used;
 } slot_t;
 
@@ -101,6 +102,23 @@ grow(trace_files_t *f)
     return 0;
 }
 
+/* The slot of path p (n bytes, hash h), or the empty slot it would take. */
+static size_t
+probe(const trace_files_t *f, const char *p, size_t n, uint64_t h)
+{
+    size_t        i;
+    const slot_t *s;
+
+    for (i = h & (f->cap - 1); f->slots[i].used; i = (i + 1) & (f->cap - 1)) {
+        s = &f->slots[i];
+        if (s->hash == h && s->len == n
+            && memcmp(f->arena + s->off, p, n) == 0) {
+            break;
+        }
+    }
+    return i;
+}
+
 int
 trace_files_add(trace_files_t *f, const trace_req_t *r)
 {
@@ -114,16 +132,14 @@ trace_files_add(trace_files_t *f, const trace_req_t *r)
     }
     n = trace_path_len(r->url, r->url_len);
     h = hash_path(r->url, n);
-    for (i = h & (f->cap - 1); f->slots[i].used; i = (i + 1) & (f->cap - 1)) {
-        s = &f->slots[i];
-        if (s->hash == h && s->len == n
-            && memcmp(f->arena + s->off, r->url, n) == 0) {
-            if (r->bytes > s->size) {
-                f->bytes += r->bytes - s->size;
-                s->size = r->bytes;
-            }
-            return 0;
+    i = probe(f, r->url, n, h);
+    s = &f->slots[i];
+    if (s->used) {
+        if (r->bytes > s->size) {
+            f->bytes += r->bytes - s->size;
+            s->size = r->bytes;
         }
+        return 0;
     }
 
     if (f->arena_len + n > f->arena_size) {
@@ -141,18 +157,33 @@ trace_files_add(trace_files_t *f, const trace_req_t *r)
         f->arena_size = size;
     }
     memcpy(f->arena + f->arena_len, r->url, n);
-    s = &f->slots[i];
     s->used = 1;
     s->hash = h;
     s->len = (uint32_t) n;
     s->off = f->arena_len;
     s->size = r->bytes;
+    s->id = (uint32_t) f->count;
     f->arena_len += n;
     f->count++;
     f->bytes += r->bytes;
     if (f->count * 2 > f->cap) {
         return grow(f);
     }
+    return 0;
+}
+
+int
+trace_files_find(const trace_files_t *f, const char *url, size_t len,
+                 uint64_t *size, uint32_t *id)
+{
+    size_t        n = trace_path_len(url, len);
+    const slot_t *s = &f->slots[probe(f, url, n, hash_path(url, n))];
+
+    if (!s->used) {
+        return -1;
+    }
+    *size = s->size;
+    *id = s->id;
     return 0;
 }
 

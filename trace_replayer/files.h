@@ -26,6 +26,14 @@ size_t trace_path_len(const char *url, size_t len);
  * (out of memory). */
 int trace_files_add(trace_files_t *f, const trace_req_t *r);
 
+/*
+ * The file of request target url: 0 with its *size and *id (ids count
+ * from 0 in the order files were first seen), or -1 when the path had no
+ * successful transfer.
+ */
+int trace_files_find(const trace_files_t *f, const char *url, size_t len,
+                     uint64_t *size, uint32_t *id);
+
 /* Files seen so far, and the sum of their sizes. */
 uint64_t trace_files_count(const trace_files_t *f);
 uint64_t trace_files_bytes(const trace_files_t *f);

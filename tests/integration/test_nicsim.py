@@ -1,0 +1,114 @@
+"""nicsim on the NASA sample: golden numbers for LRU at several sizes,
+one and two caches, recomputed here by an independent simulation of the
+semantics nicsim states (its own LRU over blocks, its own connection
+grouping)."""
+
+import json
+import os
+import subprocess
+from collections import OrderedDict
+
+from nicd import NICD, check
+from test_nictrace import NASA, clf_records
+
+NICSIM = os.path.join(os.path.dirname(NICD), "nicsim")
+SIZES = (65536, 262144, 1048576, 4194304, 16777216)
+CONTENT = 19924389  # bytes of every 200/206 of the sample
+
+# cached content bytes for LRU, 4 KiB blocks: {caches: {size: bytes}}
+GOLDEN = {
+    1: {65536: 475897, 262144: 1724150, 1048576: 4112107,
+        4194304: 8150833, 16777216: 9230794},
+    2: {65536: 366567, 262144: 1766159, 1048576: 3575849,
+        4194304: 6064008, 16777216: 6279886},
+}
+
+
+def simulate(recs, clients, cache_bytes, split, block=4096, gap=15):
+    files = {}
+    for _, url, st, b in recs:
+        if st in (200, 206) and b:
+            p = url.split("?", 1)[0]
+            files[p] = max(files.get(p, 0), b)
+    caches = [OrderedDict() for _ in range(split)]
+    slots = cache_bytes // block
+    last, conn_of, nconn = {}, {}, 0
+    content = cached = 0
+    for (t, url, st, b), c in zip(recs, clients):
+        if c in last and t - last[c] < gap:
+            conn = conn_of[c]
+        else:
+            conn, nconn = nconn, nconn + 1
+            conn_of[c] = conn
+        last[c] = t
+        if st not in (200, 206) or not b:
+            continue
+        p = url.split("?", 1)[0]
+        content += b
+        if files[p] > cache_bytes:
+            continue
+        lru = caches[conn % split]
+        for i in range((b + block - 1) // block):
+            if (p, i) in lru:
+                lru.move_to_end((p, i))
+                cached += min(block, b - i * block)
+            else:
+                if len(lru) == slots:
+                    lru.popitem(last=False)
+                lru[(p, i)] = True
+    return cached, content
+
+
+def nicsim(*args):
+    p = subprocess.run([NICSIM] + list(args), capture_output=True,
+                       timeout=120, stdin=subprocess.DEVNULL)
+    check(p.returncode == 0, p.stderr.decode())
+    return p.stdout.decode()
+
+
+def test_golden_lru():
+    lines = open(NASA, encoding="latin-1").read().splitlines()
+    recs = clf_records(lines)
+    clients = [line.split(" ", 1)[0] for line in lines]
+    for split in (1, 2):
+        got = json.loads(nicsim("--json", "--split", str(split), "--sizes",
+                                ",".join(str(s) for s in SIZES), NASA))
+        check(len(got) == len(SIZES), repr(got))
+        for row, size in zip(got, SIZES):
+            want = GOLDEN[split][size]
+            check(simulate(recs, clients, size, split) == (want, CONTENT),
+                  "the independent simulation moved: %d caches of %d"
+                  % (split, size))
+            check(row["policy"] == "lru" and row["cache_bytes"] == size
+                  and row["caches"] == split, repr(row))
+            check(row["cached_bytes"] == want
+                  and row["content_bytes"] == CONTENT,
+                  "%d caches of %d: %r, want %d" % (split, size, row, want))
+            check(abs(row["share"] - want / CONTENT) < 1e-6, repr(row))
+
+
+def test_every_policy_and_csv():
+    got = json.loads(nicsim("--json", "--policy",
+                            "lru,fifo,clock,sieve,s3fifo,arc,lfu",
+                            "--sizes", "256k,16m", NASA))
+    check(len(got) == 14, repr(got))
+    for row in got:
+        check(0 < row["share"] < 1, repr(row))
+        if row["cache_bytes"] == 16777216:
+            # the whole data set fits: only first touches miss, whatever
+            # the policy
+            check(row["cached_bytes"] == GOLDEN[1][16777216], repr(row))
+    csv = nicsim("--csv", "--sizes", "64k", NASA).splitlines()
+    check(csv[0].startswith("policy,cache_bytes,caches,block,share"), csv[0])
+    check(csv[1].startswith("lru,65536,1,4096,"), csv[1])
+
+
+def test_usage_errors():
+    for args, msg in ((["--policy", "belady", NASA], "unknown policy"),
+                      (["--sizes", "12q", NASA], "bad size"),
+                      (["-"], "give a file"),
+                      (["/nonexistent"], "cannot open")):
+        p = subprocess.run([NICSIM] + args, capture_output=True, timeout=20,
+                           stdin=subprocess.DEVNULL)
+        check(p.returncode != 0 and msg in p.stderr.decode(),
+              "%r: %r" % (args, p.stderr))

@@ -1,0 +1,355 @@
+/*
+ * nicsim: how much HTTP content a network interface data cache would keep
+ * off the interconnect (Kim, Rixner and Pai, Figure 3), by replaying a
+ * trace through the same directory and replacement policies the nic
+ * backend uses, without a network.
+ *
+ * Semantics (also in --help and docs/traces.md):
+ * - a request with status 200 or 206 and a byte count above zero
+ *   transfers that many bytes from the start of its file; other requests
+ *   carry no content;
+ * - a file's size is the largest such count seen for its path (the rule
+ *   of nictrace docroot); it is read in a first pass over the trace;
+ * - the file is cut into blocks of --block bytes; the blocks a transfer
+ *   touches are looked up in order: a hit serves that block's bytes of
+ *   the transfer from the cache, a miss inserts the block;
+ * - a file larger than the cache bypasses it;
+ * - --split N gives N caches, each of the size, and sends connection k
+ *   (connections as nicreplay forms them, numbered as they open) to cache
+ *   k mod N, as nicd's round-robin assignment would;
+ * - share = content bytes served from a cache / all content bytes.
+ * Every size and policy runs in the same pass.
+ */
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/sendfile_nic/nic/directory.h"
+#include "files.h"
+#include "reader.h"
+#include "sessions.h"
+
+#define MAX_SIZES    32
+#define MAX_POLICIES 16
+#define MAX_SPLIT    64
+
+typedef struct {
+    const snic_policy_t *policy;
+    uint64_t             cache_bytes;
+    snic_dir_t          *dir[MAX_SPLIT];
+    uint64_t             cached; /* content bytes served from a cache */
+    uint64_t             hits, misses, bypassed;
+} sim_t;
+
+static void
+usage(FILE *out)
+{
+    const snic_policy_t *const *p;
+
+    fprintf(out,
+            "usage: nicsim TRACE [--sizes 64k,128k,...] [--policy "
+            "lru[,fifo,...]] [--block 4k]\n"
+            "              [--split N] [--conn-gap S] [--format F] "
+            "[--mapping FILE] [--json | --csv]\n"
+            "\n"
+            "Prints, per cache size and policy, the share of HTTP content "
+            "bytes a NIC data\ncache would serve (they would not cross the "
+            "interconnect).  Policies:");
+    for (p = snic_policies; *p != NULL; p++) {
+        fprintf(out, " %s", (*p)->name);
+    }
+    fprintf(out,
+            ".\n"
+            "Semantics: a 200 or 206 of n > 0 bytes transfers the first n "
+            "bytes of its\nfile; a file's size is the largest such n of its "
+            "path; blocks are --block\nbytes (default 4k); a file larger "
+            "than the cache bypasses it; --split N\nsends connection k (a "
+            "client's requests less than --conn-gap, default 15 s,\napart) "
+            "to cache k mod N, each cache of the given size.  share = "
+            "content bytes\nserved from a cache / all content bytes.  The "
+            "trace is read twice: a file,\nnot standard input.\n");
+}
+
+static int
+parse_size(const char *s, uint64_t *out)
+{
+    char              *end;
+    unsigned long long v = strtoull(s, &end, 10);
+
+    if (end == s) {
+        return -1;
+    }
+    switch (*end) {
+    case 'k':
+    case 'K':
+        v <<= 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        v <<= 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        v <<= 30;
+        end++;
+        break;
+    }
+    if (*end != '\0' || v == 0) {
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static void
+human(uint64_t v, char *buf, size_t len)
+{
+    if (v % (1 << 20) == 0) {
+        snprintf(buf, len, "%llum", (unsigned long long) (v >> 20));
+    } else if (v % 1024 == 0) {
+        snprintf(buf, len, "%lluk", (unsigned long long) (v >> 10));
+    } else {
+        snprintf(buf, len, "%llu", (unsigned long long) v);
+    }
+}
+
+int
+main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"sizes", required_argument, NULL, 's'},
+        {"policy", required_argument, NULL, 'p'},
+        {"block", required_argument, NULL, 'b'},
+        {"split", required_argument, NULL, 'n'},
+        {"conn-gap", required_argument, NULL, 'g'},
+        {"format", required_argument, NULL, 'f'},
+        {"mapping", required_argument, NULL, 'm'},
+        {"json", no_argument, NULL, 'j'},
+        {"csv", no_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char          *sizes = "64k,128k,256k,512k,1m,2m,4m,8m,16m";
+    const char          *policies = "lru", *format = "auto", *mapping = NULL;
+    const char          *path;
+    char                 err[512], list[512], *tok, *save;
+    uint64_t             size_v[MAX_SIZES], block = 4096, content = 0;
+    const snic_policy_t *pol[MAX_POLICIES];
+    int                  nsizes = 0, npol = 0, split = 1, out = 0, ch, rc;
+    int                  i, j, k, opened;
+    long                 gap = 15;
+    trace_reader_t      *t;
+    trace_files_t       *files;
+    trace_sessions_t    *sess;
+    trace_req_t          r;
+    sim_t               *sims;
+    int                  nsims;
+
+    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 's': sizes = optarg; break;
+        case 'p': policies = optarg; break;
+        case 'b':
+            if (parse_size(optarg, &block) != 0 || block > (1 << 30)) {
+                fprintf(stderr, "nicsim: bad --block \"%s\"\n", optarg);
+                return 2;
+            }
+            break;
+        case 'n':
+            split = atoi(optarg);
+            if (split < 1 || split > MAX_SPLIT) {
+                fprintf(stderr, "nicsim: --split takes 1 to %d\n", MAX_SPLIT);
+                return 2;
+            }
+            break;
+        case 'g': gap = atol(optarg); break;
+        case 'f': format = optarg; break;
+        case 'm': mapping = optarg; break;
+        case 'j': out = 1; break;
+        case 'c': out = 2; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (argc - optind != 1) {
+        usage(stderr);
+        return 2;
+    }
+    path = argv[optind];
+    if (strcmp(path, "-") == 0) {
+        fprintf(stderr, "nicsim: the trace is read twice: give a file\n");
+        return 2;
+    }
+
+    snprintf(list, sizeof(list), "%s", sizes);
+    for (tok = strtok_r(list, ",", &save); tok != NULL;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (nsizes == MAX_SIZES || parse_size(tok, &size_v[nsizes]) != 0) {
+            fprintf(stderr, "nicsim: bad size \"%s\"\n", tok);
+            return 2;
+        }
+        nsizes++;
+    }
+    snprintf(list, sizeof(list), "%s", policies);
+    for (tok = strtok_r(list, ",", &save); tok != NULL;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (npol == MAX_POLICIES
+            || (pol[npol] = snic_policy_find(tok)) == NULL) {
+            fprintf(stderr, "nicsim: unknown policy \"%s\" (see --help)\n",
+                    tok);
+            return 2;
+        }
+        npol++;
+    }
+    if (nsizes == 0 || npol == 0) {
+        usage(stderr);
+        return 2;
+    }
+
+    /* pass 1: the files and their sizes */
+    t = trace_open(path, format, mapping, err, sizeof(err));
+    files = trace_files_new();
+    if (t == NULL || files == NULL) {
+        fprintf(stderr, "nicsim: %s\n", t == NULL ? err : "out of memory");
+        return 1;
+    }
+    while ((rc = trace_next(t, &r, err, sizeof(err))) == 1) {
+        if (trace_files_add(files, &r) != 0) {
+            fprintf(stderr, "nicsim: out of memory\n");
+            return 1;
+        }
+    }
+    if (rc < 0) {
+        fprintf(stderr, "nicsim: %s: %s\n", path, err);
+        return 1;
+    }
+    if (trace_bad_count(t) > 0) {
+        fprintf(stderr,
+                "nicsim: %llu lines of %s did not parse (nictrace "
+                "stats lists them)\n",
+                (unsigned long long) trace_bad_count(t), path);
+    }
+    trace_close(t);
+
+    nsims = nsizes * npol;
+    sims = calloc((size_t) nsims, sizeof(sim_t));
+    for (i = 0; i < npol; i++) {
+        for (j = 0; j < nsizes; j++) {
+            sim_t *s = &sims[i * nsizes + j];
+
+            s->policy = pol[i];
+            s->cache_bytes = size_v[j];
+            for (k = 0; k < split; k++) {
+                uint64_t slots = size_v[j] / block;
+
+                s->dir[k] = slots > 0 && slots < UINT32_MAX
+                                ? snic_dir_create((uint32_t) slots, pol[i])
+                                : NULL;
+            }
+        }
+    }
+
+    /* pass 2: every transfer through every cache */
+    t = trace_open(path, format, mapping, err, sizeof(err));
+    sess = trace_sessions_new(gap);
+    if (t == NULL || sess == NULL) {
+        fprintf(stderr, "nicsim: %s\n", t == NULL ? err : "out of memory");
+        return 1;
+    }
+    while ((rc = trace_next(t, &r, err, sizeof(err))) == 1) {
+        uint64_t        fsize, conn, b, nblocks, used;
+        uint32_t        id;
+        snic_block_id_t bid;
+        int             ev;
+
+        conn = trace_session(sess, &r, &opened);
+        if ((r.status != 200 && r.status != 206) || r.bytes == 0
+            || trace_files_find(files, r.url, r.url_len, &fsize, &id) != 0) {
+            continue;
+        }
+        content += r.bytes;
+        nblocks = (r.bytes + block - 1) / block;
+        bid.dev = 0;
+        bid.ino = id;
+        for (i = 0; i < nsims; i++) {
+            sim_t      *s = &sims[i];
+            snic_dir_t *d = s->dir[conn % (uint64_t) split];
+
+            if (d == NULL || fsize > s->cache_bytes) {
+                s->bypassed += r.bytes;
+                continue;
+            }
+            for (b = 0; b < nblocks; b++) {
+                bid.block = b;
+                used =
+                    r.bytes - b * block < block ? r.bytes - b * block : block;
+                if (snic_dir_lookup(d, &bid, 1) != SNIC_SLOT_NONE) {
+                    s->cached += used;
+                    s->hits++;
+                } else {
+                    snic_dir_insert(d, &bid, 1, &ev);
+                    s->misses++;
+                }
+            }
+        }
+    }
+    if (rc < 0) {
+        fprintf(stderr, "nicsim: %s: %s\n", path, err);
+        return 1;
+    }
+
+    if (out == 2) {
+        printf("policy,cache_bytes,caches,block,share,cached_bytes,"
+               "content_bytes,block_hits,block_misses\n");
+    } else if (out == 1) {
+        printf("[");
+    } else {
+        printf("%-7s %8s %6s %7s %14s %12s\n", "policy", "cache", "caches",
+               "share", "cached bytes", "block hits");
+    }
+    for (i = 0; i < nsims; i++) {
+        sim_t *s = &sims[i];
+        double share = content ? (double) s->cached / (double) content : 0;
+        char   h[32];
+
+        if (out == 2) {
+            printf("%s,%llu,%d,%llu,%.6f,%llu,%llu,%llu,%llu\n",
+                   s->policy->name, (unsigned long long) s->cache_bytes, split,
+                   (unsigned long long) block, share,
+                   (unsigned long long) s->cached, (unsigned long long) content,
+                   (unsigned long long) s->hits,
+                   (unsigned long long) s->misses);
+        } else if (out == 1) {
+            printf("%s\n {\"policy\": \"%s\", \"cache_bytes\": %llu, "
+                   "\"caches\": %d, \"block\": %llu, \"share\": %.6f, "
+                   "\"cached_bytes\": %llu, \"content_bytes\": %llu, "
+                   "\"block_hits\": %llu, \"block_misses\": %llu}",
+                   i ? "," : "", s->policy->name,
+                   (unsigned long long) s->cache_bytes, split,
+                   (unsigned long long) block, share,
+                   (unsigned long long) s->cached, (unsigned long long) content,
+                   (unsigned long long) s->hits,
+                   (unsigned long long) s->misses);
+        } else {
+            human(s->cache_bytes, h, sizeof(h));
+            printf("%-7s %8s %6d %7.4f %14llu %12llu\n", s->policy->name, h,
+                   split, share, (unsigned long long) s->cached,
+                   (unsigned long long) s->hits);
+        }
+        for (k = 0; k < split; k++) {
+            snic_dir_destroy(s->dir[k]);
+        }
+    }
+    if (out == 1) {
+        printf("\n]\n");
+    }
+    free(sims);
+    trace_sessions_free(sess);
+    trace_close(t);
+    trace_files_free(files);
+    return 0;
+}
