@@ -140,7 +140,7 @@ main(int argc, char **argv)
     uint64_t             size_v[MAX_SIZES], block = 4096, content = 0;
     const snic_policy_t *pol[MAX_POLICIES];
     int                  nsizes = 0, npol = 0, split = 1, out = 0, ch, rc;
-    int                  i, j, k, opened;
+    int                  i, j, k, opened, grouped;
     long                 gap = 15;
     trace_reader_t      *t;
     trace_files_t       *files;
@@ -255,7 +255,7 @@ main(int argc, char **argv)
 
     /* pass 2: every transfer through every cache */
     t = trace_open(path, format, mapping, err, sizeof(err));
-    sess = trace_sessions_new(gap);
+    sess = trace_sessions_new(gap, gap);
     if (t == NULL || sess == NULL) {
         fprintf(stderr, "nicsim: %s\n", t == NULL ? err : "out of memory");
         return 1;
@@ -266,7 +266,7 @@ main(int argc, char **argv)
         snic_block_id_t bid;
         int             ev;
 
-        conn = trace_session(sess, &r, &opened);
+        conn = trace_session(sess, &r, &opened, &grouped);
         if ((r.status != 200 && r.status != 206) || r.bytes == 0
             || trace_files_find(files, r.url, r.url_len, &fsize, &id) != 0) {
             continue;

@@ -1,7 +1,8 @@
 /*
  * nictrace: trace tools.  So far: "nictrace stats", the statistics of the
- * paper's Table 1 for any trace the readers know, and "nictrace docroot",
- * which materialises a trace's files.
+ * paper's Table 1 for any trace the readers know, "nictrace docroot",
+ * which materialises a trace's files, and "nictrace sessions", the
+ * connection and pipeline grouping as statistics.
  *
  * Definitions (also in --help and docs/traces.md):
  *   requests              records that parsed (every method and status)
@@ -28,6 +29,7 @@
 #include "content.h"
 #include "files.h"
 #include "reader.h"
+#include "sessions.h"
 
 static void
 usage(FILE *out)
@@ -35,6 +37,8 @@ usage(FILE *out)
     fprintf(out,
             "usage: nictrace stats TRACE [OPTIONS]\n"
             "       nictrace docroot TRACE --root DIR [OPTIONS]\n"
+            "       nictrace sessions TRACE [--conn-gap 15] [--pipeline-gap 5] "
+            "[OPTIONS]\n"
             "options: --format auto|clf|combined|wc98, --mapping FILE "
             "(WorldCup98 URLs), --json\n"
             "\n"
@@ -118,7 +122,8 @@ scan_free(scan_t *sc)
 
 /* Read the whole trace into sc; 0, or 1 after saying why on stderr. */
 static int
-scan(const char *path, const char *format, const char *mapping, scan_t *sc)
+scan(const char *path, const char *format, const char *mapping,
+     trace_sessions_t *sessions, scan_t *sc)
 {
     char        err[512], a[32];
     trace_req_t r;
@@ -143,6 +148,15 @@ scan(const char *path, const char *format, const char *mapping, scan_t *sc)
         }
         sc->requests++;
         sc->bytes += r.bytes;
+        if (sessions != NULL) {
+            int opened, grouped;
+
+            if (trace_session(sessions, &r, &opened, &grouped) == UINT64_MAX) {
+                snprintf(err, sizeof(err), "out of memory");
+                rc = -1;
+                break;
+            }
+        }
         if (trace_files_add(sc->files, &r) != 0) {
             snprintf(err, sizeof(err), "out of memory");
             rc = -1;
@@ -172,7 +186,7 @@ stats(const char *path, const char *format, const char *mapping, int json)
     double             avg;
     int                i, nbad;
 
-    if (scan(path, format, mapping, &sc) != 0) {
+    if (scan(path, format, mapping, NULL, &sc) != 0) {
         return 1;
     }
     avg = sc.requests > 0 ? (double) sc.bytes / (double) sc.requests : 0;
@@ -370,7 +384,7 @@ docroot(const char *path, const char *format, const char *mapping,
     size_t         i;
     int            dirfd = -1, rc = 1;
 
-    if (buf == NULL || scan(path, format, mapping, &sc) != 0) {
+    if (buf == NULL || scan(path, format, mapping, NULL, &sc) != 0) {
         free(buf);
         return 1;
     }
@@ -441,6 +455,67 @@ done:
     return rc;
 }
 
+static int
+sessions(const char *path, const char *format, const char *mapping,
+         long conn_gap, long pipe_gap, int json)
+{
+    static const char *const buckets[] = {"1",    "2",     "3-4", "5-8",
+                                          "9-16", "17-32", ">32"};
+    trace_sessions_t        *g = trace_sessions_new(conn_gap, pipe_gap);
+    trace_sessions_stats_t   st;
+    scan_t                   sc;
+    char                     a[32];
+    int                      i;
+
+    if (g == NULL || scan(path, format, mapping, g, &sc) != 0) {
+        trace_sessions_free(g);
+        return 1;
+    }
+    trace_sessions_stats(g, &st);
+    if (json) {
+        printf("{\"trace\": ");
+        json_string(path);
+        printf(", \"conn_gap_s\": %ld, \"pipeline_gap_s\": %ld, "
+               "\"requests\": %llu, \"connections\": %llu, "
+               "\"requests_per_connection\": %.3f, "
+               "\"max_requests_per_connection\": %llu, "
+               "\"pipeline_groups\": %llu, \"pipeline_depth\": %.3f, "
+               "\"max_pipeline_depth\": %llu, \"depth_histogram\": {",
+               conn_gap, pipe_gap, (unsigned long long) st.requests,
+               (unsigned long long) st.connections,
+               st.connections ? (double) st.requests / st.connections : 0,
+               (unsigned long long) st.max_per_connection,
+               (unsigned long long) st.groups,
+               st.groups ? (double) st.requests / st.groups : 0,
+               (unsigned long long) st.max_depth);
+        for (i = 0; i < 7; i++) {
+            printf("%s\"%s\": %llu", i ? ", " : "", buckets[i],
+                   (unsigned long long) st.depth_hist[i]);
+        }
+        printf("}, \"parse_errors\": %llu}\n",
+               (unsigned long long) trace_bad_count(sc.reader));
+    } else {
+        printf("%-26s %s (connection gap %ld s, pipeline gap %ld s)\n", "trace",
+               path, conn_gap, pipe_gap);
+        printf("%-26s %s\n", "requests", thousands(st.requests, a));
+        printf("%-26s %s\n", "connections", thousands(st.connections, a));
+        printf("%-26s %.2f (max %llu)\n", "requests per connection",
+               st.connections ? (double) st.requests / st.connections : 0,
+               (unsigned long long) st.max_per_connection);
+        printf("%-26s %s\n", "pipeline groups", thousands(st.groups, a));
+        printf("%-26s %.2f (max %llu)\n", "pipeline depth",
+               st.groups ? (double) st.requests / st.groups : 0,
+               (unsigned long long) st.max_depth);
+        for (i = 0; i < 7; i++) {
+            printf("  groups of %-5s %s\n", buckets[i],
+                   thousands(st.depth_hist[i], a));
+        }
+    }
+    trace_sessions_free(g);
+    scan_free(&sc);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -449,10 +524,13 @@ main(int argc, char **argv)
         {"mapping", required_argument, NULL, 'm'},
         {"json", no_argument, NULL, 'j'},
         {"root", required_argument, NULL, 'r'},
+        {"conn-gap", required_argument, NULL, 'g'},
+        {"pipeline-gap", required_argument, NULL, 'p'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *format = "auto", *mapping = NULL, *root = NULL;
+    long        conn_gap = 15, pipe_gap = 5;
     int         ch, json = 0;
 
     while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -461,6 +539,8 @@ main(int argc, char **argv)
         case 'm': mapping = optarg; break;
         case 'j': json = 1; break;
         case 'r': root = optarg; break;
+        case 'g': conn_gap = atol(optarg); break;
+        case 'p': pipe_gap = atol(optarg); break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -475,8 +555,13 @@ main(int argc, char **argv)
         }
         return docroot(argv[optind + 1], format, mapping, root, json);
     }
+    if (argc - optind == 2 && strcmp(argv[optind], "sessions") == 0) {
+        return sessions(argv[optind + 1], format, mapping, conn_gap, pipe_gap,
+                        json);
+    }
     if (argc - optind >= 1 && strcmp(argv[optind], "stats") != 0
-        && strcmp(argv[optind], "docroot") != 0) {
+        && strcmp(argv[optind], "docroot") != 0
+        && strcmp(argv[optind], "sessions") != 0) {
         fprintf(stderr, "nictrace: unknown command \"%s\"\n", argv[optind]);
     }
     usage(stderr);

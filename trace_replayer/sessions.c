@@ -12,19 +12,22 @@ typedef struct {
     uint64_t client;
     int64_t  last;
     uint64_t session;
+    uint64_t nreq;  /* requests in its current connection */
+    uint64_t depth; /* requests in its current pipeline group */
     uint8_t  used;
 } slot_t;
 
 struct trace_sessions_s {
-    slot_t  *slots;
-    size_t   cap;
-    size_t   count;
-    int64_t  gap;
-    uint64_t next;
+    slot_t                *slots;
+    size_t                 cap;
+    size_t                 count;
+    int64_t                gap, pipe_gap;
+    uint64_t               next;
+    trace_sessions_stats_t done; /* of closed connections and groups */
 };
 
 trace_sessions_t *
-trace_sessions_new(int64_t conn_gap)
+trace_sessions_new(int64_t conn_gap, int64_t pipeline_gap)
 {
     trace_sessions_t *s = calloc(1, sizeof(*s));
 
@@ -33,6 +36,7 @@ trace_sessions_new(int64_t conn_gap)
     }
     s->cap = 1024;
     s->gap = conn_gap;
+    s->pipe_gap = pipeline_gap;
     s->slots = calloc(s->cap, sizeof(slot_t));
     if (s->slots == NULL) {
         free(s);
@@ -92,13 +96,55 @@ grow(trace_sessions_t *s)
     return 0;
 }
 
+static int
+depth_bucket(uint64_t d)
+{
+    int b = 0;
+
+    while (b < 6 && d > (1ull << b)) {
+        b++;
+    }
+    return b;
+}
+
+/* Account a pipeline group that has ended (or is counted as it stands). */
+static void
+close_group(trace_sessions_stats_t *st, uint64_t depth)
+{
+    st->groups++;
+    st->depth_hist[depth_bucket(depth)]++;
+    if (depth > st->max_depth) {
+        st->max_depth = depth;
+    }
+}
+
+static void
+close_connection(trace_sessions_stats_t *st, const slot_t *e)
+{
+    close_group(st, e->depth);
+    if (e->nreq > st->max_per_connection) {
+        st->max_per_connection = e->nreq;
+    }
+}
+
 uint64_t
-trace_session(trace_sessions_t *s, const trace_req_t *r, int *opened)
+trace_session(trace_sessions_t *s, const trace_req_t *r, int *opened,
+              int *grouped)
 {
     slot_t *e = &s->slots[probe(s, r->client)];
 
+    s->done.requests++;
     if (e->used && r->time - e->last < s->gap) {
+        if (r->time - e->last < s->pipe_gap) {
+            e->depth++;
+            *grouped = 1;
+        } else {
+            close_group(&s->done, e->depth);
+            e->depth = 1;
+            *grouped = 0;
+        }
         e->last = r->time;
+        e->nreq++;
         *opened = 0;
         return e->session;
     }
@@ -112,9 +158,28 @@ trace_session(trace_sessions_t *s, const trace_req_t *r, int *opened)
         e->used = 1;
         e->client = r->client;
         s->count++;
+    } else {
+        close_connection(&s->done, e);
     }
     e->last = r->time;
     e->session = s->next++;
+    e->nreq = 1;
+    e->depth = 1;
+    s->done.connections++;
     *opened = 1;
+    *grouped = 0;
     return e->session;
+}
+
+void
+trace_sessions_stats(const trace_sessions_t *s, trace_sessions_stats_t *st)
+{
+    size_t i;
+
+    *st = s->done;
+    for (i = 0; i < s->cap; i++) {
+        if (s->slots[i].used) {
+            close_connection(st, &s->slots[i]);
+        }
+    }
 }

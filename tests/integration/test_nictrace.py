@@ -219,3 +219,68 @@ def test_docroot_unsafe_and_conflicts():
                                                   "etc")), "escaped")
     finally:
         os.unlink(path)
+
+
+def group(times_clients, conn_gap=15, pipe_gap=5):
+    """Requests per connection and per pipeline group, computed here
+    independently: a client's request less than conn_gap after its
+    previous one joins its connection, less than pipe_gap its group."""
+    last, conn_of, group_of = {}, {}, {}
+    conns, groups = [], []
+    for t, c in times_clients:
+        if c in last and t - last[c] < conn_gap:
+            conns[conn_of[c]] += 1
+            if t - last[c] < pipe_gap:
+                groups[group_of[c]] += 1
+            else:
+                group_of[c] = len(groups)
+                groups.append(1)
+        else:
+            conn_of[c] = len(conns)
+            conns.append(1)
+            group_of[c] = len(groups)
+            groups.append(1)
+        last[c] = t
+    return conns, groups
+
+
+def test_sessions_known_trace():
+    t = '%s - - [01/Jul/1995:00:%02d:%02d -0400] "GET /x HTTP/1.0" 200 1\n'
+    # (client, seconds): A 0, 10, 24; B 1, 16; A 40, 40, 42, 46; C 40
+    seq = (("a", 0), ("b", 1), ("a", 10), ("a", 24), ("b", 16), ("a", 40),
+           ("c", 40), ("a", 40), ("a", 42), ("a", 46))
+    text = "".join(t % (c, s // 60, s % 60) for c, s in seq)
+    fd, path = tempfile.mkstemp()
+    os.write(fd, text.encode())
+    os.close(fd)
+    try:
+        rc, out, err = run("sessions", "--json", path)
+        check(rc == 0, err)
+        got = json.loads(out)
+        check(got["requests"] == 10 and got["connections"] == 5
+              and got["max_requests_per_connection"] == 4
+              and got["pipeline_groups"] == 7
+              and got["max_pipeline_depth"] == 4
+              and got["depth_histogram"]["1"] == 6
+              and got["depth_histogram"]["3-4"] == 1, repr(got))
+        rc, out, err = run("sessions", "--json", "--conn-gap", "100",
+                           "--pipeline-gap", "100", path)
+        got = json.loads(out)
+        check(got["connections"] == 3 and got["pipeline_groups"] == 3,
+              repr(got))
+    finally:
+        os.unlink(path)
+
+
+def test_sessions_nasa():
+    lines = gzip.open(NASA10K, "rt", encoding="latin-1").read().splitlines()
+    recs = clf_records(lines)
+    conns, groups = group([(r[0], line.split(" ", 1)[0])
+                           for r, line in zip(recs, lines)])
+    rc, out, err = run("sessions", "--json", NASA10K)
+    check(rc == 0, err)
+    got = json.loads(out)
+    check(got["connections"] == len(conns)
+          and got["max_requests_per_connection"] == max(conns)
+          and got["pipeline_groups"] == len(groups)
+          and got["max_pipeline_depth"] == max(groups), repr(got))

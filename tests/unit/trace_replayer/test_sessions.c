@@ -9,33 +9,49 @@
 static void
 test_grouping(void)
 {
-    /* client, time -> expected connection, opened */
+    /* client, time -> connection, opened, grouped (joins the pipeline
+     * group of its connection's previous request: less than 5 s) */
     static const struct {
         uint64_t client;
         int64_t  time;
         uint64_t conn;
-        int      opened;
+        int      opened, grouped;
     } t[] = {
-        {1, 100, 0, 1},  /* A opens 0 */
-        {2, 101, 1, 1},  /* B opens 1 */
-        {1, 110, 0, 0},  /* A 10 s later: same */
-        {1, 124, 0, 0},  /* 14 s after its previous: same */
-        {2, 116, 2, 1},  /* B 15 s after its previous: not less, new */
-        {1, 140, 3, 1},  /* A 16 s after 124: new */
-        {3, 140, 4, 1},  /* C */
-        {1, 140, 3, 0},  /* A again at once */
+        {1, 100, 0, 1, 0}, /* A opens 0 */
+        {2, 101, 1, 1, 0}, /* B opens 1 */
+        {1, 110, 0, 0, 0}, /* A 10 s later: same connection, new group */
+        {1, 124, 0, 0, 0}, /* 14 s after its previous: same, new group */
+        {2, 116, 2, 1, 0}, /* B 15 s after its previous: not less, new */
+        {1, 140, 3, 1, 0}, /* A 16 s after 124: new */
+        {3, 140, 4, 1, 0}, /* C */
+        {1, 140, 3, 0, 1}, /* A at once: pipelined */
+        {1, 142, 3, 0, 1}, /* 2 s: pipelined */
+        {1, 146, 3, 0, 1}, /* 4 s after 142: pipelined, depth 4 */
     };
-    trace_sessions_t *s = trace_sessions_new(15);
-    trace_req_t       r;
-    size_t            i;
-    int               opened;
+    trace_sessions_t      *s = trace_sessions_new(15, 5);
+    trace_sessions_stats_t st;
+    trace_req_t            r;
+    size_t                 i;
+    int                    opened, grouped;
 
     for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
         r.client = t[i].client;
         r.time = t[i].time;
-        CHECK_INT(trace_session(s, &r, &opened), t[i].conn);
+        CHECK_INT(trace_session(s, &r, &opened, &grouped), t[i].conn);
         CHECK_INT(opened, t[i].opened);
+        CHECK_INT(grouped, t[i].grouped);
     }
+    /* connections 0: 3 requests in 3 groups; 1, 2, 4: one each; 3: one
+     * group of 4 */
+    trace_sessions_stats(s, &st);
+    CHECK_INT(st.connections, 5);
+    CHECK_INT(st.requests, 10);
+    CHECK_INT(st.max_per_connection, 4);
+    CHECK_INT(st.groups, 7);
+    CHECK_INT(st.max_depth, 4);
+    CHECK_INT(st.depth_hist[0], 6); /* depth 1 */
+    CHECK_INT(st.depth_hist[1], 0); /* 2 */
+    CHECK_INT(st.depth_hist[2], 1); /* 3-4 */
     trace_sessions_free(s);
 }
 
@@ -43,20 +59,21 @@ test_grouping(void)
 static void
 test_many_clients(void)
 {
-    trace_sessions_t *s = trace_sessions_new(15);
+    trace_sessions_t *s = trace_sessions_new(15, 5);
     trace_req_t       r;
     uint64_t          c;
-    int               opened, bad = 0;
+    int               opened, grouped, bad = 0;
 
     for (c = 0; c < 5000; c++) {
         r.client = c * 7919;
         r.time = 0;
-        bad += trace_session(s, &r, &opened) != c || !opened;
+        bad += trace_session(s, &r, &opened, &grouped) != c || !opened;
     }
     for (c = 0; c < 5000; c++) {
         r.client = c * 7919;
         r.time = 5;
-        bad += trace_session(s, &r, &opened) != c || opened;
+        bad += trace_session(s, &r, &opened, &grouped) != c || opened
+               || grouped != 0;
     }
     CHECK_INT(bad, 0);
     trace_sessions_free(s);
