@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../src/sendfile_nic/nic/directory.h"
 #include "files.h"
@@ -69,7 +70,9 @@ usage(FILE *out)
             "client's requests less than --conn-gap, default 15 s,\napart) "
             "to cache k mod N, each cache of the given size.  share = "
             "content bytes\nserved from a cache / all content bytes.  The "
-            "trace is read twice: a file,\nnot standard input.\n");
+            "trace is read twice: a file,\nnot standard input.  --repeat N "
+            "replays it N times through the same (warm) caches\nand is "
+            "for measuring speed; the rate goes to stderr.\n");
 }
 
 static int
@@ -117,6 +120,57 @@ human(uint64_t v, char *buf, size_t len)
     }
 }
 
+static double
+now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+/* One request of the trace through every cache. */
+static void
+simulate(sim_t *sims, int nsims, const trace_files_t *files,
+         trace_sessions_t *sess, const trace_req_t *r, uint64_t block,
+         int split, uint64_t *content)
+{
+    uint64_t        fsize, conn, b, nblocks, used;
+    uint32_t        id;
+    snic_block_id_t bid;
+    int             i, ev, opened, grouped;
+
+    conn = trace_session(sess, r, &opened, &grouped);
+    if ((r->status != 200 && r->status != 206) || r->bytes == 0
+        || trace_files_find(files, r->url, r->url_len, &fsize, &id) != 0) {
+        return;
+    }
+    *content += r->bytes;
+    nblocks = (r->bytes + block - 1) / block;
+    bid.dev = 0;
+    bid.ino = id;
+    for (i = 0; i < nsims; i++) {
+        sim_t      *s = &sims[i];
+        snic_dir_t *d = s->dir[conn % (uint64_t) split];
+
+        if (d == NULL || fsize > s->cache_bytes) {
+            s->bypassed += r->bytes;
+            continue;
+        }
+        for (b = 0; b < nblocks; b++) {
+            bid.block = b;
+            used = r->bytes - b * block < block ? r->bytes - b * block : block;
+            if (snic_dir_lookup(d, &bid, 1) != SNIC_SLOT_NONE) {
+                s->cached += used;
+                s->hits++;
+            } else {
+                snic_dir_insert(d, &bid, 1, &ev);
+                s->misses++;
+            }
+        }
+    }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -130,6 +184,7 @@ main(int argc, char **argv)
         {"mapping", required_argument, NULL, 'm'},
         {"json", no_argument, NULL, 'j'},
         {"csv", no_argument, NULL, 'c'},
+        {"repeat", required_argument, NULL, 'R'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -140,8 +195,9 @@ main(int argc, char **argv)
     uint64_t             size_v[MAX_SIZES], block = 4096, content = 0;
     const snic_policy_t *pol[MAX_POLICIES];
     int                  nsizes = 0, npol = 0, split = 1, out = 0, ch, rc;
-    int                  i, j, k, opened, grouped;
-    long                 gap = 15;
+    int                  i, j, k;
+    long                 gap = 15, repeat = 1, rep;
+    double               t_start, t_sim;
     trace_reader_t      *t;
     trace_files_t       *files;
     trace_sessions_t    *sess;
@@ -167,6 +223,13 @@ main(int argc, char **argv)
             }
             break;
         case 'g': gap = atol(optarg); break;
+        case 'R':
+            repeat = atol(optarg);
+            if (repeat < 1) {
+                fprintf(stderr, "nicsim: --repeat takes a count >= 1\n");
+                return 2;
+            }
+            break;
         case 'f': format = optarg; break;
         case 'm': mapping = optarg; break;
         case 'j': out = 1; break;
@@ -253,53 +316,41 @@ main(int argc, char **argv)
         }
     }
 
-    /* pass 2: every transfer through every cache */
-    t = trace_open(path, format, mapping, err, sizeof(err));
+    /* pass 2: every transfer through every cache (--repeat: the trace
+     * again and again, the caches kept warm; for measuring speed) */
     sess = trace_sessions_new(gap, gap);
-    if (t == NULL || sess == NULL) {
-        fprintf(stderr, "nicsim: %s\n", t == NULL ? err : "out of memory");
+    if (sess == NULL) {
+        fprintf(stderr, "nicsim: out of memory\n");
         return 1;
     }
-    while ((rc = trace_next(t, &r, err, sizeof(err))) == 1) {
-        uint64_t        fsize, conn, b, nblocks, used;
-        uint32_t        id;
-        snic_block_id_t bid;
-        int             ev;
-
-        conn = trace_session(sess, &r, &opened, &grouped);
-        if ((r.status != 200 && r.status != 206) || r.bytes == 0
-            || trace_files_find(files, r.url, r.url_len, &fsize, &id) != 0) {
-            continue;
+    t_start = now();
+    for (rep = 0; rep < repeat; rep++) {
+        t = trace_open(path, format, mapping, err, sizeof(err));
+        if (t == NULL) {
+            fprintf(stderr, "nicsim: %s\n", err);
+            return 1;
         }
-        content += r.bytes;
-        nblocks = (r.bytes + block - 1) / block;
-        bid.dev = 0;
-        bid.ino = id;
+        while ((rc = trace_next(t, &r, err, sizeof(err))) == 1) {
+            simulate(sims, nsims, files, sess, &r, block, split, &content);
+        }
+        if (rc < 0) {
+            fprintf(stderr, "nicsim: %s: %s\n", path, err);
+            return 1;
+        }
+        trace_close(t);
+    }
+    t_sim = now() - t_start;
+    if (repeat > 1 || t_sim > 2.0) {
+        uint64_t accesses = 0;
+
         for (i = 0; i < nsims; i++) {
-            sim_t      *s = &sims[i];
-            snic_dir_t *d = s->dir[conn % (uint64_t) split];
-
-            if (d == NULL || fsize > s->cache_bytes) {
-                s->bypassed += r.bytes;
-                continue;
-            }
-            for (b = 0; b < nblocks; b++) {
-                bid.block = b;
-                used =
-                    r.bytes - b * block < block ? r.bytes - b * block : block;
-                if (snic_dir_lookup(d, &bid, 1) != SNIC_SLOT_NONE) {
-                    s->cached += used;
-                    s->hits++;
-                } else {
-                    snic_dir_insert(d, &bid, 1, &ev);
-                    s->misses++;
-                }
-            }
+            accesses += sims[i].hits + sims[i].misses;
         }
-    }
-    if (rc < 0) {
-        fprintf(stderr, "nicsim: %s: %s\n", path, err);
-        return 1;
+        fprintf(stderr,
+                "nicsim: %llu block accesses in %.2f s (%.1f M/s, "
+                "trace reading included)\n",
+                (unsigned long long) accesses, t_sim,
+                t_sim > 0 ? (double) accesses / t_sim / 1e6 : 0);
     }
 
     if (out == 2) {
@@ -349,7 +400,6 @@ main(int argc, char **argv)
     }
     free(sims);
     trace_sessions_free(sess);
-    trace_close(t);
     trace_files_free(files);
     return 0;
 }
