@@ -29,6 +29,7 @@
 
 #include "../src/sendfile_nic/nic/directory.h"
 #include "files.h"
+#include "opt.h"
 #include "reader.h"
 #include "sessions.h"
 
@@ -37,12 +38,44 @@
 #define MAX_SPLIT    64
 
 typedef struct {
-    const snic_policy_t *policy;
+    const snic_policy_t *policy; /* NULL: Belady's OPT */
     uint64_t             cache_bytes;
     snic_dir_t          *dir[MAX_SPLIT];
     uint64_t             cached; /* content bytes served from a cache */
     uint64_t             hits, misses, bypassed;
 } sim_t;
+
+/* OPT needs the whole sequence: the accesses of each cache, recorded */
+typedef struct {
+    opt_access_t *a;
+    size_t        n, cap;
+} opt_seq_t;
+
+static opt_seq_t opt_seq[MAX_SPLIT];
+
+static int want_opt;
+
+static int
+opt_record(int nic, uint64_t key, uint32_t used, uint64_t fsize)
+{
+    opt_seq_t *q = &opt_seq[nic];
+
+    if (q->n == q->cap) {
+        size_t        cap = q->cap ? q->cap * 2 : 4096;
+        opt_access_t *a = realloc(q->a, cap * sizeof(*a));
+
+        if (a == NULL) {
+            return -1;
+        }
+        q->a = a;
+        q->cap = cap;
+    }
+    q->a[q->n].key = key;
+    q->a[q->n].used = used;
+    q->a[q->n].fsize = fsize;
+    q->n++;
+    return 0;
+}
 
 static void
 usage(FILE *out)
@@ -57,7 +90,8 @@ usage(FILE *out)
             "\n"
             "Prints, per cache size and policy, the share of HTTP content "
             "bytes a NIC data\ncache would serve (they would not cross the "
-            "interconnect).  Policies:");
+            "interconnect).  Policies: opt (Belady, an upper bound: it "
+            "knows the future)");
     for (p = snic_policies; *p != NULL; p++) {
         fprintf(out, " %s", (*p)->name);
     }
@@ -149,10 +183,22 @@ simulate(sim_t *sims, int nsims, const trace_files_t *files,
     nblocks = (r->bytes + block - 1) / block;
     bid.dev = 0;
     bid.ino = id;
+    for (b = 0; want_opt && b < nblocks; b++) {
+        used = r->bytes - b * block < block ? r->bytes - b * block : block;
+        if (opt_record((int) (conn % (uint64_t) split), (uint64_t) id << 32 | b,
+                       (uint32_t) used, fsize)
+            != 0) {
+            fprintf(stderr, "nicsim: out of memory recording for opt\n");
+            exit(1);
+        }
+    }
     for (i = 0; i < nsims; i++) {
         sim_t      *s = &sims[i];
         snic_dir_t *d = s->dir[conn % (uint64_t) split];
 
+        if (s->policy == NULL) {
+            continue; /* OPT: after the pass */
+        }
         if (d == NULL || fsize > s->cache_bytes) {
             s->bypassed += r->bytes;
             continue;
@@ -260,6 +306,11 @@ main(int argc, char **argv)
     snprintf(list, sizeof(list), "%s", policies);
     for (tok = strtok_r(list, ",", &save); tok != NULL;
          tok = strtok_r(NULL, ",", &save)) {
+        if (strcmp(tok, "opt") == 0 && npol < MAX_POLICIES) {
+            pol[npol++] = NULL;
+            want_opt = 1;
+            continue;
+        }
         if (npol == MAX_POLICIES
             || (pol[npol] = snic_policy_find(tok)) == NULL) {
             fprintf(stderr, "nicsim: unknown policy \"%s\" (see --help)\n",
@@ -309,7 +360,7 @@ main(int argc, char **argv)
             for (k = 0; k < split; k++) {
                 uint64_t slots = size_v[j] / block;
 
-                s->dir[k] = slots > 0 && slots < UINT32_MAX
+                s->dir[k] = pol[i] != NULL && slots > 0 && slots < UINT32_MAX
                                 ? snic_dir_create((uint32_t) slots, pol[i])
                                 : NULL;
             }
@@ -340,6 +391,33 @@ main(int argc, char **argv)
         trace_close(t);
     }
     t_sim = now() - t_start;
+    for (i = 0; i < nsims; i++) {
+        sim_t   *s = &sims[i];
+        uint64_t hits, cached, accesses;
+
+        if (s->policy != NULL) {
+            continue;
+        }
+        for (k = 0; k < split; k++) {
+            if (trace_opt(opt_seq[k].a, opt_seq[k].n,
+                          (uint32_t) (s->cache_bytes / block), s->cache_bytes,
+                          &hits, &cached)
+                != 0) {
+                fprintf(stderr, "nicsim: out of memory in opt\n");
+                return 1;
+            }
+            for (accesses = 0, j = 0; j < (int) opt_seq[k].n; j++) {
+                accesses += opt_seq[k].a[j].fsize <= s->cache_bytes;
+            }
+            s->hits += hits;
+            s->misses += accesses - hits;
+            s->cached += cached;
+        }
+    }
+    for (k = 0; k < split; k++) {
+        free(opt_seq[k].a);
+    }
+
     if (repeat > 1 || t_sim > 2.0) {
         uint64_t accesses = 0;
 
@@ -369,7 +447,8 @@ main(int argc, char **argv)
 
         if (out == 2) {
             printf("%s,%llu,%d,%llu,%.6f,%llu,%llu,%llu,%llu\n",
-                   s->policy->name, (unsigned long long) s->cache_bytes, split,
+                   (s->policy != NULL ? s->policy->name : "opt"),
+                   (unsigned long long) s->cache_bytes, split,
                    (unsigned long long) block, share,
                    (unsigned long long) s->cached, (unsigned long long) content,
                    (unsigned long long) s->hits,
@@ -379,7 +458,7 @@ main(int argc, char **argv)
                    "\"caches\": %d, \"block\": %llu, \"share\": %.6f, "
                    "\"cached_bytes\": %llu, \"content_bytes\": %llu, "
                    "\"block_hits\": %llu, \"block_misses\": %llu}",
-                   i ? "," : "", s->policy->name,
+                   i ? "," : "", (s->policy != NULL ? s->policy->name : "opt"),
                    (unsigned long long) s->cache_bytes, split,
                    (unsigned long long) block, share,
                    (unsigned long long) s->cached, (unsigned long long) content,
@@ -387,8 +466,9 @@ main(int argc, char **argv)
                    (unsigned long long) s->misses);
         } else {
             human(s->cache_bytes, h, sizeof(h));
-            printf("%-7s %8s %6d %7.4f %14llu %12llu\n", s->policy->name, h,
-                   split, share, (unsigned long long) s->cached,
+            printf("%-7s %8s %6d %7.4f %14llu %12llu\n",
+                   (s->policy != NULL ? s->policy->name : "opt"), h, split,
+                   share, (unsigned long long) s->cached,
                    (unsigned long long) s->hits);
         }
         for (k = 0; k < split; k++) {

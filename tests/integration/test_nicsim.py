@@ -112,3 +112,72 @@ def test_usage_errors():
                            stdin=subprocess.DEVNULL)
         check(p.returncode != 0 and msg in p.stderr.decode(),
               "%r: %r" % (args, p.stderr))
+
+
+def block_accesses(recs, clients, block=4096, gap=15, split=1):
+    """The block accesses of each cache: (key, bytes used, file size)."""
+    files = {}
+    for _, url, st, b in recs:
+        if st in (200, 206) and b:
+            p = url.split("?", 1)[0]
+            files[p] = max(files.get(p, 0), b)
+    seqs = [[] for _ in range(split)]
+    last, conn_of, nconn = {}, {}, 0
+    for (t, url, st, b), c in zip(recs, clients):
+        if c in last and t - last[c] < gap:
+            conn = conn_of[c]
+        else:
+            conn, nconn = nconn, nconn + 1
+            conn_of[c] = conn
+        last[c] = t
+        if st not in (200, 206) or not b:
+            continue
+        p = url.split("?", 1)[0]
+        for i in range((b + block - 1) // block):
+            seqs[conn % split].append(((p, i), min(block, b - i * block),
+                                       files[p]))
+    return seqs
+
+
+def belady(seq, cache_bytes, block=4096):
+    """Hits and bytes of the optimal cache that may decline a block."""
+    seq = [a for a in seq if a[2] <= cache_bytes]
+    nxt, seen = [0] * len(seq), {}
+    for i in range(len(seq) - 1, -1, -1):
+        nxt[i] = seen.get(seq[i][0], float("inf"))
+        seen[seq[i][0]] = i
+    resident, hits, cached = {}, 0, 0      # key -> its next use
+    for i, (key, used, _) in enumerate(seq):
+        if key in resident:
+            hits += 1
+            cached += used
+            resident[key] = nxt[i]
+            continue
+        if len(resident) == cache_bytes // block:
+            far = max(resident, key=resident.get)
+            if resident[far] <= nxt[i]:
+                continue                   # the newcomer is needed last
+            del resident[far]
+        resident[key] = nxt[i]
+    return hits, cached
+
+
+def test_opt_upper_bound():
+    lines = open(NASA, encoding="latin-1").read().splitlines()
+    recs = clf_records(lines)
+    clients = [line.split(" ", 1)[0] for line in lines]
+    for split, sizes in ((1, (65536, 1048576)), (2, (262144,))):
+        seqs = block_accesses(recs, clients, split=split)
+        got = json.loads(nicsim("--json", "--split", str(split), "--policy",
+                                "lru,fifo,clock,sieve,s3fifo,arc,lfu,opt",
+                                "--sizes", ",".join(map(str, sizes)), NASA))
+        for size in sizes:
+            rows = [r for r in got if r["cache_bytes"] == size]
+            opt = [r for r in rows if r["policy"] == "opt"][0]
+            want = [belady(q, size) for q in seqs]
+            check(opt["block_hits"] == sum(h for h, _ in want)
+                  and opt["cached_bytes"] == sum(c for _, c in want),
+                  "opt at %d x %d: %r, want %r" % (split, size, opt, want))
+            for r in rows:
+                check(r["block_hits"] <= opt["block_hits"],
+                      "%s beats OPT: %r" % (r["policy"], r))
