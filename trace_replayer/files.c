@@ -1,56 +1,27 @@
 /*
- * An open-addressing hash of paths to sizes; the paths are copied into
- * one growing arena, so memory grows with the distinct files, not with
- * the trace.
+ * The files of a trace: an interned path table (strtab.c) and a size per
+ * path id, so memory grows with the distinct files, not with the trace.
  */
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "files.h"
-
-typedef struct {
-    uint64_t hash;
-    uint64_t size;
-    size_t   off; /* in the arena */
-    uint32_t len;
-    uint32_t id;
-    uint8_t  used;
-} slot_t;
+#include "strtab.h"
 
 struct trace_files_s {
-    slot_t  *slots;
-    size_t   cap; /* a power of two */
-    size_t   count;
-    uint64_t bytes;
-    char    *arena;
-    size_t   arena_len, arena_size;
+    trace_strtab_t *paths;
+    uint64_t       *size; /* by path id */
+    size_t          size_cap;
+    uint64_t        bytes;
 };
-
-static uint64_t
-hash_path(const char *p, size_t n)
-{
-    uint64_t h = 14695981039346656037ULL;
-    size_t   i;
-
-    for (i = 0; i < n; i++) {
-        h ^= (unsigned char) p[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
 
 trace_files_t *
 trace_files_new(void)
 {
     trace_files_t *f = calloc(1, sizeof(*f));
 
-    if (f == NULL) {
-        return NULL;
-    }
-    f->cap = 1024;
-    f->slots = calloc(f->cap, sizeof(slot_t));
-    if (f->slots == NULL) {
+    if (f == NULL || (f->paths = trace_strtab_new()) == NULL) {
         free(f);
         return NULL;
     }
@@ -63,8 +34,8 @@ trace_files_free(trace_files_t *f)
     if (f == NULL) {
         return;
     }
-    free(f->slots);
-    free(f->arena);
+    trace_strtab_free(f->paths);
+    free(f->size);
     free(f);
 }
 
@@ -76,98 +47,38 @@ trace_path_len(const char *url, size_t len)
     return q == NULL ? len : (size_t) (q - url);
 }
 
-static int
-grow(trace_files_t *f)
-{
-    slot_t *old = f->slots, *s;
-    size_t  oldcap = f->cap, i, j;
-
-    f->slots = calloc(oldcap * 2, sizeof(slot_t));
-    if (f->slots == NULL) {
-        f->slots = old;
-        return -1;
-    }
-    f->cap = oldcap * 2;
-    for (i = 0; i < oldcap; i++) {
-        if (!old[i].used) {
-            continue;
-        }
-        for (j = old[i].hash & (f->cap - 1); f->slots[j].used;
-             j = (j + 1) & (f->cap - 1)) {
-        }
-        s = &f->slots[j];
-        *s = old[i];
-    }
-    free(old);
-    return 0;
-}
-
-/* The slot of path p (n bytes, hash h), or the empty slot it would take. */
-static size_t
-probe(const trace_files_t *f, const char *p, size_t n, uint64_t h)
-{
-    size_t        i;
-    const slot_t *s;
-
-    for (i = h & (f->cap - 1); f->slots[i].used; i = (i + 1) & (f->cap - 1)) {
-        s = &f->slots[i];
-        if (s->hash == h && s->len == n
-            && memcmp(f->arena + s->off, p, n) == 0) {
-            break;
-        }
-    }
-    return i;
-}
-
 int
 trace_files_add(trace_files_t *f, const trace_req_t *r)
 {
-    size_t   n, i;
-    uint64_t h;
-    slot_t  *s;
+    uint32_t  id;
+    int       added;
+    uint64_t *s;
 
     if ((r->status != 200 && r->status != 206) || r->bytes == 0
         || r->url == NULL) {
         return 0;
     }
-    n = trace_path_len(r->url, r->url_len);
-    h = hash_path(r->url, n);
-    i = probe(f, r->url, n, h);
-    s = &f->slots[i];
-    if (s->used) {
-        if (r->bytes > s->size) {
-            f->bytes += r->bytes - s->size;
-            s->size = r->bytes;
-        }
-        return 0;
+    if (trace_strtab_intern(f->paths, r->url,
+                            trace_path_len(r->url, r->url_len), &id, &added)
+        != 0) {
+        return -1;
     }
+    if (id >= f->size_cap) {
+        size_t cap = f->size_cap ? f->size_cap * 2 : 1024;
 
-    if (f->arena_len + n > f->arena_size) {
-        size_t size = f->arena_size ? f->arena_size * 2 : 65536;
-        char  *a;
-
-        while (f->arena_len + n > size) {
-            size *= 2;
-        }
-        a = realloc(f->arena, size);
-        if (a == NULL) {
+        s = realloc(f->size, cap * sizeof(uint64_t));
+        if (s == NULL) {
             return -1;
         }
-        f->arena = a;
-        f->arena_size = size;
+        f->size = s;
+        f->size_cap = cap;
     }
-    memcpy(f->arena + f->arena_len, r->url, n);
-    s->used = 1;
-    s->hash = h;
-    s->len = (uint32_t) n;
-    s->off = f->arena_len;
-    s->size = r->bytes;
-    s->id = (uint32_t) f->count;
-    f->arena_len += n;
-    f->count++;
-    f->bytes += r->bytes;
-    if (f->count * 2 > f->cap) {
-        return grow(f);
+    if (added) {
+        f->size[id] = 0;
+    }
+    if (r->bytes > f->size[id]) {
+        f->bytes += r->bytes - f->size[id];
+        f->size[id] = r->bytes;
     }
     return 0;
 }
@@ -176,21 +87,17 @@ int
 trace_files_find(const trace_files_t *f, const char *url, size_t len,
                  uint64_t *size, uint32_t *id)
 {
-    size_t        n = trace_path_len(url, len);
-    const slot_t *s = &f->slots[probe(f, url, n, hash_path(url, n))];
-
-    if (!s->used) {
+    if (trace_strtab_find(f->paths, url, trace_path_len(url, len), id) != 0) {
         return -1;
     }
-    *size = s->size;
-    *id = s->id;
+    *size = f->size[*id];
     return 0;
 }
 
 uint64_t
 trace_files_count(const trace_files_t *f)
 {
-    return f->count;
+    return trace_strtab_count(f->paths);
 }
 
 uint64_t
@@ -205,12 +112,12 @@ trace_files_each(const trace_files_t *f,
                             void *arg),
                  void *arg)
 {
-    size_t i;
+    uint32_t    id;
+    const char *p;
+    size_t      len;
 
-    for (i = 0; i < f->cap; i++) {
-        if (f->slots[i].used) {
-            fn(f->arena + f->slots[i].off, f->slots[i].len, f->slots[i].size,
-               arg);
-        }
+    for (id = 0; id < trace_strtab_count(f->paths); id++) {
+        p = trace_strtab_get(f->paths, id, &len);
+        fn(p, len, f->size[id], arg);
     }
 }

@@ -30,6 +30,7 @@
 #include "files.h"
 #include "reader.h"
 #include "sessions.h"
+#include "strtab.h"
 
 static void
 usage(FILE *out)
@@ -39,7 +40,8 @@ usage(FILE *out)
             "       nictrace docroot TRACE --root DIR [OPTIONS]\n"
             "       nictrace sessions TRACE [--conn-gap 15] [--pipeline-gap 5] "
             "[OPTIONS]\n"
-            "options: --format auto|clf|combined|wc98, --mapping FILE "
+            "       nictrace convert TRACE --out FILE [OPTIONS]\n"
+            "options: --format auto|clf|combined|wc98|nic, --mapping FILE "
             "(WorldCup98 URLs), --json\n"
             "\n"
             "TRACE is a file (plain or gzip) or - for standard input (then "
@@ -516,6 +518,88 @@ sessions(const char *path, const char *format, const char *mapping,
     return 0;
 }
 
+/* convert: any format to the compact one (trace_nic.c) */
+static int
+convert(const char *path, const char *format, const char *mapping,
+        const char *out_path, int json)
+{
+    char            err[512], a[32];
+    trace_reader_t *t = trace_open(path, format, mapping, err, sizeof(err));
+    trace_strtab_t *urls = trace_strtab_new();
+    trace_nic_enc_t enc = {0};
+    trace_req_t     r;
+    unsigned char  *rec = NULL;
+    size_t          rec_size = 0, n;
+    uint64_t        records = 0, bytes = TRACE_NIC_MAGIC_LEN;
+    uint32_t        id;
+    FILE           *out = NULL;
+    int             rc = 1, added;
+
+    if (t == NULL || urls == NULL) {
+        fprintf(stderr, "nictrace: %s\n", t == NULL ? err : "out of memory");
+        goto done;
+    }
+    out = fopen(out_path, "wb");
+    if (out == NULL
+        || fwrite(trace_nic_magic, TRACE_NIC_MAGIC_LEN, 1, out) != 1) {
+        fprintf(stderr, "nictrace: %s: %s\n", out_path, strerror(errno));
+        goto done;
+    }
+    while ((rc = trace_next(t, &r, err, sizeof(err))) == 1) {
+        if (trace_strtab_intern(urls, r.url, r.url_len, &id, &added) != 0) {
+            snprintf(err, sizeof(err), "out of memory");
+            rc = -1;
+            break;
+        }
+        if (TRACE_NIC_MAX_RECORD(r.url_len) > rec_size) {
+            rec_size = TRACE_NIC_MAX_RECORD(r.url_len) * 2;
+            free(rec);
+            if ((rec = malloc(rec_size)) == NULL) {
+                snprintf(err, sizeof(err), "out of memory");
+                rc = -1;
+                break;
+            }
+        }
+        n = trace_nic_encode(&enc, &r, id, added, rec);
+        if (fwrite(rec, n, 1, out) != 1) {
+            snprintf(err, sizeof(err), "%s: %s", out_path, strerror(errno));
+            rc = -1;
+            break;
+        }
+        records++;
+        bytes += n;
+    }
+    if (rc < 0 || fclose(out) != 0) {
+        fprintf(stderr, "nictrace: %s\n", rc < 0 ? err : strerror(errno));
+        out = NULL;
+        rc = 1;
+        goto done;
+    }
+    out = NULL;
+    if (json) {
+        printf("{\"records\": %llu, \"bytes\": %llu, \"urls\": %u, "
+               "\"parse_errors\": %llu}\n",
+               (unsigned long long) records, (unsigned long long) bytes,
+               trace_strtab_count(urls),
+               (unsigned long long) trace_bad_count(t));
+    } else {
+        printf("%s records (%u URLs) in %s bytes to %s", thousands(records, a),
+               trace_strtab_count(urls), thousands(bytes, err), out_path);
+        printf("; %llu lines did not parse\n",
+               (unsigned long long) trace_bad_count(t));
+    }
+    rc = 0;
+
+done:
+    if (out != NULL) {
+        fclose(out);
+    }
+    free(rec);
+    trace_strtab_free(urls);
+    trace_close(t);
+    return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -524,12 +608,14 @@ main(int argc, char **argv)
         {"mapping", required_argument, NULL, 'm'},
         {"json", no_argument, NULL, 'j'},
         {"root", required_argument, NULL, 'r'},
+        {"out", required_argument, NULL, 'o'},
         {"conn-gap", required_argument, NULL, 'g'},
         {"pipeline-gap", required_argument, NULL, 'p'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *format = "auto", *mapping = NULL, *root = NULL;
+    const char *out = NULL;
     long        conn_gap = 15, pipe_gap = 5;
     int         ch, json = 0;
 
@@ -539,6 +625,7 @@ main(int argc, char **argv)
         case 'm': mapping = optarg; break;
         case 'j': json = 1; break;
         case 'r': root = optarg; break;
+        case 'o': out = optarg; break;
         case 'g': conn_gap = atol(optarg); break;
         case 'p': pipe_gap = atol(optarg); break;
         case 'h': usage(stdout); return 0;
@@ -555,13 +642,21 @@ main(int argc, char **argv)
         }
         return docroot(argv[optind + 1], format, mapping, root, json);
     }
+    if (argc - optind == 2 && strcmp(argv[optind], "convert") == 0) {
+        if (out == NULL) {
+            fprintf(stderr, "nictrace: convert needs --out FILE\n");
+            return 2;
+        }
+        return convert(argv[optind + 1], format, mapping, out, json);
+    }
     if (argc - optind == 2 && strcmp(argv[optind], "sessions") == 0) {
         return sessions(argv[optind + 1], format, mapping, conn_gap, pipe_gap,
                         json);
     }
     if (argc - optind >= 1 && strcmp(argv[optind], "stats") != 0
         && strcmp(argv[optind], "docroot") != 0
-        && strcmp(argv[optind], "sessions") != 0) {
+        && strcmp(argv[optind], "sessions") != 0
+        && strcmp(argv[optind], "convert") != 0) {
         fprintf(stderr, "nictrace: unknown command \"%s\"\n", argv[optind]);
     }
     usage(stderr);

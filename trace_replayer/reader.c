@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "reader.h"
+#include "strtab.h"
 
 struct trace_reader_s;
 
@@ -32,6 +33,8 @@ struct trace_reader_s {
     uint64_t          lineno;
     trace_wc98_map_t *map;
     char              url[32]; /* "/object/ID" without a mapping */
+    trace_strtab_t   *urls;    /* nic: the URLs defined so far */
+    int64_t           time;    /* nic: the previous record's time */
     uint64_t          nbad;
     trace_bad_t       bad[TRACE_ERRORS_KEPT];
 };
@@ -152,11 +155,93 @@ wc98_next(struct trace_reader_s *t, trace_req_t *r, int *bad)
     return 1;
 }
 
+static int
+nic_probe(const unsigned char *p, size_t n)
+{
+    return n >= TRACE_NIC_MAGIC_LEN
+           && memcmp(p, trace_nic_magic, TRACE_NIC_MAGIC_LEN) == 0;
+}
+
+/* 0 with *v, or -1 at the end of the file or on a varint too long */
+static int
+get_varint(gzFile f, uint64_t *v)
+{
+    int c, shift = 0;
+
+    *v = 0;
+    do {
+        c = gzgetc(f);
+        if (c == -1 || shift > 63) {
+            return -1;
+        }
+        *v |= (uint64_t) (c & 0x7f) << shift;
+        shift += 7;
+    } while (c & 0x80);
+    return 0;
+}
+
+/* A record of the compact format; a damaged one ends the trace (-1). */
+static int
+nic_next(struct trace_reader_s *t, trace_req_t *r, int *bad)
+{
+    uint64_t    len, zz, client, status, bytes, id;
+    int64_t     d;
+    uint32_t    got;
+    int         tag = gzgetc(t->f), method, proto, added;
+    char       *u;
+    const char *url;
+    size_t      ulen;
+
+    (void) bad;
+    if (tag == -1) {
+        return gzeof(t->f) ? 0 : -1;
+    }
+    t->lineno++;
+    if (tag & 1) {
+        if (get_varint(t->f, &len) != 0 || len > (1 << 20)
+            || (u = malloc(len ? len : 1)) == NULL) {
+            return -1;
+        }
+        if (gzread(t->f, u, (unsigned) len) != (int) len
+            || trace_strtab_intern(t->urls, u, len, &got, &added) != 0
+            || !added) {
+            free(u);
+            return -1;
+        }
+        free(u);
+    }
+    if (get_varint(t->f, &zz) != 0 || get_varint(t->f, &client) != 0
+        || (method = gzgetc(t->f)) == -1 || get_varint(t->f, &status) != 0
+        || get_varint(t->f, &bytes) != 0 || get_varint(t->f, &id) != 0
+        || (proto = gzgetc(t->f)) == -1 || id >= trace_strtab_count(t->urls)
+        || status > 999 || method > TRACE_OTHER) {
+        return -1;
+    }
+    d = (int64_t) (zz >> 1) ^ -(int64_t) (zz & 1);
+    if ((d > 0 && t->time > INT64_MAX - d)
+        || (d < 0 && t->time < INT64_MIN - d)) {
+        return -1; /* a time no trace has: the file is damaged */
+    }
+    t->time += d;
+    url = trace_strtab_get(t->urls, (uint32_t) id, &ulen);
+    r->time = t->time;
+    r->client = client;
+    r->method = method;
+    r->status = (int) status;
+    r->bytes_known = bytes != 0;
+    r->bytes = bytes ? bytes - 1 : 0;
+    r->url = url;
+    r->url_len = ulen;
+    r->has_protocol = proto;
+    return 1;
+}
+
 static const format_t fmt_clf = {"clf", clf_probe, clf_next};
+static const format_t fmt_nic = {"nic", nic_probe, nic_next};
 static const format_t fmt_wc98 = {"wc98", wc98_probe, wc98_next};
 
 /* auto-detection asks them in this order */
-static const format_t *const formats[] = {&fmt_wc98, &fmt_clf, NULL};
+static const format_t *const formats[] = {&fmt_nic, &fmt_wc98, &fmt_clf, NULL};
 
 trace_reader_t *
 trace_open(const char *path, const char *format, const char *mapping, char *err,
@@ -208,12 +293,24 @@ trace_open(const char *path, const char *format, const char *mapping, char *err,
     if (*f == NULL) {
         snprintf(err, errlen,
                  strcmp(format, "auto") == 0
-                     ? "%s: not a format I know (clf, combined, wc98)"
-                     : "unknown trace format \"%s\" (clf, combined, wc98)",
+                     ? "%s: not a format I know (clf, combined, wc98, nic)"
+                     : "unknown trace format \"%s\" (clf, combined, wc98, nic)",
                  strcmp(format, "auto") == 0 ? path : format);
         goto err;
     }
     t->fmt = *f;
+
+    if (t->fmt == &fmt_nic) {
+        unsigned char magic[TRACE_NIC_MAGIC_LEN];
+
+        t->urls = trace_strtab_new();
+        if (t->urls == NULL
+            || gzread(t->f, magic, sizeof(magic)) != (int) sizeof(magic)
+            || memcmp(magic, trace_nic_magic, sizeof(magic)) != 0) {
+            snprintf(err, errlen, "%s: not a nic trace", path);
+            goto err;
+        }
+    }
 
     if (mapping != NULL) {
         t->map = trace_wc98_map_load(mapping, err, errlen);
@@ -285,6 +382,7 @@ trace_close(trace_reader_t *t)
         gzclose(t->f);
     }
     trace_wc98_map_free(t->map);
+    trace_strtab_free(t->urls);
     free(t->line);
     free(t);
 }

@@ -22,8 +22,8 @@ typedef struct {
 typedef struct trace_reader_s trace_reader_t;
 
 /*
- * Open path ("-": standard input) as format ("auto", "clf", "wc98";
- * "combined" is a synonym of "clf", whose parser reads both).  mapping:
+ * Open path ("-": standard input) as format ("auto", "clf", "wc98",
+ * "nic"; "combined" is a synonym of "clf", whose parser reads both).  mapping:
  * the WorldCup98 object mapping, or NULL (URLs are then "/object/ID").
  * NULL with err set on failure.
  */

@@ -81,4 +81,25 @@ size_t            trace_wc98_map_count(const trace_wc98_map_t *m);
 const char *trace_wc98_map_url(const trace_wc98_map_t *m, uint32_t id,
                                size_t *len);
 
+/*
+ * The project's own compact format (trace_nic.c has the layout), written
+ * by nictrace convert.
+ */
+#define TRACE_NIC_MAGIC_LEN 9
+extern const unsigned char trace_nic_magic[TRACE_NIC_MAGIC_LEN];
+
+/* the largest record for a URL of len bytes */
+#define TRACE_NIC_MAX_RECORD(len) (64 + (len))
+
+typedef struct {
+    int64_t last_time;
+} trace_nic_enc_t;
+
+/*
+ * Encode r into out (room for TRACE_NIC_MAX_RECORD(r->url_len)); define:
+ * the record also defines URL url_id (the next id).  Returns its length.
+ */
+size_t trace_nic_encode(trace_nic_enc_t *e, const trace_req_t *r,
+                        uint32_t url_id, int define, unsigned char *out);
+
 #endif /* TRACE_H */

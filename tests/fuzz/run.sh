@@ -10,10 +10,12 @@ mkdir -p build/fuzz
 objs=""
 for src in src/sendfile_nic/*.c src/sendfile_nic/*/*.c src/server/*.c \
     trace_replayer/*.c; do
-    case "$src" in src/server/main.c) continue ;; esac
+    case "$src" in
+    src/server/main.c|trace_replayer/nictrace.c|trace_replayer/nicsim.c) continue ;;
+    esac
     objs="$objs $src"
 done
-for target in tests/fuzz/fuzz_*.c; do
+for target in ${TARGETS:-tests/fuzz/fuzz_*.c}; do
     name=$(basename "$target" .c)
     corpus="tests/fuzz/corpus/${name#fuzz_}"
     mkdir -p "$corpus"

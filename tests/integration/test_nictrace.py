@@ -284,3 +284,48 @@ def test_sessions_nasa():
           and got["max_requests_per_connection"] == max(conns)
           and got["pipeline_groups"] == len(groups)
           and got["max_pipeline_depth"] == max(groups), repr(got))
+
+
+def test_convert_round_trip():
+    """Converted to the compact format, every sample gives the same
+    statistics, grouping and simulation as the original."""
+    nicsim = os.path.join(os.path.dirname(NICD), "nicsim")
+    for trace, extra in ((NASA, []), (NASA10K, []),
+                         (WC98, ["--mapping", WC98MAP])):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "t.nic")
+            rc, text, err = run("convert", "--json", "--out", out, *extra,
+                                trace)
+            check(rc == 0, err)
+            check(json.loads(text)["records"] == 1000 or trace == NASA10K,
+                  text)
+            a, b = stats(*extra, trace), stats(out)
+            check(b["format"] == "nic", repr(b))
+            for k in ("requests", "duration_s", "total_response_bytes",
+                      "data_set_bytes", "distinct_files"):
+                check(a[k] == b[k], "%s %s: %r != %r" % (trace, k, a[k], b[k]))
+            for cmd in (["sessions", "--json"],):
+                _, sa, _ = run(*cmd, *extra, trace)
+                _, sb, _ = run(*cmd, out)
+                ja, jb = json.loads(sa), json.loads(sb)
+                del ja["trace"], jb["trace"]
+                check(ja == jb, "sessions differ: %r %r" % (ja, jb))
+            sims = [subprocess.run([nicsim, "--json", "--sizes", "256k",
+                                    "--policy", "lru,opt", *x, t],
+                                   capture_output=True, timeout=60,
+                                   stdin=subprocess.DEVNULL).stdout
+                    for x, t in ((extra, trace), ([], out))]
+            check(sims[0] == sims[1] and sims[0], "nicsim differs")
+
+
+def test_convert_truncated_is_an_error():
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "t.nic")
+        check(run("convert", "--out", out, NASA)[0] == 0, "convert")
+        data = open(out, "rb").read()
+        open(out, "wb").write(data[:len(data) // 2])
+        rc, _, err = run("stats", out)
+        check(rc == 1 and "read error" in err, "truncated: %d %s" % (rc, err))
+        open(out, "wb").write(b"NICTRACE\x01\x00\x05")  # id 5 undefined
+        rc, _, err = run("stats", out)
+        check(rc == 1, "undefined URL id accepted")

@@ -147,7 +147,8 @@ test_stdin_and_errors(void)
     CHECK_INT(count("/nonexistent", "auto", NULL, NULL, NULL), -1);
     CHECK_STR(err, "/nonexistent: cannot open");
     CHECK_INT(count(NASA, "apache", NULL, NULL, NULL), -1);
-    CHECK_STR(err, "unknown trace format \"apache\" (clf, combined, wc98)");
+    CHECK_STR(err, "unknown trace format \"apache\" (clf, combined, wc98, "
+                   "nic)");
     CHECK_INT(count(WC98, "wc98", "/nonexistent", NULL, NULL), -1);
     CHECK_STR(err, "/nonexistent: cannot open");
 }
