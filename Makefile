@@ -32,8 +32,10 @@ CFLAGS_ALL = -std=gnu11 -pthread $(OPT) $(DEBUG) $(WARN) $(SAN) $(CFLAGS)
 LDLIBS_ALL = $(EVENT_LIBS) -pthread $(SAN) $(LDFLAGS)
 
 SNIC_SRCS = $(sort $(wildcard src/sendfile_nic/*.c src/sendfile_nic/*/*.c))
+UTIL_SRCS = $(sort $(wildcard src/util/*.c))
 SERVER_SRCS = $(filter-out src/server/main.c,$(sort $(wildcard src/server/*.c)))
-LIB_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SNIC_SRCS) $(SERVER_SRCS))
+LIB_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SNIC_SRCS) $(UTIL_SRCS) $(SERVER_SRCS))
+UTIL_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(UTIL_SRCS))
 TRACE_SRCS = $(filter-out trace_replayer/nictrace.c trace_replayer/nicsim.c,$(sort $(wildcard trace_replayer/*.c)))
 # what nicsim shares with the nic backend: the directory and the policies
 SIM_OBJS = $(filter $(BUILD)/obj/sendfile_nic/policy/%.o $(BUILD)/obj/sendfile_nic/nic/directory.o,$(LIB_OBJS))
@@ -76,10 +78,10 @@ $(BUILD)/obj/trace_replayer/%.o: trace_replayer/%.c $(BUILD)/.flags $(CONFIG)
 $(BUILD)/nicd: $(LIB_OBJS) $(MAIN_OBJ)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/nictrace: $(BUILD)/obj/trace_replayer/nictrace.o $(TRACE_OBJS)
+$(BUILD)/nictrace: $(BUILD)/obj/trace_replayer/nictrace.o $(TRACE_OBJS) $(UTIL_OBJS)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
 
-$(BUILD)/nicsim: $(BUILD)/obj/trace_replayer/nicsim.o $(TRACE_OBJS) $(SIM_OBJS)
+$(BUILD)/nicsim: $(BUILD)/obj/trace_replayer/nicsim.o $(TRACE_OBJS) $(SIM_OBJS) $(UTIL_OBJS)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
 
 # a unit test #includes the .c it tests, so it links every other object

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "content.h"
 #include "strtab.h"
 
 typedef struct {
@@ -23,19 +24,6 @@ struct trace_strtab_s {
     char     *arena;
     size_t    arena_len, arena_size;
 };
-
-static uint64_t
-hash_bytes(const char *p, size_t n)
-{
-    uint64_t h = 14695981039346656037ULL;
-    size_t   i;
-
-    for (i = 0; i < n; i++) {
-        h ^= (unsigned char) p[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
 
 static slot_t *
 empty_slots(size_t cap)
@@ -131,7 +119,7 @@ int
 trace_strtab_intern(trace_strtab_t *t, const char *s, size_t len, uint32_t *id,
                     int *added)
 {
-    uint64_t h = hash_bytes(s, len);
+    uint64_t h = trace_fnv1a64(s, len);
     size_t   i = probe(t, s, len, h);
 
     *added = 0;
@@ -187,7 +175,7 @@ int
 trace_strtab_find(const trace_strtab_t *t, const char *s, size_t len,
                   uint32_t *id)
 {
-    size_t i = probe(t, s, len, hash_bytes(s, len));
+    size_t i = probe(t, s, len, trace_fnv1a64(s, len));
 
     if (t->slots[i].id == UINT32_MAX) {
         return -1;

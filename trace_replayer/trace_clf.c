@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include "../src/util/civil.h"
+#include "content.h"
 #include "trace.h"
 
 static const char *const errs[] = {
@@ -23,21 +25,6 @@ trace_err_str(int err)
 }
 
 static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-
-/* days from 1970-01-01 to y-m-d (proleptic Gregorian, m 1..12) */
-static int64_t
-days_from_civil(int64_t y, int m, int d)
-{
-    int64_t  era;
-    unsigned yoe, doy, doe;
-
-    y -= m <= 2;
-    era = (y >= 0 ? y : y - 399) / 400;
-    yoe = (unsigned) (y - era * 400);
-    doy = (unsigned) ((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1);
-    doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (int64_t) doe - 719468;
-}
 
 static int
 digits(const char *p, int n, int *out)
@@ -79,7 +66,7 @@ parse_date(const char *p, size_t len, int64_t *out)
         || zh > 23 || zm > 59) {
         return -1;
     }
-    *out = days_from_civil(y, mon, d) * 86400 + hh * 3600 + mm * 60 + ss
+    *out = nicache_days_from_civil(y, mon, d) * 86400 + hh * 3600 + mm * 60 + ss
            - (p[21] == '-' ? -1 : 1) * (zh * 3600 + zm * 60);
     return 0;
 }
@@ -107,19 +94,6 @@ request_end_at(const char *p, const char *end)
         }
     }
     return q == end || *q == ' ';
-}
-
-static uint64_t
-hash_bytes(const char *p, size_t n)
-{
-    uint64_t h = 14695981039346656037ULL;
-    size_t   i;
-
-    for (i = 0; i < n; i++) {
-        h ^= (unsigned char) p[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
 }
 
 /*
@@ -228,6 +202,6 @@ trace_clf_parse(const char *line, size_t len, trace_req_t *r)
     }
     r->status = status;
     r->bytes = bytes;
-    r->client = hash_bytes(line, (size_t) (host_end - line));
+    r->client = trace_fnv1a64(line, (size_t) (host_end - line));
     return TRACE_OK;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
+#include "../util/civil.h"
 #include "buf.h"
 
 int
@@ -179,21 +180,6 @@ nicd_log_date(char *out, time_t t)
     *p = '\0';
 }
 
-/* days from 1970-01-01 to y-m-d (proleptic Gregorian, m 1..12) */
-static long
-days_from_civil(long y, int m, int d)
-{
-    long     era;
-    unsigned yoe, doy, doe;
-
-    y -= m <= 2;
-    era = (y >= 0 ? y : y - 399) / 400;
-    yoe = (unsigned) (y - era * 400);
-    doy = (unsigned) ((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1);
-    doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (long) doe - 719468;
-}
-
 static int
 month_index(const char *p)
 {
@@ -258,8 +244,8 @@ nicd_http_date_parse(const char *s, size_t len)
         || hh < 0 || mm < 0 || ss < 0) {
         return -1;
     }
-    return (time_t) (days_from_civil(y, mon, d) * 86400L + hh * 3600L + mm * 60L
-                     + ss);
+    return (time_t) (nicache_days_from_civil(y, mon, d) * 86400L + hh * 3600L
+                     + mm * 60L + ss);
 }
 
 int

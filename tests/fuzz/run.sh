@@ -8,7 +8,7 @@ set -eu
 seconds=${1:-60}
 mkdir -p build/fuzz
 objs=""
-for src in src/sendfile_nic/*.c src/sendfile_nic/*/*.c src/server/*.c \
+for src in src/sendfile_nic/*.c src/sendfile_nic/*/*.c src/util/*.c src/server/*.c \
     trace_replayer/*.c; do
     case "$src" in
     src/server/main.c|trace_replayer/nictrace.c|trace_replayer/nicsim.c) continue ;;

@@ -24,23 +24,32 @@ GOLDEN = {
 }
 
 
-def simulate(recs, clients, cache_bytes, split, block=4096, gap=15):
+def connections(recs, clients, gap=15):
+    """The connection of each request, numbered as they open: a client's
+    request less than gap seconds after its previous one joins it."""
+    last, conn_of, nconn = {}, {}, 0
+    for (t, _, _, _), c in zip(recs, clients):
+        if not (c in last and t - last[c] < gap):
+            conn_of[c], nconn = nconn, nconn + 1
+        last[c] = t
+        yield conn_of[c]
+
+
+def file_sizes(recs):
     files = {}
     for _, url, st, b in recs:
         if st in (200, 206) and b:
             p = url.split("?", 1)[0]
             files[p] = max(files.get(p, 0), b)
+    return files
+
+
+def simulate(recs, clients, cache_bytes, split, block=4096, gap=15):
+    files = file_sizes(recs)
     caches = [OrderedDict() for _ in range(split)]
     slots = cache_bytes // block
-    last, conn_of, nconn = {}, {}, 0
     content = cached = 0
-    for (t, url, st, b), c in zip(recs, clients):
-        if c in last and t - last[c] < gap:
-            conn = conn_of[c]
-        else:
-            conn, nconn = nconn, nconn + 1
-            conn_of[c] = conn
-        last[c] = t
+    for (t, url, st, b), conn in zip(recs, connections(recs, clients, gap)):
         if st not in (200, 206) or not b:
             continue
         p = url.split("?", 1)[0]
@@ -116,20 +125,9 @@ def test_usage_errors():
 
 def block_accesses(recs, clients, block=4096, gap=15, split=1):
     """The block accesses of each cache: (key, bytes used, file size)."""
-    files = {}
-    for _, url, st, b in recs:
-        if st in (200, 206) and b:
-            p = url.split("?", 1)[0]
-            files[p] = max(files.get(p, 0), b)
+    files = file_sizes(recs)
     seqs = [[] for _ in range(split)]
-    last, conn_of, nconn = {}, {}, 0
-    for (t, url, st, b), c in zip(recs, clients):
-        if c in last and t - last[c] < gap:
-            conn = conn_of[c]
-        else:
-            conn, nconn = nconn, nconn + 1
-            conn_of[c] = conn
-        last[c] = t
+    for (t, url, st, b), conn in zip(recs, connections(recs, clients, gap)):
         if st not in (200, 206) or not b:
             continue
         p = url.split("?", 1)[0]
