@@ -1,6 +1,6 @@
 # nicache: hand-written Makefile.  ./configure runs by itself the first time.
 #
-#   make              build nicd (build/nicd)
+#   make              build nicd, nictrace and nicsim (in build/)
 #   make run          build and serve a sample docroot on 127.0.0.1:8080
 #   make test         unit + integration tests, then the same under ASan+UBSan
 #   make test-asan    the tests under ASan+UBSan only (build-asan/)
