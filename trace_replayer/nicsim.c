@@ -351,6 +351,10 @@ main(int argc, char **argv)
 
     nsims = nsizes * npol;
     sims = calloc((size_t) nsims, sizeof(sim_t));
+    if (sims == NULL) {
+        fprintf(stderr, "nicsim: out of memory\n");
+        return 1;
+    }
     for (i = 0; i < npol; i++) {
         for (j = 0; j < nsizes; j++) {
             sim_t *s = &sims[i * nsizes + j];
@@ -360,9 +364,22 @@ main(int argc, char **argv)
             for (k = 0; k < split; k++) {
                 uint64_t slots = size_v[j] / block;
 
-                s->dir[k] = pol[i] != NULL && slots > 0 && slots < UINT32_MAX
+                if (slots >= UINT32_MAX) {
+                    fprintf(stderr,
+                            "nicsim: %llu blocks are too many for "
+                            "one cache\n",
+                            (unsigned long long) slots);
+                    return 2;
+                }
+                /* a cache smaller than a block holds nothing: no
+                 * directory, every transfer bypasses it */
+                s->dir[k] = pol[i] != NULL && slots > 0
                                 ? snic_dir_create((uint32_t) slots, pol[i])
                                 : NULL;
+                if (pol[i] != NULL && slots > 0 && s->dir[k] == NULL) {
+                    fprintf(stderr, "nicsim: out of memory\n");
+                    return 1;
+                }
             }
         }
     }
@@ -394,6 +411,7 @@ main(int argc, char **argv)
     for (i = 0; i < nsims; i++) {
         sim_t   *s = &sims[i];
         uint64_t hits, cached, accesses;
+        size_t   a;
 
         if (s->policy != NULL) {
             continue;
@@ -406,8 +424,8 @@ main(int argc, char **argv)
                 fprintf(stderr, "nicsim: out of memory in opt\n");
                 return 1;
             }
-            for (accesses = 0, j = 0; j < (int) opt_seq[k].n; j++) {
-                accesses += opt_seq[k].a[j].fsize <= s->cache_bytes;
+            for (accesses = 0, a = 0; a < opt_seq[k].n; a++) {
+                accesses += opt_seq[k].a[a].fsize <= s->cache_bytes;
             }
             s->hits += hits;
             s->misses += accesses - hits;

@@ -144,6 +144,12 @@ trace_opt(const opt_access_t *acc, size_t n, uint32_t nslots,
     int       rc = -1;
 
     *hits = *cached = 0;
+    if (nslots == 0) {
+        /* a cache of no block serves nothing (and has nothing to evict) */
+        free(next);
+        free(heap);
+        return 0;
+    }
     if (next == NULL || heap == NULL || map_init(&last) != 0
         || map_init(&res) != 0) {
         goto done;

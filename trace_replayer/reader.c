@@ -348,7 +348,9 @@ trace_next(trace_reader_t *t, trace_req_t *r, char *err, size_t errlen)
 
         snprintf(err, errlen, "read error after line %llu: %s",
                  (unsigned long long) t->lineno,
-                 zerr == Z_ERRNO ? "I/O error" : msg);
+                 zerr == Z_ERRNO ? "I/O error"
+                 : zerr == Z_OK  ? "damaged or truncated record"
+                                 : msg);
     }
     return rc;
 }

@@ -107,6 +107,10 @@ def test_every_policy_and_csv():
             # the whole data set fits: only first touches miss, whatever
             # the policy
             check(row["cached_bytes"] == GOLDEN[1][16777216], repr(row))
+    # a cache smaller than one block serves nothing, whatever the policy
+    for row in json.loads(nicsim("--json", "--sizes", "1k", "--policy",
+                                 "lru,opt", NASA)):
+        check(row["cached_bytes"] == 0 and row["share"] == 0, repr(row))
     csv = nicsim("--csv", "--sizes", "64k", NASA).splitlines()
     check(csv[0].startswith("policy,cache_bytes,caches,block,share"), csv[0])
     check(csv[1].startswith("lru,65536,1,4096,"), csv[1])

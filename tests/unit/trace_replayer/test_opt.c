@@ -49,6 +49,9 @@ test_bypass(void)
     CHECK_INT(hits, 0);
     CHECK_INT(trace_opt(a, 0, 4, 1000, &hits, &cached), 0);
     CHECK_INT(hits, 0);
+    /* a cache smaller than one block: nothing to hold, nothing to evict */
+    CHECK_INT(trace_opt(a + 2, 1, 0, 1000, &hits, &cached), 0);
+    CHECK_INT(hits, 0);
 }
 
 /* more distinct blocks than the first map holds: it grows */
