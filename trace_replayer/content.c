@@ -2,25 +2,13 @@
  * Materialised file contents (see content.h for the definition).
  */
 
+#include "../src/util/hash.h"
 #include "content.h"
-
-uint64_t
-trace_fnv1a64(const char *p, size_t n)
-{
-    uint64_t h = 14695981039346656037ULL;
-    size_t   i;
-
-    for (i = 0; i < n; i++) {
-        h ^= (unsigned char) p[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
 
 uint64_t
 trace_content_seed(const char *path, size_t len)
 {
-    return trace_fnv1a64(path, len);
+    return nicache_fnv1a64(path, len);
 }
 
 static uint64_t

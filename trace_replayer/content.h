@@ -18,10 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* FNV-1a 64 of n bytes: the trace tools' one string hash */
-uint64_t trace_fnv1a64(const char *p, size_t n);
-
-/* The seed of a file's bytes: trace_fnv1a64 of its URL path. */
+/* The seed of a file's bytes: nicache_fnv1a64 of its URL path. */
 uint64_t trace_content_seed(const char *path, size_t len);
 
 /* Fill buf with the len bytes at offset off of the file with seed. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "content.h"
+#include "../src/util/hash.h"
 #include "strtab.h"
 
 typedef struct {
@@ -119,7 +119,7 @@ int
 trace_strtab_intern(trace_strtab_t *t, const char *s, size_t len, uint32_t *id,
                     int *added)
 {
-    uint64_t h = trace_fnv1a64(s, len);
+    uint64_t h = nicache_fnv1a64(s, len);
     size_t   i = probe(t, s, len, h);
 
     *added = 0;
@@ -175,7 +175,7 @@ int
 trace_strtab_find(const trace_strtab_t *t, const char *s, size_t len,
                   uint32_t *id)
 {
-    size_t i = probe(t, s, len, trace_fnv1a64(s, len));
+    size_t i = probe(t, s, len, nicache_fnv1a64(s, len));
 
     if (t->slots[i].id == UINT32_MAX) {
         return -1;

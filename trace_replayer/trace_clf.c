@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../src/util/civil.h"
-#include "content.h"
+#include "../src/util/hash.h"
 #include "trace.h"
 
 static const char *const errs[] = {
@@ -202,6 +202,6 @@ trace_clf_parse(const char *line, size_t len, trace_req_t *r)
     }
     r->status = status;
     r->bytes = bytes;
-    r->client = trace_fnv1a64(line, (size_t) (host_end - line));
+    r->client = nicache_fnv1a64(line, (size_t) (host_end - line));
     return TRACE_OK;
 }

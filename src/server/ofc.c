@@ -22,22 +22,10 @@
 #include <linux/openat2.h>
 #endif
 
+#include "../util/hash.h"
 #include "buf.h"
 #include "conf.h"
 #include "ofc.h"
-
-static unsigned
-hash_path(const char *p, size_t len)
-{
-    unsigned h = 2166136261u;
-    size_t   i;
-
-    for (i = 0; i < len; i++) {
-        h ^= (unsigned char) p[i];
-        h *= 16777619u;
-    }
-    return h;
-}
 
 int
 nicd_ofc_init(nicd_ofc_t *c, int root_fd, int symlinks, int max, long valid_ms,
@@ -229,7 +217,7 @@ open_new(nicd_ofc_t *c, const char *path, size_t len, long now_ms,
     f->path[len] = '\0';
     f->path_len = len;
     f->file.fd = fd;
-    f->hash = hash_path(path, len);
+    f->hash = (unsigned) nicache_fnv1a64(path, len);
     f->validated_ms = now_ms;
     f->used_ms = now_ms;
     set_stat(c, f, &st);
@@ -247,7 +235,7 @@ nicd_ofc_open(nicd_ofc_t *c, const char *path, size_t len, long now_ms,
     int          err;
 
     if (c->max > 0) {
-        h = hash_path(path, len);
+        h = (unsigned) nicache_fnv1a64(path, len);
         for (f = c->table[h & c->mask]; f != NULL; f = f->hnext) {
             if (f->hash == h && f->path_len == len
                 && memcmp(f->path, path, len) == 0) {
