@@ -2,8 +2,9 @@
  * The bytes of a materialised file: a function of (path, offset), so a
  * client can check every byte it receives without a copy of the docroot.
  *
- *   seed        = FNV-1a 64 of the URL path (the request target without
- *                 its query, as the trace has it, not decoded)
+ *   seed        = FNV-1a 64 of the file's name from the docroot, with a
+ *                 leading '/' (trace_file_name(): the URL path decoded,
+ *                 "//" merged, "index.html" after a trailing '/')
  *   word i      = splitmix64(seed + i), bytes 8i .. 8i+7, little-endian
  *   byte at o   = byte o % 8 of word o / 8
  *
@@ -18,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The seed of a file's bytes: nicache_fnv1a64 of its URL path. */
+/* The seed of a file's bytes: nicache_fnv1a64 of its name. */
 uint64_t trace_content_seed(const char *path, size_t len);
 
 /* Fill buf with the len bytes at offset off of the file with seed. */

@@ -22,6 +22,18 @@ void           trace_files_free(trace_files_t *f);
 /* The path of a request target: up to '?' (or the end). */
 size_t trace_path_len(const char *url, size_t len);
 
+/*
+ * The file a URL path names, as nicd looks it up, from the root and with
+ * a leading '/': percent-decoded, "//" merged, a trailing "/" naming its
+ * index.html; "." and ".." segments resolved when resolve_dots (as a
+ * server does) or refused when not (as nictrace docroot does, so that it
+ * never writes through one).  Refused (0): no leading "/", a bad escape,
+ * an encoded "/" or NUL, ".." above the root.  out holds len + 12 bytes.
+ * Returns the name's length.
+ */
+size_t trace_file_name(const char *url, size_t len, char *out,
+                       int resolve_dots);
+
 /* Account r: a successful transfer raises its file's size.  0 or -1
  * (out of memory). */
 int trace_files_add(trace_files_t *f, const trace_req_t *r);

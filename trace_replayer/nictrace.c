@@ -266,68 +266,6 @@ by_url(const void *a, const void *b)
     return strcmp(((const entry_t *) a)->url, ((const entry_t *) b)->url);
 }
 
-static int
-hexval(int c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    c |= 0x20;
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/*
- * The file a URL path names below the root, as nicd would look for it:
- * percent-decoded, "//" merged, a trailing "/" meaning its index.html.
- * Refused (-1): no leading "/", a bad escape, an encoded "/" or NUL, a
- * "." or ".." segment.  out holds at least len + 12 bytes.
- */
-static int
-url_to_file(const char *url, size_t len, char *out)
-{
-    size_t i, o = 0, seg = 0;
-    int    hi, lo;
-    char   c;
-
-    if (len == 0 || url[0] != '/') {
-        return -1;
-    }
-    for (i = 1; i <= len; i++) {
-        if (i == len || url[i] == '/') {
-            size_t n = o - seg;
-
-            if ((n == 1 && out[seg] == '.')
-                || (n == 2 && out[seg] == '.' && out[seg + 1] == '.')) {
-                return -1;
-            }
-            if (n > 0 && i < len) {
-                out[o++] = '/';
-            }
-            seg = o;
-            continue;
-        }
-        c = url[i];
-        if (c == '%') {
-            if (i + 2 >= len + 1 || (hi = hexval(url[i + 1])) < 0
-                || (lo = hexval(url[i + 2])) < 0) {
-                return -1;
-            }
-            c = (char) (hi * 16 + lo);
-            if (c == '/' || c == '\0') {
-                return -1;
-            }
-            i += 2;
-        }
-        out[o++] = c;
-    }
-    if (o == 0 || out[o - 1] == '/') {
-        memcpy(out + o, "index.html", 10);
-        o += 10;
-    }
-    out[o] = '\0';
-    return 0;
-}
-
 /* mkdir -p of the directories of rel below dirfd; 0, or -1 (errno) */
 static int
 make_parents(int dirfd, char *rel)
@@ -345,11 +283,13 @@ make_parents(int dirfd, char *rel)
     return 0;
 }
 
+/* name: the file's name from the root, with its leading '/' */
 static int
-write_file(int dirfd, char *rel, const entry_t *e, unsigned char *buf,
+write_file(int dirfd, char *name, const entry_t *e, unsigned char *buf,
            size_t bufsize)
 {
-    uint64_t seed = trace_content_seed(e->url, e->len), off = 0;
+    uint64_t seed = trace_content_seed(name, strlen(name)), off = 0;
+    char    *rel = name + 1;
     size_t   n;
     int      fd;
 
@@ -407,14 +347,15 @@ docroot(const char *path, const char *format, const char *mapping,
     for (i = 0; i < es.n; i++) {
         free(rel);
         rel = malloc(es.e[i].len + 12);
-        if (rel == NULL || url_to_file(es.e[i].url, es.e[i].len, rel) != 0) {
+        if (rel == NULL
+            || trace_file_name(es.e[i].url, es.e[i].len, rel, 0) == 0) {
             unsafe++;
             continue;
         }
         if (write_file(dirfd, rel, &es.e[i], buf, 1 << 16) != 0) {
             if (errno != ENOTDIR && errno != EISDIR && errno != EEXIST
                 && errno != ELOOP) {
-                fprintf(stderr, "nictrace: %s/%s: %s\n", root, rel,
+                fprintf(stderr, "nictrace: %s%s: %s\n", root, rel,
                         strerror(errno));
                 goto done;
             }

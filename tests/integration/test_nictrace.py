@@ -145,10 +145,28 @@ def splitmix64(x):
     return z ^ (z >> 31)
 
 
-def content(url_path, size):
-    """docs/traces.md's definition, written here independently."""
+def file_name(url_path):
+    """The file a URL path names, as docs/traces.md says: decoded, "//"
+    merged, "." and ".." resolved, index.html after a trailing "/"."""
+    import urllib.parse
+    segs = []
+    parts = urllib.parse.unquote(url_path, encoding="latin-1").split("/")[1:]
+    for i, seg in enumerate(parts):
+        if seg == "..":
+            segs.pop()
+        elif seg not in ("", "."):
+            segs.append(seg)
+    name = "/" + "/".join(segs)
+    if parts[-1] in ("", ".", "..") and name != "/":
+        name += "/"
+    return name + ("index.html" if name.endswith("/") else "")
+
+
+def content(name, size):
+    """docs/traces.md's definition, written here independently: name is
+    the file's name from the docroot (file_name())."""
     h = 14695981039346656037
-    for c in url_path.encode("latin-1"):
+    for c in name.encode("latin-1"):
         h = ((h ^ c) * 1099511628211) & ((1 << 64) - 1)
     words = (size + 7) // 8
     out = b"".join(splitmix64((h + i) & ((1 << 64) - 1)).to_bytes(8, "little")
@@ -183,7 +201,7 @@ def test_docroot_served_by_nicd():
                 r = get(s.port, url)
                 if path in files:
                     check(r.status == 200, "%s: %d" % (url, r.status))
-                    check(r.body == content(path, files[path]),
+                    check(r.body == content(file_name(path), files[path]),
                           "%s: wrong bytes" % url)
                     checked.add(path)
                 elif any(f.startswith(path.rstrip("/") + "/")
@@ -213,7 +231,9 @@ def test_docroot_unsafe_and_conflicts():
                   and got["skipped_conflicts"] == 1, repr(got))
             check(os.path.getsize(os.path.join(root, "a")) == 10, "/a")
             check(open(os.path.join(root, "ok", "index.html"), "rb").read()
-                  == content("/ok/", 7), "/ok/ -> index.html")
+                  == content("/ok/index.html", 7), "/ok/ -> index.html")
+            check(open(os.path.join(root, "sp ace"), "rb").read()
+                  == content("/sp ace", 3), "/sp%20ace -> /sp ace")
             check(os.path.exists(os.path.join(root, "sp ace")), "decoded")
             check(not os.path.exists(os.path.join(os.path.dirname(root),
                                                   "etc")), "escaped")

@@ -1,0 +1,81 @@
+/* Unit tests of trace_replayer/files.c: sizes and file names. */
+
+#include "../../../trace_replayer/files.c"
+#include "harness.h"
+
+static void
+test_file_name(void)
+{
+    static const struct {
+        const char *url;
+        int         dots;
+        const char *name; /* NULL: refused */
+    } t[] = {
+        {"/", 0, "/index.html"},
+        {"/a/b.gif", 0, "/a/b.gif"},
+        {"//a///b/", 0, "/a/b/index.html"},
+        {"/a%20b", 0, "/a b"},
+        {"/a%2fb", 0, NULL},
+        {"/a%00", 0, NULL},
+        {"/a%zz", 0, NULL},
+        {"/a%2", 0, NULL},
+        {"a", 0, NULL},
+        {"/a/./b", 0, NULL},
+        {"/a/./b", 1, "/a/b"},
+        {"/a/../b", 1, "/b"},
+        {"/a/%2e%2e/b", 1, "/b"},
+        {"/a/b/..", 1, "/a/index.html"},
+        {"/..", 1, NULL},
+        {"/a/../../b", 1, NULL},
+    };
+    char   out[64];
+    size_t i, n;
+
+    for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        n = trace_file_name(t[i].url, strlen(t[i].url), out, t[i].dots);
+        if (t[i].name == NULL) {
+            if (n != 0) {
+                fprintf(stderr, "%s: %s\n", t[i].url, out);
+            }
+            CHECK_INT(n, 0);
+        } else {
+            CHECK_INT(n, strlen(t[i].name));
+            CHECK_STR(n ? out : NULL, t[i].name);
+        }
+    }
+}
+
+static void
+test_sizes(void)
+{
+    trace_files_t *f = trace_files_new();
+    trace_req_t    r = {0};
+    uint64_t       size;
+    uint32_t       id;
+
+    r.url = "/x?1";
+    r.url_len = 4;
+    r.status = 200;
+    r.bytes = 10;
+    CHECK_INT(trace_files_add(f, &r), 0);
+    r.url = "/x?2";
+    r.bytes = 30;
+    r.status = 206;
+    trace_files_add(f, &r);
+    r.bytes = 99;
+    r.status = 304; /* no transfer */
+    trace_files_add(f, &r);
+    CHECK_INT(trace_files_find(f, "/x", 2, &size, &id), 0);
+    CHECK_INT(size, 30);
+    CHECK_INT(trace_files_count(f), 1);
+    CHECK_INT(trace_files_find(f, "/y", 2, &size, &id), -1);
+    trace_files_free(f);
+}
+
+int
+main(void)
+{
+    RUN(test_file_name);
+    RUN(test_sizes);
+    return harness_report("files");
+}
