@@ -1,12 +1,13 @@
 # nicache: hand-written Makefile.  ./configure runs by itself the first time.
 #
-#   make              build nicd, nictrace and nicsim (in build/)
+#   make              build nicd, nictrace, nicsim and nicreplay (in build/)
 #   make run          build and serve a sample docroot on 127.0.0.1:8080
 #   make test         unit + integration tests, then the same under ASan+UBSan
 #   make test-asan    the tests under ASan+UBSan only (build-asan/)
 #   make bench        nicd against Debian's nginx with wrk (bench/server.sh)
 #   make bench-policy block accesses/s of each cache replacement policy
 #   make bench-nicsim nicsim's block accesses/s on the NASA sample (LRU)
+#   make bench-replayer nicreplay's requests/s against wrk's (1 KiB file)
 #   make fuzz         run the libFuzzer targets for FUZZ_SECONDS each
 #   make install      install into $(PREFIX) (DESTDIR honoured)
 #   make format-check check the C sources against .clang-format
@@ -36,7 +37,7 @@ UTIL_SRCS = $(sort $(wildcard src/util/*.c))
 SERVER_SRCS = $(filter-out src/server/main.c,$(sort $(wildcard src/server/*.c)))
 LIB_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SNIC_SRCS) $(UTIL_SRCS) $(SERVER_SRCS))
 UTIL_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(UTIL_SRCS))
-TRACE_SRCS = $(filter-out trace_replayer/nictrace.c trace_replayer/nicsim.c,$(sort $(wildcard trace_replayer/*.c)))
+TRACE_SRCS = $(filter-out trace_replayer/nictrace.c trace_replayer/nicsim.c trace_replayer/nicreplay.c,$(sort $(wildcard trace_replayer/*.c)))
 # what nicsim shares with the nic backend: the directory and the policies
 SIM_OBJS = $(filter $(BUILD)/obj/sendfile_nic/policy/%.o $(BUILD)/obj/sendfile_nic/nic/directory.o,$(LIB_OBJS))
 TRACE_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(TRACE_SRCS))
@@ -48,10 +49,10 @@ UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all deps run test test-unit test-integration test-asan bench \
-        bench-policy bench-nicsim fuzz \
+        bench-policy bench-nicsim bench-replayer fuzz \
         install format format-check clean distclean help
 
-all: $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim
+all: $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay
 
 $(CONFIG): configure
 	@$(MAKE) --no-print-directory deps DEPS=build
@@ -79,6 +80,9 @@ $(BUILD)/nicd: $(LIB_OBJS) $(MAIN_OBJ)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/nictrace: $(BUILD)/obj/trace_replayer/nictrace.o $(TRACE_OBJS) $(UTIL_OBJS)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
+
+$(BUILD)/nicreplay: $(BUILD)/obj/trace_replayer/nicreplay.o $(TRACE_OBJS) $(UTIL_OBJS)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
 
 $(BUILD)/nicsim: $(BUILD)/obj/trace_replayer/nicsim.o $(TRACE_OBJS) $(SIM_OBJS) $(UTIL_OBJS)
@@ -109,7 +113,7 @@ run: $(BUILD)/nicd $(BUILD)/www/index.html
 test-unit: $(UNIT_BINS) $(FUZZ_REPLAY)
 	@sh tests/unit/run.sh $(UNIT_BINS) -- $(FUZZ_REPLAY)
 
-test-integration: $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim
+test-integration: $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay
 	@NICD=$(BUILD)/nicd $(PYTHON) tests/integration/run.py
 
 test:
@@ -131,6 +135,10 @@ $(BUILD)/bench/policy_speed: bench/policy_speed.c $(LIB_OBJS) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIB_OBJS) $(LDLIBS_ALL)
 
+bench-replayer: $(BUILD)/nicd $(BUILD)/nicreplay $(BUILD)/nictrace
+	@$(MAKE) --no-print-directory deps DEPS="build bench"
+	sh bench/replayer.sh
+
 bench-policy: $(BUILD)/bench/policy_speed
 	taskset -c 1 $(BUILD)/bench/policy_speed
 
@@ -145,11 +153,11 @@ fuzz:
 	@$(MAKE) --no-print-directory deps DEPS="build fuzz"
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-install: $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim
+install: $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay $(BUILD)/nicreplay
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/etc/nicd
 	install -m 755 $(BUILD)/nicd $(DESTDIR)$(PREFIX)/sbin/nicd
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(BUILD)/nictrace $(BUILD)/nicsim $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 conf/nicd.conf conf/mime.types $(DESTDIR)$(PREFIX)/etc/nicd/
 
 format:
@@ -168,6 +176,6 @@ distclean:
 	rm -rf build build-asan
 
 help:
-	@sed -n '2,13p' Makefile
+	@sed -n '2,14p' Makefile
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

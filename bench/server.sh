@@ -27,31 +27,8 @@ mkdir -p "$OUT"
 work=$(mktemp -d /tmp/nicd-bench-XXXXXX)
 pids=""
 
-cleanup() {
-    for p in $pids; do kill "$p" 2>/dev/null || true; done
-    for p in $pids; do wait "$p" 2>/dev/null || true; done
-    rm -rf "$work"
-}
+. bench/lib.sh
 trap cleanup EXIT INT TERM
-
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-wait_port() {
-    python3 - "$1" <<'PY'
-import socket, sys, time
-end = time.monotonic() + 10
-while True:
-    try:
-        socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()
-        break
-    except OSError:
-        if time.monotonic() > end:
-            sys.exit("server on port %s did not come up" % sys.argv[1])
-        time.sleep(0.05)
-PY
-}
 
 # the docroot
 mkdir -p "$work/www"

@@ -10,7 +10,7 @@ pkgs=""
 for group in "$@"; do
     case "$group" in
     build) pkgs="$pkgs gcc make libc6-dev pkg-config libevent-dev libssl-dev libluajit-5.1-dev zlib1g-dev" ;;
-    test) pkgs="$pkgs python3" ;;
+    test) pkgs="$pkgs python3 nginx-light" ;;
     bench) pkgs="$pkgs wrk nginx-light util-linux" ;;
     fuzz) pkgs="$pkgs clang" ;;
     format) pkgs="$pkgs clang-format" ;;

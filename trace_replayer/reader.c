@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -28,6 +29,7 @@ typedef struct {
 struct trace_reader_s {
     const format_t   *fmt;
     gzFile            f;
+    int64_t           file_size; /* -1: not a regular file */
     char             *line;
     size_t            size;
     uint64_t          lineno;
@@ -259,8 +261,17 @@ trace_open(const char *path, const char *format, const char *mapping, char *err,
     if (strcmp(format, "combined") == 0) {
         format = "clf";
     }
-    t->f = strcmp(path, "-") == 0 ? gzdopen(dup(STDIN_FILENO), "rb")
-                                  : gzopen(path, "rb");
+    t->file_size = -1;
+    if (strcmp(path, "-") == 0) {
+        t->f = gzdopen(dup(STDIN_FILENO), "rb");
+    } else {
+        struct stat st;
+
+        t->f = gzopen(path, "rb");
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+            t->file_size = (int64_t) st.st_size;
+        }
+    }
     if (t->f == NULL) {
         snprintf(err, errlen, "%s: cannot open", path);
         goto err;
@@ -359,6 +370,19 @@ const char *
 trace_format(const trace_reader_t *t)
 {
     return t->fmt->name;
+}
+
+double
+trace_progress(const trace_reader_t *t)
+{
+    z_off_t off;
+
+    if (t->file_size <= 0 || (off = gzoffset(t->f)) < 0) {
+        return -1;
+    }
+    /* the input consumed (compressed bytes for gzip), less zlib's
+     * read-ahead, which is at most a buffer */
+    return off >= t->file_size ? 1.0 : (double) off / (double) t->file_size;
 }
 
 uint64_t

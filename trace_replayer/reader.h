@@ -39,6 +39,13 @@ int trace_next(trace_reader_t *t, trace_req_t *r, char *err, size_t errlen);
 /* The format in use ("clf", "wc98"). */
 const char *trace_format(const trace_reader_t *t);
 
+/*
+ * How far through its input the reader is (0..1, by bytes of the file as
+ * stored, so of the compressed file for gzip), or -1 when the input is
+ * not a regular file.
+ */
+double trace_progress(const trace_reader_t *t);
+
 /* Lines or records that did not parse, and the first few of them. */
 uint64_t           trace_bad_count(const trace_reader_t *t);
 const trace_bad_t *trace_bad_first(const trace_reader_t *t, int *n);

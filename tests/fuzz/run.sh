@@ -11,7 +11,7 @@ objs=""
 for src in src/sendfile_nic/*.c src/sendfile_nic/*/*.c src/util/*.c src/server/*.c \
     trace_replayer/*.c; do
     case "$src" in
-    src/server/main.c|trace_replayer/nictrace.c|trace_replayer/nicsim.c) continue ;;
+    src/server/main.c|trace_replayer/nictrace.c|trace_replayer/nicsim.c|trace_replayer/nicreplay.c) continue ;;
     esac
     objs="$objs $src"
 done

@@ -1,0 +1,499 @@
+"""nicreplay against nicd, Debian's nginx and a scripted server: sessions
+and pipeline groups, every status answered as the docroot says, byte
+verification, the HTTP/1.1 cases a pipelining client must get right,
+shards and merge, limits, errors."""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+
+from nicd import NICD, DEADLINE, Server, check
+from test_nictrace import NASA, NASA10K, clf_records, content, file_name, run
+
+NICREPLAY = os.path.join(os.path.dirname(NICD), "nicreplay")
+
+
+def replay(trace, url, *args, timeout=120):
+    """Run nicreplay; its JSON result and its log as a list of
+    (session, method, target, status, bytes)."""
+    with tempfile.TemporaryDirectory() as d:
+        js, log = os.path.join(d, "r.json"), os.path.join(d, "r.log")
+        p = subprocess.run([NICREPLAY, "-q", "--json", js, "--log", log]
+                           + list(args) + [trace, url],
+                           capture_output=True, timeout=timeout)
+        check(p.returncode == 0, "nicreplay exit %d: %s" %
+              (p.returncode, p.stderr.decode()))
+        res = json.load(open(js))
+        lines = []
+        for line in open(log, encoding="latin-1"):
+            s, m, t, st, b, _ = line.split(" ")
+            lines.append((int(s), m, t, int(st), int(b)))
+        res["_stdout"] = p.stdout.decode()
+        res["_stderr"] = p.stderr.decode()
+        return res, lines
+
+
+def sessions_expected(recs, conn_gap=15, pipe_gap=5):
+    """The paper's grouping, computed here: (connections, groups)."""
+    last = {}
+    conns = groups = 0
+    for t, client in recs:
+        prev = last.get(client)
+        if prev is None or t - prev >= conn_gap:
+            conns += 1
+            groups += 1
+        elif t - prev >= pipe_gap:
+            groups += 1
+        last[client] = t
+    return conns, groups
+
+
+def in_session_order(recs, conn_gap=15):
+    """(time, client, url) -> the urls session by session."""
+    last, cur, sessions = {}, {}, []
+    for t, client, url in recs:
+        if client not in last or t - last[client] >= conn_gap:
+            cur[client] = len(sessions)
+            sessions.append([])
+        sessions[cur[client]].append(url)
+        last[client] = t
+    return [u for s in sessions for u in s]
+
+
+def nasa_hosts(path):
+    return [line.split(" ", 1)[0]
+            for line in open(path, encoding="latin-1").read().splitlines()]
+
+
+def docroot_files(recs):
+    files = {}
+    for _, url, status, b in recs:
+        if status in (200, 206) and b:
+            p = url.split("?", 1)[0]
+            files[p] = max(files.get(p, 0), b)
+    return files
+
+
+def check_answers(lines, files, what):
+    """200 with the file's size for a file (any spelling of its name),
+    301/403 for a directory, 404 for the rest."""
+    names = {file_name(p): p for p in files if "/./" not in p}
+    for s, m, target, status, nbytes in lines:
+        path = target.split("?", 1)[0]
+        if file_name(path) in names:
+            path = names[file_name(path)]
+            check(status == 200, "%s: %s %s: %d" % (what, m, target, status))
+            check(nbytes == (0 if m == "HEAD" else files[path]),
+                  "%s: %s: %d bytes" % (what, target, nbytes))
+        elif any(f.startswith(path.rstrip("/") + "/") for f in files):
+            check(status in (301, 403), "%s: %s: %d" % (what, target, status))
+        else:
+            check(status == 404, "%s: %s: %d" % (what, target, status))
+
+
+def test_nasa_replayed_against_nicd():
+    """The end-to-end test: nictrace docroot of the NASA sample, served
+    by nicd, replayed with --verify at several -c: no mismatch, no error,
+    every request answered as the docroot says, and the sessions and
+    groups the paper's rule gives."""
+    lines = open(NASA, encoding="latin-1").read().splitlines()
+    recs = clf_records(lines)
+    files = docroot_files(recs)
+    conns, groups = sessions_expected(
+        [(r[0], h) for r, h in zip(recs, nasa_hosts(NASA))])
+    with tempfile.TemporaryDirectory() as root:
+        rc, _, err = run("docroot", "--root", root, NASA)
+        check(rc == 0, err)
+        with Server(root=root, threads=2) as s:
+            url = "http://127.0.0.1:%d/" % s.port
+            for c in (1, 4, 32, 200):
+                res, log = replay(NASA, url, "-c", str(c), "--verify")
+                what = "-c %d" % c
+                check(res["requests"] == len(recs) == len(log),
+                      "%s: %d requests" % (what, res["requests"]))
+                check(res["mismatches"] == 0 and res["failed"] == 0
+                      and sum(res["errors"].values()) == 0,
+                      "%s: %r" % (what, res))
+                check(res["sessions"] == conns
+                      and res["pipeline"]["groups"] == groups,
+                      "%s: %d sessions, %d groups, want %d, %d"
+                      % (what, res["sessions"], res["pipeline"]["groups"],
+                         conns, groups))
+                ok_bytes = sum(b for _, _, _, st, b in log if st == 200)
+                check(res["verified_bytes"] == ok_bytes,
+                      "%s: verified %d of %d" % (what, res["verified_bytes"],
+                                                 ok_bytes))
+                check_answers(log, files, what)
+                # one user replays the sessions one after the other, in
+                # the order they open, each in trace order
+                if c == 1:
+                    check([t for _, _, t, _, _ in log] == in_session_order(
+                        [(r[0], h, r[1]) for r, h in
+                         zip(recs, nasa_hosts(NASA))]), "trace order")
+
+
+def test_nasa10k_pipelined_and_not():
+    """The 10,000-request sample: pipelined and --no-pipeline give the
+    same answers; --no-pipeline sends one request per group."""
+    import gzip
+    lines = gzip.open(NASA10K, "rt", encoding="latin-1").read().splitlines()
+    recs = [r for r, line in zip(clf_records(lines), lines)
+            if '"GET ' in line or '"HEAD ' in line]
+    files = docroot_files(recs)
+    with tempfile.TemporaryDirectory() as root:
+        rc, _, err = run("docroot", "--root", root, NASA10K)
+        check(rc == 0, err)
+        with Server(root=root, threads=2) as s:
+            url = "http://127.0.0.1:%d/" % s.port
+            a, la = replay(NASA10K, url, "-c", "64", "--verify")
+            b, lb = replay(NASA10K, url, "-c", "64", "--verify",
+                           "--no-pipeline")
+            for res, log, what in ((a, la, "pipelined"),
+                                   (b, lb, "no pipeline")):
+                check(res["requests"] == len(recs) and res["mismatches"] == 0
+                      and res["failed"] == 0, "%s: %r" % (what, res))
+                check_answers(log, files, what)
+            check(b["pipeline"]["groups"] == len(recs)
+                  and b["pipeline"]["max_depth"] == 1, repr(b["pipeline"]))
+            check(a["pipeline"]["max_depth"] > 1, repr(a["pipeline"]))
+            check(a["responses_by_status"] == b["responses_by_status"],
+                  "%r != %r" % (a["responses_by_status"],
+                                b["responses_by_status"]))
+
+
+def start_nginx(root, conf_extra=""):
+    """Debian's nginx on a kernel-chosen port: the listening socket is
+    made here and handed over as nginx's own binary upgrade does (the
+    NGINX environment variable), so there is no port to guess."""
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    check(os.path.exists(nginx), "nginx is not installed (make test "
+          "installs nginx-light)")
+    d = tempfile.mkdtemp(prefix="nicreplay-nginx-")
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(128)
+    port = ls.getsockname()[1]
+    conf = os.path.join(d, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write("""daemon off; worker_processes 1;
+pid %(d)s/nginx.pid; error_log %(d)s/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path %(d)s; proxy_temp_path %(d)s;
+  fastcgi_temp_path %(d)s; uwsgi_temp_path %(d)s; scgi_temp_path %(d)s;
+  %(extra)s
+  server { listen 127.0.0.1:%(port)d; root %(root)s; }
+}
+""" % {"d": d, "port": port, "root": root, "extra": conf_extra})
+    fd = ls.fileno()
+    os.set_inheritable(fd, True)
+    p = subprocess.Popen([nginx, "-c", conf], pass_fds=(fd,),
+                         env=dict(os.environ, NGINX="%d;" % fd),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ls.close()
+    return p, port, d
+
+
+def test_nasa_replayed_against_nginx():
+    """The same replay against Debian's nginx, which closes persistent
+    connections after keepalive_requests (here 3): the replayer reconnects
+    and sends the rest again; nothing fails, nothing mismatches."""
+    recs = clf_records(open(NASA, encoding="latin-1").read().splitlines())
+    files = docroot_files(recs)
+    with tempfile.TemporaryDirectory() as root:
+        rc, _, err = run("docroot", "--root", root, NASA)
+        check(rc == 0, err)
+        os.chmod(root, 0o755)  # nginx's workers run as nobody
+        p, port, d = start_nginx(root, "keepalive_requests 3;")
+        try:
+            res, log = replay(NASA, "http://127.0.0.1:%d/" % port, "-c", "16",
+                              "--verify")
+        finally:
+            p.terminate()
+            p.wait(timeout=DEADLINE)
+            shutil.rmtree(d, ignore_errors=True)
+    check(res["requests"] == len(recs) and res["mismatches"] == 0
+          and res["failed"] == 0 and sum(res["errors"].values()) == 0,
+          repr(res))
+    check(res["reconnects"] > 0, "nginx closed no connection? %r" % res)
+    check(res["connections"] == res["sessions"] + res["reconnects"],
+          repr(res))
+    check_answers(log, files, "nginx")
+
+
+class Scripted:
+    """A server answering each request by its path, in order, pipelined:
+    the HTTP/1.1 cases a replayer must read right.  It records the
+    requests of every connection."""
+
+    def __init__(self):
+        self.ls = socket.socket()
+        self.ls.bind(("127.0.0.1", 0))
+        self.ls.listen(64)
+        self.port = self.ls.getsockname()[1]
+        self.conns = []
+        self.lock = threading.Lock()
+        self.t = threading.Thread(target=self.serve, daemon=True)
+        self.t.start()
+
+    def serve(self):
+        while True:
+            try:
+                c, _ = self.ls.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.conn, args=(c,), daemon=True).start()
+
+    def answer(self, method, path):
+        body = content(file_name(path.split("?", 1)[0]), 100)
+        if path == "/chunked":
+            parts = [body[:10], body[10:70], body[70:]]
+            data = b"".join(b"%x;ext=1\r\n%s\r\n" % (len(p), p)
+                            for p in parts)
+            return (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + data + b"0\r\nX-Trailer: 1\r\n\r\n"), False
+        if path == "/close":
+            return (b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n"
+                    b"Connection: close\r\n\r\n" + body), True
+        if path == "/http10":
+            return b"HTTP/1.0 200 OK\r\n\r\n" + body, True
+        if path == "/204":
+            return b"HTTP/1.1 204 No Content\r\n\r\n", False
+        if path == "/304":
+            return (b"HTTP/1.1 304 Not Modified\r\nContent-Length: 100\r\n"
+                    b"\r\n"), False
+        if path == "/206":
+            return (b"HTTP/1.1 206 Partial Content\r\nContent-Length: 10\r\n"
+                    b"Content-Range: bytes 10-19/100\r\n\r\n"
+                    + body[10:20]), False
+        if path == "/bad":
+            return (b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"
+                    + body[:50] + b"X" + body[51:]), False
+        if path == "/100":
+            return (b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"
+                    b"Content-Length: 100\r\n\r\n" + body), False
+        head = b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"
+        return head + (b"" if method == b"HEAD" else body), False
+
+    def conn(self, c):
+        seen = []
+        with self.lock:
+            self.conns.append(seen)
+        buf = b""
+        try:
+            while True:
+                while b"\r\n\r\n" not in buf:
+                    d = c.recv(65536)
+                    if not d:
+                        return
+                    buf += d
+                head, buf = buf.split(b"\r\n\r\n", 1)
+                method, path, _ = head.split(b"\r\n", 1)[0].split(b" ")
+                seen.append((method.decode(), path.decode()))
+                data, close = self.answer(method, path.decode())
+                c.sendall(data)
+                if close:
+                    return
+        finally:
+            c.close()
+
+    def close(self):
+        self.ls.close()
+
+
+def write_trace(entries):
+    """entries: (seconds, client, method, path, status); a CLF file."""
+    fd, path = tempfile.mkstemp(suffix=".log")
+    with os.fdopen(fd, "w") as f:
+        for t, client, method, url, status in entries:
+            f.write('%s - - [01/Jul/1995:00:%02d:%02d -0400] "%s %s '
+                    'HTTP/1.0" %d 100\n' % (client, t // 60, t % 60, method,
+                                            url, status))
+    return path
+
+
+def test_http_cases_in_one_pipeline():
+    """One client, one pipeline group holding every case: chunked with
+    extensions and a trailer, HEAD (Content-Length, no body), 304 with a
+    Content-Length, 204, a 206 checked at its offset, a 1xx before the
+    real answer, Connection: close mid-pipeline and an HTTP/1.0 body that
+    ends with the connection (both: the rest is sent again on a new
+    connection), and a corrupt body (one mismatch)."""
+    paths = ["/a", "/chunked", "/b", "/304", "/204", "/206", "/100",
+             "/close", "/c", "/http10", "/d", "/bad", "/e"]
+    trace = write_trace([(0, "h", "HEAD" if p == "/b" else "GET", p, 200)
+                         for p in paths])
+    srv = Scripted()
+    try:
+        res, log = replay(trace, "http://127.0.0.1:%d/" % srv.port,
+                          "--verify")
+    finally:
+        srv.close()
+        os.unlink(trace)
+    want = {"/a": (200, 100), "/chunked": (200, 100), "/b": (200, 0),
+            "/304": (304, 0), "/204": (204, 0), "/206": (206, 10),
+            "/100": (200, 100), "/close": (200, 100), "/c": (200, 100),
+            "/http10": (200, 100), "/d": (200, 100), "/bad": (200, 100),
+            "/e": (200, 100)}
+    check([t for _, _, t, _, _ in log] == paths, repr(log))
+    for _, m, t, st, b in log:
+        check((st, b) == want[t], "%s: %d %d, want %r" % (t, st, b, want[t]))
+    check(res["mismatches"] == 1, "mismatches %d" % res["mismatches"])
+    check(res["failed"] == 0 and sum(res["errors"].values()) == 0, repr(res))
+    check(res["pipeline"]["groups"] == 1
+          and res["pipeline"]["max_depth"] == len(paths), repr(res))
+    check(res["connections"] == 3 and res["reconnects"] == 2, repr(res))
+    # the server saw the group pipelined, then the unanswered rest again
+    got = [[p for _, p in c] for c in srv.conns]
+    check(got == [paths[:8], paths[8:10], paths[10:]], repr(got))
+
+
+def test_sessions_groups_and_filters():
+    """A constructed trace whose connections and groups are known: client
+    A: 0, 2, 4 s (one group of 3), 10 s (a new group), 30 s (a new
+    session); B: 1 s and a POST (skipped, counted) and a 404 (kept; gone
+    with --only-ok)."""
+    entries = [(0, "A", "GET", "/1", 200), (1, "B", "GET", "/2", 200),
+               (2, "A", "GET", "/3", 200), (3, "B", "POST", "/4", 200),
+               (4, "A", "GET", "/5", 200), (5, "B", "GET", "/6", 404),
+               (10, "A", "GET", "/7", 200), (30, "A", "GET", "/8", 200)]
+    trace = write_trace(entries)
+    srv = Scripted()
+    try:
+        url = "http://127.0.0.1:%d/" % srv.port
+        res, log = replay(trace, url)
+        check(res["requests"] == 7 and res["trace"]["other_methods"] == 1,
+              repr(res))
+        check(res["sessions"] == 3 and res["pipeline"]["groups"] == 4
+              and res["pipeline"]["max_depth"] == 3, repr(res["pipeline"]))
+        # sessions numbered as they open: A=0, B=1, A again=2
+        check(sorted((s, t) for s, _, t, _, _ in log) ==
+              [(0, "/1"), (0, "/3"), (0, "/5"), (0, "/7"), (1, "/2"),
+               (1, "/6"), (2, "/8")], repr(log))
+        # one connection per session, groups written back to back
+        check(sorted(len(c) for c in srv.conns) == [1, 2, 4],
+              repr(srv.conns))
+        res, log = replay(trace, url, "--only-ok")
+        check(res["requests"] == 6 and res["trace"]["not_ok"] == 1,
+              repr(res))
+        res, log = replay(trace, url, "--no-pipeline")
+        check(res["pipeline"]["groups"] == 7, repr(res["pipeline"]))
+        res, log = replay(trace, url, "--conn-gap", "60", "--pipeline-gap",
+                          "60")
+        check(res["sessions"] == 2 and res["pipeline"]["groups"] == 2,
+              repr(res))
+    finally:
+        srv.close()
+        os.unlink(trace)
+
+
+def test_shards_merge_and_limits():
+    """--shard 0/2 and 1/2 split the sessions; merge adds them up to the
+    whole run.  --requests stops at N; --loop goes round the trace."""
+    recs = clf_records(open(NASA, encoding="latin-1").read().splitlines())
+    with tempfile.TemporaryDirectory() as root:
+        rc, _, err = run("docroot", "--root", root, NASA)
+        check(rc == 0, err)
+        with Server(root=root) as s:
+            url = "http://127.0.0.1:%d/" % s.port
+            whole, _ = replay(NASA, url, "-c", "8")
+            parts = []
+            with tempfile.TemporaryDirectory() as d:
+                for i in range(2):
+                    js = os.path.join(d, "%d.json" % i)
+                    p = subprocess.run([NICREPLAY, "-q", "-c", "4", "--shard",
+                                        "%d/2" % i, "--json", js, NASA, url],
+                                       capture_output=True, timeout=60)
+                    check(p.returncode == 0, p.stderr.decode())
+                    parts.append(json.load(open(js)))
+                m = os.path.join(d, "m.json")
+                p = subprocess.run([NICREPLAY, "merge", os.path.join(d, "0.json"),
+                                    os.path.join(d, "1.json"), "--json", m],
+                                   capture_output=True, timeout=60)
+                check(p.returncode == 0, p.stderr.decode())
+                merged = json.load(open(m))
+            check(parts[0]["sessions"] + parts[1]["sessions"]
+                  == whole["sessions"] and 0 < parts[0]["requests"]
+                  < len(recs), repr([x["sessions"] for x in parts]))
+            for k in ("requests", "sessions", "content_bytes"):
+                check(merged[k] == whole[k], "%s: %r != %r"
+                      % (k, merged[k], whole[k]))
+            check(merged["responses_by_status"] ==
+                  whole["responses_by_status"], repr(merged))
+            check(abs(merged["requests_per_s"] - parts[0]["requests_per_s"]
+                      - parts[1]["requests_per_s"]) < 1, repr(merged))
+            lat = sorted([parts[0]["latency_us"]["p50"],
+                          parts[1]["latency_us"]["p50"]])
+            check(lat[0] <= merged["latency_us"]["p50"] <= lat[1],
+                  "merged p50 %r outside %r" % (merged["latency_us"], lat))
+
+            res, _ = replay(NASA, url, "-c", "4", "--requests", "100")
+            check(res["requests"] == 100 == res["requests_sent"], repr(res))
+            res, log = replay(NASA, url, "-c", "4", "--loop", "--requests",
+                              "2500")
+            check(res["requests"] == 2500, repr(res))
+            check(len(log) == 2500 and res["failed"] == 0, repr(res))
+            # the second pass is cut into the same sessions as the first
+            res, _ = replay(NASA, url, "--loop", "--requests", "2000")
+            check(res["sessions"] == 2 * whole["sessions"]
+                  and res["pipeline"]["groups"]
+                  == 2 * whole["pipeline"]["groups"], repr(res))
+
+
+def test_errors_are_counted():
+    """Nothing listening: connect errors, every request failed.  A server
+    that never answers: a timeout after --timeout, and the progress line
+    on stderr for a run of more than two seconds."""
+    trace = write_trace([(0, "A", "GET", "/1", 200), (1, "A", "GET", "/2", 200),
+                         (0, "B", "GET", "/3", 200)])
+    try:
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # bound, not listening: refuses
+        res, log = replay(trace, "http://127.0.0.1:%d/" % port)
+        s.close()
+        check(res["errors"]["connect"] == 2 and res["failed"] == 3
+              and res["requests"] == 0, repr(res))
+        check([st for _, _, _, st, _ in log] == [0, 0, 0], repr(log))
+
+        silent = socket.socket()
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        p = subprocess.run([NICREPLAY, "--timeout", "2.5", "-c", "2", trace,
+                            "http://127.0.0.1:%d/" % silent.getsockname()[1]],
+                           capture_output=True, timeout=60)
+        silent.close()
+        out, err = p.stdout.decode(), p.stderr.decode()
+        check(p.returncode == 0 and "timeout 2" in out, out)
+        check("nicreplay: 0 requests" in err, "no progress line: %r" % err)
+    finally:
+        os.unlink(trace)
+
+
+def test_usage_errors():
+    for args, what in ((["x", "https://h/"], "only http://"),
+                       (["--shard", "2/2", "x", "http://h/"], "--shard"),
+                       (["-c", "0", "x", "http://h/"], "-c"),
+                       (["x", "http://127.0.0.1:1/a"], "names the server"),
+                       (["merge"], "usage")):
+        p = subprocess.run([NICREPLAY] + args, capture_output=True,
+                           timeout=30)
+        check(p.returncode == 2 and what in p.stderr.decode(),
+              "%r: %d %r" % (args, p.returncode, p.stderr.decode()))
+    p = subprocess.run([NICREPLAY, "/nonexistent", "http://127.0.0.1:1/"],
+                       capture_output=True, timeout=30)
+    check(p.returncode == 1 and "cannot open" in p.stderr.decode(),
+          p.stderr.decode())
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+        f.write('{"requests": 1}')
+        f.flush()
+        p = subprocess.run([NICREPLAY, "merge", f.name], capture_output=True,
+                           timeout=30)
+        check(p.returncode == 1 and "not a nicreplay result"
+              in p.stderr.decode(), p.stderr.decode())

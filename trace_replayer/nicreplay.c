@@ -1,0 +1,1384 @@
+/*
+ * nicreplay: replays a Web access log against an HTTP/1.1 server with
+ * infinite demand, as Kim, Rixner and Pai did (section 5.2): the trace is
+ * cut into sessions (a client's persistent connection) and pipeline groups
+ * (feed.c), and -c users each take the next session in trace order, open a
+ * connection, write each group's requests back to back, read their
+ * responses, and close the connection at the session's end.
+ *
+ * One thread, one epoll set, non-blocking sockets; a user is a small state
+ * machine (connecting, writing a group, reading its responses).  Responses
+ * are read by hresp.c; with --verify every body byte of a 200 or 206 is
+ * checked against the docroot generator (content.c).  Several processes
+ * share a trace with --shard i/n, and "nicreplay merge" adds their --json
+ * results up.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "content.h"
+#include "feed.h"
+#include "hist.h"
+#include "hresp.h"
+#include "json.h"
+
+#define READ_CHUNK (64 * 1024)
+#define MAX_STATUS 600
+
+enum { E_CONNECT = 0, E_RESET, E_TIMEOUT, E_PARSE, E_KINDS };
+
+static const char *const error_names[E_KINDS] = {"connect", "reset", "timeout",
+                                                 "parse"};
+
+typedef struct {
+    uint64_t     requests; /* responses received */
+    uint64_t     sent;
+    uint64_t     failed; /* requests that got no response */
+    uint64_t     status[MAX_STATUS];
+    uint64_t     status_other;
+    uint64_t     errors[E_KINDS];
+    uint64_t     mismatches; /* responses with a wrong body byte */
+    uint64_t     verified_bytes;
+    uint64_t     content_bytes; /* body bytes of every response */
+    uint64_t     head_bytes;
+    uint64_t     connections;
+    uint64_t     reconnects;
+    uint64_t     sessions;
+    uint64_t     groups;
+    uint64_t     max_depth;
+    double       elapsed;
+    trace_hist_t latency; /* microseconds */
+} result_t;
+
+enum { U_IDLE = 0, U_CONNECTING, U_SENDING, U_READING, U_DONE };
+
+typedef struct {
+    int          fd;
+    int          state;
+    feed_sess_t *sess;
+    feed_req_t  *group; /* requests sent and not answered, in order */
+    size_t       ngroup;
+    char        *wbuf;
+    size_t       wlen, woff, wcap;
+    char        *rbuf;
+    size_t       rlen, rcap;
+    hresp_t      resp;
+    int          checking; /* this response's body is verified (-1: not
+                              known until its status is) */
+    int          bad;      /* and a byte was wrong */
+    uint64_t     seed;
+    uint64_t     sent_ns;     /* when the group's writing began */
+    uint64_t     activity_ns; /* the last progress, for --timeout */
+    uint64_t     answered;    /* responses on this connection */
+    int          attempts;    /* fresh connections that failed the group */
+    uint64_t     sess_conns;  /* connections opened for this session */
+} user_t;
+
+typedef struct {
+    const char      *host_header;
+    struct addrinfo *addr;
+    int              conns;
+    int              verify;
+    int              quiet;
+    uint64_t         max_requests; /* 0: no limit */
+    double           duration;     /* 0: no limit */
+    double           timeout;
+    size_t           max_depth;
+    FILE            *log;
+} conf_t;
+
+static conf_t       cf;
+static feed_t      *feed;
+static result_t     res;
+static user_t      *users;
+static int          ep = -1;
+static volatile int interrupted;
+static uint64_t     t_start;
+static int          stop_issuing;
+
+static uint64_t
+now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+static void
+usage(FILE *out)
+{
+    fprintf(
+        out,
+        "usage: nicreplay [OPTIONS] TRACE http://HOST[:PORT]/\n"
+        "       nicreplay merge RESULT.json... [--json FILE]\n"
+        "\n"
+        "Replays the GET and HEAD requests of TRACE (a file, plain or gzip, "
+        "or - for\nstandard input with --format) with infinite demand: each "
+        "of -c users takes\nthe next session in trace order, opens a "
+        "connection, sends each pipeline\ngroup back to back, reads the "
+        "responses, and closes at the session's end.\n"
+        "A client's request less than --conn-gap seconds after its previous "
+        "one joins\nits session; less than --pipeline-gap seconds after it, "
+        "its pipeline group.\n"
+        "\n"
+        "  -c, --connections N   users (simultaneous connections), default 1\n"
+        "      --conn-gap S      default 15\n"
+        "      --pipeline-gap S  default 5\n"
+        "      --no-pipeline     one request at a time\n"
+        "      --max-depth N     send a longer group in pieces of N "
+        "(default 64)\n"
+        "      --only-ok         only requests logged with a status below "
+        "400\n"
+        "      --duration S      stop after S seconds\n"
+        "      --requests N      stop after sending N requests\n"
+        "      --loop            start the trace again at its end (a file)\n"
+        "      --shard I/N       replay sessions I, I+N, I+2N, ... only\n"
+        "      --verify          check every body byte of 200 and 206 "
+        "responses\n"
+        "                        against nictrace docroot's generator\n"
+        "      --timeout S       a connection idle this long fails its "
+        "requests\n"
+        "                        (default 30)\n"
+        "      --host NAME       the Host header (default: from the URL)\n"
+        "      --format F        auto, clf, combined, wc98, nic\n"
+        "      --mapping FILE    WorldCup98 object mapping\n"
+        "      --json FILE       write the results as JSON (- for stdout)\n"
+        "      --log FILE        one line per request: session, method, "
+        "target,\n"
+        "                        status (0: none), body bytes, latency us\n"
+        "  -q, --quiet           no progress line\n"
+        "\n"
+        "Errors: connect (could not connect), reset (the connection broke "
+        "with\nrequests unanswered), timeout, parse (not an HTTP/1.x "
+        "response).  A server\nclosing a persistent connection is not an "
+        "error: unanswered requests are\nsent again on a new connection "
+        "(reconnects).\n");
+}
+
+/* ---- results ---- */
+
+static void
+count_status(result_t *r, int status, uint64_t n)
+{
+    if (status >= 0 && status < MAX_STATUS) {
+        r->status[status] += n;
+    } else {
+        r->status_other += n;
+    }
+}
+
+static double
+rate(uint64_t n, double s)
+{
+    return s > 0 ? (double) n / s : 0;
+}
+
+static void
+print_summary(const result_t *r, FILE *out)
+{
+    int i, any = 0;
+
+    fprintf(out,
+            "%llu requests in %.2f s, %llu sessions, %llu connections "
+            "(%llu reconnects)\n",
+            (unsigned long long) r->requests, r->elapsed,
+            (unsigned long long) r->sessions,
+            (unsigned long long) r->connections,
+            (unsigned long long) r->reconnects);
+    fprintf(out, "  requests/s   %.1f\n", rate(r->requests, r->elapsed));
+    fprintf(out, "  content      %.2f Mb/s (%llu body bytes)\n",
+            rate(r->content_bytes, r->elapsed) * 8 / 1e6,
+            (unsigned long long) r->content_bytes);
+    fprintf(out, "  pipeline     %llu groups, depth mean %.2f, max %llu\n",
+            (unsigned long long) r->groups,
+            r->groups ? (double) r->sent / (double) r->groups : 0.0,
+            (unsigned long long) r->max_depth);
+    fprintf(out,
+            "  latency us   p50 %llu  p90 %llu  p99 %llu  p99.9 %llu  "
+            "max %llu\n",
+            (unsigned long long) trace_hist_quantile(&r->latency, 0.5),
+            (unsigned long long) trace_hist_quantile(&r->latency, 0.9),
+            (unsigned long long) trace_hist_quantile(&r->latency, 0.99),
+            (unsigned long long) trace_hist_quantile(&r->latency, 0.999),
+            (unsigned long long) r->latency.max);
+    fprintf(out, "  responses   ");
+    for (i = 0; i < MAX_STATUS; i++) {
+        if (r->status[i] > 0) {
+            fprintf(out, " %d: %llu", i, (unsigned long long) r->status[i]);
+            any = 1;
+        }
+    }
+    if (r->status_other > 0) {
+        fprintf(out, " other: %llu", (unsigned long long) r->status_other);
+    }
+    fprintf(out, "%s\n  errors      ", any ? "" : " none");
+    for (i = 0; i < E_KINDS; i++) {
+        fprintf(out, " %s %llu", error_names[i],
+                (unsigned long long) r->errors[i]);
+    }
+    fprintf(out, " (requests without a response: %llu)\n",
+            (unsigned long long) r->failed);
+    fprintf(out, "  mismatches   %llu (%llu body bytes verified)\n",
+            (unsigned long long) r->mismatches,
+            (unsigned long long) r->verified_bytes);
+}
+
+static int
+write_json(const result_t *r, const feed_stats_t *fs, const char *path)
+{
+    FILE    *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    int      i, first = 1;
+    unsigned b;
+
+    if (out == NULL) {
+        fprintf(stderr, "nicreplay: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fprintf(out, "{\n  \"requests\": %llu,\n  \"requests_sent\": %llu,\n",
+            (unsigned long long) r->requests, (unsigned long long) r->sent);
+    fprintf(out, "  \"failed\": %llu,\n  \"duration_s\": %.6f,\n",
+            (unsigned long long) r->failed, r->elapsed);
+    fprintf(out, "  \"requests_per_s\": %.3f,\n  \"content_mbps\": %.3f,\n",
+            rate(r->requests, r->elapsed),
+            rate(r->content_bytes, r->elapsed) * 8 / 1e6);
+    fprintf(out, "  \"content_bytes\": %llu,\n  \"header_bytes\": %llu,\n",
+            (unsigned long long) r->content_bytes,
+            (unsigned long long) r->head_bytes);
+    fprintf(out, "  \"responses_by_status\": {");
+    for (i = 0; i < MAX_STATUS; i++) {
+        if (r->status[i] > 0) {
+            fprintf(out, "%s\"%d\": %llu", first ? "" : ", ", i,
+                    (unsigned long long) r->status[i]);
+            first = 0;
+        }
+    }
+    if (r->status_other > 0) {
+        fprintf(out, "%s\"other\": %llu", first ? "" : ", ",
+                (unsigned long long) r->status_other);
+    }
+    fprintf(out, "},\n  \"errors\": {");
+    for (i = 0; i < E_KINDS; i++) {
+        fprintf(out, "%s\"%s\": %llu", i ? ", " : "", error_names[i],
+                (unsigned long long) r->errors[i]);
+    }
+    fprintf(out, "},\n  \"mismatches\": %llu,\n  \"verified_bytes\": %llu,\n",
+            (unsigned long long) r->mismatches,
+            (unsigned long long) r->verified_bytes);
+    fprintf(out,
+            "  \"sessions\": %llu,\n  \"connections\": %llu,\n"
+            "  \"reconnects\": %llu,\n",
+            (unsigned long long) r->sessions,
+            (unsigned long long) r->connections,
+            (unsigned long long) r->reconnects);
+    fprintf(out,
+            "  \"pipeline\": {\"groups\": %llu, \"mean_depth\": %.3f, "
+            "\"max_depth\": %llu},\n",
+            (unsigned long long) r->groups,
+            r->groups ? (double) r->sent / (double) r->groups : 0.0,
+            (unsigned long long) r->max_depth);
+    fprintf(out,
+            "  \"latency_us\": {\"p50\": %llu, \"p90\": %llu, \"p99\": %llu, "
+            "\"p999\": %llu, \"mean\": %.1f, \"max\": %llu},\n",
+            (unsigned long long) trace_hist_quantile(&r->latency, 0.5),
+            (unsigned long long) trace_hist_quantile(&r->latency, 0.9),
+            (unsigned long long) trace_hist_quantile(&r->latency, 0.99),
+            (unsigned long long) trace_hist_quantile(&r->latency, 0.999),
+            r->latency.count
+                ? (double) r->latency.sum / (double) r->latency.count
+                : 0.0,
+            (unsigned long long) r->latency.max);
+    if (fs != NULL) {
+        fprintf(out,
+                "  \"trace\": {\"records\": %llu, \"replayed\": %llu, "
+                "\"other_methods\": %llu, \"not_ok\": %llu, "
+                "\"other_shards\": %llu, \"parse_errors\": %llu},\n",
+                (unsigned long long) fs->records, (unsigned long long) fs->kept,
+                (unsigned long long) fs->other_methods,
+                (unsigned long long) fs->not_ok,
+                (unsigned long long) fs->other_shards,
+                (unsigned long long) trace_bad_count(feed_reader(feed)));
+    }
+    /* the histogram as [smallest value of the bucket, count] pairs, so
+     * merge can add runs up and recompute the percentiles */
+    fprintf(out, "  \"latency_histogram_us\": [");
+    first = 1;
+    for (b = 0; b < TRACE_HIST_BUCKETS; b++) {
+        if (r->latency.bucket[b] > 0) {
+            fprintf(out, "%s[%llu, %llu]", first ? "" : ", ",
+                    (unsigned long long) trace_hist_low(b),
+                    (unsigned long long) r->latency.bucket[b]);
+            first = 0;
+        }
+    }
+    fprintf(out,
+            "],\n  \"latency_sum_us\": %llu,\n  \"latency_max_us\": "
+            "%llu\n}\n",
+            (unsigned long long) r->latency.sum,
+            (unsigned long long) r->latency.max);
+    if (out != stdout) {
+        return fclose(out) == 0 ? 0 : -1;
+    }
+    fflush(out);
+    return 0;
+}
+
+/* ---- merge ---- */
+
+static uint64_t
+num(const json_t *o, const char *key, int *bad)
+{
+    const json_t *v = json_get(o, key);
+
+    if (v == NULL || v->type != JSON_NUMBER || v->number < 0) {
+        *bad = 1;
+        return 0;
+    }
+    return (uint64_t) v->number;
+}
+
+static int
+merge_one(const char *path, result_t *r, double *rps, double *mbps)
+{
+    FILE         *f = fopen(path, "r");
+    char         *buf = NULL, err[256];
+    size_t        n = 0, cap = 0, k;
+    json_t       *root;
+    const json_t *o, *e;
+    int           bad = 0, i;
+
+    if (f == NULL) {
+        fprintf(stderr, "nicreplay merge: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    for (;;) {
+        if (cap - n < 65536) {
+            char *nb = realloc(buf, cap + 65536);
+
+            if (nb == NULL) {
+                break;
+            }
+            buf = nb;
+            cap += 65536;
+        }
+        k = fread(buf + n, 1, cap - n, f);
+        if (k == 0) {
+            break;
+        }
+        n += k;
+    }
+    fclose(f);
+    root = buf != NULL ? json_parse(buf, n, err, sizeof(err)) : NULL;
+    free(buf);
+    if (root == NULL) {
+        fprintf(stderr, "nicreplay merge: %s: not JSON (%s)\n", path,
+                buf != NULL ? err : "out of memory");
+        return -1;
+    }
+    r->requests += num(root, "requests", &bad);
+    r->sent += num(root, "requests_sent", &bad);
+    r->failed += num(root, "failed", &bad);
+    r->mismatches += num(root, "mismatches", &bad);
+    r->verified_bytes += num(root, "verified_bytes", &bad);
+    r->content_bytes += num(root, "content_bytes", &bad);
+    r->head_bytes += num(root, "header_bytes", &bad);
+    r->sessions += num(root, "sessions", &bad);
+    r->connections += num(root, "connections", &bad);
+    r->reconnects += num(root, "reconnects", &bad);
+    o = json_get(root, "pipeline");
+    r->groups += num(o, "groups", &bad);
+    k = num(o, "max_depth", &bad);
+    if (k > r->max_depth) {
+        r->max_depth = k;
+    }
+    e = json_get(root, "duration_s");
+    if (e == NULL || e->type != JSON_NUMBER) {
+        bad = 1;
+    } else if (e->number > r->elapsed) {
+        r->elapsed = e->number; /* the runs overlap: the longest */
+    }
+    e = json_get(root, "requests_per_s");
+    *rps += e != NULL && e->type == JSON_NUMBER ? e->number : 0;
+    e = json_get(root, "content_mbps");
+    *mbps += e != NULL && e->type == JSON_NUMBER ? e->number : 0;
+    o = json_get(root, "responses_by_status");
+    for (e = o != NULL ? o->child : NULL; e != NULL; e = e->next) {
+        char *end;
+        long  st = strtol(e->key, &end, 10);
+
+        if (e->type != JSON_NUMBER) {
+            bad = 1;
+        } else if (*end != '\0' || end == e->key) {
+            r->status_other += (uint64_t) e->number;
+        } else {
+            count_status(r, (int) st, (uint64_t) e->number);
+        }
+    }
+    o = json_get(root, "errors");
+    for (i = 0; i < E_KINDS; i++) {
+        r->errors[i] += num(o, error_names[i], &bad);
+    }
+    o = json_get(root, "latency_histogram_us");
+    if (o == NULL || o->type != JSON_ARRAY) {
+        bad = 1;
+    }
+    for (e = o != NULL ? o->child : NULL; e != NULL; e = e->next) {
+        const json_t *lo = e->child, *cnt = lo != NULL ? lo->next : NULL;
+
+        if (e->type != JSON_ARRAY || lo == NULL || cnt == NULL
+            || lo->type != JSON_NUMBER || cnt->type != JSON_NUMBER) {
+            bad = 1;
+            continue;
+        }
+        r->latency.bucket[trace_hist_index((uint64_t) lo->number)] +=
+            (uint64_t) cnt->number;
+        r->latency.count += (uint64_t) cnt->number;
+    }
+    r->latency.sum += num(root, "latency_sum_us", &bad);
+    k = num(root, "latency_max_us", &bad);
+    if (k > r->latency.max) {
+        r->latency.max = k;
+    }
+    json_free(root);
+    if (bad) {
+        fprintf(stderr,
+                "nicreplay merge: %s: not a nicreplay result (a key is "
+                "missing or not a number)\n",
+                path);
+        return -1;
+    }
+    return 0;
+}
+
+static int
+merge(int argc, char **argv, const char *json)
+{
+    result_t *r = calloc(1, sizeof(*r));
+    double    rps = 0, mbps = 0;
+    int       i, rc = 0;
+
+    if (r == NULL || argc == 0) {
+        free(r);
+        usage(stderr);
+        return 2;
+    }
+    for (i = 0; i < argc; i++) {
+        if (merge_one(argv[i], r, &rps, &mbps) != 0) {
+            free(r);
+            return 1;
+        }
+    }
+    /* runs side by side: their rates add up; the summary's rates come
+     * from the longest run's duration, so say what was added */
+    print_summary(r, stdout);
+    printf("  merged %d runs: requests/s %.1f, content %.2f Mb/s (sums of "
+           "the runs' rates)\n",
+           argc, rps, mbps);
+    if (json != NULL) {
+        /* write the summed rates: scale the duration so that
+         * requests / duration is their sum */
+        if (rps > 0) {
+            r->elapsed = (double) r->requests / rps;
+        }
+        rc = write_json(r, NULL, json) == 0 ? 0 : 1;
+    }
+    free(r);
+    return rc;
+}
+
+/* ---- the replay ---- */
+
+static int
+parse_url(const char *url, const char *host_override)
+{
+    static char     host[256], hdr[300];
+    const char     *p, *port = "80", *slash;
+    char            portbuf[16];
+    struct addrinfo hints;
+    int             rc;
+    size_t          n;
+
+    if (strncmp(url, "http://", 7) != 0) {
+        fprintf(stderr, "nicreplay: %s: only http:// URLs\n", url);
+        return -1;
+    }
+    p = url + 7;
+    slash = strchr(p, '/');
+    n = slash != NULL ? (size_t) (slash - p) : strlen(p);
+    if (n == 0 || n >= sizeof(host)) {
+        fprintf(stderr, "nicreplay: %s: no host\n", url);
+        return -1;
+    }
+    if (slash != NULL && strcmp(slash, "/") != 0) {
+        fprintf(stderr,
+                "nicreplay: %s: the URL names the server only; the "
+                "trace gives the paths\n",
+                url);
+        return -1;
+    }
+    memcpy(hdr, p, n);
+    hdr[n] = '\0';
+    memcpy(host, p, n);
+    host[n] = '\0';
+    if (host[0] == '[') { /* [v6]:port */
+        char *close = strchr(host, ']');
+
+        if (close == NULL) {
+            fprintf(stderr, "nicreplay: %s: bad IPv6 address\n", url);
+            return -1;
+        }
+        *close = '\0';
+        if (close[1] == ':') {
+            snprintf(portbuf, sizeof(portbuf), "%s", close + 2);
+            port = portbuf;
+        }
+        memmove(host, host + 1, strlen(host));
+    } else {
+        char *colon = strchr(host, ':');
+
+        if (colon != NULL) {
+            *colon = '\0';
+            snprintf(portbuf, sizeof(portbuf), "%s", colon + 1);
+            port = portbuf;
+        }
+    }
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_socktype = SOCK_STREAM;
+    rc = getaddrinfo(host, port, &hints, &cf.addr);
+    if (rc != 0) {
+        fprintf(stderr, "nicreplay: %s: %s\n", url, gai_strerror(rc));
+        return -1;
+    }
+    cf.host_header = host_override != NULL ? host_override : hdr;
+    return 0;
+}
+
+static void user_next(user_t *u);
+
+static void
+close_conn(user_t *u)
+{
+    if (u->fd >= 0) {
+        close(u->fd); /* leaves the epoll set with it */
+        u->fd = -1;
+    }
+    u->rlen = 0;
+    u->answered = 0;
+}
+
+static void
+log_request(const user_t *u, const feed_req_t *q, int status, uint64_t bytes,
+            uint64_t us)
+{
+    size_t      len;
+    const char *t = feed_target(feed, q->url, &len);
+
+    fprintf(cf.log, "%llu %s %.*s %d %llu %llu\n",
+            (unsigned long long) feed_session_id(u->sess),
+            q->method == TRACE_HEAD ? "HEAD" : "GET", (int) len, t, status,
+            (unsigned long long) bytes, (unsigned long long) us);
+}
+
+/* The unanswered requests of u get no response. */
+static void
+fail_group(user_t *u, int kind)
+{
+    feed_req_t *q;
+
+    if (kind >= 0) {
+        res.errors[kind]++;
+    }
+    for (q = u->group; q != NULL; q = q->next) {
+        res.failed++;
+        if (cf.log != NULL) {
+            log_request(u, q, 0, 0, 0);
+        }
+    }
+    feed_free_reqs(feed, u->group);
+    u->group = NULL;
+    u->ngroup = 0;
+    u->attempts = 0;
+    close_conn(u);
+}
+
+static int
+reserve(char **buf, size_t *cap, size_t need)
+{
+    if (need > *cap) {
+        size_t n = *cap ? *cap : 4096;
+        char  *b;
+
+        while (n < need) {
+            n *= 2;
+        }
+        b = realloc(*buf, n);
+        if (b == NULL) {
+            return -1;
+        }
+        *buf = b;
+        *cap = n;
+    }
+    return 0;
+}
+
+/* the requests of the group, back to back */
+static int
+build_requests(user_t *u)
+{
+    feed_req_t *q;
+    size_t      hl = strlen(cf.host_header), len;
+    const char *t;
+
+    u->wlen = u->woff = 0;
+    for (q = u->group; q != NULL; q = q->next) {
+        t = feed_target(feed, q->url, &len);
+        if (reserve(&u->wbuf, &u->wcap, u->wlen + len + hl + 64) != 0) {
+            return -1;
+        }
+        u->wlen += (size_t) sprintf(u->wbuf + u->wlen,
+                                    "%s %.*s HTTP/1.1\r\nHost: %s\r\n\r\n",
+                                    q->method == TRACE_HEAD ? "HEAD" : "GET",
+                                    (int) len, t, cf.host_header);
+    }
+    return 0;
+}
+
+static void
+start_response(user_t *u)
+{
+    hresp_init(&u->resp, u->group->method == TRACE_HEAD);
+    u->checking = -1;
+    u->bad = 0;
+    u->seed = feed_seed(feed, u->group->url);
+}
+
+static int
+open_conn(user_t *u)
+{
+    struct epoll_event ev;
+    int                fd, one = 1;
+
+    fd = socket(cf.addr->ai_family,
+                cf.addr->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        return -1;
+    }
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (connect(fd, cf.addr->ai_addr, cf.addr->ai_addrlen) != 0
+        && errno != EINPROGRESS) {
+        close(fd);
+        return -1;
+    }
+    ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+    ev.data.ptr = u;
+    if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        close(fd);
+        return -1;
+    }
+    u->fd = fd;
+    u->state = U_CONNECTING;
+    if (u->sess_conns++ > 0) {
+        res.reconnects++; /* the session's connection was closed on it */
+    }
+    u->answered = 0;
+    u->rlen = 0;
+    res.connections++;
+    return 0;
+}
+
+/*
+ * Send (or send again) the unanswered requests of the group: 0 when under
+ * way, -1 when it failed at once (the group is failed and counted).
+ */
+static int
+send_group(user_t *u)
+{
+    ssize_t n;
+
+    if (u->fd < 0) {
+        if (open_conn(u) != 0) {
+            fail_group(u, E_CONNECT);
+            return -1;
+        }
+        return 0; /* writing starts when the connection is up */
+    }
+    if (build_requests(u) != 0) {
+        fail_group(u, E_RESET);
+        return -1;
+    }
+    u->sent_ns = u->activity_ns = now_ns();
+    start_response(u);
+    u->state = U_SENDING;
+    while (u->woff < u->wlen) {
+        n = send(u->fd, u->wbuf + u->woff, u->wlen - u->woff, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EAGAIN) {
+                return 0; /* EPOLLOUT will say when */
+            }
+            if (errno == EINTR) {
+                continue;
+            }
+            break; /* the read side will see what happened */
+        }
+        u->woff += (size_t) n;
+    }
+    u->state = U_READING;
+    return 0;
+}
+
+/* Move on: the next group of the session, or the next session. */
+static void
+user_next(user_t *u)
+{
+    size_t n, max;
+
+    for (;;) {
+        if (stop_issuing || interrupted) {
+            break;
+        }
+        if (u->sess == NULL) {
+            u->sess = feed_take(feed);
+            if (u->sess == NULL) {
+                break;
+            }
+            res.sessions++;
+            u->sess_conns = 0;
+        }
+        max = cf.max_depth;
+        if (cf.max_requests > 0 && cf.max_requests - res.sent < max) {
+            max = (size_t) (cf.max_requests - res.sent);
+        }
+        n = feed_group(feed, u->sess, &u->group, max);
+        if (n == 0) {
+            /* the session is over: so is its connection */
+            feed_release(feed, u->sess);
+            u->sess = NULL;
+            close_conn(u);
+            continue;
+        }
+        u->ngroup = n;
+        u->attempts = 0;
+        res.sent += n;
+        res.groups++;
+        if (n > res.max_depth) {
+            res.max_depth = n;
+        }
+        if (cf.max_requests > 0 && res.sent >= cf.max_requests) {
+            stop_issuing = 1;
+        }
+        if (send_group(u) == 0) {
+            return;
+        }
+        /* failed at once (no connection): on to the next group */
+    }
+    if (u->sess != NULL) {
+        feed_release(feed, u->sess);
+        u->sess = NULL;
+    }
+    close_conn(u);
+    u->state = U_DONE;
+}
+
+static void
+check_body(void *arg, uint64_t off, const char *p, size_t n)
+{
+    user_t       *u = arg;
+    unsigned char want[4096];
+    size_t        k;
+
+    if (u->checking < 0) {
+        /* the first body bytes: the head is in */
+        u->checking =
+            cf.verify && (u->resp.status == 200 || u->resp.status == 206);
+    }
+    if (!u->checking) {
+        return;
+    }
+    while (n > 0) {
+        k = n < sizeof(want) ? n : sizeof(want);
+        trace_content(u->seed, off, want, k);
+        if (memcmp(want, p, k) != 0) {
+            u->bad = 1;
+        }
+        res.verified_bytes += k;
+        off += k;
+        p += k;
+        n -= k;
+    }
+}
+
+/* One response is complete: account it and go on. */
+static void
+response_done(user_t *u)
+{
+    feed_req_t *q = u->group;
+    uint64_t    t = now_ns(), us = (t - u->sent_ns) / 1000;
+
+    res.requests++;
+    count_status(&res, u->resp.status, 1);
+    res.content_bytes += u->resp.body;
+    res.head_bytes += u->resp.head_bytes;
+    trace_hist_add(&res.latency, us, 1);
+    if (u->bad) {
+        res.mismatches++;
+    }
+    if (cf.log != NULL) {
+        log_request(u, q, u->resp.status, u->resp.body, us);
+    }
+    u->answered++;
+    u->activity_ns = t;
+    u->group = q->next;
+    q->next = NULL;
+    feed_free_reqs(feed, q);
+    u->ngroup--;
+    if (u->group != NULL) {
+        start_response(u);
+    }
+}
+
+/*
+ * The connection ended with requests unanswered.  If it had answered
+ * something, the server closed a persistent connection: send the rest
+ * again on a new one (a reconnect).  A fresh connection that ends with
+ * nothing answered is an error (after one more try).
+ */
+static void
+conn_lost(user_t *u, int kind)
+{
+    int had = u->answered > 0;
+
+    close_conn(u);
+    if (had || (kind == E_RESET && u->attempts++ < 1)) {
+        if (send_group(u) != 0) {
+            user_next(u);
+        }
+        return;
+    }
+    fail_group(u, kind);
+    user_next(u);
+}
+
+/* hup: the peer's FIN is known to be in (read on to the end) */
+static void
+on_readable(user_t *u, int hup)
+{
+    ssize_t n, used;
+    size_t  want;
+
+    for (;;) {
+        if (reserve(&u->rbuf, &u->rcap, u->rlen + READ_CHUNK) != 0) {
+            fail_group(u, E_PARSE);
+            user_next(u);
+            return;
+        }
+        want = u->rcap - u->rlen;
+        n = read(u->fd, u->rbuf + u->rlen, want);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            if (errno == EAGAIN) {
+                return;
+            }
+            if (u->resp.state != HRESP_HEAD || u->rlen > 0) {
+                fail_group(u, E_RESET); /* cut inside a response */
+                user_next(u);
+                return;
+            }
+            conn_lost(u, E_RESET);
+            return;
+        }
+        if (n == 0) {
+            if (u->group != NULL && u->resp.state == HRESP_BODY_EOF) {
+                hresp_eof(&u->resp); /* the close ends this body */
+                response_done(u);
+            }
+            if (u->group == NULL) {
+                close_conn(u);
+                user_next(u);
+            } else if (u->resp.state != HRESP_HEAD || u->rlen > 0) {
+                /* cut in the middle of a response */
+                fail_group(u, E_RESET);
+                user_next(u);
+            } else {
+                conn_lost(u, E_RESET);
+            }
+            return;
+        }
+        u->rlen += (size_t) n;
+        u->activity_ns = now_ns();
+        if (u->group == NULL) {
+            fail_group(u, E_PARSE); /* bytes nobody asked for */
+            user_next(u);
+            return;
+        }
+        /* answer as many requests as the bytes allow */
+        {
+            size_t off = 0;
+
+            while (off < u->rlen && u->group != NULL) {
+                used = hresp_feed(&u->resp, u->rbuf + off, u->rlen - off,
+                                  check_body, u);
+                if (used < 0) {
+                    fail_group(u, E_PARSE);
+                    user_next(u);
+                    return;
+                }
+                off += (size_t) used;
+                if (u->resp.state == HRESP_DONE) {
+                    int close_after = u->resp.close;
+
+                    response_done(u);
+                    if (close_after) {
+                        u->rlen = 0;
+                        if (u->group != NULL) {
+                            conn_lost(u, E_RESET);
+                        } else {
+                            close_conn(u);
+                            user_next(u);
+                        }
+                        return;
+                    }
+                } else if (used == 0) {
+                    break; /* need more bytes */
+                }
+            }
+            memmove(u->rbuf, u->rbuf + off, u->rlen - off);
+            u->rlen -= off;
+        }
+        if (u->group == NULL) {
+            if (u->rlen > 0) {
+                fail_group(u, E_PARSE);
+            }
+            user_next(u);
+            return;
+        }
+        if ((size_t) n < want && !hup) {
+            /* drained: edge-triggered, the next data or FIN makes a new
+             * edge (a FIN that came with this data is hup) */
+            return;
+        }
+    }
+}
+
+static void
+on_writable(user_t *u)
+{
+    ssize_t n;
+
+    if (u->state == U_CONNECTING) {
+        int       err = 0;
+        socklen_t len = sizeof(err);
+
+        if (getsockopt(u->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0
+            || err != 0) {
+            fail_group(u, E_CONNECT);
+            user_next(u);
+            return;
+        }
+        if (send_group(u) != 0) {
+            user_next(u);
+        }
+        return;
+    }
+    if (u->state != U_SENDING) {
+        return;
+    }
+    while (u->woff < u->wlen) {
+        n = send(u->fd, u->wbuf + u->woff, u->wlen - u->woff, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            if (errno != EAGAIN) {
+                break; /* the read side sees the rest */
+            }
+            return;
+        }
+        u->woff += (size_t) n;
+        u->activity_ns = now_ns();
+    }
+    u->state = U_READING;
+}
+
+static void
+check_timeouts(uint64_t t)
+{
+    uint64_t limit = (uint64_t) (cf.timeout * 1e9);
+    int      i;
+
+    for (i = 0; i < cf.conns; i++) {
+        user_t *u = &users[i];
+
+        if (u->group != NULL && u->fd >= 0 && t - u->activity_ns > limit) {
+            fail_group(u, E_TIMEOUT);
+            user_next(u);
+        }
+    }
+}
+
+static void
+progress(uint64_t t, int final)
+{
+    static int tty = -1;
+    double     el = (double) (t - t_start) / 1e9, r, p, eta = -1;
+    char       etab[32] = "";
+
+    if (tty < 0) {
+        tty = isatty(STDERR_FILENO);
+    }
+    r = el > 0 ? (double) res.requests / el : 0;
+    if (cf.duration > 0) {
+        eta = cf.duration - el;
+    }
+    if (cf.max_requests > 0 && r > 0) {
+        double e = (double) (cf.max_requests - res.requests) / r;
+
+        eta = eta < 0 || e < eta ? e : eta;
+    }
+    p = feed_progress(feed);
+    if (eta < 0 && p > 0.001) {
+        eta = el * (1 - p) / p;
+    }
+    if (eta >= 0 && !final) {
+        snprintf(etab, sizeof(etab), ", ETA %.0f s", eta);
+    }
+    fprintf(stderr, "%snicreplay: %llu requests, %.0f/s, %.0f s%s%s",
+            tty ? "\r" : "", (unsigned long long) res.requests, r, el, etab,
+            tty ? (final ? "\n" : "    ") : "\n");
+}
+
+static void
+on_signal(int sig)
+{
+    (void) sig;
+    interrupted = 1;
+}
+
+static int
+replay(void)
+{
+    struct epoll_event evs[256];
+    uint64_t           t, deadline = 0, next_tick, next_check;
+    int                i, n, active, shown = 0, tick_every;
+
+    ep = epoll_create1(EPOLL_CLOEXEC);
+    if (ep < 0) {
+        perror("nicreplay: epoll_create1");
+        return -1;
+    }
+    users = calloc((size_t) cf.conns, sizeof(user_t));
+    if (users == NULL) {
+        fprintf(stderr, "nicreplay: out of memory\n");
+        return -1;
+    }
+    t_start = now_ns();
+    if (cf.duration > 0) {
+        deadline = t_start + (uint64_t) (cf.duration * 1e9);
+    }
+    tick_every = isatty(STDERR_FILENO) ? 1 : 10;
+    next_tick = t_start + 2000000000u; /* quiet for short runs */
+    next_check = t_start + 250000000u;
+    for (i = 0; i < cf.conns; i++) {
+        users[i].fd = -1;
+        user_next(&users[i]);
+    }
+    for (;;) {
+        for (active = 0, i = 0; i < cf.conns; i++) {
+            active += users[i].state != U_DONE;
+        }
+        if (active == 0 || interrupted) {
+            break;
+        }
+        n = epoll_wait(ep, evs, 256, 100);
+        if (n < 0 && errno != EINTR) {
+            perror("nicreplay: epoll_wait");
+            break;
+        }
+        for (i = 0; i < n; i++) {
+            user_t *u = evs[i].data.ptr;
+
+            /* an earlier event of this round may have moved u on to
+             * another connection; its new socket reports for itself */
+            if (u->fd < 0) {
+                continue;
+            }
+            if (evs[i].events & (EPOLLOUT | EPOLLERR)) {
+                on_writable(u);
+            }
+            if (u->fd >= 0
+                && (evs[i].events
+                    & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
+                on_readable(u,
+                            (evs[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+                                != 0);
+            }
+        }
+        t = now_ns();
+        if (deadline != 0 && t >= deadline) {
+            break;
+        }
+        if (t >= next_check) {
+            check_timeouts(t);
+            next_check = t + 250000000u;
+        }
+        if (t >= next_tick) {
+            if (!cf.quiet) {
+                progress(t, 0);
+                shown = 1;
+            }
+            next_tick = t + (uint64_t) tick_every * 1000000000u;
+        }
+    }
+    t = now_ns();
+    res.elapsed = (double) (t - t_start) / 1e9;
+    if (shown && isatty(STDERR_FILENO)) {
+        progress(t, 1);
+    }
+    /* whatever is still in flight (a deadline or a signal) is neither
+     * answered nor failed: it is left out of the counts */
+    for (i = 0; i < cf.conns; i++) {
+        user_t *u = &users[i];
+
+        res.sent -= u->ngroup;
+        feed_free_reqs(feed, u->group);
+        if (u->sess != NULL) {
+            feed_release(feed, u->sess);
+        }
+        close_conn(u);
+        free(u->wbuf);
+        free(u->rbuf);
+    }
+    free(users);
+    close(ep);
+    return 0;
+}
+
+static int
+parse_count(const char *s, const char *what, uint64_t *out)
+{
+    char              *end;
+    unsigned long long v;
+
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || s[0] == '-') {
+        fprintf(stderr, "nicreplay: %s: not a number: \"%s\"\n", what, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int
+parse_seconds(const char *s, const char *what, double *out)
+{
+    char *end;
+
+    *out = strtod(s, &end);
+    if (end == s || *end != '\0' || !(*out >= 0)) {
+        fprintf(stderr, "nicreplay: %s: not a number of seconds: \"%s\"\n",
+                what, s);
+        return -1;
+    }
+    return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"connections", required_argument, NULL, 'c'},
+        {"conn-gap", required_argument, NULL, 'g'},
+        {"pipeline-gap", required_argument, NULL, 'p'},
+        {"no-pipeline", no_argument, NULL, 'P'},
+        {"max-depth", required_argument, NULL, 'D'},
+        {"only-ok", no_argument, NULL, 'o'},
+        {"duration", required_argument, NULL, 'd'},
+        {"requests", required_argument, NULL, 'n'},
+        {"loop", no_argument, NULL, 'L'},
+        {"shard", required_argument, NULL, 's'},
+        {"verify", no_argument, NULL, 'V'},
+        {"timeout", required_argument, NULL, 't'},
+        {"host", required_argument, NULL, 'H'},
+        {"format", required_argument, NULL, 'f'},
+        {"mapping", required_argument, NULL, 'm'},
+        {"json", required_argument, NULL, 'j'},
+        {"log", required_argument, NULL, 'l'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    feed_opts_t fo = {0};
+    const char *json = NULL, *logpath = NULL, *host = NULL;
+    char        err[512];
+    uint64_t    v;
+    double      gap;
+    int         ch, rc;
+
+    fo.format = "auto";
+    fo.conn_gap = 15;
+    fo.pipeline_gap = 5;
+    fo.shards = 1;
+    cf.conns = 1;
+    cf.timeout = 30;
+    cf.max_depth = 64;
+
+    if (argc > 1 && strcmp(argv[1], "merge") == 0) {
+        int i, n = 0;
+
+        for (i = 2; i < argc; i++) {
+            if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
+                json = argv[++i];
+            } else {
+                argv[2 + n++] = argv[i];
+            }
+        }
+        return merge(n, argv + 2, json);
+    }
+
+    while ((ch = getopt_long(argc, argv, "c:qh", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'c':
+            if (parse_count(optarg, "-c", &v) != 0 || v == 0 || v > 1000000) {
+                fprintf(stderr, "nicreplay: -c wants 1 to 1000000\n");
+                return 2;
+            }
+            cf.conns = (int) v;
+            break;
+        case 'g':
+        case 'p':
+            if (parse_seconds(optarg,
+                              ch == 'g' ? "--conn-gap" : "--pipeline-gap", &gap)
+                != 0) {
+                return 2;
+            }
+            *(ch == 'g' ? &fo.conn_gap : &fo.pipeline_gap) = (int64_t) gap;
+            break;
+        case 'P': fo.no_pipeline = 1; break;
+        case 'D':
+            if (parse_count(optarg, "--max-depth", &v) != 0 || v == 0) {
+                return 2;
+            }
+            cf.max_depth = (size_t) v;
+            break;
+        case 'o': fo.only_ok = 1; break;
+        case 'd':
+            if (parse_seconds(optarg, "--duration", &cf.duration) != 0) {
+                return 2;
+            }
+            break;
+        case 'n':
+            if (parse_count(optarg, "--requests", &cf.max_requests) != 0) {
+                return 2;
+            }
+            break;
+        case 'L': fo.loop = 1; break;
+        case 's': {
+            unsigned long long i, n;
+            int                used = 0;
+
+            if (sscanf(optarg, "%llu/%llu%n", &i, &n, &used) != 2
+                || optarg[used] != '\0' || n == 0 || i >= n) {
+                fprintf(stderr,
+                        "nicreplay: --shard wants I/N with 0 <= I < N\n");
+                return 2;
+            }
+            fo.shard = i;
+            fo.shards = n;
+            break;
+        }
+        case 'V': cf.verify = 1; break;
+        case 't':
+            if (parse_seconds(optarg, "--timeout", &cf.timeout) != 0) {
+                return 2;
+            }
+            break;
+        case 'H': host = optarg; break;
+        case 'f': fo.format = optarg; break;
+        case 'm': fo.mapping = optarg; break;
+        case 'j': json = optarg; break;
+        case 'l': logpath = optarg; break;
+        case 'q': cf.quiet = 1; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (argc - optind != 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (fo.pipeline_gap > fo.conn_gap) {
+        fo.pipeline_gap = fo.conn_gap;
+    }
+    if (parse_url(argv[optind + 1], host) != 0) {
+        return 2;
+    }
+    fo.path = argv[optind];
+    feed = feed_open(&fo, err, sizeof(err));
+    if (feed == NULL) {
+        fprintf(stderr, "nicreplay: %s\n", err);
+        return 1;
+    }
+    if (logpath != NULL) {
+        cf.log = fopen(logpath, "w");
+        if (cf.log == NULL) {
+            fprintf(stderr, "nicreplay: %s: %s\n", logpath, strerror(errno));
+            return 1;
+        }
+    }
+    signal(SIGPIPE, SIG_IGN);
+    {
+        struct sigaction sa;
+
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = on_signal;
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+    }
+    rc = replay() == 0 ? 0 : 1;
+    if (feed_error(feed) != NULL) {
+        fprintf(stderr, "nicreplay: %s: %s\n", fo.path, feed_error(feed));
+        rc = 1;
+    }
+    {
+        const feed_stats_t *fs = feed_stats(feed);
+        uint64_t            bad = trace_bad_count(feed_reader(feed));
+
+        if (json == NULL || strcmp(json, "-") != 0) {
+            print_summary(&res, stdout);
+            printf("  trace        %llu records, %llu replayable; skipped: "
+                   "%llu other methods, %llu not ok, %llu other shards; "
+                   "%llu lines did not parse\n",
+                   (unsigned long long) fs->records,
+                   (unsigned long long) fs->kept,
+                   (unsigned long long) fs->other_methods,
+                   (unsigned long long) fs->not_ok,
+                   (unsigned long long) fs->other_shards,
+                   (unsigned long long) bad);
+        }
+        if (json != NULL && write_json(&res, fs, json) != 0) {
+            rc = 1;
+        }
+    }
+    if (cf.log != NULL && fclose(cf.log) != 0) {
+        rc = 1;
+    }
+    feed_close(feed);
+    freeaddrinfo(cf.addr);
+    return interrupted && rc == 0 ? 130 : rc;
+}
