@@ -8,6 +8,7 @@
 #   make bench-policy block accesses/s of each cache replacement policy
 #   make bench-nicsim nicsim's block accesses/s on the NASA sample (LRU)
 #   make bench-replayer nicreplay's requests/s against wrk's (1 KiB file)
+#   make bench-nic    the nic backend: emulation cost, cached vs uncached bus
 #   make fuzz         run the libFuzzer targets for FUZZ_SECONDS each
 #   make install      install into $(PREFIX) (DESTDIR honoured)
 #   make format-check check the C sources against .clang-format
@@ -49,7 +50,7 @@ UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all deps run test test-unit test-integration test-asan bench \
-        bench-policy bench-nicsim bench-replayer fuzz \
+        bench-policy bench-nicsim bench-replayer bench-nic fuzz \
         install format format-check clean distclean help
 
 all: $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay
@@ -135,6 +136,10 @@ $(BUILD)/bench/policy_speed: bench/policy_speed.c $(LIB_OBJS) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIB_OBJS) $(LDLIBS_ALL)
 
+bench-nic: $(BUILD)/nicd
+	@$(MAKE) --no-print-directory deps DEPS="build bench"
+	sh bench/nic.sh
+
 bench-replayer: $(BUILD)/nicd $(BUILD)/nicreplay $(BUILD)/nictrace
 	@$(MAKE) --no-print-directory deps DEPS="build bench"
 	sh bench/replayer.sh
@@ -176,6 +181,6 @@ distclean:
 	rm -rf build build-asan
 
 help:
-	@sed -n '2,14p' Makefile
+	@sed -n '2,15p' Makefile
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

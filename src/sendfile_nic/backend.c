@@ -13,10 +13,12 @@
 
 extern const snic_backend_t snic_backend_sendfile;
 extern const snic_backend_t snic_backend_copy;
+extern const snic_backend_t snic_backend_nic;
 
 const snic_backend_t *const snic_backends[] = {
     &snic_backend_sendfile,
     &snic_backend_copy,
+    &snic_backend_nic,
     NULL,
 };
 
@@ -53,6 +55,27 @@ snic_backend_accepts(const snic_backend_t *b, const char *name)
         }
     }
     return 0;
+}
+
+int
+snic_backend_report_format(const char *name)
+{
+    const snic_backend_t *const *b;
+    size_t                       n;
+
+    for (b = snic_backends; *b != NULL; b++) {
+        n = strlen((*b)->name);
+        if ((*b)->report == NULL || strncmp(name, (*b)->name, n) != 0) {
+            continue;
+        }
+        if (strcmp(name + n, "_metrics") == 0) {
+            return SNIC_REPORT_PROMETHEUS;
+        }
+        if (strcmp(name + n, "_status") == 0) {
+            return SNIC_REPORT_JSON;
+        }
+    }
+    return -1;
 }
 
 int

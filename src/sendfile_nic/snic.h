@@ -54,6 +54,9 @@ typedef struct snic_conn_s {
     int      listener;   /* index of the listener that accepted it */
     int      nic;        /* "listen ... nic=K": the NIC to use; -1: any */
     void    *backend_data;
+    /* set by a backend returning SNIC_AGAIN when it is pacing, not
+     * waiting for the socket: call again after this many ns */
+    uint64_t wait_ns;
 } snic_conn_t;
 
 /*
@@ -125,7 +128,19 @@ typedef struct snic_backend_s {
      */
     int (*send)(void *state, snic_conn_t *c, const snic_send_t *req,
                 size_t *sent);
+
+    /*
+     * Optional: the backend's counters as text into buf (at most len
+     * bytes; returns the length it needed, as snprintf does), in format
+     * SNIC_REPORT_JSON or SNIC_REPORT_PROMETHEUS; and set them to zero.
+     * Safe to call from any worker thread while others send.
+     */
+    size_t (*report)(void *state, int format, char *buf, size_t len);
+    void (*reset)(void *state);
 } snic_backend_t;
+
+#define SNIC_REPORT_JSON       0
+#define SNIC_REPORT_PROMETHEUS 1
 
 /* The compiled backends, NULL-terminated; the first one is the default. */
 extern const snic_backend_t *const snic_backends[];
@@ -138,6 +153,13 @@ const snic_backend_t *snic_backend_default(void);
 
 /* Is name a directive of some compiled backend? */
 int snic_backend_claims(const char *directive);
+
+/*
+ * Is name a report handler of some backend with a report operation
+ * ("BACKEND_metrics": SNIC_REPORT_PROMETHEUS, "BACKEND_status":
+ * SNIC_REPORT_JSON)?  The format, or -1.
+ */
+int snic_backend_report_format(const char *name);
 
 /* Does backend b accept directive name? */
 int snic_backend_accepts(const snic_backend_t *b, const char *name);

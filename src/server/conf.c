@@ -209,6 +209,11 @@ nicd_conf_free(nicd_conf_t *c)
     free(c->params);
     free(c->param_where);
     mime_free(c->types);
+    for (i = 0; i < c->nlocations; i++) {
+        free(c->locations[i].path);
+        free(c->locations[i].handler);
+    }
+    free(c->locations);
     free(c->default_type);
     free(c->pid);
     free(c);
@@ -1068,6 +1073,94 @@ err:
 }
 
 /* "types { text/html html htm; ... }" */
+const nicd_location_t *
+nicd_conf_location(const nicd_conf_t *c, const char *path, size_t len)
+{
+    const nicd_location_t *best = NULL;
+    size_t                 best_len = 0, l;
+    int                    i;
+
+    for (i = 0; i < c->nlocations; i++) {
+        const nicd_location_t *loc = &c->locations[i];
+
+        l = strlen(loc->path);
+        if (loc->exact) {
+            if (l == len && memcmp(loc->path, path, len) == 0) {
+                return loc;
+            }
+        } else if (l <= len && memcmp(loc->path, path, l) == 0
+                   && (best == NULL || l > best_len)) {
+            best = loc;
+            best_len = l;
+        }
+    }
+    return best;
+}
+
+/* "location [=] PATH {" seen: the block's one handler directive. */
+static int
+parse_location(parse_t *ps)
+{
+    nicd_location_t loc, *nl;
+    char           *w;
+    int             t, exact = ps->nwords == 3;
+
+    if ((ps->nwords != 2 && ps->nwords != 3)
+        || (exact && strcmp(ps->words[1], "=") != 0)) {
+        free_words(ps);
+        fail(ps, "\"location\" takes [=] PATH (regular expressions and "
+                 "other modifiers are not supported)");
+        return -1;
+    }
+    memset(&loc, 0, sizeof(loc));
+    loc.exact = exact;
+    loc.format = -1;
+    loc.path = strdup(ps->words[ps->nwords - 1]);
+    free_words(ps);
+    if (loc.path == NULL || loc.path[0] != '/') {
+        free(loc.path);
+        fail(ps, "a location's path must start with \"/\"");
+        return -1;
+    }
+    for (;;) {
+        t = next_token(ps, &w);
+        if (t == T_WORD) {
+            if (ps->nwords == MAX_ARGS + 1) {
+                free(w);
+                break;
+            }
+            ps->words[ps->nwords++] = w;
+            continue;
+        }
+        if (t == T_SEMI && ps->nwords == 1 && loc.format < 0
+            && (loc.format = snic_backend_report_format(ps->words[0])) >= 0) {
+            loc.handler = strdup(ps->words[0]);
+            free_words(ps);
+            continue;
+        }
+        if (t == T_CLOSE && ps->nwords == 0 && loc.format >= 0) {
+            nl = realloc(ps->conf->locations,
+                         (size_t) (ps->conf->nlocations + 1) * sizeof(*nl));
+            if (nl == NULL || loc.handler == NULL) {
+                break;
+            }
+            ps->conf->locations = nl;
+            nl[ps->conf->nlocations++] = loc;
+            return 0;
+        }
+        break;
+    }
+    if (t != T_ERROR) {
+        fail(ps, "a location holds exactly one report handler (such as "
+                 "\"nic_metrics;\" or \"nic_status;\"): locations here serve "
+                 "a send backend's counters, files are served from the root");
+    }
+    free_words(ps);
+    free(loc.path);
+    free(loc.handler);
+    return -1;
+}
+
 static int
 parse_types(parse_t *ps)
 {
@@ -1209,6 +1302,12 @@ parse_block(parse_t *ps, const char *block)
             if (strcmp(ps->words[0], "types") == 0 && ps->nwords == 1) {
                 free_words(ps);
                 if (parse_types(ps) != 0) {
+                    return -1;
+                }
+                break;
+            }
+            if (strcmp(ps->words[0], "location") == 0) {
+                if (parse_location(ps) != 0) {
                     return -1;
                 }
                 break;

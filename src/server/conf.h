@@ -33,6 +33,19 @@ typedef struct {
 
 typedef struct nicd_mime_s nicd_mime_t;
 
+/*
+ * "location [=] PATH { HANDLER; }": a path answered by the send backend's
+ * report (its counters) instead of a file.  HANDLER is BACKEND_metrics
+ * (Prometheus text) or BACKEND_status (JSON).  "=" matches the path
+ * exactly; without it, the longest matching prefix wins, as in nginx.
+ */
+typedef struct {
+    char *path;
+    int   exact;
+    int   format;  /* SNIC_REPORT_* */
+    char *handler; /* as written, for messages */
+} nicd_location_t;
+
 typedef struct nicd_conf_s {
     char *file; /* the main configuration file, NULL for none */
 
@@ -82,7 +95,14 @@ typedef struct nicd_conf_s {
     int   server_tokens;
     int   max_ranges;
     char *pid;
+
+    nicd_location_t *locations;
+    int              nlocations;
 } nicd_conf_t;
+
+/* The location that answers path (normalised), or NULL. */
+const nicd_location_t *nicd_conf_location(const nicd_conf_t *c,
+                                          const char *path, size_t len);
 
 /* A configuration with every default set. */
 nicd_conf_t *nicd_conf_new(void);

@@ -121,6 +121,7 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     event_assign(&c->rev, w->base, fd, EV_READ | EV_PERSIST, conn_read_cb, c);
     event_assign(&c->wev, w->base, fd, EV_WRITE | EV_PERSIST, conn_write_cb, c);
     evtimer_assign(&c->tev, w->base, conn_timer_cb, c);
+    evtimer_assign(&c->pev, w->base, conn_write_cb, c);
 
     snic_conn_open(&w->cycle->backend, &c->sc);
 
@@ -183,6 +184,7 @@ nicd_conn_close(nicd_conn_t *c)
     event_del(&c->rev);
     event_del(&c->wev);
     event_del(&c->tev);
+    event_del(&c->pev);
     snic_conn_close(&w->cycle->backend, &c->sc);
     close(c->sc.fd);
 
@@ -497,6 +499,22 @@ conn_run(nicd_conn_t *c)
 
         rc = conn_flush(c);
         if (rc < 0) {
+            return;
+        }
+        if (rc == 0 && c->sc.wait_ns > 0) {
+            /* the backend paces (a modelled bus): call again later, not
+             * when the socket is writable */
+            struct timeval tv;
+
+            tv.tv_sec = (time_t) (c->sc.wait_ns / 1000000000u);
+            tv.tv_usec = (suseconds_t) (c->sc.wait_ns % 1000000000u / 1000);
+            if (c->writing) {
+                event_del(&c->wev);
+                c->writing = 0;
+            }
+            event_add(&c->pev, &tv);
+            stop_reading(c);
+            set_timer(c, T_SEND);
             return;
         }
         if (rc == 0) {

@@ -265,6 +265,67 @@ error_page(nicd_conn_t *c, int status, const char *location,
     finish_response(c, status);
 }
 
+/*
+ * A location's report: the send backend's counters, Prometheus text or
+ * JSON, never cached.  "?reset" sets them to zero after reading them.
+ */
+static void
+serve_report(nicd_conn_t *c, const nicd_location_t *loc)
+{
+    const snic_instance_t *in = &c->w->cycle->backend;
+    const nicd_http_req_t *r = &c->req;
+    nicd_buf_t            *b = &c->out;
+    size_t                 start, body_start, n, need;
+    char                  *text;
+    const char            *q = REQ_BASE(c) + r->query.off;
+
+    n = strlen(in->ops->name);
+    if (in->ops->report == NULL || strncmp(loc->handler, in->ops->name, n) != 0
+        || loc->handler[n] != '_') {
+        log_error(LOG_ERR, 0,
+                  "\"%s\" needs \"send_backend %.*s\" (the backend is %s), "
+                  "client: %s",
+                  loc->handler, (int) strcspn(loc->handler, "_"), loc->handler,
+                  in->ops->name, c->addr);
+        error_page(c, 404, NULL, 0);
+        return;
+    }
+    need = in->ops->report(in->state, loc->format, NULL, 0);
+    text = malloc(need + 1);
+    if (text == NULL) {
+        error_page(c, 500, NULL, 0);
+        return;
+    }
+    n = in->ops->report(in->state, loc->format, text, need + 1);
+    if (n > need) {
+        n = need; /* grew in between: cut, still well formed enough */
+    }
+    if (r->query.len == 5 && memcmp(q, "reset", 5) == 0
+        && in->ops->reset != NULL) {
+        in->ops->reset(in->state);
+        log_error(LOG_NOTICE, 0, "%s counters reset, client: %s", in->ops->name,
+                  c->addr);
+    }
+    start = b->len;
+    begin_headers(c, 200);
+    if (loc->format == SNIC_REPORT_JSON) {
+        NICD_BUF_LIT(b, "Content-Type: application/json\r\n");
+    } else {
+        NICD_BUF_LIT(b, "Content-Type: text/plain; version=0.0.4\r\n");
+    }
+    NICD_BUF_LIT(b, "Cache-Control: no-store\r\n");
+    header_u64(b, "Content-Length: ", 16, (uint64_t) n);
+    end_headers(c);
+    nicd_conn_out_mem(c, start, b->len - start, 0);
+    if (r->method != NICD_M_HEAD) {
+        body_start = b->len;
+        nicd_buf_add(b, text, n);
+        nicd_conn_out_mem(c, body_start, n, 1);
+    }
+    free(text);
+    finish_response(c, 200);
+}
+
 void
 nicd_http_error(nicd_conn_t *c, int status)
 {
@@ -834,6 +895,15 @@ nicd_http_handle(nicd_conn_t *c)
         log_error(LOG_INFO, 0, "client sent invalid path, client: %s", c->addr);
         error_page(c, status, NULL, 0);
         return;
+    }
+
+    if (cf->nlocations > 0) {
+        const nicd_location_t *loc = nicd_conf_location(cf, path, len);
+
+        if (loc != NULL) {
+            serve_report(c, loc);
+            return;
+        }
     }
 
     err = nicd_ofc_open(&c->w->ofc, path, len, nicd_worker_now_ms(c->w), &f);

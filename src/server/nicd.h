@@ -92,6 +92,7 @@ struct nicd_conn_s {
     nicd_worker_t *w;
     snic_conn_t    sc; /* sc.fd is the socket */
     struct event   rev, wev, tev;
+    struct event   pev; /* a pacing backend asked to be called later */
     int            timer;
 
     char          *in;

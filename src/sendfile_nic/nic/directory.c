@@ -180,3 +180,14 @@ snic_dir_used(const snic_dir_t *d)
 {
     return d->nslots - d->nfree;
 }
+
+void
+snic_dir_remove(snic_dir_t *d, uint32_t slot)
+{
+    if (slot >= d->nslots || !d->e[slot].used) {
+        return;
+    }
+    d->policy->remove(d->pstate, slot);
+    unhash(d, slot);
+    d->free[d->nfree++] = slot;
+}

@@ -57,6 +57,12 @@ uint32_t snic_dir_lookup(snic_dir_t *d, const snic_block_id_t *id,
 uint32_t snic_dir_insert(snic_dir_t *d, const snic_block_id_t *id,
                          uint64_t revision, int *evicted);
 
+/*
+ * Forget the block in slot (its contents could not be loaded): the slot
+ * is free again and the policy forgets it.  Counted as nothing.
+ */
+void snic_dir_remove(snic_dir_t *d, uint32_t slot);
+
 const snic_dir_stats_t *snic_dir_stats(const snic_dir_t *d);
 uint32_t                snic_dir_used(const snic_dir_t *d);
 

@@ -122,7 +122,15 @@ test_errors_name_file_line_directive(void)
         {"root /a }", "unexpected \"}\" in test.conf:1"},
         {"root \"/a;", "unexpected end of file, expecting \" in test.conf:1"},
         {"location / { root /a; }",
-         "\"location\" blocks are not supported in test.conf:1"},
+         "a location holds exactly one report handler (such as "
+         "\"nic_metrics;\" or \"nic_status;\"): locations here serve a "
+         "send backend's counters, files are served from the root in "
+         "test.conf:1"},
+        {"location ~ \\.php$ { nic_status; }",
+         "\"location\" takes [=] PATH (regular expressions and other "
+         "modifiers are not supported) in test.conf:1"},
+        {"location = x { nic_status; }",
+         "a location's path must start with \"/\" in test.conf:1"},
         {"open_file_cache valid=1s;", "\"max\" parameter is required in "
                                       "\"open_file_cache\" directive in "
                                       "test.conf:1"},

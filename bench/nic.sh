@@ -1,0 +1,93 @@
+#!/bin/sh
+# The nic backend's two benchmarks (docs/interconnect.md):
+#  1. emulation cost: nicd with send_backend nic (warm cache, nic_bus_limit
+#     off) against nicd with sendfile, 1 KiB to 256 KiB files;
+#  2. the modelled bus as the limit: nic_bus pci64-33 with nic_bus_limit on,
+#     a file that fits the cache (16 MiB), against the same with a cache of
+#     one block, so every body goes by normal DMA ("uncached").
+# Servers on CPU 0 (one thread), wrk -t1 on CPU 1; runs alternate RUNS
+# times; medians.  Usage: sh bench/nic.sh (env: DURATION=10 RUNS=3 CONNS=64)
+# Writes build/bench/nic.json.  Two cores shared by servers and wrk.
+set -eu
+
+DURATION=${DURATION:-10}
+RUNS=${RUNS:-3}
+CONNS=${CONNS:-64}
+NICD=${NICD:-build/nicd}
+OUT=build/bench
+mkdir -p "$OUT"
+work=$(mktemp -d /tmp/nicd-bench-XXXXXX)
+pids=""
+
+. bench/lib.sh
+trap cleanup EXIT INT TERM
+
+mkdir -p "$work/www"
+for s in 1 16 256; do
+    head -c $((s * 1024)) /dev/urandom > "$work/www/${s}k.bin"
+done
+
+start() { # name, backend directives
+    port=$(free_port)
+    taskset -c 0 "$NICD" --root "$work/www" --listen "127.0.0.1:$port" \
+        --threads 1 -g "access_log off; error_log $work/$1.log warn;
+        open_file_cache max=1000; open_file_cache_valid 60s;
+        keepalive_requests 1000000; $2" &
+    pids="$pids $!"
+    wait_port "$port"
+    eval "port_$1=$port"
+}
+start sendfile "send_backend sendfile;"
+start nic "send_backend nic; nic_cache_size 16m;"
+start limited "send_backend nic; nic_cache_size 16m; nic_bus pci64-33; nic_bus_limit on;"
+start uncached "send_backend nic; nic_cache_size 4k; nic_bus pci64-33; nic_bus_limit on;"
+
+run_wrk() {
+    taskset -c 1 wrk -t1 -c"$CONNS" -d"${DURATION}s" -s bench/wrk/report.lua \
+        "http://127.0.0.1:$1/$2" | sed -n 's/^JSON //p' |
+        python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["requests_per_s"], d["mib_per_s"], sum(d["errors"].values()))'
+}
+
+echo "nic backend benchmarks: servers on CPU 0 (1 thread), wrk -t1 -c$CONNS on CPU 1, ${DURATION}s runs,"
+echo "$RUNS alternating runs; medians.  Two cores shared by servers and load generator."
+: > "$work/results"
+for pair in "sendfile nic 1k 16k 256k" "uncached limited 16k 256k"; do
+    set -- $pair
+    a=$1 b=$2
+    shift 2
+    for size in "$@"; do
+        for r in $(seq "$RUNS"); do
+            for srv in $a $b; do
+                eval "port=\$port_$srv"
+                # warm up once (the cache, the page cache)
+                [ "$r" = 1 ] && curl -s -o /dev/null "http://127.0.0.1:$port/$size.bin"
+                res=$(run_wrk "$port" "$size.bin")
+                echo "$size $srv $res" >> "$work/results"
+                echo "  $size $srv run $r: $res" >&2
+            done
+        done
+    done
+done
+
+python3 - "$work/results" "$OUT/nic.json" <<'PY'
+import json, statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    size, srv, rps, mib, err = line.split()
+    rows.setdefault((size, srv), []).append((float(rps), float(mib), int(err)))
+med = {k: statistics.median(r[0] for r in v) for k, v in rows.items()}
+errs = {k: sum(r[2] for r in v) for k, v in rows.items()}
+out = []
+for title, a, b in (("1. emulation cost: nic (warm, bus limit off) vs sendfile", "sendfile", "nic"),
+                    ("2. pci64-33, nic_bus_limit on: cached (16 MiB) vs uncached", "uncached", "limited")):
+    print(title)
+    print("%-6s %14s %14s %7s" % ("size", a + " req/s", b + " req/s", "ratio"))
+    for size in ("1k", "16k", "256k"):
+        if (size, a) in med:
+            ratio = med[(size, b)] / med[(size, a)]
+            print("%-6s %14.0f %14.0f %6.2fx%s" % (size, med[(size, a)], med[(size, b)], ratio,
+                  "  errors %d/%d" % (errs[(size, a)], errs[(size, b)]) if errs[(size, a)] or errs[(size, b)] else ""))
+            out.append({"bench": title, "size": size, a: rows[(size, a)], b: rows[(size, b)], "ratio": ratio})
+json.dump(out, open(sys.argv[2], "w"), indent=1)
+print("results: %s" % sys.argv[2])
+PY

@@ -1,0 +1,811 @@
+/*
+ * The "nic" backend: a network interface data cache (Kim, Rixner and Pai,
+ * "Network Interface Data Caching", sections 3-5), emulated.
+ *
+ * The host side (the driver) keeps, per emulated NIC, a directory of the
+ * file blocks its memory holds (nic/directory.c, with a replacement policy
+ * from policy/); the device side (nic/device.c) is the NIC memory, a memfd
+ * from which cached bytes really reach the client.  For each piece of a
+ * response the driver walks the body's blocks and builds the paper's
+ * command sequence: a block that is cached becomes pkt_append_cache, a
+ * block that is not is first copied in (cache_insert) when it may be, and
+ * anything else goes by normal DMA (pkt_append_mm, here sendfile from the
+ * file).  Adjacent blocks from the same source are coalesced into one
+ * transmission, so a fully cached 64 KiB body is one sendfile from NIC
+ * memory, not sixteen.
+ *
+ * Fallbacks to normal DMA, counted per reason: the bytes are not a file
+ * block (HTTP headers), the file is larger than the cache, the block is
+ * not in the host's page cache (the paper's inclusion property: only
+ * blocks the host holds are copied to the NIC; checked with cachestat(2)
+ * where the kernel has it, else mincore(2) on a mapping), or the device
+ * failed to load the block.  A failure of the emulation never fails a
+ * request: it falls back.
+ *
+ * Every transfer is accounted by the interconnect model (nic/bus.c); with
+ * nic_bus_limit on, sends are paced so the modelled bus is never busier
+ * than wall-clock time allows: a send that would run ahead returns
+ * SNIC_AGAIN with snic_conn_t.wait_ns set, and the server calls again
+ * after that long (a timer, never a busy wait).
+ *
+ * Threads: one lock per NIC guards its directory, device and counters
+ * for the whole of a send call (lookups, inserts and the sends from NIC
+ * memory, so a block cannot be replaced between its lookup and its
+ * transmission); one lock guards the shared bus clock.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "nic/bus.h"
+#include "nic/device.h"
+#include "nic/directory.h"
+#include "policy/policy.h"
+#include "snic.h"
+
+enum { FB_HEADER = 0, FB_TOO_LARGE, FB_NOT_RESIDENT, FB_DEVICE, FB_NREASONS };
+
+static const char *const fb_names[FB_NREASONS] = {
+    "not_file_block", "file_too_large", "not_in_page_cache", "device_error"};
+
+typedef struct {
+    uint64_t hits, misses, inserts, insert_bytes;
+    uint64_t fallbacks[FB_NREASONS];
+    uint64_t cached_bytes; /* content sent from NIC memory */
+    uint64_t mm_bytes;     /* content sent from host memory */
+    uint64_t header_bytes;
+    uint64_t conns;
+    uint64_t inval_base, evict_base; /* directory counts at the last reset */
+    snic_bus_acct_t bus;
+} nic_counters_t;
+
+typedef struct {
+    pthread_mutex_t lock;
+    snic_device_t  *dev;
+    snic_dir_t     *dir;
+    nic_counters_t  c;
+} nic_t;
+
+typedef struct {
+    int                  count;
+    nic_t               *nics;
+    size_t               cache_size, block, mss, max_chunk;
+    const snic_policy_t *policy;
+    const snic_bus_t    *bus;
+    int                  bus_limit;
+    pthread_mutex_t      bus_lock;
+    uint64_t             bus_clock; /* ns (CLOCK_MONOTONIC) the bus is
+                                         modelled busy until */
+    uint64_t             since;     /* start or last reset */
+    unsigned             next;      /* round-robin */
+    int                  no_cachestat;
+} nic_state_t;
+
+/* per connection: which NIC, and the last block counted (so a block
+ * resumed after a full socket is not counted twice) */
+typedef struct {
+    int      nic;
+    uint64_t dev, ino, rev, block;
+    int      counted;
+} nic_conn_t;
+
+static uint64_t
+now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+/* "16m", "4k", "1g", "1000" */
+static int
+parse_size(const char *v, size_t *out)
+{
+    char              *end;
+    unsigned long long n = strtoull(v, &end, 10);
+    unsigned long long mult = 1;
+
+    if (end == v || v[0] == '-') {
+        return -1;
+    }
+    switch (*end) {
+    case 'k':
+    case 'K':
+        mult = 1024;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        mult = 1024 * 1024;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        mult = 1024ull * 1024 * 1024;
+        end++;
+        break;
+    }
+    if (*end != '\0' || n > (1ull << 40) / mult) {
+        return -1;
+    }
+    *out = (size_t) (n * mult);
+    return 0;
+}
+
+static void
+nic_fini(void *state)
+{
+    nic_state_t *s = state;
+    int          i;
+
+    if (s == NULL) {
+        return;
+    }
+    for (i = 0; s->nics != NULL && i < s->count; i++) {
+        snic_dir_destroy(s->nics[i].dir);
+        snic_device_destroy(s->nics[i].dev);
+        pthread_mutex_destroy(&s->nics[i].lock);
+    }
+    pthread_mutex_destroy(&s->bus_lock);
+    free(s->nics);
+    free(s);
+}
+
+static int
+nic_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
+{
+    nic_state_t *s = calloc(1, sizeof(*s));
+    int          i;
+    size_t       count = 1;
+
+    if (s == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    pthread_mutex_init(&s->bus_lock, NULL);
+    s->cache_size = 16 * 1024 * 1024;
+    s->block = 4096;
+    s->mss = 1448;
+    s->policy = snic_policies[0];
+    s->bus = &snic_bus_presets[0];
+    s->max_chunk = opt->max_chunk;
+    for (i = 0; i < opt->nparams; i++) {
+        const char *n = opt->params[i].name, *v = opt->params[i].value;
+        int         bad = 0;
+
+        if (strcmp(n, "nic_cache_size") == 0) {
+            bad = parse_size(v, &s->cache_size) != 0;
+        } else if (strcmp(n, "nic_block_size") == 0) {
+            bad = parse_size(v, &s->block) != 0 || s->block < 512
+                  || (s->block & (s->block - 1)) != 0;
+        } else if (strcmp(n, "nic_count") == 0) {
+            bad = parse_size(v, &count) != 0 || count < 1 || count > 64;
+        } else if (strcmp(n, "nic_mss") == 0) {
+            bad = parse_size(v, &s->mss) != 0 || s->mss < 536 || s->mss > 65535;
+        } else if (strcmp(n, "nic_policy") == 0) {
+            s->policy = snic_policy_find(v);
+            bad = s->policy == NULL;
+        } else if (strcmp(n, "nic_bus") == 0) {
+            s->bus = snic_bus_find(v);
+            bad = s->bus == NULL;
+        } else if (strcmp(n, "nic_bus_limit") == 0) {
+            s->bus_limit = strcmp(v, "on") == 0;
+            bad = !s->bus_limit && strcmp(v, "off") != 0;
+        } else {
+            snprintf(err, errlen, "unknown parameter \"%s\"", n);
+            nic_fini(s);
+            return -1;
+        }
+        if (bad) {
+            snprintf(err, errlen, "invalid value \"%s\" of \"%s\"%s", v, n,
+                     strcmp(n, "nic_policy") == 0
+                         ? " (lru, fifo, clock, sieve, s3fifo, arc, lfu)"
+                     : strcmp(n, "nic_bus") == 0
+                         ? " (pci64-33, pci64-66, pcie3-x8, pcie4-x16)"
+                     : strcmp(n, "nic_block_size") == 0
+                         ? " (a power of two, at least 512)"
+                         : "");
+            nic_fini(s);
+            return -1;
+        }
+    }
+    if (s->cache_size < s->block) {
+        snprintf(err, errlen, "nic_cache_size %zu is smaller than a block",
+                 s->cache_size);
+        nic_fini(s);
+        return -1;
+    }
+    s->count = (int) count;
+    s->nics = calloc(count, sizeof(nic_t));
+    if (s->nics == NULL) {
+        snprintf(err, errlen, "out of memory");
+        nic_fini(s);
+        return -1;
+    }
+    for (i = 0; i < s->count; i++) {
+        nic_t *n = &s->nics[i];
+
+        pthread_mutex_init(&n->lock, NULL);
+        n->dev = snic_device_create(s->cache_size, s->block, err, errlen);
+        if (n->dev == NULL) {
+            s->count = i + 1;
+            nic_fini(s);
+            return -1;
+        }
+        n->dir = snic_dir_create(snic_device_blocks(n->dev), s->policy);
+        if (n->dir == NULL) {
+            snprintf(err, errlen, "out of memory");
+            s->count = i + 1;
+            nic_fini(s);
+            return -1;
+        }
+    }
+    s->since = now_ns();
+    *state = s;
+    return 0;
+}
+
+static void
+nic_conn_open(void *state, snic_conn_t *c)
+{
+    nic_state_t *s = state;
+    nic_conn_t  *nc = calloc(1, sizeof(*nc));
+
+    if (nc == NULL) {
+        c->backend_data = NULL; /* sends go by normal DMA, uncounted */
+        return;
+    }
+    nc->nic = c->nic >= 0
+                  ? c->nic % s->count
+                  : (int) (__atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED)
+                           % (unsigned) s->count);
+    c->backend_data = nc;
+    pthread_mutex_lock(&s->nics[nc->nic].lock);
+    s->nics[nc->nic].c.conns++;
+    pthread_mutex_unlock(&s->nics[nc->nic].lock);
+}
+
+static void
+nic_conn_close(void *state, snic_conn_t *c)
+{
+    (void) state;
+    free(c->backend_data);
+    c->backend_data = NULL;
+}
+
+/* Is [off, off + len) of fd all in the page cache? */
+static int
+resident(nic_state_t *s, int fd, off_t off, size_t len)
+{
+    long page = sysconf(_SC_PAGESIZE);
+
+#if defined(HAVE_CACHESTAT)
+    if (!s->no_cachestat) {
+        struct {
+            uint64_t off, len;
+        } range = {(uint64_t) off, (uint64_t) len};
+        struct {
+            uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted,
+                nr_recently_evicted;
+        } cs;
+#ifndef __NR_cachestat
+#define __NR_cachestat 451
+#endif
+        if (syscall(__NR_cachestat, fd, &range, &cs, 0) == 0) {
+            return cs.nr_cache * (uint64_t) page
+                   >= (uint64_t) len + (uint64_t) (off % page);
+        }
+        if (errno == ENOSYS) {
+            s->no_cachestat = 1; /* an older kernel: mincore from now on */
+        } else {
+            return 0;
+        }
+    }
+#endif
+    {
+        off_t         start = off - off % page;
+        size_t        span = (size_t) (off + (off_t) len - start), i, n;
+        unsigned char vec[64];
+        void         *p;
+        int           all = 1;
+
+        n = (span + (size_t) page - 1) / (size_t) page;
+        if (n > sizeof(vec)) {
+            return 0;
+        }
+        p = mmap(NULL, span, PROT_READ, MAP_SHARED, fd, start);
+        if (p == MAP_FAILED) {
+            return 0;
+        }
+        if (mincore(p, span, vec) != 0) {
+            all = 0;
+        }
+        for (i = 0; all && i < n; i++) {
+            all = vec[i] & 1;
+        }
+        munmap(p, span);
+        return all;
+    }
+}
+
+/* A run of body bytes from one source, being built. */
+typedef struct {
+    int    nic;   /* from NIC memory (1) or host memory (0) */
+    off_t  where; /* NIC memory offset, or file offset */
+    size_t len;
+} run_t;
+
+/* Send a run; returns the bytes sent, -1 on error (errno). */
+static ssize_t
+send_run(nic_t *n, snic_conn_t *c, const snic_send_t *req, const run_t *r)
+{
+    size_t  done = 0;
+    ssize_t k;
+    off_t   off = r->where;
+
+    while (done < r->len) {
+        if (r->nic) {
+            k = snic_device_send(n->dev, c->fd, r->where + (off_t) done,
+                                 r->len - done);
+        } else {
+            k = sendfile(c->fd, req->file->fd, &off, r->len - done);
+        }
+        if (k < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            if (errno == EAGAIN && done > 0) {
+                break;
+            }
+            return done > 0 ? (ssize_t) done : -1;
+        }
+        if (k == 0) {
+            if (done > 0) {
+                break;
+            }
+            errno = EIO; /* the file is shorter than we were told */
+            return -1;
+        }
+        done += (size_t) k;
+    }
+    return (ssize_t) done;
+}
+
+/*
+ * Reserve t ns of modelled bus time.  With the limit on, the bus clock
+ * cannot run more than a little ahead of the wall clock: returns how long
+ * the caller must wait before sending more (0: go on).
+ */
+static uint64_t
+bus_reserve(nic_state_t *s, uint64_t t)
+{
+    uint64_t now, wait = 0;
+
+    pthread_mutex_lock(&s->bus_lock);
+    now = now_ns();
+    if (s->bus_clock < now) {
+        s->bus_clock = now;
+    }
+    s->bus_clock += t;
+    if (s->bus_limit && s->bus_clock > now + 1000000) {
+        wait = s->bus_clock - now - 1000000; /* allow 1 ms of queue */
+    }
+    pthread_mutex_unlock(&s->bus_lock);
+    return wait;
+}
+
+static uint64_t
+bus_ahead(nic_state_t *s)
+{
+    uint64_t now, ahead = 0;
+
+    if (!s->bus_limit) {
+        return 0;
+    }
+    pthread_mutex_lock(&s->bus_lock);
+    now = now_ns();
+    if (s->bus_clock > now + 1000000) {
+        ahead = s->bus_clock - now - 1000000;
+    }
+    pthread_mutex_unlock(&s->bus_lock);
+    return ahead;
+}
+
+static int
+nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
+{
+    nic_state_t *s = state;
+    nic_conn_t  *nc = c->backend_data;
+    nic_t       *n;
+    snic_file_t *f = req->file;
+    size_t       hdr = 0, body = 0, limit, mm = 0, cached = 0;
+    off_t        pos, end;
+    run_t        run = {0, 0, 0};
+    int          has_body = f != NULL && req->len > 0, rc = SNIC_OK;
+    int          big;
+    uint64_t     t, wait;
+
+    *sent = 0;
+    c->wait_ns = 0;
+    if (nc == NULL) {
+        errno = ENOMEM;
+        return SNIC_ERROR;
+    }
+    wait = bus_ahead(s);
+    if (wait > 0) {
+        c->wait_ns = wait;
+        return SNIC_AGAIN;
+    }
+    n = &s->nics[nc->nic];
+    pthread_mutex_lock(&n->lock);
+
+    rc = snic_send_headers(c->fd, req, &hdr, has_body || req->more);
+    if (hdr > 0) {
+        n->c.fallbacks[FB_HEADER]++;
+        n->c.header_bytes += hdr;
+    }
+    if (rc != SNIC_OK || !has_body) {
+        goto done;
+    }
+
+    big = !f->cacheable || (uint64_t) f->size > s->cache_size;
+    pos = req->offset;
+    end = req->offset + (off_t) req->len;
+    limit =
+        s->max_chunk != 0 && s->max_chunk < req->len ? s->max_chunk : req->len;
+    end = req->offset + (off_t) limit;
+
+    while (pos < end || run.len > 0) {
+        run_t    next = {0, 0, 0};
+        uint64_t b = (uint64_t) pos / s->block;
+        off_t    bstart = (off_t) (b * s->block);
+        off_t    bend = bstart + (off_t) s->block;
+        size_t   blen;
+        int      first;
+
+        if (pos < end) {
+            if (bend > end) {
+                bend = end;
+            }
+            blen = (uint64_t) f->size - (uint64_t) bstart < s->block
+                       ? (size_t) ((uint64_t) f->size - (uint64_t) bstart)
+                       : s->block;
+            /* count a block once, not again when a send resumes in it */
+            first = pos == bstart
+                    || !(nc->counted && nc->dev == (uint64_t) f->id_dev
+                         && nc->ino == (uint64_t) f->id_ino
+                         && nc->rev == f->revision && nc->block == b);
+            if (first) {
+                nc->counted = 1;
+                nc->dev = (uint64_t) f->id_dev;
+                nc->ino = (uint64_t) f->id_ino;
+                nc->rev = f->revision;
+                nc->block = b;
+            }
+            next.len = (size_t) (bend - pos);
+            next.where = pos;
+            if (big) {
+                if (first) {
+                    n->c.fallbacks[FB_TOO_LARGE]++;
+                }
+            } else {
+                snic_block_id_t id = {(uint64_t) f->id_dev,
+                                      (uint64_t) f->id_ino, b};
+                uint32_t slot = snic_dir_lookup(n->dir, &id, f->revision);
+
+                if (slot == SNIC_SLOT_NONE) {
+                    if (first) {
+                        n->c.misses++;
+                    }
+                    if (!resident(s, f->fd, bstart, blen)) {
+                        if (first) {
+                            n->c.fallbacks[FB_NOT_RESIDENT]++;
+                        }
+                    } else {
+                        int ev;
+
+                        slot = snic_dir_insert(n->dir, &id, f->revision, &ev);
+                        if (snic_device_insert(n->dev, slot, f->fd, bstart,
+                                               blen)
+                            != 0) {
+                            snic_dir_remove(n->dir, slot);
+                            slot = SNIC_SLOT_NONE;
+                            n->c.fallbacks[FB_DEVICE]++;
+                        } else {
+                            n->c.inserts++;
+                            n->c.insert_bytes += blen;
+                            bus_reserve(
+                                s, snic_bus_insert(s->bus, &n->c.bus, blen));
+                        }
+                    }
+                } else if (first) {
+                    n->c.hits++;
+                }
+                if (slot != SNIC_SLOT_NONE) {
+                    next.nic = 1;
+                    next.where =
+                        snic_device_offset(n->dev, slot) + (pos - bstart);
+                }
+            }
+            /* coalesce with the run being built */
+            if (run.len > 0 && run.nic == next.nic
+                && run.where + (off_t) run.len == next.where) {
+                run.len += next.len;
+                pos += (off_t) next.len;
+                continue;
+            }
+        }
+        if (run.len > 0) {
+            ssize_t k = send_run(n, c, req, &run);
+
+            if (k < 0) {
+                rc = errno == EAGAIN ? SNIC_AGAIN : SNIC_ERROR;
+                goto done;
+            }
+            body += (size_t) k;
+            if (run.nic) {
+                cached += (size_t) k;
+            } else {
+                mm += (size_t) k;
+            }
+            if ((size_t) k < run.len) {
+                rc = SNIC_AGAIN;
+                goto done;
+            }
+        }
+        run = next;
+        pos += (off_t) next.len;
+    }
+    if (body < req->len) {
+        rc = SNIC_AGAIN; /* max_chunk reached */
+    }
+
+done:
+    n->c.cached_bytes += cached;
+    n->c.mm_bytes += mm;
+    t = snic_bus_send(s->bus, &n->c.bus, s->mss, hdr, mm, cached, 0);
+    pthread_mutex_unlock(&n->lock);
+    wait = bus_reserve(s, t);
+    *sent = hdr + body;
+    if (rc == SNIC_AGAIN && wait > 0) {
+        c->wait_ns = wait; /* ran ahead of the bus: call again later */
+    }
+    return rc;
+}
+
+/* A snapshot of one NIC's counters (under its lock). */
+static void
+snapshot(nic_t *n, nic_counters_t *out, uint64_t *inval, uint64_t *evict,
+         uint32_t *used)
+{
+    const snic_dir_stats_t *ds;
+
+    pthread_mutex_lock(&n->lock);
+    *out = n->c;
+    ds = snic_dir_stats(n->dir);
+    *inval = ds->invalidations - n->c.inval_base;
+    *evict = ds->evictions - n->c.evict_base;
+    *used = snic_dir_used(n->dir);
+    pthread_mutex_unlock(&n->lock);
+}
+
+typedef struct {
+    char  *buf;
+    size_t len, need;
+} out_t;
+
+static void outf(out_t *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+outf(out_t *o, const char *fmt, ...)
+{
+    va_list ap;
+    int     k;
+
+    va_start(ap, fmt);
+    k = vsnprintf(o->need < o->len ? o->buf + o->need : NULL,
+                  o->need < o->len ? o->len - o->need : 0, fmt, ap);
+    va_end(ap);
+    if (k > 0) {
+        o->need += (size_t) k;
+    }
+}
+
+/* one NIC (id >= 0) or the total (id -1) */
+static void
+report_one(nic_state_t *s, out_t *o, int format, int id,
+           const nic_counters_t *c, uint64_t inval, uint64_t evict,
+           uint32_t used, double elapsed_s)
+{
+    char   lbl[32];
+    int    k;
+    double util = elapsed_s > 0 ? (double) c->bus.busy_ns / 1e9 / elapsed_s : 0;
+    uint64_t total = 0;
+
+    for (k = 0; k < SNIC_BUS_NCAT; k++) {
+        total += c->bus.bytes[k];
+    }
+    if (format == SNIC_REPORT_JSON) {
+        if (id >= 0) {
+            outf(o, "{\"nic\": %d, ", id);
+        } else {
+            outf(o, "\"total\": {");
+        }
+        outf(o,
+             "\"connections\": %llu, \"hits\": %llu, \"misses\": %llu, "
+             "\"inserts\": %llu, \"insert_bytes\": %llu, "
+             "\"invalidations\": %llu, \"evictions\": %llu, "
+             "\"blocks_used\": %u, \"cached_bytes\": %llu, "
+             "\"host_bytes\": %llu, \"header_bytes\": %llu, "
+             "\"fallbacks\": {",
+             (unsigned long long) c->conns, (unsigned long long) c->hits,
+             (unsigned long long) c->misses, (unsigned long long) c->inserts,
+             (unsigned long long) c->insert_bytes, (unsigned long long) inval,
+             (unsigned long long) evict, used,
+             (unsigned long long) c->cached_bytes,
+             (unsigned long long) c->mm_bytes,
+             (unsigned long long) c->header_bytes);
+        for (k = 0; k < FB_NREASONS; k++) {
+            outf(o, "%s\"%s\": %llu", k ? ", " : "", fb_names[k],
+                 (unsigned long long) c->fallbacks[k]);
+        }
+        outf(o, "}, \"bus_bytes\": {");
+        for (k = 0; k < SNIC_BUS_NCAT; k++) {
+            outf(o, "%s\"%s\": %llu", k ? ", " : "", snic_bus_category[k],
+                 (unsigned long long) c->bus.bytes[k]);
+        }
+        outf(o,
+             "}, \"bus_total_bytes\": %llu, \"packets\": %llu, "
+             "\"bus_busy_ns\": %llu, \"bus_utilisation\": %.6f}",
+             (unsigned long long) total, (unsigned long long) c->bus.packets,
+             (unsigned long long) c->bus.busy_ns, util);
+        return;
+    }
+    if (id >= 0) {
+        snprintf(lbl, sizeof(lbl), "nic=\"%d\"", id);
+    } else {
+        snprintf(lbl, sizeof(lbl), "nic=\"total\"");
+    }
+#define P(name, v)                                                             \
+    outf(o, "nicd_nic_" name "{%s} %llu\n", lbl, (unsigned long long) (v))
+    P("connections_total", c->conns);
+    P("hits_total", c->hits);
+    P("misses_total", c->misses);
+    P("inserts_total", c->inserts);
+    P("insert_bytes_total", c->insert_bytes);
+    P("invalidations_total", inval);
+    P("evictions_total", evict);
+    P("blocks_used", used);
+    P("cached_bytes_total", c->cached_bytes);
+    P("host_bytes_total", c->mm_bytes);
+    P("header_bytes_total", c->header_bytes);
+    P("packets_total", c->bus.packets);
+    P("bus_busy_ns_total", c->bus.busy_ns);
+#undef P
+    for (k = 0; k < FB_NREASONS; k++) {
+        outf(o, "nicd_nic_fallbacks_total{%s,reason=\"%s\"} %llu\n", lbl,
+             fb_names[k], (unsigned long long) c->fallbacks[k]);
+    }
+    for (k = 0; k < SNIC_BUS_NCAT; k++) {
+        outf(o, "nicd_nic_bus_bytes_total{%s,category=\"%s\"} %llu\n", lbl,
+             snic_bus_category[k], (unsigned long long) c->bus.bytes[k]);
+    }
+    outf(o, "nicd_nic_bus_utilisation{%s} %.6f\n", lbl, util);
+    (void) s;
+}
+
+static size_t
+nic_report(void *state, int format, char *buf, size_t len)
+{
+    nic_state_t   *s = state;
+    out_t          o = {buf, len, 0};
+    nic_counters_t c, sum;
+    uint64_t       inval, evict, tinval = 0, tevict = 0;
+    uint32_t       used, tused = 0;
+    double         el = (double) (now_ns() - s->since) / 1e9;
+    int            i, k;
+
+    memset(&sum, 0, sizeof(sum));
+    if (format == SNIC_REPORT_JSON) {
+        outf(&o,
+             "{\"backend\": \"nic\", \"nic_count\": %d, "
+             "\"cache_bytes\": %zu, \"block_bytes\": %zu, \"policy\": "
+             "\"%s\", \"bus\": \"%s\", \"bus_limit\": %s, \"mss\": %zu, "
+             "\"seconds\": %.3f, \"nics\": [",
+             s->count, s->cache_size, s->block, s->policy->name, s->bus->name,
+             s->bus_limit ? "true" : "false", s->mss, el);
+    } else {
+        outf(&o,
+             "# HELP nicd_nic_hits_total Blocks sent from NIC memory.\n"
+             "# TYPE nicd_nic_hits_total counter\n"
+             "# HELP nicd_nic_bus_bytes_total Modelled interconnect traffic "
+             "by category (overhead: bus time as bytes).\n"
+             "# TYPE nicd_nic_bus_bytes_total counter\n"
+             "# HELP nicd_nic_bus_utilisation Modelled bus busy time over "
+             "wall-clock time since the start or reset.\n"
+             "# TYPE nicd_nic_bus_utilisation gauge\n");
+    }
+    for (i = 0; i < s->count; i++) {
+        snapshot(&s->nics[i], &c, &inval, &evict, &used);
+        if (format == SNIC_REPORT_JSON && i > 0) {
+            outf(&o, ", ");
+        }
+        report_one(s, &o, format, i, &c, inval, evict, used, el);
+        sum.conns += c.conns;
+        sum.hits += c.hits;
+        sum.misses += c.misses;
+        sum.inserts += c.inserts;
+        sum.insert_bytes += c.insert_bytes;
+        sum.cached_bytes += c.cached_bytes;
+        sum.mm_bytes += c.mm_bytes;
+        sum.header_bytes += c.header_bytes;
+        for (k = 0; k < FB_NREASONS; k++) {
+            sum.fallbacks[k] += c.fallbacks[k];
+        }
+        snic_bus_acct_add(&sum.bus, &c.bus);
+        tinval += inval;
+        tevict += evict;
+        tused += used;
+    }
+    if (format == SNIC_REPORT_JSON) {
+        outf(&o, "], ");
+    }
+    report_one(s, &o, format, -1, &sum, tinval, tevict, tused, el);
+    if (format == SNIC_REPORT_JSON) {
+        outf(&o, "}\n");
+    }
+    return o.need;
+}
+
+static void
+nic_reset(void *state)
+{
+    nic_state_t *s = state;
+    int          i;
+
+    for (i = 0; i < s->count; i++) {
+        nic_t                  *n = &s->nics[i];
+        const snic_dir_stats_t *ds;
+
+        pthread_mutex_lock(&n->lock);
+        ds = snic_dir_stats(n->dir);
+        memset(&n->c, 0, sizeof(n->c));
+        n->c.inval_base = ds->invalidations;
+        n->c.evict_base = ds->evictions;
+        pthread_mutex_unlock(&n->lock);
+    }
+    pthread_mutex_lock(&s->bus_lock);
+    s->since = now_ns();
+    pthread_mutex_unlock(&s->bus_lock);
+}
+
+static const char *const nic_directives[] = {
+    "nic_cache_size", "nic_block_size", "nic_policy", "nic_count",
+    "nic_bus",        "nic_bus_limit",  "nic_mss",    NULL};
+
+const snic_backend_t snic_backend_nic = {
+    "nic",
+    "emulated network interface data cache (directory, LRU and other "
+    "policies, NIC memory in a memfd, interconnect model)",
+    nic_directives,
+    nic_init,
+    nic_fini,
+    nic_conn_open,
+    nic_conn_close,
+    nic_send,
+    nic_report,
+    nic_reset,
+};

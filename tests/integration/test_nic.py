@@ -1,0 +1,209 @@
+"""The nic send backend: real bytes from emulated NIC memory, byte-exact
+under ranges, rewrites, renames and eviction churn; fallbacks counted;
+counters consistent across threads and NICs, exported as JSON and
+Prometheus text, and reset on request."""
+
+import json
+import os
+import random
+import socket
+import threading
+
+from nicd import Server, check, get, pattern, sha256, Conn, build
+
+REPORTS = ("location = /nic-status { nic_status; }\n"
+           "location = /metrics { nic_metrics; }\n")
+
+
+def status(s, reset=False):
+    r = get(s.port, "/nic-status" + ("?reset" if reset else ""))
+    check(r.status == 200, "status: %d" % r.status)
+    return json.loads(r.body)
+
+
+def nic_server(conf="", threads=2, **kw):
+    return Server(backend="nic", threads=threads, conf=REPORTS + conf, **kw)
+
+
+def test_bytes_exact_and_served_from_the_cache():
+    sizes = [0, 1, 4095, 4096, 4097, 10000, 65536, 65537, 300000]
+    with nic_server("nic_cache_size 4m;") as s:
+        files = {}
+        for i, n in enumerate(sizes):
+            data = pattern(n, seed=i)
+            s.put("f%d" % i, data)
+            files["/f%d" % i] = data
+        for rnd in range(3):
+            for path, data in files.items():
+                r = get(s.port, path)
+                check(r.status == 200 and sha256(r.body) == sha256(data),
+                      "%s round %d: wrong bytes" % (path, rnd))
+        # ranges: inside a block, across blocks, the partial last block,
+        # suffix, and several at once
+        data = files["/f8"]
+        for rng, want in (("bytes=5-10", data[5:11]),
+                          ("bytes=4000-9000", data[4000:9001]),
+                          ("bytes=299990-", data[299990:]),
+                          ("bytes=-5000", data[-5000:])):
+            r = get(s.port, "/f8", headers={"Range": rng})
+            check(r.status == 206 and r.body == want, "range %s" % rng)
+        r = get(s.port, "/f8", headers={"Range": "bytes=0-1,8190-8200"})
+        check(r.status == 206 and data[8190:8201] in r.body
+              and data[0:2] in r.body, "multipart")
+        st = status(s)["total"]
+        check(st["hits"] > 0 and st["cached_bytes"] > 0 and st["inserts"] > 0,
+              repr(st))
+        body_total = 3 * sum(sizes) + 6 + 5001 + 10 + 5000 + 2 + 11
+        check(st["cached_bytes"] + st["host_bytes"] == body_total,
+              "%d + %d != %d" % (st["cached_bytes"], st["host_bytes"],
+                                 body_total))
+
+
+def test_rewrite_and_rename_invalidate():
+    with nic_server("open_file_cache_valid 0;", threads=1) as s:
+        old = pattern(20000, seed=1)
+        s.put("a", old)
+        for _ in range(2):
+            check(get(s.port, "/a").body == old, "old content")
+        before = status(s)["total"]["invalidations"]
+        new = pattern(20000, seed=2)  # same size, rewritten in place
+        with open(os.path.join(s.root, "a"), "r+b") as f:
+            f.write(new)
+        os.utime(os.path.join(s.root, "a"),
+                 ns=(1, os.stat(os.path.join(s.root, "a")).st_mtime_ns + 1))
+        check(get(s.port, "/a").body == new, "rewritten in place")
+        mid = status(s)["total"]["invalidations"]
+        check(mid > before, "no invalidation after a rewrite: %d" % mid)
+        third = pattern(20000, seed=3)
+        tmp = os.path.join(s.root, ".tmp")
+        with open(tmp, "wb") as f:
+            f.write(third)
+        os.rename(tmp, os.path.join(s.root, "a"))
+        check(get(s.port, "/a").body == third, "replaced by rename")
+        check(get(s.port, "/a").body == third, "replaced by rename, again")
+
+
+def slow_get(port, path, out, i):
+    """A client that reads its response 1 KiB at a time."""
+    c = socket.create_connection(("127.0.0.1", port), timeout=20)
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    c.sendall(build(path))
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        buf += c.recv(1024)
+    head, body = buf.split(b"\r\n\r\n", 1)
+    n = int([h.split(b":")[1] for h in head.split(b"\r\n")
+             if h.lower().startswith(b"content-length:")][0])
+    while len(body) < n:
+        d = c.recv(1024)
+        if not d:
+            break
+        body += d
+    c.close()
+    out[i] = body
+
+
+def test_eviction_churn_under_slow_clients():
+    """A 64 KiB cache, 200 files of mixed sizes, 64 slow clients at once:
+    blocks are evicted and reused while sends from them are still queued;
+    every body is checked."""
+    rng = random.Random(7)
+    with nic_server("nic_cache_size 64k;", threads=2) as s:
+        files = {}
+        for i in range(200):
+            n = rng.choice([100, 3000, 4096, 9000, 20000, 50000])
+            data = pattern(n, seed=100 + i)
+            s.put("c%d" % i, data)
+            files["/c%d" % i] = data
+        paths = list(files)
+        for rnd in range(3):
+            pick = [rng.choice(paths) for _ in range(64)]
+            out = [None] * 64
+            ts = [threading.Thread(target=slow_get, args=(s.port, p, out, i))
+                  for i, p in enumerate(pick)]
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join(30)
+            for p, body in zip(pick, out):
+                check(body is not None and sha256(body) == sha256(files[p]),
+                      "%s: wrong bytes under churn" % p)
+        st = status(s)["total"]
+        check(st["evictions"] > 0 and st["hits"] > 0, repr(st))
+
+
+def test_file_larger_than_the_cache():
+    with nic_server("nic_cache_size 64k;", threads=1) as s:
+        data = pattern(1 << 20, seed=9)
+        s.put("big", data)
+        for _ in range(2):
+            r = get(s.port, "/big")
+            check(r.status == 200 and sha256(r.body) == sha256(data), "big")
+        st = status(s)["total"]
+        check(st["fallbacks"]["file_too_large"] == 2 * 256
+              and st["cached_bytes"] == 0 and st["inserts"] == 0, repr(st))
+
+
+def test_threads_and_two_nics_consistent():
+    """Two worker threads, two NICs: each NIC gets connections; the total
+    is the sum of the NICs; the bytes add up to what clients received;
+    the Prometheus text says the same as the JSON; ?reset zeroes."""
+    with nic_server("nic_count 2; nic_cache_size 1m;", threads=2) as s:
+        files = {"/x%d" % i: pattern(30000 + i * 1000, seed=i)
+                 for i in range(20)}
+        for p, d in files.items():
+            s.put(p[1:], d)
+        got = 0
+        lock = threading.Lock()
+
+        def client(k):
+            nonlocal got
+            c = Conn(s.port)
+            n = 0
+            for p in sorted(files)[k % 5::2]:
+                c.send(build(p))
+                r = c.read_response()
+                check(r.body == files[p], "%s: wrong bytes" % p)
+                n += len(r.body)
+            c.close()
+            with lock:
+                got += n
+        ts = [threading.Thread(target=client, args=(k,)) for k in range(16)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join(30)
+        st = status(s)
+        check(len(st["nics"]) == 2 and all(n["connections"] > 0
+                                           for n in st["nics"]), repr(st))
+        for key in ("hits", "misses", "inserts", "cached_bytes",
+                    "host_bytes", "connections"):
+            check(st["total"][key] == sum(n[key] for n in st["nics"]),
+                  "%s: total %d" % (key, st["total"][key]))
+        for cat, v in st["total"]["bus_bytes"].items():
+            check(v == sum(n["bus_bytes"][cat] for n in st["nics"]), cat)
+        check(st["total"]["cached_bytes"] + st["total"]["host_bytes"] == got,
+              "%d bytes sent, %d received" % (
+                  st["total"]["cached_bytes"] + st["total"]["host_bytes"],
+                  got))
+        r = get(s.port, "/metrics")
+        check(r.status == 200 and r.header("Content-Type").startswith(
+            "text/plain"), repr(r))
+        prom = {}
+        for line in r.body.decode().splitlines():
+            if line and not line.startswith("#"):
+                k, v = line.rsplit(" ", 1)
+                prom[k] = float(v)
+        st = status(s, reset=True)  # read, then zero
+        check(prom['nicd_nic_hits_total{nic="total"}'] == st["total"]["hits"],
+              "prometheus and json disagree")
+        after = status(s)["total"]
+        check(after["hits"] == 0 and after["cached_bytes"] == 0
+              and after["inserts"] == 0, repr(after))
+
+
+def test_report_needs_the_backend():
+    """A report location under another backend: 404 and a log line."""
+    with Server(backend="sendfile", conf=REPORTS) as s:
+        check(get(s.port, "/nic-status").status == 404, "status")
+        s.wait_log(r'"nic_status" needs "send_backend nic"')
