@@ -393,13 +393,16 @@ bus_reserve(nic_state_t *s, uint64_t t)
 {
     uint64_t now, wait = 0;
 
+    if (!s->bus_limit) {
+        return 0; /* the clock only paces; utilisation is per NIC */
+    }
     pthread_mutex_lock(&s->bus_lock);
     now = now_ns();
     if (s->bus_clock < now) {
         s->bus_clock = now;
     }
     s->bus_clock += t;
-    if (s->bus_limit && s->bus_clock > now + 1000000) {
+    if (s->bus_clock > now + 1000000) {
         wait = s->bus_clock - now - 1000000; /* allow 1 ms of queue */
     }
     pthread_mutex_unlock(&s->bus_lock);
@@ -462,7 +465,6 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
 
     big = !f->cacheable || (uint64_t) f->size > s->cache_size;
     pos = req->offset;
-    end = req->offset + (off_t) req->len;
     limit =
         s->max_chunk != 0 && s->max_chunk < req->len ? s->max_chunk : req->len;
     end = req->offset + (off_t) limit;
