@@ -22,16 +22,25 @@
  * failed to load the block.  A failure of the emulation never fails a
  * request: it falls back.
  *
- * Every transfer is accounted by the interconnect model (nic/bus.c); with
- * nic_bus_limit on, sends are paced so the modelled bus is never busier
- * than wall-clock time allows: a send that would run ahead returns
- * SNIC_AGAIN with snic_conn_t.wait_ns set, and the server calls again
- * after that long (a timer, never a busy wait).
+ * Every transfer is accounted by the interconnect model (nic/bus.c) and,
+ * with a testbed (nic_testbed), by the host model (nic/host.c); with
+ * nic_bus_limit on, sends are paced so neither the modelled bus nor the
+ * modelled host is busier than wall-clock time allows: a send that would
+ * run ahead returns SNIC_AGAIN with snic_conn_t.wait_ns set, and the
+ * server calls again after that long (a timer, never a busy wait).  Each
+ * clock may lag the wall clock by a little (PACE_SLACK_NS), so the time a
+ * timer wakes late is made up rather than lost, and may run ahead by a
+ * little (PACE_QUEUE_NS), the work queued in the NIC.
+ *
+ * Content is counted by where it came from: "saved" bytes are sent from
+ * blocks that were already cached (they did not cross the interconnect,
+ * the paper's measure); bytes of blocks inserted for this response were
+ * sent from NIC memory too, but crossed it once, as an insert.
  *
  * Threads: one lock per NIC guards its directory, device and counters
  * for the whole of a send call (lookups, inserts and the sends from NIC
  * memory, so a block cannot be replaced between its lookup and its
- * transmission); one lock guards the shared bus clock.
+ * transmission); one lock guards the shared bus and host clocks.
  */
 
 #include <errno.h>
@@ -51,6 +60,7 @@
 #include "nic/bus.h"
 #include "nic/device.h"
 #include "nic/directory.h"
+#include "nic/host.h"
 #include "policy/policy.h"
 #include "snic.h"
 
@@ -63,11 +73,13 @@ typedef struct {
     uint64_t hits, misses, inserts, insert_bytes;
     uint64_t fallbacks[FB_NREASONS];
     uint64_t cached_bytes; /* content sent from NIC memory */
+    uint64_t saved_bytes;  /* of which from blocks already cached */
     uint64_t mm_bytes;     /* content sent from host memory */
     uint64_t header_bytes;
     uint64_t conns;
     uint64_t inval_base, evict_base; /* directory counts at the last reset */
-    snic_bus_acct_t bus;
+    snic_bus_acct_t  bus;
+    snic_host_acct_t host;
 } nic_counters_t;
 
 typedef struct {
@@ -77,27 +89,39 @@ typedef struct {
     nic_counters_t  c;
 } nic_t;
 
+/* a modelled resource's clock: ns (CLOCK_MONOTONIC) it is busy until */
+enum { PACE_BUS = 0, PACE_HOST, PACE_N };
+
+static const char *const pace_names[PACE_N] = {"bus", "host"};
+
+#define PACE_QUEUE_NS 250000  /* how far a clock may run ahead */
+#define PACE_SLACK_NS 1000000 /* how far it may lag (late timers) */
+
 typedef struct {
-    int                  count;
-    nic_t               *nics;
-    size_t               cache_size, block, mss, max_chunk;
-    const snic_policy_t *policy;
-    const snic_bus_t    *bus;
-    int                  bus_limit;
-    pthread_mutex_t      bus_lock;
-    uint64_t             bus_clock; /* ns (CLOCK_MONOTONIC) the bus is
-                                         modelled busy until */
-    uint64_t             since;     /* start or last reset */
-    unsigned             next;      /* round-robin */
-    int                  no_cachestat;
+    int                   count;
+    nic_t                *nics;
+    size_t                cache_size, block, mss, max_chunk;
+    const snic_policy_t  *policy;
+    const snic_bus_t     *bus;
+    const snic_testbed_t *testbed; /* NULL: none named */
+    snic_host_t           host;    /* all zero: not modelled */
+    int                   bus_limit;
+    pthread_mutex_t       pace_lock;
+    uint64_t              clock[PACE_N];
+    uint64_t              paced_ns[PACE_N]; /* waits each one imposed */
+    uint64_t              since;            /* start or last reset */
+    unsigned              next;             /* round-robin */
+    int                   no_cachestat;
 } nic_state_t;
 
-/* per connection: which NIC, and the last block counted (so a block
- * resumed after a full socket is not counted twice) */
+/* per connection: which NIC, the last block counted (so a block resumed
+ * after a full socket is not counted twice) and whether it was a hit,
+ * and the responses already charged to the host */
 typedef struct {
     int      nic;
     uint64_t dev, ino, rev, block;
-    int      counted;
+    int      counted, hit;
+    uint64_t responses;
 } nic_conn_t;
 
 static uint64_t
@@ -158,7 +182,7 @@ nic_fini(void *state)
         snic_device_destroy(s->nics[i].dev);
         pthread_mutex_destroy(&s->nics[i].lock);
     }
-    pthread_mutex_destroy(&s->bus_lock);
+    pthread_mutex_destroy(&s->pace_lock);
     free(s->nics);
     free(s);
 }
@@ -174,7 +198,7 @@ nic_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    pthread_mutex_init(&s->bus_lock, NULL);
+    pthread_mutex_init(&s->pace_lock, NULL);
     s->cache_size = 16 * 1024 * 1024;
     s->block = 4096;
     s->mss = 1448;
@@ -200,6 +224,13 @@ nic_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
         } else if (strcmp(n, "nic_bus") == 0) {
             s->bus = snic_bus_find(v);
             bad = s->bus == NULL;
+        } else if (strcmp(n, "nic_testbed") == 0) {
+            s->testbed = snic_testbed_find(v);
+            bad = s->testbed == NULL;
+            if (!bad) {
+                s->bus = snic_bus_find(s->testbed->bus);
+                s->host = s->testbed->host;
+            }
         } else if (strcmp(n, "nic_bus_limit") == 0) {
             s->bus_limit = strcmp(v, "on") == 0;
             bad = !s->bus_limit && strcmp(v, "off") != 0;
@@ -214,6 +245,9 @@ nic_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
                          ? " (lru, fifo, clock, sieve, s3fifo, arc, lfu)"
                      : strcmp(n, "nic_bus") == 0
                          ? " (pci64-33, pci64-66, pcie3-x8, pcie4-x16)"
+                     : strcmp(n, "nic_testbed") == 0
+                         ? " (amd33, amd66, intel33, intel66, pcie3-server, "
+                           "pcie4-server)"
                      : strcmp(n, "nic_block_size") == 0
                          ? " (a power of two, at least 512)"
                          : "");
@@ -257,6 +291,21 @@ nic_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
     return 0;
 }
 
+/*
+ * Charge the host for what n sent (under n's lock): the responses c
+ * completed since the last charge, packets and bytes DMAed from main
+ * memory.  Returns the host time.
+ */
+static uint64_t
+host_charge(nic_state_t *s, nic_t *n, snic_conn_t *c, nic_conn_t *nc,
+            uint64_t packets, uint64_t dma)
+{
+    uint64_t done = c->responses - nc->responses;
+
+    nc->responses = c->responses;
+    return snic_host_charge(&s->host, &n->c.host, done, packets, dma);
+}
+
 static void
 nic_conn_open(void *state, snic_conn_t *c)
 {
@@ -280,8 +329,16 @@ nic_conn_open(void *state, snic_conn_t *c)
 static void
 nic_conn_close(void *state, snic_conn_t *c)
 {
-    (void) state;
-    free(c->backend_data);
+    nic_state_t *s = state;
+    nic_conn_t  *nc = c->backend_data;
+
+    if (nc != NULL) {
+        /* the responses finished after the last send */
+        pthread_mutex_lock(&s->nics[nc->nic].lock);
+        host_charge(s, &s->nics[nc->nic], c, nc, 0, 0);
+        pthread_mutex_unlock(&s->nics[nc->nic].lock);
+    }
+    free(nc);
     c->backend_data = NULL;
 }
 
@@ -343,6 +400,7 @@ resident(nic_state_t *s, int fd, off_t off, size_t len)
 /* A run of body bytes from one source, being built. */
 typedef struct {
     int    nic;   /* from NIC memory (1) or host memory (0) */
+    int    hit;   /* from blocks cached before this send (nic only) */
     off_t  where; /* NIC memory offset, or file offset */
     size_t len;
 } run_t;
@@ -384,46 +442,65 @@ send_run(nic_t *n, snic_conn_t *c, const snic_send_t *req, const run_t *r)
 }
 
 /*
- * Reserve t ns of modelled bus time.  With the limit on, the bus clock
- * cannot run more than a little ahead of the wall clock: returns how long
- * the caller must wait before sending more (0: go on).
+ * Reserve t[r] ns of each modelled resource (the bus time already scaled
+ * by the bus's max_util).  With the limit on, no clock may run more than
+ * PACE_QUEUE_NS ahead of the wall clock: returns how long the caller must
+ * wait before sending more (0: go on) and, in *by, the resource furthest
+ * ahead.  With t NULL, only asks.  pace_at() is the arithmetic at a given
+ * time, under pace_lock.
  */
 static uint64_t
-bus_reserve(nic_state_t *s, uint64_t t)
+pace_at(nic_state_t *s, const uint64_t *t, uint64_t now, int *by)
 {
-    uint64_t now, wait = 0;
+    uint64_t wait = 0, w;
+    int      r;
 
-    if (!s->bus_limit) {
-        return 0; /* the clock only paces; utilisation is per NIC */
+    for (r = 0; r < PACE_N; r++) {
+        if (t != NULL) {
+            /* time lost to a late wake-up is made up, up to the slack */
+            if (s->clock[r] + PACE_SLACK_NS < now) {
+                s->clock[r] = now - PACE_SLACK_NS;
+            }
+            s->clock[r] += t[r];
+        }
+        w = s->clock[r] > now + PACE_QUEUE_NS
+                ? s->clock[r] - now - PACE_QUEUE_NS
+                : 0;
+        if (w > wait) {
+            wait = w;
+            *by = r;
+        }
     }
-    pthread_mutex_lock(&s->bus_lock);
-    now = now_ns();
-    if (s->bus_clock < now) {
-        s->bus_clock = now;
-    }
-    s->bus_clock += t;
-    if (s->bus_clock > now + 1000000) {
-        wait = s->bus_clock - now - 1000000; /* allow 1 ms of queue */
-    }
-    pthread_mutex_unlock(&s->bus_lock);
     return wait;
 }
 
 static uint64_t
-bus_ahead(nic_state_t *s)
+pace(nic_state_t *s, const uint64_t *t, int *by)
 {
-    uint64_t now, ahead = 0;
+    uint64_t wait;
 
     if (!s->bus_limit) {
         return 0;
     }
-    pthread_mutex_lock(&s->bus_lock);
-    now = now_ns();
-    if (s->bus_clock > now + 1000000) {
-        ahead = s->bus_clock - now - 1000000;
-    }
-    pthread_mutex_unlock(&s->bus_lock);
-    return ahead;
+    pthread_mutex_lock(&s->pace_lock);
+    wait = pace_at(s, t, now_ns(), by);
+    pthread_mutex_unlock(&s->pace_lock);
+    return wait;
+}
+
+/* c waits for the resource by: say so, and count it */
+static void
+pace_wait(nic_state_t *s, snic_conn_t *c, uint64_t wait, int by)
+{
+    c->wait_ns = wait;
+    __atomic_fetch_add(&s->paced_ns[by], wait, __ATOMIC_RELAXED);
+}
+
+/* bus time as pacing counts it: no more than max_util of the wall clock */
+static uint64_t
+bus_pace_ns(const nic_state_t *s, uint64_t t)
+{
+    return (uint64_t) ((double) t / s->bus->max_util + 0.5);
 }
 
 static int
@@ -433,12 +510,12 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
     nic_conn_t  *nc = c->backend_data;
     nic_t       *n;
     snic_file_t *f = req->file;
-    size_t       hdr = 0, body = 0, limit, mm = 0, cached = 0;
+    size_t       hdr = 0, body = 0, limit, mm = 0, cached = 0, saved = 0;
     off_t        pos, end;
-    run_t        run = {0, 0, 0};
+    run_t        run = {0, 0, 0, 0};
     int          has_body = f != NULL && req->len > 0, rc = SNIC_OK;
-    int          big;
-    uint64_t     t, wait;
+    int          big, by = 0;
+    uint64_t     t[PACE_N] = {0, 0}, wait, packets, inserted = 0;
 
     *sent = 0;
     c->wait_ns = 0;
@@ -446,9 +523,9 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
         errno = ENOMEM;
         return SNIC_ERROR;
     }
-    wait = bus_ahead(s);
+    wait = pace(s, NULL, &by);
     if (wait > 0) {
-        c->wait_ns = wait;
+        pace_wait(s, c, wait, by);
         return SNIC_AGAIN;
     }
     n = &s->nics[nc->nic];
@@ -470,7 +547,7 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
     end = req->offset + (off_t) limit;
 
     while (pos < end || run.len > 0) {
-        run_t    next = {0, 0, 0};
+        run_t    next = {0, 0, 0, 0};
         uint64_t b = (uint64_t) pos / s->block;
         off_t    bstart = (off_t) (b * s->block);
         off_t    bend = bstart + (off_t) s->block;
@@ -491,6 +568,7 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
                          && nc->rev == f->revision && nc->block == b);
             if (first) {
                 nc->counted = 1;
+                nc->hit = 0;
                 nc->dev = (uint64_t) f->id_dev;
                 nc->ino = (uint64_t) f->id_ino;
                 nc->rev = f->revision;
@@ -528,21 +606,24 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
                         } else {
                             n->c.inserts++;
                             n->c.insert_bytes += blen;
-                            bus_reserve(
-                                s, snic_bus_insert(s->bus, &n->c.bus, blen));
+                            inserted += blen;
+                            t[PACE_BUS] +=
+                                snic_bus_insert(s->bus, &n->c.bus, blen);
                         }
                     }
                 } else if (first) {
                     n->c.hits++;
+                    nc->hit = 1;
                 }
                 if (slot != SNIC_SLOT_NONE) {
                     next.nic = 1;
+                    next.hit = nc->hit;
                     next.where =
                         snic_device_offset(n->dev, slot) + (pos - bstart);
                 }
             }
             /* coalesce with the run being built */
-            if (run.len > 0 && run.nic == next.nic
+            if (run.len > 0 && run.nic == next.nic && run.hit == next.hit
                 && run.where + (off_t) run.len == next.where) {
                 run.len += next.len;
                 pos += (off_t) next.len;
@@ -559,6 +640,7 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
             body += (size_t) k;
             if (run.nic) {
                 cached += (size_t) k;
+                saved += run.hit ? (size_t) k : 0;
             } else {
                 mm += (size_t) k;
             }
@@ -576,13 +658,18 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
 
 done:
     n->c.cached_bytes += cached;
+    n->c.saved_bytes += saved;
     n->c.mm_bytes += mm;
-    t = snic_bus_send(s->bus, &n->c.bus, s->mss, hdr, mm, cached, 0);
+    packets = n->c.bus.packets;
+    t[PACE_BUS] += snic_bus_send(s->bus, &n->c.bus, s->mss, hdr, mm, cached, 0);
+    packets = n->c.bus.packets - packets;
+    t[PACE_HOST] = host_charge(s, n, c, nc, packets, hdr + mm + inserted);
     pthread_mutex_unlock(&n->lock);
-    wait = bus_reserve(s, t);
+    t[PACE_BUS] = bus_pace_ns(s, t[PACE_BUS]);
+    wait = pace(s, t, &by);
     *sent = hdr + body;
     if (rc == SNIC_AGAIN && wait > 0) {
-        c->wait_ns = wait; /* ran ahead of the bus: call again later */
+        pace_wait(s, c, wait, by); /* ran ahead: call again later */
     }
     return rc;
 }
@@ -628,15 +715,22 @@ outf(out_t *o, const char *fmt, ...)
 
 /* one NIC (id >= 0) or the total (id -1) */
 static void
-report_one(nic_state_t *s, out_t *o, int format, int id,
-           const nic_counters_t *c, uint64_t inval, uint64_t evict,
-           uint32_t used, double elapsed_s)
+report_one(out_t *o, int format, int id, const nic_counters_t *c,
+           uint64_t inval, uint64_t evict, uint32_t used, double elapsed_s)
 {
-    char   lbl[32];
-    int    k;
-    double util = elapsed_s > 0 ? (double) c->bus.busy_ns / 1e9 / elapsed_s : 0;
-    uint64_t total = 0;
+    char     lbl[32];
+    int      k;
+    double   util = 0, hutil = 0, share = 0;
+    uint64_t total = 0, content = c->cached_bytes + c->mm_bytes;
+    uint64_t crossed = c->insert_bytes + c->mm_bytes;
 
+    if (elapsed_s > 0) {
+        util = (double) c->bus.busy_ns / 1e9 / elapsed_s;
+        hutil = (double) c->host.busy_ns / 1e9 / elapsed_s;
+    }
+    if (content > 0) {
+        share = (double) c->saved_bytes / (double) content;
+    }
     for (k = 0; k < SNIC_BUS_NCAT; k++) {
         total += c->bus.bytes[k];
     }
@@ -647,16 +741,22 @@ report_one(nic_state_t *s, out_t *o, int format, int id,
             outf(o, "\"total\": {");
         }
         outf(o,
-             "\"connections\": %llu, \"hits\": %llu, \"misses\": %llu, "
-             "\"inserts\": %llu, \"insert_bytes\": %llu, "
+             "\"connections\": %llu, \"responses\": %llu, \"hits\": %llu, "
+             "\"misses\": %llu, \"inserts\": %llu, \"insert_bytes\": %llu, "
              "\"invalidations\": %llu, \"evictions\": %llu, "
-             "\"blocks_used\": %u, \"cached_bytes\": %llu, "
+             "\"blocks_used\": %u, \"content_bytes\": %llu, "
+             "\"saved_bytes\": %llu, \"crossed_bytes\": %llu, "
+             "\"saved_share\": %.6f, \"cached_bytes\": %llu, "
              "\"host_bytes\": %llu, \"header_bytes\": %llu, "
              "\"fallbacks\": {",
-             (unsigned long long) c->conns, (unsigned long long) c->hits,
-             (unsigned long long) c->misses, (unsigned long long) c->inserts,
+             (unsigned long long) c->conns,
+             (unsigned long long) c->host.responses,
+             (unsigned long long) c->hits, (unsigned long long) c->misses,
+             (unsigned long long) c->inserts,
              (unsigned long long) c->insert_bytes, (unsigned long long) inval,
-             (unsigned long long) evict, used,
+             (unsigned long long) evict, used, (unsigned long long) content,
+             (unsigned long long) c->saved_bytes,
+             (unsigned long long) crossed, share,
              (unsigned long long) c->cached_bytes,
              (unsigned long long) c->mm_bytes,
              (unsigned long long) c->header_bytes);
@@ -671,9 +771,11 @@ report_one(nic_state_t *s, out_t *o, int format, int id,
         }
         outf(o,
              "}, \"bus_total_bytes\": %llu, \"packets\": %llu, "
-             "\"bus_busy_ns\": %llu, \"bus_utilisation\": %.6f}",
+             "\"bus_busy_ns\": %llu, \"bus_utilisation\": %.6f, "
+             "\"host_busy_ns\": %llu, \"host_utilisation\": %.6f}",
              (unsigned long long) total, (unsigned long long) c->bus.packets,
-             (unsigned long long) c->bus.busy_ns, util);
+             (unsigned long long) c->bus.busy_ns, util,
+             (unsigned long long) c->host.busy_ns, hutil);
         return;
     }
     if (id >= 0) {
@@ -684,6 +786,7 @@ report_one(nic_state_t *s, out_t *o, int format, int id,
 #define P(name, v)                                                             \
     outf(o, "nicd_nic_" name "{%s} %llu\n", lbl, (unsigned long long) (v))
     P("connections_total", c->conns);
+    P("responses_total", c->host.responses);
     P("hits_total", c->hits);
     P("misses_total", c->misses);
     P("inserts_total", c->inserts);
@@ -691,11 +794,15 @@ report_one(nic_state_t *s, out_t *o, int format, int id,
     P("invalidations_total", inval);
     P("evictions_total", evict);
     P("blocks_used", used);
+    P("content_bytes_total", content);
+    P("saved_bytes_total", c->saved_bytes);
+    P("crossed_bytes_total", crossed);
     P("cached_bytes_total", c->cached_bytes);
     P("host_bytes_total", c->mm_bytes);
     P("header_bytes_total", c->header_bytes);
     P("packets_total", c->bus.packets);
     P("bus_busy_ns_total", c->bus.busy_ns);
+    P("host_busy_ns_total", c->host.busy_ns);
 #undef P
     for (k = 0; k < FB_NREASONS; k++) {
         outf(o, "nicd_nic_fallbacks_total{%s,reason=\"%s\"} %llu\n", lbl,
@@ -705,8 +812,23 @@ report_one(nic_state_t *s, out_t *o, int format, int id,
         outf(o, "nicd_nic_bus_bytes_total{%s,category=\"%s\"} %llu\n", lbl,
              snic_bus_category[k], (unsigned long long) c->bus.bytes[k]);
     }
+    outf(o, "nicd_nic_saved_share{%s} %.6f\n", lbl, share);
     outf(o, "nicd_nic_bus_utilisation{%s} %.6f\n", lbl, util);
-    (void) s;
+    outf(o, "nicd_nic_host_utilisation{%s} %.6f\n", lbl, hutil);
+}
+
+/*
+ * What limited a paced run: the modelled resource whose clock made sends
+ * wait longest, or "none" (the machine, or the load, set the pace).
+ */
+static const char *
+limited_by(const uint64_t *paced)
+{
+    if (paced[PACE_BUS] == 0 && paced[PACE_HOST] == 0) {
+        return "none";
+    }
+    return pace_names[paced[PACE_HOST] > paced[PACE_BUS] ? PACE_HOST
+                                                         : PACE_BUS];
 }
 
 static size_t
@@ -715,49 +837,71 @@ nic_report(void *state, int format, char *buf, size_t len)
     nic_state_t   *s = state;
     out_t          o = {buf, len, 0};
     nic_counters_t c, sum;
-    uint64_t       inval, evict, tinval = 0, tevict = 0;
+    uint64_t       inval, evict, tinval = 0, tevict = 0, paced[PACE_N];
     uint32_t       used, tused = 0;
-    double         el = (double) (now_ns() - s->since) / 1e9;
+    double         el, bus_util, host_util;
     int            i, k;
 
+    pthread_mutex_lock(&s->pace_lock);
+    el = (double) (now_ns() - s->since) / 1e9;
+    pthread_mutex_unlock(&s->pace_lock);
+    for (k = 0; k < PACE_N; k++) {
+        paced[k] = __atomic_load_n(&s->paced_ns[k], __ATOMIC_RELAXED);
+    }
     memset(&sum, 0, sizeof(sum));
     if (format == SNIC_REPORT_JSON) {
         outf(&o,
              "{\"backend\": \"nic\", \"nic_count\": %d, "
              "\"cache_bytes\": %zu, \"block_bytes\": %zu, \"policy\": "
-             "\"%s\", \"bus\": \"%s\", \"bus_limit\": %s, \"mss\": %zu, "
-             "\"seconds\": %.3f, \"nics\": [",
-             s->count, s->cache_size, s->block, s->policy->name, s->bus->name,
-             s->bus_limit ? "true" : "false", s->mss, el);
+             "\"%s\", \"testbed\": \"%s\", \"bus\": \"%s\", "
+             "\"bus_max_utilisation\": %.3f, \"host\": {\"req_ns\": %.1f, "
+             "\"pkt_ns\": %.1f, \"mem_ns\": %.4f}, \"bus_limit\": %s, "
+             "\"mss\": %zu, \"seconds\": %.3f, \"paced_ns\": {\"bus\": %llu, "
+             "\"host\": %llu}, \"limited_by\": \"%s\", \"nics\": [",
+             s->count, s->cache_size, s->block, s->policy->name,
+             s->testbed != NULL ? s->testbed->name : "", s->bus->name,
+             s->bus->max_util, s->host.req_ns, s->host.pkt_ns, s->host.mem_ns,
+             s->bus_limit ? "true" : "false", s->mss, el,
+             (unsigned long long) paced[PACE_BUS],
+             (unsigned long long) paced[PACE_HOST], limited_by(paced));
     } else {
         outf(&o,
              "# HELP nicd_nic_hits_total Blocks sent from NIC memory.\n"
              "# TYPE nicd_nic_hits_total counter\n"
+             "# HELP nicd_nic_saved_bytes_total Content sent from blocks "
+             "already cached: it did not cross the interconnect.\n"
+             "# TYPE nicd_nic_saved_bytes_total counter\n"
              "# HELP nicd_nic_bus_bytes_total Modelled interconnect traffic "
              "by category (overhead: bus time as bytes).\n"
              "# TYPE nicd_nic_bus_bytes_total counter\n"
              "# HELP nicd_nic_bus_utilisation Modelled bus busy time over "
              "wall-clock time since the start or reset.\n"
-             "# TYPE nicd_nic_bus_utilisation gauge\n");
+             "# TYPE nicd_nic_bus_utilisation gauge\n"
+             "# HELP nicd_nic_host_utilisation Modelled host busy time over "
+             "wall-clock time since the start or reset.\n"
+             "# TYPE nicd_nic_host_utilisation gauge\n");
     }
     for (i = 0; i < s->count; i++) {
         snapshot(&s->nics[i], &c, &inval, &evict, &used);
         if (format == SNIC_REPORT_JSON && i > 0) {
             outf(&o, ", ");
         }
-        report_one(s, &o, format, i, &c, inval, evict, used, el);
+        report_one(&o, format, i, &c, inval, evict, used, el);
         sum.conns += c.conns;
         sum.hits += c.hits;
         sum.misses += c.misses;
         sum.inserts += c.inserts;
         sum.insert_bytes += c.insert_bytes;
         sum.cached_bytes += c.cached_bytes;
+        sum.saved_bytes += c.saved_bytes;
         sum.mm_bytes += c.mm_bytes;
         sum.header_bytes += c.header_bytes;
         for (k = 0; k < FB_NREASONS; k++) {
             sum.fallbacks[k] += c.fallbacks[k];
         }
         snic_bus_acct_add(&sum.bus, &c.bus);
+        sum.host.responses += c.host.responses;
+        sum.host.busy_ns += c.host.busy_ns;
         tinval += inval;
         tevict += evict;
         tused += used;
@@ -765,9 +909,25 @@ nic_report(void *state, int format, char *buf, size_t len)
     if (format == SNIC_REPORT_JSON) {
         outf(&o, "], ");
     }
-    report_one(s, &o, format, -1, &sum, tinval, tevict, tused, el);
+    report_one(&o, format, -1, &sum, tinval, tevict, tused, el);
+    bus_util = el > 0 ? (double) sum.bus.busy_ns / 1e9 / el : 0;
+    host_util = el > 0 ? (double) sum.host.busy_ns / 1e9 / el : 0;
+    /* without pacing, say when the model would have stopped the run */
     if (format == SNIC_REPORT_JSON) {
-        outf(&o, "}\n");
+        outf(&o,
+             ", \"bus_over_limit\": %s, \"host_over_limit\": %s}\n",
+             bus_util > s->bus->max_util + 0.01 ? "true" : "false",
+             snic_host_modelled(&s->host) && host_util > 1.01 ? "true"
+                                                               : "false");
+    } else {
+        outf(&o,
+             "nicd_nic_paced_ns_total{resource=\"bus\"} %llu\n"
+             "nicd_nic_paced_ns_total{resource=\"host\"} %llu\n"
+             "nicd_nic_bus_over_limit %d\nnicd_nic_host_over_limit %d\n",
+             (unsigned long long) paced[PACE_BUS],
+             (unsigned long long) paced[PACE_HOST],
+             bus_util > s->bus->max_util + 0.01,
+             snic_host_modelled(&s->host) && host_util > 1.01);
     }
     return o.need;
 }
@@ -789,14 +949,18 @@ nic_reset(void *state)
         n->c.evict_base = ds->evictions;
         pthread_mutex_unlock(&n->lock);
     }
-    pthread_mutex_lock(&s->bus_lock);
+    pthread_mutex_lock(&s->pace_lock);
     s->since = now_ns();
-    pthread_mutex_unlock(&s->bus_lock);
+    for (i = 0; i < PACE_N; i++) {
+        s->paced_ns[i] = 0;
+    }
+    pthread_mutex_unlock(&s->pace_lock);
 }
 
 static const char *const nic_directives[] = {
     "nic_cache_size", "nic_block_size", "nic_policy", "nic_count",
-    "nic_bus",        "nic_bus_limit",  "nic_mss",    NULL};
+    "nic_bus",        "nic_bus_limit",  "nic_mss",    "nic_testbed",
+    NULL};
 
 const snic_backend_t snic_backend_nic = {
     "nic",

@@ -57,6 +57,9 @@ typedef struct snic_conn_s {
     /* set by a backend returning SNIC_AGAIN when it is pacing, not
      * waiting for the socket: call again after this many ns */
     uint64_t wait_ns;
+    /* responses this connection has sent in full, counted by the server
+     * (a backend that models per-response costs reads it) */
+    uint64_t responses;
 } snic_conn_t;
 
 /*

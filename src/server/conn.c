@@ -167,6 +167,7 @@ item_done(nicd_conn_t *c, nicd_out_t *it)
         it->file = NULL;
     }
     if (it->last) {
+        c->sc.responses++;
         log_response(c, it);
         c->body_sent = 0;
     }

@@ -244,11 +244,22 @@ nicd_worker_start(nicd_worker_t *w)
     const nicd_conf_t *cf = w->cycle->conf;
     sigset_t           all, old;
     int                i, rc;
+    struct event_config *ecfg;
 
     w->cmd_fd[0] = w->cmd_fd[1] = -1;
-    w->base = event_base_new();
+    /*
+     * Precise timers (epoll with a timerfd): a pacing backend asks to be
+     * called again in tens of microseconds, and epoll_wait()'s
+     * millisecond timeouts would make every such wait a millisecond late.
+     */
+    ecfg = event_config_new();
+    if (ecfg != NULL) {
+        event_config_set_flag(ecfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+        w->base = event_base_new_with_config(ecfg);
+        event_config_free(ecfg);
+    }
     if (w->base == NULL) {
-        log_error(LOG_EMERG, 0, "event_base_new() failed");
+        log_error(LOG_EMERG, 0, "event_base_new_with_config() failed");
         return -1;
     }
     if (pipe2(w->cmd_fd, O_CLOEXEC | O_NONBLOCK) != 0) {

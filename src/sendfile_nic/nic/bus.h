@@ -6,10 +6,16 @@
  * one shared bus clock).  docs/interconnect.md explains the parameters
  * and the calibration.
  *
- * A DMA of n bytes in k bursts takes ceil(n / width) data cycles plus k
- * times the per-burst overhead (address phase, turnaround, memory stall);
- * the overhead is also reported in bytes, as the data the bus could have
- * moved in that time, so that categories add up to bus occupancy.
+ * A DMA transaction of n bytes takes ceil(n / width) data cycles, plus a
+ * fixed overhead per transaction (address phase, turnaround and the
+ * main-memory stall before data flows) and a smaller one per further
+ * burst of the same transaction (a disconnect and a new address phase
+ * while the memory streams).  Small transfers (descriptors, headers,
+ * ACKs) are one transaction each, so they keep paying the stall when a
+ * cache removes the content bursts: this is why, in the paper's Figure
+ * 7a, overhead falls much less than content.  The overhead is also
+ * reported in bytes, as the data the bus could have moved in that time,
+ * so that categories add up to bus occupancy.
  */
 
 #ifndef SNIC_BUS_H
@@ -31,11 +37,14 @@ extern const char *const snic_bus_category[SNIC_BUS_NCAT];
 
 typedef struct {
     const char *name;
-    unsigned    width;       /* bytes per data cycle */
-    double      clock_mhz;   /* data cycles per microsecond */
-    unsigned    burst;       /* largest burst, bytes */
-    double      overhead_ns; /* per burst */
-    unsigned    descriptor;  /* bytes per buffer descriptor */
+    unsigned    width;      /* bytes per data cycle */
+    double      clock_mhz;  /* data cycles per microsecond */
+    unsigned    burst;      /* largest burst, bytes */
+    double      txn_ns;     /* overhead per DMA transaction */
+    double      burst_ns;   /* overhead per further burst of one */
+    unsigned    descriptor; /* bytes per buffer descriptor */
+    double      max_util;   /* the busiest the bus can be kept (arbitration
+                               and retries leave the rest idle) */
 } snic_bus_t;
 
 /* The presets, NULL-name terminated; the first is the default. */
@@ -51,7 +60,7 @@ typedef struct {
     uint64_t packets;
 } snic_bus_acct_t;
 
-/* One DMA of n bytes of category cat in bursts; its bus time (ns). */
+/* One DMA transaction of n bytes of category cat; its bus time (ns). */
 uint64_t snic_bus_dma(const snic_bus_t *b, snic_bus_acct_t *a, int cat,
                       uint64_t n);
 
@@ -59,10 +68,12 @@ uint64_t snic_bus_dma(const snic_bus_t *b, snic_bus_acct_t *a, int cat,
  * A send of one piece of a response: http_header bytes of HTTP header
  * and body_mm bytes of content from host memory, body_nic bytes of
  * content from NIC memory (these cross nothing), cut into packets of
- * mss bytes.  Per packet: a descriptor and the network headers go down;
- * per SNIC_ACK_EVERY packets a client ACK (a network header) comes up.
- * A payload burst never spans two packets.  request bytes (of the request
- * being answered, on its first piece) come up.  Returns the bus time.
+ * mss bytes.  Per packet: a descriptor and the network headers go down,
+ * each a transaction; the header is one transaction, and host-memory
+ * content one per packet it spans (a payload burst never spans two
+ * packets); per SNIC_ACK_EVERY packets a client ACK (a network header)
+ * comes up.  request bytes (of the request being answered, on its first
+ * piece) come up.  Returns the bus time.
  */
 uint64_t snic_bus_send(const snic_bus_t *b, snic_bus_acct_t *a, size_t mss,
                        uint64_t http_header, uint64_t body_mm,

@@ -1,0 +1,178 @@
+/*
+ * Unit tests of src/sendfile_nic/backend_nic.c: the pacing arithmetic for
+ * a fixed sequence computed by hand, and the content counters (saved
+ * against crossed) for sends whose hits are known.  (backend_contract()'s
+ * truncation case does not apply: a cache rightly serves the blocks of a
+ * file handle whose revision did not change; the server's handles come
+ * from the request's own stat.)
+ */
+
+#include "../../../src/sendfile_nic/backend_nic.c"
+#include "harness.h"
+#include "send_helper.h"
+
+static nic_state_t *
+start(const snic_param_t *p, int n)
+{
+    snic_options_t opt;
+    void          *st = NULL;
+    char           err[128];
+
+    memset(&opt, 0, sizeof(opt));
+    opt.params = p;
+    opt.nparams = n;
+    if (nic_init(&opt, &st, err, sizeof(err)) != 0) {
+        fprintf(stderr, "nic_init: %s\n", err);
+        return NULL;
+    }
+    return st;
+}
+
+static void
+test_pacing(void)
+{
+    snic_param_t p[] = {{"nic_testbed", "amd33"}, {"nic_bus_limit", "on"}};
+    nic_state_t *s = start(p, 2);
+    uint64_t     now = 10000000000ull, t[PACE_N];
+    int          by = -1;
+
+    CHECK(s != NULL);
+    if (s == NULL) {
+        return;
+    }
+    CHECK_STR(s->bus->name, "pci64-33");
+    CHECK(s->host.req_ns == 16300.0);
+    /* bus time counts 1 / 0.95 of itself: 950 us of bus is 1 ms */
+    CHECK_INT(bus_pace_ns(s, 950000), 1000000);
+
+    /* idle clocks start the slack (1 ms) behind: 100 us of bus and
+     * 500 us of host fit without waiting */
+    t[PACE_BUS] = 100000;
+    t[PACE_HOST] = 500000;
+    CHECK_INT(pace_at(s, t, now, &by), 0);
+    CHECK_INT(s->clock[PACE_BUS], now - 900000);
+    CHECK_INT(s->clock[PACE_HOST], now - 500000);
+    /* 1 ms more of host: 500 us ahead, 250 us past the queue allowance */
+    t[PACE_BUS] = 0;
+    t[PACE_HOST] = 1000000;
+    CHECK_INT(pace_at(s, t, now, &by), 250000);
+    CHECK_INT(by, PACE_HOST);
+    /* asked again 100 us later: 150 us to go */
+    CHECK_INT(pace_at(s, NULL, now + 100000, &by), 150000);
+    /* 2 ms of bus: the bus is now furthest ahead, 1.1 ms */
+    t[PACE_BUS] = 2000000;
+    t[PACE_HOST] = 0;
+    CHECK_INT(pace_at(s, t, now, &by), 850000);
+    CHECK_INT(by, PACE_BUS);
+    /* long idle: a clock never lags more than the slack */
+    t[PACE_BUS] = t[PACE_HOST] = 0;
+    CHECK_INT(pace_at(s, t, now + 60000000000ull, &by), 0);
+    CHECK_INT(s->clock[PACE_HOST], now + 60000000000ull - 1000000);
+    nic_fini(s);
+}
+
+/* send [off, off + len) of f on a fresh connection of s */
+static long
+send_range(snic_instance_t *in, snic_file_t *f, off_t off, size_t len,
+           char *out, size_t cap)
+{
+    int  tx, rx, agains;
+    long got;
+
+    if (small_pair(&tx, &rx) != 0) {
+        return -1;
+    }
+    got = send_all(in, tx, rx, "", f, off, len, out, cap, &agains);
+    close(tx);
+    close(rx);
+    return got;
+}
+
+static void
+test_saved_bytes(void)
+{
+    snic_param_t    p[] = {{"nic_cache_size", "64k"}};
+    snic_instance_t in;
+    snic_options_t  opt;
+    snic_file_t     file;
+    struct stat     st;
+    nic_state_t    *s;
+    char            path[64], err[128], *out;
+    size_t          size = 3 * 4096 + 1000, cap = 65536;
+    int             fd;
+
+    memset(&opt, 0, sizeof(opt));
+    opt.params = p;
+    opt.nparams = 1;
+    CHECK_INT(snic_instance_start(&in, &snic_backend_nic, &opt, err,
+                                  sizeof(err)),
+              0);
+    s = in.state;
+    out = malloc(cap);
+    fd = pattern_file(size, path, sizeof(path));
+    fstat(fd, &st);
+    snic_file_init(&file, fd, &st);
+    /* the inclusion property wants the blocks in the page cache */
+    CHECK(pread(fd, out, size, 0) == (ssize_t) size);
+
+    /* first: four misses, all inserted; nothing saved, all crossed */
+    CHECK_INT(send_range(&in, &file, 0, size, out, cap), size);
+    CHECK(pattern_ok(out, 0, size));
+    CHECK_INT(s->nics[0].c.misses, 4);
+    CHECK_INT(s->nics[0].c.inserts, 4);
+    CHECK_INT(s->nics[0].c.cached_bytes, size);
+    CHECK_INT(s->nics[0].c.saved_bytes, 0);
+    CHECK_INT(s->nics[0].c.insert_bytes, size);
+
+    /* again: four hits, every byte saved */
+    CHECK_INT(send_range(&in, &file, 0, size, out, cap), size);
+    CHECK(pattern_ok(out, 0, size));
+    CHECK_INT(s->nics[0].c.hits, 4);
+    CHECK_INT(s->nics[0].c.saved_bytes, size);
+
+    /* a range inside blocks 1 and 2 (both cached): saved byte for byte,
+     * nothing crosses */
+    CHECK_INT(send_range(&in, &file, 5000, 4000, out, cap), 4000);
+    CHECK(pattern_ok(out, 5000, 4000));
+    CHECK_INT(s->nics[0].c.saved_bytes, size + 4000);
+    CHECK_INT(s->nics[0].c.insert_bytes, size);
+
+    /* the report says the same */
+    {
+        char   rep[8192];
+        size_t n = nic_report(s, SNIC_REPORT_JSON, rep, sizeof(rep));
+
+        CHECK(n < sizeof(rep));
+        CHECK(strstr(rep, "\"saved_bytes\": 17288") != NULL);
+        CHECK(strstr(rep, "\"crossed_bytes\": 13288") != NULL);
+        CHECK(strstr(rep, "\"limited_by\": \"none\"") != NULL);
+    }
+    close(fd);
+    unlink(path);
+    free(out);
+    snic_instance_stop(&in);
+}
+
+static void
+test_bad_testbed(void)
+{
+    snic_param_t   p[] = {{"nic_testbed", "pentium"}};
+    snic_options_t opt;
+    void          *st = NULL;
+    char           err[256];
+
+    memset(&opt, 0, sizeof(opt));
+    opt.params = p;
+    opt.nparams = 1;
+    CHECK_INT(nic_init(&opt, &st, err, sizeof(err)), -1);
+    CHECK(strstr(err, "pentium") != NULL && strstr(err, "amd33") != NULL);
+}
+
+int
+main(void)
+{
+    RUN(test_pacing);
+    RUN(test_saved_bytes);
+    RUN(test_bad_testbed);
+    return harness_report("test_backend_nic");
+}
