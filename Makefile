@@ -1,6 +1,6 @@
 # nicache: hand-written Makefile.  ./configure runs by itself the first time.
 #
-#   make              build nicd, nictrace, nicsim and nicreplay (in build/)
+#   make              build nicd, nictrace, nicsim, nicreplay and niccompare
 #   make run          build and serve a sample docroot on 127.0.0.1:8080
 #   make test         unit + integration tests, then the same under ASan+UBSan
 #   make test-asan    the tests under ASan+UBSan only (build-asan/)
@@ -38,9 +38,11 @@ UTIL_SRCS = $(sort $(wildcard src/util/*.c))
 SERVER_SRCS = $(filter-out src/server/main.c,$(sort $(wildcard src/server/*.c)))
 LIB_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SNIC_SRCS) $(UTIL_SRCS) $(SERVER_SRCS))
 UTIL_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(UTIL_SRCS))
-TRACE_SRCS = $(filter-out trace_replayer/nictrace.c trace_replayer/nicsim.c trace_replayer/nicreplay.c,$(sort $(wildcard trace_replayer/*.c)))
+TRACE_SRCS = $(filter-out trace_replayer/nictrace.c trace_replayer/nicsim.c trace_replayer/nicreplay.c trace_replayer/niccompare.c,$(sort $(wildcard trace_replayer/*.c)))
 # what nicsim shares with the nic backend: the directory and the policies
 SIM_OBJS = $(filter $(BUILD)/obj/sendfile_nic/policy/%.o $(BUILD)/obj/sendfile_nic/nic/directory.o,$(LIB_OBJS))
+# what niccompare needs of the models: the testbeds, buses and policy names
+MODEL_OBJS = $(filter $(BUILD)/obj/sendfile_nic/policy/%.o $(BUILD)/obj/sendfile_nic/nic/bus.o $(BUILD)/obj/sendfile_nic/nic/host.o,$(LIB_OBJS))
 TRACE_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(TRACE_SRCS))
 MAIN_OBJ = $(BUILD)/obj/server/main.o
 
@@ -53,7 +55,10 @@ FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
         bench-policy bench-nicsim bench-replayer bench-nic fuzz \
         install format format-check clean distclean help
 
-all: $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay
+TOOLS = $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
+        $(BUILD)/niccompare $(BUILD)/niccompare-plot
+
+all: $(TOOLS)
 
 $(CONFIG): configure
 	@$(MAKE) --no-print-directory deps DEPS=build
@@ -89,6 +94,14 @@ $(BUILD)/nicreplay: $(BUILD)/obj/trace_replayer/nicreplay.o $(TRACE_OBJS) $(UTIL
 $(BUILD)/nicsim: $(BUILD)/obj/trace_replayer/nicsim.o $(TRACE_OBJS) $(SIM_OBJS) $(UTIL_OBJS)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
 
+$(BUILD)/niccompare: $(BUILD)/obj/trace_replayer/niccompare.o $(TRACE_OBJS) $(MODEL_OBJS) $(UTIL_OBJS)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
+
+# niccompare --plots runs it from beside itself
+$(BUILD)/niccompare-plot: trace_replayer/niccompare_plot.py
+	@mkdir -p $(dir $@)
+	cp $< $@ && chmod 755 $@
+
 # a unit test #includes the .c it tests, so it links every other object
 $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/harness.h $(LIB_OBJS) $(TRACE_OBJS) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
@@ -114,7 +127,7 @@ run: $(BUILD)/nicd $(BUILD)/www/index.html
 test-unit: $(UNIT_BINS) $(FUZZ_REPLAY)
 	@sh tests/unit/run.sh $(UNIT_BINS) -- $(FUZZ_REPLAY)
 
-test-integration: $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay
+test-integration: $(TOOLS)
 	@NICD=$(BUILD)/nicd $(PYTHON) tests/integration/run.py
 
 test:
@@ -158,11 +171,12 @@ fuzz:
 	@$(MAKE) --no-print-directory deps DEPS="build fuzz"
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-install: $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay $(BUILD)/nicreplay
+install: $(TOOLS)
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/etc/nicd
 	install -m 755 $(BUILD)/nicd $(DESTDIR)$(PREFIX)/sbin/nicd
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
+	    $(BUILD)/niccompare $(BUILD)/niccompare-plot $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 conf/nicd.conf conf/mime.types $(DESTDIR)$(PREFIX)/etc/nicd/
 
 format:

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Install the Debian packages a make target needs, when some are missing.
-# Usage: sh scripts/deps.sh GROUP...   (groups: build test bench fuzz format)
+# Usage: sh scripts/deps.sh GROUP...
+#   (groups: build test bench fuzz format plots; plots is what
+#   niccompare --plots needs, and the tests, which draw them, take it too)
 # Runs "apt-get update" first, then "apt-get install -y --no-upgrade", and
 # keeps services from starting while it installs (nginx is a benchmark
 # peer, not a service to leave running).
@@ -10,7 +12,8 @@ pkgs=""
 for group in "$@"; do
     case "$group" in
     build) pkgs="$pkgs gcc make libc6-dev pkg-config libevent-dev libssl-dev libluajit-5.1-dev zlib1g-dev" ;;
-    test) pkgs="$pkgs python3 nginx-light" ;;
+    test) pkgs="$pkgs python3 nginx-light python3-matplotlib" ;;
+    plots) pkgs="$pkgs python3-matplotlib" ;;
     bench) pkgs="$pkgs wrk nginx-light util-linux" ;;
     fuzz) pkgs="$pkgs clang" ;;
     format) pkgs="$pkgs clang-format" ;;

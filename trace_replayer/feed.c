@@ -408,6 +408,8 @@ read_one(feed_t *f)
     q->next = NULL;
     q->url = id;
     q->method = (uint8_t) (r.method | (s->group_break ? GROUP_START : 0));
+    q->status = (uint16_t) (r.status > 0 && r.status < 1000 ? r.status : 0);
+    q->bytes = r.bytes;
     s->group_break = 0;
     if (s->tail != NULL) {
         s->tail->next = q;

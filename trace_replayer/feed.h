@@ -25,6 +25,8 @@ typedef struct feed_req_s {
     struct feed_req_s *next;
     uint32_t           url;    /* feed_url() */
     uint8_t            method; /* TRACE_GET or TRACE_HEAD */
+    uint16_t           status; /* as logged */
+    uint64_t           bytes;  /* as logged (0: none or unknown) */
 } feed_req_t;
 
 typedef struct feed_sess_s feed_sess_t;

@@ -86,13 +86,18 @@ typedef struct {
     uint64_t     answered;    /* responses on this connection */
     int          attempts;    /* fresh connections that failed the group */
     uint64_t     sess_conns;  /* connections opened for this session */
+    int          server;      /* of the session: cf.addr[] */
 } user_t;
 
+#define MAX_SERVERS 64
+
 typedef struct {
-    const char      *host_header;
-    struct addrinfo *addr;
+    const char      *host_header[MAX_SERVERS];
+    struct addrinfo *addr[MAX_SERVERS];
+    int              nservers; /* session k goes to server k mod n */
     int              conns;
     int              verify;
+    int              as_logged; /* ranges and conditionals, as logged */
     int              quiet;
     uint64_t         max_requests; /* 0: no limit */
     double           duration;     /* 0: no limit */
@@ -124,7 +129,7 @@ usage(FILE *out)
 {
     fprintf(
         out,
-        "usage: nicreplay [OPTIONS] TRACE http://HOST[:PORT]/\n"
+        "usage: nicreplay [OPTIONS] TRACE http://HOST[:PORT]/ [URL...]\n"
         "       nicreplay merge RESULT.json... [--json FILE]\n"
         "\n"
         "Replays the GET and HEAD requests of TRACE (a file, plain or gzip, "
@@ -134,7 +139,9 @@ usage(FILE *out)
         "responses, and closes at the session's end.\n"
         "A client's request less than --conn-gap seconds after its previous "
         "one joins\nits session; less than --pipeline-gap seconds after it, "
-        "its pipeline group.\n"
+        "its pipeline group.  With several URLs, session k goes to URL k "
+        "mod n (as\nnicsim --split n gives connection k to cache k mod "
+        "n).\n"
         "\n"
         "  -c, --connections N   users (simultaneous connections), default 1\n"
         "      --conn-gap S      default 15\n"
@@ -151,6 +158,13 @@ usage(FILE *out)
         "      --verify          check every body byte of 200 and 206 "
         "responses\n"
         "                        against nictrace docroot's generator\n"
+        "      --as-logged       ask for what the log says was sent: a "
+        "success of n\n"
+        "                        bytes as a Range for the first n, a 304 as "
+        "a\n"
+        "                        conditional GET (If-None-Match: *), a "
+        "success of\n"
+        "                        no bytes as a HEAD (nicsim's stream)\n"
         "      --timeout S       a connection idle this long fails its "
         "requests\n"
         "                        (default 30)\n"
@@ -503,9 +517,10 @@ merge(int argc, char **argv, const char *json)
 /* ---- the replay ---- */
 
 static int
-parse_url(const char *url, const char *host_override)
+parse_url(const char *url, const char *host_override, int i)
 {
-    static char     host[256], hdr[300];
+    static char     hdrs[MAX_SERVERS][300];
+    char            host[256], *hdr = hdrs[i];
     const char     *p, *port = "80", *slash;
     char            portbuf[16];
     struct addrinfo hints;
@@ -519,7 +534,7 @@ parse_url(const char *url, const char *host_override)
     p = url + 7;
     slash = strchr(p, '/');
     n = slash != NULL ? (size_t) (slash - p) : strlen(p);
-    if (n == 0 || n >= sizeof(host)) {
+    if (n == 0 || n >= sizeof(host) || n >= sizeof(hdrs[0])) {
         fprintf(stderr, "nicreplay: %s: no host\n", url);
         return -1;
     }
@@ -558,12 +573,12 @@ parse_url(const char *url, const char *host_override)
     }
     memset(&hints, 0, sizeof(hints));
     hints.ai_socktype = SOCK_STREAM;
-    rc = getaddrinfo(host, port, &hints, &cf.addr);
+    rc = getaddrinfo(host, port, &hints, &cf.addr[i]);
     if (rc != 0) {
         fprintf(stderr, "nicreplay: %s: %s\n", url, gai_strerror(rc));
         return -1;
     }
-    cf.host_header = host_override != NULL ? host_override : hdr;
+    cf.host_header[i] = host_override != NULL ? host_override : hdr;
     return 0;
 }
 
@@ -580,6 +595,42 @@ close_conn(user_t *u)
     u->answered = 0;
 }
 
+/*
+ * With --as-logged, what the log says was transferred is asked for:
+ * a success of n > 0 bytes as the first n bytes (a Range; the log's
+ * partial transfers were cut short), a 304 as a conditional GET that the
+ * server answers 304 (If-None-Match: *), a success of no bytes as a HEAD.
+ * The same stream nicsim counts.  Returns the method to send.
+ */
+static int
+as_logged(const feed_req_t *q, char *extra, size_t len)
+{
+    int ok = q->status == 200 || q->status == 206;
+
+    extra[0] = '\0';
+    if (!cf.as_logged || q->method != TRACE_GET) {
+        return q->method;
+    }
+    if (ok && q->bytes > 0) {
+        snprintf(extra, len, "Range: bytes=0-%llu\r\n",
+                 (unsigned long long) (q->bytes - 1));
+    } else if (ok) {
+        return TRACE_HEAD;
+    } else if (q->status == 304) {
+        snprintf(extra, len, "If-None-Match: *\r\n");
+    }
+    return TRACE_GET;
+}
+
+/* the method of q as sent */
+static int
+method_sent(const feed_req_t *q)
+{
+    char extra[64];
+
+    return as_logged(q, extra, sizeof(extra));
+}
+
 static void
 log_request(const user_t *u, const feed_req_t *q, int status, uint64_t bytes,
             uint64_t us)
@@ -589,7 +640,7 @@ log_request(const user_t *u, const feed_req_t *q, int status, uint64_t bytes,
 
     fprintf(cf.log, "%llu %s %.*s %d %llu %llu\n",
             (unsigned long long) feed_session_id(u->sess),
-            q->method == TRACE_HEAD ? "HEAD" : "GET", (int) len, t, status,
+            method_sent(q) == TRACE_HEAD ? "HEAD" : "GET", (int) len, t, status,
             (unsigned long long) bytes, (unsigned long long) us);
 }
 
@@ -640,19 +691,21 @@ static int
 build_requests(user_t *u)
 {
     feed_req_t *q;
-    size_t      hl = strlen(cf.host_header), len;
-    const char *t;
+    const char *host = cf.host_header[u->server], *t;
+    size_t      hl = strlen(host), len;
+    char        extra[64];
+    int         m;
 
     u->wlen = u->woff = 0;
     for (q = u->group; q != NULL; q = q->next) {
         t = feed_target(feed, q->url, &len);
-        if (reserve(&u->wbuf, &u->wcap, u->wlen + len + hl + 64) != 0) {
+        m = as_logged(q, extra, sizeof(extra));
+        if (reserve(&u->wbuf, &u->wcap, u->wlen + len + hl + 128) != 0) {
             return -1;
         }
-        u->wlen += (size_t) sprintf(u->wbuf + u->wlen,
-                                    "%s %.*s HTTP/1.1\r\nHost: %s\r\n\r\n",
-                                    q->method == TRACE_HEAD ? "HEAD" : "GET",
-                                    (int) len, t, cf.host_header);
+        u->wlen += (size_t) sprintf(
+            u->wbuf + u->wlen, "%s %.*s HTTP/1.1\r\nHost: %s\r\n%s\r\n",
+            m == TRACE_HEAD ? "HEAD" : "GET", (int) len, t, host, extra);
     }
     return 0;
 }
@@ -660,7 +713,7 @@ build_requests(user_t *u)
 static void
 start_response(user_t *u)
 {
-    hresp_init(&u->resp, u->group->method == TRACE_HEAD);
+    hresp_init(&u->resp, method_sent(u->group) == TRACE_HEAD);
     u->checking = -1;
     u->bad = 0;
     u->seed = feed_seed(feed, u->group->url);
@@ -672,13 +725,15 @@ open_conn(user_t *u)
     struct epoll_event ev;
     int                fd, one = 1;
 
-    fd = socket(cf.addr->ai_family,
-                cf.addr->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    const struct addrinfo *ai = cf.addr[u->server];
+
+    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                0);
     if (fd < 0) {
         return -1;
     }
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    if (connect(fd, cf.addr->ai_addr, cf.addr->ai_addrlen) != 0
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0
         && errno != EINPROGRESS) {
         close(fd);
         return -1;
@@ -757,6 +812,8 @@ user_next(user_t *u)
             }
             res.sessions++;
             u->sess_conns = 0;
+            u->server =
+                (int) (feed_session_id(u->sess) % (uint64_t) cf.nservers);
         }
         max = cf.max_depth;
         if (cf.max_requests > 0 && cf.max_requests - res.sent < max) {
@@ -1213,6 +1270,7 @@ main(int argc, char **argv)
         {"loop", no_argument, NULL, 'L'},
         {"shard", required_argument, NULL, 's'},
         {"verify", no_argument, NULL, 'V'},
+        {"as-logged", no_argument, NULL, 'A'},
         {"timeout", required_argument, NULL, 't'},
         {"host", required_argument, NULL, 'H'},
         {"format", required_argument, NULL, 'f'},
@@ -1303,6 +1361,7 @@ main(int argc, char **argv)
             break;
         }
         case 'V': cf.verify = 1; break;
+        case 'A': cf.as_logged = 1; break;
         case 't':
             if (parse_seconds(optarg, "--timeout", &cf.timeout) != 0) {
                 return 2;
@@ -1318,15 +1377,18 @@ main(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
-    if (argc - optind != 2) {
+    if (argc - optind < 2 || argc - optind > 1 + MAX_SERVERS) {
         usage(stderr);
         return 2;
     }
     if (fo.pipeline_gap > fo.conn_gap) {
         fo.pipeline_gap = fo.conn_gap;
     }
-    if (parse_url(argv[optind + 1], host) != 0) {
-        return 2;
+    for (cf.nservers = 0; optind + 1 + cf.nservers < argc; cf.nservers++) {
+        if (parse_url(argv[optind + 1 + cf.nservers], host, cf.nservers)
+            != 0) {
+            return 2;
+        }
     }
     fo.path = argv[optind];
     feed = feed_open(&fo, err, sizeof(err));
@@ -1379,6 +1441,8 @@ main(int argc, char **argv)
         rc = 1;
     }
     feed_close(feed);
-    freeaddrinfo(cf.addr);
+    for (ch = 0; ch < cf.nservers; ch++) {
+        freeaddrinfo(cf.addr[ch]);
+    }
     return interrupted && rc == 0 ? 130 : rc;
 }

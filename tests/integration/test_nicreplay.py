@@ -497,3 +497,70 @@ def test_usage_errors():
                            timeout=30)
         check(p.returncode == 1 and "not a nicreplay result"
               in p.stderr.decode(), p.stderr.decode())
+
+
+def test_as_logged_is_the_simulated_stream():
+    """--as-logged asks for what the log says was sent: the 200 and 206
+    body bytes received equal what nicsim counts as content (successes of n bytes as
+    their first n bytes, partial transfers included), the log's 304s come
+    back as 304s, and no body byte is wrong."""
+    lines = open(NASA, encoding="latin-1").read().splitlines()
+    recs = clf_records(lines)
+    nicsim = os.path.join(os.path.dirname(NICD), "nicsim")
+    p = subprocess.run([nicsim, NASA, "--sizes", "1m", "--json"],
+                       capture_output=True, timeout=60)
+    check(p.returncode == 0, p.stderr.decode())
+    sim_content = json.loads(p.stdout)[0]["content_bytes"]
+    # a 304 for a path the log never transferred has no file: 404
+    logged_304 = sum(1 for r in recs if r[2] == 304
+                     and r[1].split("?", 1)[0] in docroot_files(recs))
+    partial = sum(1 for r in recs if r[2] == 200 and r[3]
+                  and r[3] < docroot_files(recs)[r[1].split("?", 1)[0]])
+    with tempfile.TemporaryDirectory() as root:
+        rc, _, err = run("docroot", "--root", root, NASA)
+        check(rc == 0, err)
+        with Server(root=root, threads=1) as s:
+            url = "http://127.0.0.1:%d/" % s.port
+            whole, _ = replay(NASA, url, "-c", "4", "--verify")
+            res, log = replay(NASA, url, "-c", "4", "--as-logged",
+                              "--verify")
+    check(res["mismatches"] == 0 and res["failed"] == 0,
+          "as logged: %r" % res)
+    # verified bytes: the bodies of 200 and 206 (error pages have bodies
+    # too, which nicsim rightly does not count)
+    check(res["verified_bytes"] == sim_content,
+          "as logged: %d body bytes, nicsim counts %d"
+          % (res["verified_bytes"], sim_content))
+    check(res["responses_by_status"].get("304", 0) == logged_304,
+          "as logged: %r 304s, the log has %d"
+          % (res["responses_by_status"].get("304"), logged_304))
+    check(partial > 0 and whole["verified_bytes"] > sim_content,
+          "the sample has partial transfers (%d), so a whole-file replay "
+          "sends more (%d > %d)" % (partial, whole["verified_bytes"],
+                                    sim_content))
+
+
+def test_several_urls_by_session():
+    """With several URLs, session k goes to URL k mod n: of two servers,
+    the first answers exactly the even sessions' requests and the second
+    the odd ones' (as nicsim --split 2 gives connection k to cache k mod
+    2)."""
+    with tempfile.TemporaryDirectory() as root, \
+            tempfile.TemporaryDirectory() as d:
+        rc, _, err = run("docroot", "--root", root, NASA)
+        check(rc == 0, err)
+        with Server(root=root, threads=1) as a, \
+                Server(root=root, threads=1) as b:
+            urls = ["http://127.0.0.1:%d/" % a.port,
+                    "http://127.0.0.1:%d/" % b.port]
+            log = os.path.join(d, "r.log")
+            p = subprocess.run([NICREPLAY, "-q", "-c", "8", "--log", log,
+                                NASA] + urls, capture_output=True, timeout=60)
+            check(p.returncode == 0, p.stderr.decode())
+            a.stop()
+            b.stop()
+            served = [sum(1 for _ in open(s.access_log)) for s in (a, b)]
+        sessions = [int(line.split(" ", 1)[0]) for line in open(log)]
+    want = [sum(1 for s in sessions if s % 2 == k) for k in (0, 1)]
+    check(min(want) > 0 and served == want,
+          "served %r, sessions by parity %r" % (served, want))

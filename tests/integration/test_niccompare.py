@@ -1,0 +1,146 @@
+"""niccompare end to end on the NASA sample: tables, JSON, PNG plots and a
+report; the live share close to nicsim's; no mismatch; and every server it
+started gone afterwards, also when a step fails.  Bad input: a trace that
+does not parse, a size that is not a size, a testbed that does not exist,
+a port in use: one clear line, no server left."""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+
+from nicd import NICD, check
+from test_nictrace import NASA
+
+BIN = os.path.dirname(NICD)
+NICCOMPARE = os.path.join(BIN, "niccompare")
+KEYS = ("testbed", "nics", "cache_bytes", "policy", "requests_per_s",
+        "content_mbps", "throughput_gain", "request_rate_gain", "bus_bytes",
+        "bus_utilisation", "host_utilisation", "limited_by", "live_share",
+        "sim_share", "mismatches")
+
+
+def nicd_running(workdir):
+    """PIDs of nicd processes started with a config under workdir."""
+    pids = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if any(workdir.encode() in a for a in cmd) and \
+                os.path.basename(cmd[0]) == b"nicd":
+            pids.append(int(pid))
+    return pids
+
+
+def niccompare(workdir, *args, binary=NICCOMPARE, timeout=300):
+    p = subprocess.run([binary, "--workdir", workdir] + list(args),
+                       capture_output=True, timeout=timeout)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+def test_end_to_end():
+    with tempfile.TemporaryDirectory() as d:
+        wd = os.path.join(d, "work")
+        js, plots = os.path.join(d, "r.json"), os.path.join(d, "plots")
+        report = os.path.join(d, "report.md")
+        rc, out, err = niccompare(wd, NASA, "--sizes", "0,256k,1m",
+                                  "--nics", "2", "--testbed", "amd33",
+                                  "-c", "8", "--json", js, "--plots", plots,
+                                  "--report", report, "-q")
+        check(rc == 0, "exit %d: %s" % (rc, err))
+        for title in ("Figure 7a", "Figures 7b and 7c", "Figure 3",
+                      "Figure 4"):
+            check(title in out, "%s missing from:\n%s" % (title, out))
+        runs = json.load(open(js))
+        check(len(runs) == 3, "%d configurations" % len(runs))
+        for r in runs:
+            for k in KEYS:
+                check(k in r, "key %s missing: %r" % (k, r))
+            check(r["mismatches"] == 0 and r["errors"] == 0,
+                  "mismatches or errors: %r" % r)
+            check(r["limited_by"] in ("bus", "host", "none"), r["limited_by"])
+            check(abs(r["live_share"] - r["sim_share"]) < 0.03,
+                  "live %.4f, nicsim %.4f" % (r["live_share"],
+                                              r["sim_share"]))
+        base = [r for r in runs if r["cache_bytes"] == 0][0]
+        check(base["throughput_gain"] == 0 and base["live_share"] == 0,
+              "the baseline: %r" % base)
+        big = [r for r in runs if r["cache_bytes"] == 1 << 20][0]
+        check(big["live_share"] > 0.1 and big["bus_bytes"]["content"]
+              < base["bus_bytes"]["content"], "1m caches saved nothing")
+        for name in ("fig7a", "fig7b", "fig7c", "fig3", "fig4"):
+            png = os.path.join(plots, name + ".png")
+            check(os.path.exists(png) and os.path.getsize(png) > 1000,
+                  "%s missing or empty" % png)
+            check(open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n",
+                  "%s is not a PNG" % png)
+        text = open(report).read()
+        check("Figure 3" in text and "fig7a.png" in text, "report: " + text)
+        check(nicd_running(wd) == [], "nicd left running")
+        # a second run reuses the docroot
+        rc, _, err = niccompare(wd, NASA, "--sizes", "0", "-c", "4")
+        check(rc == 0 and "reusing the docroot" in err, err)
+
+
+def test_failed_step_stops_the_server():
+    """nicreplay fails while nicd runs: one line, and nicd is gone."""
+    with tempfile.TemporaryDirectory() as d:
+        bindir = os.path.join(d, "bin")
+        os.mkdir(bindir)
+        for tool in ("niccompare", "nicd", "nictrace", "nicsim"):
+            os.symlink(os.path.abspath(os.path.join(BIN, tool)),
+                       os.path.join(bindir, tool))
+        fake = os.path.join(bindir, "nicreplay")
+        with open(fake, "w") as f:
+            f.write("#!/bin/sh\necho 'nicreplay: made to fail' >&2\n"
+                    "exit 3\n")
+        os.chmod(fake, 0o755)
+        wd = os.path.join(d, "work")
+        rc, out, err = niccompare(wd, NASA, "--sizes", "0,64k", "-q",
+                                  binary=os.path.join(bindir, "niccompare"))
+        check(rc == 1 and "nicreplay failed (exit 3)" in err,
+              "exit %d: %s" % (rc, err))
+        check(nicd_running(wd) == [], "nicd left running after a failure")
+
+
+def test_bad_input():
+    with tempfile.TemporaryDirectory() as d:
+        wd = os.path.join(d, "work")
+        bad = os.path.join(d, "bad.log")
+        with open(bad, "w") as f:
+            f.write("this is not an access log\nnor is this\n")
+        cases = [
+            ((bad, "--sizes", "0,64k"), "not a format I know"),
+            ((NASA, "--sizes", "0,12q"), '"12q" is not a size'),
+            ((NASA, "--testbed", "amd33,pentium"), 'no testbed "pentium"'),
+            ((NASA, "--policy", "mru"), 'no policy "mru"'),
+            ((os.path.join(d, "missing.log"),), "No such file"),
+        ]
+        for args, want in cases:
+            rc, out, err = niccompare(wd, *args, "-q")
+            lines = err.strip().splitlines()
+            check(rc != 0 and len(lines) == 1 and want in lines[0]
+                  and lines[0].startswith("niccompare: "),
+                  "%r: exit %d, stderr %r" % (args, rc, err))
+            check(nicd_running(wd) == [], "%r: nicd left running" % (args,))
+        # a port in use
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        port = s.getsockname()[1]
+        try:
+            rc, out, err = niccompare(wd, NASA, "--sizes", "0", "--nics", "1",
+                                      "--port", str(port), "-q")
+        finally:
+            s.close()
+        lines = err.strip().splitlines()
+        check(rc == 1 and len(lines) == 1 and "nicd did not start" in err
+              and "in use" in err, "port in use: exit %d, %r" % (rc, err))
+        check(nicd_running(wd) == [], "port in use: nicd left running")
+        shutil.rmtree(wd, ignore_errors=True)

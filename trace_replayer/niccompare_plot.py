@@ -1,0 +1,153 @@
+#!/usr/bin/python3
+"""niccompare-plot: the paper's figures from niccompare's JSON, as PNG.
+
+Usage: niccompare-plot RESULTS.json DIR
+
+Writes into DIR:
+  fig7a.png  bus traffic by category per response, normalised to no cache
+             (stacked bars, one group per testbed)
+  fig7b.png  HTTP content throughput, Mb/s (grouped bars)
+  fig7c.png  request rate, requests/s (grouped bars)
+  fig3.png   share of content served from NIC memory against cache size,
+             nicsim and live (lines)
+  fig4.png   bus utilisation by category without a cache (stacked bars)
+Needs matplotlib (Debian: python3-matplotlib).
+"""
+
+import json
+import os
+import sys
+
+CATEGORIES = ["content", "http_header", "net_header", "overhead", "other"]
+
+
+def size_label(b):
+    if b == 0:
+        return "none"
+    if b % (1 << 20) == 0:
+        return "%dm" % (b >> 20)
+    return "%dk" % (b >> 10)
+
+
+def per_response(run, cat=None):
+    if not run["responses"]:
+        return 0.0
+    if cat is None:
+        return sum(run["bus_bytes"].values()) / run["responses"]
+    return run["bus_bytes"][cat] / run["responses"]
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.stderr.write(__doc__)
+        return 2
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.stderr.write("niccompare-plot: matplotlib is not installed "
+                         "(apt-get install python3-matplotlib)\n")
+        return 1
+    with open(sys.argv[1]) as f:
+        runs = json.load(f)
+    out = sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    testbeds = list(dict.fromkeys(r["testbed"] for r in runs))
+    sizes = sorted(set(r["cache_bytes"] for r in runs))
+    by = {(r["testbed"], r["cache_bytes"]): r for r in runs}
+
+    # Figure 7a: stacked, normalised to each testbed's no-cache total
+    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(runs)), 4))
+    labels, x = [], 0
+    for tb in testbeds:
+        base = by.get((tb, 0))
+        norm = per_response(base) if base else 0
+        for s in sizes:
+            r = by.get((tb, s))
+            if r is None:
+                continue
+            bottom = 0.0
+            for i, cat in enumerate(CATEGORIES):
+                h = per_response(r, cat) / norm if norm else 0
+                ax.bar(x, h, bottom=bottom, color="C%d" % i,
+                       label=cat if x == 0 else None)
+                bottom += h
+            labels.append("%s\n%s" % (tb, size_label(s)))
+            x += 1
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_ylabel("bus traffic / no cache")
+    ax.set_title("Figure 7a: bus traffic by category (modelled)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "fig7a.png"))
+    plt.close(fig)
+
+    # Figures 7b and 7c: grouped bars, one bar per cache size
+    for name, key, unit in (("fig7b", "content_mbps", "Mb/s"),
+                            ("fig7c", "requests_per_s", "requests/s")):
+        fig, ax = plt.subplots(figsize=(6, 4))
+        width = 0.8 / max(1, len(sizes))
+        for j, s in enumerate(sizes):
+            vals = [by[(tb, s)][key] if (tb, s) in by else 0
+                    for tb in testbeds]
+            ax.bar([i + j * width for i in range(len(testbeds))], vals,
+                   width, label="cache " + size_label(s))
+        ax.set_xticks([i + 0.4 - width / 2 for i in range(len(testbeds))])
+        ax.set_xticklabels(testbeds)
+        ax.set_ylabel(unit)
+        ax.set_title("Figure %s: %s (measured, paced by the models)"
+                     % (name[3:], "HTTP content throughput"
+                        if key == "content_mbps" else "request rate"))
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, name + ".png"))
+        plt.close(fig)
+
+    # Figure 3: share against cache size, simulated and live
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for k, tb in enumerate(testbeds):
+        xs = [s for s in sizes if (tb, s) in by]
+        ax.plot([size_label(s) for s in xs],
+                [by[(tb, s)]["sim_share"] for s in xs], "o-",
+                color="C%d" % k, label="nicsim (%s)" % tb)
+        ax.plot([size_label(s) for s in xs],
+                [by[(tb, s)]["live_share"] for s in xs], "s--",
+                color="C%d" % k, label="live (%s)" % tb)
+    ax.set_xlabel("cache size per NIC")
+    ax.set_ylabel("share of content not crossing the bus")
+    ax.set_ylim(0, 1)
+    ax.set_title("Figure 3: content served from NIC memory")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "fig3.png"))
+    plt.close(fig)
+
+    # Figure 4: utilisation by category without a cache
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for x, tb in enumerate(testbeds):
+        r = by.get((tb, 0))
+        if r is None:
+            continue
+        total = sum(r["bus_bytes"].values()) or 1
+        bottom = 0.0
+        for i, cat in enumerate(CATEGORIES):
+            h = r["bus_utilisation"] * r["bus_bytes"][cat] / total
+            ax.bar(x, h, bottom=bottom, color="C%d" % i,
+                   label=cat if x == 0 else None)
+            bottom += h
+    ax.set_xticks(range(len(testbeds)))
+    ax.set_xticklabels(testbeds)
+    ax.set_ylabel("bus utilisation")
+    ax.set_ylim(0, 1)
+    ax.set_title("Figure 4: bus utilisation without a cache (modelled)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "fig4.png"))
+    plt.close(fig)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
