@@ -43,6 +43,7 @@
 #include "../src/sendfile_nic/nic/bus.h"
 #include "../src/sendfile_nic/nic/host.h"
 #include "../src/sendfile_nic/policy/policy.h"
+#include "../src/util/size.h"
 #include "json.h"
 
 #define MAX_SIZES    16
@@ -72,10 +73,12 @@ static struct {
     int         nsizes;
     const char *testbeds[MAX_TESTBEDS];
     int         ntestbeds;
-    int         nics, conns, threads, port, quiet;
+    int         nics, conns, threads, port, quiet, runs;
     double      duration;
     char        bindir[PATH_MAX - 64];
 } o;
+
+#define MAX_REPEATS 15
 
 static run_t runs[MAX_RUNS];
 static int   nruns;
@@ -136,43 +139,14 @@ now_s(void)
     return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
-/* "16m", "4k", "1g", "0" */
-static int
-parse_size(const char *s, uint64_t *out)
-{
-    char              *end;
-    unsigned long long v;
-
-    if (*s < '0' || *s > '9') {
-        return -1;
-    }
-    v = strtoull(s, &end, 10);
-    switch (*end) {
-    case 'k':
-    case 'K': v <<= 10; end++; break;
-    case 'm':
-    case 'M': v <<= 20; end++; break;
-    case 'g':
-    case 'G': v <<= 30; end++; break;
-    }
-    if (*end != '\0' || v > (1ull << 40)) {
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
+/* a cache size for the tables: "none" for no cache */
 static void
 human(uint64_t v, char *buf, size_t len)
 {
     if (v == 0) {
         snprintf(buf, len, "none");
-    } else if (v % (1 << 20) == 0) {
-        snprintf(buf, len, "%llum", (unsigned long long) (v >> 20));
-    } else if (v % 1024 == 0) {
-        snprintf(buf, len, "%lluk", (unsigned long long) (v >> 10));
     } else {
-        snprintf(buf, len, "%llu", (unsigned long long) v);
+        nicache_size_str(v, buf, len);
     }
 }
 
@@ -318,6 +292,21 @@ num(const json_t *o_, const char *key)
                : 0;
 }
 
+/* the options every trace tool takes to read the trace, at argv[k] */
+static int
+trace_args(char **argv, int k)
+{
+    if (o.format != NULL) {
+        argv[k++] = "--format";
+        argv[k++] = (char *) o.format;
+    }
+    if (o.mapping != NULL) {
+        argv[k++] = "--mapping";
+        argv[k++] = (char *) o.mapping;
+    }
+    return k;
+}
+
 /* ---- the docroot ---- */
 
 static char docroot[PATH_MAX];
@@ -378,14 +367,7 @@ make_docroot(void)
         argv[k++] = (char *) o.trace;
         argv[k++] = "--root";
         argv[k++] = docroot;
-        if (o.format != NULL) {
-            argv[k++] = "--format";
-            argv[k++] = (char *) o.format;
-        }
-        if (o.mapping != NULL) {
-            argv[k++] = "--mapping";
-            argv[k++] = (char *) o.mapping;
-        }
+        k = trace_args(argv, k);
         argv[k] = NULL;
         if (run(argv, "/dev/null", errs) != 0) {
             die("%s", first_line(errs, "nictrace docroot failed"));
@@ -432,14 +414,7 @@ simulate(void)
     argv[k++] = (char *) o.policy;
     argv[k++] = "--split";
     argv[k++] = split;
-    if (o.format != NULL) {
-        argv[k++] = "--format";
-        argv[k++] = (char *) o.format;
-    }
-    if (o.mapping != NULL) {
-        argv[k++] = "--mapping";
-        argv[k++] = (char *) o.mapping;
-    }
+    k = trace_args(argv, k);
     argv[k++] = "--json";
     argv[k] = NULL;
     snprintf(errs, sizeof(errs), "%s/nicsim.err", o.workdir);
@@ -688,14 +663,7 @@ live(run_t *r, int index, int total, double eta)
         argv[k++] = "--duration";
         argv[k++] = dur;
     }
-    if (o.format != NULL) {
-        argv[k++] = "--format";
-        argv[k++] = (char *) o.format;
-    }
-    if (o.mapping != NULL) {
-        argv[k++] = "--mapping";
-        argv[k++] = (char *) o.mapping;
-    }
+    k = trace_args(argv, k);
     if (o.quiet || !isatty(2)) {
         argv[k++] = "-q";
     }
@@ -769,6 +737,14 @@ baseline(const run_t *r)
         }
     }
     return NULL;
+}
+
+static int
+by_mbps(const void *a, const void *b)
+{
+    double x = ((const run_t *) a)->mbps, y = ((const run_t *) b)->mbps;
+
+    return (x > y) - (x < y);
 }
 
 static double
@@ -919,6 +895,22 @@ tables(FILE *f, int md)
         fprintf(f, "%s%7.3f", sep, r->bus_util);
         ROW_END();
     }
+    for (k = 0; k < o.ntestbeds; k++) {
+        for (i = 0; i < nruns; i++) {
+            if (runs[i].testbed == o.testbeds[k]
+                && strcmp(runs[i].limited_by, "none") == 0) {
+                break;
+            }
+        }
+        if (i < nruns) {
+            fprintf(f, "\nNote: neither modelled resource limited some %s "
+                       "runs: this machine set the pace, so their throughput "
+                       "differences are the emulation's own cost (inserts are "
+                       "real copies), not the cache's effect.  Read the bus "
+                       "bytes and the saved share instead.\n",
+                    o.testbeds[k]);
+        }
+    }
     for (i = 0; i < nruns; i++) {
         if (runs[i].bus_over || runs[i].host_over) {
             fprintf(f, "\nNote: the modelled %s would have limited the %s run "
@@ -945,13 +937,14 @@ write_json(const char *path)
 
         fprintf(f,
                 " {\"testbed\": \"%s\", \"nics\": %d, \"cache_bytes\": %llu, "
-                "\"policy\": \"%s\", \"connections\": %d, \"seconds\": %.3f, "
+                "\"policy\": \"%s\", \"connections\": %d, \"runs\": %d, "
+                "\"seconds\": %.3f, "
                 "\"requests\": %llu, \"requests_per_s\": %.3f, "
                 "\"content_mbps\": %.3f, \"throughput_gain\": %.3f, "
                 "\"request_rate_gain\": %.3f, \"responses\": %llu, "
                 "\"bus_bytes\": {",
                 r->testbed, o.nics, (unsigned long long) r->cache, o.policy,
-                o.conns, r->seconds, (unsigned long long) r->requests, r->rps,
+                o.conns, o.runs, r->seconds, (unsigned long long) r->requests, r->rps,
                 r->mbps, b != NULL ? gain(r->mbps, b->mbps) : 0,
                 b != NULL ? gain(r->rps, b->rps) : 0,
                 (unsigned long long) r->responses);
@@ -1066,7 +1059,10 @@ usage(FILE *f)
     fprintf(f,
             " (default amd33)\n"
             "  --policy NAME   replacement policy (default lru)\n"
-            "  -c N            replay connections (default 64)\n"
+            "  -c N            replay connections (default 16)\n"
+            "  --runs N        replays per configuration; the median by "
+            "throughput\n"
+            "                  is reported (default 1)\n"
             "  --duration S    replay for S seconds (default: the whole "
             "trace)\n"
             "  --threads N     nicd worker threads (default 1)\n"
@@ -1087,6 +1083,7 @@ main(int argc, char **argv)
         {"policy", required_argument, NULL, 'p'},
         {"duration", required_argument, NULL, 'd'},
         {"threads", required_argument, NULL, 'T'},
+        {"runs", required_argument, NULL, 'R'},
         {"port", required_argument, NULL, 'P'},
         {"workdir", required_argument, NULL, 'w'},
         {"json", required_argument, NULL, 'j'},
@@ -1109,7 +1106,8 @@ main(int argc, char **argv)
     o.policy = "lru";
     o.workdir = "niccompare.d";
     o.nics = 2;
-    o.conns = 64;
+    o.conns = 16;
+    o.runs = 1;
     o.threads = 1;
     while ((ch = getopt_long(argc, argv, "c:qh", longopts, NULL)) != -1) {
         switch (ch) {
@@ -1135,14 +1133,19 @@ main(int argc, char **argv)
         case 'n':
         case 'c':
         case 'T':
+        case 'R':
         case 'P':
             v = strtol(optarg, &end, 10);
             if (end == optarg || *end != '\0' || v < 1
-                || v > (ch == 'n' ? MAX_NICS : ch == 'P' ? 65535 : 100000)) {
+                || v > (ch == 'n'   ? MAX_NICS
+                        : ch == 'P' ? 65535
+                        : ch == 'R' ? MAX_REPEATS
+                                    : 100000)) {
                 fprintf(stderr, "niccompare: %s: \"%s\" is out of range\n",
                         ch == 'n'   ? "--nics"
                         : ch == 'c' ? "-c"
                         : ch == 'T' ? "--threads"
+                        : ch == 'R' ? "--runs"
                                     : "--port",
                         optarg);
                 return 2;
@@ -1150,6 +1153,7 @@ main(int argc, char **argv)
             *(ch == 'n'   ? &o.nics
               : ch == 'c' ? &o.conns
               : ch == 'T' ? &o.threads
+              : ch == 'R' ? &o.runs
                           : &o.port) = (int) v;
             break;
         case 'h': usage(stdout); return 0;
@@ -1167,7 +1171,7 @@ main(int argc, char **argv)
     }
     for (list = sizes; (tok = strtok_r(list, ",", &save)) != NULL;
          list = NULL) {
-        if (o.nsizes == MAX_SIZES || parse_size(tok, &o.sizes[o.nsizes]) != 0
+        if (o.nsizes == MAX_SIZES || nicache_parse_size(tok, &o.sizes[o.nsizes]) != 0
             || (o.sizes[o.nsizes] > 0 && o.sizes[o.nsizes] < 4096)) {
             fprintf(stderr,
                     "niccompare: --sizes: \"%s\" is not a size (0, or 4k "
@@ -1224,8 +1228,18 @@ main(int argc, char **argv)
     make_docroot();
     t0 = now_s();
     for (i = 0; i < nruns; i++) {
-        eta = i > 0 ? (now_s() - t0) / i * (nruns - i) : 0;
-        live(&runs[i], i + 1, nruns, eta);
+        run_t rep[MAX_REPEATS];
+
+        for (j = 0; j < o.runs; j++) {
+            int done = i * o.runs + j, total = nruns * o.runs;
+
+            eta = done > 0 ? (now_s() - t0) / done * (total - done) : 0;
+            rep[j] = runs[i];
+            live(&rep[j], done + 1, total, eta);
+        }
+        /* the median replay by throughput, with its counters */
+        qsort(rep, (size_t) o.runs, sizeof(run_t), by_mbps);
+        runs[i] = rep[o.runs / 2];
     }
     tables(stdout, 0);
     if (o.json != NULL) {

@@ -58,7 +58,7 @@ def main():
     by = {(r["testbed"], r["cache_bytes"]): r for r in runs}
 
     # Figure 7a: stacked, normalised to each testbed's no-cache total
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(runs)), 4))
+    fig, ax = plt.subplots(figsize=(min(16, max(6, 0.8 * len(runs))), 5))
     labels, x = [], 0
     for tb in testbeds:
         base = by.get((tb, 0))

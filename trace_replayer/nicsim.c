@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "../src/sendfile_nic/nic/directory.h"
+#include "../src/util/size.h"
 #include "files.h"
 #include "opt.h"
 #include "reader.h"
@@ -109,49 +110,11 @@ usage(FILE *out)
             "for measuring speed; the rate goes to stderr.\n");
 }
 
+/* a size above zero */
 static int
 parse_size(const char *s, uint64_t *out)
 {
-    char              *end;
-    unsigned long long v = strtoull(s, &end, 10);
-
-    if (end == s) {
-        return -1;
-    }
-    switch (*end) {
-    case 'k':
-    case 'K':
-        v <<= 10;
-        end++;
-        break;
-    case 'm':
-    case 'M':
-        v <<= 20;
-        end++;
-        break;
-    case 'g':
-    case 'G':
-        v <<= 30;
-        end++;
-        break;
-    }
-    if (*end != '\0' || v == 0) {
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-static void
-human(uint64_t v, char *buf, size_t len)
-{
-    if (v % (1 << 20) == 0) {
-        snprintf(buf, len, "%llum", (unsigned long long) (v >> 20));
-    } else if (v % 1024 == 0) {
-        snprintf(buf, len, "%lluk", (unsigned long long) (v >> 10));
-    } else {
-        snprintf(buf, len, "%llu", (unsigned long long) v);
-    }
+    return nicache_parse_size(s, out) != 0 || *out == 0 ? -1 : 0;
 }
 
 static double
@@ -483,7 +446,7 @@ main(int argc, char **argv)
                    (unsigned long long) s->hits,
                    (unsigned long long) s->misses);
         } else {
-            human(s->cache_bytes, h, sizeof(h));
+            nicache_size_str(s->cache_bytes, h, sizeof(h));
             printf("%-7s %8s %6d %7.4f %14llu %12llu\n",
                    (s->policy != NULL ? s->policy->name : "opt"), h, split,
                    share, (unsigned long long) s->cached,

@@ -156,3 +156,10 @@ snic_conn_close(snic_instance_t *in, snic_conn_t *c)
     }
     c->backend_data = NULL;
 }
+
+int
+snic_paces(const snic_instance_t *in)
+{
+    return in->ops != NULL && in->ops->paces != NULL
+           && in->ops->paces(in->state);
+}

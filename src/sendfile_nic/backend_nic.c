@@ -63,6 +63,7 @@
 #include "nic/host.h"
 #include "policy/policy.h"
 #include "snic.h"
+#include "../util/size.h"
 
 enum { FB_HEADER = 0, FB_TOO_LARGE, FB_NOT_RESIDENT, FB_DEVICE, FB_NREASONS };
 
@@ -135,38 +136,16 @@ now_ns(void)
     return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
-/* "16m", "4k", "1g", "1000" */
+/* a size directive into a size_t */
 static int
 parse_size(const char *v, size_t *out)
 {
-    char              *end;
-    unsigned long long n = strtoull(v, &end, 10);
-    unsigned long long mult = 1;
+    uint64_t n;
 
-    if (end == v || v[0] == '-') {
+    if (nicache_parse_size(v, &n) != 0) {
         return -1;
     }
-    switch (*end) {
-    case 'k':
-    case 'K':
-        mult = 1024;
-        end++;
-        break;
-    case 'm':
-    case 'M':
-        mult = 1024 * 1024;
-        end++;
-        break;
-    case 'g':
-    case 'G':
-        mult = 1024ull * 1024 * 1024;
-        end++;
-        break;
-    }
-    if (*end != '\0' || n > (1ull << 40) / mult) {
-        return -1;
-    }
-    *out = (size_t) (n * mult);
+    *out = (size_t) n;
     return 0;
 }
 
@@ -967,9 +946,15 @@ nic_reset(void *state)
     pthread_mutex_lock(&s->pace_lock);
     s->since = now_ns();
     for (i = 0; i < PACE_N; i++) {
-        s->paced_ns[i] = 0;
+        __atomic_store_n(&s->paced_ns[i], 0, __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&s->pace_lock);
+}
+
+static int
+nic_paces(void *state)
+{
+    return ((nic_state_t *) state)->bus_limit;
 }
 
 static const char *const nic_directives[] = {
@@ -989,4 +974,5 @@ const snic_backend_t snic_backend_nic = {
     nic_send,
     nic_report,
     nic_reset,
+    nic_paces,
 };

@@ -140,6 +140,14 @@ typedef struct snic_backend_s {
      */
     size_t (*report)(void *state, int format, char *buf, size_t len);
     void (*reset)(void *state);
+
+    /*
+     * Optional: does this configuration pace its sends (return SNIC_AGAIN
+     * with wait_ns set)?  The server then runs its timers with
+     * sub-millisecond precision, which costs a timerfd update per loop
+     * iteration that other backends need not pay.  NULL: no.
+     */
+    int (*paces)(void *state);
 } snic_backend_t;
 
 #define SNIC_REPORT_JSON       0
@@ -188,6 +196,9 @@ int snic_send(snic_instance_t *in, snic_conn_t *c, const snic_send_t *req,
               size_t *sent);
 
 void snic_conn_open(snic_instance_t *in, snic_conn_t *c);
+
+/* Does the instance pace its sends (see paces above)? */
+int snic_paces(const snic_instance_t *in);
 void snic_conn_close(snic_instance_t *in, snic_conn_t *c);
 
 /*

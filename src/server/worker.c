@@ -248,13 +248,15 @@ nicd_worker_start(nicd_worker_t *w)
 
     w->cmd_fd[0] = w->cmd_fd[1] = -1;
     /*
-     * Precise timers (epoll with a timerfd): a pacing backend asks to be
-     * called again in tens of microseconds, and epoll_wait()'s
+     * Precise timers (epoll with a timerfd) when the backend paces: it
+     * asks to be called again in tens of microseconds, and epoll_wait()'s
      * millisecond timeouts would make every such wait a millisecond late.
      */
     ecfg = event_config_new();
     if (ecfg != NULL) {
-        event_config_set_flag(ecfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+        if (snic_paces(&w->cycle->backend)) {
+            event_config_set_flag(ecfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+        }
         w->base = event_base_new_with_config(ecfg);
         event_config_free(ecfg);
     }

@@ -207,3 +207,50 @@ def test_report_needs_the_backend():
     with Server(backend="sendfile", conf=REPORTS) as s:
         check(get(s.port, "/nic-status").status == 404, "status")
         s.wait_log(r'"nic_status" needs "send_backend nic"')
+
+
+def test_saved_counters_on_a_replay_with_known_hits():
+    """A replayed log whose hits are known: one client asks for a
+    13,288-byte file (4 blocks) three times, the third as a logged partial
+    transfer of 5,000 bytes (replayed --as-logged: a Range over 2 blocks),
+    a 1,000-byte file once, and the first file again as a 304.  With one
+    NIC the first transfer of each file misses and crosses the bus as
+    inserts (14,288 bytes), the later ones hit: 18,288 of the 32,576
+    content bytes are saved."""
+    import subprocess
+    import tempfile
+    from nicd import NICD
+    nicreplay = os.path.join(os.path.dirname(NICD), "nicreplay")
+    nictrace = os.path.join(os.path.dirname(NICD), "nictrace")
+    log = ("c - - [01/Jul/1995:00:00:01 -0400] \"GET /a HTTP/1.0\" 200 13288\n"
+           "c - - [01/Jul/1995:00:00:02 -0400] \"GET /b HTTP/1.0\" 200 1000\n"
+           "c - - [01/Jul/1995:00:00:03 -0400] \"GET /a HTTP/1.0\" 200 13288\n"
+           "c - - [01/Jul/1995:00:00:04 -0400] \"GET /a HTTP/1.0\" 200 5000\n"
+           "c - - [01/Jul/1995:00:00:05 -0400] \"GET /a HTTP/1.0\" 304 -\n")
+    with tempfile.TemporaryDirectory() as d:
+        trace = os.path.join(d, "t.log")
+        with open(trace, "w") as f:
+            f.write(log)
+        root = os.path.join(d, "www")
+        p = subprocess.run([nictrace, "docroot", trace, "--root", root],
+                           capture_output=True, timeout=60)
+        check(p.returncode == 0, p.stderr.decode())
+        with nic_server("nic_cache_size 1m;", threads=1, root=root) as s:
+            status(s, reset=True)
+            p = subprocess.run([nicreplay, "-q", "--as-logged", "--verify",
+                                trace, "http://127.0.0.1:%d/" % s.port],
+                               capture_output=True, timeout=60)
+            check(p.returncode == 0, p.stderr.decode())
+            st = status(s)["total"]
+    content = 13288 + 1000 + 13288 + 5000
+    check(st["content_bytes"] == content, "content %r" % st)
+    check(st["saved_bytes"] == 13288 + 5000, "saved %r" % st)
+    check(st["crossed_bytes"] == 13288 + 1000, "crossed %r" % st)
+    check(st["insert_bytes"] == 13288 + 1000 and st["host_bytes"] == 0,
+          "inserts %r" % st)
+    check(abs(st["saved_share"] - (13288 + 5000) / content) < 1e-5,
+          "share %r" % st)
+    # five responses: four bodies and the 304 (and the status request
+    # before the reset is not counted)
+    check(st["responses"] >= 5 and st["hits"] == 4 + 2 and st["misses"] == 5,
+          "responses, hits, misses: %r" % st)
