@@ -211,38 +211,49 @@ run(char *const argv[], const char *out_path, const char *err_path)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* everything fd has until its end, NUL-terminated (NULL: no memory) */
 static char *
-slurp(const char *path, size_t *len)
+slurp_fd(int fd, size_t *len)
 {
-    FILE  *f = fopen(path, "rb");
-    char  *buf = NULL;
-    size_t cap = 0, n = 0, k;
+    char   *buf = NULL, *b;
+    size_t  cap = 0, n = 0;
+    ssize_t k;
 
-    if (f == NULL) {
-        return NULL;
-    }
     for (;;) {
         if (n + 4096 + 1 > cap) {
-            char *b;
-
             cap = cap ? cap * 2 : 65536;
             b = realloc(buf, cap);
             if (b == NULL) {
                 free(buf);
-                fclose(f);
                 return NULL;
             }
             buf = b;
         }
-        k = fread(buf + n, 1, cap - n - 1, f);
-        if (k == 0) {
+        k = read(fd, buf + n, cap - n - 1);
+        if (k < 0 && errno == EINTR) {
+            continue;
+        }
+        if (k <= 0) {
             break;
         }
-        n += k;
+        n += (size_t) k;
     }
-    fclose(f);
     buf[n] = '\0';
     *len = n;
+    return buf;
+}
+
+static char *
+slurp(const char *path, size_t *len)
+{
+    int   fd = open(path, O_RDONLY | O_CLOEXEC);
+    char *buf;
+
+    if (fd < 0) {
+        return NULL;
+    }
+    buf = slurp_fd(fd, len);
+    close(fd);
     return buf;
 }
 
@@ -512,9 +523,8 @@ static char *
 http_get(int port, const char *path, size_t *blen)
 {
     struct sockaddr_in sa;
-    char               req[256], *buf = NULL, *body;
-    size_t             cap = 0, n = 0;
-    ssize_t            k;
+    char               req[256], *buf, *body;
+    size_t             n;
     int                fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
     if (fd < 0) {
@@ -535,28 +545,11 @@ http_get(int port, const char *path, size_t *blen)
         close(fd);
         return NULL;
     }
-    for (;;) {
-        if (n + 4096 + 1 > cap) {
-            char *b;
-
-            cap = cap ? cap * 2 : 65536;
-            b = realloc(buf, cap);
-            if (b == NULL) {
-                break;
-            }
-            buf = b;
-        }
-        k = read(fd, buf + n, cap - n - 1);
-        if (k <= 0) {
-            break;
-        }
-        n += (size_t) k;
-    }
+    buf = slurp_fd(fd, &n);
     close(fd);
     if (buf == NULL) {
         return NULL;
     }
-    buf[n] = '\0';
     body = strstr(buf, "\r\n\r\n");
     if (strncmp(buf, "HTTP/1.1 200", 12) != 0 || body == NULL) {
         free(buf);

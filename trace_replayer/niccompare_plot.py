@@ -37,6 +37,22 @@ def per_response(run, cat=None):
     return run["bus_bytes"][cat] / run["responses"]
 
 
+def stacked(ax, x, heights):
+    """One bar of the categories' heights, stacked; labelled once."""
+    bottom = 0.0
+    for i, cat in enumerate(CATEGORIES):
+        ax.bar(x, heights[cat], bottom=bottom, color="C%d" % i,
+               label=cat if x == 0 else None)
+        bottom += heights[cat]
+
+
+def save(fig, ax, out, name, title):
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, name + ".png"))
+
+
 def main():
     if len(sys.argv) != 3:
         sys.stderr.write(__doc__)
@@ -67,21 +83,15 @@ def main():
             r = by.get((tb, s))
             if r is None:
                 continue
-            bottom = 0.0
-            for i, cat in enumerate(CATEGORIES):
-                h = per_response(r, cat) / norm if norm else 0
-                ax.bar(x, h, bottom=bottom, color="C%d" % i,
-                       label=cat if x == 0 else None)
-                bottom += h
+            stacked(ax, x, {c: per_response(r, c) / norm if norm else 0
+                            for c in CATEGORIES})
             labels.append("%s\n%s" % (tb, size_label(s)))
             x += 1
     ax.set_xticks(range(len(labels)))
     ax.set_xticklabels(labels, fontsize=8)
     ax.set_ylabel("bus traffic / no cache")
-    ax.set_title("Figure 7a: bus traffic by category (modelled)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "fig7a.png"))
+    save(fig, ax, out, "fig7a", "Figure 7a: bus traffic by category "
+         "(modelled)")
     plt.close(fig)
 
     # Figures 7b and 7c: grouped bars, one bar per cache size
@@ -97,12 +107,9 @@ def main():
         ax.set_xticks([i + 0.4 - width / 2 for i in range(len(testbeds))])
         ax.set_xticklabels(testbeds)
         ax.set_ylabel(unit)
-        ax.set_title("Figure %s: %s (measured, paced by the models)"
-                     % (name[3:], "HTTP content throughput"
-                        if key == "content_mbps" else "request rate"))
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(os.path.join(out, name + ".png"))
+        save(fig, ax, out, name, "Figure %s: %s (measured, paced by the "
+             "models)" % (name[3:], "HTTP content throughput"
+                          if key == "content_mbps" else "request rate"))
         plt.close(fig)
 
     # Figure 3: share against cache size, simulated and live
@@ -118,10 +125,7 @@ def main():
     ax.set_xlabel("cache size per NIC")
     ax.set_ylabel("share of content not crossing the bus")
     ax.set_ylim(0, 1)
-    ax.set_title("Figure 3: content served from NIC memory")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "fig3.png"))
+    save(fig, ax, out, "fig3", "Figure 3: content served from NIC memory")
     plt.close(fig)
 
     # Figure 4: utilisation by category without a cache
@@ -131,20 +135,14 @@ def main():
         if r is None:
             continue
         total = sum(r["bus_bytes"].values()) or 1
-        bottom = 0.0
-        for i, cat in enumerate(CATEGORIES):
-            h = r["bus_utilisation"] * r["bus_bytes"][cat] / total
-            ax.bar(x, h, bottom=bottom, color="C%d" % i,
-                   label=cat if x == 0 else None)
-            bottom += h
+        stacked(ax, x, {c: r["bus_utilisation"] * r["bus_bytes"][c] / total
+                        for c in CATEGORIES})
     ax.set_xticks(range(len(testbeds)))
     ax.set_xticklabels(testbeds)
     ax.set_ylabel("bus utilisation")
     ax.set_ylim(0, 1)
-    ax.set_title("Figure 4: bus utilisation without a cache (modelled)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "fig4.png"))
+    save(fig, ax, out, "fig4", "Figure 4: bus utilisation without a cache "
+         "(modelled)")
     plt.close(fig)
     return 0
 
