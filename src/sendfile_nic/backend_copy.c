@@ -66,7 +66,7 @@ copy_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
     *sent = 0;
 
     if (req->file == NULL || req->len == 0) {
-        i = snic_send_headers(c->fd, req, &hdr_done, req->more);
+        i = snic_send_headers(c, req, &hdr_done, req->more);
         *sent = hdr_done;
         return i;
     }
@@ -107,7 +107,7 @@ copy_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
         k++;
 
         last = body + (size_t) n >= req->len;
-        w = snic_send_iov(c->fd, iov, k, !last || req->more);
+        w = snic_send_iov(c, iov, k, !last || req->more);
         if (w == -1) {
             return errno == EAGAIN ? SNIC_AGAIN : SNIC_ERROR;
         }

@@ -403,11 +403,18 @@ send_run(nic_t *n, snic_conn_t *c, const snic_send_t *req, const run_t *r)
     off_t   off = r->where;
 
     while (done < r->len) {
-        if (r->nic) {
+        if (r->nic && c->write == NULL) {
             k = snic_device_send(n->dev, c->fd, r->where + (off_t) done,
                                  r->len - done);
+        } else if (r->nic) {
+            /* through the transport: read from NIC memory (a NIC with TLS
+             * offload encrypts on the card; nothing more crosses) */
+            off_t nc_off = r->where + (off_t) done;
+
+            k = snic_sendfile(c, snic_device_fd(n->dev), &nc_off,
+                              r->len - done);
         } else {
-            k = sendfile(c->fd, req->file->fd, &off, r->len - done);
+            k = snic_sendfile(c, req->file->fd, &off, r->len - done);
         }
         if (k < 0) {
             if (errno == EINTR) {
@@ -520,7 +527,7 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
     n = &s->nics[nc->nic];
     pthread_mutex_lock(&n->lock);
 
-    rc = snic_send_headers(c->fd, req, &hdr, has_body || req->more);
+    rc = snic_send_headers(c, req, &hdr, has_body || req->more);
     if (hdr > 0) {
         n->c.fallbacks[FB_HEADER]++;
         n->c.header_bytes += hdr;

@@ -80,7 +80,7 @@ sendfile_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
         set_cork(c, 1);
     }
 
-    rc = snic_send_headers(c->fd, req, &hdr, has_body || req->more);
+    rc = snic_send_headers(c, req, &hdr, has_body || req->more);
     *sent = hdr;
     if (rc != SNIC_OK) {
         return rc;
@@ -95,7 +95,7 @@ sendfile_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
             want = s->max_chunk - body;
         }
 
-        n = sendfile(c->fd, req->file->fd, &off, want);
+        n = snic_sendfile(c, req->file->fd, &off, want);
 
         if (n == -1) {
             if (errno == EINTR) {

@@ -3,12 +3,17 @@
  *
  * sendmsg() with MSG_MORE tells TCP that more data follows, so headers and
  * the first body bytes share a segment (Linux >= 2.4.4); MSG_NOSIGNAL keeps
- * a peer reset from raising SIGPIPE.
+ * a peer reset from raising SIGPIPE.  A connection with a transport of its
+ * own (TLS, snic_conn_t.write) takes every byte through it instead: file
+ * bytes are read into a per-thread buffer, since sendfile(2) would put
+ * them on the socket unencrypted.
  */
 
 #include <errno.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "snic.h"
 
@@ -25,19 +30,53 @@ snic_iov_len(const struct iovec *iov, int n)
 }
 
 ssize_t
-snic_send_iov(int fd, const struct iovec *iov, int n, int more)
+snic_send_iov(snic_conn_t *c, const struct iovec *iov, int n, int more)
 {
     struct msghdr msg;
     ssize_t       rc;
 
+    if (c->write != NULL) {
+        return c->write(c, iov, n);
+    }
     memset(&msg, 0, sizeof(msg));
     msg.msg_iov = (struct iovec *) iov;
     msg.msg_iovlen = (size_t) n;
 
     do {
-        rc = sendmsg(fd, &msg, MSG_NOSIGNAL | (more ? MSG_MORE : 0));
+        rc = sendmsg(c->fd, &msg, MSG_NOSIGNAL | (more ? MSG_MORE : 0));
     } while (rc == -1 && errno == EINTR);
     return rc;
+}
+
+#define READ_BUF (64 * 1024)
+
+static _Thread_local char read_buf[READ_BUF];
+
+ssize_t
+snic_sendfile(snic_conn_t *c, int fd, off_t *off, size_t len)
+{
+    struct iovec iov;
+    ssize_t      n, w;
+
+    if (c->write == NULL) {
+        do {
+            n = sendfile(c->fd, fd, off, len);
+        } while (n == -1 && errno == EINTR);
+        return n;
+    }
+    do {
+        n = pread(fd, read_buf, len < READ_BUF ? len : READ_BUF, *off);
+    } while (n == -1 && errno == EINTR);
+    if (n <= 0) {
+        return n;
+    }
+    iov.iov_base = read_buf;
+    iov.iov_len = (size_t) n;
+    w = c->write(c, &iov, 1);
+    if (w > 0) {
+        *off += w; /* what the transport did not take is read again */
+    }
+    return w;
 }
 
 /*
@@ -45,7 +84,8 @@ snic_send_iov(int fd, const struct iovec *iov, int n, int more)
  * socket is full, SNIC_ERROR on failure.  *done counts header bytes sent.
  */
 int
-snic_send_headers(int fd, const snic_send_t *req, size_t *done, int more)
+snic_send_headers(snic_conn_t *c, const snic_send_t *req, size_t *done,
+                  int more)
 {
     struct iovec iov[64];
     size_t       total, skip;
@@ -70,7 +110,7 @@ snic_send_headers(int fd, const snic_send_t *req, size_t *done, int more)
             k++;
         }
 
-        n = snic_send_iov(fd, iov, k, more);
+        n = snic_send_iov(c, iov, k, more);
         if (n == -1) {
             return errno == EAGAIN ? SNIC_AGAIN : SNIC_ERROR;
         }

@@ -60,6 +60,17 @@ typedef struct snic_conn_s {
     /* responses this connection has sent in full, counted by the server
      * (a backend that models per-response costs reads it) */
     uint64_t responses;
+    /*
+     * Set by the server when the connection's bytes go through a
+     * transport of its own (TLS): backends then write everything with it
+     * instead of the socket, and send file bytes by reading them into a
+     * buffer (sendfile(2) would bypass the transport) - snic_send_iov()
+     * and snic_sendfile() do both.  It takes the bytes it can and returns
+     * how many, or -1 with errno (EAGAIN: call again when the socket is
+     * writable).  NULL: the socket itself.
+     */
+    ssize_t (*write)(struct snic_conn_s *c, const struct iovec *iov, int n);
+    void *transport; /* the transport's state, for write */
 } snic_conn_t;
 
 /*
@@ -220,16 +231,27 @@ uint64_t snic_file_revision(const struct stat *st);
 size_t snic_iov_len(const struct iovec *iov, int n);
 
 /*
- * Send the iovecs with sendmsg(), adding MSG_MORE when more is set.
+ * Send the iovecs on c: through c->write when the connection has a
+ * transport, else with sendmsg(), adding MSG_MORE when more is set.
  * Returns bytes sent (may be short), or -1 with errno (EAGAIN included).
  */
-ssize_t snic_send_iov(int fd, const struct iovec *iov, int n, int more);
+ssize_t snic_send_iov(snic_conn_t *c, const struct iovec *iov, int n,
+                      int more);
+
+/*
+ * Send up to len bytes of fd from *off on c, advancing *off: sendfile(2)
+ * on the socket, or, when c has a transport, a pread() into a buffer
+ * written through it.  Returns bytes sent, 0 when fd ends at *off, -1 with
+ * errno (EAGAIN included).
+ */
+ssize_t snic_sendfile(snic_conn_t *c, int fd, off_t *off, size_t len);
 
 /*
  * Send the header iovecs of req that are not sent yet; *done is how many
  * header bytes went out before this call and is advanced.  Returns
  * SNIC_OK when all header bytes are out, else SNIC_AGAIN or SNIC_ERROR.
  */
-int snic_send_headers(int fd, const snic_send_t *req, size_t *done, int more);
+int snic_send_headers(snic_conn_t *c, const snic_send_t *req, size_t *done,
+                      int more);
 
 #endif /* SNIC_H */

@@ -203,6 +203,12 @@ snic_device_send(snic_device_t *d, int sock, off_t nc_off, size_t len)
     return n;
 }
 
+int
+snic_device_fd(const snic_device_t *d)
+{
+    return d->fd;
+}
+
 const snic_device_stats_t *
 snic_device_stats(const snic_device_t *d)
 {

@@ -54,6 +54,10 @@ int snic_device_insert(snic_device_t *d, uint32_t slot, int fd, off_t file_off,
  */
 ssize_t snic_device_send(snic_device_t *d, int sock, off_t nc_off, size_t len);
 
+/* The NIC memory's descriptor, to read it (snic_sendfile() through a
+ * transport). */
+int snic_device_fd(const snic_device_t *d);
+
 const snic_device_stats_t *snic_device_stats(const snic_device_t *d);
 
 #endif /* SNIC_DEVICE_H */

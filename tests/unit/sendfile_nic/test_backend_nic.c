@@ -153,6 +153,16 @@ test_saved_bytes(void)
     snic_instance_stop(&in);
 }
 
+/* through a transport of the connection's own (TLS): the same bytes
+ * from NIC memory, the same counters */
+static void
+test_saved_bytes_through_transport(void)
+{
+    via_transport = 1;
+    test_saved_bytes();
+    via_transport = 0;
+}
+
 static void
 test_bad_testbed(void)
 {
@@ -173,6 +183,7 @@ main(void)
 {
     RUN(test_pacing);
     RUN(test_saved_bytes);
+    RUN(test_saved_bytes_through_transport);
     RUN(test_bad_testbed);
     return harness_report("test_backend_nic");
 }

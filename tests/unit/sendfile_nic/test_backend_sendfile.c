@@ -54,11 +54,22 @@ test_cork(void)
     snic_instance_stop(&in);
 }
 
+/* every byte through a transport of the connection's own (TLS) */
+static void
+test_through_transport(void)
+{
+    via_transport = 1;
+    CHECK_INT(backend_contract(&snic_backend_sendfile, 0), 0);
+    CHECK_INT(backend_contract(&snic_backend_sendfile, 65536), 0);
+    via_transport = 0;
+}
+
 int
 main(void)
 {
     RUN(test_contract);
     RUN(test_max_chunk);
     RUN(test_cork);
+    RUN(test_through_transport);
     return harness_report("test_backend_sendfile");
 }

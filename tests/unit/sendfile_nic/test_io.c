@@ -14,6 +14,7 @@ test_send_headers_resumes(void)
     size_t       done, total = 0, got = 0;
     char        *out = malloc(sizeof(big) + 16);
     int          tx = -1, rx = -1, rc, i;
+    snic_conn_t  sc;
 
     for (i = 0; i < (int) sizeof(big); i++) {
         big[i] = (char) (i % 251);
@@ -27,6 +28,8 @@ test_send_headers_resumes(void)
     CHECK_INT(snic_iov_len(iov, 3), sizeof(big) + 10);
 
     CHECK_INT(small_pair(&tx, &rx), 0);
+    memset(&sc, 0, sizeof(sc));
+    sc.fd = tx;
     memset(&req, 0, sizeof(req));
     for (;;) {
         /* the caller advances the iovecs past what was sent */
@@ -45,7 +48,7 @@ test_send_headers_resumes(void)
         }
         req.hdr = rest;
         req.nhdr = k;
-        rc = snic_send_headers(tx, &req, &done, 0);
+        rc = snic_send_headers(&sc, &req, &done, 0);
         total += done;
         if (rc != SNIC_AGAIN) {
             break;
