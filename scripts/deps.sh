@@ -12,7 +12,7 @@ pkgs=""
 for group in "$@"; do
     case "$group" in
     build) pkgs="$pkgs gcc make libc6-dev pkg-config libevent-dev libssl-dev libluajit-5.1-dev zlib1g-dev" ;;
-    test) pkgs="$pkgs python3 nginx-light python3-matplotlib" ;;
+    test) pkgs="$pkgs python3 nginx-light python3-matplotlib openssl" ;;
     plots) pkgs="$pkgs python3-matplotlib" ;;
     bench) pkgs="$pkgs wrk nginx-light util-linux" ;;
     fuzz) pkgs="$pkgs clang" ;;

@@ -177,6 +177,10 @@ nicd_conf_new(void)
     c->server_tokens = 1;
     c->max_ranges = 64;
     c->default_type = strdup("text/plain");
+    c->ssl_protocols = NICD_TLS_1_2 | NICD_TLS_1_3;
+    c->ssl_ciphers = strdup("HIGH:!aNULL:!MD5");
+    c->ssl_session_timeout = 300000;
+    c->ssl_session_tickets = 1;
     return c;
 }
 
@@ -216,6 +220,10 @@ nicd_conf_free(nicd_conf_t *c)
     free(c->locations);
     free(c->default_type);
     free(c->pid);
+    free(c->ssl_certificate);
+    free(c->ssl_certificate_key);
+    free(c->ssl_ciphers);
+    free(c->ssl_dhparam);
     free(c);
 }
 
@@ -420,6 +428,11 @@ set_listen(nicd_conf_t *c, const char **a, int n)
                 return msgf("invalid \"%s\"", a[i]);
             }
             l.nic = (int) k;
+        } else if (strcmp(a[i], "ssl") == 0) {
+            l.ssl = 1;
+        } else if (strcmp(a[i], "http2") == 0) {
+            return msgf("\"http2\" is not supported yet (HTTP/1.1 only, "
+                        "over TLS or not)");
         } else {
             return msgf("invalid parameter \"%s\"", a[i]);
         }
@@ -441,7 +454,125 @@ set_listen(nicd_conf_t *c, const char **a, int n)
         return "out of memory";
     }
     c->listens[c->nlistens++] = l;
+    c->nssl += l.ssl;
     return NULL;
+}
+
+static const char *
+set_ssl_certificate(nicd_conf_t *c, const char **a, int n)
+{
+    (void) n;
+    return set_str(&c->ssl_certificate, a[0]);
+}
+
+static const char *
+set_ssl_certificate_key(nicd_conf_t *c, const char **a, int n)
+{
+    (void) n;
+    return set_str(&c->ssl_certificate_key, a[0]);
+}
+
+static const char *
+set_ssl_protocols(nicd_conf_t *c, const char **a, int n)
+{
+    static const struct {
+        const char *name;
+        int         bit;
+    } names[] = {{"TLSv1", NICD_TLS_1_0},
+                 {"TLSv1.1", NICD_TLS_1_1},
+                 {"TLSv1.2", NICD_TLS_1_2},
+                 {"TLSv1.3", NICD_TLS_1_3}};
+    int i, k, bits = 0;
+
+    for (i = 0; i < n; i++) {
+        for (k = 0; k < 4 && strcmp(a[i], names[k].name) != 0; k++) {
+        }
+        if (k == 4) {
+            return msgf("unknown protocol \"%s\" (TLSv1, TLSv1.1, TLSv1.2, "
+                        "TLSv1.3)",
+                        a[i]);
+        }
+        bits |= names[k].bit;
+    }
+    c->ssl_protocols = bits;
+    return NULL;
+}
+
+static const char *
+set_ssl_ciphers(nicd_conf_t *c, const char **a, int n)
+{
+    (void) n;
+    return set_str(&c->ssl_ciphers, a[0]);
+}
+
+static const char *
+set_ssl_prefer_server_ciphers(nicd_conf_t *c, const char **a, int n)
+{
+    (void) n;
+    return flag(a[0], &c->ssl_prefer_server_ciphers);
+}
+
+/*
+ * ssl_session_cache off | none | builtin[:SIZE] | shared:NAME:SIZE ...
+ * One SSL_CTX serves every worker thread, so OpenSSL's own cache is
+ * already shared: "builtin" and "shared" both size it (shared's SIZE in
+ * bytes, about 4,000 sessions a megabyte as in nginx).
+ */
+static const char *
+set_ssl_session_cache(nicd_conf_t *c, const char **a, int n)
+{
+    int         i;
+    long        sessions = 0, v;
+    char       *end;
+    const char *colon;
+    size_t      bytes;
+
+    for (i = 0; i < n; i++) {
+        if (strcmp(a[i], "off") == 0 || strcmp(a[i], "none") == 0) {
+            continue;
+        }
+        if (strcmp(a[i], "builtin") == 0) {
+            sessions += 20480;
+        } else if (strncmp(a[i], "builtin:", 8) == 0) {
+            v = strtol(a[i] + 8, &end, 10);
+            if (a[i][8] == '\0' || *end != '\0' || v <= 0) {
+                return msgf("invalid session cache \"%s\"", a[i]);
+            }
+            sessions += v;
+        } else if (strncmp(a[i], "shared:", 7) == 0
+                   && (colon = strchr(a[i] + 7, ':')) != NULL
+                   && colon > a[i] + 7) {
+            if (size_val(colon + 1, &bytes) != NULL || bytes == 0) {
+                return msgf("invalid session cache \"%s\"", a[i]);
+            }
+            sessions += (long) (bytes / 256);
+        } else {
+            return msgf("invalid session cache \"%s\"", a[i]);
+        }
+    }
+    c->ssl_session_cache = sessions;
+    return NULL;
+}
+
+static const char *
+set_ssl_session_timeout(nicd_conf_t *c, const char **a, int n)
+{
+    (void) n;
+    return time_val(a[0], &c->ssl_session_timeout);
+}
+
+static const char *
+set_ssl_session_tickets(nicd_conf_t *c, const char **a, int n)
+{
+    (void) n;
+    return flag(a[0], &c->ssl_session_tickets);
+}
+
+static const char *
+set_ssl_dhparam(nicd_conf_t *c, const char **a, int n)
+{
+    (void) n;
+    return set_str(&c->ssl_dhparam, a[0]);
 }
 
 static const char *
@@ -805,6 +936,15 @@ static const directive_t directives[] = {
     {"max_ranges", 1, 1, set_max_ranges},
     {"pid", 1, 1, set_pid},
     {"server_name", 1, MAX_ARGS, set_ignored},
+    {"ssl_certificate", 1, 1, set_ssl_certificate},
+    {"ssl_certificate_key", 1, 1, set_ssl_certificate_key},
+    {"ssl_protocols", 1, 4, set_ssl_protocols},
+    {"ssl_ciphers", 1, 1, set_ssl_ciphers},
+    {"ssl_prefer_server_ciphers", 1, 1, set_ssl_prefer_server_ciphers},
+    {"ssl_session_cache", 1, 3, set_ssl_session_cache},
+    {"ssl_session_timeout", 1, 1, set_ssl_session_timeout},
+    {"ssl_session_tickets", 1, 1, set_ssl_session_tickets},
+    {"ssl_dhparam", 1, 1, set_ssl_dhparam},
     {"tcp_nopush", 1, 1, set_ignored},
     {"tcp_nodelay", 1, 1, set_ignored},
     {NULL, 0, 0, NULL},
@@ -1447,6 +1587,17 @@ nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen)
     }
     if (c->root == NULL || c->backend == NULL || c->types == NULL) {
         snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (c->nssl > 0
+        && (c->ssl_certificate == NULL || c->ssl_certificate_key == NULL)) {
+        for (i = 0; !c->listens[i].ssl; i++) {
+        }
+        snprintf(err, errlen,
+                 "no \"ssl_certificate%s\" is defined for the \"listen %s "
+                 "ssl\" directive",
+                 c->ssl_certificate == NULL ? "" : "_key",
+                 c->listens[i].text);
         return -1;
     }
     if (c->client_header_buffer_size < 128) {

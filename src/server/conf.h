@@ -29,7 +29,14 @@ typedef struct {
     socklen_t               addrlen;
     int                     backlog;
     int                     nic; /* "nic=K": the emulated NIC; -1: any */
+    int                     ssl; /* "ssl": connections speak TLS */
 } nicd_listen_conf_t;
+
+/* ssl_protocols, as bits */
+#define NICD_TLS_1_0 0x1
+#define NICD_TLS_1_1 0x2
+#define NICD_TLS_1_2 0x4
+#define NICD_TLS_1_3 0x8
 
 typedef struct nicd_mime_s nicd_mime_t;
 
@@ -98,6 +105,18 @@ typedef struct nicd_conf_s {
 
     nicd_location_t *locations;
     int              nlocations;
+
+    /* TLS (nginx's ssl_* directives), for listeners marked "ssl" */
+    char *ssl_certificate;
+    char *ssl_certificate_key;
+    int   ssl_protocols; /* NICD_TLS_* bits */
+    char *ssl_ciphers;
+    int   ssl_prefer_server_ciphers;
+    long  ssl_session_cache; /* sessions kept; 0: none (tickets only) */
+    long  ssl_session_timeout; /* ms */
+    int   ssl_session_tickets;
+    char *ssl_dhparam;
+    int   nssl; /* listeners with "ssl" */
 } nicd_conf_t;
 
 /* The location that answers path (normalised), or NULL. */

@@ -57,6 +57,11 @@ set_timer(nicd_conn_t *c, int kind)
 static void
 start_reading(nicd_conn_t *c)
 {
+    if (!c->reading && !c->eof && c->tp->pending != NULL
+        && c->tp->pending(c)) {
+        /* bytes the transport already read: no event will say so */
+        event_active(&c->rev, EV_READ, 0);
+    }
     if (!c->reading && !c->eof) {
         event_add(&c->rev, NULL);
         c->reading = 1;
@@ -90,6 +95,8 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     c->sc.fd = fd;
     c->sc.listener = listener;
     c->sc.nic = cf->listens[listener].nic;
+    c->tp = cf->listens[listener].ssl ? &nicd_transport_tls
+                                      : &nicd_transport_plain;
 
     if (sa->sa_family == AF_INET) {
         inet_ntop(AF_INET, &((const struct sockaddr_in *) sa)->sin_addr,
@@ -123,6 +130,15 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     evtimer_assign(&c->tev, w->base, conn_timer_cb, c);
     evtimer_assign(&c->pev, w->base, conn_write_cb, c);
 
+    if (c->tp->start != NULL) {
+        if (c->tp->start(c, w->cycle->tls) != 0) {
+            free(c->in);
+            free(c);
+            close(fd);
+            return;
+        }
+        c->handshaking = c->tp->handshake != NULL;
+    }
     snic_conn_open(&w->cycle->backend, &c->sc);
 
     c->next = w->conns;
@@ -187,6 +203,9 @@ nicd_conn_close(nicd_conn_t *c)
     event_del(&c->tev);
     event_del(&c->pev);
     snic_conn_close(&w->cycle->backend, &c->sc);
+    if (c->tp->close != NULL) {
+        c->tp->close(c);
+    }
     close(c->sc.fd);
 
     if (c->prev != NULL) {
@@ -376,6 +395,21 @@ conn_flush(nicd_conn_t *c)
                           "connection?), client: %s",
                           c->addr);
             }
+            nicd_conn_close(c);
+            return -1;
+        }
+    }
+    /* what the transport took must leave before the queue counts as sent */
+    if (c->tp->flush != NULL) {
+        rc = c->tp->flush(c);
+        if (rc == 0) {
+            return 0;
+        }
+        if (rc < 0) {
+            log_error(LOG_INFO, errno,
+                      "send failed (client closed the connection?), "
+                      "client: %s",
+                      c->addr);
             nicd_conn_close(c);
             return -1;
         }
@@ -598,6 +632,38 @@ linger_read(nicd_conn_t *c)
     }
 }
 
+/*
+ * A step of the transport's handshake, waiting for the socket it needs.
+ * Returns 1 when done, 0 while it goes on, -1 when it failed (the
+ * connection is closed).  The header timeout set at accept bounds it.
+ */
+static int
+handshake(nicd_conn_t *c)
+{
+    int rc = c->tp->handshake(c);
+
+    if (rc < 0) {
+        nicd_conn_close(c);
+        return -1;
+    }
+    if (rc == 0) {
+        if (c->tp_want_write && !c->writing) {
+            event_add(&c->wev, NULL);
+            c->writing = 1;
+        } else if (!c->tp_want_write && c->writing) {
+            event_del(&c->wev);
+            c->writing = 0;
+        }
+        return 0;
+    }
+    c->handshaking = 0;
+    if (c->writing) {
+        event_del(&c->wev);
+        c->writing = 0;
+    }
+    return 1;
+}
+
 static void
 conn_read_cb(evutil_socket_t fd, short ev, void *arg)
 {
@@ -611,6 +677,9 @@ conn_read_cb(evutil_socket_t fd, short ev, void *arg)
 
     if (c->lingering) {
         linger_read(c);
+        return;
+    }
+    if (c->handshaking && handshake(c) <= 0) {
         return;
     }
 
@@ -638,9 +707,13 @@ conn_read_cb(evutil_socket_t fd, short ev, void *arg)
     }
 
     for (;;) {
-        n = recv(c->sc.fd, c->in + c->in_end, c->in_size - c->in_end, 0);
+        n = c->tp->recv(c, c->in + c->in_end, c->in_size - c->in_end);
         if (n > 0) {
             c->in_end += (uint32_t) n;
+            if (c->in_end < c->in_size && c->tp->pending != NULL
+                && c->tp->pending(c)) {
+                continue; /* take what the transport holds while room */
+            }
             break;
         }
         if (n == 0) {
@@ -669,6 +742,13 @@ conn_write_cb(evutil_socket_t fd, short ev, void *arg)
 
     (void) fd;
     (void) ev;
+    if (c->handshaking) {
+        if (handshake(c) > 0) {
+            /* application data may have come with the last flight */
+            event_active(&c->rev, EV_READ, 0);
+        }
+        return;
+    }
     conn_run(c);
 }
 

@@ -162,6 +162,7 @@ static void
 cycle_destroy(nicd_cycle_t *cy)
 {
     snic_instance_stop(&cy->backend);
+    nicd_tls_ctx_free(cy->tls);
     if (cy->root_fd != -1) {
         close(cy->root_fd);
     }
@@ -220,12 +221,21 @@ cycle_create(nicd_conf_t *conf, char *err, size_t errlen)
     free(params);
     params = NULL;
 
+    if (conf->nssl > 0) {
+        cy->tls = nicd_tls_ctx_new(conf, err, errlen);
+        if (cy->tls == NULL) {
+            snic_instance_stop(&cy->backend);
+            goto err;
+        }
+    }
+
     if (conf->access_log != NULL) {
         cy->access_log = log_access_open(conf->access_log);
         if (cy->access_log == NULL) {
             snprintf(err, errlen, "open() \"%s\" failed: %s", conf->access_log,
                      strerror(errno));
             snic_instance_stop(&cy->backend);
+            nicd_tls_ctx_free(cy->tls);
             goto err;
         }
     }
@@ -359,6 +369,21 @@ listeners_prune(int oldest_alive)
     }
 }
 
+/* Does the kernel offer the "tls" upper layer protocol (kernel TLS)? */
+static int
+ktls_offered(void)
+{
+    char  buf[256];
+    FILE *f = fopen("/proc/sys/net/ipv4/tcp_available_ulp", "r");
+    int   yes = 0;
+
+    if (f != NULL) {
+        yes = fgets(buf, sizeof(buf), f) != NULL && strstr(buf, "tls") != NULL;
+        fclose(f);
+    }
+    return yes;
+}
+
 static void
 say_listening(nicd_cycle_t *cy)
 {
@@ -366,8 +391,16 @@ say_listening(nicd_cycle_t *cy)
     socklen_t               len;
     char                    host[INET6_ADDRSTRLEN];
     listener_t             *lp;
+    const char             *scheme;
     int                     i;
 
+    if (cy->conf->nssl > 0 && !ktls_offered()) {
+        log_error(LOG_NOTICE, 0,
+                  "kernel TLS is not loaded (no \"tls\" in "
+                  "/proc/sys/net/ipv4/tcp_available_ulp): unless the kernel "
+                  "loads it when asked, bodies over TLS are read and "
+                  "encrypted in user space");
+    }
     for (i = 0; i < cy->conf->nlistens; i++) {
         lp = listener_find(cy->conf->listens[i].text, 0);
         len = sizeof(ss);
@@ -375,15 +408,16 @@ say_listening(nicd_cycle_t *cy)
             || getsockname(lp->fd, (struct sockaddr *) &ss, &len) != 0) {
             continue;
         }
+        scheme = cy->conf->listens[i].ssl ? "https" : "http";
         if (ss.ss_family == AF_INET6) {
             inet_ntop(AF_INET6, &((struct sockaddr_in6 *) &ss)->sin6_addr, host,
                       sizeof(host));
-            log_error(LOG_NOTICE, 0, "listening on http://[%s]:%u/", host,
-                      sockaddr_port(&ss));
+            log_error(LOG_NOTICE, 0, "listening on %s://[%s]:%u/", scheme,
+                      host, sockaddr_port(&ss));
         } else {
             inet_ntop(AF_INET, &((struct sockaddr_in *) &ss)->sin_addr, host,
                       sizeof(host));
-            log_error(LOG_NOTICE, 0, "listening on http://%s:%u/", host,
+            log_error(LOG_NOTICE, 0, "listening on %s://%s:%u/", scheme, host,
                       sockaddr_port(&ss));
         }
     }

@@ -18,6 +18,7 @@
 #include "http_parser.h"
 #include "log.h"
 #include "ofc.h"
+#include "transport.h"
 
 #define NICD_VERSION "0.1.0"
 
@@ -35,6 +36,7 @@ typedef struct nicd_cycle_s {
     int             alive;           /* workers still running */
     char            server_line[64]; /* "Server: nicd/0.1.0\r\n" */
     size_t          server_line_len;
+    void           *tls; /* the TLS context of "ssl" listeners, or NULL */
 } nicd_cycle_t;
 
 enum { NICD_RUNNING = 0, NICD_RETIRING, NICD_STOPPING };
@@ -89,8 +91,10 @@ enum { OUT_MEM = 0, OUT_FILE = 1 };
 enum { T_NONE = 0, T_HEADER, T_KEEPALIVE, T_SEND, T_LINGER };
 
 struct nicd_conn_s {
-    nicd_worker_t *w;
-    snic_conn_t    sc; /* sc.fd is the socket */
+    nicd_worker_t          *w;
+    snic_conn_t             sc; /* sc.fd is the socket */
+    const nicd_transport_t *tp; /* plain TCP or TLS */
+    void                   *tp_data;
     struct event   rev, wev, tev;
     struct event   pev; /* a pacing backend asked to be called later */
     int            timer;
@@ -117,6 +121,8 @@ struct nicd_conn_s {
     unsigned lingering : 1;
     unsigned linger_close : 1; /* an error response: drain before close */
     unsigned in_chunked : 1;   /* skipping a chunked request body */
+    unsigned handshaking : 1;  /* the transport's handshake is not over */
+    unsigned tp_want_write : 1; /* ... and it waits for a writable socket */
 
     char addr[INET6_ADDRSTRLEN];
 
@@ -135,6 +141,10 @@ void nicd_conn_out_end(nicd_conn_t *c, int status, uint32_t log_off,
                        uint32_t log_split, uint32_t log_len);
 /* The worker is stopping: close c now if no request is in progress. */
 void nicd_conn_shutdown(nicd_conn_t *c);
+
+/* tls.c: the cycle's TLS context from cf (NULL with err set) */
+void *nicd_tls_ctx_new(const nicd_conf_t *cf, char *err, size_t errlen);
+void  nicd_tls_ctx_free(void *ctx);
 
 /* http.c */
 /* Answer the request just parsed in c->req (head at c->in + in_start). */

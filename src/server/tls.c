@@ -1,0 +1,380 @@
+/*
+ * The TLS transport: OpenSSL on the connection's socket.
+ *
+ * Facts relied on:
+ * - A non-blocking SSL_read()/SSL_write() that returns WANT_READ or
+ *   WANT_WRITE must be repeated with the same buffer and length.  The
+ *   backends do not repeat themselves exactly (a retry starts where the
+ *   socket stopped, with whatever is queued behind), so the write hook
+ *   copies what it takes into the connection's own record buffer
+ *   (TLS_RECORD bytes, a full TLS record) and retries from there; it
+ *   takes nothing new while that buffer is not empty.  So every byte the
+ *   hook reports as taken will leave, and conn.c's flush waits for the
+ *   buffer to drain before the connection goes idle or closes.
+ * - SSL_read() decrypts one record at a time into OpenSSL's buffer; what
+ *   the caller's buffer could not take stays there, announced by no read
+ *   event: SSL_pending() says how much.
+ * - sendfile(2) cannot send through OpenSSL.  With kernel TLS
+ *   (SSL_OP_ENABLE_KTLS, Linux's "tls" ULP) the kernel encrypts what is
+ *   written to the socket, so after the handshake the backends may write
+ *   to it directly again, sendfile included; without it (this machine's
+ *   kernel offers no "tls" ULP) file bytes are read into a buffer and
+ *   written through SSL_write() (snic_sendfile()).
+ * - One SSL_CTX serves every worker thread; OpenSSL locks its session
+ *   cache, so the cache is shared by all of them.  A reload makes a new
+ *   SSL_CTX from the files as they are then; connections keep the one
+ *   they started with (reference counted).
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "nicd.h"
+#include "transport.h"
+
+#if defined(HAVE_OPENSSL)
+
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+
+#define TLS_RECORD 16384
+
+typedef struct {
+    SSL   *ssl;
+    char  *out; /* plaintext taken from the backends, being written */
+    size_t out_len;
+    int    ktls; /* the kernel encrypts what is written to the socket */
+} tls_conn_t;
+
+/* the last OpenSSL error as text (and the queue cleared) */
+static const char *
+ssl_reason(void)
+{
+    static _Thread_local char buf[256];
+    unsigned long             e = ERR_get_error();
+
+    if (e == 0) {
+        snprintf(buf, sizeof(buf), "%s",
+                 errno != 0 ? strerror(errno) : "unknown");
+    } else {
+        ERR_error_string_n(e, buf, sizeof(buf));
+    }
+    ERR_clear_error();
+    return buf;
+}
+
+/* ALPN: "http/1.1" (h2 when nicd speaks it); no overlap: no ALPN */
+static int
+alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+            const unsigned char *in, unsigned int inlen, void *arg)
+{
+    static const unsigned char ours[] = "\x08http/1.1";
+
+    (void) ssl;
+    (void) arg;
+    if (SSL_select_next_proto((unsigned char **) out, outlen, ours,
+                              sizeof(ours) - 1, in, inlen)
+        != OPENSSL_NPN_NEGOTIATED) {
+        return SSL_TLSEXT_ERR_NOACK;
+    }
+    return SSL_TLSEXT_ERR_OK;
+}
+
+static int
+proto_version(int bit)
+{
+    switch (bit) {
+    case NICD_TLS_1_0: return TLS1_VERSION;
+    case NICD_TLS_1_1: return TLS1_1_VERSION;
+    case NICD_TLS_1_2: return TLS1_2_VERSION;
+    default: return TLS1_3_VERSION;
+    }
+}
+
+void *
+nicd_tls_ctx_new(const nicd_conf_t *cf, char *err, size_t errlen)
+{
+    SSL_CTX *ctx;
+    int      bit, lo = 0, hi = 0;
+
+    ctx = SSL_CTX_new(TLS_server_method());
+    if (ctx == NULL) {
+        snprintf(err, errlen, "SSL_CTX_new() failed: %s", ssl_reason());
+        return NULL;
+    }
+    for (bit = NICD_TLS_1_0; bit <= NICD_TLS_1_3; bit <<= 1) {
+        if (cf->ssl_protocols & bit) {
+            lo = lo ? lo : bit;
+            hi = bit;
+        }
+    }
+    SSL_CTX_set_min_proto_version(ctx, proto_version(lo));
+    SSL_CTX_set_max_proto_version(ctx, proto_version(hi));
+    SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION
+                                 | (cf->ssl_prefer_server_ciphers
+                                        ? SSL_OP_CIPHER_SERVER_PREFERENCE
+                                        : 0)
+                                 | (cf->ssl_session_tickets ? 0
+                                                            : SSL_OP_NO_TICKET)
+#ifdef SSL_OP_ENABLE_KTLS
+                                 | SSL_OP_ENABLE_KTLS
+#endif
+    );
+    SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+
+    if (SSL_CTX_use_certificate_chain_file(ctx, cf->ssl_certificate) != 1) {
+        snprintf(err, errlen, "cannot load certificate \"%s\": %s",
+                 cf->ssl_certificate, ssl_reason());
+        goto err;
+    }
+    if (SSL_CTX_use_PrivateKey_file(ctx, cf->ssl_certificate_key,
+                                    SSL_FILETYPE_PEM)
+        != 1) {
+        snprintf(err, errlen, "cannot load certificate key \"%s\": %s",
+                 cf->ssl_certificate_key, ssl_reason());
+        goto err;
+    }
+    if (SSL_CTX_check_private_key(ctx) != 1) {
+        snprintf(err, errlen,
+                 "certificate key \"%s\" does not match certificate \"%s\"",
+                 cf->ssl_certificate_key, cf->ssl_certificate);
+        ERR_clear_error();
+        goto err;
+    }
+    if (SSL_CTX_set_cipher_list(ctx, cf->ssl_ciphers) != 1) {
+        snprintf(err, errlen, "ssl_ciphers \"%s\": %s", cf->ssl_ciphers,
+                 ssl_reason());
+        goto err;
+    }
+    if (cf->ssl_dhparam != NULL) {
+        BIO      *bio = BIO_new_file(cf->ssl_dhparam, "r");
+        EVP_PKEY *dh = bio != NULL ? PEM_read_bio_Parameters(bio, NULL) : NULL;
+
+        BIO_free(bio);
+        if (dh == NULL || SSL_CTX_set0_tmp_dh_pkey(ctx, dh) != 1) {
+            EVP_PKEY_free(dh);
+            snprintf(err, errlen, "cannot load ssl_dhparam \"%s\": %s",
+                     cf->ssl_dhparam, ssl_reason());
+            goto err;
+        }
+    } else {
+        SSL_CTX_set_dh_auto(ctx, 1);
+    }
+    SSL_CTX_set_session_id_context(ctx, (const unsigned char *) "nicd", 4);
+    SSL_CTX_set_timeout(ctx, cf->ssl_session_timeout / 1000);
+    if (cf->ssl_session_cache > 0) {
+        SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
+        SSL_CTX_sess_set_cache_size(ctx, cf->ssl_session_cache);
+    } else {
+        SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+    }
+    SSL_CTX_set_alpn_select_cb(ctx, alpn_select, NULL);
+    return ctx;
+
+err:
+    SSL_CTX_free(ctx);
+    return NULL;
+}
+
+void
+nicd_tls_ctx_free(void *ctx)
+{
+    SSL_CTX_free(ctx);
+}
+
+/* Write what the record buffer holds: 1 all out, 0 socket full, -1. */
+static int
+write_out(tls_conn_t *t)
+{
+    int n;
+
+    if (t->out_len == 0) {
+        return 1;
+    }
+    ERR_clear_error();
+    n = SSL_write(t->ssl, t->out, (int) t->out_len);
+    if (n > 0) {
+        t->out_len = 0;
+        return 1;
+    }
+    switch (SSL_get_error(t->ssl, n)) {
+    case SSL_ERROR_WANT_WRITE:
+    case SSL_ERROR_WANT_READ: errno = EAGAIN; return 0;
+    default:
+        ERR_clear_error();
+        errno = errno != 0 ? errno : EPIPE;
+        return -1;
+    }
+}
+
+/* snic_conn_t.write: take up to one record, and try to send it */
+static ssize_t
+tls_write(snic_conn_t *sc, const struct iovec *iov, int n)
+{
+    tls_conn_t *t = sc->transport;
+    size_t      k = 0, take;
+    int         i, rc;
+
+    rc = write_out(t);
+    if (rc <= 0) {
+        return -1;
+    }
+    for (i = 0; i < n && k < TLS_RECORD; i++) {
+        take = iov[i].iov_len < TLS_RECORD - k ? iov[i].iov_len
+                                                : TLS_RECORD - k;
+        memcpy(t->out + k, iov[i].iov_base, take);
+        k += take;
+    }
+    t->out_len = k;
+    if (write_out(t) < 0) {
+        return -1;
+    }
+    return (ssize_t) k; /* taken: it leaves from the record buffer */
+}
+
+static int
+tls_start(nicd_conn_t *c, void *ctx)
+{
+    tls_conn_t *t = calloc(1, sizeof(*t));
+
+    if (t == NULL || (t->out = malloc(TLS_RECORD)) == NULL
+        || (t->ssl = SSL_new(ctx)) == NULL
+        || SSL_set_fd(t->ssl, c->sc.fd) != 1) {
+        log_error(LOG_CRIT, 0, "SSL_new() failed: %s, client: %s",
+                  ssl_reason(), c->addr);
+        if (t != NULL) {
+            SSL_free(t->ssl);
+            free(t->out);
+        }
+        free(t);
+        return -1;
+    }
+    SSL_set_accept_state(t->ssl);
+    c->tp_data = t;
+    c->sc.transport = t;
+    c->sc.write = tls_write;
+    return 0;
+}
+
+static int
+tls_handshake(nicd_conn_t *c)
+{
+    tls_conn_t *t = c->tp_data;
+    int         n;
+
+    ERR_clear_error();
+    errno = 0;
+    n = SSL_do_handshake(t->ssl);
+    if (n == 1) {
+#ifdef SSL_OP_ENABLE_KTLS
+        if (BIO_get_ktls_send(SSL_get_wbio(t->ssl))) {
+            /* the kernel encrypts: backends write to the socket again */
+            t->ktls = 1;
+            c->sc.write = NULL;
+        }
+#endif
+        return 1;
+    }
+    switch (SSL_get_error(t->ssl, n)) {
+    case SSL_ERROR_WANT_READ: c->tp_want_write = 0; return 0;
+    case SSL_ERROR_WANT_WRITE: c->tp_want_write = 1; return 0;
+    default:
+        log_error(LOG_INFO, 0, "SSL_do_handshake() failed (%s), client: %s",
+                  ssl_reason(), c->addr);
+        return -1;
+    }
+}
+
+static ssize_t
+tls_recv(nicd_conn_t *c, void *buf, size_t len)
+{
+    tls_conn_t *t = c->tp_data;
+    int         n;
+
+    ERR_clear_error();
+    errno = 0;
+    n = SSL_read(t->ssl, buf, len > INT32_MAX ? INT32_MAX : (int) len);
+    if (n > 0) {
+        return n;
+    }
+    switch (SSL_get_error(t->ssl, n)) {
+    case SSL_ERROR_ZERO_RETURN: return 0; /* close_notify */
+    case SSL_ERROR_WANT_READ:
+    case SSL_ERROR_WANT_WRITE: errno = EAGAIN; return -1;
+    case SSL_ERROR_SYSCALL:
+        if (errno == 0) {
+            return 0; /* the peer closed without close_notify */
+        }
+        ERR_clear_error();
+        return -1;
+    default:
+        log_error(LOG_INFO, 0, "SSL_read() failed (%s), client: %s",
+                  ssl_reason(), c->addr);
+        errno = EPROTO;
+        return -1;
+    }
+}
+
+static int
+tls_pending(nicd_conn_t *c)
+{
+    return SSL_pending(((tls_conn_t *) c->tp_data)->ssl) > 0;
+}
+
+static int
+tls_flush(nicd_conn_t *c)
+{
+    return write_out(c->tp_data);
+}
+
+static void
+tls_close(nicd_conn_t *c)
+{
+    tls_conn_t *t = c->tp_data;
+
+    if (t == NULL) {
+        return;
+    }
+    if (!c->handshaking) {
+        /* close_notify, if the socket takes it; never waits */
+        ERR_clear_error();
+        SSL_shutdown(t->ssl);
+        ERR_clear_error();
+    }
+    SSL_free(t->ssl);
+    free(t->out);
+    free(t);
+    c->tp_data = NULL;
+    c->sc.transport = NULL;
+    c->sc.write = NULL;
+}
+
+const nicd_transport_t nicd_transport_tls = {
+    "tls",     tls_start, tls_handshake, tls_recv,
+    tls_pending, tls_flush, tls_close,
+};
+
+#else /* no OpenSSL: configuration refuses "listen ... ssl" */
+
+void *
+nicd_tls_ctx_new(const nicd_conf_t *cf, char *err, size_t errlen)
+{
+    (void) cf;
+    snprintf(err, errlen, "nicd was built without OpenSSL: no \"ssl\"");
+    return NULL;
+}
+
+void
+nicd_tls_ctx_free(void *ctx)
+{
+    (void) ctx;
+}
+
+const nicd_transport_t nicd_transport_tls = {"tls", NULL, NULL, NULL,
+                                             NULL,  NULL, NULL};
+
+#endif

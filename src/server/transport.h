@@ -1,0 +1,61 @@
+/*
+ * The transport of a connection: how its bytes meet the socket.  Plain
+ * TCP reads with recv(2) and lets the send backends write to the socket
+ * themselves (sendfile(2), zero copy); TLS reads through OpenSSL and gives
+ * the backends a write hook (snic_conn_t.write), through which everything
+ * they send is encrypted.  The HTTP code above never sees which.
+ *
+ * One const struct of operations per transport; conn.c calls them.
+ * Mandatory: name, recv.  Optional (NULL: nothing to do): start,
+ * handshake, pending, flush, close.
+ */
+
+#ifndef NICD_TRANSPORT_H
+#define NICD_TRANSPORT_H
+
+#include <sys/types.h>
+
+typedef struct nicd_conn_s nicd_conn_t;
+
+typedef struct nicd_transport_s {
+    const char *name;
+
+    /*
+     * Set the connection up (c->tp_data, c->sc.write).  ctx: what the
+     * transport was configured with (the cycle's TLS context).  0, or -1
+     * (logged; the connection is closed).
+     */
+    int (*start)(nicd_conn_t *c, void *ctx);
+
+    /*
+     * One step of the handshake.  Returns 1 when it is done, 0 when it
+     * waits (c->tp_want_write says for a writable socket, else readable),
+     * -1 when it failed (logged; close the connection).
+     */
+    int (*handshake)(nicd_conn_t *c);
+
+    /*
+     * Read up to len bytes: > 0 bytes read, 0 at the peer's end, -1 with
+     * errno (EAGAIN: wait for a readable socket).
+     */
+    ssize_t (*recv)(nicd_conn_t *c, void *buf, size_t len);
+
+    /* Bytes already read from the socket and not yet returned by recv
+     * (a read event will not announce them). */
+    int (*pending)(nicd_conn_t *c);
+
+    /*
+     * Send what the transport took from the backends and still holds.
+     * Returns 1 when nothing is held, 0 when the socket is full, -1 on
+     * failure (errno).
+     */
+    int (*flush)(nicd_conn_t *c);
+
+    /* The connection ends (before its socket is closed). */
+    void (*close)(nicd_conn_t *c);
+} nicd_transport_t;
+
+extern const nicd_transport_t nicd_transport_plain;
+extern const nicd_transport_t nicd_transport_tls;
+
+#endif /* NICD_TRANSPORT_H */

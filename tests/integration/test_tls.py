@@ -1,0 +1,299 @@
+"""TLS: handshakes with TLS 1.2 and 1.3, ALPN, SNI, session resumption,
+byte-exact bodies and ranges under every send backend (the nic backend
+counting exactly as over plain TCP), a 64 MiB body to a slow reader, HTTP
+and HTTPS on one server, clients that stop mid-handshake or send garbage,
+bad certificates and keys named at start-up, new certificates on reload."""
+
+import hashlib
+import json
+import os
+import re
+import socket
+import ssl
+import subprocess
+import tempfile
+
+from nicd import NICD, DEADLINE, Server, check, get, pattern, wait_until
+
+TLS_LISTEN = "listen 127.0.0.2:0 ssl;\n"
+
+
+def make_cert(d, name="cert", cn="localhost"):
+    """A self-signed certificate and its key (openssl from Debian)."""
+    cert, key = os.path.join(d, name + ".pem"), os.path.join(d, name + ".key")
+    p = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048",
+                        "-nodes", "-keyout", key, "-out", cert, "-days", "2",
+                        "-subj", "/CN=" + cn], capture_output=True,
+                       timeout=60)
+    check(p.returncode == 0, "openssl req: " + p.stderr.decode())
+    return cert, key
+
+
+def tls_conf(cert, key, extra=""):
+    return (TLS_LISTEN + "ssl_certificate %s;\nssl_certificate_key %s;\n"
+            % (cert, key) + extra)
+
+
+def tls_port(s):
+    m = s.wait_log(r"listening on https://127\.0\.0\.2:(\d+)/")
+    return int(m.group(1))
+
+
+def client_ctx(version=None, alpn=None):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    if version is not None:
+        ctx.minimum_version = ctx.maximum_version = version
+    if alpn is not None:
+        ctx.set_alpn_protocols(alpn)
+    return ctx
+
+
+def tls_connect(port, ctx, session=None, server_hostname="localhost",
+                rcvbuf=None):
+    raw = socket.socket()
+    if rcvbuf is not None:
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    raw.settimeout(DEADLINE)
+    raw.connect(("127.0.0.2", port))
+    return ctx.wrap_socket(raw, server_hostname=server_hostname,
+                           session=session)
+
+
+def read_response(sock, head_only=False):
+    """(status, headers dict, body) of one response on sock."""
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        chunk = sock.recv(65536)
+        check(chunk, "closed before the head: %r" % buf)
+        buf += chunk
+    head, body = buf.split(b"\r\n\r\n", 1)
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split(" ")[1])
+    headers = {}
+    for line in lines[1:]:
+        k, v = line.split(":", 1)
+        headers[k.strip().lower()] = v.strip()
+    n = 0 if head_only or status == 304 else \
+        int(headers.get("content-length", "0"))
+    while len(body) < n:
+        chunk = sock.recv(65536)
+        check(chunk, "closed inside a body")
+        body += chunk
+    check(len(body) == n, "%d bytes after the body" % (len(body) - n))
+    return status, headers, body
+
+
+def request(sock, path, headers=None):
+    lines = ["GET %s HTTP/1.1" % path, "Host: localhost"]
+    for k, v in (headers or {}).items():
+        lines.append("%s: %s" % (k, v))
+    sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+    return read_response(sock)
+
+
+SIZES = [0, 1, 4095, 4096, 4097, 100000, 1 << 20]
+
+
+def test_versions_backends_bodies_and_ranges():
+    with tempfile.TemporaryDirectory() as d:
+        cert, key = make_cert(d)
+        for backend in ("sendfile", "copy", "nic"):
+            with Server(tls_conf(cert, key), backend=backend) as s:
+                files = {}
+                for i, n in enumerate(SIZES):
+                    files["/f%d" % i] = pattern(n, seed=i)
+                    s.put("f%d" % i, files["/f%d" % i])
+                port = tls_port(s)
+                for ver, name in ((ssl.TLSVersion.TLSv1_2, "TLSv1.2"),
+                                  (ssl.TLSVersion.TLSv1_3, "TLSv1.3")):
+                    c = tls_connect(port, client_ctx(ver))
+                    check(c.version() == name, "%s: %s" % (name, c.version()))
+                    for path, data in files.items():
+                        st, _, body = request(c, path)
+                        check(st == 200 and body == data,
+                              "%s %s %s: %d, %d bytes" % (backend, name, path,
+                                                          st, len(body)))
+                    data = files["/f6"]
+                    for rng, want in (("bytes=5-10", data[5:11]),
+                                      ("bytes=4000-70000", data[4000:70001]),
+                                      ("bytes=-5000", data[-5000:])):
+                        st, _, body = request(c, "/f6", {"Range": rng})
+                        check(st == 206 and body == want,
+                              "%s %s range %s" % (backend, name, rng))
+                    c.close()
+                # the same bytes over plain HTTP on the other listener
+                r = get(s.port, "/f6")
+                check(r.status == 200 and r.body == files["/f6"], "plain")
+
+
+def test_nic_backend_counts_the_same_over_tls():
+    """What the nic backend counts and models does not depend on TLS (a
+    NIC with TLS offload encrypts on the card): the same requests over
+    TLS and over plain TCP give the same counters."""
+    keys = ("content_bytes", "saved_bytes", "crossed_bytes", "hits",
+            "misses", "inserts", "insert_bytes", "header_bytes")
+    with tempfile.TemporaryDirectory() as d:
+        cert, key = make_cert(d)
+        totals = []
+        for over_tls in (False, True):
+            with Server(tls_conf(cert, key,
+                                 "location = /nic-status { nic_status; }\n"),
+                        backend="nic", threads=1) as s:
+                data = pattern(50000, seed=3)
+                s.put("a", data)
+                port = tls_port(s)
+                for _ in range(3):
+                    if over_tls:
+                        c = tls_connect(port, client_ctx())
+                        st, hdrs, body = request(c, "/a")
+                        c.close()
+                    else:
+                        r = get(s.port, "/a")
+                        st, body = r.status, r.body
+                    check(st == 200 and body == data, "bytes")
+                t = json.loads(get(s.port, "/nic-status").body)["total"]
+                totals.append({k: t[k] for k in keys})
+        plain, tls = totals
+        # header bytes differ by nothing either: same responses
+        check(plain == tls, "plain %r, TLS %r" % (plain, tls))
+        check(plain["saved_bytes"] == 2 * 50000, repr(plain))
+
+
+def test_alpn_sni_and_resumption():
+    with tempfile.TemporaryDirectory() as d:
+        cert, key = make_cert(d)
+        with Server(tls_conf(cert, key,
+                             "ssl_session_cache shared:SSL:1m;")) as s:
+            s.put("index.html", b"hi\n")
+            port = tls_port(s)
+            c = tls_connect(port, client_ctx(alpn=["h2", "http/1.1"]))
+            check(c.selected_alpn_protocol() == "http/1.1",
+                  "ALPN: %r" % c.selected_alpn_protocol())
+            check(request(c, "/")[2] == b"hi\n", "body after ALPN")
+            c.close()
+            c = tls_connect(port, client_ctx(alpn=["spdy/3"]))
+            check(c.selected_alpn_protocol() is None, "no common protocol")
+            check(request(c, "/")[2] == b"hi\n", "body without ALPN")
+            c.close()
+            # SNI: the name is sent; one certificate per listener answers
+            c = tls_connect(port, client_ctx(), server_hostname="example.org")
+            check(request(c, "/")[0] == 200, "SNI")
+            c.close()
+            for ver in (ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3):
+                ctx = client_ctx(ver)
+                c = tls_connect(port, ctx)
+                request(c, "/")  # TLS 1.3 tickets arrive after the handshake
+                sess = c.session
+                c.close()
+                c = tls_connect(port, ctx, session=sess)
+                check(c.session_reused, "%s: session not resumed" % ver)
+                check(request(c, "/")[2] == b"hi\n", "resumed body")
+                c.close()
+
+
+def test_64mib_to_a_slow_reader():
+    with tempfile.TemporaryDirectory() as d:
+        cert, key = make_cert(d)
+        for backend in ("sendfile", "nic"):
+            with Server(tls_conf(cert, key, "nic_cache_size 16m;"),
+                        backend=backend, threads=1) as s:
+                data = os.urandom(1 << 20) * 64
+                s.put("big", data)
+                want = hashlib.sha256(data).hexdigest()
+                port = tls_port(s)
+                c = tls_connect(port, client_ctx(), rcvbuf=8192)
+                c.sendall(b"GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+                buf = b""
+                while b"\r\n\r\n" not in buf:
+                    buf += c.recv(4096)
+                head, body = buf.split(b"\r\n\r\n", 1)
+                check(b"Content-Length: %d" % len(data) in head, head)
+                h = hashlib.sha256(body)
+                got = len(body)
+                while got < len(data):
+                    chunk = c.recv(4096)  # a small window, read slowly
+                    check(chunk, "closed at %d" % got)
+                    h.update(chunk)
+                    got += len(chunk)
+                check(h.hexdigest() == want, "%s: 64 MiB differ" % backend)
+                c.close()
+
+
+def test_bad_clients_do_not_stop_the_server():
+    """Garbage instead of a ClientHello, and a client that stops in the
+    middle of its handshake: each is closed and logged; others are
+    served meanwhile."""
+    with tempfile.TemporaryDirectory() as d:
+        cert, key = make_cert(d)
+        with Server(tls_conf(cert, key, "client_header_timeout 1s;")) as s:
+            s.put("index.html", b"ok\n")
+            port = tls_port(s)
+            g = socket.create_connection(("127.0.0.2", port), DEADLINE)
+            g.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            rest = b""
+            while True:
+                try:
+                    chunk = g.recv(4096)
+                except ConnectionResetError:
+                    break  # closed with the garbage unread: a reset
+                if not chunk:
+                    break
+                rest += chunk
+            check(b"HTTP/1.1" not in rest, "answered garbage in clear text")
+            s.wait_log(r"SSL_do_handshake\(\) failed")
+            # a ClientHello cut after its first bytes
+            h = socket.create_connection(("127.0.0.2", port), DEADLINE)
+            h.sendall(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03")
+            c = tls_connect(port, client_ctx())
+            check(request(c, "/")[2] == b"ok\n", "served meanwhile")
+            c.close()
+            check(h.recv(4096) == b"", "the stalled handshake was closed")
+            h.close()
+            c = tls_connect(port, client_ctx())
+            check(request(c, "/")[2] == b"ok\n", "served afterwards")
+            c.close()
+
+
+def test_bad_certificates_are_named():
+    with tempfile.TemporaryDirectory() as d:
+        cert, key = make_cert(d)
+        cert2, key2 = make_cert(d, "other")
+        junk = os.path.join(d, "junk.pem")
+        with open(junk, "w") as f:
+            f.write("not a certificate\n")
+        cases = [(tls_conf(junk, key), "junk.pem"),
+                 (tls_conf(cert, junk), "junk.pem"),
+                 (tls_conf(cert, key2), "other.key"),
+                 (tls_conf(os.path.join(d, "missing.pem"), key),
+                  "missing.pem"),
+                 (TLS_LISTEN, "no \"ssl_certificate\" is defined")]
+        for conf, want in cases:
+            s = Server(conf)
+            p = subprocess.run([NICD, "-t", "-c", s.conf_path],
+                               capture_output=True, timeout=DEADLINE)
+            err = p.stderr.decode()
+            check(p.returncode == 1 and want in err and "test failed" in err,
+                  "%r: exit %d, %s" % (want, p.returncode, err))
+            s.cleanup()
+
+
+def test_reload_takes_new_certificates():
+    def serial(port):
+        c = tls_connect(port, client_ctx())
+        der = c.getpeercert(binary_form=True)
+        c.close()
+        return hashlib.sha256(der).hexdigest()
+
+    with tempfile.TemporaryDirectory() as d:
+        cert, key = make_cert(d, cn="first")
+        with Server(tls_conf(cert, key)) as s:
+            port = tls_port(s)
+            before = serial(port)
+            cert2, key2 = make_cert(d, "second", cn="second")
+            os.replace(cert2, cert)
+            os.replace(key2, key)
+            s.reload()
+            wait_until(lambda: serial(port) != before,
+                       "the new certificate after a reload")
