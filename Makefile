@@ -179,14 +179,16 @@ install: $(TOOLS)
 	    $(BUILD)/niccompare $(BUILD)/niccompare-plot $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 conf/nicd.conf conf/mime.types $(DESTDIR)$(PREFIX)/etc/nicd/
 
+# the C sources format and format-check look at
+FORMAT_SRCS = $(wildcard src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h) \
+              $(wildcard trace_replayer/*.c trace_replayer/*.h)
+
 format:
-	clang-format -i $(SNIC_SRCS) $(wildcard src/*/*.h src/*/*/*.h) $(SERVER_SRCS) src/server/main.c \
-	    $(TRACE_SRCS) $(wildcard trace_replayer/*.h)
+	clang-format -i $(FORMAT_SRCS)
 
 format-check:
 	@$(MAKE) --no-print-directory deps DEPS=format
-	clang-format --dry-run -Werror $(wildcard src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h) \
-	    $(wildcard trace_replayer/*.c trace_replayer/*.h)
+	clang-format --dry-run -Werror $(FORMAT_SRCS)
 
 clean:
 	rm -rf build/obj build/nicd build/tests build/www build-asan

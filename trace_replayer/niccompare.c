@@ -86,8 +86,8 @@ static int   nruns;
 /* the servers this process started, stopped on every way out */
 static volatile pid_t server_pid = -1;
 
-static void
-die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
 
 static void
 stop_server(void)
@@ -193,8 +193,7 @@ run(char *const argv[], const char *out_path, const char *err_path)
             }
         }
         if (err_path != NULL) {
-            fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                      0644);
+            fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
             if (fd >= 0) {
                 dup2(fd, 2);
             }
@@ -369,8 +368,7 @@ make_docroot(void)
     }
     if (strcmp(have, want) != 0) {
         if (!o.quiet) {
-            fprintf(stderr, "niccompare: making the docroot in %s\n",
-                    docroot);
+            fprintf(stderr, "niccompare: making the docroot in %s\n", docroot);
         }
         unlink(stamp);
         argv[k++] = (char *) tool("nictrace");
@@ -473,8 +471,8 @@ wait_ports(const char *log, const char *errs, pid_t pid, int *ports, int n,
         for (k = 0; k < n; k++) {
             char want[64];
 
-            snprintf(want, sizeof(want), "listening on http://127.0.0.%d:",
-                     k + 1);
+            snprintf(want, sizeof(want),
+                     "listening on http://127.0.0.%d:", k + 1);
             p = buf != NULL ? strstr(buf, want) : NULL;
             if (p != NULL) {
                 ports[k] = atoi(p + strlen(want));
@@ -499,8 +497,7 @@ wait_ports(const char *log, const char *errs, pid_t pid, int *ports, int n,
                 last = p;
             }
             if (last != NULL) {
-                snprintf(why, whylen, "%.*s", (int) strcspn(last, "\n"),
-                         last);
+                snprintf(why, whylen, "%.*s", (int) strcspn(last, "\n"), last);
             } else {
                 snprintf(why, whylen, "exited (status %d)",
                          WIFEXITED(st) ? WEXITSTATUS(st) : -1);
@@ -564,15 +561,15 @@ http_get(int port, const char *path, size_t *blen)
 static void
 live(run_t *r, int index, int total, double eta)
 {
-    char        conf[PATH_MAX], log[PATH_MAX], out[PATH_MAX], why[512];
-    char        errs[PATH_MAX];
-    char        urls[MAX_NICS][64], conns[16], dur[32], size[24];
-    char       *argv[24 + MAX_NICS], *body, err[256];
-    int         ports[MAX_NICS], i, k = 0, rc;
-    FILE       *f;
-    pid_t       pid;
-    size_t      blen;
-    json_t     *v;
+    char          conf[PATH_MAX], log[PATH_MAX], out[PATH_MAX], why[512];
+    char          errs[PATH_MAX];
+    char          urls[MAX_NICS][64], conns[16], dur[32], size[24];
+    char         *argv[24 + MAX_NICS], *body, err[256];
+    int           ports[MAX_NICS], i, k = 0, rc;
+    FILE         *f;
+    pid_t         pid;
+    size_t        blen;
+    json_t       *v;
     const json_t *t;
 
     human(r->cache, size, sizeof(size));
@@ -687,8 +684,8 @@ live(run_t *r, int index, int total, double eta)
     r->bus_util = num(t, "bus_utilisation");
     r->host_util = num(t, "host_utilisation");
     for (i = 0; i < SNIC_BUS_NCAT; i++) {
-        r->bus[i] = (uint64_t) num(json_get(t, "bus_bytes"),
-                                   snic_bus_category[i]);
+        r->bus[i] =
+            (uint64_t) num(json_get(t, "bus_bytes"), snic_bus_category[i]);
     }
     {
         const json_t *lb = json_get(v, "limited_by");
@@ -778,8 +775,9 @@ tables(FILE *f, int md)
 
 #define ROW_START() fputs(md ? "| " : "", f)
 #define ROW_END()   fputs(md ? " |\n" : "\n", f)
-    fprintf(f, "%sFigure 7a: bus traffic by category, per response, "
-               "normalised to no cache (%d NICs, %s)\n\n",
+    fprintf(f,
+            "%sFigure 7a: bus traffic by category, per response, "
+            "normalised to no cache (%d NICs, %s)\n\n",
             md ? "### " : "", o.nics, o.policy);
     ROW_START();
     fprintf(f, "%-12s%s%6s", "testbed", sep, "cache");
@@ -807,14 +805,14 @@ tables(FILE *f, int md)
         ROW_END();
     }
 
-    fprintf(f, "\n%sFigures 7b and 7c: HTTP content throughput and request "
-               "rate (measured, paced by the models)\n\n",
+    fprintf(f,
+            "\n%sFigures 7b and 7c: HTTP content throughput and request "
+            "rate (measured, paced by the models)\n\n",
             md ? "### " : "");
     ROW_START();
-    fprintf(f, "%-12s%s%6s%s%9s%s%7s%s%9s%s%7s%s%6s%s%6s%s%8s%s%10s",
-            "testbed", sep, "cache", sep, "Mb/s", sep, "gain%", sep, "req/s",
-            sep, "gain%", sep, "bus", sep, "host", sep, "limited", sep,
-            "mismatches");
+    fprintf(f, "%-12s%s%6s%s%9s%s%7s%s%9s%s%7s%s%6s%s%6s%s%8s%s%10s", "testbed",
+            sep, "cache", sep, "Mb/s", sep, "gain%", sep, "req/s", sep, "gain%",
+            sep, "bus", sep, "host", sep, "limited", sep, "mismatches");
     ROW_END();
     if (md) {
         fputs("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- "
@@ -837,8 +835,9 @@ tables(FILE *f, int md)
         ROW_END();
     }
 
-    fprintf(f, "\n%sFigure 3: share of content served from NIC memory, "
-               "simulated (nicsim) and live\n\n",
+    fprintf(f,
+            "\n%sFigure 3: share of content served from NIC memory, "
+            "simulated (nicsim) and live\n\n",
             md ? "### " : "");
     ROW_START();
     fprintf(f, "%-12s%s%6s%s%9s%s%9s%s%7s", "testbed", sep, "cache", sep,
@@ -858,8 +857,9 @@ tables(FILE *f, int md)
         ROW_END();
     }
 
-    fprintf(f, "\n%sFigure 4: bus utilisation by category without a cache "
-               "(modelled)\n\n",
+    fprintf(f,
+            "\n%sFigure 4: bus utilisation by category without a cache "
+            "(modelled)\n\n",
             md ? "### " : "");
     ROW_START();
     fprintf(f, "%-12s", "testbed");
@@ -896,18 +896,20 @@ tables(FILE *f, int md)
             }
         }
         if (i < nruns) {
-            fprintf(f, "\nNote: neither modelled resource limited some %s "
-                       "runs: this machine set the pace, so their throughput "
-                       "differences are the emulation's own cost (inserts are "
-                       "real copies), not the cache's effect.  Read the bus "
-                       "bytes and the saved share instead.\n",
+            fprintf(f,
+                    "\nNote: neither modelled resource limited some %s "
+                    "runs: this machine set the pace, so their throughput "
+                    "differences are the emulation's own cost (inserts are "
+                    "real copies), not the cache's effect.  Read the bus "
+                    "bytes and the saved share instead.\n",
                     o.testbeds[k]);
         }
     }
     for (i = 0; i < nruns; i++) {
         if (runs[i].bus_over || runs[i].host_over) {
-            fprintf(f, "\nNote: the modelled %s would have limited the %s run "
-                       "(utilisation above what it can do).\n",
+            fprintf(f,
+                    "\nNote: the modelled %s would have limited the %s run "
+                    "(utilisation above what it can do).\n",
                     runs[i].bus_over ? "bus" : "host", runs[i].testbed);
         }
     }
@@ -937,8 +939,8 @@ write_json(const char *path)
                 "\"request_rate_gain\": %.3f, \"responses\": %llu, "
                 "\"bus_bytes\": {",
                 r->testbed, o.nics, (unsigned long long) r->cache, o.policy,
-                o.conns, o.runs, r->seconds, (unsigned long long) r->requests, r->rps,
-                r->mbps, b != NULL ? gain(r->mbps, b->mbps) : 0,
+                o.conns, o.runs, r->seconds, (unsigned long long) r->requests,
+                r->rps, r->mbps, b != NULL ? gain(r->mbps, b->mbps) : 0,
                 b != NULL ? gain(r->rps, b->rps) : 0,
                 (unsigned long long) r->responses);
         for (k = 0; k < SNIC_BUS_NCAT; k++) {
@@ -953,13 +955,11 @@ write_json(const char *path)
                 "\"sim_share\": %.6f, \"mismatches\": %llu, \"errors\": "
                 "%llu, \"failed\": %llu}%s\n",
                 r->bus_util, r->host_util, r->limited_by,
-                r->bus_over ? "true" : "false",
-                r->host_over ? "true" : "false",
-                (unsigned long long) r->content,
-                (unsigned long long) r->saved, r->live_share, r->sim_share,
-                (unsigned long long) r->mismatches,
-                (unsigned long long) r->errors,
-                (unsigned long long) r->failed, i + 1 < nruns ? "," : "");
+                r->bus_over ? "true" : "false", r->host_over ? "true" : "false",
+                (unsigned long long) r->content, (unsigned long long) r->saved,
+                r->live_share, r->sim_share, (unsigned long long) r->mismatches,
+                (unsigned long long) r->errors, (unsigned long long) r->failed,
+                i + 1 < nruns ? "," : "");
     }
     fprintf(f, "]\n");
     if (f != stdout && fclose(f) != 0) {
@@ -1021,27 +1021,26 @@ report(void)
 static void
 usage(FILE *f)
 {
-    fprintf(f,
-            "usage: niccompare TRACE [--sizes 0,4m,8m,16m] [--nics 2] "
-            "[--testbed amd33[,amd66,...]]\n"
-            "                  [--policy lru] [-c N] [--duration S] "
-            "[--threads N] [--port P]\n"
-            "                  [--workdir DIR] [--json FILE] [--plots DIR] "
-            "[--report FILE.md]\n"
-            "                  [--format F] [--mapping FILE] [-q]\n"
-            "\n"
-            "Answers \"how much would a NIC data cache save this server on "
-            "this workload?\":\nfor each testbed and cache size (0: none), "
-            "serves the trace's docroot with nicd\n(nic backend, paced by "
-            "the testbed's bus and host models), replays the trace\nas "
-            "logged with nicreplay (one URL per NIC), reads the counters, "
-            "runs nicsim on\nthe same trace, and prints the paper's "
-            "Figures 7a, 7b/7c, 3 and 4.\n"
-            "\n"
-            "  --sizes LIST    cache sizes per NIC (default 0,4m,8m,16m)\n"
-            "  --nics N        emulated NICs (default 2, as the paper's "
-            "server)\n"
-            "  --testbed LIST  ");
+    fprintf(f, "usage: niccompare TRACE [--sizes 0,4m,8m,16m] [--nics 2] "
+               "[--testbed amd33[,amd66,...]]\n"
+               "                  [--policy lru] [-c N] [--duration S] "
+               "[--threads N] [--port P]\n"
+               "                  [--workdir DIR] [--json FILE] [--plots DIR] "
+               "[--report FILE.md]\n"
+               "                  [--format F] [--mapping FILE] [-q]\n"
+               "\n"
+               "Answers \"how much would a NIC data cache save this server on "
+               "this workload?\":\nfor each testbed and cache size (0: none), "
+               "serves the trace's docroot with nicd\n(nic backend, paced by "
+               "the testbed's bus and host models), replays the trace\nas "
+               "logged with nicreplay (one URL per NIC), reads the counters, "
+               "runs nicsim on\nthe same trace, and prints the paper's "
+               "Figures 7a, 7b/7c, 3 and 4.\n"
+               "\n"
+               "  --sizes LIST    cache sizes per NIC (default 0,4m,8m,16m)\n"
+               "  --nics N        emulated NICs (default 2, as the paper's "
+               "server)\n"
+               "  --testbed LIST  ");
     {
         const snic_testbed_t *t;
 
@@ -1088,13 +1087,13 @@ main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    char  *list, *tok, *save, *end, *slash;
-    char   sizes_default[] = "0,4m,8m,16m", tb_default[] = "amd33";
+    char       *list, *tok, *save, *end, *slash;
+    char        sizes_default[] = "0,4m,8m,16m", tb_default[] = "amd33";
     static char workdir[PATH_MAX - 128];
-    char  *sizes = sizes_default, *tbs = tb_default;
-    int    ch, i, j;
-    double t0, eta;
-    long   v;
+    char       *sizes = sizes_default, *tbs = tb_default;
+    int         ch, i, j;
+    double      t0, eta;
+    long        v;
 
     o.policy = "lru";
     o.workdir = "niccompare.d";
@@ -1117,8 +1116,9 @@ main(int argc, char **argv)
         case 'd':
             o.duration = strtod(optarg, &end);
             if (end == optarg || *end != '\0' || !(o.duration > 0)) {
-                fprintf(stderr, "niccompare: --duration: \"%s\" is not a "
-                                "number of seconds\n",
+                fprintf(stderr,
+                        "niccompare: --duration: \"%s\" is not a "
+                        "number of seconds\n",
                         optarg);
                 return 2;
             }
@@ -1164,7 +1164,8 @@ main(int argc, char **argv)
     }
     for (list = sizes; (tok = strtok_r(list, ",", &save)) != NULL;
          list = NULL) {
-        if (o.nsizes == MAX_SIZES || nicache_parse_size(tok, &o.sizes[o.nsizes]) != 0
+        if (o.nsizes == MAX_SIZES
+            || nicache_parse_size(tok, &o.sizes[o.nsizes]) != 0
             || (o.sizes[o.nsizes] > 0 && o.sizes[o.nsizes] < 4096)) {
             fprintf(stderr,
                     "niccompare: --sizes: \"%s\" is not a size (0, or 4k "
@@ -1174,8 +1175,7 @@ main(int argc, char **argv)
         }
         o.nsizes++;
     }
-    for (list = tbs; (tok = strtok_r(list, ",", &save)) != NULL;
-         list = NULL) {
+    for (list = tbs; (tok = strtok_r(list, ",", &save)) != NULL; list = NULL) {
         if (o.ntestbeds == MAX_TESTBEDS || snic_testbed_find(tok) == NULL) {
             fprintf(stderr,
                     "niccompare: --testbed: no testbed \"%s\" (see "

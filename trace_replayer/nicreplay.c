@@ -733,8 +733,7 @@ open_conn(user_t *u)
         return -1;
     }
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0
-        && errno != EINPROGRESS) {
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS) {
         close(fd);
         return -1;
     }
@@ -1385,8 +1384,7 @@ main(int argc, char **argv)
         fo.pipeline_gap = fo.conn_gap;
     }
     for (cf.nservers = 0; optind + 1 + cf.nservers < argc; cf.nservers++) {
-        if (parse_url(argv[optind + 1 + cf.nservers], host, cf.nservers)
-            != 0) {
+        if (parse_url(argv[optind + 1 + cf.nservers], host, cf.nservers) != 0) {
             return 2;
         }
     }

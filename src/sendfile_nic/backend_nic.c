@@ -756,9 +756,8 @@ report_one(out_t *o, int format, int id, const nic_counters_t *c,
              (unsigned long long) c->inserts,
              (unsigned long long) c->insert_bytes, (unsigned long long) inval,
              (unsigned long long) evict, used, (unsigned long long) content,
-             (unsigned long long) c->saved_bytes,
-             (unsigned long long) crossed, share,
-             (unsigned long long) c->cached_bytes,
+             (unsigned long long) c->saved_bytes, (unsigned long long) crossed,
+             share, (unsigned long long) c->cached_bytes,
              (unsigned long long) c->mm_bytes,
              (unsigned long long) c->header_bytes);
         for (k = 0; k < FB_NREASONS; k++) {
@@ -965,9 +964,8 @@ nic_paces(void *state)
 }
 
 static const char *const nic_directives[] = {
-    "nic_cache_size", "nic_block_size", "nic_policy", "nic_count",
-    "nic_bus",        "nic_bus_limit",  "nic_mss",    "nic_testbed",
-    NULL};
+    "nic_cache_size", "nic_block_size", "nic_policy",  "nic_count", "nic_bus",
+    "nic_bus_limit",  "nic_mss",        "nic_testbed", NULL};
 
 const snic_backend_t snic_backend_nic = {
     "nic",

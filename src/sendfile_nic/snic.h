@@ -209,7 +209,7 @@ int snic_send(snic_instance_t *in, snic_conn_t *c, const snic_send_t *req,
 void snic_conn_open(snic_instance_t *in, snic_conn_t *c);
 
 /* Does the instance pace its sends (see paces above)? */
-int snic_paces(const snic_instance_t *in);
+int  snic_paces(const snic_instance_t *in);
 void snic_conn_close(snic_instance_t *in, snic_conn_t *c);
 
 /*
@@ -235,8 +235,7 @@ size_t snic_iov_len(const struct iovec *iov, int n);
  * transport, else with sendmsg(), adding MSG_MORE when more is set.
  * Returns bytes sent (may be short), or -1 with errno (EAGAIN included).
  */
-ssize_t snic_send_iov(snic_conn_t *c, const struct iovec *iov, int n,
-                      int more);
+ssize_t snic_send_iov(snic_conn_t *c, const struct iovec *iov, int n, int more);
 
 /*
  * Send up to len bytes of fd from *off on c, advancing *off: sendfile(2)

@@ -1596,8 +1596,7 @@ nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen)
         snprintf(err, errlen,
                  "no \"ssl_certificate%s\" is defined for the \"listen %s "
                  "ssl\" directive",
-                 c->ssl_certificate == NULL ? "" : "_key",
-                 c->listens[i].text);
+                 c->ssl_certificate == NULL ? "" : "_key", c->listens[i].text);
         return -1;
     }
     if (c->client_header_buffer_size < 128) {

@@ -112,7 +112,7 @@ typedef struct nicd_conf_s {
     int   ssl_protocols; /* NICD_TLS_* bits */
     char *ssl_ciphers;
     int   ssl_prefer_server_ciphers;
-    long  ssl_session_cache; /* sessions kept; 0: none (tickets only) */
+    long  ssl_session_cache;   /* sessions kept; 0: none (tickets only) */
     long  ssl_session_timeout; /* ms */
     int   ssl_session_tickets;
     char *ssl_dhparam;

@@ -57,8 +57,7 @@ set_timer(nicd_conn_t *c, int kind)
 static void
 start_reading(nicd_conn_t *c)
 {
-    if (!c->reading && !c->eof && c->tp->pending != NULL
-        && c->tp->pending(c)) {
+    if (!c->reading && !c->eof && c->tp->pending != NULL && c->tp->pending(c)) {
         /* bytes the transport already read: no event will say so */
         event_active(&c->rev, EV_READ, 0);
     }
@@ -95,8 +94,8 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     c->sc.fd = fd;
     c->sc.listener = listener;
     c->sc.nic = cf->listens[listener].nic;
-    c->tp = cf->listens[listener].ssl ? &nicd_transport_tls
-                                      : &nicd_transport_plain;
+    c->tp =
+        cf->listens[listener].ssl ? &nicd_transport_tls : &nicd_transport_plain;
 
     if (sa->sa_family == AF_INET) {
         inet_ntop(AF_INET, &((const struct sockaddr_in *) sa)->sin_addr,

@@ -412,8 +412,8 @@ say_listening(nicd_cycle_t *cy)
         if (ss.ss_family == AF_INET6) {
             inet_ntop(AF_INET6, &((struct sockaddr_in6 *) &ss)->sin6_addr, host,
                       sizeof(host));
-            log_error(LOG_NOTICE, 0, "listening on %s://[%s]:%u/", scheme,
-                      host, sockaddr_port(&ss));
+            log_error(LOG_NOTICE, 0, "listening on %s://[%s]:%u/", scheme, host,
+                      sockaddr_port(&ss));
         } else {
             inet_ntop(AF_INET, &((struct sockaddr_in *) &ss)->sin_addr, host,
                       sizeof(host));

@@ -95,9 +95,9 @@ struct nicd_conn_s {
     snic_conn_t             sc; /* sc.fd is the socket */
     const nicd_transport_t *tp; /* plain TCP or TLS */
     void                   *tp_data;
-    struct event   rev, wev, tev;
-    struct event   pev; /* a pacing backend asked to be called later */
-    int            timer;
+    struct event            rev, wev, tev;
+    struct event            pev; /* a pacing backend asked to be called later */
+    int                     timer;
 
     char          *in;
     uint32_t       in_size, in_start, in_end, in_max;
@@ -119,9 +119,9 @@ struct nicd_conn_s {
     unsigned writing : 1;   /* waiting for EV_WRITE */
     unsigned reading : 1;   /* rev is added */
     unsigned lingering : 1;
-    unsigned linger_close : 1; /* an error response: drain before close */
-    unsigned in_chunked : 1;   /* skipping a chunked request body */
-    unsigned handshaking : 1;  /* the transport's handshake is not over */
+    unsigned linger_close : 1;  /* an error response: drain before close */
+    unsigned in_chunked : 1;    /* skipping a chunked request body */
+    unsigned handshaking : 1;   /* the transport's handshake is not over */
     unsigned tp_want_write : 1; /* ... and it waits for a writable socket */
 
     char addr[INET6_ADDRSTRLEN];

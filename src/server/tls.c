@@ -114,14 +114,14 @@ nicd_tls_ctx_new(const nicd_conf_t *cf, char *err, size_t errlen)
     }
     SSL_CTX_set_min_proto_version(ctx, proto_version(lo));
     SSL_CTX_set_max_proto_version(ctx, proto_version(hi));
-    SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION
-                                 | (cf->ssl_prefer_server_ciphers
-                                        ? SSL_OP_CIPHER_SERVER_PREFERENCE
-                                        : 0)
-                                 | (cf->ssl_session_tickets ? 0
-                                                            : SSL_OP_NO_TICKET)
+    SSL_CTX_set_options(
+        ctx,
+        SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION
+            | (cf->ssl_prefer_server_ciphers ? SSL_OP_CIPHER_SERVER_PREFERENCE
+                                             : 0)
+            | (cf->ssl_session_tickets ? 0 : SSL_OP_NO_TICKET)
 #ifdef SSL_OP_ENABLE_KTLS
-                                 | SSL_OP_ENABLE_KTLS
+            | SSL_OP_ENABLE_KTLS
 #endif
     );
     SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
@@ -224,8 +224,8 @@ tls_write(snic_conn_t *sc, const struct iovec *iov, int n)
         return -1;
     }
     for (i = 0; i < n && k < TLS_RECORD; i++) {
-        take = iov[i].iov_len < TLS_RECORD - k ? iov[i].iov_len
-                                                : TLS_RECORD - k;
+        take =
+            iov[i].iov_len < TLS_RECORD - k ? iov[i].iov_len : TLS_RECORD - k;
         memcpy(t->out + k, iov[i].iov_base, take);
         k += take;
     }
@@ -244,8 +244,8 @@ tls_start(nicd_conn_t *c, void *ctx)
     if (t == NULL || (t->out = malloc(TLS_RECORD)) == NULL
         || (t->ssl = SSL_new(ctx)) == NULL
         || SSL_set_fd(t->ssl, c->sc.fd) != 1) {
-        log_error(LOG_CRIT, 0, "SSL_new() failed: %s, client: %s",
-                  ssl_reason(), c->addr);
+        log_error(LOG_CRIT, 0, "SSL_new() failed: %s, client: %s", ssl_reason(),
+                  c->addr);
         if (t != NULL) {
             SSL_free(t->ssl);
             free(t->out);
@@ -354,7 +354,7 @@ tls_close(nicd_conn_t *c)
 }
 
 const nicd_transport_t nicd_transport_tls = {
-    "tls",     tls_start, tls_handshake, tls_recv,
+    "tls",       tls_start, tls_handshake, tls_recv,
     tls_pending, tls_flush, tls_close,
 };
 

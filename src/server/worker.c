@@ -241,9 +241,9 @@ worker_main(void *arg)
 int
 nicd_worker_start(nicd_worker_t *w)
 {
-    const nicd_conf_t *cf = w->cycle->conf;
-    sigset_t           all, old;
-    int                i, rc;
+    const nicd_conf_t   *cf = w->cycle->conf;
+    sigset_t             all, old;
+    int                  i, rc;
     struct event_config *ecfg;
 
     w->cmd_fd[0] = w->cmd_fd[1] = -1;

@@ -17,11 +17,20 @@ nicache_parse_size(const char *s, uint64_t *out)
     n = strtoull(s, &end, 10);
     switch (*end) {
     case 'k':
-    case 'K': mult = 1024; end++; break;
+    case 'K':
+        mult = 1024;
+        end++;
+        break;
     case 'm':
-    case 'M': mult = 1024 * 1024; end++; break;
+    case 'M':
+        mult = 1024 * 1024;
+        end++;
+        break;
     case 'g':
-    case 'G': mult = 1024ull * 1024 * 1024; end++; break;
+    case 'G':
+        mult = 1024ull * 1024 * 1024;
+        end++;
+        break;
     }
     if (*end != '\0' || n > (1ull << 40) / mult) {
         return -1;

@@ -64,8 +64,8 @@ move(const snic_bus_t *b, snic_bus_acct_t *a, int cat, uint64_t n,
      uint64_t txns, uint64_t bursts)
 {
     uint64_t data = cycles_ns(b, (n + b->width - 1) / b->width);
-    double   o = (double) txns * b->txn_ns
-               + (double) (bursts - txns) * b->burst_ns;
+    double   o =
+        (double) txns * b->txn_ns + (double) (bursts - txns) * b->burst_ns;
     uint64_t over = (uint64_t) (o + 0.5);
 
     a->bytes[cat] += n;

@@ -17,17 +17,29 @@
  * today's servers, to show that their bus is not the limit.
  */
 const snic_testbed_t snic_testbeds[] = {
-    {"amd33", "pci64-33", {16300.0, 5900.0, 0.80},
+    {"amd33",
+     "pci64-33",
+     {16300.0, 5900.0, 0.80},
      "the paper's AMD server, 64-bit/33 MHz PCI"},
-    {"amd66", "pci64-66", {16300.0, 5900.0, 0.80},
+    {"amd66",
+     "pci64-66",
+     {16300.0, 5900.0, 0.80},
      "the paper's AMD server, 64-bit/66 MHz PCI"},
-    {"intel33", "pci64-33", {23635.0, 8555.0, 0.0},
+    {"intel33",
+     "pci64-33",
+     {23635.0, 8555.0, 0.0},
      "the paper's Intel server, 64-bit/33 MHz PCI"},
-    {"intel66", "pci64-66", {23635.0, 8555.0, 0.0},
+    {"intel66",
+     "pci64-66",
+     {23635.0, 8555.0, 0.0},
      "the paper's Intel server, 64-bit/66 MHz PCI"},
-    {"pcie3-server", "pcie3-x8", {2000.0, 300.0, 0.02},
+    {"pcie3-server",
+     "pcie3-x8",
+     {2000.0, 300.0, 0.02},
      "a server of about 2015, one core's share, PCIe 3.0 x8 NIC"},
-    {"pcie4-server", "pcie4-x16", {1000.0, 150.0, 0.01},
+    {"pcie4-server",
+     "pcie4-x16",
+     {1000.0, 150.0, 0.01},
      "a server of about 2022, one core's share, PCIe 4.0 x16 NIC"},
     {NULL, NULL, {0, 0, 0}, NULL},
 };
@@ -52,8 +64,8 @@ snic_host_modelled(const snic_host_t *h)
 }
 
 uint64_t
-snic_host_charge(const snic_host_t *h, snic_host_acct_t *a,
-                 uint64_t responses, uint64_t packets, uint64_t dma_bytes)
+snic_host_charge(const snic_host_t *h, snic_host_acct_t *a, uint64_t responses,
+                 uint64_t packets, uint64_t dma_bytes)
 {
     double t = (double) responses * h->req_ns + (double) packets * h->pkt_ns
                + (double) dma_bytes * h->mem_ns;
