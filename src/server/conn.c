@@ -25,7 +25,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "nicd.h"
+#include "handler.h"
 
 #define MAX_QUEUED 64           /* items before we stop parsing */
 #define OUT_HIGH   (256 * 1024) /* queued memory before we stop parsing */
@@ -96,6 +96,7 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     c->sc.nic = cf->listens[listener].nic;
     c->tp =
         cf->listens[listener].ssl ? &nicd_transport_tls : &nicd_transport_plain;
+    c->proto = &nicd_http1;
 
     if (sa->sa_family == AF_INET) {
         inet_ntop(AF_INET, &((const struct sockaddr_in *) sa)->sin_addr,

@@ -41,7 +41,8 @@ typedef struct nicd_cycle_s {
 
 enum { NICD_RUNNING = 0, NICD_RETIRING, NICD_STOPPING };
 
-typedef struct nicd_conn_s nicd_conn_t;
+typedef struct nicd_conn_s     nicd_conn_t;
+typedef struct nicd_protocol_s nicd_protocol_t; /* handler.h */
 
 typedef struct nicd_worker_s {
     int                id;
@@ -95,6 +96,9 @@ struct nicd_conn_s {
     snic_conn_t             sc; /* sc.fd is the socket */
     const nicd_transport_t *tp; /* plain TCP or TLS */
     void                   *tp_data;
+    const nicd_protocol_t  *proto;     /* HTTP/1.1 */
+    size_t                  resp_head; /* where the head being built starts
+                                          in out (HTTP/1.1) */
     struct event            rev, wev, tev;
     struct event            pev; /* a pacing backend asked to be called later */
     int                     timer;
