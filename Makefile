@@ -31,7 +31,7 @@ PREFIX ?= /usr/local
 
 CPPFLAGS_ALL = -D_GNU_SOURCE -Ibuild -Isrc/server $(EVENT_CFLAGS)
 CFLAGS_ALL = -std=gnu11 -pthread $(OPT) $(DEBUG) $(WARN) $(SAN) $(CFLAGS)
-LDLIBS_ALL = $(EVENT_LIBS) $(SSL_LIBS) -pthread $(SAN) $(LDFLAGS)
+LDLIBS_ALL = $(EVENT_LIBS) $(SSL_LIBS) $(NGHTTP2_LIBS) -pthread $(SAN) $(LDFLAGS)
 
 SNIC_SRCS = $(sort $(wildcard src/sendfile_nic/*.c src/sendfile_nic/*/*.c))
 UTIL_SRCS = $(sort $(wildcard src/util/*.c))

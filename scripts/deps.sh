@@ -11,8 +11,8 @@ set -eu
 pkgs=""
 for group in "$@"; do
     case "$group" in
-    build) pkgs="$pkgs gcc make libc6-dev pkg-config libevent-dev libssl-dev libluajit-5.1-dev zlib1g-dev" ;;
-    test) pkgs="$pkgs python3 nginx-light python3-matplotlib openssl" ;;
+    build) pkgs="$pkgs gcc make libc6-dev pkg-config libevent-dev libssl-dev libnghttp2-dev libluajit-5.1-dev zlib1g-dev" ;;
+    test) pkgs="$pkgs python3 nginx-light python3-matplotlib openssl curl nghttp2-client" ;;
     plots) pkgs="$pkgs python3-matplotlib" ;;
     bench) pkgs="$pkgs wrk nginx-light util-linux" ;;
     fuzz) pkgs="$pkgs clang" ;;
@@ -27,7 +27,22 @@ for p in $pkgs; do
         case " $missing " in *" $p "*) ;; *) missing="$missing $p" ;; esac
     fi
 done
-[ -n "$missing" ] || exit 0
+# h2spec (HTTP/2 conformance) is a Go tool: installed with go install where
+# Go is present; its test says it skipped where it is not
+install_h2spec() {
+    case " $* " in *" test "*) ;; *) return 0 ;; esac
+    command -v go >/dev/null 2>&1 || return 0
+    command -v h2spec >/dev/null 2>&1 && return 0
+    [ -x "$(go env GOPATH)/bin/h2spec" ] && return 0
+    echo "deps.sh: go install github.com/summerwind/h2spec/cmd/h2spec@latest"
+    go install github.com/summerwind/h2spec/cmd/h2spec@latest ||
+        echo "deps.sh: h2spec could not be installed; its test will skip" >&2
+}
+
+if [ -z "$missing" ]; then
+    install_h2spec "$@"
+    exit 0
+fi
 
 echo "deps.sh: installing missing Debian packages:$missing"
 sudo=""
@@ -54,3 +69,4 @@ export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -q
 # shellcheck disable=SC2086
 $sudo apt-get install -y -q --no-upgrade --no-install-recommends $missing
+install_h2spec "$@"

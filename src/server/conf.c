@@ -18,6 +18,7 @@
 
 #include "buf.h"
 #include "conf.h"
+#include "config.h"
 #include "log.h"
 
 #define MAX_ARGS  16
@@ -181,6 +182,8 @@ nicd_conf_new(void)
     c->ssl_ciphers = strdup("HIGH:!aNULL:!MD5");
     c->ssl_session_timeout = 300000;
     c->ssl_session_tickets = 1;
+    c->http2_max_concurrent_streams = 128;
+    c->http2_max_header_size = 16384;
     return c;
 }
 
@@ -431,8 +434,12 @@ set_listen(nicd_conf_t *c, const char **a, int n)
         } else if (strcmp(a[i], "ssl") == 0) {
             l.ssl = 1;
         } else if (strcmp(a[i], "http2") == 0) {
-            return msgf("\"http2\" is not supported yet (HTTP/1.1 only, "
-                        "over TLS or not)");
+#if defined(HAVE_NGHTTP2)
+            l.http2 = 1;
+#else
+            return msgf("\"http2\" needs libnghttp2, which this nicd was "
+                        "built without");
+#endif
         } else {
             return msgf("invalid parameter \"%s\"", a[i]);
         }
@@ -566,6 +573,20 @@ set_ssl_session_tickets(nicd_conf_t *c, const char **a, int n)
 {
     (void) n;
     return flag(a[0], &c->ssl_session_tickets);
+}
+
+static const char *
+set_h2_streams(nicd_conf_t *c, const char **a, int n)
+{
+    (void) n;
+    return positive_int(a[0], &c->http2_max_concurrent_streams);
+}
+
+static const char *
+set_h2_header_size(nicd_conf_t *c, const char **a, int n)
+{
+    (void) n;
+    return size_val(a[0], &c->http2_max_header_size);
 }
 
 static const char *
@@ -945,6 +966,9 @@ static const directive_t directives[] = {
     {"ssl_session_timeout", 1, 1, set_ssl_session_timeout},
     {"ssl_session_tickets", 1, 1, set_ssl_session_tickets},
     {"ssl_dhparam", 1, 1, set_ssl_dhparam},
+    {"http2_max_concurrent_streams", 1, 1, set_h2_streams},
+    {"http2_max_header_size", 1, 1, set_h2_header_size},
+    {"http2_max_field_size", 1, 1, set_h2_header_size},
     {"tcp_nopush", 1, 1, set_ignored},
     {"tcp_nodelay", 1, 1, set_ignored},
     {NULL, 0, 0, NULL},

@@ -28,8 +28,9 @@ typedef struct {
     struct sockaddr_storage addr;
     socklen_t               addrlen;
     int                     backlog;
-    int                     nic; /* "nic=K": the emulated NIC; -1: any */
-    int                     ssl; /* "ssl": connections speak TLS */
+    int                     nic;   /* "nic=K": the emulated NIC; -1: any */
+    int                     ssl;   /* "ssl": connections speak TLS */
+    int                     http2; /* "http2": h2 by ALPN, or h2c */
 } nicd_listen_conf_t;
 
 /* ssl_protocols, as bits */
@@ -117,6 +118,9 @@ typedef struct nicd_conf_s {
     int   ssl_session_tickets;
     char *ssl_dhparam;
     int   nssl; /* listeners with "ssl" */
+
+    int    http2_max_concurrent_streams;
+    size_t http2_max_header_size; /* a request's header block */
 } nicd_conf_t;
 
 /* The location that answers path (normalised), or NULL. */

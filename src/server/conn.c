@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "handler.h"
+#include "http2.h"
 
 #define MAX_QUEUED 64           /* items before we stop parsing */
 #define OUT_HIGH   (256 * 1024) /* queued memory before we stop parsing */
@@ -57,7 +58,7 @@ set_timer(nicd_conn_t *c, int kind)
 static void
 start_reading(nicd_conn_t *c)
 {
-    if (!c->reading && !c->eof && c->tp->pending != NULL && c->tp->pending(c)) {
+    if (!c->eof && c->tp->pending != NULL && c->tp->pending(c)) {
         /* bytes the transport already read: no event will say so */
         event_active(&c->rev, EV_READ, 0);
     }
@@ -140,6 +141,16 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
         c->handshaking = c->tp->handshake != NULL;
     }
     snic_conn_open(&w->cycle->backend, &c->sc);
+    if (cf->listens[listener].http2 && c->tp->alpn == NULL
+        && nicd_h2_start(c) != 0) {
+        /* "listen ... http2" in clear text: HTTP/2 with prior knowledge
+         * only, as nginx's; nghttp2 checks the preface */
+        snic_conn_close(&w->cycle->backend, &c->sc);
+        free(c->in);
+        free(c);
+        close(fd);
+        return;
+    }
 
     c->next = w->conns;
     if (w->conns != NULL) {
@@ -203,6 +214,7 @@ nicd_conn_close(nicd_conn_t *c)
     event_del(&c->tev);
     event_del(&c->pev);
     snic_conn_close(&w->cycle->backend, &c->sc);
+    nicd_h2_free(c);
     if (c->tp->close != NULL) {
         c->tp->close(c);
     }
@@ -484,10 +496,71 @@ skip_chunked(nicd_conn_t *c)
  * Parse and answer what is in the buffer, flush, and decide what the
  * connection waits for next.
  */
+/*
+ * Send the queue.  Returns 1 when it is empty (and reset), 0 when the
+ * connection waits (for a writable socket, or for a pacing backend's
+ * timer) with the events to resume it set, -1 when it was closed.  A
+ * connection that keeps_reading (HTTP/2: the peer's WINDOW_UPDATEs may be
+ * what the queue waits for) goes on reading meanwhile.
+ */
+int
+nicd_conn_send(nicd_conn_t *c, int keep_reading)
+{
+    struct timeval tv;
+    int            rc;
+
+    rc = conn_flush(c);
+    if (rc < 0) {
+        return -1;
+    }
+    if (rc == 0 && c->sc.wait_ns > 0) {
+        /* the backend paces (a modelled bus): call again later, not
+         * when the socket is writable */
+        tv.tv_sec = (time_t) (c->sc.wait_ns / 1000000000u);
+        tv.tv_usec = (suseconds_t) (c->sc.wait_ns % 1000000000u / 1000);
+        if (c->writing) {
+            event_del(&c->wev);
+            c->writing = 0;
+        }
+        event_add(&c->pev, &tv);
+    } else if (rc == 0 && !c->writing) {
+        event_add(&c->wev, NULL);
+        c->writing = 1;
+    }
+    if (rc == 0) {
+        if (!keep_reading) {
+            stop_reading(c);
+        }
+        set_timer(c, T_SEND);
+        return 0;
+    }
+    c->out.len = 0;
+    c->logb.len = 0;
+    c->nitems = c->ihead = 0;
+    if (c->writing) {
+        event_del(&c->wev);
+        c->writing = 0;
+    }
+    return 1;
+}
+
+/* Wait for the next bytes of the peer, with the timer given. */
+void
+nicd_conn_wait_read(nicd_conn_t *c, int timer)
+{
+    start_reading(c);
+    set_timer(c, timer);
+}
+
 static void
 conn_run(nicd_conn_t *c)
 {
     int rc, blocked;
+
+    if (c->h2 != NULL) {
+        nicd_h2_run(c);
+        return;
+    }
 
     for (;;) {
         blocked = 0;
@@ -532,40 +605,10 @@ conn_run(nicd_conn_t *c)
             nicd_http_req_reset(&c->req);
         }
 
-        rc = conn_flush(c);
-        if (rc < 0) {
+        rc = nicd_conn_send(c, 0);
+        if (rc <= 0) {
             return;
         }
-        if (rc == 0 && c->sc.wait_ns > 0) {
-            /* the backend paces (a modelled bus): call again later, not
-             * when the socket is writable */
-            struct timeval tv;
-
-            tv.tv_sec = (time_t) (c->sc.wait_ns / 1000000000u);
-            tv.tv_usec = (suseconds_t) (c->sc.wait_ns % 1000000000u / 1000);
-            if (c->writing) {
-                event_del(&c->wev);
-                c->writing = 0;
-            }
-            event_add(&c->pev, &tv);
-            stop_reading(c);
-            set_timer(c, T_SEND);
-            return;
-        }
-        if (rc == 0) {
-            if (!c->writing) {
-                event_add(&c->wev, NULL);
-                c->writing = 1;
-            }
-            stop_reading(c);
-            set_timer(c, T_SEND);
-            return;
-        }
-
-        /* the queue is empty */
-        c->out.len = 0;
-        c->logb.len = 0;
-        c->nitems = c->ihead = 0;
         if (!blocked) {
             break;
         }
@@ -660,6 +703,18 @@ handshake(nicd_conn_t *c)
     if (c->writing) {
         event_del(&c->wev);
         c->writing = 0;
+    }
+    if (c->tp->alpn != NULL) {
+        size_t      len;
+        const char *p = c->tp->alpn(c, &len);
+
+        if (p != NULL && len == 2 && memcmp(p, "h2", 2) == 0
+            && nicd_h2_start(c) != 0) {
+            log_error(LOG_CRIT, 0, "HTTP/2 session not created, client: %s",
+                      c->addr);
+            nicd_conn_close(c);
+            return -1;
+        }
     }
     return 1;
 }
@@ -762,7 +817,7 @@ conn_timer_cb(evutil_socket_t fd, short ev, void *arg)
 
     switch (c->timer) {
     case T_HEADER:
-        if (c->in_end > c->in_start && c->nitems == c->ihead) {
+        if (c->h2 == NULL && c->in_end > c->in_start && c->nitems == c->ihead) {
             log_error(LOG_INFO, 0,
                       "client timed out while reading the "
                       "request head, answering 408, client: %s",
@@ -787,6 +842,14 @@ conn_timer_cb(evutil_socket_t fd, short ev, void *arg)
 void
 nicd_conn_shutdown(nicd_conn_t *c)
 {
+    if (c->h2 != NULL) {
+        /* GOAWAY; the connection closes when its streams are answered */
+        if (c->w->state == NICD_STOPPING) {
+            nicd_h2_shutdown(c);
+            nicd_h2_run(c);
+        }
+        return;
+    }
     /* no request in progress (idle between requests, or accepted and
      * silent so far): nothing is lost by closing now */
     if (c->w->state == NICD_STOPPING && c->nitems == c->ihead

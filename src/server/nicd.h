@@ -43,6 +43,7 @@ enum { NICD_RUNNING = 0, NICD_RETIRING, NICD_STOPPING };
 
 typedef struct nicd_conn_s     nicd_conn_t;
 typedef struct nicd_protocol_s nicd_protocol_t; /* handler.h */
+typedef struct nicd_h2_s       nicd_h2_t;       /* http2.c */
 
 typedef struct nicd_worker_s {
     int                id;
@@ -96,7 +97,8 @@ struct nicd_conn_s {
     snic_conn_t             sc; /* sc.fd is the socket */
     const nicd_transport_t *tp; /* plain TCP or TLS */
     void                   *tp_data;
-    const nicd_protocol_t  *proto;     /* HTTP/1.1 */
+    const nicd_protocol_t  *proto;     /* HTTP/1.1 or HTTP/2 */
+    nicd_h2_t              *h2;        /* the HTTP/2 session, or NULL */
     size_t                  resp_head; /* where the head being built starts
                                           in out (HTTP/1.1) */
     struct event            rev, wev, tev;
@@ -145,6 +147,14 @@ void nicd_conn_out_end(nicd_conn_t *c, int status, uint32_t log_off,
                        uint32_t log_split, uint32_t log_len);
 /* The worker is stopping: close c now if no request is in progress. */
 void nicd_conn_shutdown(nicd_conn_t *c);
+/*
+ * Send the queue: 1 when it is empty, 0 when the connection waits for the
+ * socket or a pacing backend (events set; keep_reading: go on reading
+ * meanwhile), -1 when it was closed.
+ */
+int nicd_conn_send(nicd_conn_t *c, int keep_reading);
+/* Wait for the peer's next bytes with timer (T_*). */
+void nicd_conn_wait_read(nicd_conn_t *c, int timer);
 
 /* tls.c: the cycle's TLS context from cf (NULL with err set) */
 void *nicd_tls_ctx_new(const nicd_conf_t *cf, char *err, size_t errlen);

@@ -67,17 +67,26 @@ ssl_reason(void)
     return buf;
 }
 
-/* ALPN: "http/1.1" (h2 when nicd speaks it); no overlap: no ALPN */
+/*
+ * ALPN: "h2" first on listeners with "http2", then "http/1.1"; no
+ * protocol in common: no ALPN (HTTP/1.1 is spoken).
+ */
 static int
 alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
             const unsigned char *in, unsigned int inlen, void *arg)
 {
-    static const unsigned char ours[] = "\x08http/1.1";
+    static const unsigned char both[] = "\x02h2\x08http/1.1";
+    nicd_conn_t               *c = SSL_get_app_data(ssl);
+    const unsigned char       *ours = both + 3;
+    unsigned int               len = sizeof(both) - 1 - 3;
 
-    (void) ssl;
     (void) arg;
-    if (SSL_select_next_proto((unsigned char **) out, outlen, ours,
-                              sizeof(ours) - 1, in, inlen)
+    if (c != NULL && c->w->cycle->conf->listens[c->sc.listener].http2) {
+        ours = both;
+        len = sizeof(both) - 1;
+    }
+    if (SSL_select_next_proto((unsigned char **) out, outlen, ours, len, in,
+                              inlen)
         != OPENSSL_NPN_NEGOTIATED) {
         return SSL_TLSEXT_ERR_NOACK;
     }
@@ -122,6 +131,10 @@ nicd_tls_ctx_new(const nicd_conf_t *cf, char *err, size_t errlen)
             | (cf->ssl_session_tickets ? 0 : SSL_OP_NO_TICKET)
 #ifdef SSL_OP_ENABLE_KTLS
             | SSL_OP_ENABLE_KTLS
+#endif
+#ifdef SSL_OP_IGNORE_UNEXPECTED_EOF
+            /* a client that closes without close_notify has just gone */
+            | SSL_OP_IGNORE_UNEXPECTED_EOF
 #endif
     );
     SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
@@ -254,6 +267,7 @@ tls_start(nicd_conn_t *c, void *ctx)
         return -1;
     }
     SSL_set_accept_state(t->ssl);
+    SSL_set_app_data(t->ssl, c);
     c->tp_data = t;
     c->sc.transport = t;
     c->sc.write = tls_write;
@@ -353,9 +367,20 @@ tls_close(nicd_conn_t *c)
     c->sc.write = NULL;
 }
 
+static const char *
+tls_alpn(nicd_conn_t *c, size_t *len)
+{
+    const unsigned char *p;
+    unsigned int         n;
+
+    SSL_get0_alpn_selected(((tls_conn_t *) c->tp_data)->ssl, &p, &n);
+    *len = n;
+    return n > 0 ? (const char *) p : NULL;
+}
+
 const nicd_transport_t nicd_transport_tls = {
     "tls",       tls_start, tls_handshake, tls_recv,
-    tls_pending, tls_flush, tls_close,
+    tls_pending, tls_flush, tls_close,     tls_alpn,
 };
 
 #else /* no OpenSSL: configuration refuses "listen ... ssl" */
@@ -375,6 +400,6 @@ nicd_tls_ctx_free(void *ctx)
 }
 
 const nicd_transport_t nicd_transport_tls = {"tls", NULL, NULL, NULL,
-                                             NULL,  NULL, NULL};
+                                             NULL,  NULL, NULL, NULL};
 
 #endif

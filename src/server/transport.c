@@ -12,5 +12,5 @@ plain_recv(nicd_conn_t *c, void *buf, size_t len)
 }
 
 const nicd_transport_t nicd_transport_plain = {
-    "tcp", NULL, NULL, plain_recv, NULL, NULL, NULL,
+    "tcp", NULL, NULL, plain_recv, NULL, NULL, NULL, NULL,
 };

@@ -7,7 +7,7 @@
  *
  * One const struct of operations per transport; conn.c calls them.
  * Mandatory: name, recv.  Optional (NULL: nothing to do): start,
- * handshake, pending, flush, close.
+ * handshake, pending, flush, close, alpn.
  */
 
 #ifndef NICD_TRANSPORT_H
@@ -53,6 +53,9 @@ typedef struct nicd_transport_s {
 
     /* The connection ends (before its socket is closed). */
     void (*close)(nicd_conn_t *c);
+
+    /* The application protocol the handshake chose (ALPN), or NULL. */
+    const char *(*alpn)(nicd_conn_t *c, size_t *len);
 } nicd_transport_t;
 
 extern const nicd_transport_t nicd_transport_plain;

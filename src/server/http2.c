@@ -1,0 +1,704 @@
+/*
+ * HTTP/2 (RFC 9113), the protocol, with libnghttp2 doing the framing,
+ * HPACK, flow control and the state machines.
+ *
+ * Facts relied on (nghttp2 1.52, Debian 12):
+ * - nghttp2_session_mem_recv() takes every byte it is given (or fails the
+ *   session); callbacks report headers and the end of each request.
+ * - nghttp2_session_send() calls send_callback with frames to write; a
+ *   DATA frame whose read callback set NGHTTP2_DATA_FLAG_NO_COPY goes to
+ *   send_data_callback instead, as a 9-byte frame header and a length,
+ *   and the application sends the payload itself.  Both may answer
+ *   NGHTTP2_ERR_WOULDBLOCK, and are called again later with the same
+ *   frame.  So frame headers go on the connection's queue as memory and
+ *   file payloads as file ranges, which the send backend sends with
+ *   sendfile(2) (or from NIC memory, block by block, for the nic
+ *   backend): no extra copy of a body, and the same accounting as
+ *   HTTP/1.1.
+ * - Flow control: nghttp2 asks the read callback for no more than the
+ *   windows allow and sends WINDOW_UPDATE for what it received.
+ *
+ * The handlers answer a stream as they answer an HTTP/1.1 request
+ * (handler.h); this file collects the response and submits it.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "config.h"
+#include "handler.h"
+#include "http2.h"
+
+#if defined(HAVE_NGHTTP2)
+
+#include <nghttp2/nghttp2.h>
+
+#define MAX_RESP_HEADERS 16
+#define OUT_HIGH         (256 * 1024) /* queued bytes before we stop */
+#define MAX_QUEUED       64           /* queued items before we stop */
+#define H2_READ_BUF      (64 * 1024)
+
+/* a piece of a response body: memory (in the stream's body buffer) or a
+ * range of an open file */
+typedef struct {
+    nicd_file_t *f; /* NULL: memory */
+    off_t        off;
+    size_t       len;
+} piece_t;
+
+typedef struct h2_stream_s {
+    int32_t             id;
+    struct h2_stream_s *next, *prev;
+
+    /* the request: header values copied into rq, by offset */
+    nicd_buf_t rq;
+    int        method;
+    size_t     path_off, path_len, query_off, query_len;
+    size_t     hdr_off[NICD_NHDR], hdr_len[NICD_NHDR];
+    size_t     ref_off, ref_len, ua_off, ua_len;
+    int        has_path, has_hdr[NICD_NHDR], has_ref, has_ua;
+    size_t     header_bytes;
+
+    /* the response */
+    int        status;
+    nicd_buf_t rh; /* header names and values */
+    size_t     hn_off[MAX_RESP_HEADERS], hn_len[MAX_RESP_HEADERS];
+    size_t     hv_off[MAX_RESP_HEADERS], hv_len[MAX_RESP_HEADERS];
+    int        nh;
+    nicd_buf_t body; /* memory pieces */
+    piece_t   *pieces;
+    int        npieces, cap, cur;
+    size_t     cur_off;   /* sent of pieces[cur] */
+    uint64_t   remaining; /* not yet handed to a DATA frame */
+    uint64_t   sent;      /* body bytes queued, for the access log */
+    int        ready;     /* the request is complete, not yet answered */
+    int        answered;
+} h2_stream_t;
+
+struct nicd_h2_s {
+    nghttp2_session *s;
+    h2_stream_t     *streams;
+    h2_stream_t     *cur; /* the stream a handler is answering */
+    int              failed;
+};
+
+static h2_stream_t *
+stream_of(nicd_conn_t *c, int32_t id)
+{
+    return nghttp2_session_get_stream_user_data(c->h2->s, id);
+}
+
+static void
+stream_free(nicd_conn_t *c, h2_stream_t *st)
+{
+    int i;
+
+    for (i = 0; i < st->npieces; i++) {
+        if (st->pieces[i].f != NULL) {
+            nicd_ofc_release(&c->w->ofc, st->pieces[i].f);
+        }
+    }
+    if (st->prev != NULL) {
+        st->prev->next = st->next;
+    } else {
+        c->h2->streams = st->next;
+    }
+    if (st->next != NULL) {
+        st->next->prev = st->prev;
+    }
+    nicd_buf_free(&st->rq);
+    nicd_buf_free(&st->rh);
+    nicd_buf_free(&st->body);
+    free(st->pieces);
+    free(st);
+}
+
+/* ---- the response operations (handler.h) ---- */
+
+static void
+h2_start(nicd_conn_t *c, int status)
+{
+    h2_stream_t *st = c->h2->cur;
+
+    st->status = status;
+    st->nh = 0;
+    st->rh.len = 0;
+}
+
+static void
+h2_header(nicd_conn_t *c, const char *name, size_t nlen, const char *value,
+          size_t vlen)
+{
+    h2_stream_t *st = c->h2->cur;
+    size_t       i;
+
+    if (st->nh == MAX_RESP_HEADERS) {
+        return;
+    }
+    /* field names are lower case in HTTP/2 */
+    st->hn_off[st->nh] = st->rh.len;
+    st->hn_len[st->nh] = nlen;
+    for (i = 0; i < nlen; i++) {
+        char ch = name[i];
+
+        ch = ch >= 'A' && ch <= 'Z' ? (char) (ch + 32) : ch;
+        nicd_buf_add(&st->rh, &ch, 1);
+    }
+    st->hv_off[st->nh] = st->rh.len;
+    st->hv_len[st->nh] = vlen;
+    nicd_buf_add(&st->rh, value, vlen);
+    st->nh++;
+}
+
+static void
+h2_end_headers(nicd_conn_t *c)
+{
+    (void) c;
+}
+
+static piece_t *
+new_piece(h2_stream_t *st)
+{
+    piece_t *p;
+
+    if (st->npieces == st->cap) {
+        int n = st->cap ? st->cap * 2 : 4;
+
+        p = realloc(st->pieces, (size_t) n * sizeof(*p));
+        if (p == NULL) {
+            return NULL;
+        }
+        st->pieces = p;
+        st->cap = n;
+    }
+    p = &st->pieces[st->npieces++];
+    memset(p, 0, sizeof(*p));
+    return p;
+}
+
+static void
+h2_body_mem(nicd_conn_t *c, const char *p, size_t len)
+{
+    h2_stream_t *st = c->h2->cur;
+    piece_t     *pc = new_piece(st);
+
+    if (pc == NULL) {
+        c->h2->failed = 1;
+        return;
+    }
+    pc->off = (off_t) st->body.len;
+    pc->len = len;
+    nicd_buf_add(&st->body, p, len);
+    st->remaining += len;
+}
+
+static void
+h2_body_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len)
+{
+    h2_stream_t *st = c->h2->cur;
+    piece_t     *pc = new_piece(st);
+
+    if (pc == NULL) {
+        c->h2->failed = 1;
+        return;
+    }
+    pc->f = f;
+    f->refs++; /* released when the stream closes */
+    pc->off = off;
+    pc->len = len;
+    st->remaining += len;
+}
+
+static ssize_t
+read_body(nghttp2_session *s, int32_t id, uint8_t *buf, size_t length,
+          uint32_t *flags, nghttp2_data_source *src, void *ud)
+{
+    h2_stream_t *st = src->ptr;
+    size_t       n = st->remaining < length ? (size_t) st->remaining : length;
+
+    (void) s;
+    (void) id;
+    (void) buf;
+    (void) ud;
+    st->remaining -= n;
+    *flags |= NGHTTP2_DATA_FLAG_NO_COPY;
+    if (st->remaining == 0) {
+        *flags |= NGHTTP2_DATA_FLAG_EOF;
+    }
+    return (ssize_t) n;
+}
+
+static void
+h2_finish(nicd_conn_t *c, int status)
+{
+    h2_stream_t          *st = c->h2->cur;
+    nghttp2_nv            nva[MAX_RESP_HEADERS + 3];
+    nghttp2_data_provider dp;
+    char                  code[4], date[NICD_HTTP_DATE_LEN + 1];
+    const char           *server = c->w->cycle->server_line + 8;
+    size_t                k = 0;
+    int                   i;
+
+    (void) status;
+    snprintf(code, sizeof(code), "%03d", st->status);
+    nicd_http_date(date, time(NULL));
+#define NV(n, nl, v, vl)                                                       \
+    nva[k].name = (uint8_t *) (n);                                             \
+    nva[k].namelen = (nl);                                                     \
+    nva[k].value = (uint8_t *) (v);                                            \
+    nva[k].valuelen = (vl);                                                    \
+    nva[k].flags = NGHTTP2_NV_FLAG_NONE;                                       \
+    k++
+    NV(":status", 7, code, 3);
+    /* "Server: nicd/x\r\n": the value without its name and CRLF */
+    NV("server", 6, server, c->w->cycle->server_line_len - 10);
+    NV("date", 4, date, NICD_HTTP_DATE_LEN);
+    for (i = 0; i < st->nh && !nicd_buf_failed(&st->rh); i++) {
+        NV(st->rh.data + st->hn_off[i], st->hn_len[i],
+           st->rh.data + st->hv_off[i], st->hv_len[i]);
+    }
+#undef NV
+    st->answered = 1;
+    dp.source.ptr = st;
+    dp.read_callback = read_body;
+    if (c->h2->failed || nicd_buf_failed(&st->rh) || nicd_buf_failed(&st->body)
+        || nghttp2_submit_response(c->h2->s, st->id, nva, k,
+                                   st->npieces > 0 ? &dp : NULL)
+               != 0) {
+        nghttp2_submit_rst_stream(c->h2->s, NGHTTP2_FLAG_NONE, st->id,
+                                  NGHTTP2_INTERNAL_ERROR);
+    }
+}
+
+const nicd_protocol_t nicd_http2 = {
+    "h2",        h2_start,     h2_header, h2_end_headers,
+    h2_body_mem, h2_body_file, h2_finish,
+};
+
+/* ---- the session's callbacks ---- */
+
+static int
+queue_full(nicd_conn_t *c)
+{
+    return c->nitems - c->ihead >= MAX_QUEUED || c->out.len >= OUT_HIGH;
+}
+
+static ssize_t
+on_send(nghttp2_session *s, const uint8_t *data, size_t len, int flags,
+        void *ud)
+{
+    nicd_conn_t *c = ud;
+    size_t       start = c->out.len;
+
+    (void) s;
+    (void) flags;
+    if (queue_full(c)) {
+        return NGHTTP2_ERR_WOULDBLOCK;
+    }
+    nicd_buf_add(&c->out, data, len);
+    nicd_conn_out_mem(c, start, len, 0);
+    return (ssize_t) len;
+}
+
+static int
+on_send_data(nghttp2_session *s, nghttp2_frame *frame, const uint8_t *framehd,
+             size_t length, nghttp2_data_source *src, void *ud)
+{
+    nicd_conn_t *c = ud;
+    h2_stream_t *st = src->ptr;
+    size_t       start = c->out.len, n;
+    piece_t     *p;
+
+    (void) s;
+    if (queue_full(c)) {
+        return NGHTTP2_ERR_WOULDBLOCK;
+    }
+    nicd_buf_add(&c->out, framehd, 9);
+    if (frame->data.padlen > 0) {
+        uint8_t pad = (uint8_t) (frame->data.padlen - 1);
+
+        nicd_buf_add(&c->out, &pad, 1);
+    }
+    nicd_conn_out_mem(c, start, c->out.len - start, 0);
+    while (length > 0 && st->cur < st->npieces) {
+        p = &st->pieces[st->cur];
+        n = p->len - st->cur_off < length ? p->len - st->cur_off : length;
+        if (p->f != NULL) {
+            nicd_conn_out_file(c, p->f, p->off + (off_t) st->cur_off, n);
+        } else {
+            start = c->out.len;
+            nicd_buf_add(&c->out, st->body.data + p->off + st->cur_off, n);
+            nicd_conn_out_mem(c, start, n, 1);
+        }
+        st->cur_off += n;
+        st->sent += n;
+        length -= n;
+        if (st->cur_off == p->len) {
+            st->cur++;
+            st->cur_off = 0;
+        }
+    }
+    if (frame->data.padlen > 1) {
+        static const uint8_t zeros[256];
+
+        start = c->out.len;
+        nicd_buf_add(&c->out, zeros, frame->data.padlen - 1);
+        nicd_conn_out_mem(c, start, frame->data.padlen - 1, 0);
+    }
+    return 0;
+}
+
+static int
+on_begin_headers(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
+{
+    nicd_conn_t *c = ud;
+    h2_stream_t *st;
+
+    if (frame->hd.type != NGHTTP2_HEADERS
+        || frame->headers.cat != NGHTTP2_HCAT_REQUEST) {
+        return 0;
+    }
+    st = calloc(1, sizeof(*st));
+    if (st == NULL) {
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    }
+    st->id = frame->hd.stream_id;
+    st->method = NICD_M_UNKNOWN;
+    st->next = c->h2->streams;
+    if (st->next != NULL) {
+        st->next->prev = st;
+    }
+    c->h2->streams = st;
+    nghttp2_session_set_stream_user_data(s, st->id, st);
+    return 0;
+}
+
+/* keep a header value in the stream's request buffer */
+static void
+keep(h2_stream_t *st, const uint8_t *v, size_t len, size_t *off, size_t *l)
+{
+    *off = st->rq.len;
+    *l = len;
+    nicd_buf_add(&st->rq, v, len);
+}
+
+static int
+on_header(nghttp2_session *s, const nghttp2_frame *frame, const uint8_t *name,
+          size_t nlen, const uint8_t *value, size_t vlen, uint8_t flags,
+          void *ud)
+{
+    static const char *const names[NICD_NHDR] = {
+        "range",         "if-range",          "if-match",
+        "if-none-match", "if-modified-since", "if-unmodified-since"};
+    nicd_conn_t *c = ud;
+    h2_stream_t *st = stream_of(c, frame->hd.stream_id);
+    const char  *q;
+    int          i;
+
+    (void) s;
+    (void) flags;
+    if (st == NULL || frame->hd.type != NGHTTP2_HEADERS) {
+        return 0;
+    }
+    st->header_bytes += nlen + vlen + 32;
+    if (st->header_bytes > c->w->cycle->conf->http2_max_header_size) {
+        log_error(LOG_INFO, 0,
+                  "client sent too large HTTP/2 header block, client: %s",
+                  c->addr);
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* RST_STREAM */
+    }
+    if (nlen == 7 && memcmp(name, ":method", 7) == 0) {
+        st->method = vlen == 3 && memcmp(value, "GET", 3) == 0 ? NICD_M_GET
+                     : vlen == 4 && memcmp(value, "HEAD", 4) == 0
+                         ? NICD_M_HEAD
+                         : NICD_M_UNKNOWN;
+    } else if (nlen == 5 && memcmp(name, ":path", 5) == 0) {
+        q = memchr(value, '?', vlen);
+        keep(st, value, q != NULL ? (size_t) (q - (const char *) value) : vlen,
+             &st->path_off, &st->path_len);
+        if (q != NULL) {
+            keep(st, (const uint8_t *) q + 1,
+                 vlen - (size_t) (q - (const char *) value) - 1, &st->query_off,
+                 &st->query_len);
+        }
+        st->has_path = 1;
+    } else if (nlen == 7 && memcmp(name, "referer", 7) == 0) {
+        keep(st, value, vlen, &st->ref_off, &st->ref_len);
+        st->has_ref = 1;
+    } else if (nlen == 10 && memcmp(name, "user-agent", 10) == 0) {
+        keep(st, value, vlen, &st->ua_off, &st->ua_len);
+        st->has_ua = 1;
+    } else {
+        for (i = 0; i < NICD_NHDR; i++) {
+            if (strlen(names[i]) == nlen && memcmp(name, names[i], nlen) == 0) {
+                keep(st, value, vlen, &st->hdr_off[i], &st->hdr_len[i]);
+                st->has_hdr[i] = 1;
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+static void
+answer(nicd_conn_t *c, h2_stream_t *st)
+{
+    nicd_request_t r;
+    int            i;
+
+    if (nicd_buf_failed(&st->rq) || !st->has_path) {
+        nghttp2_submit_rst_stream(c->h2->s, NGHTTP2_FLAG_NONE, st->id,
+                                  NGHTTP2_PROTOCOL_ERROR);
+        return;
+    }
+    memset(&r, 0, sizeof(r));
+    r.method = st->method;
+    r.path.p = st->rq.data + st->path_off;
+    r.path.len = st->path_len;
+    r.query.p = st->rq.data + st->query_off;
+    r.query.len = st->query_len;
+    for (i = 0; i < NICD_NHDR; i++) {
+        if (st->has_hdr[i]) {
+            r.hdr[i].p = st->rq.data + st->hdr_off[i];
+            r.hdr[i].len = st->hdr_len[i];
+        }
+    }
+    c->nrequests++;
+    c->h2->cur = st;
+    nicd_handle(c, &r);
+    c->h2->cur = NULL;
+}
+
+/* answer the complete requests, oldest first, unless the session ended */
+static void
+answer_ready(nicd_conn_t *c)
+{
+    h2_stream_t *st, *next;
+
+    if (!nghttp2_session_want_read(c->h2->s)) {
+        return; /* a GOAWAY for an error is on its way: nothing more */
+    }
+    for (st = c->h2->streams; st != NULL && st->next != NULL; st = st->next) {
+    }
+    for (; st != NULL; st = next) {
+        next = st->prev; /* streams are newest first */
+        if (st->ready) {
+            st->ready = 0;
+            answer(c, st);
+        }
+    }
+}
+
+static int
+on_frame_recv(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
+{
+    nicd_conn_t *c = ud;
+    h2_stream_t *st;
+
+    (void) s;
+    if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA)
+        && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
+        /* answered after the input is read: a connection error later in
+         * the same input (RFC 9113, 5.1.1) must not be preceded by a
+         * response */
+        st = stream_of(c, frame->hd.stream_id);
+        if (st != NULL && !st->answered) {
+            st->ready = 1;
+        }
+    }
+    return 0;
+}
+
+/* the access log record of a stream: nginx's combined format */
+static void
+log_stream(nicd_conn_t *c, h2_stream_t *st)
+{
+    nicd_buf_t *b = &c->w->logline;
+    char        date[NICD_LOG_DATE_LEN + 1];
+
+    if (c->w->log.file == NULL || !st->answered) {
+        return;
+    }
+    nicd_log_date(date, time(NULL));
+    b->len = 0;
+    nicd_buf_addf(
+        b, "%s - - [%s] \"%s %.*s%s%.*s HTTP/2.0\" %d %llu ", c->addr, date,
+        st->method == NICD_M_GET    ? "GET"
+        : st->method == NICD_M_HEAD ? "HEAD"
+                                    : "-",
+        (int) st->path_len, st->rq.data + st->path_off,
+        st->query_len > 0 ? "?" : "", (int) st->query_len,
+        st->rq.data + st->query_off, st->status, (unsigned long long) st->sent);
+    nicd_buf_addf(b, "\"%.*s\" \"%.*s\"\n", st->has_ref ? (int) st->ref_len : 1,
+                  st->has_ref ? st->rq.data + st->ref_off : "-",
+                  st->has_ua ? (int) st->ua_len : 1,
+                  st->has_ua ? st->rq.data + st->ua_off : "-");
+    if (!nicd_buf_failed(b)) {
+        log_buf_write(&c->w->log, b->data, b->len);
+    }
+}
+
+static int
+on_stream_close(nghttp2_session *s, int32_t id, uint32_t error, void *ud)
+{
+    nicd_conn_t *c = ud;
+    h2_stream_t *st = stream_of(c, id);
+
+    (void) error;
+    if (st != NULL) {
+        log_stream(c, st);
+        nghttp2_session_set_stream_user_data(s, id, NULL);
+        stream_free(c, st);
+    }
+    return 0;
+}
+
+/* ---- the connection ---- */
+
+int
+nicd_h2_start(nicd_conn_t *c)
+{
+    const nicd_conf_t         *cf = c->w->cycle->conf;
+    nghttp2_session_callbacks *cb;
+    nghttp2_settings_entry     iv[2];
+    nicd_h2_t                 *h2 = calloc(1, sizeof(*h2));
+    int                        rc;
+
+    if (h2 == NULL || nghttp2_session_callbacks_new(&cb) != 0) {
+        free(h2);
+        return -1;
+    }
+    nghttp2_session_callbacks_set_send_callback(cb, on_send);
+    nghttp2_session_callbacks_set_send_data_callback(cb, on_send_data);
+    nghttp2_session_callbacks_set_on_begin_headers_callback(cb,
+                                                            on_begin_headers);
+    nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
+    nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
+    rc = nghttp2_session_server_new(&h2->s, cb, c);
+    nghttp2_session_callbacks_del(cb);
+    if (rc != 0) {
+        free(h2);
+        return -1;
+    }
+    iv[0].settings_id = NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS;
+    iv[0].value = (uint32_t) cf->http2_max_concurrent_streams;
+    iv[1].settings_id = NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE;
+    iv[1].value = (uint32_t) cf->http2_max_header_size;
+    nghttp2_submit_settings(h2->s, NGHTTP2_FLAG_NONE, iv, 2);
+    c->h2 = h2;
+    c->proto = &nicd_http2;
+    if (c->in_max < H2_READ_BUF) {
+        char *p = realloc(c->in, H2_READ_BUF);
+
+        if (p != NULL) {
+            /* frames are up to 16 KiB; read whole ones at a time */
+            c->in = p;
+            c->in_size = c->in_max = H2_READ_BUF;
+        }
+    }
+    return 0;
+}
+
+void
+nicd_h2_free(nicd_conn_t *c)
+{
+    if (c->h2 == NULL) {
+        return;
+    }
+    while (c->h2->streams != NULL) {
+        stream_free(c, c->h2->streams);
+    }
+    nghttp2_session_del(c->h2->s);
+    free(c->h2);
+    c->h2 = NULL;
+}
+
+void
+nicd_h2_run(nicd_conn_t *c)
+{
+    nicd_h2_t *h2 = c->h2;
+    ssize_t    n;
+    int        rc;
+
+    if (c->in_end > c->in_start) {
+        n = nghttp2_session_mem_recv(h2->s,
+                                     (const uint8_t *) c->in + c->in_start,
+                                     c->in_end - c->in_start);
+        if (n < 0) {
+            log_error(LOG_INFO, 0, "HTTP/2 session failed: %s, client: %s",
+                      nghttp2_strerror((int) n), c->addr);
+            nicd_conn_close(c);
+            return;
+        }
+        c->in_start = c->in_end = 0;
+        answer_ready(c);
+    }
+    for (;;) {
+        rc = nghttp2_session_send(h2->s);
+        if (rc != 0) {
+            log_error(LOG_INFO, 0, "HTTP/2 session failed: %s, client: %s",
+                      nghttp2_strerror(rc), c->addr);
+            nicd_conn_close(c);
+            return;
+        }
+        rc = nicd_conn_send(c, 1);
+        if (rc < 0) {
+            return;
+        }
+        if (rc == 0) {
+            return; /* resumed when the socket (or the pacer) allows */
+        }
+        if (!nghttp2_session_want_write(h2->s)) {
+            break;
+        }
+    }
+    if (!nghttp2_session_want_read(h2->s) || c->eof
+        || (c->w->state == NICD_STOPPING && h2->streams == NULL)) {
+        nicd_conn_close(c);
+        return;
+    }
+    nicd_conn_wait_read(c, h2->streams != NULL ? T_SEND : T_KEEPALIVE);
+}
+
+void
+nicd_h2_shutdown(nicd_conn_t *c)
+{
+    if (c->h2 != NULL) {
+        nghttp2_submit_goaway(c->h2->s, NGHTTP2_FLAG_NONE,
+                              nghttp2_session_get_last_proc_stream_id(c->h2->s),
+                              NGHTTP2_NO_ERROR, NULL, 0);
+    }
+}
+
+#else /* no libnghttp2: configuration refuses "http2" */
+
+int
+nicd_h2_start(nicd_conn_t *c)
+{
+    (void) c;
+    return -1;
+}
+
+void
+nicd_h2_free(nicd_conn_t *c)
+{
+    (void) c;
+}
+
+void
+nicd_h2_run(nicd_conn_t *c)
+{
+    nicd_conn_close(c);
+}
+
+void
+nicd_h2_shutdown(nicd_conn_t *c)
+{
+    (void) c;
+}
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * HTTP/2, the second protocol over the handlers (http2.c, libnghttp2):
+ * over TLS when ALPN chose "h2", and in clear text on a "listen ... http2"
+ * socket when a connection opens with the HTTP/2 preface (prior
+ * knowledge; the HTTP/1.1 Upgrade to h2c is not offered).
+ */
+
+#ifndef NICD_HTTP2_H
+#define NICD_HTTP2_H
+
+#include "nicd.h"
+
+/* the HTTP/2 client connection preface (RFC 9113, 3.4) */
+#define NICD_H2_PREFACE     "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+#define NICD_H2_PREFACE_LEN 24
+
+extern const nicd_protocol_t nicd_http2;
+
+/* Make c an HTTP/2 connection (its buffered bytes are the start of the
+ * session).  0, or -1 (out of memory; no HTTP/2 compiled). */
+int nicd_h2_start(nicd_conn_t *c);
+
+/* Feed what c read, answer, send; then wait for the next event. */
+void nicd_h2_run(nicd_conn_t *c);
+
+/* Send GOAWAY (the worker is stopping). */
+void nicd_h2_shutdown(nicd_conn_t *c);
+
+void nicd_h2_free(nicd_conn_t *c);
+
+#endif /* NICD_HTTP2_H */

@@ -1,0 +1,233 @@
+"""HTTP/2: h2 over TLS (ALPN) and h2c with prior knowledge, every static
+file feature of HTTP/1.1 answered the same (bodies byte for byte, ranges,
+HEAD, conditionals, errors) under every send backend, many streams at
+once, flow control with a small window, the nic backend counting the same
+content as over HTTP/1.1, bad input closed while others are served, and
+h2spec's conformance suite (where Go could install it)."""
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+
+from nicd import DEADLINE, Server, check, get, pattern
+from test_tls import make_cert
+
+H2C_LISTEN = "listen 127.0.0.3:0 http2;\n"
+H2_TLS_LISTEN = "listen 127.0.0.2:0 ssl http2;\n"
+
+# libnghttp2 1.52 (Debian 12) lets a HEADERS frame on a stream numbered
+# below one already used pass as a closed stream instead of a connection
+# error; Debian's own nghttpd fails this h2spec case the same way.
+H2SPEC_KNOWN = {
+    "Sends stream identifier that is numerically smaller than previous"}
+
+
+def conf(cert, key, extra=""):
+    return (H2C_LISTEN + H2_TLS_LISTEN
+            + "ssl_certificate %s;\nssl_certificate_key %s;\n" % (cert, key)
+            + extra)
+
+
+def ports(s):
+    h2c = s.wait_log(r"listening on http://127\.0\.0\.3:(\d+)/")
+    tls = s.wait_log(r"listening on https://127\.0\.0\.2:(\d+)/")
+    return int(h2c.group(1)), int(tls.group(1))
+
+
+def curl(url, *args):
+    """(status, http_version, body) with curl over HTTP/2."""
+    with tempfile.NamedTemporaryFile() as out:
+        p = subprocess.run(["curl", "-sk", "-o", out.name, "-w",
+                            "%{http_code} %{http_version}"] + list(args)
+                           + [url], capture_output=True, timeout=DEADLINE)
+        check(p.returncode == 0, "curl %s: %s" % (url, p.stderr.decode()))
+        code, ver = p.stdout.decode().split()
+        return int(code), ver, open(out.name, "rb").read()
+
+
+def urls(h2c, tls, path):
+    return [("h2c", "http://127.0.0.3:%d%s" % (h2c, path),
+             ["--http2-prior-knowledge"]),
+            ("h2", "https://127.0.0.2:%d%s" % (tls, path), ["--http2"])]
+
+
+def test_static_features_over_h2_and_h2c():
+    sizes = [0, 1, 16383, 16384, 16385, 1 << 20]
+    with tempfile.TemporaryDirectory() as d:
+        cert, key = make_cert(d)
+        for backend in ("sendfile", "copy", "nic"):
+            with Server(conf(cert, key), backend=backend) as s:
+                files = {}
+                for i, n in enumerate(sizes):
+                    files["/f%d" % i] = pattern(n, seed=i)
+                    s.put("f%d" % i, files["/f%d" % i])
+                os.makedirs(os.path.join(s.root, "dir"))
+                h2c, tls = ports(s)
+                for path, data in files.items():
+                    for name, url, args in urls(h2c, tls, path):
+                        st, ver, body = curl(url, *args)
+                        check(ver == "2" and st == 200 and body == data,
+                              "%s %s %s: HTTP/%s %d, %d bytes"
+                              % (backend, name, path, ver, st, len(body)))
+                data = files["/f5"]
+                for name, url, args in urls(h2c, tls, "/f5"):
+                    st, _, body = curl(url, "-r", "4000-70000", *args)
+                    check(st == 206 and body == data[4000:70001],
+                          "%s %s range" % (backend, name))
+                    st, _, body = curl(url, "-r", "0-1,8190-8200", *args)
+                    check(st == 206 and data[8190:8201] in body
+                          and b"multipart" not in body[:2], "multipart")
+                    st, _, body = curl(url, "-I", *args)
+                    check(st == 200 and b"content-length: %d" % len(data)
+                          in body, "%s HEAD: %r" % (name, body[:200]))
+                    etag = re.search(rb"etag: (\S+)", body).group(1).decode()
+                    st, _, body = curl(url, "-H", "If-None-Match: " + etag,
+                                       *args)
+                    check(st == 304 and body == b"", "%s 304" % name)
+                    st, _, body = curl(url, "-r", "99999999-", *args)
+                    check(st == 416, "%s 416: %d" % (name, st))
+                for name, url, args in urls(h2c, tls, "/missing"):
+                    check(curl(url, *args)[0] == 404, name + " 404")
+                for name, url, args in urls(h2c, tls, "/dir"):
+                    check(curl(url, *args)[0] == 301, name + " 301")
+                for name, url, args in urls(h2c, tls, "/f1"):
+                    check(curl(url, "-X", "POST", "-d", "x", *args)[0] == 405,
+                          name + " 405")
+                # the access log names HTTP/2.0
+                s.stop()
+                log = open(s.access_log).read()
+                check('"GET /f5 HTTP/2.0" 200 %d' % len(data) in log,
+                      "access log: " + log[-500:])
+
+
+def test_many_streams_and_flow_control():
+    with tempfile.TemporaryDirectory() as d:
+        cert, key = make_cert(d)
+        with Server(conf(cert, key, "http2_max_concurrent_streams 64;"),
+                    threads=1) as s:
+            big = os.urandom(4 << 20)
+            s.put("big", big)
+            s.put("small", b"x" * 1000)
+            h2c, tls = ports(s)
+            for url in ("http://127.0.0.3:%d/small" % h2c,
+                        "https://127.0.0.2:%d/small" % tls):
+                # 50 streams a connection, under the advertised 64 (the
+                # first flight goes before the client knows the limit)
+                p = subprocess.run(["h2load", "-n", "2000", "-c", "4", "-m",
+                                    "50", url], capture_output=True,
+                                   timeout=60)
+                out = p.stdout.decode()
+                check(p.returncode == 0
+                      and re.search(r"2000 succeeded, 0 failed", out)
+                      and "status codes: 2000 2xx" in out, url + "\n" + out)
+            # a 64 KiB connection and stream window (-w/-W 16): the server
+            # must wait for WINDOW_UPDATEs, byte for byte
+            with tempfile.TemporaryDirectory() as o:
+                p = subprocess.run(["nghttp", "-w", "16", "-W", "16", "-v",
+                                    "http://127.0.0.3:%d/big" % h2c],
+                                   capture_output=True, timeout=60)
+                out = p.stdout
+                check(p.returncode == 0, p.stderr.decode())
+                check(b"SETTINGS_MAX_CONCURRENT_STREAMS(0x03):64" in out,
+                      "the limit is advertised")
+                got = subprocess.run(
+                    ["nghttp", "-w", "16", "-W", "16",
+                     "http://127.0.0.3:%d/big" % h2c], capture_output=True,
+                    timeout=60).stdout
+                check(hashlib.sha256(got).digest()
+                      == hashlib.sha256(big).digest(),
+                      "4 MiB through a 64 KiB window: %d bytes" % len(got))
+
+
+def test_nic_backend_counts_the_same_content_as_http11():
+    keys = ("content_bytes", "saved_bytes", "crossed_bytes", "hits",
+            "misses", "inserts", "insert_bytes")
+    with tempfile.TemporaryDirectory() as d:
+        cert, key = make_cert(d)
+        totals = []
+        for proto in ("http/1.1", "h2c"):
+            with Server(conf(cert, key,
+                             "location = /nic-status { nic_status; }\n"),
+                        backend="nic", threads=1) as s:
+                data = pattern(50000, seed=9)
+                s.put("a", data)
+                h2c, _ = ports(s)
+                for _ in range(3):
+                    if proto == "h2c":
+                        st, _, body = curl("http://127.0.0.3:%d/a" % h2c,
+                                           "--http2-prior-knowledge")
+                    else:
+                        r = get(s.port, "/a")
+                        st, body = r.status, r.body
+                    check(st == 200 and body == data, proto)
+                t = json.loads(get(s.port, "/nic-status").body)["total"]
+                totals.append({k: t[k] for k in keys})
+        check(totals[0] == totals[1], "HTTP/1.1 %r, h2c %r" % tuple(totals))
+
+
+def test_bad_input_is_closed_and_others_served():
+    with tempfile.TemporaryDirectory() as d:
+        cert, key = make_cert(d)
+        with Server(conf(cert, key)) as s:
+            s.put("index.html", b"ok\n")
+            h2c, tls = ports(s)
+            for junk in (b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+                         b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + os.urandom(64)):
+                g = socket.create_connection(("127.0.0.3", h2c), DEADLINE)
+                g.sendall(junk)
+                data = b""
+                while True:
+                    try:
+                        chunk = g.recv(65536)
+                    except ConnectionResetError:
+                        break
+                    if not chunk:
+                        break
+                    data += chunk
+                g.close()
+                check(b"HTTP/1.1 200" not in data, "answered %r" % junk[:20])
+                for name, url, args in urls(h2c, tls, "/"):
+                    check(curl(url, *args)[2] == b"ok\n", name + " after junk")
+
+
+def h2spec_binary():
+    found = shutil.which("h2spec")
+    if found:
+        return found
+    for d in (os.path.expanduser("~/go/bin"),):
+        p = os.path.join(d, "h2spec")
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def test_h2spec():
+    """h2spec (installed with go install by scripts/deps.sh where Go is
+    present): every case passes over h2c and over TLS, but the one
+    libnghttp2 1.52 is known to fail."""
+    h2spec = h2spec_binary()
+    if h2spec is None:
+        print("    SKIPPED: h2spec is not installed (no Go on this machine)")
+        return
+    with tempfile.TemporaryDirectory() as d:
+        cert, key = make_cert(d)
+        with Server(conf(cert, key), threads=1) as s:
+            h2c, tls = ports(s)
+            for args in (["-h", "127.0.0.3", "-p", str(h2c)],
+                         ["-h", "127.0.0.2", "-p", str(tls), "-t", "-k"]):
+                p = subprocess.run([h2spec, "-o", "3"] + args,
+                                   capture_output=True, timeout=300)
+                out = p.stdout.decode()
+                m = re.search(r"(\d+) tests, (\d+) passed, (\d+) skipped, "
+                              r"(\d+) failed", out)
+                check(m is not None, "h2spec said: " + out[-2000:])
+                summary = out[out.find("Failures:"):]
+                failed = set(re.findall(r"× \d+: (.*)", summary))
+                check(int(m.group(1)) > 100 and failed <= H2SPEC_KNOWN,
+                      "h2spec %s: %s; failed: %r" % (args[1], m.group(0),
+                                                     failed))
