@@ -9,6 +9,7 @@
 #   make bench-nicsim nicsim's block accesses/s on the NASA sample (LRU)
 #   make bench-replayer nicreplay's requests/s against wrk's (1 KiB file)
 #   make bench-nic    the nic backend: emulation cost, cached vs uncached bus
+#   make bench-h2     HTTP/2 (h2load) and HTTPS (wrk) against h2o and nginx
 #   make fuzz         run the libFuzzer targets for FUZZ_SECONDS each
 #   make install      install into $(PREFIX) (DESTDIR honoured)
 #   make format-check check the C sources against .clang-format
@@ -52,7 +53,7 @@ UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all deps run test test-unit test-integration test-asan bench \
-        bench-policy bench-nicsim bench-replayer bench-nic fuzz \
+        bench-policy bench-nicsim bench-replayer bench-nic bench-h2 fuzz \
         install format format-check clean distclean help
 
 TOOLS = $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
@@ -152,6 +153,10 @@ $(BUILD)/bench/policy_speed: bench/policy_speed.c $(LIB_OBJS) $(BUILD)/.flags
 bench-nic: $(BUILD)/nicd
 	@$(MAKE) --no-print-directory deps DEPS="build bench"
 	sh bench/nic.sh
+
+bench-h2: $(BUILD)/nicd
+	@$(MAKE) --no-print-directory deps DEPS="build bench"
+	sh bench/h2.sh
 
 bench-replayer: $(BUILD)/nicd $(BUILD)/nicreplay $(BUILD)/nictrace
 	@$(MAKE) --no-print-directory deps DEPS="build bench"

@@ -28,3 +28,34 @@ cleanup() {
     for p in $pids; do wait "$p" 2>/dev/null || true; done
     rm -rf "$work"
 }
+
+# nginx.conf for Debian's nginx in $work/nginx, one worker in the
+# foreground, the settings every benchmark compares on (sendfile, access
+# log off, open file cache, unlimited keep-alive); $1: tcp_nopush, $2: more
+# http-level directives and the server blocks
+nginx_conf() {
+    mkdir -p "$work/nginx/logs" "$work/nginx/tmp"
+    cat > "$work/nginx/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+master_process off;
+error_log $work/nginx/logs/error.log warn;
+pid $work/nginx/nginx.pid;
+events { worker_connections 4096; }
+http {
+    sendfile on;
+    tcp_nopush $1;
+    access_log off;
+    open_file_cache max=1000;
+    open_file_cache_valid 60s;
+    keepalive_requests 1000000;
+    default_type application/octet-stream;
+    client_body_temp_path $work/nginx/tmp;
+    proxy_temp_path $work/nginx/tmp;
+    fastcgi_temp_path $work/nginx/tmp;
+    uwsgi_temp_path $work/nginx/tmp;
+    scgi_temp_path $work/nginx/tmp;
+$2
+}
+CONF
+}

@@ -44,33 +44,10 @@ done
 
 # nginx, as Debian ships it, one worker, pinned
 nginx_port=$(free_port)
-mkdir -p "$work/nginx/logs"
-cat > "$work/nginx/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-master_process off;
-error_log $work/nginx/logs/error.log warn;
-pid $work/nginx/nginx.pid;
-events { worker_connections 4096; }
-http {
-    sendfile on;
-    tcp_nopush ${NGINX_TCP_NOPUSH:-on};
-    access_log off;
-    open_file_cache max=1000;
-    open_file_cache_valid 60s;
-    keepalive_requests 1000000;
-    default_type application/octet-stream;
-    client_body_temp_path $work/nginx/tmp;
-    proxy_temp_path $work/nginx/tmp;
-    fastcgi_temp_path $work/nginx/tmp;
-    uwsgi_temp_path $work/nginx/tmp;
-    scgi_temp_path $work/nginx/tmp;
-    server {
+nginx_conf "${NGINX_TCP_NOPUSH:-on}" "    server {
         listen 127.0.0.1:$nginx_port;
         root $work/www;
-    }
-}
-CONF
+    }"
 taskset -c 0 "$NGINX" -p "$work/nginx" -c "$work/nginx/nginx.conf" &
 pids="$pids $!"
 

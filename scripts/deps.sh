@@ -14,7 +14,7 @@ for group in "$@"; do
     build) pkgs="$pkgs gcc make libc6-dev pkg-config libevent-dev libssl-dev libnghttp2-dev libluajit-5.1-dev zlib1g-dev" ;;
     test) pkgs="$pkgs python3 nginx-light python3-matplotlib openssl curl nghttp2-client" ;;
     plots) pkgs="$pkgs python3-matplotlib" ;;
-    bench) pkgs="$pkgs wrk nginx-light util-linux" ;;
+    bench) pkgs="$pkgs wrk nginx-light util-linux h2o nghttp2-client curl openssl" ;;
     fuzz) pkgs="$pkgs clang" ;;
     format) pkgs="$pkgs clang-format" ;;
     *) echo "deps.sh: unknown group $group" >&2; exit 2 ;;

@@ -493,10 +493,6 @@ skip_chunked(nicd_conn_t *c)
 }
 
 /*
- * Parse and answer what is in the buffer, flush, and decide what the
- * connection waits for next.
- */
-/*
  * Send the queue.  Returns 1 when it is empty (and reset), 0 when the
  * connection waits (for a writable socket, or for a pacing backend's
  * timer) with the events to resume it set, -1 when it was closed.  A
@@ -552,6 +548,10 @@ nicd_conn_wait_read(nicd_conn_t *c, int timer)
     set_timer(c, timer);
 }
 
+/*
+ * Parse and answer what is in the buffer, flush, and decide what the
+ * connection waits for next (HTTP/2 connections: nicd_h2_run()).
+ */
 static void
 conn_run(nicd_conn_t *c)
 {

@@ -173,6 +173,15 @@ class Server:
             f.write(data)
         return path
 
+    def put_patterns(self, sizes):
+        """Files /f0, /f1, ... of the sizes given, each a pattern of its
+        own; returns {path: bytes}."""
+        files = {}
+        for i, n in enumerate(sizes):
+            files["/f%d" % i] = pattern(n, seed=i)
+            self.put("f%d" % i, files["/f%d" % i])
+        return files
+
     def connect(self, timeout=DEADLINE):
         return Conn(self.port, timeout)
 

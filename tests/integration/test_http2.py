@@ -62,10 +62,7 @@ def test_static_features_over_h2_and_h2c():
         cert, key = make_cert(d)
         for backend in ("sendfile", "copy", "nic"):
             with Server(conf(cert, key), backend=backend) as s:
-                files = {}
-                for i, n in enumerate(sizes):
-                    files["/f%d" % i] = pattern(n, seed=i)
-                    s.put("f%d" % i, files["/f%d" % i])
+                files = s.put_patterns(sizes)
                 os.makedirs(os.path.join(s.root, "dir"))
                 h2c, tls = ports(s)
                 for path, data in files.items():

@@ -28,11 +28,7 @@ def nic_server(conf="", threads=2, **kw):
 def test_bytes_exact_and_served_from_the_cache():
     sizes = [0, 1, 4095, 4096, 4097, 10000, 65536, 65537, 300000]
     with nic_server("nic_cache_size 4m;") as s:
-        files = {}
-        for i, n in enumerate(sizes):
-            data = pattern(n, seed=i)
-            s.put("f%d" % i, data)
-            files["/f%d" % i] = data
+        files = s.put_patterns(sizes)
         for rnd in range(3):
             for path, data in files.items():
                 r = get(s.port, path)

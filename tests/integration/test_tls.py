@@ -101,10 +101,7 @@ def test_versions_backends_bodies_and_ranges():
         cert, key = make_cert(d)
         for backend in ("sendfile", "copy", "nic"):
             with Server(tls_conf(cert, key), backend=backend) as s:
-                files = {}
-                for i, n in enumerate(SIZES):
-                    files["/f%d" % i] = pattern(n, seed=i)
-                    s.put("f%d" % i, files["/f%d" % i])
+                files = s.put_patterns(SIZES)
                 port = tls_port(s)
                 for ver, name in ((ssl.TLSVersion.TLSv1_2, "TLSv1.2"),
                                   (ssl.TLSVersion.TLSv1_3, "TLSv1.3")):
