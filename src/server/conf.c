@@ -184,6 +184,7 @@ nicd_conf_new(void)
     c->ssl_session_tickets = 1;
     c->http2_max_concurrent_streams = 128;
     c->http2_max_header_size = 16384;
+    c->http2_recv_buffer_size = 64 * 1024;
     return c;
 }
 
@@ -590,6 +591,18 @@ set_h2_header_size(nicd_conf_t *c, const char **a, int n)
 }
 
 static const char *
+set_h2_recv_buffer(nicd_conf_t *c, const char **a, int n)
+{
+    (void) n;
+    if (size_val(a[0], &c->http2_recv_buffer_size) != NULL
+        || c->http2_recv_buffer_size < 1024
+        || c->http2_recv_buffer_size > 16 * 1024 * 1024) {
+        return msgf("invalid value \"%s\" (1k to 16m)", a[0]);
+    }
+    return NULL;
+}
+
+static const char *
 set_ssl_dhparam(nicd_conf_t *c, const char **a, int n)
 {
     (void) n;
@@ -969,6 +982,7 @@ static const directive_t directives[] = {
     {"http2_max_concurrent_streams", 1, 1, set_h2_streams},
     {"http2_max_header_size", 1, 1, set_h2_header_size},
     {"http2_max_field_size", 1, 1, set_h2_header_size},
+    {"http2_recv_buffer_size", 1, 1, set_h2_recv_buffer},
     {"tcp_nopush", 1, 1, set_ignored},
     {"tcp_nodelay", 1, 1, set_ignored},
     {NULL, 0, 0, NULL},

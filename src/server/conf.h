@@ -120,7 +120,8 @@ typedef struct nicd_conf_s {
     int   nssl; /* listeners with "ssl" */
 
     int    http2_max_concurrent_streams;
-    size_t http2_max_header_size; /* a request's header block */
+    size_t http2_max_header_size;  /* a request's header block */
+    size_t http2_recv_buffer_size; /* an HTTP/2 connection's read buffer */
 } nicd_conf_t;
 
 /* The location that answers path (normalised), or NULL. */

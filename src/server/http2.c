@@ -39,7 +39,6 @@
 #define MAX_RESP_HEADERS 16
 #define OUT_HIGH         (256 * 1024) /* queued bytes before we stop */
 #define MAX_QUEUED       64           /* queued items before we stop */
-#define H2_READ_BUF      (64 * 1024)
 
 /* a piece of a response body: memory (in the stream's body buffer) or a
  * range of an open file */
@@ -591,13 +590,15 @@ nicd_h2_start(nicd_conn_t *c)
     nghttp2_submit_settings(h2->s, NGHTTP2_FLAG_NONE, iv, 2);
     c->h2 = h2;
     c->proto = &nicd_http2;
-    if (c->in_max < H2_READ_BUF) {
-        char *p = realloc(c->in, H2_READ_BUF);
+    if (c->in_size != cf->http2_recv_buffer_size && c->in_end == 0) {
+        /* frames are up to 16 KiB: read several at a time (nothing is
+         * buffered yet: h2 starts at accept or right after the TLS
+         * handshake) */
+        char *p = realloc(c->in, cf->http2_recv_buffer_size);
 
         if (p != NULL) {
-            /* frames are up to 16 KiB; read whole ones at a time */
             c->in = p;
-            c->in_size = c->in_max = H2_READ_BUF;
+            c->in_size = c->in_max = (uint32_t) cf->http2_recv_buffer_size;
         }
     }
     return 0;
