@@ -48,7 +48,7 @@ snic_send_iov(snic_conn_t *c, const struct iovec *iov, int n, int more)
     return rc;
 }
 
-#define READ_BUF (64 * 1024)
+#define READ_BUF (16 * 1024) /* a TLS record */
 
 static _Thread_local char read_buf[READ_BUF];
 

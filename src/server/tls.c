@@ -7,10 +7,11 @@
  *   backends do not repeat themselves exactly (a retry starts where the
  *   socket stopped, with whatever is queued behind), so the write hook
  *   copies what it takes into the connection's own record buffer
- *   (TLS_RECORD bytes, a full TLS record) and retries from there; it
- *   takes nothing new while that buffer is not empty.  So every byte the
- *   hook reports as taken will leave, and conn.c's flush waits for the
- *   buffer to drain before the connection goes idle or closes.
+ *   (TLS_RECORD bytes, a full TLS record), writes it when it is full or
+ *   when the connection's flush ends, and retries from there, taking
+ *   nothing new while a write is under way.  So every byte the hook
+ *   reports as taken will leave, and conn.c's flush waits for the buffer
+ *   to drain before the connection goes idle or closes.
  * - SSL_read() decrypts one record at a time into OpenSSL's buffer; what
  *   the caller's buffer could not take stays there, announced by no read
  *   event: SSL_pending() says how much.
@@ -45,8 +46,9 @@
 
 typedef struct {
     SSL   *ssl;
-    char  *out; /* plaintext taken from the backends, being written */
+    char  *out; /* plaintext taken from the backends, to be written */
     size_t out_len;
+    int    writing; /* an SSL_write() of out is under way */
     int    ktls; /* the kernel encrypts what is written to the socket */
 } tls_conn_t;
 
@@ -199,7 +201,11 @@ nicd_tls_ctx_free(void *ctx)
     SSL_CTX_free(ctx);
 }
 
-/* Write what the record buffer holds: 1 all out, 0 socket full, -1. */
+/*
+ * Write what the record buffer holds: 1 all out, 0 socket full (the
+ * SSL_write() is under way: it must be repeated with this buffer and
+ * length, so nothing may be added meanwhile), -1 failed.
+ */
 static int
 write_out(tls_conn_t *t)
 {
@@ -212,11 +218,15 @@ write_out(tls_conn_t *t)
     n = SSL_write(t->ssl, t->out, (int) t->out_len);
     if (n > 0) {
         t->out_len = 0;
+        t->writing = 0;
         return 1;
     }
     switch (SSL_get_error(t->ssl, n)) {
     case SSL_ERROR_WANT_WRITE:
-    case SSL_ERROR_WANT_READ: errno = EAGAIN; return 0;
+    case SSL_ERROR_WANT_READ:
+        t->writing = 1;
+        errno = EAGAIN;
+        return 0;
     default:
         ERR_clear_error();
         errno = errno != 0 ? errno : EPIPE;
@@ -224,26 +234,31 @@ write_out(tls_conn_t *t)
     }
 }
 
-/* snic_conn_t.write: take up to one record, and try to send it */
+/*
+ * snic_conn_t.write: take what fits in the record buffer.  It is written
+ * when full, and at the end of the connection's flush (tls_flush), so the
+ * header and body of a small response, or several pipelined responses or
+ * HTTP/2 frames, share one record and one write, as nginx's ssl_buffer.
+ */
 static ssize_t
 tls_write(snic_conn_t *sc, const struct iovec *iov, int n)
 {
     tls_conn_t *t = sc->transport;
     size_t      k = 0, take;
-    int         i, rc;
+    int         i;
 
-    rc = write_out(t);
-    if (rc <= 0) {
+    if ((t->writing || t->out_len == TLS_RECORD) && write_out(t) <= 0) {
         return -1;
     }
-    for (i = 0; i < n && k < TLS_RECORD; i++) {
-        take =
-            iov[i].iov_len < TLS_RECORD - k ? iov[i].iov_len : TLS_RECORD - k;
-        memcpy(t->out + k, iov[i].iov_base, take);
+    for (i = 0; i < n && t->out_len + k < TLS_RECORD; i++) {
+        take = iov[i].iov_len < TLS_RECORD - t->out_len - k
+                   ? iov[i].iov_len
+                   : TLS_RECORD - t->out_len - k;
+        memcpy(t->out + t->out_len + k, iov[i].iov_base, take);
         k += take;
     }
-    t->out_len = k;
-    if (write_out(t) < 0) {
+    t->out_len += k;
+    if (t->out_len == TLS_RECORD && write_out(t) < 0) {
         return -1;
     }
     return (ssize_t) k; /* taken: it leaves from the record buffer */
