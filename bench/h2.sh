@@ -18,15 +18,9 @@ DURATION=${DURATION:-5}
 RUNS=${RUNS:-3}
 SIZES=${SIZES:-"1k 16k"}
 NICD=${NICD:-build/nicd}
-OUT=build/bench
-mkdir -p "$OUT"
-work=$(mktemp -d /tmp/nicd-bench-XXXXXX)
-pids=""
-
 . bench/lib.sh
-trap cleanup EXIT INT TERM
+bench_init
 
-mkdir -p "$work/www"
 for s in $SIZES; do
     head -c $(( ${s%k} * 1024 )) /dev/urandom > "$work/www/$s.bin"
 done

@@ -1,5 +1,17 @@
 # Helpers shared by the benchmark scripts (sourced, POSIX sh).
 
+# what every benchmark starts with: $OUT for results, $work (with a www/
+# docroot) for everything else, $pids for the processes it starts, and the
+# cleanup of both on every way out
+bench_init() {
+    OUT=build/bench
+    mkdir -p "$OUT"
+    work=$(mktemp -d /tmp/nicd-bench-XXXXXX)
+    pids=""
+    trap cleanup EXIT INT TERM
+    mkdir -p "$work/www"
+}
+
 # a port the kernel considers free right now (benchmarks only: a server
 # binds it a moment later; tests never do this)
 free_port() {

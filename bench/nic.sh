@@ -15,15 +15,9 @@ DURATION=${DURATION:-10}
 RUNS=${RUNS:-3}
 CONNS=${CONNS:-64}
 NICD=${NICD:-build/nicd}
-OUT=build/bench
-mkdir -p "$OUT"
-work=$(mktemp -d /tmp/nicd-bench-XXXXXX)
-pids=""
-
 . bench/lib.sh
-trap cleanup EXIT INT TERM
+bench_init
 
-mkdir -p "$work/www"
 for s in 1 16 256; do
     head -c $((s * 1024)) /dev/urandom > "$work/www/${s}k.bin"
 done

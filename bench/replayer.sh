@@ -16,15 +16,9 @@ DURATION=${DURATION:-10}
 RUNS=${RUNS:-3}
 CONNS=${CONNS:-64}
 NICD=${NICD:-build/nicd}
-OUT=build/bench
-mkdir -p "$OUT"
-work=$(mktemp -d /tmp/nicd-bench-XXXXXX)
-pids=""
-
 . bench/lib.sh
-trap cleanup EXIT INT TERM
+bench_init
 
-mkdir -p "$work/www"
 head -c 1024 /dev/zero | tr '\0' 'x' > "$work/www/1k.bin"
 # CONNS clients x 5,000 requests, one a second each: CONNS sessions
 python3 - "$CONNS" > "$work/trace.log" <<'PY'

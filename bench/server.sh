@@ -22,16 +22,10 @@ SIZES=${SIZES:-"1k 16k 256k 4m"}
 BACKEND=${BACKEND:-sendfile}
 NICD=${NICD:-build/nicd}
 NGINX=${NGINX:-/usr/sbin/nginx}
-OUT=build/bench
-mkdir -p "$OUT"
-work=$(mktemp -d /tmp/nicd-bench-XXXXXX)
-pids=""
-
 . bench/lib.sh
-trap cleanup EXIT INT TERM
+bench_init
 
 # the docroot
-mkdir -p "$work/www"
 for s in $SIZES; do
     python3 - "$s" "$work/www/$s.bin" <<'PY'
 import sys

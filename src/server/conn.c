@@ -430,8 +430,8 @@ conn_flush(nicd_conn_t *c)
 }
 
 /* After an error response: stop sending, drain what still comes. */
-static void
-conn_linger(nicd_conn_t *c)
+void
+nicd_conn_linger(nicd_conn_t *c)
 {
     if (c->eof || shutdown(c->sc.fd, SHUT_WR) == -1) {
         nicd_conn_close(c);
@@ -621,7 +621,7 @@ conn_run(nicd_conn_t *c)
 
     if (c->closing) {
         if (c->linger_close || c->in_start < c->in_end || c->discard > 0) {
-            conn_linger(c);
+            nicd_conn_linger(c);
         } else {
             nicd_conn_close(c);
         }

@@ -657,9 +657,16 @@ nicd_h2_run(nicd_conn_t *c)
             break;
         }
     }
-    if (!nghttp2_session_want_read(h2->s) || c->eof
-        || (c->w->state == NICD_STOPPING && h2->streams == NULL)) {
+    if (c->eof) {
         nicd_conn_close(c);
+        return;
+    }
+    if (!nghttp2_session_want_read(h2->s)
+        || (c->w->state == NICD_STOPPING && h2->streams == NULL)) {
+        /* the session is over (a GOAWAY either way): close gracefully,
+         * reading what the client still sends (a PING after its GOAWAY,
+         * say), so that it sees an end, not a reset */
+        nicd_conn_linger(c);
         return;
     }
     nicd_conn_wait_read(c, h2->streams != NULL ? T_SEND : T_KEEPALIVE);

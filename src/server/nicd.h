@@ -153,6 +153,9 @@ void nicd_conn_shutdown(nicd_conn_t *c);
  * meanwhile), -1 when it was closed.
  */
 int nicd_conn_send(nicd_conn_t *c, int keep_reading);
+/* Close after what was sent: shut the sending side, read and drop what
+ * the peer still sends until it closes (or the linger timeout). */
+void nicd_conn_linger(nicd_conn_t *c);
 /* Wait for the peer's next bytes with timer (T_*). */
 void nicd_conn_wait_read(nicd_conn_t *c, int timer);
 

@@ -22,6 +22,11 @@ NICD = os.environ.get("NICD", "build/nicd")
 DEADLINE = float(os.environ.get("NICD_TEST_DEADLINE", "20"))
 
 
+class Skip(Exception):
+    """Raised by a test that cannot run here (a tool is missing): the
+    runner counts it as skipped, visibly, never as passed."""
+
+
 class TestFailure(AssertionError):
     pass
 
@@ -308,10 +313,10 @@ def get(port, path="/", headers=None, method="GET", version="1.1"):
         c.close()
 
 
-def raw(port, data, timeout=DEADLINE):
+def raw(port, data, timeout=DEADLINE, host="127.0.0.1"):
     """Send raw bytes; return everything the server sends until it closes
     (or the timeout)."""
-    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    s = socket.create_connection((host, port), timeout=timeout)
     try:
         s.sendall(data)
         out = b""

@@ -10,11 +10,10 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import tempfile
 
-from nicd import DEADLINE, Server, check, get, pattern
+from nicd import DEADLINE, Server, Skip, check, get, pattern, raw
 from test_tls import make_cert
 
 H2C_LISTEN = "listen 127.0.0.3:0 http2;\n"
@@ -175,18 +174,7 @@ def test_bad_input_is_closed_and_others_served():
             h2c, tls = ports(s)
             for junk in (b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
                          b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + os.urandom(64)):
-                g = socket.create_connection(("127.0.0.3", h2c), DEADLINE)
-                g.sendall(junk)
-                data = b""
-                while True:
-                    try:
-                        chunk = g.recv(65536)
-                    except ConnectionResetError:
-                        break
-                    if not chunk:
-                        break
-                    data += chunk
-                g.close()
+                data = raw(h2c, junk, host="127.0.0.3")
                 check(b"HTTP/1.1 200" not in data, "answered %r" % junk[:20])
                 for name, url, args in urls(h2c, tls, "/"):
                     check(curl(url, *args)[2] == b"ok\n", name + " after junk")
@@ -209,8 +197,7 @@ def test_h2spec():
     libnghttp2 1.52 is known to fail."""
     h2spec = h2spec_binary()
     if h2spec is None:
-        print("    SKIPPED: h2spec is not installed (no Go on this machine)")
-        return
+        raise Skip("h2spec is not installed (no Go on this machine)")
     with tempfile.TemporaryDirectory() as d:
         cert, key = make_cert(d)
         with Server(conf(cert, key), threads=1) as s:
