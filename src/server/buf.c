@@ -315,3 +315,23 @@ nicd_parse_msec(const char *s, long *out)
     *out = (long) (v * mul);
     return 0;
 }
+
+void
+nicd_buf_add_escaped(nicd_buf_t *b, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t            i;
+    char              e[4] = {'\\', 'x', 0, 0};
+
+    for (i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char) s[i];
+
+        if (ch < 0x20 || ch >= 0x7f || ch == '"' || ch == '\\') {
+            e[2] = hex[ch >> 4];
+            e[3] = hex[ch & 15];
+            nicd_buf_add(b, e, 4);
+        } else {
+            nicd_buf_add(b, s + i, 1);
+        }
+    }
+}

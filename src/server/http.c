@@ -60,27 +60,6 @@ header_value(nicd_conn_t *c, int idx)
     return idx < 0 ? none : c->req.headers[idx].value;
 }
 
-/* nginx's escaping of log variables: '"', '\\' and non-printables. */
-static void
-log_escaped(nicd_buf_t *b, const char *s, size_t len)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    size_t            i;
-    char              e[4] = {'\\', 'x', 0, 0};
-
-    for (i = 0; i < len; i++) {
-        unsigned char ch = (unsigned char) s[i];
-
-        if (ch < 0x20 || ch >= 0x7f || ch == '"' || ch == '\\') {
-            e[2] = hex[ch >> 4];
-            e[3] = hex[ch & 15];
-            nicd_buf_add(b, e, 4);
-        } else {
-            nicd_buf_add(b, s + i, 1);
-        }
-    }
-}
-
 static void
 log_quoted_header(nicd_conn_t *c, nicd_buf_t *b, int idx)
 {
@@ -90,7 +69,7 @@ log_quoted_header(nicd_conn_t *c, nicd_buf_t *b, int idx)
     if (idx < 0) {
         NICD_BUF_LIT(b, "-");
     } else {
-        log_escaped(b, REQ_BASE(c) + v.off, v.len);
+        nicd_buf_add_escaped(b, REQ_BASE(c) + v.off, v.len);
     }
     NICD_BUF_LIT(b, "\"");
 }
@@ -112,7 +91,7 @@ log_record(nicd_conn_t *c, uint32_t *off, uint32_t *split, uint32_t *len)
     nicd_buf_add(b, dates.log, NICD_LOG_DATE_LEN);
     NICD_BUF_LIT(b, "] \"");
     if (c->req.line.len > 0) {
-        log_escaped(b, REQ_BASE(c) + c->req.line.off, c->req.line.len);
+        nicd_buf_add_escaped(b, REQ_BASE(c) + c->req.line.off, c->req.line.len);
     } else {
         NICD_BUF_LIT(b, "-");
     }

@@ -523,18 +523,29 @@ log_stream(nicd_conn_t *c, h2_stream_t *st)
     }
     nicd_log_date(date, time(NULL));
     b->len = 0;
-    nicd_buf_addf(
-        b, "%s - - [%s] \"%s %.*s%s%.*s HTTP/2.0\" %d %llu ", c->addr, date,
-        st->method == NICD_M_GET    ? "GET"
-        : st->method == NICD_M_HEAD ? "HEAD"
-                                    : "-",
-        (int) st->path_len, st->rq.data + st->path_off,
-        st->query_len > 0 ? "?" : "", (int) st->query_len,
-        st->rq.data + st->query_off, st->status, (unsigned long long) st->sent);
-    nicd_buf_addf(b, "\"%.*s\" \"%.*s\"\n", st->has_ref ? (int) st->ref_len : 1,
-                  st->has_ref ? st->rq.data + st->ref_off : "-",
-                  st->has_ua ? (int) st->ua_len : 1,
-                  st->has_ua ? st->rq.data + st->ua_off : "-");
+    nicd_buf_addf(b, "%s - - [%s] \"%s ", c->addr, date,
+                  st->method == NICD_M_GET    ? "GET"
+                  : st->method == NICD_M_HEAD ? "HEAD"
+                                              : "-");
+    nicd_buf_add_escaped(b, st->rq.data + st->path_off, st->path_len);
+    if (st->query_len > 0) {
+        NICD_BUF_LIT(b, "?");
+        nicd_buf_add_escaped(b, st->rq.data + st->query_off, st->query_len);
+    }
+    nicd_buf_addf(b, " HTTP/2.0\" %d %llu \"", st->status,
+                  (unsigned long long) st->sent);
+    if (st->has_ref) {
+        nicd_buf_add_escaped(b, st->rq.data + st->ref_off, st->ref_len);
+    } else {
+        NICD_BUF_LIT(b, "-");
+    }
+    NICD_BUF_LIT(b, "\" \"");
+    if (st->has_ua) {
+        nicd_buf_add_escaped(b, st->rq.data + st->ua_off, st->ua_len);
+    } else {
+        NICD_BUF_LIT(b, "-");
+    }
+    NICD_BUF_LIT(b, "\"\n");
     if (!nicd_buf_failed(b)) {
         log_buf_write(&c->w->log, b->data, b->len);
     }

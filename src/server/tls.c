@@ -49,7 +49,7 @@ typedef struct {
     char  *out; /* plaintext taken from the backends, to be written */
     size_t out_len;
     int    writing; /* an SSL_write() of out is under way */
-    int    ktls; /* the kernel encrypts what is written to the socket */
+    int    ktls;    /* the kernel encrypts what is written to the socket */
 } tls_conn_t;
 
 /* the last OpenSSL error as text (and the queue cleared) */

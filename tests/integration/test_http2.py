@@ -94,11 +94,13 @@ def test_static_features_over_h2_and_h2c():
                 for name, url, args in urls(h2c, tls, "/f1"):
                     check(curl(url, "-X", "POST", "-d", "x", *args)[0] == 405,
                           name + " 405")
-                # the access log names HTTP/2.0
+                # the access log names HTTP/2.0, and escapes as nginx does
+                curl("http://127.0.0.3:%d/f1" % h2c, "--http2-prior-knowledge",
+                     "-A", 'x"y')
                 s.stop()
                 log = open(s.access_log).read()
-                check('"GET /f5 HTTP/2.0" 200 %d' % len(data) in log,
-                      "access log: " + log[-500:])
+                check('"GET /f5 HTTP/2.0" 200 %d' % len(data) in log
+                      and '"x\\x22y"' in log, "access log: " + log[-500:])
 
 
 def test_many_streams_and_flow_control():

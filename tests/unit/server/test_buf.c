@@ -80,6 +80,18 @@ test_sizes_and_times(void)
     CHECK(nicd_parse_msec("99999999999", &ms) == -1);
 }
 
+static void
+test_escaped(void)
+{
+    nicd_buf_t b = {0};
+
+    /* a " b \ c 0x01 0xff z: four escaped, four kept */
+    nicd_buf_add_escaped(&b, "a\"b\\c\x01\xffz", 8);
+    CHECK_INT(b.len, 4 * 4 + 4);
+    CHECK(memcmp(b.data, "a\\x22b\\x5Cc\\x01\\xFFz", b.len) == 0);
+    nicd_buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -87,5 +99,6 @@ main(void)
     RUN(test_http_date);
     RUN(test_log_date);
     RUN(test_sizes_and_times);
+    RUN(test_escaped);
     return harness_report("test_buf");
 }
