@@ -114,6 +114,11 @@ nicd_resp_finish(nicd_conn_t *c, int status)
     c->proto->finish(c, status);
 }
 
+/* This thread's Date header value and access log date of the current
+ * second, formatted once a second (http.c). */
+const char *nicd_date_http(void);
+const char *nicd_date_log(void);
+
 /* A header whose value is a number. */
 void nicd_resp_header_u64(nicd_conn_t *c, const char *name, size_t nlen,
                           uint64_t v);

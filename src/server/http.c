@@ -33,6 +33,21 @@ refresh_dates(void)
     }
 }
 
+/* this thread's dates of the current second: HTTP's and the log's */
+const char *
+nicd_date_http(void)
+{
+    refresh_dates();
+    return dates.http;
+}
+
+const char *
+nicd_date_log(void)
+{
+    refresh_dates();
+    return dates.log;
+}
+
 /* Statuses after which the connection is closed, as nginx does. */
 static int
 closes_connection(int status)

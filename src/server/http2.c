@@ -236,14 +236,13 @@ h2_finish(nicd_conn_t *c, int status)
     h2_stream_t          *st = c->h2->cur;
     nghttp2_nv            nva[MAX_RESP_HEADERS + 3];
     nghttp2_data_provider dp;
-    char                  code[4], date[NICD_HTTP_DATE_LEN + 1];
+    char                  code[4];
     const char           *server = c->w->cycle->server_line + 8;
     size_t                k = 0;
     int                   i;
 
     (void) status;
     snprintf(code, sizeof(code), "%03d", st->status);
-    nicd_http_date(date, time(NULL));
 #define NV(n, nl, v, vl)                                                       \
     nva[k].name = (uint8_t *) (n);                                             \
     nva[k].namelen = (nl);                                                     \
@@ -254,7 +253,7 @@ h2_finish(nicd_conn_t *c, int status)
     NV(":status", 7, code, 3);
     /* "Server: nicd/x\r\n": the value without its name and CRLF */
     NV("server", 6, server, c->w->cycle->server_line_len - 10);
-    NV("date", 4, date, NICD_HTTP_DATE_LEN);
+    NV("date", 4, nicd_date_http(), NICD_HTTP_DATE_LEN);
     for (i = 0; i < st->nh && !nicd_buf_failed(&st->rh); i++) {
         NV(st->rh.data + st->hn_off[i], st->hn_len[i],
            st->rh.data + st->hv_off[i], st->hv_len[i]);
@@ -516,14 +515,12 @@ static void
 log_stream(nicd_conn_t *c, h2_stream_t *st)
 {
     nicd_buf_t *b = &c->w->logline;
-    char        date[NICD_LOG_DATE_LEN + 1];
 
     if (c->w->log.file == NULL || !st->answered) {
         return;
     }
-    nicd_log_date(date, time(NULL));
     b->len = 0;
-    nicd_buf_addf(b, "%s - - [%s] \"%s ", c->addr, date,
+    nicd_buf_addf(b, "%s - - [%s] \"%s ", c->addr, nicd_date_log(),
                   st->method == NICD_M_GET    ? "GET"
                   : st->method == NICD_M_HEAD ? "HEAD"
                                               : "-");
