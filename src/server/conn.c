@@ -95,8 +95,9 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     c->sc.fd = fd;
     c->sc.listener = listener;
     c->sc.nic = cf->listens[listener].nic;
-    c->tp =
-        cf->listens[listener].ssl ? &nicd_transport_tls : &nicd_transport_plain;
+    c->tp = cf->listens[listener].ssl     ? &nicd_transport_tls
+            : cf->listens[listener].http2 ? &nicd_transport_gather
+                                          : &nicd_transport_plain;
     c->proto = &nicd_http1;
 
     if (sa->sa_family == AF_INET) {
@@ -389,6 +390,20 @@ conn_flush(nicd_conn_t *c)
         }
         req.more = i < c->nitems;
 
+        if (c->tp->route != NULL) {
+            rc = c->tp->route(c, req.file != NULL ? req.len : 0);
+            if (rc == 0) {
+                return 0;
+            }
+            if (rc < 0) {
+                log_error(LOG_INFO, errno,
+                          "send failed (client closed the connection?), "
+                          "client: %s",
+                          c->addr);
+                nicd_conn_close(c);
+                return -1;
+            }
+        }
         rc = snic_send(&c->w->cycle->backend, &c->sc, &req, &sent);
         consume(c, sent);
 

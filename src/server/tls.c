@@ -394,8 +394,8 @@ tls_alpn(nicd_conn_t *c, size_t *len)
 }
 
 const nicd_transport_t nicd_transport_tls = {
-    "tls",       tls_start, tls_handshake, tls_recv,
-    tls_pending, tls_flush, tls_close,     tls_alpn,
+    "tls",     tls_start, tls_handshake, tls_recv, tls_pending,
+    tls_flush, tls_close, tls_alpn,      NULL,
 };
 
 #else /* no OpenSSL: configuration refuses "listen ... ssl" */
@@ -414,7 +414,7 @@ nicd_tls_ctx_free(void *ctx)
     (void) ctx;
 }
 
-const nicd_transport_t nicd_transport_tls = {"tls", NULL, NULL, NULL,
+const nicd_transport_t nicd_transport_tls = {"tls", NULL, NULL, NULL, NULL,
                                              NULL,  NULL, NULL, NULL};
 
 #endif

@@ -1,9 +1,26 @@
-/* Plain TCP: recv(2); the backends write to the socket themselves. */
+/*
+ * Plain TCP: recv(2); the backends write to the socket themselves.
+ *
+ * The gathering variant, for clear-text HTTP/2: there a response is a few
+ * small frames, and writing each frame header and each file range with a
+ * syscall of its own costs more than the bytes.  So it gives the backends
+ * a write hook that copies into one buffer (GATHER_BUF), sent when it is
+ * full and when the connection's flush ends; file ranges up to
+ * GATHER_FILE go through it too (the backend reads them, from the file
+ * or from NIC memory, and accounts them as it always does), larger ones
+ * are sent by the backend itself with zero copy once the buffer is out.
+ */
 
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 
 #include "nicd.h"
 #include "transport.h"
+
+#define GATHER_BUF  (64 * 1024)
+#define GATHER_FILE (16 * 1024) /* a DATA frame at the default size */
 
 static ssize_t
 plain_recv(nicd_conn_t *c, void *buf, size_t len)
@@ -12,5 +29,119 @@ plain_recv(nicd_conn_t *c, void *buf, size_t len)
 }
 
 const nicd_transport_t nicd_transport_plain = {
-    "tcp", NULL, NULL, plain_recv, NULL, NULL, NULL, NULL,
+    "tcp", NULL, NULL, plain_recv, NULL, NULL, NULL, NULL, NULL,
+};
+
+typedef struct {
+    char  *buf;
+    size_t start, len; /* buf[start, len) is still to send */
+} gather_t;
+
+/* Send what the buffer holds: 1 all out, 0 the socket is full, -1 failed. */
+static int
+gather_out(int fd, gather_t *g)
+{
+    ssize_t n;
+
+    while (g->start < g->len) {
+        n = send(fd, g->buf + g->start, g->len - g->start, MSG_NOSIGNAL);
+        if (n == -1) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return errno == EAGAIN ? 0 : -1;
+        }
+        g->start += (size_t) n;
+    }
+    g->start = g->len = 0;
+    return 1;
+}
+
+/* snic_conn_t.write: take what fits; a full buffer is sent first. */
+static ssize_t
+gather_write(snic_conn_t *sc, const struct iovec *iov, int n)
+{
+    gather_t *g = sc->transport;
+    size_t    k = 0, take;
+    int       i, rc;
+
+    if (g->len == GATHER_BUF) {
+        rc = gather_out(sc->fd, g);
+        if (rc < 0 || (rc == 0 && g->start == 0)) {
+            return -1; /* errno: EAGAIN when the socket is full */
+        }
+        if (rc == 0) {
+            /* room at the front: move the rest there */
+            memmove(g->buf, g->buf + g->start, g->len - g->start);
+            g->len -= g->start;
+            g->start = 0;
+        }
+    }
+    for (i = 0; i < n && g->len < GATHER_BUF; i++) {
+        take = iov[i].iov_len < GATHER_BUF - g->len ? iov[i].iov_len
+                                                    : GATHER_BUF - g->len;
+        memcpy(g->buf + g->len, iov[i].iov_base, take);
+        g->len += take;
+        k += take;
+    }
+    return (ssize_t) k;
+}
+
+static int
+gather_start(nicd_conn_t *c, void *ctx)
+{
+    gather_t *g = calloc(1, sizeof(*g));
+
+    (void) ctx;
+    if (g == NULL || (g->buf = malloc(GATHER_BUF)) == NULL) {
+        log_error(LOG_CRIT, errno, "malloc() failed, client: %s", c->addr);
+        free(g);
+        return -1;
+    }
+    c->tp_data = g;
+    c->sc.transport = g;
+    c->sc.write = gather_write;
+    return 0;
+}
+
+static int
+gather_flush(nicd_conn_t *c)
+{
+    return gather_out(c->sc.fd, c->tp_data);
+}
+
+static void
+gather_close(nicd_conn_t *c)
+{
+    gather_t *g = c->tp_data;
+
+    if (g != NULL) {
+        free(g->buf);
+        free(g);
+    }
+    c->tp_data = NULL;
+    c->sc.transport = NULL;
+    c->sc.write = NULL;
+}
+
+static int
+gather_route(nicd_conn_t *c, size_t file_len)
+{
+    int rc;
+
+    if (file_len <= GATHER_FILE) {
+        c->sc.write = gather_write;
+        return 1;
+    }
+    /* a large range: zero copy, after what was gathered before it */
+    rc = gather_out(c->sc.fd, c->tp_data);
+    if (rc == 1) {
+        c->sc.write = NULL;
+    }
+    return rc;
+}
+
+const nicd_transport_t nicd_transport_gather = {
+    "tcp",        gather_start, NULL, plain_recv,   NULL,
+    gather_flush, gather_close, NULL, gather_route,
 };

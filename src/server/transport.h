@@ -5,9 +5,14 @@
  * the backends a write hook (snic_conn_t.write), through which everything
  * they send is encrypted.  The HTTP code above never sees which.
  *
+ * A third, for clear-text HTTP/2, is plain TCP that gathers: frame
+ * headers, HEADERS frames and small file ranges are copied into one
+ * buffer and leave in one send(2), as h2o writes small files; larger file
+ * ranges still go out with sendfile(2).
+ *
  * One const struct of operations per transport; conn.c calls them.
  * Mandatory: name, recv.  Optional (NULL: nothing to do): start,
- * handshake, pending, flush, close, alpn.
+ * handshake, pending, flush, close, alpn, route.
  */
 
 #ifndef NICD_TRANSPORT_H
@@ -56,9 +61,18 @@ typedef struct nicd_transport_s {
 
     /* The application protocol the handshake chose (ALPN), or NULL. */
     const char *(*alpn)(nicd_conn_t *c, size_t *len);
+
+    /*
+     * Before each send request: choose how its bytes go (through
+     * c->sc.write or to the socket directly), given the length of its
+     * file range (0: none).  Returns 1 to go on, 0 when the socket is
+     * full (wait for writable), -1 on failure (errno).
+     */
+    int (*route)(nicd_conn_t *c, size_t file_len);
 } nicd_transport_t;
 
 extern const nicd_transport_t nicd_transport_plain;
 extern const nicd_transport_t nicd_transport_tls;
+extern const nicd_transport_t nicd_transport_gather;
 
 #endif /* NICD_TRANSPORT_H */
