@@ -15,7 +15,7 @@ for group in "$@"; do
     test) pkgs="$pkgs python3 nginx-light python3-matplotlib openssl curl nghttp2-client" ;;
     plots) pkgs="$pkgs python3-matplotlib" ;;
     bench) pkgs="$pkgs wrk nginx-light util-linux h2o nghttp2-client curl openssl" ;;
-    fuzz) pkgs="$pkgs clang" ;;
+    fuzz) pkgs="$pkgs clang libclang-rt-dev" ;; # libFuzzer and the sanitizer runtimes
     format) pkgs="$pkgs clang-format" ;;
     *) echo "deps.sh: unknown group $group" >&2; exit 2 ;;
     esac

@@ -48,7 +48,8 @@ nicd_buf_free(nicd_buf_t *b)
 void
 nicd_buf_add(nicd_buf_t *b, const void *p, size_t n)
 {
-    if (nicd_buf_reserve(b, n) != 0) {
+    /* nothing to add: an empty buffer may have no data to point past */
+    if (n == 0 || nicd_buf_reserve(b, n) != 0) {
         return;
     }
     memcpy(b->data + b->len, p, n);

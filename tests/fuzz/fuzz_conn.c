@@ -1,0 +1,318 @@
+/*
+ * Fuzz target: a whole connection, as the network sees it.  The input is
+ * written into one end of a socket pair whose other end is a nicd
+ * connection (conn.c) on a worker's event loop, and the loop runs until
+ * the connection is closed; what nicd answers is read and dropped.
+ *
+ * The first byte chooses how the bytes arrive (mod 3) and which send
+ * backend sends the answers (/ 3, mod 3: sendfile, copy, nic):
+ *   0  HTTP/1.1 on a plain listener (parser, handlers, pipelining)
+ *   1  HTTP/2 with prior knowledge on a clear-text "http2" listener: the
+ *      client preface is put in front, so the input starts at the frames
+ *      (the frame path through nghttp2 and http2.c)
+ *   2  raw bytes to an "ssl http2" listener (tls.c's handshake and record
+ *      path through OpenSSL, up to where a real handshake would be needed)
+ *
+ * It checks what the sanitizers check, and that every connection ends:
+ * after the input and the end of it, nicd must close (or be ready to) and
+ * leave nothing open.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "nicd.h"
+
+#if defined(HAVE_OPENSSL)
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#endif
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define NBACKENDS 3
+#define MAX_TURNS 10000 /* loop turns before a connection counts as stuck */
+
+static const char *const backends[NBACKENDS] = {"sendfile", "copy", "nic"};
+
+static char          dir[64];
+static nicd_cycle_t  cycles[NBACKENDS];
+static nicd_worker_t workers[NBACKENDS];
+static int           ready; /* 1 set up, -1 setting up failed */
+
+static void
+put_file(const char *name, size_t len)
+{
+    char  path[128];
+    char *buf = malloc(len + 1);
+    FILE *f;
+    size_t i;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    f = fopen(path, "w");
+    if (f == NULL || buf == NULL) {
+        abort();
+    }
+    for (i = 0; i < len; i++) {
+        buf[i] = (char) ('a' + i % 26);
+    }
+    if (fwrite(buf, 1, len, f) != len) {
+        abort();
+    }
+    fclose(f);
+    free(buf);
+}
+
+/* a self-signed P-256 certificate for the "ssl" listener */
+static int
+put_certificate(void)
+{
+#if defined(HAVE_OPENSSL)
+    EVP_PKEY *key = EVP_EC_gen("P-256");
+    X509     *x = X509_new();
+    char      path[128];
+    FILE     *f;
+    int       ok;
+
+    ok = key != NULL && x != NULL
+         && ASN1_INTEGER_set(X509_get_serialNumber(x), 1) == 1
+         && X509_gmtime_adj(X509_getm_notBefore(x), 0) != NULL
+         && X509_gmtime_adj(X509_getm_notAfter(x), 86400) != NULL
+         && X509_set_pubkey(x, key) == 1
+         && X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN",
+                                       MBSTRING_ASC,
+                                       (const unsigned char *) "localhost", -1,
+                                       -1, 0)
+                == 1
+         && X509_set_issuer_name(x, X509_get_subject_name(x)) == 1
+         && X509_sign(x, key, EVP_sha256()) > 0;
+    snprintf(path, sizeof(path), "%s/cert.pem", dir);
+    if (ok && (f = fopen(path, "w")) != NULL) {
+        ok = PEM_write_X509(f, x) == 1;
+        fclose(f);
+    }
+    snprintf(path, sizeof(path), "%s/key.pem", dir);
+    if (ok && (f = fopen(path, "w")) != NULL) {
+        ok = PEM_write_PrivateKey(f, key, NULL, NULL, 0, NULL, NULL) == 1;
+        fclose(f);
+    }
+    X509_free(x);
+    EVP_PKEY_free(key);
+    return ok ? 0 : -1;
+#else
+    return 0;
+#endif
+}
+
+static int
+setup_one(int b)
+{
+    nicd_cycle_t  *cy = &cycles[b];
+    nicd_worker_t *w = &workers[b];
+    nicd_conf_t   *cf = nicd_conf_new();
+    snic_options_t opt;
+    char           text[1024], err[256];
+
+    snprintf(text, sizeof(text),
+             "root %s/www; access_log off; send_backend %s;"
+             " nic_cache_size 64k; listen 127.0.0.1:1;"
+             " listen 127.0.0.1:2 http2;"
+#if defined(HAVE_OPENSSL)
+             " listen 127.0.0.1:3 ssl http2;"
+             " ssl_certificate %s/cert.pem; ssl_certificate_key %s/key.pem;"
+#endif
+             " autoindex on; http2_max_concurrent_streams 8;",
+             dir, backends[b], dir, dir);
+    if (cf == NULL || nicd_conf_parse_string(cf, text, "fuzz", err, sizeof(err))
+        || nicd_conf_finish(cf, err, sizeof(err))) {
+        fprintf(stderr, "fuzz_conn: %s\n", err);
+        return -1;
+    }
+    cy->conf = cf;
+    snprintf(text, sizeof(text), "%s/www", dir);
+    cy->root_fd = open(text, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    memset(&opt, 0, sizeof(opt));
+    opt.max_chunk = cf->sendfile_max_chunk;
+    opt.params = cf->params;
+    opt.nparams = strcmp(backends[b], "nic") == 0 ? cf->nparams : 0;
+    if (cy->root_fd == -1
+        || snic_instance_start(&cy->backend, snic_backend_find(backends[b]),
+                               &opt, err, sizeof(err))
+               != 0) {
+        fprintf(stderr, "fuzz_conn: %s backend: %s\n", backends[b], err);
+        return -1;
+    }
+    if (cf->nssl > 0
+        && (cy->tls = nicd_tls_ctx_new(cf, err, sizeof(err))) == NULL) {
+        fprintf(stderr, "fuzz_conn: %s\n", err);
+        return -1;
+    }
+    cy->server_line_len = (size_t) snprintf(
+        cy->server_line, sizeof(cy->server_line), "Server: nicd\r\n");
+    cy->nworkers = cy->alive = 1;
+
+    w->cycle = cy;
+    w->accepting = 1; /* no listeners to enable */
+    w->base = event_base_new();
+    if (w->base == NULL
+        || nicd_ofc_init(&w->ofc, cy->root_fd, cf->disable_symlinks,
+                         cf->open_file_cache_max, cf->open_file_cache_valid,
+                         cf->open_file_cache_inactive, cf)
+               != 0
+        || log_buf_init(&w->log, NULL, 0) != 0) {
+        return -1;
+    }
+    w->tv_header = w->tv_keepalive = w->tv_send = w->tv_linger =
+        event_base_init_common_timeout(w->base,
+                                       &(struct timeval){60, 0});
+    return 0;
+}
+
+static void
+teardown(void)
+{
+    char cmd[128];
+
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    if (dir[0] != '\0' && system(cmd) != 0) {
+        fprintf(stderr, "fuzz_conn: could not remove %s\n", dir);
+    }
+}
+
+static int
+setup(void)
+{
+    char path[128];
+    int  b;
+
+    strcpy(dir, "/tmp/nicd-fuzz-XXXXXX");
+    if (mkdtemp(dir) == NULL) {
+        return -1;
+    }
+    atexit(teardown);
+    snprintf(path, sizeof(path), "%s/www", dir);
+    mkdir(path, 0755);
+    snprintf(path, sizeof(path), "%s/www/d", dir);
+    mkdir(path, 0755);
+    put_file("www/index.html", 100);
+    put_file("www/a.txt", 1);
+    put_file("www/big.bin", 40000);
+    put_file("www/d/x.css", 3000);
+    log_error_open("/dev/null", LOG_DEBUG); /* every line formatted */
+    if (put_certificate() != 0) {
+        return -1;
+    }
+    for (b = 0; b < NBACKENDS; b++) {
+        if (setup_one(b) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* read and drop what nicd wrote; returns how many bytes */
+static size_t
+drain(int fd)
+{
+    char    buf[65536];
+    ssize_t n;
+    size_t  total = 0;
+
+    while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+        total += (size_t) n;
+    }
+    return total;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+    nicd_worker_t    *w;
+    struct sockaddr   sa;
+    int               sv[2], mode, turns, listener, ended = 0;
+    size_t            off = 0, answered = 0;
+    ssize_t           n;
+
+    if (ready == 0) {
+        ready = setup() == 0 ? 1 : -1;
+    }
+    if (ready != 1) {
+        abort(); /* the harness itself is broken: say so loudly */
+    }
+    if (size < 1) {
+        return 0;
+    }
+    mode = data[0] % 3;
+    w = &workers[(data[0] / 3) % NBACKENDS];
+    listener = mode; /* the listeners are in the same order */
+#if !defined(HAVE_OPENSSL)
+    if (mode == 2) {
+        return 0;
+    }
+#endif
+    data++;
+    size--;
+
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv)
+        != 0) {
+        abort();
+    }
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_family = AF_UNIX;
+    nicd_conn_accept(w, sv[1], listener, &sa);
+    if (w->nconns != 1) {
+        abort();
+    }
+    if (mode == 1 && send(sv[0], preface, sizeof(preface) - 1, 0) < 0) {
+        abort();
+    }
+
+    /*
+     * Feed the input as the socket takes it, running the loop between;
+     * once it is all in and nicd has nothing more to say, end the
+     * client's side (an HTTP/2 server may drop its streams at the
+     * client's end, so that would skip the answers).
+     */
+    for (turns = 0; w->nconns > 0 && turns < MAX_TURNS; turns++) {
+        if (off < size) {
+            n = send(sv[0], data + off, size - off, MSG_NOSIGNAL);
+            if (n > 0) {
+                off += (size_t) n;
+            }
+        }
+        event_base_loop(w->base, EVLOOP_NONBLOCK);
+        n = (ssize_t) drain(sv[0]);
+        answered += (size_t) n;
+        if (off == size && n == 0 && !ended) {
+            shutdown(sv[0], SHUT_WR);
+            ended = 1;
+        }
+    }
+    if (getenv("FUZZ_CONN_VERBOSE") != NULL) {
+        fprintf(stderr, "mode %d backend %s: %zu bytes in, %zu out\n", mode,
+                w->cycle->backend.ops->name, size, answered);
+    }
+    if (w->nconns > 0) {
+        /* input all sent and read, the client gone: still open means a
+         * connection that would wait for its timeout; close it as a fast
+         * stop does and count that as a failure */
+        fprintf(stderr, "fuzz_conn: connection still open after %d turns\n",
+                turns);
+        abort();
+    }
+    if (mode == 1 && answered == 0) {
+        abort(); /* an HTTP/2 server always sends its SETTINGS */
+    }
+    close(sv[0]);
+    return 0;
+}
