@@ -41,9 +41,9 @@ LIB_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SNIC_SRCS) $(UTIL_SRCS) $(SERVE
 UTIL_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(UTIL_SRCS))
 TRACE_SRCS = $(filter-out trace_replayer/nictrace.c trace_replayer/nicsim.c trace_replayer/nicreplay.c trace_replayer/niccompare.c,$(sort $(wildcard trace_replayer/*.c)))
 # what nicsim shares with the nic backend: the directory and the policies
-SIM_OBJS = $(filter $(BUILD)/obj/sendfile_nic/policy/%.o $(BUILD)/obj/sendfile_nic/nic/directory.o,$(LIB_OBJS))
+SIM_OBJS = $(filter $(BUILD)/obj/sendfile_nic/policy/%.o $(BUILD)/obj/sendfile_nic/nic/directory.o $(BUILD)/obj/sendfile_nic/mem.o,$(LIB_OBJS))
 # what niccompare needs of the models: the testbeds, buses and policy names
-MODEL_OBJS = $(filter $(BUILD)/obj/sendfile_nic/policy/%.o $(BUILD)/obj/sendfile_nic/nic/bus.o $(BUILD)/obj/sendfile_nic/nic/host.o,$(LIB_OBJS))
+MODEL_OBJS = $(filter $(BUILD)/obj/sendfile_nic/policy/%.o $(BUILD)/obj/sendfile_nic/mem.o $(BUILD)/obj/sendfile_nic/nic/bus.o $(BUILD)/obj/sendfile_nic/nic/host.o,$(LIB_OBJS))
 TRACE_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(TRACE_SRCS))
 MAIN_OBJ = $(BUILD)/obj/server/main.o
 

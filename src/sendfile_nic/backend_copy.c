@@ -8,6 +8,10 @@
  * offset the caller passes, so no per-connection state is needed.
  */
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* for embedders (the nginx module) that do not */
+#endif
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,4 +143,6 @@ const snic_backend_t snic_backend_copy = {
     NULL,      copy_init,
     copy_fini, NULL,
     NULL,      copy_send,
+    NULL,      NULL,
+    NULL,
 };

@@ -43,6 +43,10 @@
  * transmission); one lock guards the shared bus and host clocks.
  */
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* for embedders (the nginx module) that do not */
+#endif
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -65,10 +69,20 @@
 #include "snic.h"
 #include "../util/size.h"
 
-enum { FB_HEADER = 0, FB_TOO_LARGE, FB_NOT_RESIDENT, FB_DEVICE, FB_NREASONS };
+enum {
+    FB_HEADER = 0,
+    FB_TOO_LARGE,
+    FB_NOT_RESIDENT,
+    FB_DEVICE,
+    FB_PINNED,
+    FB_NREASONS
+};
 
+/* pinned: every slot held a block still to be sent (the nginx module
+ * only: nicd sends a block before it looks at the next) */
 static const char *const fb_names[FB_NREASONS] = {
-    "not_file_block", "file_too_large", "not_in_page_cache", "device_error"};
+    "not_file_block", "file_too_large", "not_in_page_cache", "device_error",
+    "all_slots_pinned"};
 
 typedef struct {
     uint64_t hits, misses, inserts, insert_bytes;
@@ -123,6 +137,9 @@ typedef struct {
     uint64_t dev, ino, rev, block;
     int      counted, hit;
     uint64_t responses;
+    /* mapped for the response under way (snic_nic_map), charged to the
+     * bus and the host when it ends (snic_nic_response_done) */
+    uint64_t mm, cached, inserted, tbus;
 } nic_conn_t;
 
 static uint64_t pace(nic_state_t *s, const uint64_t *t, int *by);
@@ -134,6 +151,35 @@ now_ns(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+/*
+ * The locks: thread mutexes, or, when the state lives in memory shared by
+ * processes (snic_allocator_t.shared, the nginx module's workers),
+ * process-shared robust ones: a process that dies holding one hands it
+ * to the next locker, which marks it usable again (the counters it was
+ * updating may be off by that one send).
+ */
+static void
+lock_init(pthread_mutex_t *m)
+{
+    pthread_mutexattr_t a;
+
+    pthread_mutexattr_init(&a);
+    if (snic_allocator_shared()) {
+        pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+        pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    }
+    pthread_mutex_init(m, &a);
+    pthread_mutexattr_destroy(&a);
+}
+
+static void
+lock(pthread_mutex_t *m)
+{
+    if (pthread_mutex_lock(m) == EOWNERDEAD) {
+        pthread_mutex_consistent(m);
+    }
 }
 
 /* a size directive into a size_t */
@@ -164,14 +210,14 @@ nic_fini(void *state)
         pthread_mutex_destroy(&s->nics[i].lock);
     }
     pthread_mutex_destroy(&s->pace_lock);
-    free(s->nics);
-    free(s);
+    snic_free(s->nics);
+    snic_free(s);
 }
 
 static int
 nic_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
 {
-    nic_state_t *s = calloc(1, sizeof(*s));
+    nic_state_t *s = snic_calloc(1, sizeof(*s));
     int          i;
     size_t       count = 1;
 
@@ -179,7 +225,7 @@ nic_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    pthread_mutex_init(&s->pace_lock, NULL);
+    lock_init(&s->pace_lock);
     s->cache_size = 16 * 1024 * 1024;
     s->block = 4096;
     s->mss = 1448;
@@ -243,7 +289,7 @@ nic_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
         return -1;
     }
     s->count = (int) count;
-    s->nics = calloc(count, sizeof(nic_t));
+    s->nics = snic_calloc(count, sizeof(nic_t));
     if (s->nics == NULL) {
         snprintf(err, errlen, "out of memory");
         nic_fini(s);
@@ -252,7 +298,7 @@ nic_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
     for (i = 0; i < s->count; i++) {
         nic_t *n = &s->nics[i];
 
-        pthread_mutex_init(&n->lock, NULL);
+        lock_init(&n->lock);
         if (s->cache_size == 0) {
             continue; /* no cache: the baseline, every byte by DMA */
         }
@@ -263,7 +309,8 @@ nic_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
             return -1;
         }
         n->dir = snic_dir_create(snic_device_blocks(n->dev), s->policy);
-        if (n->dir == NULL) {
+        if (n->dir == NULL
+            || (snic_allocator_shared() && snic_dir_pins_init(n->dir) != 0)) {
             snprintf(err, errlen, "out of memory");
             s->count = i + 1;
             nic_fini(s);
@@ -305,7 +352,7 @@ nic_conn_open(void *state, snic_conn_t *c)
                   : (int) (__atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED)
                            % (unsigned) s->count);
     c->backend_data = nc;
-    pthread_mutex_lock(&s->nics[nc->nic].lock);
+    lock(&s->nics[nc->nic].lock);
     s->nics[nc->nic].c.conns++;
     pthread_mutex_unlock(&s->nics[nc->nic].lock);
 }
@@ -322,7 +369,7 @@ nic_conn_close(void *state, snic_conn_t *c)
         uint64_t t[PACE_N] = {0, 0};
         int      by;
 
-        pthread_mutex_lock(&s->nics[nc->nic].lock);
+        lock(&s->nics[nc->nic].lock);
         t[PACE_HOST] = host_charge(s, &s->nics[nc->nic], c, nc, 0, 0);
         pthread_mutex_unlock(&s->nics[nc->nic].lock);
         pace(s, t, &by);
@@ -355,9 +402,11 @@ resident(nic_state_t *s, int fd, off_t off, size_t len)
         }
         if (errno == ENOSYS) {
             s->no_cachestat = 1; /* an older kernel: mincore from now on */
-        } else {
+        } else if (errno != EPERM) {
             return 0;
         }
+        /* EPERM: newer kernels answer only for files the caller may
+         * write (nginx's workers, nicd not run as root): ask mincore */
     }
 #endif
     {
@@ -478,7 +527,7 @@ pace(nic_state_t *s, const uint64_t *t, int *by)
     if (!s->bus_limit) {
         return 0;
     }
-    pthread_mutex_lock(&s->pace_lock);
+    lock(&s->pace_lock);
     wait = pace_at(s, t, now_ns(), by);
     pthread_mutex_unlock(&s->pace_lock);
     return wait;
@@ -499,6 +548,96 @@ bus_pace_ns(const nic_state_t *s, uint64_t t)
     return (uint64_t) ((double) t / s->bus->max_util + 0.5);
 }
 
+/*
+ * Where the bytes of the block holding pos (up to end) come from, as the
+ * paper's driver decides (under n's lock): a cached block is a hit; one
+ * that is not is inserted when the host holds it and a slot can be had,
+ * else it goes by normal DMA, its reason counted.  Fills next (its source
+ * and length); *slot gets the NIC slot or SNIC_SLOT_NONE (may be NULL);
+ * bytes inserted and their bus time are added to *inserted and *tbus.
+ * A block is counted once, not again when a send resumes inside it.
+ */
+static void
+place(nic_state_t *s, nic_t *n, nic_conn_t *nc, const snic_file_t *f, off_t pos,
+      off_t end, int big, run_t *next, uint32_t *slot_out, uint64_t *inserted,
+      uint64_t *tbus)
+{
+    uint64_t        b = (uint64_t) pos / s->block;
+    off_t           bstart = (off_t) (b * s->block);
+    off_t           bend = bstart + (off_t) s->block;
+    size_t          blen;
+    int             first, ev;
+    uint32_t        slot = SNIC_SLOT_NONE;
+    snic_block_id_t id = {(uint64_t) f->id_dev, (uint64_t) f->id_ino, b};
+
+    if (bend > end) {
+        bend = end;
+    }
+    blen = (uint64_t) f->size - (uint64_t) bstart < s->block
+               ? (size_t) ((uint64_t) f->size - (uint64_t) bstart)
+               : s->block;
+    first = pos == bstart
+            || !(nc->counted && nc->dev == (uint64_t) f->id_dev
+                 && nc->ino == (uint64_t) f->id_ino && nc->rev == f->revision
+                 && nc->block == b);
+    if (first) {
+        nc->counted = 1;
+        nc->hit = 0;
+        nc->dev = (uint64_t) f->id_dev;
+        nc->ino = (uint64_t) f->id_ino;
+        nc->rev = f->revision;
+        nc->block = b;
+    }
+    next->nic = 0;
+    next->hit = 0;
+    next->len = (size_t) (bend - pos);
+    next->where = pos;
+    if (slot_out != NULL) {
+        *slot_out = SNIC_SLOT_NONE;
+    }
+    if (big) {
+        if (first && s->cache_size != 0) {
+            n->c.fallbacks[FB_TOO_LARGE]++;
+        }
+        return;
+    }
+    slot = snic_dir_lookup(n->dir, &id, f->revision);
+    if (slot == SNIC_SLOT_NONE) {
+        if (first) {
+            n->c.misses++;
+        }
+        if (!resident(s, f->fd, bstart, blen)) {
+            if (first) {
+                n->c.fallbacks[FB_NOT_RESIDENT]++;
+            }
+            return;
+        }
+        slot = snic_dir_insert(n->dir, &id, f->revision, &ev);
+        if (slot == SNIC_SLOT_NONE) {
+            n->c.fallbacks[FB_PINNED]++; /* every slot is being sent */
+            return;
+        }
+        if (snic_device_insert(n->dev, slot, f->fd, bstart, blen) != 0) {
+            snic_dir_remove(n->dir, slot);
+            n->c.fallbacks[FB_DEVICE]++;
+            return;
+        }
+        n->c.inserts++;
+        n->c.insert_bytes += blen;
+        *inserted += blen;
+        *tbus += snic_bus_insert(s->bus, &n->c.bus, blen);
+    } else if (first) {
+        n->c.hits++;
+        nc->hit = 1;
+    }
+    next->nic = 1;
+    next->hit = nc->hit;
+    next->where = snic_device_offset(n->dev, slot) + (pos - bstart);
+    if (slot_out != NULL) {
+        *slot_out = slot;
+    }
+}
+
 static int
 nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
 {
@@ -510,7 +649,7 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
     off_t        pos, end;
     run_t        run = {0, 0, 0, 0};
     int          has_body = f != NULL && req->len > 0, rc = SNIC_OK;
-    int          big, nocache, by = 0;
+    int          big, by = 0;
     uint64_t     t[PACE_N] = {0, 0}, wait, packets, inserted = 0;
 
     *sent = 0;
@@ -525,7 +664,7 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
         return SNIC_AGAIN;
     }
     n = &s->nics[nc->nic];
-    pthread_mutex_lock(&n->lock);
+    lock(&n->lock);
 
     rc = snic_send_headers(c, req, &hdr, has_body || req->more);
     if (hdr > 0) {
@@ -537,88 +676,17 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
     }
 
     big = !f->cacheable || (uint64_t) f->size > s->cache_size;
-    nocache = s->cache_size == 0;
     pos = req->offset;
     limit =
         s->max_chunk != 0 && s->max_chunk < req->len ? s->max_chunk : req->len;
     end = req->offset + (off_t) limit;
 
     while (pos < end || run.len > 0) {
-        run_t    next = {0, 0, 0, 0};
-        uint64_t b = (uint64_t) pos / s->block;
-        off_t    bstart = (off_t) (b * s->block);
-        off_t    bend = bstart + (off_t) s->block;
-        size_t   blen;
-        int      first;
+        run_t next = {0, 0, 0, 0};
 
         if (pos < end) {
-            if (bend > end) {
-                bend = end;
-            }
-            blen = (uint64_t) f->size - (uint64_t) bstart < s->block
-                       ? (size_t) ((uint64_t) f->size - (uint64_t) bstart)
-                       : s->block;
-            /* count a block once, not again when a send resumes in it */
-            first = pos == bstart
-                    || !(nc->counted && nc->dev == (uint64_t) f->id_dev
-                         && nc->ino == (uint64_t) f->id_ino
-                         && nc->rev == f->revision && nc->block == b);
-            if (first) {
-                nc->counted = 1;
-                nc->hit = 0;
-                nc->dev = (uint64_t) f->id_dev;
-                nc->ino = (uint64_t) f->id_ino;
-                nc->rev = f->revision;
-                nc->block = b;
-            }
-            next.len = (size_t) (bend - pos);
-            next.where = pos;
-            if (big) {
-                if (first && !nocache) {
-                    n->c.fallbacks[FB_TOO_LARGE]++;
-                }
-            } else {
-                snic_block_id_t id = {(uint64_t) f->id_dev,
-                                      (uint64_t) f->id_ino, b};
-                uint32_t slot = snic_dir_lookup(n->dir, &id, f->revision);
-
-                if (slot == SNIC_SLOT_NONE) {
-                    if (first) {
-                        n->c.misses++;
-                    }
-                    if (!resident(s, f->fd, bstart, blen)) {
-                        if (first) {
-                            n->c.fallbacks[FB_NOT_RESIDENT]++;
-                        }
-                    } else {
-                        int ev;
-
-                        slot = snic_dir_insert(n->dir, &id, f->revision, &ev);
-                        if (snic_device_insert(n->dev, slot, f->fd, bstart,
-                                               blen)
-                            != 0) {
-                            snic_dir_remove(n->dir, slot);
-                            slot = SNIC_SLOT_NONE;
-                            n->c.fallbacks[FB_DEVICE]++;
-                        } else {
-                            n->c.inserts++;
-                            n->c.insert_bytes += blen;
-                            inserted += blen;
-                            t[PACE_BUS] +=
-                                snic_bus_insert(s->bus, &n->c.bus, blen);
-                        }
-                    }
-                } else if (first) {
-                    n->c.hits++;
-                    nc->hit = 1;
-                }
-                if (slot != SNIC_SLOT_NONE) {
-                    next.nic = 1;
-                    next.hit = nc->hit;
-                    next.where =
-                        snic_device_offset(n->dev, slot) + (pos - bstart);
-                }
-            }
+            place(s, n, nc, f, pos, end, big, &next, NULL, &inserted,
+                  &t[PACE_BUS]);
             /* coalesce with the run being built */
             if (run.len > 0 && run.nic == next.nic && run.hit == next.hit
                 && run.where + (off_t) run.len == next.where) {
@@ -678,7 +746,7 @@ snapshot(nic_t *n, nic_counters_t *out, uint64_t *inval, uint64_t *evict,
 {
     const snic_dir_stats_t *ds;
 
-    pthread_mutex_lock(&n->lock);
+    lock(&n->lock);
     *out = n->c;
     *inval = *evict = 0;
     *used = 0;
@@ -842,7 +910,7 @@ nic_report(void *state, int format, char *buf, size_t len)
     double         el, bus_util, host_util;
     int            i, k, bus_over, host_over;
 
-    pthread_mutex_lock(&s->pace_lock);
+    lock(&s->pace_lock);
     el = (double) (now_ns() - s->since) / 1e9;
     pthread_mutex_unlock(&s->pace_lock);
     for (k = 0; k < PACE_N; k++) {
@@ -940,7 +1008,7 @@ nic_reset(void *state)
         nic_t                  *n = &s->nics[i];
         const snic_dir_stats_t *ds;
 
-        pthread_mutex_lock(&n->lock);
+        lock(&n->lock);
         memset(&n->c, 0, sizeof(n->c));
         if (n->dir != NULL) {
             ds = snic_dir_stats(n->dir);
@@ -949,7 +1017,7 @@ nic_reset(void *state)
         }
         pthread_mutex_unlock(&n->lock);
     }
-    pthread_mutex_lock(&s->pace_lock);
+    lock(&s->pace_lock);
     s->since = now_ns();
     for (i = 0; i < PACE_N; i++) {
         __atomic_store_n(&s->paced_ns[i], 0, __ATOMIC_RELAXED);
@@ -961,6 +1029,107 @@ static int
 nic_paces(void *state)
 {
     return ((nic_state_t *) state)->bus_limit;
+}
+
+/* ---- for a server that sends by itself (the nginx module) ---- */
+
+extern const snic_backend_t snic_backend_nic;
+
+int
+snic_nic_map(snic_instance_t *in, snic_conn_t *c, const snic_file_t *f,
+             off_t off, size_t len, snic_piece_t *p, int max, size_t *mapped)
+{
+    nic_state_t *s = in->state;
+    nic_conn_t  *nc = c->backend_data;
+    nic_t       *n;
+    off_t        pos = off, end = off + (off_t) len;
+    run_t        r;
+    uint32_t     slot;
+    int          k = 0, big;
+
+    *mapped = 0;
+    if (in->ops != &snic_backend_nic || nc == NULL) {
+        return -1;
+    }
+    n = &s->nics[nc->nic];
+    big = !f->cacheable || (uint64_t) f->size > s->cache_size;
+    lock(&n->lock);
+    while (pos < end && k < max) {
+        place(s, n, nc, f, pos, end, big, &r, &slot, &nc->inserted, &nc->tbus);
+        if (slot != SNIC_SLOT_NONE) {
+            snic_dir_pin(n->dir, slot);
+        }
+        p[k].from_nic = r.nic;
+        p[k].fd = r.nic ? snic_device_fd(n->dev) : f->fd;
+        p[k].off = r.where;
+        p[k].len = r.len;
+        p[k].slot = slot;
+        if (r.nic) {
+            nc->cached += r.len;
+            n->c.cached_bytes += r.len;
+            n->c.saved_bytes += r.hit ? r.len : 0;
+        } else {
+            nc->mm += r.len;
+            n->c.mm_bytes += r.len;
+        }
+        pos += (off_t) r.len;
+        k++;
+    }
+    pthread_mutex_unlock(&n->lock);
+    *mapped = (size_t) (pos - off);
+    return k;
+}
+
+void
+snic_nic_unpin(snic_instance_t *in, snic_conn_t *c, uint32_t slot)
+{
+    nic_state_t *s = in->state;
+    nic_conn_t  *nc = c->backend_data;
+    nic_t       *n;
+
+    if (in->ops != &snic_backend_nic || nc == NULL || slot == SNIC_SLOT_NONE) {
+        return;
+    }
+    n = &s->nics[nc->nic];
+    lock(&n->lock);
+    snic_dir_unpin(n->dir, slot);
+    pthread_mutex_unlock(&n->lock);
+}
+
+uint64_t
+snic_nic_response_done(snic_instance_t *in, snic_conn_t *c, size_t other)
+{
+    nic_state_t *s = in->state;
+    nic_conn_t  *nc = c->backend_data;
+    nic_t       *n;
+    uint64_t     t[PACE_N] = {0, 0}, packets, wait;
+    int          by = 0;
+
+    if (in->ops != &snic_backend_nic || nc == NULL) {
+        return 0;
+    }
+    n = &s->nics[nc->nic];
+    lock(&n->lock);
+    if (other > 0) {
+        n->c.fallbacks[FB_HEADER]++;
+        n->c.header_bytes += other;
+    }
+    packets = n->c.bus.packets;
+    t[PACE_BUS] = nc->tbus
+                  + snic_bus_send(s->bus, &n->c.bus, s->mss, other, nc->mm,
+                                  nc->cached, 0);
+    packets = n->c.bus.packets - packets;
+    c->responses++;
+    t[PACE_HOST] =
+        host_charge(s, n, c, nc, packets, other + nc->mm + nc->inserted);
+    nc->mm = nc->cached = nc->inserted = nc->tbus = 0;
+    pthread_mutex_unlock(&n->lock);
+    t[PACE_BUS] = bus_pace_ns(s, t[PACE_BUS]);
+    wait = pace(s, t, &by);
+    if (wait > 0) {
+        __atomic_fetch_add(&s->paced_ns[by], wait, __ATOMIC_RELAXED);
+    }
+    return wait;
 }
 
 static const char *const nic_directives[] = {

@@ -16,6 +16,10 @@
  *   not starve the others on the same event loop.
  */
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* for embedders (the nginx module) that do not */
+#endif
+
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -137,4 +141,7 @@ const snic_backend_t snic_backend_sendfile = {
     NULL,
     NULL,
     sendfile_send,
+    NULL,
+    NULL,
+    NULL,
 };

@@ -2,6 +2,10 @@
  * File handles: identity and revision of a file a backend sends from.
  */
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* for embedders (the nginx module) that do not */
+#endif
+
 #include <sys/stat.h>
 
 #include "snic.h"

@@ -9,6 +9,10 @@
  * them on the socket unencrypted.
  */
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* for embedders (the nginx module) that do not */
+#endif
+
 #include <errno.h>
 #include <string.h>
 #include <sys/sendfile.h>

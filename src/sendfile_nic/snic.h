@@ -187,6 +187,28 @@ int snic_backend_report_format(const char *name);
 int snic_backend_accepts(const snic_backend_t *b, const char *name);
 
 /*
+ * Memory for the nic backend's state (mem.c).  By default the C heap; a
+ * program that shares one emulated NIC between processes sets an
+ * allocator over shared memory (mapped at one address in all of them)
+ * around snic_instance_start() and says shared: the backend's locks are
+ * then process-shared (and robust: a process that dies holding one does
+ * not stop the others).  free may be NULL (an arena).  Not thread-safe:
+ * set it while nothing else runs.
+ */
+typedef struct snic_allocator_s {
+    void *(*alloc)(void *ctx, size_t size);
+    void (*free)(void *ctx, void *p);
+    void    *ctx;
+    unsigned shared : 1;
+} snic_allocator_t;
+
+void  snic_set_allocator(const snic_allocator_t *a); /* NULL: the heap */
+int   snic_allocator_shared(void);
+void *snic_calloc(size_t n, size_t size);
+void *snic_malloc(size_t size);
+void  snic_free(void *p);
+
+/*
  * A started backend: the operations and their state, used by the server.
  */
 typedef struct snic_instance_s {
@@ -252,5 +274,39 @@ ssize_t snic_sendfile(snic_conn_t *c, int fd, off_t *off, size_t len);
  */
 int snic_send_headers(snic_conn_t *c, const snic_send_t *req, size_t *done,
                       int more);
+
+/*
+ * The nic backend for a server that sends by itself (the nginx module:
+ * nginx's write filter calls sendfile(2), not a backend).  The server
+ * opens a connection with the instance's conn_open as nicd does, then,
+ * for each file range of a response, asks where its bytes are:
+ * snic_nic_map() walks the range block by block, as the nic backend's
+ * send would (lookups, inserts, fallbacks, counters), and describes up
+ * to max pieces (one per block, in order): from NIC memory (fd is the
+ * device's memfd, off the offset in it) or from the file (fd is f->fd).
+ * A piece from NIC memory is pinned (its slot is not replaced) until the
+ * server has handed it to the kernel and calls snic_nic_unpin() (after
+ * that the punch-hole interlock of nic/device.c keeps queued bytes
+ * right).  Returns the count of pieces, *mapped the bytes they cover
+ * (less than len when max is reached), or -1 (not a nic instance).
+ * When a response ends, snic_nic_response_done() charges the bus and
+ * host models for it, with other: its bytes that were not file blocks
+ * (headers, generated bodies); it returns how long (ns) to wait before
+ * the next send when nic_bus_limit is on, else 0.
+ */
+typedef struct snic_piece_s {
+    int      from_nic;
+    int      fd;
+    off_t    off;
+    size_t   len;
+    uint32_t slot; /* from_nic: the pinned slot */
+} snic_piece_t;
+
+int      snic_nic_map(snic_instance_t *in, snic_conn_t *c, const snic_file_t *f,
+                      off_t off, size_t len, snic_piece_t *p, int max,
+                      size_t *mapped);
+void     snic_nic_unpin(snic_instance_t *in, snic_conn_t *c, uint32_t slot);
+uint64_t snic_nic_response_done(snic_instance_t *in, snic_conn_t *c,
+                                size_t other);
 
 #endif /* SNIC_H */

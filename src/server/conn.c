@@ -348,6 +348,17 @@ consume(nicd_conn_t *c, size_t n)
     }
 }
 
+/* A send to the socket failed (errno): say so and close; returns -1. */
+static int
+send_failed(nicd_conn_t *c)
+{
+    log_error(LOG_INFO, errno,
+              "send failed (client closed the connection?), client: %s",
+              c->addr);
+    nicd_conn_close(c);
+    return -1;
+}
+
 /*
  * Send the queue.  Returns 1 when it is empty, 0 when the socket is full,
  * -1 when the connection was closed.
@@ -396,12 +407,7 @@ conn_flush(nicd_conn_t *c)
                 return 0;
             }
             if (rc < 0) {
-                log_error(LOG_INFO, errno,
-                          "send failed (client closed the connection?), "
-                          "client: %s",
-                          c->addr);
-                nicd_conn_close(c);
-                return -1;
+                return send_failed(c);
             }
         }
         rc = snic_send(&c->w->cycle->backend, &c->sc, &req, &sent);
@@ -416,14 +422,10 @@ conn_flush(nicd_conn_t *c)
                           "file was truncated while "
                           "being sent, client: %s",
                           c->addr);
-            } else {
-                log_error(LOG_INFO, errno,
-                          "send failed (client closed the "
-                          "connection?), client: %s",
-                          c->addr);
+                nicd_conn_close(c);
+                return -1;
             }
-            nicd_conn_close(c);
-            return -1;
+            return send_failed(c);
         }
     }
     /* what the transport took must leave before the queue counts as sent */
@@ -433,12 +435,7 @@ conn_flush(nicd_conn_t *c)
             return 0;
         }
         if (rc < 0) {
-            log_error(LOG_INFO, errno,
-                      "send failed (client closed the connection?), "
-                      "client: %s",
-                      c->addr);
-            nicd_conn_close(c);
-            return -1;
+            return send_failed(c);
         }
     }
     return 1;

@@ -20,6 +20,10 @@
  *   pread + pwrite for good.
  */
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* for embedders (the nginx module) that do not */
+#endif
+
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
@@ -30,6 +34,7 @@
 #include <sys/sendfile.h>
 #include <unistd.h>
 
+#include "../snic.h"
 #include "device.h"
 
 struct snic_device_s {
@@ -53,14 +58,14 @@ snic_device_create(size_t size, size_t block, char *err, size_t errlen)
                  size, block);
         return NULL;
     }
-    d = calloc(1, sizeof(*d));
+    d = snic_calloc(1, sizeof(*d));
     if (d == NULL) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
     d->block = block;
     d->nblocks = (uint32_t) (size / block);
-    d->bounce = malloc(block);
+    d->bounce = snic_malloc(block);
     d->fd = memfd_create("nicache-nic-memory", MFD_CLOEXEC);
     if (d->fd == -1 || d->bounce == NULL
         || ftruncate(d->fd, (off_t) d->nblocks * (off_t) block) != 0) {
@@ -81,8 +86,8 @@ snic_device_destroy(snic_device_t *d)
     if (d->fd != -1) {
         close(d->fd);
     }
-    free(d->bounce);
-    free(d);
+    snic_free(d->bounce);
+    snic_free(d);
 }
 
 uint32_t

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "../snic.h"
 #include "directory.h"
 
 typedef struct {
@@ -22,6 +23,8 @@ struct snic_dir_s {
     uint32_t             mask;
     uint32_t            *free; /* stack of free slots */
     uint32_t             nfree;
+    uint32_t            *pins; /* per slot; NULL until the first pin */
+    uint32_t            *held; /* pinned victims, during an insert */
     const snic_policy_t *policy;
     void                *pstate;
     snic_dir_stats_t     stats;
@@ -55,7 +58,7 @@ snic_dir_create(uint32_t nslots, const snic_policy_t *policy)
     if (nslots == 0) {
         return NULL;
     }
-    d = calloc(1, sizeof(*d));
+    d = snic_calloc(1, sizeof(*d));
     if (d == NULL) {
         return NULL;
     }
@@ -64,9 +67,9 @@ snic_dir_create(uint32_t nslots, const snic_policy_t *policy)
     }
     d->nslots = nslots;
     d->mask = size - 1;
-    d->e = calloc(nslots, sizeof(entry_t));
-    d->buckets = malloc(sizeof(uint32_t) * size);
-    d->free = malloc(sizeof(uint32_t) * nslots);
+    d->e = snic_calloc(nslots, sizeof(entry_t));
+    d->buckets = snic_malloc(sizeof(uint32_t) * size);
+    d->free = snic_malloc(sizeof(uint32_t) * nslots);
     d->policy = policy;
     d->pstate = policy->create(nslots);
     if (d->e == NULL || d->buckets == NULL || d->free == NULL
@@ -94,10 +97,12 @@ snic_dir_destroy(snic_dir_t *d)
     if (d->pstate != NULL) {
         d->policy->destroy(d->pstate);
     }
-    free(d->e);
-    free(d->buckets);
-    free(d->free);
-    free(d);
+    snic_free(d->e);
+    snic_free(d->buckets);
+    snic_free(d->free);
+    snic_free(d->pins);
+    snic_free(d->held);
+    snic_free(d);
 }
 
 /* Take slot out of its hash chain; it keeps its entry until reused. */
@@ -153,6 +158,24 @@ snic_dir_insert(snic_dir_t *d, const snic_block_id_t *id, uint64_t revision,
         slot = d->free[--d->nfree];
     } else {
         slot = d->policy->evict(d->pstate, key);
+        /* pinned victims are held aside while the policy chooses again,
+         * then go back in as if just inserted */
+        for (b = 0; d->pins != NULL && d->pins[slot] > 0;) {
+            d->held[b++] = slot;
+            if (b == d->nslots) {
+                slot = SNIC_SLOT_NONE;
+                break;
+            }
+            slot = d->policy->evict(d->pstate, key);
+        }
+        while (d->pins != NULL && b > 0) {
+            b--;
+            d->policy->insert(d->pstate, d->held[b],
+                              key_of(&d->e[d->held[b]].id));
+        }
+        if (slot == SNIC_SLOT_NONE) {
+            return SNIC_SLOT_NONE;
+        }
         unhash(d, slot);
         d->stats.evictions++;
         *evicted = 1;
@@ -190,4 +213,31 @@ snic_dir_remove(snic_dir_t *d, uint32_t slot)
     d->policy->remove(d->pstate, slot);
     unhash(d, slot);
     d->free[d->nfree++] = slot;
+}
+
+int
+snic_dir_pins_init(snic_dir_t *d)
+{
+    if (d->pins == NULL) {
+        d->held = snic_calloc(d->nslots, sizeof(uint32_t));
+        d->pins =
+            d->held != NULL ? snic_calloc(d->nslots, sizeof(uint32_t)) : NULL;
+    }
+    return d->pins != NULL ? 0 : -1;
+}
+
+void
+snic_dir_pin(snic_dir_t *d, uint32_t slot)
+{
+    if (d->pins != NULL && slot < d->nslots) {
+        d->pins[slot]++;
+    }
+}
+
+void
+snic_dir_unpin(snic_dir_t *d, uint32_t slot)
+{
+    if (d->pins != NULL && slot < d->nslots && d->pins[slot] > 0) {
+        d->pins[slot]--;
+    }
 }

@@ -17,6 +17,7 @@
 
 #include <stdlib.h>
 
+#include "../snic.h"
 #include "policy.h"
 
 enum { IN_NONE = 0, IN_T1, IN_T2, IN_B1, IN_B2 };
@@ -52,20 +53,20 @@ arc_destroy(void *state)
     snic_slist_free(&a->t2);
     snic_slist_free(&a->b1);
     snic_slist_free(&a->b2);
-    free(a->where);
-    free(a->key);
-    free(a->gkey);
-    free(a->gwhere);
-    free(a->ghnext);
-    free(a->gbucket);
-    free(a->gfree);
-    free(a);
+    snic_free(a->where);
+    snic_free(a->key);
+    snic_free(a->gkey);
+    snic_free(a->gwhere);
+    snic_free(a->ghnext);
+    snic_free(a->gbucket);
+    snic_free(a->gfree);
+    snic_free(a);
 }
 
 static void *
 arc_create(uint32_t nslots)
 {
-    arc_t   *a = calloc(1, sizeof(*a));
+    arc_t   *a = snic_calloc(1, sizeof(*a));
     uint32_t nodes = 2 * nslots + 1, size = 16, i;
 
     if (a == NULL) {
@@ -76,13 +77,13 @@ arc_create(uint32_t nslots)
     }
     a->c = nslots;
     a->gmask = size - 1;
-    a->where = calloc(nslots, 1);
-    a->key = calloc(nslots, sizeof(uint64_t));
-    a->gkey = calloc(nodes, sizeof(uint64_t));
-    a->gwhere = calloc(nodes, 1);
-    a->ghnext = calloc(nodes, sizeof(uint32_t));
-    a->gbucket = malloc(sizeof(uint32_t) * size);
-    a->gfree = malloc(sizeof(uint32_t) * nodes);
+    a->where = snic_calloc(nslots, 1);
+    a->key = snic_calloc(nslots, sizeof(uint64_t));
+    a->gkey = snic_calloc(nodes, sizeof(uint64_t));
+    a->gwhere = snic_calloc(nodes, 1);
+    a->ghnext = snic_calloc(nodes, sizeof(uint32_t));
+    a->gbucket = snic_malloc(sizeof(uint32_t) * size);
+    a->gfree = snic_malloc(sizeof(uint32_t) * nodes);
     if (snic_slist_init(&a->t1, nslots) != 0
         || snic_slist_init(&a->t2, nslots) != 0
         || snic_slist_init(&a->b1, nodes) != 0

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 
+#include "../snic.h"
 #include "policy.h"
 
 typedef struct {
@@ -20,15 +21,15 @@ typedef struct {
 static void *
 clock_create(uint32_t nslots)
 {
-    clock_state_t *c = malloc(sizeof(*c));
+    clock_state_t *c = snic_malloc(sizeof(*c));
     uint32_t       i;
 
     if (c == NULL) {
         return NULL;
     }
-    c->ref = malloc(nslots);
+    c->ref = snic_malloc(nslots);
     if (c->ref == NULL) {
-        free(c);
+        snic_free(c);
         return NULL;
     }
     for (i = 0; i < nslots; i++) {
@@ -44,8 +45,8 @@ clock_destroy(void *state)
 {
     clock_state_t *c = state;
 
-    free(c->ref);
-    free(c);
+    snic_free(c->ref);
+    snic_free(c);
 }
 
 static void

@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 
+#include "../snic.h"
 #include "policy.h"
 
 typedef struct {
@@ -35,26 +36,26 @@ lfu_destroy(void *state)
     lfu_t *l = state;
 
     snic_slist_free(&l->links);
-    free(l->freq);
-    free(l->bucket);
-    free(l->b);
-    free(l->bfree);
-    free(l);
+    snic_free(l->freq);
+    snic_free(l->bucket);
+    snic_free(l->b);
+    snic_free(l->bfree);
+    snic_free(l);
 }
 
 static void *
 lfu_create(uint32_t nslots)
 {
-    lfu_t   *l = calloc(1, sizeof(*l));
+    lfu_t   *l = snic_calloc(1, sizeof(*l));
     uint32_t i;
 
     if (l == NULL) {
         return NULL;
     }
-    l->freq = calloc(nslots, sizeof(uint32_t));
-    l->bucket = calloc(nslots, sizeof(uint32_t));
-    l->b = calloc(nslots + 1, sizeof(bucket_t));
-    l->bfree = malloc(sizeof(uint32_t) * (nslots + 1));
+    l->freq = snic_calloc(nslots, sizeof(uint32_t));
+    l->bucket = snic_calloc(nslots, sizeof(uint32_t));
+    l->b = snic_calloc(nslots + 1, sizeof(bucket_t));
+    l->bfree = snic_malloc(sizeof(uint32_t) * (nslots + 1));
     if (snic_slist_init(&l->links, nslots) != 0 || l->freq == NULL
         || l->bucket == NULL || l->b == NULL || l->bfree == NULL) {
         lfu_destroy(l);

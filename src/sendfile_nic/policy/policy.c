@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../snic.h"
 #include "policy.h"
 
 extern const snic_policy_t snic_policy_lru;
@@ -38,8 +39,8 @@ snic_policy_find(const char *name)
 int
 snic_slist_init(snic_slist_t *l, uint32_t nslots)
 {
-    l->prev = malloc(sizeof(uint32_t) * nslots);
-    l->next = malloc(sizeof(uint32_t) * nslots);
+    l->prev = snic_malloc(sizeof(uint32_t) * nslots);
+    l->next = snic_malloc(sizeof(uint32_t) * nslots);
     l->head = l->tail = SNIC_SLOT_NONE;
     l->count = 0;
     if (l->prev == NULL || l->next == NULL) {
@@ -52,8 +53,8 @@ snic_slist_init(snic_slist_t *l, uint32_t nslots)
 void
 snic_slist_free(snic_slist_t *l)
 {
-    free(l->prev);
-    free(l->next);
+    snic_free(l->prev);
+    snic_free(l->next);
     l->prev = l->next = NULL;
 }
 
@@ -92,10 +93,10 @@ snic_slist_unlink(snic_slist_t *l, uint32_t slot)
 void *
 snic_queue_create(uint32_t nslots)
 {
-    snic_slist_t *l = malloc(sizeof(*l));
+    snic_slist_t *l = snic_malloc(sizeof(*l));
 
     if (l == NULL || snic_slist_init(l, nslots) != 0) {
-        free(l);
+        snic_free(l);
         return NULL;
     }
     return l;
@@ -105,7 +106,7 @@ void
 snic_queue_destroy(void *state)
 {
     snic_slist_free(state);
-    free(state);
+    snic_free(state);
 }
 
 void

@@ -18,6 +18,7 @@
 
 #include <stdlib.h>
 
+#include "../snic.h"
 #include "policy.h"
 
 typedef struct {
@@ -44,20 +45,20 @@ s3fifo_destroy(void *state)
 
     snic_slist_free(&q->s);
     snic_slist_free(&q->m);
-    free(q->freq);
-    free(q->in_main);
-    free(q->key);
-    free(q->gkey);
-    free(q->gnext);
-    free(q->glinked);
-    free(q->gbucket);
-    free(q);
+    snic_free(q->freq);
+    snic_free(q->in_main);
+    snic_free(q->key);
+    snic_free(q->gkey);
+    snic_free(q->gnext);
+    snic_free(q->glinked);
+    snic_free(q->gbucket);
+    snic_free(q);
 }
 
 static void *
 s3fifo_create(uint32_t nslots)
 {
-    s3fifo_t *q = calloc(1, sizeof(*q));
+    s3fifo_t *q = snic_calloc(1, sizeof(*q));
     uint32_t  size = 16, i;
 
     if (q == NULL) {
@@ -69,13 +70,13 @@ s3fifo_create(uint32_t nslots)
         size <<= 1;
     }
     q->gmask = size - 1;
-    q->freq = calloc(nslots, 1);
-    q->in_main = calloc(nslots, 1);
-    q->key = calloc(nslots, sizeof(uint64_t));
-    q->gkey = calloc(q->gcap, sizeof(uint64_t));
-    q->gnext = calloc(q->gcap, sizeof(uint32_t));
-    q->glinked = calloc(q->gcap, 1);
-    q->gbucket = malloc(sizeof(uint32_t) * size);
+    q->freq = snic_calloc(nslots, 1);
+    q->in_main = snic_calloc(nslots, 1);
+    q->key = snic_calloc(nslots, sizeof(uint64_t));
+    q->gkey = snic_calloc(q->gcap, sizeof(uint64_t));
+    q->gnext = snic_calloc(q->gcap, sizeof(uint32_t));
+    q->glinked = snic_calloc(q->gcap, 1);
+    q->gbucket = snic_malloc(sizeof(uint32_t) * size);
     if (snic_slist_init(&q->s, nslots) != 0
         || snic_slist_init(&q->m, nslots) != 0 || q->freq == NULL
         || q->in_main == NULL || q->key == NULL || q->gkey == NULL

@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 
+#include "../snic.h"
 #include "policy.h"
 
 typedef struct {
@@ -19,15 +20,15 @@ typedef struct {
 static void *
 sieve_create(uint32_t nslots)
 {
-    sieve_t *s = malloc(sizeof(*s));
+    sieve_t *s = snic_malloc(sizeof(*s));
 
     if (s == NULL) {
         return NULL;
     }
-    s->visited = calloc(nslots, 1);
+    s->visited = snic_calloc(nslots, 1);
     if (s->visited == NULL || snic_slist_init(&s->q, nslots) != 0) {
-        free(s->visited);
-        free(s);
+        snic_free(s->visited);
+        snic_free(s);
         return NULL;
     }
     s->hand = SNIC_SLOT_NONE;
@@ -40,8 +41,8 @@ sieve_destroy(void *state)
     sieve_t *s = state;
 
     snic_slist_free(&s->q);
-    free(s->visited);
-    free(s);
+    snic_free(s->visited);
+    snic_free(s);
 }
 
 static void

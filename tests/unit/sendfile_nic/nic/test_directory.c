@@ -107,11 +107,42 @@ test_many_blocks(void)
     snic_dir_destroy(d);
 }
 
+/* pinned slots are passed over by replacement, under every policy */
+static void
+test_pinned_slots_are_not_replaced(void)
+{
+    const snic_policy_t *const *p;
+
+    for (p = snic_policies; *p != NULL; p++) {
+        snic_dir_t     *d = snic_dir_create(2, *p);
+        snic_block_id_t a = {1, 1, 0}, b = {1, 1, 1}, c = {1, 1, 2};
+        snic_block_id_t e = {1, 1, 3};
+        uint32_t        sa, sb, sc;
+        int             ev;
+
+        CHECK_INT(snic_dir_pins_init(d), 0);
+        sa = snic_dir_insert(d, &a, 1, &ev);
+        sb = snic_dir_insert(d, &b, 1, &ev);
+        snic_dir_pin(d, sa);
+        sc = snic_dir_insert(d, &c, 1, &ev);
+        CHECK_INT(sc, sb); /* b went, a stayed */
+        CHECK_INT(ev, 1);
+        CHECK_INT(snic_dir_lookup(d, &a, 1), sa);
+        snic_dir_pin(d, sc);
+        CHECK_INT(snic_dir_insert(d, &e, 1, &ev), SNIC_SLOT_NONE);
+        snic_dir_unpin(d, sa);
+        CHECK_INT(snic_dir_insert(d, &e, 1, &ev), sa); /* free again */
+        CHECK_INT(snic_dir_lookup(d, &c, 1), sc);
+        snic_dir_destroy(d);
+    }
+}
+
 int
 main(void)
 {
     RUN(test_hit_miss_and_identity);
     RUN(test_revision_mismatch_invalidates);
+    RUN(test_pinned_slots_are_not_replaced);
     RUN(test_eviction_when_full);
     RUN(test_many_blocks);
     return harness_report("test_directory");
