@@ -10,6 +10,8 @@
 #   make bench-replayer nicreplay's requests/s against wrk's (1 KiB file)
 #   make bench-nic    the nic backend: emulation cost, cached vs uncached bus
 #   make bench-h2     HTTP/2 (h2load) and HTTPS (wrk) against h2o and nginx
+#   make module       build the nginx module (modules/, needs nginx-dev)
+#   make bench-module nginx with the module against nginx without it
 #   make fuzz         run the libFuzzer targets for FUZZ_SECONDS each
 #   make install      install into $(PREFIX) (DESTDIR honoured)
 #   make format-check check the C sources against .clang-format
@@ -52,7 +54,7 @@ UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 
 FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all deps run test test-unit test-integration test-asan bench \
+.PHONY: all deps run test test-unit test-integration test-asan bench module module-build bench-module \
         bench-policy bench-nicsim bench-replayer bench-nic bench-h2 fuzz \
         install format format-check clean distclean help
 
@@ -128,8 +130,23 @@ run: $(BUILD)/nicd $(BUILD)/www/index.html
 test-unit: $(UNIT_BINS) $(FUZZ_REPLAY)
 	@sh tests/unit/run.sh $(UNIT_BINS) -- $(FUZZ_REPLAY)
 
+# the nginx module is built and tested wherever nginx-dev is installed
+# (deps installs it); without it, its tests say they skipped
 test-integration: $(TOOLS)
+	@if [ -f /usr/share/nginx/src/conf_flags ]; then \
+	    $(MAKE) --no-print-directory module-build; fi
 	@NICD=$(BUILD)/nicd $(PYTHON) tests/integration/run.py
+
+MODULE_SO = $(BUILD)/ngx_http_sendfile_nic_module.so
+
+module: $(CONFIG)
+	@$(MAKE) --no-print-directory deps DEPS="build module"
+	@$(MAKE) --no-print-directory module-build
+
+module-build: $(MODULE_SO)
+
+$(MODULE_SO): $(CONFIG) scripts/build-module.sh $(wildcard modules/ngx_http_sendfile_nic_module/*) $(SNIC_SRCS) $(wildcard src/sendfile_nic/*.h src/sendfile_nic/*/*.h) src/util/size.c
+	sh scripts/build-module.sh $(BUILD) >/dev/null
 
 test:
 	@$(MAKE) --no-print-directory deps DEPS="build test"
@@ -141,6 +158,10 @@ test-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
 	    SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    test-unit test-integration
+
+bench-module: module
+	@$(MAKE) --no-print-directory deps DEPS="bench"
+	sh bench/module.sh
 
 bench: $(BUILD)/nicd
 	@$(MAKE) --no-print-directory deps DEPS="build bench"

@@ -1,0 +1,939 @@
+
+/*
+ * ngx_http_sendfile_nic_module: nicache's emulated network interface data
+ * cache inside nginx.
+ *
+ * A body filter after the copy filter: a buffer that points into a regular
+ * file is split at NIC block boundaries; each block that is cached (or
+ * that may be inserted now) becomes a buffer that points into the
+ * emulated NIC memory, a memfd, so that nginx's own sendfile() sends it
+ * from there.  Other blocks keep pointing into the file (normal DMA, a
+ * fallback counted by reason).  The directory, the policies, the NIC
+ * memory and the interconnect and host models are nicache's library
+ * (src/sendfile_nic/), the same code nicd runs.
+ *
+ * One emulated NIC (or sendfile_nic_count of them) serves all worker
+ * processes: the library's state is allocated in a shared memory zone
+ * while the master reads the configuration, with process-shared locks,
+ * and the memfd is created there too, so every worker inherits it.
+ *
+ * A block handed to nginx in a buffer is pinned until nginx has passed
+ * it to the kernel; from then on the punch-hole interlock of the library
+ * keeps the queued bytes right when the block is replaced.
+ */
+
+
+#include <ngx_config.h>
+#include <ngx_core.h>
+#include <ngx_http.h>
+
+#include "snic.h"
+
+
+#define NGX_HTTP_SENDFILE_NIC_PIECES  16
+
+
+typedef struct {
+    ngx_flag_t          enable;
+    ngx_int_t           report;     /* SNIC_REPORT_*, or -1 */
+} ngx_http_sendfile_nic_loc_conf_t;
+
+
+typedef struct {
+    size_t              cache_size;
+    size_t              block_size;
+    ngx_uint_t          count;
+    ngx_str_t           policy;
+    ngx_str_t           bus;
+    ngx_str_t           testbed;
+    ngx_flag_t          bus_limit;
+    ngx_shm_zone_t     *zone;
+    snic_instance_t    *nic;        /* in the zone */
+} ngx_http_sendfile_nic_main_conf_t;
+
+
+/* per connection: the library's connection (which NIC, what it counted) */
+typedef struct {
+    snic_conn_t         sc;
+    snic_instance_t    *nic;
+    ngx_msec_t          resume;     /* paced: no sends before this time */
+} ngx_http_sendfile_nic_conn_t;
+
+
+typedef struct {
+    ngx_buf_t          *buf;
+    uint32_t            slot;
+} ngx_http_sendfile_nic_pin_t;
+
+
+/* per request */
+typedef struct {
+    ngx_http_sendfile_nic_conn_t  *conn;
+    ngx_array_t                    pins;    /* ngx_http_sendfile_nic_pin_t */
+    ngx_file_t                    *memory;  /* the NIC memory, as a file */
+    ngx_fd_t                       fd;      /* the file last looked at */
+    snic_file_t                    file;
+    off_t                          other;   /* bytes not from files */
+    ngx_chain_t                   *held;    /* paced: waits for the timer */
+} ngx_http_sendfile_nic_ctx_t;
+
+
+static ngx_int_t ngx_http_sendfile_nic_body_filter(ngx_http_request_t *r,
+    ngx_chain_t *in);
+static ngx_int_t ngx_http_sendfile_nic_map(ngx_http_request_t *r,
+    ngx_http_sendfile_nic_ctx_t *ctx, ngx_buf_t *b, ngx_chain_t ***last);
+static void ngx_http_sendfile_nic_unpin_sent(ngx_http_sendfile_nic_ctx_t *ctx,
+    ngx_uint_t all);
+static void ngx_http_sendfile_nic_request_cleanup(void *data);
+static ngx_http_sendfile_nic_conn_t *ngx_http_sendfile_nic_conn(
+    ngx_http_request_t *r, snic_instance_t *nic);
+static void ngx_http_sendfile_nic_conn_cleanup(void *data);
+static ngx_int_t ngx_http_sendfile_nic_log_handler(ngx_http_request_t *r);
+static ngx_int_t ngx_http_sendfile_nic_report_handler(ngx_http_request_t *r);
+static char *ngx_http_sendfile_nic_report(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf);
+static ngx_int_t ngx_http_sendfile_nic_init_zone(ngx_shm_zone_t *shm_zone,
+    void *data);
+static void *ngx_http_sendfile_nic_create_main_conf(ngx_conf_t *cf);
+static char *ngx_http_sendfile_nic_init_main_conf(ngx_conf_t *cf, void *conf);
+static void *ngx_http_sendfile_nic_create_loc_conf(ngx_conf_t *cf);
+static char *ngx_http_sendfile_nic_merge_loc_conf(ngx_conf_t *cf, void *parent,
+    void *child);
+static ngx_int_t ngx_http_sendfile_nic_init(ngx_conf_t *cf);
+
+
+static ngx_command_t  ngx_http_sendfile_nic_commands[] = {
+
+    { ngx_string("sendfile_nic"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_FLAG,
+      ngx_conf_set_flag_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_sendfile_nic_loc_conf_t, enable),
+      NULL },
+
+    { ngx_string("sendfile_nic_cache_size"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_size_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_sendfile_nic_main_conf_t, cache_size),
+      NULL },
+
+    { ngx_string("sendfile_nic_block_size"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_size_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_sendfile_nic_main_conf_t, block_size),
+      NULL },
+
+    { ngx_string("sendfile_nic_count"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_num_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_sendfile_nic_main_conf_t, count),
+      NULL },
+
+    { ngx_string("sendfile_nic_policy"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_str_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_sendfile_nic_main_conf_t, policy),
+      NULL },
+
+    { ngx_string("sendfile_nic_bus"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_str_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_sendfile_nic_main_conf_t, bus),
+      NULL },
+
+    { ngx_string("sendfile_nic_testbed"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_str_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_sendfile_nic_main_conf_t, testbed),
+      NULL },
+
+    { ngx_string("sendfile_nic_bus_limit"),
+      NGX_HTTP_MAIN_CONF|NGX_CONF_FLAG,
+      ngx_conf_set_flag_slot,
+      NGX_HTTP_MAIN_CONF_OFFSET,
+      offsetof(ngx_http_sendfile_nic_main_conf_t, bus_limit),
+      NULL },
+
+    { ngx_string("sendfile_nic_status"),
+      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
+      ngx_http_sendfile_nic_report,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      SNIC_REPORT_JSON,
+      NULL },
+
+    { ngx_string("sendfile_nic_metrics"),
+      NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
+      ngx_http_sendfile_nic_report,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      SNIC_REPORT_PROMETHEUS,
+      NULL },
+
+      ngx_null_command
+};
+
+
+static ngx_http_module_t  ngx_http_sendfile_nic_module_ctx = {
+    NULL,                                  /* preconfiguration */
+    ngx_http_sendfile_nic_init,            /* postconfiguration */
+
+    ngx_http_sendfile_nic_create_main_conf, /* create main configuration */
+    ngx_http_sendfile_nic_init_main_conf,  /* init main configuration */
+
+    NULL,                                  /* create server configuration */
+    NULL,                                  /* merge server configuration */
+
+    ngx_http_sendfile_nic_create_loc_conf, /* create location configuration */
+    ngx_http_sendfile_nic_merge_loc_conf   /* merge location configuration */
+};
+
+
+ngx_module_t  ngx_http_sendfile_nic_module = {
+    NGX_MODULE_V1,
+    &ngx_http_sendfile_nic_module_ctx,     /* module context */
+    ngx_http_sendfile_nic_commands,        /* module directives */
+    NGX_HTTP_MODULE,                       /* module type */
+    NULL,                                  /* init master */
+    NULL,                                  /* init module */
+    NULL,                                  /* init process */
+    NULL,                                  /* init thread */
+    NULL,                                  /* exit thread */
+    NULL,                                  /* exit process */
+    NULL,                                  /* exit master */
+    NGX_MODULE_V1_PADDING
+};
+
+
+static ngx_http_output_body_filter_pt    ngx_http_next_body_filter;
+
+
+static ngx_int_t
+ngx_http_sendfile_nic_body_filter(ngx_http_request_t *r, ngx_chain_t *in)
+{
+    ngx_int_t                           rc;
+    ngx_msec_t                          now;
+    ngx_chain_t                        *cl, *out, **last;
+    ngx_pool_cleanup_t                 *cln;
+    ngx_http_sendfile_nic_ctx_t        *ctx;
+    ngx_http_sendfile_nic_loc_conf_t   *slcf;
+    ngx_http_sendfile_nic_main_conf_t  *smcf;
+
+    slcf = ngx_http_get_module_loc_conf(r, ngx_http_sendfile_nic_module);
+    smcf = ngx_http_get_module_main_conf(r, ngx_http_sendfile_nic_module);
+
+    if (!slcf->enable || smcf->nic == NULL) {
+        return ngx_http_next_body_filter(r, in);
+    }
+
+    ctx = ngx_http_get_module_ctx(r->main, ngx_http_sendfile_nic_module);
+
+    if (ctx == NULL) {
+        ctx = ngx_pcalloc(r->main->pool, sizeof(ngx_http_sendfile_nic_ctx_t));
+        if (ctx == NULL) {
+            return NGX_ERROR;
+        }
+
+        ctx->conn = ngx_http_sendfile_nic_conn(r, smcf->nic);
+        if (ctx->conn == NULL) {
+            return NGX_ERROR;
+        }
+
+        if (ngx_array_init(&ctx->pins, r->main->pool, 8,
+                           sizeof(ngx_http_sendfile_nic_pin_t))
+            != NGX_OK)
+        {
+            return NGX_ERROR;
+        }
+
+        ctx->fd = NGX_INVALID_FILE;
+
+        cln = ngx_pool_cleanup_add(r->main->pool, 0);
+        if (cln == NULL) {
+            return NGX_ERROR;
+        }
+
+        cln->handler = ngx_http_sendfile_nic_request_cleanup;
+        cln->data = ctx;
+
+        ngx_http_set_ctx(r->main, ctx, ngx_http_sendfile_nic_module);
+    }
+
+    /* nic_bus_limit: no sends before the modelled bus and host allow */
+
+    if (ctx->conn->resume) {
+        now = ngx_current_msec;
+
+        if ((ngx_msec_int_t) (ctx->conn->resume - now) > 0) {
+            if (in && ngx_chain_add_copy(r->pool, &ctx->held, in) != NGX_OK) {
+                return NGX_ERROR;
+            }
+
+            r->connection->buffered |= NGX_HTTP_WRITE_BUFFERED;
+            r->connection->write->delayed = 1;
+            ngx_add_timer(r->connection->write, ctx->conn->resume - now);
+
+            return NGX_AGAIN;
+        }
+
+        ctx->conn->resume = 0;
+    }
+
+    if (ctx->held) {
+        if (in && ngx_chain_add_copy(r->pool, &ctx->held, in) != NGX_OK) {
+            return NGX_ERROR;
+        }
+
+        in = ctx->held;
+        ctx->held = NULL;
+    }
+
+    out = NULL;
+    last = &out;
+
+    for (cl = in; cl; cl = cl->next) {
+
+        if (cl->buf->in_file && !ngx_buf_in_memory(cl->buf)
+            && cl->buf->file_last > cl->buf->file_pos)
+        {
+            if (ngx_http_sendfile_nic_map(r, ctx, cl->buf, &last) != NGX_OK) {
+                return NGX_ERROR;
+            }
+
+            continue;
+        }
+
+        if (ngx_buf_in_memory(cl->buf)) {
+            ctx->other += cl->buf->last - cl->buf->pos;
+        }
+
+        *last = ngx_alloc_chain_link(r->pool);
+        if (*last == NULL) {
+            return NGX_ERROR;
+        }
+
+        (*last)->buf = cl->buf;
+        last = &(*last)->next;
+    }
+
+    *last = NULL;
+
+    rc = ngx_http_next_body_filter(r, out);
+
+    ngx_http_sendfile_nic_unpin_sent(ctx, 0);
+
+    return rc;
+}
+
+
+/*
+ * Replace file buffer b by buffers for its blocks: from NIC memory or from
+ * the file, as the library decides.  b itself is left consumed.
+ */
+
+static ngx_int_t
+ngx_http_sendfile_nic_map(ngx_http_request_t *r,
+    ngx_http_sendfile_nic_ctx_t *ctx, ngx_buf_t *b, ngx_chain_t ***last)
+{
+    int                           i, n;
+    off_t                         pos;
+    size_t                        mapped;
+    ngx_buf_t                    *nb;
+    ngx_chain_t                  *cl;
+    ngx_file_info_t               fi;
+    snic_piece_t                  p[NGX_HTTP_SENDFILE_NIC_PIECES];
+    ngx_http_sendfile_nic_pin_t  *pin;
+
+    if (ctx->fd != b->file->fd) {
+        if (ngx_fd_info(b->file->fd, &fi) == NGX_FILE_ERROR) {
+            ngx_log_error(NGX_LOG_CRIT, r->connection->log, ngx_errno,
+                          ngx_fd_info_n " \"%V\" failed", &b->file->name);
+            return NGX_ERROR;
+        }
+
+        snic_file_init(&ctx->file, b->file->fd, &fi);
+        ctx->fd = b->file->fd;
+    }
+
+    pos = b->file_pos;
+    nb = NULL;
+
+    while (pos < b->file_last) {
+
+        n = snic_nic_map(ctx->conn->nic, &ctx->conn->sc, &ctx->file, pos,
+                         (size_t) (b->file_last - pos), p,
+                         NGX_HTTP_SENDFILE_NIC_PIECES, &mapped);
+        if (n <= 0) {
+            return NGX_ERROR;
+        }
+
+        for (i = 0; i < n; i++) {
+            nb = ngx_calloc_buf(r->pool);
+            if (nb == NULL) {
+                return NGX_ERROR;
+            }
+
+            nb->in_file = 1;
+            nb->file_pos = p[i].off;
+            nb->file_last = p[i].off + (off_t) p[i].len;
+            nb->tag = (ngx_buf_tag_t) &ngx_http_sendfile_nic_module;
+
+            if (p[i].from_nic) {
+                if (ctx->memory == NULL
+                    || ctx->memory->fd != (ngx_fd_t) p[i].fd)
+                {
+                    ctx->memory = ngx_pcalloc(r->pool, sizeof(ngx_file_t));
+                    if (ctx->memory == NULL) {
+                        return NGX_ERROR;
+                    }
+
+                    ctx->memory->fd = p[i].fd;
+                    ngx_str_set(&ctx->memory->name, "NIC memory");
+                    ctx->memory->log = r->connection->log;
+                }
+
+                nb->file = ctx->memory;
+
+                pin = ngx_array_push(&ctx->pins);
+                if (pin == NULL) {
+                    snic_nic_unpin(ctx->conn->nic, &ctx->conn->sc, p[i].slot);
+                    return NGX_ERROR;
+                }
+
+                pin->buf = nb;
+                pin->slot = p[i].slot;
+
+            } else {
+                nb->file = b->file;
+            }
+
+            cl = ngx_alloc_chain_link(r->pool);
+            if (cl == NULL) {
+                return NGX_ERROR;
+            }
+
+            cl->buf = nb;
+            **last = cl;
+            *last = &cl->next;
+        }
+
+        pos += (off_t) mapped;
+    }
+
+    /* the flags of b go with its last piece */
+
+    if (nb) {
+        nb->last_buf = b->last_buf;
+        nb->last_in_chain = b->last_in_chain;
+        nb->flush = b->flush;
+        nb->sync = b->sync;
+    }
+
+    b->file_pos = b->file_last;
+
+    return NGX_OK;
+}
+
+
+/* unpin the blocks nginx has handed to the kernel (or all of them) */
+
+static void
+ngx_http_sendfile_nic_unpin_sent(ngx_http_sendfile_nic_ctx_t *ctx,
+    ngx_uint_t all)
+{
+    ngx_uint_t                    i, k;
+    ngx_http_sendfile_nic_pin_t  *pin;
+
+    pin = ctx->pins.elts;
+    k = 0;
+
+    for (i = 0; i < ctx->pins.nelts; i++) {
+        if (all || pin[i].buf->file_pos >= pin[i].buf->file_last) {
+            snic_nic_unpin(ctx->conn->nic, &ctx->conn->sc, pin[i].slot);
+            continue;
+        }
+
+        pin[k++] = pin[i];
+    }
+
+    ctx->pins.nelts = k;
+}
+
+
+static void
+ngx_http_sendfile_nic_request_cleanup(void *data)
+{
+    ngx_http_sendfile_nic_ctx_t  *ctx = data;
+
+    ngx_http_sendfile_nic_unpin_sent(ctx, 1);
+}
+
+
+/*
+ * The library's connection for r's connection: made on first use and
+ * kept with a cleanup of the connection's pool, where it is found again.
+ */
+
+static ngx_http_sendfile_nic_conn_t *
+ngx_http_sendfile_nic_conn(ngx_http_request_t *r, snic_instance_t *nic)
+{
+    ngx_connection_t              *c;
+    ngx_pool_cleanup_t            *cln;
+    ngx_http_sendfile_nic_conn_t  *sc;
+
+    c = r->connection;
+
+    for (cln = c->pool->cleanup; cln; cln = cln->next) {
+        if (cln->handler == ngx_http_sendfile_nic_conn_cleanup) {
+            return cln->data;
+        }
+    }
+
+    cln = ngx_pool_cleanup_add(c->pool, sizeof(ngx_http_sendfile_nic_conn_t));
+    if (cln == NULL) {
+        return NULL;
+    }
+
+    sc = cln->data;
+    ngx_memzero(sc, sizeof(ngx_http_sendfile_nic_conn_t));
+
+    sc->sc.fd = c->fd;
+    sc->sc.nic = -1;
+    sc->nic = nic;
+
+    if (nic->ops->conn_open) {
+        nic->ops->conn_open(nic->state, &sc->sc);
+    }
+
+    cln->handler = ngx_http_sendfile_nic_conn_cleanup;
+
+    return sc;
+}
+
+
+static void
+ngx_http_sendfile_nic_conn_cleanup(void *data)
+{
+    ngx_http_sendfile_nic_conn_t  *sc = data;
+
+    if (sc->nic->ops->conn_close) {
+        sc->nic->ops->conn_close(sc->nic->state, &sc->sc);
+    }
+}
+
+
+/* a response ended: charge the interconnect and host models for it */
+
+static ngx_int_t
+ngx_http_sendfile_nic_log_handler(ngx_http_request_t *r)
+{
+    uint64_t                            wait;
+    ngx_http_sendfile_nic_ctx_t        *ctx;
+    ngx_http_sendfile_nic_main_conf_t  *smcf;
+
+    smcf = ngx_http_get_module_main_conf(r, ngx_http_sendfile_nic_module);
+    ctx = ngx_http_get_module_ctx(r, ngx_http_sendfile_nic_module);
+
+    if (ctx == NULL || smcf->nic == NULL) {
+        return NGX_OK;
+    }
+
+    wait = snic_nic_response_done(smcf->nic, &ctx->conn->sc,
+                                  r->header_size + (size_t) ctx->other);
+
+    /*
+     * nginx's timers count milliseconds: a shorter wait is taken as one
+     * (the library's clocks make up a late wake-up within their slack)
+     */
+
+    if (wait > 0) {
+        ctx->conn->resume = ngx_current_msec
+                            + (ngx_msec_t) ((wait + 999999) / 1000000);
+    }
+
+    return NGX_OK;
+}
+
+
+static ngx_int_t
+ngx_http_sendfile_nic_report_handler(ngx_http_request_t *r)
+{
+    size_t                              len, need;
+    ngx_int_t                           rc;
+    ngx_buf_t                          *b;
+    ngx_chain_t                         out;
+    snic_instance_t                    *nic;
+    ngx_http_sendfile_nic_loc_conf_t   *slcf;
+    ngx_http_sendfile_nic_main_conf_t  *smcf;
+
+    if (!(r->method & (NGX_HTTP_GET|NGX_HTTP_HEAD))) {
+        return NGX_HTTP_NOT_ALLOWED;
+    }
+
+    rc = ngx_http_discard_request_body(r);
+    if (rc != NGX_OK) {
+        return rc;
+    }
+
+    smcf = ngx_http_get_module_main_conf(r, ngx_http_sendfile_nic_module);
+    slcf = ngx_http_get_module_loc_conf(r, ngx_http_sendfile_nic_module);
+    nic = smcf->nic;
+
+    if (nic == NULL || nic->ops->report == NULL) {
+        return NGX_HTTP_NOT_FOUND;
+    }
+
+    /* the counters, as nicd's nic_status and nic_metrics give them */
+
+    len = 4096;
+
+    for ( ;; ) {
+        b = ngx_create_temp_buf(r->pool, len);
+        if (b == NULL) {
+            return NGX_HTTP_INTERNAL_SERVER_ERROR;
+        }
+
+        need = nic->ops->report(nic->state, (int) slcf->report,
+                                (char *) b->pos, len);
+        if (need < len) {
+            break;
+        }
+
+        len = need + 1;
+    }
+
+    b->last = b->pos + need;
+    b->last_buf = (r == r->main) ? 1 : 0;
+    b->last_in_chain = 1;
+
+    /* "?reset": answer the counters, then set them to zero */
+
+    if (r->args.len == 5 && ngx_strncmp(r->args.data, "reset", 5) == 0
+        && nic->ops->reset)
+    {
+        nic->ops->reset(nic->state);
+    }
+
+    r->headers_out.status = NGX_HTTP_OK;
+    r->headers_out.content_length_n = (off_t) need;
+
+    if (slcf->report == SNIC_REPORT_JSON) {
+        ngx_str_set(&r->headers_out.content_type, "application/json");
+
+    } else {
+        ngx_str_set(&r->headers_out.content_type,
+                    "text/plain; version=0.0.4");
+    }
+
+    r->headers_out.content_type_len = r->headers_out.content_type.len;
+    r->headers_out.content_type_lowcase = NULL;
+
+    rc = ngx_http_send_header(r);
+
+    if (rc == NGX_ERROR || rc > NGX_OK || r->header_only) {
+        return rc;
+    }
+
+    out.buf = b;
+    out.next = NULL;
+
+    return ngx_http_output_filter(r, &out);
+}
+
+
+static char *
+ngx_http_sendfile_nic_report(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
+{
+    ngx_http_sendfile_nic_loc_conf_t  *slcf = conf;
+
+    ngx_http_core_loc_conf_t  *clcf;
+
+    if (slcf->report != NGX_CONF_UNSET) {
+        return "is duplicate";
+    }
+
+    slcf->report = (ngx_int_t) cmd->offset;
+
+    clcf = ngx_http_conf_get_module_loc_conf(cf, ngx_http_core_module);
+    clcf->handler = ngx_http_sendfile_nic_report_handler;
+
+    return NGX_CONF_OK;
+}
+
+
+/*
+ * The shared zone's contents: the library's instance, allocated from the
+ * zone's slab pool while the master reads the configuration.  A reload
+ * with the same parameters keeps the zone, and with it the cache.
+ */
+
+static void *
+ngx_http_sendfile_nic_zone_alloc(void *ctx, size_t size)
+{
+    return ngx_slab_alloc_locked(ctx, size);
+}
+
+
+static void
+ngx_http_sendfile_nic_zone_free(void *ctx, void *p)
+{
+    ngx_slab_free_locked(ctx, p);
+}
+
+
+static ngx_int_t
+ngx_http_sendfile_nic_init_zone(ngx_shm_zone_t *shm_zone, void *data)
+{
+    ngx_http_sendfile_nic_main_conf_t  *smcf = shm_zone->data;
+
+    char               err[256], cache[32], block[32], count[32];
+    ngx_int_t          rc;
+    ngx_uint_t         n;
+    snic_param_t       params[8];
+    snic_options_t     opt;
+    ngx_slab_pool_t   *shpool;
+    snic_instance_t   *nic;
+    snic_allocator_t   a;
+
+    if (data) {
+        /* the previous cycle's zone: same name, so same parameters */
+        smcf->nic = ((ngx_http_sendfile_nic_main_conf_t *) data)->nic;
+        return NGX_OK;
+    }
+
+    shpool = (ngx_slab_pool_t *) shm_zone->shm.addr;
+
+    if (shm_zone->shm.exists) {
+        smcf->nic = shpool->data;
+        return NGX_OK;
+    }
+
+    n = 0;
+
+    ngx_snprintf((u_char *) cache, sizeof(cache), "%uz%Z", smcf->cache_size);
+    params[n].name = "nic_cache_size";
+    params[n++].value = cache;
+
+    ngx_snprintf((u_char *) block, sizeof(block), "%uz%Z", smcf->block_size);
+    params[n].name = "nic_block_size";
+    params[n++].value = block;
+
+    ngx_snprintf((u_char *) count, sizeof(count), "%ui%Z", smcf->count);
+    params[n].name = "nic_count";
+    params[n++].value = count;
+
+    params[n].name = "nic_policy";
+    params[n++].value = (char *) smcf->policy.data;
+
+    if (smcf->testbed.len) {
+        params[n].name = "nic_testbed";
+        params[n++].value = (char *) smcf->testbed.data;
+
+    } else {
+        params[n].name = "nic_bus";
+        params[n++].value = (char *) smcf->bus.data;
+    }
+
+    params[n].name = "nic_bus_limit";
+    params[n++].value = smcf->bus_limit ? "on" : "off";
+
+    ngx_memzero(&opt, sizeof(snic_options_t));
+    opt.params = params;
+    opt.nparams = (int) n;
+
+    a.alloc = ngx_http_sendfile_nic_zone_alloc;
+    a.free = ngx_http_sendfile_nic_zone_free;
+    a.ctx = shpool;
+    a.shared = 1;
+
+    ngx_shmtx_lock(&shpool->mutex);
+
+    nic = ngx_slab_alloc_locked(shpool, sizeof(snic_instance_t));
+    rc = NGX_ERROR;
+
+    if (nic) {
+        snic_set_allocator(&a);
+        rc = snic_instance_start(nic, snic_backend_find("nic"), &opt, err,
+                                 sizeof(err))
+             == 0 ? NGX_OK : NGX_ERROR;
+        snic_set_allocator(NULL);
+
+    } else {
+        ngx_cpystrn((u_char *) err, (u_char *) "the zone is too small",
+                    sizeof(err));
+    }
+
+    ngx_shmtx_unlock(&shpool->mutex);
+
+    if (rc != NGX_OK) {
+        ngx_log_error(NGX_LOG_EMERG, shm_zone->shm.log, 0,
+                      "sendfile_nic: %s", err);
+        return NGX_ERROR;
+    }
+
+    shpool->data = nic;
+    smcf->nic = nic;
+
+    return NGX_OK;
+}
+
+
+static void *
+ngx_http_sendfile_nic_create_main_conf(ngx_conf_t *cf)
+{
+    ngx_http_sendfile_nic_main_conf_t  *smcf;
+
+    smcf = ngx_pcalloc(cf->pool, sizeof(ngx_http_sendfile_nic_main_conf_t));
+    if (smcf == NULL) {
+        return NULL;
+    }
+
+    /*
+     * set by ngx_pcalloc():
+     *
+     *     smcf->policy = { 0, NULL };
+     *     smcf->bus = { 0, NULL };
+     *     smcf->testbed = { 0, NULL };
+     *     smcf->zone = NULL;
+     *     smcf->nic = NULL;
+     */
+
+    smcf->cache_size = NGX_CONF_UNSET_SIZE;
+    smcf->block_size = NGX_CONF_UNSET_SIZE;
+    smcf->count = NGX_CONF_UNSET_UINT;
+    smcf->bus_limit = NGX_CONF_UNSET;
+
+    return smcf;
+}
+
+
+static char *
+ngx_http_sendfile_nic_init_main_conf(ngx_conf_t *cf, void *conf)
+{
+    ngx_http_sendfile_nic_main_conf_t  *smcf = conf;
+
+    size_t      size, slots;
+    u_char     *p;
+    ngx_str_t   name;
+
+    ngx_conf_init_size_value(smcf->cache_size, 16 * 1024 * 1024);
+    ngx_conf_init_size_value(smcf->block_size, 4096);
+    ngx_conf_init_uint_value(smcf->count, 1);
+    ngx_conf_init_value(smcf->bus_limit, 0);
+
+    if (smcf->policy.data == NULL) {
+        ngx_str_set(&smcf->policy, "lru");
+    }
+
+    if (smcf->bus.data == NULL) {
+        ngx_str_set(&smcf->bus, "pci64-33");
+    }
+
+    if (smcf->block_size < 512 || (smcf->block_size & (smcf->block_size - 1)))
+    {
+        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                           "sendfile_nic_block_size must be a power of two, "
+                           "at least 512");
+        return NGX_CONF_ERROR;
+    }
+
+    if (smcf->count < 1 || smcf->count > 64) {
+        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                           "sendfile_nic_count must be 1 to 64");
+        return NGX_CONF_ERROR;
+    }
+
+    /*
+     * The zone holds the directory, the policy's lists and the pins (well
+     * under 256 bytes a slot for every policy) and a block for copying
+     * in, per NIC; its name carries the parameters, so that a reload
+     * that changes them starts a new cache and one that does not keeps it.
+     */
+
+    slots = smcf->cache_size / smcf->block_size;
+    size = 8 * ngx_pagesize
+           + smcf->count * (slots * 256 + smcf->block_size + 64 * 1024);
+
+    p = ngx_pnalloc(cf->pool, 256);
+    if (p == NULL) {
+        return NGX_CONF_ERROR;
+    }
+
+    name.data = p;
+    name.len = ngx_snprintf(p, 256, "sendfile_nic:%uz:%uz:%ui:%V:%V:%V:%i",
+                            smcf->cache_size, smcf->block_size, smcf->count,
+                            &smcf->policy, &smcf->bus, &smcf->testbed,
+                            smcf->bus_limit)
+               - p;
+
+    smcf->zone = ngx_shared_memory_add(cf, &name, size,
+                                       &ngx_http_sendfile_nic_module);
+    if (smcf->zone == NULL) {
+        return NGX_CONF_ERROR;
+    }
+
+    smcf->zone->init = ngx_http_sendfile_nic_init_zone;
+    smcf->zone->data = smcf;
+
+    return NGX_CONF_OK;
+}
+
+
+static void *
+ngx_http_sendfile_nic_create_loc_conf(ngx_conf_t *cf)
+{
+    ngx_http_sendfile_nic_loc_conf_t  *slcf;
+
+    slcf = ngx_palloc(cf->pool, sizeof(ngx_http_sendfile_nic_loc_conf_t));
+    if (slcf == NULL) {
+        return NULL;
+    }
+
+    slcf->enable = NGX_CONF_UNSET;
+    slcf->report = NGX_CONF_UNSET;
+
+    return slcf;
+}
+
+
+static char *
+ngx_http_sendfile_nic_merge_loc_conf(ngx_conf_t *cf, void *parent,
+    void *child)
+{
+    ngx_http_sendfile_nic_loc_conf_t  *prev = parent;
+    ngx_http_sendfile_nic_loc_conf_t  *conf = child;
+
+    ngx_conf_merge_value(conf->enable, prev->enable, 0);
+
+    if (conf->report == NGX_CONF_UNSET) {
+        conf->report = -1;
+    }
+
+    return NGX_CONF_OK;
+}
+
+
+static ngx_int_t
+ngx_http_sendfile_nic_init(ngx_conf_t *cf)
+{
+    ngx_http_handler_pt        *h;
+    ngx_http_core_main_conf_t  *cmcf;
+
+    ngx_http_next_body_filter = ngx_http_top_body_filter;
+    ngx_http_top_body_filter = ngx_http_sendfile_nic_body_filter;
+
+    cmcf = ngx_http_conf_get_module_main_conf(cf, ngx_http_core_module);
+
+    h = ngx_array_push(&cmcf->phases[NGX_HTTP_LOG_PHASE].handlers);
+    if (h == NULL) {
+        return NGX_ERROR;
+    }
+
+    *h = ngx_http_sendfile_nic_log_handler;
+
+    return NGX_OK;
+}

@@ -1,0 +1,273 @@
+"""The NIC data cache inside Debian's nginx (modules/ngx_http_sendfile_nic_
+module, built by "make module"): nginx in the foreground, master process
+and two workers sharing one emulated NIC, configuration and docroot in a
+temporary directory, a free port.  Bodies must be byte-exact (a directory
+or pinning error shows as wrong bytes, since cached bytes come from the
+emulated NIC memory), and the counters must match nicd's for the same
+requests."""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+
+from nicd import (DEADLINE, NICD, Server, Skip, check, get, pattern,
+                  wait_until)
+from test_nic import REPORTS, status
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+NGINX = "/usr/sbin/nginx"
+NASA = os.path.join(TOP, "..", "shared", "traces", "nasa",
+                    "NASA_access_log_Jul95.first10k.clf.gz")
+
+
+def module_path():
+    so = os.path.abspath(os.path.join(os.path.dirname(NICD),
+                                      "ngx_http_sendfile_nic_module.so"))
+    if not os.path.exists(so):
+        # the release build's, for the sanitizer pass (nginx is not built
+        # with sanitizers, so the module is the same)
+        so = os.path.join(TOP, "build", "ngx_http_sendfile_nic_module.so")
+    if not os.path.exists(so):
+        if not os.path.exists("/usr/share/nginx/src/conf_flags"):
+            raise Skip("nginx-dev is not installed: the module is not built")
+        raise AssertionError("%s is missing although nginx-dev is installed "
+                             "(make module)" % so)
+    if not os.path.exists(NGINX):
+        raise Skip("nginx is not installed")
+    return so
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Nginx:
+    """Debian's nginx with the module, 2 workers, in a temporary dir."""
+
+    def __init__(self, directives="", root=None, workers=2):
+        self.so = module_path()
+        self.dir = tempfile.mkdtemp(prefix="nicd-ngx-")
+        os.chmod(self.dir, 0o755)  # workers run as nobody
+        self.root = root or os.path.join(self.dir, "www")
+        os.makedirs(self.root, exist_ok=True)
+        os.chmod(self.root, 0o755)
+        self.port = free_port()
+        d = self.dir
+        with open(os.path.join(d, "nginx.conf"), "w") as f:
+            f.write("""load_module %(so)s;
+daemon off; master_process on; worker_processes %(workers)d;
+pid %(d)s/nginx.pid; error_log %(d)s/error.log info;
+events { worker_connections 1024; }
+http {
+    access_log off; sendfile on; keepalive_requests 100000;
+    client_body_temp_path %(d)s/t1; proxy_temp_path %(d)s/t2;
+    fastcgi_temp_path %(d)s/t3; uwsgi_temp_path %(d)s/t4;
+    scgi_temp_path %(d)s/t5;
+    sendfile_nic on;
+    %(directives)s
+    server {
+        listen 127.0.0.1:%(port)d; root %(root)s;
+        location = /nic-status { sendfile_nic_status; }
+        location = /nic-metrics { sendfile_nic_metrics; }
+    }
+}
+""" % {"so": self.so, "workers": workers, "d": d, "directives": directives,
+            "port": self.port, "root": self.root})
+        self.proc = subprocess.Popen(
+            [NGINX, "-p", d, "-c", os.path.join(d, "nginx.conf")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+        def up():
+            if self.proc.poll() is not None:
+                raise AssertionError("nginx exited: %s"
+                                     % self.proc.stderr.read().decode())
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 1).close()
+                return True
+            except OSError:
+                return False
+        wait_until(up, "nginx to listen")
+
+    def put(self, name, data):
+        path = os.path.join(self.root, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        os.chmod(path, 0o644)
+        return "/" + name
+
+    def status(self, reset=False):
+        r = get(self.port, "/nic-status" + ("?reset" if reset else ""))
+        check(r.status == 200, "status %d" % r.status)
+        return json.loads(r.body)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGQUIT)
+            try:
+                self.proc.wait(DEADLINE)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, et, ev, tb):
+        self.stop()
+
+
+def test_module_bytes_exact_for_many_files_and_ranges():
+    sizes = [1, 100, 4095, 4096, 4097, 8192, 12000, 30000, 65536, 100000]
+    with Nginx("sendfile_nic_cache_size 4m;") as n:  # holds them all
+        files = {}
+        for i in range(60):
+            data = pattern(sizes[i % len(sizes)], seed=i)
+            files[n.put("f%d" % i, data)] = data
+        for rnd in range(2):
+            for path, data in files.items():
+                r = get(n.port, path)
+                check(r.status == 200 and r.body == data,
+                      "round %d %s: %d, %d bytes" % (rnd, path, r.status,
+                                                      len(r.body)))
+        for path, data in list(files.items())[:20]:
+            if len(data) < 10:
+                continue
+            a, b = len(data) // 3, len(data) - 2
+            r = get(n.port, path, {"Range": "bytes=%d-%d" % (a, b)})
+            check(r.status == 206 and r.body == data[a:b + 1],
+                  "range of %s: %d" % (path, r.status))
+        st = n.status()["total"]
+    check(st["hits"] > 0 and st["saved_bytes"] > 0 and st["inserts"] > 0,
+          "the cache served nothing: %r" % st)
+
+
+def test_module_rewrite_and_rename_invalidate():
+    with Nginx("sendfile_nic_cache_size 1m;") as n:
+        one, two = pattern(9000, seed=1), pattern(9000, seed=2)
+        path = n.put("x", one)
+        for _ in range(2):
+            check(get(n.port, path).body == one, "first content")
+        with open(os.path.join(n.root, "x"), "r+b") as f:  # in place
+            f.write(two)
+        check(get(n.port, path).body == two, "rewritten in place")
+        n.put("y", one)
+        os.rename(os.path.join(n.root, "y"), os.path.join(n.root, "x"))
+        check(get(n.port, path).body == one, "renamed over")
+        st = n.status()["total"]
+    check(st["invalidations"] >= 1, "no invalidation counted: %r" % st)
+
+
+def slow_fetch(port, path, want, errors):
+    """GET path with a small receive buffer, reading in small pieces."""
+    try:
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.settimeout(DEADLINE)
+        s.connect(("127.0.0.1", port))
+        s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                   % path).encode())
+        buf = b""
+        while True:
+            d = s.recv(1024)
+            if not d:
+                break
+            buf += d
+        s.close()
+        body = buf.split(b"\r\n\r\n", 1)[1]
+        if body != want:
+            errors.append("%s: %d bytes, %s" % (
+                path, len(body), "wrong bytes" if len(body) == len(want)
+                else "wrong length"))
+    except Exception as e:  # noqa: BLE001 - reported as a failure
+        errors.append("%s: %r" % (path, e))
+
+
+def test_module_eviction_churn_with_slow_clients_gives_no_wrong_byte():
+    """A 64 KiB cache (16 blocks), 200 files, 64 slow clients at once:
+    blocks are replaced while others are still being sent."""
+    with Nginx("sendfile_nic_cache_size 64k;") as n:
+        files = []
+        for i in range(200):
+            data = pattern(3000 + (i * 977) % 20000, seed=100 + i)
+            files.append((n.put("c%d" % i, data), data))
+        errors = []
+        for batch in range(4):
+            threads = [threading.Thread(
+                target=slow_fetch,
+                args=(n.port,) + files[(batch * 64 + k) % 200] + (errors,))
+                for k in range(64)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(DEADLINE)
+        check(not errors, "%d wrong: %s" % (len(errors), errors[:5]))
+        st = n.status()["total"]
+    check(st["evictions"] > 0 and st["inserts"] > 16,
+          "no churn happened: %r" % st)
+
+
+def test_module_file_larger_than_cache_falls_back():
+    with Nginx("sendfile_nic_cache_size 64k;") as n:
+        data = pattern(200000, seed=7)
+        path = n.put("big", data)
+        n.status(reset=True)
+        check(get(n.port, path).body == data, "large file bytes")
+        st = n.status()["total"]
+    check(st["fallbacks"]["file_too_large"] == (200000 + 4095) // 4096
+          and st["host_bytes"] == 200000 and st["cached_bytes"] == 0,
+          "fallback not counted: %r" % st)
+
+
+def replay(port, trace, root, extra=()):
+    nicreplay = os.path.join(os.path.dirname(NICD), "nicreplay")
+    p = subprocess.run([nicreplay, "-q", "--as-logged", "--verify", "-c", "1"]
+                       + list(extra) + [trace, "http://127.0.0.1:%d/" % port],
+                       capture_output=True, timeout=300)
+    check(p.returncode == 0, "nicreplay: %s" % p.stderr.decode()[-500:])
+
+
+# what depends only on the request sequence and the cache, not on the
+# server's own header bytes (nginx and nicd send different headers, so
+# header_bytes, packets, bus bytes and times differ by design)
+CACHE_FIELDS = ("hits", "misses", "inserts", "insert_bytes", "evictions",
+                "invalidations", "blocks_used", "content_bytes",
+                "saved_bytes", "crossed_bytes", "cached_bytes", "host_bytes")
+
+
+def test_module_nasa_replay_verifies_and_counts_as_nicd():
+    if not os.path.exists(NASA):
+        raise Skip("the NASA sample is not in ../shared/traces")
+    nictrace = os.path.join(os.path.dirname(NICD), "nictrace")
+    with tempfile.TemporaryDirectory() as d:
+        os.chmod(d, 0o755)
+        root = os.path.join(d, "www")
+        p = subprocess.run([nictrace, "docroot", NASA, "--root", root],
+                           capture_output=True, timeout=300)
+        check(p.returncode == 0, p.stderr.decode())
+        subprocess.run(["chmod", "-R", "a+rX", root], check=True)
+        conf = "sendfile_nic_cache_size 1m; sendfile_nic_policy lru;"
+        with Nginx(conf, root=root) as n:
+            n.status(reset=True)
+            replay(n.port, NASA, root)
+            ngx = n.status()["total"]
+        with Server(REPORTS + "nic_cache_size 1m; nic_policy lru;",
+                    root=root, backend="nic", threads=1) as s:
+            replay(s.port, NASA, root)
+            nicd = status(s)["total"]
+    check(ngx["content_bytes"] > 0, "nothing replayed: %r" % ngx)
+    diff = {k: (ngx[k], nicd[k]) for k in CACHE_FIELDS if ngx[k] != nicd[k]}
+    for k in ("file_too_large", "not_in_page_cache", "device_error"):
+        if ngx["fallbacks"][k] != nicd["fallbacks"][k]:
+            diff[k] = (ngx["fallbacks"][k], nicd["fallbacks"][k])
+    check(not diff, "nginx module vs nicd (nginx, nicd): %r" % diff)
