@@ -1127,7 +1127,7 @@ snic_nic_response_done(snic_instance_t *in, snic_conn_t *c, size_t other)
     t[PACE_BUS] = bus_pace_ns(s, t[PACE_BUS]);
     wait = pace(s, t, &by);
     if (wait > 0) {
-        __atomic_fetch_add(&s->paced_ns[by], wait, __ATOMIC_RELAXED);
+        pace_wait(s, c, wait, by);
     }
     return wait;
 }
