@@ -44,8 +44,8 @@ struct feed_s {
     size_t            nbucket, nhashed;
     feed_sess_t      *qhead, *qtail;
     feed_req_t       *free_reqs;
-    uint64_t          next_id;
-    int64_t           now; /* the latest trace time read */
+    int64_t           now;     /* the latest trace time read */
+    uint64_t          id_base; /* sessions of the passes before */
     int               eof, failed;
     feed_stats_t      st;
     char              err[512];
@@ -215,6 +215,12 @@ url_define(feed_t *f, uint32_t id, const char *u, size_t n)
 static int
 reopen(feed_t *f)
 {
+    if (f->grouping != NULL) {
+        trace_sessions_stats_t st;
+
+        trace_sessions_stats(f->grouping, &st);
+        f->id_base += st.connections; /* numbers go on across passes */
+    }
     trace_close(f->reader);
     trace_sessions_free(f->grouping);
     f->reader = NULL;
@@ -224,8 +230,7 @@ reopen(feed_t *f)
         snprintf(f->err, sizeof(f->err), "out of memory");
         return -1;
     }
-    f->reader = trace_open(f->o.path, f->o.format, f->o.mapping, f->err,
-                           sizeof(f->err));
+    f->reader = trace_src_open(&f->o.src, f->err, sizeof(f->err));
     return f->reader == NULL ? -1 : 0;
 }
 
@@ -250,7 +255,7 @@ feed_open(const feed_opts_t *o, char *err, size_t errlen)
         feed_close(f);
         return NULL;
     }
-    if (f->o.loop && strcmp(o->path, "-") == 0) {
+    if (f->o.loop && strcmp(o->src.path, "-") == 0) {
         snprintf(err, errlen, "--loop needs a file, not standard input");
         feed_close(f);
         return NULL;
@@ -319,6 +324,7 @@ read_one(feed_t *f)
     feed_sess_t *s;
     feed_req_t  *q;
     uint32_t     id;
+    uint64_t     sid;
     int          rc, opened, grouped, added, keep;
 
     if (f->eof || f->failed) {
@@ -348,7 +354,8 @@ read_one(feed_t *f)
     if (r.time > f->now) {
         f->now = r.time;
     }
-    if (trace_session(f->grouping, &r, &opened, &grouped) == UINT64_MAX) {
+    sid = trace_session(f->grouping, &r, &opened, &grouped);
+    if (sid == UINT64_MAX) {
         goto oom;
     }
     s = hfind(f, r.client);
@@ -361,7 +368,8 @@ read_one(feed_t *f)
         if (s == NULL) {
             goto oom;
         }
-        s->id = f->next_id++;
+        s->id = f->id_base
+                + sid; /* the grouping's number: the same on every shard */
         s->client = r.client;
         s->open = 1;
         s->group_break = 1;

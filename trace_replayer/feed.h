@@ -32,9 +32,7 @@ typedef struct feed_req_s {
 typedef struct feed_sess_s feed_sess_t;
 
 typedef struct {
-    const char *path; /* "-": standard input */
-    const char *format;
-    const char *mapping;
+    trace_src_t src; /* path "-": standard input */
     int64_t     conn_gap, pipeline_gap;
     int         no_pipeline;   /* every group is one request */
     int         only_ok;       /* keep requests logged with status < 400 */

@@ -36,6 +36,54 @@ ws(ctx_t *c)
     }
 }
 
+/* four hex digits at p (before end) */
+static int
+hex4(const char *p, const char *end, unsigned *out)
+{
+    int i;
+
+    *out = 0;
+    if (end - p < 4) {
+        return -1;
+    }
+    for (i = 0; i < 4; i++) {
+        char ch = p[i];
+
+        *out <<= 4;
+        if (ch >= '0' && ch <= '9') {
+            *out |= (unsigned) (ch - '0');
+        } else if ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f') {
+            *out |= (unsigned) ((ch | 0x20) - 'a' + 10);
+        } else {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* code point cp as UTF-8 at o (at most 4 bytes, never more than the
+ * escape it came from) */
+static char *
+utf8(char *o, unsigned cp)
+{
+    if (cp < 0x80) {
+        *o++ = (char) cp;
+    } else if (cp < 0x800) {
+        *o++ = (char) (0xc0 | (cp >> 6));
+        *o++ = (char) (0x80 | (cp & 0x3f));
+    } else if (cp < 0x10000) {
+        *o++ = (char) (0xe0 | (cp >> 12));
+        *o++ = (char) (0x80 | ((cp >> 6) & 0x3f));
+        *o++ = (char) (0x80 | (cp & 0x3f));
+    } else {
+        *o++ = (char) (0xf0 | (cp >> 18));
+        *o++ = (char) (0x80 | ((cp >> 12) & 0x3f));
+        *o++ = (char) (0x80 | ((cp >> 6) & 0x3f));
+        *o++ = (char) (0x80 | (cp & 0x3f));
+    }
+    return o;
+}
+
 static char *
 string(ctx_t *c)
 {
@@ -72,6 +120,29 @@ string(ctx_t *c)
         case 'r': *o++ = '\r'; break;
         case 'b': *o++ = '\b'; break;
         case 'f': *o++ = '\f'; break;
+        case 'u': {
+            unsigned cp, lo;
+
+            if (hex4(c->p + 1, s, &cp) != 0) {
+                free(out);
+                fail(c, "bad \\u escape");
+                return NULL;
+            }
+            c->p += 4;
+            if (cp >= 0xd800 && cp < 0xdc00 && c->p + 2 < s && c->p[1] == '\\'
+                && c->p[2] == 'u' && hex4(c->p + 3, s, &lo) == 0 && lo >= 0xdc00
+                && lo < 0xe000) {
+                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                c->p += 6;
+            }
+            if (cp == 0 || (cp >= 0xd800 && cp < 0xe000)) {
+                free(out);
+                fail(c, "unsupported \\u escape (NUL or a lone surrogate)");
+                return NULL;
+            }
+            o = utf8(o, cp);
+            break;
+        }
         default:
             free(out);
             fail(c, "unsupported escape");

@@ -45,6 +45,7 @@
 #include "../src/sendfile_nic/policy/policy.h"
 #include "../src/util/size.h"
 #include "json.h"
+#include "reader.h"
 
 #define MAX_SIZES    16
 #define MAX_TESTBEDS 8
@@ -68,7 +69,7 @@ typedef struct {
 
 static struct {
     const char *trace, *policy, *workdir, *json, *plots, *report, *format;
-    const char *mapping;
+    const char *mapping, *window;
     uint64_t    sizes[MAX_SIZES];
     int         nsizes;
     const char *testbeds[MAX_TESTBEDS];
@@ -314,6 +315,10 @@ trace_args(char **argv, int k)
         argv[k++] = "--mapping";
         argv[k++] = (char *) o.mapping;
     }
+    if (o.window != NULL) {
+        argv[k++] = "--reorder-window";
+        argv[k++] = (char *) o.window;
+    }
     return k;
 }
 
@@ -347,7 +352,7 @@ make_docroot(void)
     char        stamp[PATH_MAX + 64], want[PATH_MAX + 64], real[PATH_MAX];
     char        have[PATH_MAX + 64] = "", errs[PATH_MAX];
     FILE       *f;
-    char       *argv[12];
+    char       *argv[16];
     int         k = 0;
 
     if (stat(o.trace, &st) != 0 || realpath(o.trace, real) == NULL) {
@@ -396,7 +401,7 @@ make_docroot(void)
 static void
 simulate(void)
 {
-    char    sizes[MAX_SIZES * 24] = "", split[16], out[PATH_MAX], *argv[16];
+    char    sizes[MAX_SIZES * 24] = "", split[16], out[PATH_MAX], *argv[20];
     char    errs[PATH_MAX];
     char    one[24];
     json_t *v;
@@ -1081,8 +1086,7 @@ main(int argc, char **argv)
         {"json", required_argument, NULL, 'j'},
         {"plots", required_argument, NULL, 'g'},
         {"report", required_argument, NULL, 'r'},
-        {"format", required_argument, NULL, 'f'},
-        {"mapping", required_argument, NULL, 'm'},
+        TRACE_SRC_LONGOPTS,
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -1112,6 +1116,7 @@ main(int argc, char **argv)
         case 'r': o.report = optarg; break;
         case 'f': o.format = optarg; break;
         case 'm': o.mapping = optarg; break;
+        case 'W': o.window = optarg; break; /* the tools check it */
         case 'q': o.quiet = 1; break;
         case 'd':
             o.duration = strtod(optarg, &end);

@@ -168,9 +168,8 @@ usage(FILE *out)
         "      --timeout S       a connection idle this long fails its "
         "requests\n"
         "                        (default 30)\n"
-        "      --host NAME       the Host header (default: from the URL)\n"
-        "      --format F        auto, clf, combined, wc98, nic\n"
-        "      --mapping FILE    WorldCup98 object mapping\n"
+        "      --host NAME       the Host header (default: from the "
+        "URL)\n" TRACE_SRC_USAGE
         "      --json FILE       write the results as JSON (- for stdout)\n"
         "      --log FILE        one line per request: session, method, "
         "target,\n"
@@ -1272,8 +1271,7 @@ main(int argc, char **argv)
         {"as-logged", no_argument, NULL, 'A'},
         {"timeout", required_argument, NULL, 't'},
         {"host", required_argument, NULL, 'H'},
-        {"format", required_argument, NULL, 'f'},
-        {"mapping", required_argument, NULL, 'm'},
+        TRACE_SRC_LONGOPTS,
         {"json", required_argument, NULL, 'j'},
         {"log", required_argument, NULL, 'l'},
         {"quiet", no_argument, NULL, 'q'},
@@ -1287,7 +1285,7 @@ main(int argc, char **argv)
     double      gap;
     int         ch, rc;
 
-    fo.format = "auto";
+    fo.src = (trace_src_t) TRACE_SRC_INIT;
     fo.conn_gap = 15;
     fo.pipeline_gap = 5;
     fo.shards = 1;
@@ -1309,6 +1307,14 @@ main(int argc, char **argv)
     }
 
     while ((ch = getopt_long(argc, argv, "c:qh", longopts, NULL)) != -1) {
+        rc = trace_src_option(&fo.src, ch, optarg, err, sizeof(err));
+        if (rc != 0) {
+            if (rc < 0) {
+                fprintf(stderr, "nicreplay: %s\n", err);
+                return 2;
+            }
+            continue;
+        }
         switch (ch) {
         case 'c':
             if (parse_count(optarg, "-c", &v) != 0 || v == 0 || v > 1000000) {
@@ -1367,8 +1373,6 @@ main(int argc, char **argv)
             }
             break;
         case 'H': host = optarg; break;
-        case 'f': fo.format = optarg; break;
-        case 'm': fo.mapping = optarg; break;
         case 'j': json = optarg; break;
         case 'l': logpath = optarg; break;
         case 'q': cf.quiet = 1; break;
@@ -1388,7 +1392,7 @@ main(int argc, char **argv)
             return 2;
         }
     }
-    fo.path = argv[optind];
+    fo.src.path = argv[optind];
     feed = feed_open(&fo, err, sizeof(err));
     if (feed == NULL) {
         fprintf(stderr, "nicreplay: %s\n", err);
@@ -1412,7 +1416,7 @@ main(int argc, char **argv)
     }
     rc = replay() == 0 ? 0 : 1;
     if (feed_error(feed) != NULL) {
-        fprintf(stderr, "nicreplay: %s: %s\n", fo.path, feed_error(feed));
+        fprintf(stderr, "nicreplay: %s: %s\n", fo.src.path, feed_error(feed));
         rc = 1;
     }
     {

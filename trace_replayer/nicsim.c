@@ -86,8 +86,8 @@ usage(FILE *out)
     fprintf(out,
             "usage: nicsim TRACE [--sizes 64k,128k,...] [--policy "
             "lru[,fifo,...]] [--block 4k]\n"
-            "              [--split N] [--conn-gap S] [--format F] "
-            "[--mapping FILE] [--json | --csv]\n"
+            "              [--split N] [--conn-gap S] [TRACE OPTIONS] "
+            "[--json | --csv]\n"
             "\n"
             "Prints, per cache size and policy, the share of HTTP content "
             "bytes a NIC data\ncache would serve (they would not cross the "
@@ -107,7 +107,8 @@ usage(FILE *out)
             "content bytes\nserved from a cache / all content bytes.  The "
             "trace is read twice: a file,\nnot standard input.  --repeat N "
             "replays it N times through the same (warm) caches\nand is "
-            "for measuring speed; the rate goes to stderr.\n");
+            "for measuring speed; the rate goes to stderr.\n"
+            "\nTrace options:\n" TRACE_SRC_USAGE);
 }
 
 /* a size above zero */
@@ -189,8 +190,7 @@ main(int argc, char **argv)
         {"block", required_argument, NULL, 'b'},
         {"split", required_argument, NULL, 'n'},
         {"conn-gap", required_argument, NULL, 'g'},
-        {"format", required_argument, NULL, 'f'},
-        {"mapping", required_argument, NULL, 'm'},
+        TRACE_SRC_LONGOPTS,
         {"json", no_argument, NULL, 'j'},
         {"csv", no_argument, NULL, 'c'},
         {"repeat", required_argument, NULL, 'R'},
@@ -198,8 +198,8 @@ main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char          *sizes = "64k,128k,256k,512k,1m,2m,4m,8m,16m";
-    const char          *policies = "lru", *format = "auto", *mapping = NULL;
-    const char          *path;
+    const char          *policies = "lru", *path;
+    trace_src_t          src = TRACE_SRC_INIT;
     char                 err[512], list[512], *tok, *save;
     uint64_t             size_v[MAX_SIZES], block = 4096, content = 0;
     const snic_policy_t *pol[MAX_POLICIES];
@@ -215,6 +215,14 @@ main(int argc, char **argv)
     int                  nsims;
 
     while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        rc = trace_src_option(&src, ch, optarg, err, sizeof(err));
+        if (rc != 0) {
+            if (rc < 0) {
+                fprintf(stderr, "nicsim: %s\n", err);
+                return 2;
+            }
+            continue;
+        }
         switch (ch) {
         case 's': sizes = optarg; break;
         case 'p': policies = optarg; break;
@@ -239,8 +247,6 @@ main(int argc, char **argv)
                 return 2;
             }
             break;
-        case 'f': format = optarg; break;
-        case 'm': mapping = optarg; break;
         case 'j': out = 1; break;
         case 'c': out = 2; break;
         case 'h': usage(stdout); return 0;
@@ -251,7 +257,7 @@ main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    path = argv[optind];
+    path = src.path = argv[optind];
     if (strcmp(path, "-") == 0) {
         fprintf(stderr, "nicsim: the trace is read twice: give a file\n");
         return 2;
@@ -288,7 +294,7 @@ main(int argc, char **argv)
     }
 
     /* pass 1: the files and their sizes */
-    t = trace_open(path, format, mapping, err, sizeof(err));
+    t = trace_src_open(&src, err, sizeof(err));
     files = trace_files_new();
     if (t == NULL || files == NULL) {
         fprintf(stderr, "nicsim: %s\n", t == NULL ? err : "out of memory");
@@ -356,7 +362,7 @@ main(int argc, char **argv)
     }
     t_start = now();
     for (rep = 0; rep < repeat; rep++) {
-        t = trace_open(path, format, mapping, err, sizeof(err));
+        t = trace_src_open(&src, err, sizeof(err));
         if (t == NULL) {
             fprintf(stderr, "nicsim: %s\n", err);
             return 1;

@@ -41,9 +41,7 @@ usage(FILE *out)
             "       nictrace sessions TRACE [--conn-gap 15] [--pipeline-gap 5] "
             "[OPTIONS]\n"
             "       nictrace convert TRACE --out FILE [OPTIONS]\n"
-            "options: --format auto|clf|combined|wc98|nic, --mapping FILE "
-            "(WorldCup98 URLs), --json\n"
-            "\n"
+            "options: --json, and\n" TRACE_SRC_USAGE "\n"
             "TRACE is a file (plain or gzip) or - for standard input (then "
             "give --format).\n"
             "stats prints the statistics of Kim, Rixner and Pai's Table 1:\n"
@@ -124,8 +122,7 @@ scan_free(scan_t *sc)
 
 /* Read the whole trace into sc; 0, or 1 after saying why on stderr. */
 static int
-scan(const char *path, const char *format, const char *mapping,
-     trace_sessions_t *sessions, scan_t *sc)
+scan(const trace_src_t *src, trace_sessions_t *sessions, scan_t *sc)
 {
     char        err[512], a[32];
     trace_req_t r;
@@ -133,7 +130,7 @@ scan(const char *path, const char *format, const char *mapping,
     int         rc;
 
     memset(sc, 0, sizeof(*sc));
-    sc->reader = trace_open(path, format, mapping, err, sizeof(err));
+    sc->reader = trace_src_open(src, err, sizeof(err));
     sc->files = trace_files_new();
     if (sc->reader == NULL || sc->files == NULL) {
         fprintf(stderr, "nictrace: %s\n",
@@ -172,7 +169,7 @@ scan(const char *path, const char *format, const char *mapping,
         }
     }
     if (rc < 0) {
-        fprintf(stderr, "nictrace: %s: %s\n", path, err);
+        fprintf(stderr, "nictrace: %s: %s\n", src->path, err);
         scan_free(sc);
         return 1;
     }
@@ -180,7 +177,7 @@ scan(const char *path, const char *format, const char *mapping,
 }
 
 static int
-stats(const char *path, const char *format, const char *mapping, int json)
+stats(const trace_src_t *src, int json)
 {
     char               a[32], b[32];
     scan_t             sc;
@@ -188,32 +185,33 @@ stats(const char *path, const char *format, const char *mapping, int json)
     double             avg;
     int                i, nbad;
 
-    if (scan(path, format, mapping, NULL, &sc) != 0) {
+    if (scan(src, NULL, &sc) != 0) {
         return 1;
     }
     avg = sc.requests > 0 ? (double) sc.bytes / (double) sc.requests : 0;
     bad = trace_bad_first(sc.reader, &nbad);
     if (json) {
         printf("{\"trace\": ");
-        json_string(path);
+        json_string(src->path);
         printf(", \"format\": \"%s\", \"duration_s\": %lld, "
                "\"total_response_bytes\": %llu, \"avg_response_bytes\": "
                "%.1f, \"data_set_bytes\": %llu, \"requests\": %llu, "
                "\"distinct_files\": %llu, \"parse_errors\": %llu, "
-               "\"first_errors\": [",
+               "\"late_records\": %llu, \"first_errors\": [",
                trace_format(sc.reader), (long long) (sc.t1 - sc.t0),
                (unsigned long long) sc.bytes, avg,
                (unsigned long long) trace_files_bytes(sc.files),
                (unsigned long long) sc.requests,
                (unsigned long long) trace_files_count(sc.files),
-               (unsigned long long) trace_bad_count(sc.reader));
+               (unsigned long long) trace_bad_count(sc.reader),
+               (unsigned long long) trace_late_count(sc.reader));
         for (i = 0; i < nbad; i++) {
             printf("%s{\"line\": %llu, \"error\": \"%s\"}", i ? ", " : "",
                    (unsigned long long) bad[i].line, trace_err_str(bad[i].err));
         }
         printf("]}\n");
     } else {
-        printf("%-22s %s (%s)\n", "trace", path, trace_format(sc.reader));
+        printf("%-22s %s (%s)\n", "trace", src->path, trace_format(sc.reader));
         printf("%-22s %lld s (%.1f h)\n", "duration",
                (long long) (sc.t1 - sc.t0), (double) (sc.t1 - sc.t0) / 3600);
         printf("%-22s %s B (%.1f MB)\n", "total response bytes",
@@ -227,6 +225,8 @@ stats(const char *path, const char *format, const char *mapping, int json)
                thousands(trace_files_count(sc.files), a));
         printf("%-22s %s\n", "parse errors",
                thousands(trace_bad_count(sc.reader), a));
+        printf("%-22s %s (later than the reorder window: clamped)\n",
+               "late records", thousands(trace_late_count(sc.reader), a));
         for (i = 0; i < nbad; i++) {
             printf("  line %llu: %s\n", (unsigned long long) bad[i].line,
                    trace_err_str(bad[i].err));
@@ -314,8 +314,7 @@ write_file(int dirfd, char *name, const entry_t *e, unsigned char *buf,
 }
 
 static int
-docroot(const char *path, const char *format, const char *mapping,
-        const char *root, int json)
+docroot(const trace_src_t *src, const char *root, int json)
 {
     char           a[32], b[32];
     char          *rel = NULL;
@@ -326,7 +325,7 @@ docroot(const char *path, const char *format, const char *mapping,
     size_t         i;
     int            dirfd = -1, rc = 1;
 
-    if (buf == NULL || scan(path, format, mapping, NULL, &sc) != 0) {
+    if (buf == NULL || scan(src, NULL, &sc) != 0) {
         free(buf);
         return 1;
     }
@@ -399,8 +398,7 @@ done:
 }
 
 static int
-sessions(const char *path, const char *format, const char *mapping,
-         long conn_gap, long pipe_gap, int json)
+sessions(const trace_src_t *src, long conn_gap, long pipe_gap, int json)
 {
     static const char *const buckets[] = {"1",    "2",     "3-4", "5-8",
                                           "9-16", "17-32", ">32"};
@@ -410,14 +408,14 @@ sessions(const char *path, const char *format, const char *mapping,
     char                     a[32];
     int                      i;
 
-    if (g == NULL || scan(path, format, mapping, g, &sc) != 0) {
+    if (g == NULL || scan(src, g, &sc) != 0) {
         trace_sessions_free(g);
         return 1;
     }
     trace_sessions_stats(g, &st);
     if (json) {
         printf("{\"trace\": ");
-        json_string(path);
+        json_string(src->path);
         printf(", \"conn_gap_s\": %ld, \"pipeline_gap_s\": %ld, "
                "\"requests\": %llu, \"connections\": %llu, "
                "\"requests_per_connection\": %.3f, "
@@ -439,7 +437,7 @@ sessions(const char *path, const char *format, const char *mapping,
                (unsigned long long) trace_bad_count(sc.reader));
     } else {
         printf("%-26s %s (connection gap %ld s, pipeline gap %ld s)\n", "trace",
-               path, conn_gap, pipe_gap);
+               src->path, conn_gap, pipe_gap);
         printf("%-26s %s\n", "requests", thousands(st.requests, a));
         printf("%-26s %s\n", "connections", thousands(st.connections, a));
         printf("%-26s %.2f (max %llu)\n", "requests per connection",
@@ -461,11 +459,10 @@ sessions(const char *path, const char *format, const char *mapping,
 
 /* convert: any format to the compact one (trace_nic.c) */
 static int
-convert(const char *path, const char *format, const char *mapping,
-        const char *out_path, int json)
+convert(const trace_src_t *src, const char *out_path, int json)
 {
     char            err[512], a[32];
-    trace_reader_t *t = trace_open(path, format, mapping, err, sizeof(err));
+    trace_reader_t *t = trace_src_open(src, err, sizeof(err));
     trace_strtab_t *urls = trace_strtab_new();
     trace_nic_enc_t enc = {0};
     trace_req_t     r;
@@ -545,8 +542,7 @@ int
 main(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'},
-        {"mapping", required_argument, NULL, 'm'},
+        TRACE_SRC_LONGOPTS,
         {"json", no_argument, NULL, 'j'},
         {"root", required_argument, NULL, 'r'},
         {"out", required_argument, NULL, 'o'},
@@ -555,15 +551,22 @@ main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *format = "auto", *mapping = NULL, *root = NULL;
-    const char *out = NULL;
+    const char *root = NULL, *out = NULL;
     long        conn_gap = 15, pipe_gap = 5;
-    int         ch, json = 0;
+    int         ch, rc, json = 0;
+    trace_src_t src = TRACE_SRC_INIT;
+    char        err[512];
 
     while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        rc = trace_src_option(&src, ch, optarg, err, sizeof(err));
+        if (rc != 0) {
+            if (rc < 0) {
+                fprintf(stderr, "nictrace: %s\n", err);
+                return 2;
+            }
+            continue;
+        }
         switch (ch) {
-        case 'f': format = optarg; break;
-        case 'm': mapping = optarg; break;
         case 'j': json = 1; break;
         case 'r': root = optarg; break;
         case 'o': out = optarg; break;
@@ -573,26 +576,28 @@ main(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
+    if (argc - optind == 2) {
+        src.path = argv[optind + 1];
+    }
     if (argc - optind == 2 && strcmp(argv[optind], "stats") == 0) {
-        return stats(argv[optind + 1], format, mapping, json);
+        return stats(&src, json);
     }
     if (argc - optind == 2 && strcmp(argv[optind], "docroot") == 0) {
         if (root == NULL) {
             fprintf(stderr, "nictrace: docroot needs --root DIR\n");
             return 2;
         }
-        return docroot(argv[optind + 1], format, mapping, root, json);
+        return docroot(&src, root, json);
     }
     if (argc - optind == 2 && strcmp(argv[optind], "convert") == 0) {
         if (out == NULL) {
             fprintf(stderr, "nictrace: convert needs --out FILE\n");
             return 2;
         }
-        return convert(argv[optind + 1], format, mapping, out, json);
+        return convert(&src, out, json);
     }
     if (argc - optind == 2 && strcmp(argv[optind], "sessions") == 0) {
-        return sessions(argv[optind + 1], format, mapping, conn_gap, pipe_gap,
-                        json);
+        return sessions(&src, conn_gap, pipe_gap, json);
     }
     if (argc - optind >= 1 && strcmp(argv[optind], "stats") != 0
         && strcmp(argv[optind], "docroot") != 0

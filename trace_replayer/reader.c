@@ -36,10 +36,26 @@ struct trace_reader_s {
     trace_wc98_map_t *map;
     char              url[32]; /* "/object/ID" without a mapping */
     trace_strtab_t   *urls;    /* nic: the URLs defined so far */
+    trace_fields_t   *fields;  /* json and log_format strings */
     int64_t           time;    /* nic: the previous record's time */
     uint64_t          nbad;
     trace_bad_t       bad[TRACE_ERRORS_KEPT];
+
+    /* records held for time order: a binary heap by (time, seq) */
+    struct held_s *heap;
+    size_t         nheap, heap_cap;
+    int64_t        window_us;
+    int64_t        seen_max, out_last; /* microseconds */
+    uint64_t       seq, late;
+    char          *out_url; /* the record last handed out owns it */
+    int            raw_eof;
 };
+
+typedef struct held_s {
+    trace_req_t r;
+    int64_t     key; /* microseconds since the epoch */
+    uint64_t    seq;
+} held_t;
 
 /* text: a line at a time, of any length */
 
@@ -99,6 +115,34 @@ clf_next(struct trace_reader_s *t, trace_req_t *r, int *bad)
         return rc;
     }
     *bad = trace_clf_parse(t->line, len, r);
+    return *bad == TRACE_OK ? 1 : -2;
+}
+
+static int
+json_probe(const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+
+    while (i < n && (p[i] == ' ' || p[i] == '\t')) {
+        i++;
+    }
+    return i < n && p[i] == '{';
+}
+
+/* json and log_format strings: trace_fmt.c */
+static int
+fields_next(struct trace_reader_s *t, trace_req_t *r, int *bad)
+{
+    size_t len;
+    int    rc = read_line(t, &len);
+
+    if (rc != 1) {
+        return rc;
+    }
+    while (len > 0 && t->line[len - 1] == '\r') {
+        len--;
+    }
+    *bad = trace_fields_parse(t->fields, t->line, len, r);
     return *bad == TRACE_OK ? 1 : -2;
 }
 
@@ -241,9 +285,12 @@ nic_next(struct trace_reader_s *t, trace_req_t *r, int *bad)
 static const format_t fmt_clf = {"clf", clf_probe, clf_next};
 static const format_t fmt_nic = {"nic", nic_probe, nic_next};
 static const format_t fmt_wc98 = {"wc98", wc98_probe, wc98_next};
+static const format_t fmt_json = {"json", json_probe, fields_next};
+static const format_t fmt_template = {"log_format", NULL, fields_next};
 
 /* auto-detection asks them in this order */
-static const format_t *const formats[] = {&fmt_nic, &fmt_wc98, &fmt_clf, NULL};
+static const format_t *const formats[] = {&fmt_nic, &fmt_wc98, &fmt_json,
+                                          &fmt_clf, NULL};
 
 trace_reader_t *
 trace_open(const char *path, const char *format, const char *mapping, char *err,
@@ -258,10 +305,12 @@ trace_open(const char *path, const char *format, const char *mapping, char *err,
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    if (strcmp(format, "combined") == 0) {
-        format = "clf";
+    if (strcmp(format, "combined") == 0 || strcmp(format, "common") == 0) {
+        format = "clf"; /* one parser reads both, robustly */
     }
     t->file_size = -1;
+    t->window_us = (int64_t) TRACE_WINDOW_DEFAULT * 1000000;
+    t->out_last = INT64_MIN;
     if (strcmp(path, "-") == 0) {
         t->f = gzdopen(dup(STDIN_FILENO), "rb");
     } else {
@@ -294,6 +343,14 @@ trace_open(const char *path, const char *format, const char *mapping, char *err,
                 break;
             }
         }
+    } else if (strchr(format, '$') != NULL) {
+        static const format_t *const tpl[] = {&fmt_template, NULL};
+
+        t->fields = trace_fields_template(format, err, errlen);
+        if (t->fields == NULL) {
+            goto err;
+        }
+        f = tpl;
     } else {
         for (f = formats; *f != NULL; f++) {
             if (strcmp((*f)->name, format) == 0) {
@@ -304,12 +361,18 @@ trace_open(const char *path, const char *format, const char *mapping, char *err,
     if (*f == NULL) {
         snprintf(err, errlen,
                  strcmp(format, "auto") == 0
-                     ? "%s: not a format I know (clf, combined, wc98, nic)"
-                     : "unknown trace format \"%s\" (clf, combined, wc98, nic)",
+                     ? "%s: not a format I know (combined, common, json, "
+                       "wc98, nic, or an nginx log_format string)"
+                     : "unknown trace format \"%s\" (combined, common, json, "
+                       "wc98, nic, or an nginx log_format string with $)",
                  strcmp(format, "auto") == 0 ? path : format);
         goto err;
     }
     t->fmt = *f;
+    if (t->fmt == &fmt_json && (t->fields = trace_fields_json()) == NULL) {
+        snprintf(err, errlen, "out of memory");
+        goto err;
+    }
 
     if (t->fmt == &fmt_nic) {
         unsigned char magic[TRACE_NIC_MAGIC_LEN];
@@ -336,8 +399,173 @@ err:
     return NULL;
 }
 
+static int
+held_less(const held_t *a, const held_t *b)
+{
+    return a->key < b->key || (a->key == b->key && a->seq < b->seq);
+}
+
+static int
+heap_push(trace_reader_t *t, const trace_req_t *r, int64_t key)
+{
+    held_t h, tmp;
+    size_t i;
+    char  *u = malloc(r->url_len ? r->url_len : 1);
+
+    if (u == NULL) {
+        return -1;
+    }
+    if (t->nheap == t->heap_cap) {
+        size_t  cap = t->heap_cap ? t->heap_cap * 2 : 1024;
+        held_t *nh = realloc(t->heap, cap * sizeof(held_t));
+
+        if (nh == NULL) {
+            free(u);
+            return -1;
+        }
+        t->heap = nh;
+        t->heap_cap = cap;
+    }
+    memcpy(u, r->url, r->url_len);
+    h.r = *r;
+    h.r.url = u;
+    h.key = key;
+    h.seq = t->seq++;
+    i = t->nheap++;
+    t->heap[i] = h;
+    while (i > 0 && held_less(&t->heap[i], &t->heap[(i - 1) / 2])) {
+        tmp = t->heap[i];
+        t->heap[i] = t->heap[(i - 1) / 2];
+        t->heap[(i - 1) / 2] = tmp;
+        i = (i - 1) / 2;
+    }
+    return 0;
+}
+
+static void
+heap_pop(trace_reader_t *t, held_t *out)
+{
+    size_t i = 0, c;
+    held_t tmp;
+
+    *out = t->heap[0];
+    t->heap[0] = t->heap[--t->nheap];
+    for (;;) {
+        c = 2 * i + 1;
+        if (c >= t->nheap) {
+            break;
+        }
+        if (c + 1 < t->nheap && held_less(&t->heap[c + 1], &t->heap[c])) {
+            c++;
+        }
+        if (!held_less(&t->heap[c], &t->heap[i])) {
+            break;
+        }
+        tmp = t->heap[i];
+        t->heap[i] = t->heap[c];
+        t->heap[c] = tmp;
+        i = c;
+    }
+}
+
+void
+trace_set_window(trace_reader_t *t, double window_s)
+{
+    t->window_us = window_s <= 0 ? 0 : (int64_t) (window_s * 1e6);
+}
+
+uint64_t
+trace_late_count(const trace_reader_t *t)
+{
+    return t->late;
+}
+
+int
+trace_src_option(trace_src_t *s, int c, const char *arg, char *err,
+                 size_t errlen)
+{
+    char  *end;
+    double w;
+
+    switch (c) {
+    case 'f': s->format = arg; return 1;
+    case 'm': s->mapping = arg; return 1;
+    case 'W':
+        w = strtod(arg, &end);
+        if (end == arg || *end != '\0' || !(w >= 0) || w > 86400) {
+            snprintf(err, errlen,
+                     "--reorder-window: \"%s\" is not seconds from 0 to 86400",
+                     arg);
+            return -1;
+        }
+        s->window = w;
+        return 1;
+    }
+    return 0;
+}
+
+trace_reader_t *
+trace_src_open(const trace_src_t *s, char *err, size_t errlen)
+{
+    trace_reader_t *t = trace_open(s->path, s->format, s->mapping, err, errlen);
+
+    if (t != NULL && s->window >= 0) {
+        trace_set_window(t, s->window);
+    }
+    return t;
+}
+
+static int raw_next(trace_reader_t *t, trace_req_t *r, char *err,
+                    size_t errlen);
+
 int
 trace_next(trace_reader_t *t, trace_req_t *r, char *err, size_t errlen)
+{
+    held_t h;
+    int    rc;
+
+    free(t->out_url);
+    t->out_url = NULL;
+    /* read until the earliest held record is a window behind the log */
+    while (!t->raw_eof
+           && (t->nheap == 0 || t->heap[0].key > t->seen_max - t->window_us)) {
+        int64_t key;
+
+        rc = raw_next(t, r, err, errlen);
+        if (rc < 0) {
+            return rc;
+        }
+        if (rc == 0) {
+            t->raw_eof = 1;
+            break;
+        }
+        key = r->time * 1000000 + (int64_t) r->usec;
+        if (key < t->out_last) {
+            key = t->out_last; /* later than the window: clamped */
+            r->time = key / 1000000;
+            r->usec = (uint32_t) (key % 1000000);
+            t->late++;
+        }
+        if (t->seq == 0 || key > t->seen_max) {
+            t->seen_max = key;
+        }
+        if (heap_push(t, r, key) != 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
+    if (t->nheap == 0) {
+        return 0;
+    }
+    heap_pop(t, &h);
+    *r = h.r;
+    t->out_url = (char *) h.r.url;
+    t->out_last = h.key;
+    return 1;
+}
+
+static int
+raw_next(trace_reader_t *t, trace_req_t *r, char *err, size_t errlen)
 {
     int rc, bad = 0;
 
@@ -409,6 +637,12 @@ trace_close(trace_reader_t *t)
     }
     trace_wc98_map_free(t->map);
     trace_strtab_free(t->urls);
+    trace_fields_free(t->fields);
+    while (t->nheap > 0) {
+        free((char *) t->heap[--t->nheap].r.url);
+    }
+    free(t->heap);
+    free(t->out_url);
     free(t->line);
     free(t);
 }

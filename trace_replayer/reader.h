@@ -36,6 +36,65 @@ trace_reader_t *trace_open(const char *path, const char *format,
  */
 int trace_next(trace_reader_t *t, trace_req_t *r, char *err, size_t errlen);
 
+/*
+ * Lines in time order.  Logs are written as requests end, so their lines
+ * are out of order by up to the longest request; every tool (sessions,
+ * shards, simulation) must see the same sequence whatever the line order.
+ * The reader therefore hands records out sorted by time within a window:
+ * a record is held until the log has reached window_s seconds past it,
+ * and ties keep the log's order.  A record later than that (older than
+ * one already handed out) is given the time of the last record handed
+ * out and counted as late, so the times handed out never go back.  The
+ * window is TRACE_WINDOW_DEFAULT seconds unless set before the first
+ * trace_next(); 0 keeps the log's order (times still never go back).
+ */
+#define TRACE_WINDOW_DEFAULT 120
+
+void     trace_set_window(trace_reader_t *t, double window_s);
+uint64_t trace_late_count(const trace_reader_t *t);
+
+/*
+ * Where a tool's trace comes from, as its command line says: every tool
+ * takes the same options (TRACE_SRC_LONGOPTS in its getopt table, then
+ * trace_src_option() for each option).  --log-format is --format under
+ * the name nginx users look for: a preset or an nginx log_format string.
+ */
+typedef struct {
+    const char *path;
+    const char *format;
+    const char *mapping;
+    double      window; /* < 0: TRACE_WINDOW_DEFAULT */
+} trace_src_t;
+
+#define TRACE_SRC_INIT                                                         \
+    {                                                                          \
+        NULL, "auto", NULL, -1                                                 \
+    }
+
+#define TRACE_SRC_LONGOPTS                                                     \
+    {"format", required_argument, NULL, 'f'},                                  \
+        {"log-format", required_argument, NULL, 'f'},                          \
+        {"mapping", required_argument, NULL, 'm'},                             \
+    {                                                                          \
+        "reorder-window", required_argument, NULL, 'W'                         \
+    }
+
+#define TRACE_SRC_USAGE                                                        \
+    "      --format F        auto (default), combined, common, clf, json, "    \
+    "wc98, nic,\n"                                                             \
+    "                        or an nginx log_format string ('$remote_addr "    \
+    "...')\n"                                                                  \
+    "      --log-format F    the same as --format\n"                           \
+    "      --mapping FILE    WorldCup98 object mapping\n"                      \
+    "      --reorder-window S  sort lines by time within S seconds "           \
+    "(default 120; 0: log order)\n"
+
+/* 1: c was a trace option (applied), 0: not one, -1: bad value (err). */
+int trace_src_option(trace_src_t *s, int c, const char *arg, char *err,
+                     size_t errlen);
+
+trace_reader_t *trace_src_open(const trace_src_t *s, char *err, size_t errlen);
+
 /* The format in use ("clf", "wc98"). */
 const char *trace_format(const trace_reader_t *t);
 

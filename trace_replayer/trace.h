@@ -18,6 +18,7 @@ enum {
 
 typedef struct {
     int64_t     time;   /* seconds since the epoch, UTC */
+    uint32_t    usec;   /* and microseconds, when the log has them */
     uint64_t    client; /* a key for the client (host or client id) */
     int         method;
     const char *url; /* the request target, as logged */
@@ -50,6 +51,37 @@ const char *trace_err_str(int err);
  * r->url points into line.  Returns TRACE_OK or a TRACE_ERR_* value.
  */
 int trace_clf_parse(const char *line, size_t len, trace_req_t *r);
+
+/* Parts of it other formats share: "01/Jul/1995:00:00:01 -0400" (26
+ * characters) to UTC seconds (0, or -1); "METHOD SP target [SP protocol]"
+ * into r's method, url and has_protocol (0, or -1); a method's TRACE_*. */
+int trace_clf_date(const char *p, size_t len, int64_t *out);
+int trace_request_parse(const char *req, size_t len, trace_req_t *r);
+int trace_method(const char *m, size_t n);
+
+/*
+ * Logs as people configure them (trace_fmt.c): an nginx log_format string
+ * ("$remote_addr - $remote_user [$time_local] \"$request\" $status
+ * $body_bytes_sent ..."), or JSON lines whose keys are nginx's variable
+ * names (with or without "$") or common aliases (ip, time, timestamp,
+ * method, url, path, bytes, size, duration).  Understood: $remote_addr
+ * ($http_x_forwarded_for when it is "-"), $time_local, $time_iso8601,
+ * $msec, $request or $request_method with $request_uri (or $uri and
+ * $args), $status, $body_bytes_sent (else $bytes_sent), $request_time
+ * (the record's time becomes the request's start); other variables are
+ * read and ignored.
+ */
+typedef struct trace_fields_s trace_fields_t;
+
+trace_fields_t *trace_fields_template(const char *fmt, char *err,
+                                      size_t errlen);
+trace_fields_t *trace_fields_json(void);
+void            trace_fields_free(trace_fields_t *t);
+
+/* One line into r (pointing into t's buffers until the next call):
+ * TRACE_OK or TRACE_ERR_*. */
+int trace_fields_parse(trace_fields_t *t, const char *line, size_t len,
+                       trace_req_t *r);
 
 /*
  * WorldCup98 binary logs (the 1998 World Cup site's access logs as

@@ -42,8 +42,8 @@ digits(const char *p, int n, int *out)
 }
 
 /* "01/Jul/1995:00:00:01 -0400" (26 characters) to UTC seconds */
-static int
-parse_date(const char *p, size_t len, int64_t *out)
+int
+trace_clf_date(const char *p, size_t len, int64_t *out)
 {
     const char *m;
     int         d, mon, y, hh, mm, ss, zh, zm;
@@ -123,10 +123,48 @@ diagnose(const char *req, const char *end)
 }
 
 int
+trace_request_parse(const char *req, size_t len, trace_req_t *r)
+{
+    const char *q = req + len, *meth_end, *sp;
+
+    /* METHOD SP target [SP protocol] */
+    meth_end = memchr(req, ' ', len);
+    if (meth_end == NULL || meth_end == req) {
+        return -1;
+    }
+    r->url = meth_end + 1;
+    sp = r->url;
+    while (sp < q && *sp != ' ') {
+        sp++;
+    }
+    if (sp == r->url) {
+        return -1;
+    }
+    r->url_len = (size_t) (sp - r->url);
+    r->has_protocol = sp < q && q - sp > 5 && memcmp(sp + 1, "HTTP/", 5) == 0;
+    r->method = trace_method(req, (size_t) (meth_end - req));
+    return 0;
+}
+
+int
+trace_method(const char *m, size_t n)
+{
+    if (n == 3 && memcmp(m, "GET", 3) == 0) {
+        return TRACE_GET;
+    }
+    if (n == 4 && memcmp(m, "HEAD", 4) == 0) {
+        return TRACE_HEAD;
+    }
+    if (n == 4 && memcmp(m, "POST", 4) == 0) {
+        return TRACE_POST;
+    }
+    return TRACE_OTHER;
+}
+
+int
 trace_clf_parse(const char *line, size_t len, trace_req_t *r)
 {
-    const char *end = line + len, *p, *host_end, *lb, *rb, *q, *req, *sp;
-    const char *meth_end;
+    const char *end = line + len, *p, *host_end, *lb, *rb, *q, *req;
     uint64_t    bytes;
     int         status;
 
@@ -143,7 +181,7 @@ trace_clf_parse(const char *line, size_t len, trace_req_t *r)
     if (rb == NULL) {
         return TRACE_ERR_FIELDS;
     }
-    if (parse_date(lb + 1, (size_t) (rb - lb - 1), &r->time) != 0) {
+    if (trace_clf_date(lb + 1, (size_t) (rb - lb - 1), &r->time) != 0) {
         return TRACE_ERR_DATE;
     }
     if (end - rb < 3 || rb[1] != ' ' || rb[2] != '"') {
@@ -175,30 +213,8 @@ trace_clf_parse(const char *line, size_t len, trace_req_t *r)
         p++;
     }
 
-    /* the request: METHOD SP target [SP protocol] */
-    meth_end = memchr(req, ' ', (size_t) (q - req));
-    if (meth_end == NULL || meth_end == req) {
+    if (trace_request_parse(req, (size_t) (q - req), r) != 0) {
         return TRACE_ERR_REQUEST;
-    }
-    r->url = meth_end + 1;
-    sp = r->url;
-    while (sp < q && *sp != ' ') {
-        sp++;
-    }
-    if (sp == r->url) {
-        return TRACE_ERR_REQUEST;
-    }
-    r->url_len = (size_t) (sp - r->url);
-    r->has_protocol = sp < q && q - sp > 5 && memcmp(sp + 1, "HTTP/", 5) == 0;
-
-    if (meth_end - req == 3 && memcmp(req, "GET", 3) == 0) {
-        r->method = TRACE_GET;
-    } else if (meth_end - req == 4 && memcmp(req, "HEAD", 4) == 0) {
-        r->method = TRACE_HEAD;
-    } else if (meth_end - req == 4 && memcmp(req, "POST", 4) == 0) {
-        r->method = TRACE_POST;
-    } else {
-        r->method = TRACE_OTHER;
     }
     r->status = status;
     r->bytes = bytes;

@@ -34,8 +34,9 @@ open_feed(int only_ok, uint64_t shard, uint64_t shards, int no_pipeline)
     char        err[256];
     feed_t     *f;
 
-    o.path = path;
-    o.format = "clf";
+    o.src = (trace_src_t) TRACE_SRC_INIT;
+    o.src.path = path;
+    o.src.format = "clf";
     o.conn_gap = 15;
     o.pipeline_gap = 5;
     o.only_ok = only_ok;

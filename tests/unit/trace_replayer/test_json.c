@@ -36,7 +36,8 @@ test_refused(void)
 {
     static const char *bad[] = {
         "", "{", "{\"a\" 1}", "{\"a\": 1,}", "[1 2]", "{a: 1}", "\"x",
-        "[1] 2", "01x", "\"\\u0041\"", "{\"a\": -}", "tru",
+        "[1] 2", "01x", "\"\\u0000\"", "\"\\ud800\"", "\"\\u12\"",
+        "{\"a\": -}", "tru",
     };
     char   err[128], deep[200];
     size_t i;
@@ -55,10 +56,26 @@ test_refused(void)
     CHECK(strstr(err, "deep") != NULL);
 }
 
+/* \\u escapes become UTF-8, surrogate pairs one code point */
+static void
+test_unicode(void)
+{
+    static const char in[] = "\"\\u0041\\u00e9\\u20ac\\ud83d\\ude00\"";
+    char              err[128];
+    json_t           *v = json_parse(in, strlen(in), err, sizeof(err));
+
+    CHECK(v != NULL && v->type == JSON_STRING);
+    if (v != NULL) {
+        CHECK_STR(v->string, "A\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+    }
+    json_free(v);
+}
+
 int
 main(void)
 {
     RUN(test_parse);
     RUN(test_refused);
+    RUN(test_unicode);
     return harness_report("json");
 }

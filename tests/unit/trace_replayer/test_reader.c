@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "../../../trace_replayer/reader.c"
@@ -147,10 +148,128 @@ test_stdin_and_errors(void)
     CHECK_INT(count("/nonexistent", "auto", NULL, NULL, NULL), -1);
     CHECK_STR(err, "/nonexistent: cannot open");
     CHECK_INT(count(NASA, "apache", NULL, NULL, NULL), -1);
-    CHECK_STR(err, "unknown trace format \"apache\" (clf, combined, wc98, "
-                   "nic)");
+    CHECK_STR(err, "unknown trace format \"apache\" (combined, common, json, "
+                   "wc98, nic, or an nginx log_format string with $)");
     CHECK_INT(count(WC98, "wc98", "/nonexistent", NULL, NULL), -1);
     CHECK_STR(err, "/nonexistent: cannot open");
+}
+
+/* write text to a temporary file; its name in path */
+static void
+tmpfile_with(char *path, const char *text)
+{
+    int fd;
+
+    strcpy(path, "/tmp/test_reader.XXXXXX");
+    fd = mkstemp(path);
+    CHECK(fd >= 0);
+    CHECK_INT(write(fd, text, strlen(text)), (long) strlen(text));
+    close(fd);
+}
+
+/* lines out of time order come out sorted within the window; a line
+ * later than the window is clamped and counted */
+static void
+test_time_order(void)
+{
+    char            path[64];
+    trace_reader_t *t;
+    trace_req_t     r;
+    int64_t         want[] = {0, 1, 3, 5, 60, 60, 300};
+    const char     *want_url[] = {"/a", "/b", "/c", "/d", "/e", "/late", "/f"};
+    int             i;
+
+    tmpfile_with(path,
+                 "h - - [01/Jan/1970:00:00:03 +0000] \"GET /c\" 200 1\n"
+                 "h - - [01/Jan/1970:00:00:01 +0000] \"GET /b\" 200 1\n"
+                 "h - - [01/Jan/1970:00:00:05 +0000] \"GET /d\" 200 1\n"
+                 "h - - [01/Jan/1970:00:00:00 +0000] \"GET /a\" 200 1\n"
+                 "h - - [01/Jan/1970:00:01:00 +0000] \"GET /e\" 200 1\n"
+                 "h - - [01/Jan/1970:00:05:00 +0000] \"GET /f\" 200 1\n"
+                 "h - - [01/Jan/1970:00:00:02 +0000] \"GET /late\" 200 1\n");
+    t = trace_open(path, "auto", NULL, err, sizeof(err));
+    CHECK(t != NULL);
+    trace_set_window(t, 10);
+    for (i = 0; i < 7; i++) {
+        CHECK_INT(trace_next(t, &r, err, sizeof(err)), 1);
+        CHECK_INT(r.time, want[i]);
+        CHECK_INT((long) r.url_len, (long) strlen(want_url[i]));
+        CHECK(memcmp(r.url, want_url[i], r.url_len) == 0);
+    }
+    CHECK_INT(trace_next(t, &r, err, sizeof(err)), 0);
+    /* /late was 298 s behind /f: clamped to the last time handed out */
+    CHECK_INT(trace_late_count(t), 1);
+    trace_close(t);
+
+    /* window 0: the log's order, times never going back */
+    t = trace_open(path, "auto", NULL, err, sizeof(err));
+    trace_set_window(t, 0);
+    CHECK_INT(trace_next(t, &r, err, sizeof(err)), 1);
+    CHECK_INT(r.time, 3);
+    CHECK_INT(trace_next(t, &r, err, sizeof(err)), 1);
+    CHECK_INT(r.time, 3);
+    trace_close(t);
+    unlink(path);
+}
+
+static void
+test_log_format_and_json(void)
+{
+    char            path[64];
+    trace_reader_t *t;
+    trace_req_t     r;
+
+    tmpfile_with(path, "9.9.9.9 [01/Mar/2015:12:00:05 +0100] "
+                       "\"GET /a\\x22b?q=1 HTTP/1.1\" 200 5000 \"u\\\"a\" "
+                       "0.250\n"
+                       "9.9.9.9 [01/Mar/2015:12:00:06 +0100] \"-\" 400 0 "
+                       "\"-\" 0.000\n");
+    t = trace_open(path,
+                   "$remote_addr [$time_local] \"$request\" $status "
+                   "$body_bytes_sent \"$http_user_agent\" $request_time",
+                   NULL, err, sizeof(err));
+    CHECK(t != NULL);
+    CHECK_STR(trace_format(t), "log_format");
+    CHECK_INT(trace_next(t, &r, err, sizeof(err)), 1);
+    /* 11:00:05 UTC less the request's 0.25 s */
+    CHECK_INT(r.time, 1425207604);
+    CHECK_INT(r.usec, 750000);
+    CHECK_INT((long) r.url_len, 8);
+    CHECK(memcmp(r.url, "/a\"b?q=1", 8) == 0);
+    CHECK_INT(r.status, 200);
+    CHECK_INT(r.bytes, 5000);
+    CHECK_INT(r.has_protocol, 1);
+    CHECK_INT(trace_next(t, &r, err, sizeof(err)), 0);
+    CHECK_INT(trace_bad_count(t), 1); /* "-" is no request */
+    trace_close(t);
+    unlink(path);
+
+    tmpfile_with(path,
+                 "{\"remote_addr\": \"1.2.3.4\", \"msec\": 1425211205.5, "
+                 "\"request_method\": \"HEAD\", \"uri\": \"/x\", "
+                 "\"args\": \"y=\\u00e9\", \"status\": 200, "
+                 "\"body_bytes_sent\": \"-\", \"nested\": {\"a\": 1}}\n"
+                 "not json\n");
+    t = trace_open(path, "auto", NULL, err, sizeof(err));
+    CHECK(t != NULL);
+    CHECK_STR(trace_format(t), "json");
+    CHECK_INT(trace_next(t, &r, err, sizeof(err)), 1);
+    CHECK_INT(r.time, 1425211205);
+    CHECK_INT(r.usec, 500000);
+    CHECK_INT(r.method, TRACE_HEAD);
+    CHECK_INT((long) r.url_len, 7);
+    CHECK(memcmp(r.url, "/x?y=\xc3\xa9", 7) == 0);
+    CHECK_INT(r.bytes_known, 0);
+    CHECK_INT(trace_next(t, &r, err, sizeof(err)), 0);
+    CHECK_INT(trace_bad_count(t), 1);
+    trace_close(t);
+    unlink(path);
+
+    CHECK(trace_open(NASA, "$remote_addr $status", NULL, err, sizeof(err))
+          == NULL);
+    CHECK_STR(err, "log format: no time ($time_local, $time_iso8601 or $msec)");
+    CHECK(trace_open(NASA, "$msec$status $request", NULL, err, sizeof(err))
+          == NULL);
 }
 
 int
@@ -160,5 +279,7 @@ main(void)
     RUN(test_wc98_urls);
     RUN(test_bad_lines_kept);
     RUN(test_stdin_and_errors);
+    RUN(test_time_order);
+    RUN(test_log_format_and_json);
     return harness_report("test_reader");
 }
