@@ -12,6 +12,7 @@
 #include "content.h"
 #include "feed.h"
 #include "files.h"
+#include "objects.h"
 #include "sessions.h"
 #include "strtab.h"
 
@@ -38,6 +39,7 @@ struct feed_s {
     trace_reader_t   *reader;
     trace_sessions_t *grouping;
     trace_strtab_t   *urls;
+    trace_map_t      *map; /* the docroot's manifest, if given */
     url_t            *url;
     size_t            nurl_cap;
     feed_sess_t     **bucket;
@@ -161,13 +163,16 @@ hinsert(feed_t *f, feed_sess_t *s)
     return 0;
 }
 
-/* percent-encode what a request-target cannot carry */
+/* percent-encode what a request-target cannot carry; with a manifest,
+ * the URL it gives for the target's object.  -1: out of memory, -2: the
+ * manifest has no such object (f->err says) */
 static int
 url_define(feed_t *f, uint32_t id, const char *u, size_t n)
 {
     static const char hex[] = "0123456789ABCDEF";
     size_t            i, o = 0, k;
     char             *t, *name;
+    trace_obj_t       obj;
 
     if (id >= f->nurl_cap) {
         size_t cap = f->nurl_cap ? f->nurl_cap * 2 : 1024;
@@ -178,6 +183,21 @@ url_define(feed_t *f, uint32_t id, const char *u, size_t n)
         }
         f->url = nu;
         f->nurl_cap = cap;
+    }
+    if (f->map != NULL) {
+        if (trace_map_find(f->map, u, n, &obj) != 0) {
+            snprintf(f->err, sizeof(f->err),
+                     "line %llu: the manifest has no object for \"%.*s\" (was "
+                     "the docroot made from this trace, with the same "
+                     "--format?)",
+                     (unsigned long long) f->st.records,
+                     (int) (n > 200 ? 200 : n), u);
+            return -2;
+        }
+        if (obj.url != NULL) {
+            u = obj.url; /* already a request target */
+            n = strlen(u);
+        }
     }
     t = malloc(n * 3 + 2);
     if (t == NULL) {
@@ -250,6 +270,13 @@ feed_open(const feed_opts_t *o, char *err, size_t errlen)
     f->nbucket = 1024;
     f->bucket = calloc(f->nbucket, sizeof(*f->bucket));
     f->urls = trace_strtab_new();
+    if (o->manifest != NULL) {
+        f->map = trace_map_read(o->manifest, err, errlen);
+        if (f->map == NULL) {
+            feed_close(f);
+            return NULL;
+        }
+    }
     if (f->bucket == NULL || f->urls == NULL || reopen(f) != 0) {
         snprintf(err, errlen, "%s", f->err[0] ? f->err : "out of memory");
         feed_close(f);
@@ -294,6 +321,7 @@ feed_close(feed_t *f)
         free(f->url[i].target);
     }
     free(f->url);
+    trace_map_free(f->map);
     free(f->bucket);
     trace_strtab_free(f->urls);
     trace_sessions_free(f->grouping);
@@ -408,9 +436,18 @@ read_one(feed_t *f)
     if (!keep) {
         return 1;
     }
-    if (trace_strtab_intern(f->urls, r.url, r.url_len, &id, &added) != 0
-        || (added && url_define(f, id, r.url, r.url_len) != 0)
-        || (q = req_alloc(f)) == NULL) {
+    if (trace_strtab_intern(f->urls, r.url, r.url_len, &id, &added) != 0) {
+        goto oom;
+    }
+    if (added && (rc = url_define(f, id, r.url, r.url_len)) != 0) {
+        if (rc == -2) {
+            f->failed = 1;
+            end_all(f);
+            return -1;
+        }
+        goto oom;
+    }
+    if ((q = req_alloc(f)) == NULL) {
         goto oom;
     }
     q->next = NULL;

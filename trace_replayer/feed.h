@@ -38,6 +38,8 @@ typedef struct {
     int         only_ok;       /* keep requests logged with status < 400 */
     uint64_t    shard, shards; /* keep sessions with id % shards == shard */
     int         loop;          /* start the trace again at its end */
+    const char *manifest;      /* objects.h: send each target to its object's
+                             URL in the docroot; NULL: as logged */
 } feed_opts_t;
 
 typedef struct {

@@ -7,10 +7,13 @@
 #include <string.h>
 
 #include "files.h"
+#include "objects.h"
 #include "strtab.h"
 
 struct trace_files_s {
-    trace_strtab_t *paths;
+    trace_strtab_t *paths; /* object keys (objects.h) */
+    char           *buf;
+    size_t          buf_cap;
     uint64_t       *size; /* by path id */
     size_t          size_cap;
     uint64_t        bytes;
@@ -35,6 +38,7 @@ trace_files_free(trace_files_t *f)
         return;
     }
     trace_strtab_free(f->paths);
+    free(f->buf);
     free(f->size);
     free(f);
 }
@@ -113,20 +117,36 @@ trace_file_name(const char *url, size_t len, char *out, int resolve_dots)
     return o;
 }
 
+/* the object key of url in f->buf: its length, 0 when out of memory */
+static size_t
+key(trace_files_t *f, const char *url, size_t len)
+{
+    if (len + 16 > f->buf_cap) {
+        char *b = realloc(f->buf, (len + 16) * 2);
+
+        if (b == NULL) {
+            return 0;
+        }
+        f->buf = b;
+        f->buf_cap = (len + 16) * 2;
+    }
+    return trace_object_key(url, len, f->buf);
+}
+
 int
 trace_files_add(trace_files_t *f, const trace_req_t *r)
 {
     uint32_t  id;
     int       added;
     uint64_t *s;
+    size_t    n;
 
     if ((r->status != 200 && r->status != 206) || r->bytes == 0
         || r->url == NULL) {
         return 0;
     }
-    if (trace_strtab_intern(f->paths, r->url,
-                            trace_path_len(r->url, r->url_len), &id, &added)
-        != 0) {
+    n = key(f, r->url, r->url_len);
+    if (n == 0 || trace_strtab_intern(f->paths, f->buf, n, &id, &added) != 0) {
         return -1;
     }
     if (id >= f->size_cap) {
@@ -150,10 +170,12 @@ trace_files_add(trace_files_t *f, const trace_req_t *r)
 }
 
 int
-trace_files_find(const trace_files_t *f, const char *url, size_t len,
-                 uint64_t *size, uint32_t *id)
+trace_files_find(trace_files_t *f, const char *url, size_t len, uint64_t *size,
+                 uint32_t *id)
 {
-    if (trace_strtab_find(f->paths, url, trace_path_len(url, len), id) != 0) {
+    size_t n = key(f, url, len);
+
+    if (n == 0 || trace_strtab_find(f->paths, f->buf, n, id) != 0) {
         return -1;
     }
     *size = f->size[*id];

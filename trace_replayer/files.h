@@ -1,6 +1,6 @@
 /*
- * The files of a trace: each path (the request target without its query)
- * with the largest successful transfer seen for it.  "Successful" is
+ * The files of a trace: each object (objects.h: the decoded path and the
+ * query) with the largest successful transfer seen for it.  "Successful" is
  * status 200 or 206 with a byte count above zero, the rule nictrace
  * docroot, nictrace stats and nicsim share: that count is the least the
  * file must hold for the logged response to have been possible.
@@ -40,10 +40,10 @@ int trace_files_add(trace_files_t *f, const trace_req_t *r);
 
 /*
  * The file of request target url: 0 with its *size and *id (ids count
- * from 0 in the order files were first seen), or -1 when the path had no
- * successful transfer.
+ * from 0 in the order files were first seen), or -1 when its object had
+ * no successful transfer.
  */
-int trace_files_find(const trace_files_t *f, const char *url, size_t len,
+int trace_files_find(trace_files_t *f, const char *url, size_t len,
                      uint64_t *size, uint32_t *id);
 
 /* Files seen so far, and the sum of their sizes. */

@@ -649,6 +649,8 @@ live(run_t *r, int index, int total, double eta)
     argv[k++] = (char *) tool("nicreplay");
     argv[k++] = "--as-logged";
     argv[k++] = "--verify";
+    argv[k++] = "--docroot";
+    argv[k++] = docroot;
     argv[k++] = "-c";
     argv[k++] = conns;
     argv[k++] = "--json";

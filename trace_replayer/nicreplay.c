@@ -27,6 +27,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <limits.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,6 +36,7 @@
 #include "hist.h"
 #include "hresp.h"
 #include "json.h"
+#include "objects.h"
 
 #define READ_CHUNK (64 * 1024)
 #define MAX_STATUS 600
@@ -62,6 +64,10 @@ typedef struct {
     uint64_t     max_depth;
     double       elapsed;
     trace_hist_t latency; /* microseconds */
+    /* fidelity: what the log answered against what came back */
+    uint64_t log_2xx, got_2xx, logged_size, log_404, got_404, log_3xx;
+    uint64_t got_301;
+    uint64_t miss_2xx[MAX_STATUS]; /* 2xx in the log, this status now */
 } result_t;
 
 enum { U_IDLE = 0, U_CONNECTING, U_SENDING, U_READING, U_DONE };
@@ -249,6 +255,22 @@ print_summary(const result_t *r, FILE *out)
     fprintf(out, "  mismatches   %llu (%llu body bytes verified)\n",
             (unsigned long long) r->mismatches,
             (unsigned long long) r->verified_bytes);
+    fprintf(out,
+            "  fidelity     2xx answered 2xx %.2f %% (%llu of %llu, %llu of "
+            "the logged size); 404 stayed 404: %llu of %llu; 3xx answered "
+            "301: %llu of %llu\n",
+            r->log_2xx ? 100.0 * (double) r->got_2xx / (double) r->log_2xx
+                       : 100.0,
+            (unsigned long long) r->got_2xx, (unsigned long long) r->log_2xx,
+            (unsigned long long) r->logged_size,
+            (unsigned long long) r->got_404, (unsigned long long) r->log_404,
+            (unsigned long long) r->got_301, (unsigned long long) r->log_3xx);
+    for (i = 0; i < MAX_STATUS; i++) {
+        if (r->miss_2xx[i] > 0) {
+            fprintf(out, "               2xx in the log answered %d: %llu\n", i,
+                    (unsigned long long) r->miss_2xx[i]);
+        }
+    }
 }
 
 static int
@@ -315,6 +337,25 @@ write_json(const result_t *r, const feed_stats_t *fs, const char *path)
                 ? (double) r->latency.sum / (double) r->latency.count
                 : 0.0,
             (unsigned long long) r->latency.max);
+    fprintf(out,
+            "  \"fidelity\": {\"log_2xx\": %llu, \"answered_2xx\": %llu, "
+            "\"share_2xx\": %.6f, \"logged_size\": %llu, \"log_404\": %llu, "
+            "\"answered_404\": %llu, \"log_3xx\": %llu, \"answered_301\": "
+            "%llu, \"exceptions\": {",
+            (unsigned long long) r->log_2xx, (unsigned long long) r->got_2xx,
+            r->log_2xx ? (double) r->got_2xx / (double) r->log_2xx : 1.0,
+            (unsigned long long) r->logged_size,
+            (unsigned long long) r->log_404, (unsigned long long) r->got_404,
+            (unsigned long long) r->log_3xx, (unsigned long long) r->got_301);
+    first = 1;
+    for (i = 0; i < MAX_STATUS; i++) {
+        if (r->miss_2xx[i] > 0) {
+            fprintf(out, "%s\"2xx_answered_%d\": %llu", first ? "" : ", ", i,
+                    (unsigned long long) r->miss_2xx[i]);
+            first = 0;
+        }
+    }
+    fprintf(out, "}},\n");
     if (fs != NULL) {
         fprintf(out,
                 "  \"trace\": {\"records\": %llu, \"replayed\": %llu, "
@@ -460,6 +501,25 @@ merge_one(const char *path, result_t *r, double *rps, double *mbps)
         r->latency.bucket[trace_hist_index((uint64_t) lo->number)] +=
             (uint64_t) cnt->number;
         r->latency.count += (uint64_t) cnt->number;
+    }
+    o = json_get(root, "fidelity");
+    r->log_2xx += num(o, "log_2xx", &bad);
+    r->got_2xx += num(o, "answered_2xx", &bad);
+    r->logged_size += num(o, "logged_size", &bad);
+    r->log_404 += num(o, "log_404", &bad);
+    r->got_404 += num(o, "answered_404", &bad);
+    r->log_3xx += num(o, "log_3xx", &bad);
+    r->got_301 += num(o, "answered_301", &bad);
+    o = json_get(o, "exceptions");
+    for (e = o != NULL ? o->child : NULL; e != NULL; e = e->next) {
+        long st = strtol(e->key + (strlen(e->key) > 13 ? 13 : 0), NULL, 10);
+
+        if (e->type != JSON_NUMBER || strncmp(e->key, "2xx_answered_", 13) != 0
+            || st < 0 || st >= MAX_STATUS) {
+            bad = 1;
+            continue;
+        }
+        r->miss_2xx[st] += (uint64_t) e->number;
     }
     r->latency.sum += num(root, "latency_sum_us", &bad);
     k = num(root, "latency_max_us", &bad);
@@ -877,6 +937,31 @@ check_body(void *arg, uint64_t off, const char *p, size_t n)
 }
 
 /* One response is complete: account it and go on. */
+/* fidelity: a 2xx stays a 2xx (of the logged size, when that is what was
+ * asked for), a 404 a 404, a redirect a 301 (objects.h) */
+static void
+count_fidelity(const feed_req_t *q, int got, uint64_t body)
+{
+    int logged = q->status;
+
+    if (logged >= 200 && logged < 300) {
+        res.log_2xx++;
+        if (got >= 200 && got < 300) {
+            res.got_2xx++;
+            res.logged_size +=
+                body == (method_sent(q) == TRACE_HEAD ? 0 : q->bytes);
+        } else {
+            res.miss_2xx[got > 0 && got < MAX_STATUS ? got : 0]++;
+        }
+    } else if (logged == 404 || logged == 410) {
+        res.log_404++;
+        res.got_404 += got == 404;
+    } else if (logged >= 300 && logged < 400 && logged != 304) {
+        res.log_3xx++;
+        res.got_301 += got == 301;
+    }
+}
+
 static void
 response_done(user_t *u)
 {
@@ -888,6 +973,7 @@ response_done(user_t *u)
     res.content_bytes += u->resp.body;
     res.head_bytes += u->resp.head_bytes;
     trace_hist_add(&res.latency, us, 1);
+    count_fidelity(q, u->resp.status, u->resp.body);
     if (u->bad) {
         res.mismatches++;
     }
@@ -1272,6 +1358,8 @@ main(int argc, char **argv)
         {"timeout", required_argument, NULL, 't'},
         {"host", required_argument, NULL, 'H'},
         TRACE_SRC_LONGOPTS,
+        {"manifest", required_argument, NULL, 'M'},
+        {"docroot", required_argument, NULL, 'R'},
         {"json", required_argument, NULL, 'j'},
         {"log", required_argument, NULL, 'l'},
         {"quiet", no_argument, NULL, 'q'},
@@ -1280,7 +1368,7 @@ main(int argc, char **argv)
     };
     feed_opts_t fo = {0};
     const char *json = NULL, *logpath = NULL, *host = NULL;
-    char        err[512];
+    char        err[512], manifest[PATH_MAX];
     uint64_t    v;
     double      gap;
     int         ch, rc;
@@ -1373,6 +1461,12 @@ main(int argc, char **argv)
             }
             break;
         case 'H': host = optarg; break;
+        case 'M': fo.manifest = optarg; break;
+        case 'R':
+            snprintf(manifest, sizeof(manifest), "%s/%s", optarg,
+                     TRACE_MANIFEST_NAME);
+            fo.manifest = manifest;
+            break;
         case 'j': json = optarg; break;
         case 'l': logpath = optarg; break;
         case 'q': cf.quiet = 1; break;

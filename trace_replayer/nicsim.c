@@ -129,9 +129,8 @@ now(void)
 
 /* One request of the trace through every cache. */
 static void
-simulate(sim_t *sims, int nsims, const trace_files_t *files,
-         trace_sessions_t *sess, const trace_req_t *r, uint64_t block,
-         int split, uint64_t *content)
+simulate(sim_t *sims, int nsims, trace_files_t *files, trace_sessions_t *sess,
+         const trace_req_t *r, uint64_t block, int split, uint64_t *content)
 {
     uint64_t        fsize, conn, b, nblocks, used;
     uint32_t        id;

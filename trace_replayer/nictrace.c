@@ -9,8 +9,8 @@
  *   duration              latest minus earliest record time
  *   total response bytes  the byte counts of all requests ("-" is 0)
  *   average response size total response bytes / requests
- *   distinct files        paths (targets without their query) with a
- *                         successful transfer: status 200 or 206, bytes > 0
+ *   distinct files        objects (decoded path and query, objects.h) with
+ *                         a successful transfer: status 200 or 206, bytes > 0
  *   data set size         the sum, over those files, of the largest such
  *                         transfer (the size nictrace docroot gives them)
  *   parse errors          lines or records that did not parse
@@ -28,6 +28,7 @@
 
 #include "content.h"
 #include "files.h"
+#include "objects.h"
 #include "reader.h"
 #include "sessions.h"
 #include "strtab.h"
@@ -49,15 +50,17 @@ usage(FILE *out)
             "  duration       latest minus earliest record time\n"
             "  total bytes    all byte counts (\"-\" counts 0)\n"
             "  average size   total bytes / requests\n"
-            "  distinct files paths (without query) with a 200 or 206 of "
-            "more than 0 bytes\n"
+            "  distinct files objects (path and query) with a 200 or 206 "
+            "of more than 0 bytes\n"
             "  data set size  the sum of each such file's largest transfer\n"
             "  parse errors   lines or records that did not parse (the "
             "first ten are listed)\n"
-            "docroot creates one file per distinct file, that size, filled "
-            "with bytes\nthat depend on (URL path, offset) only (see "
-            "docs/traces.md); a URL ending\nin / gets index.html; unsafe "
-            "paths and file/directory conflicts are skipped\nand counted.\n");
+            "docroot makes a docroot that answers the trace as logged: a "
+            "file per object\nthe log answered 2xx or 304 (its largest "
+            "transfer; bytes that depend on\nname and offset only), a "
+            "directory per redirect, nothing for 404s; names\nthat cannot "
+            "be the object's own are listed in DIR/.nictrace-manifest\n"
+            "(nicreplay --docroot DIR uses it; see docs/traces.md).\n");
 }
 
 static double
@@ -108,6 +111,7 @@ json_string(const char *s)
 typedef struct {
     trace_reader_t *reader; /* still open: format and bad lines */
     trace_files_t  *files;
+    trace_map_t    *map; /* the objects, when asked for */
     uint64_t        requests;
     uint64_t        bytes;
     int64_t         t0, t1;
@@ -118,11 +122,12 @@ scan_free(scan_t *sc)
 {
     trace_close(sc->reader);
     trace_files_free(sc->files);
+    trace_map_free(sc->map);
 }
 
 /* Read the whole trace into sc; 0, or 1 after saying why on stderr. */
 static int
-scan(const trace_src_t *src, trace_sessions_t *sessions, scan_t *sc)
+scan(const trace_src_t *src, trace_sessions_t *sessions, int map, scan_t *sc)
 {
     char        err[512], a[32];
     trace_req_t r;
@@ -132,7 +137,8 @@ scan(const trace_src_t *src, trace_sessions_t *sessions, scan_t *sc)
     memset(sc, 0, sizeof(*sc));
     sc->reader = trace_src_open(src, err, sizeof(err));
     sc->files = trace_files_new();
-    if (sc->reader == NULL || sc->files == NULL) {
+    sc->map = map ? trace_map_new() : NULL;
+    if (sc->reader == NULL || sc->files == NULL || (map && sc->map == NULL)) {
         fprintf(stderr, "nictrace: %s\n",
                 sc->reader == NULL ? err : "out of memory");
         scan_free(sc);
@@ -156,7 +162,8 @@ scan(const trace_src_t *src, trace_sessions_t *sessions, scan_t *sc)
                 break;
             }
         }
-        if (trace_files_add(sc->files, &r) != 0) {
+        if (trace_files_add(sc->files, &r) != 0
+            || (sc->map != NULL && trace_map_add(sc->map, &r) != 0)) {
             snprintf(err, sizeof(err), "out of memory");
             rc = -1;
             break;
@@ -185,7 +192,7 @@ stats(const trace_src_t *src, int json)
     double             avg;
     int                i, nbad;
 
-    if (scan(src, NULL, &sc) != 0) {
+    if (scan(src, NULL, 0, &sc) != 0) {
         return 1;
     }
     avg = sc.requests > 0 ? (double) sc.bytes / (double) sc.requests : 0;
@@ -238,34 +245,6 @@ stats(const trace_src_t *src, int json)
 
 /* docroot */
 
-typedef struct {
-    char    *url; /* the URL path, NUL-terminated */
-    size_t   len;
-    uint64_t size;
-} entry_t;
-
-typedef struct {
-    entry_t *e;
-    size_t   n;
-} entries_t;
-
-static void
-collect(const char *path, size_t len, uint64_t size, void *arg)
-{
-    entries_t *es = arg;
-
-    es->e[es->n].url = strndup(path, len);
-    es->e[es->n].len = len;
-    es->e[es->n].size = size;
-    es->n++;
-}
-
-static int
-by_url(const void *a, const void *b)
-{
-    return strcmp(((const entry_t *) a)->url, ((const entry_t *) b)->url);
-}
-
 /* mkdir -p of the directories of rel below dirfd; 0, or -1 (errno) */
 static int
 make_parents(int dirfd, char *rel)
@@ -285,24 +264,26 @@ make_parents(int dirfd, char *rel)
 
 /* name: the file's name from the root, with its leading '/' */
 static int
-write_file(int dirfd, char *name, const entry_t *e, unsigned char *buf,
+write_file(int dirfd, const char *name, uint64_t size, unsigned char *buf,
            size_t bufsize)
 {
     uint64_t seed = trace_content_seed(name, strlen(name)), off = 0;
-    char    *rel = name + 1;
+    char    *rel = strdup(name + 1);
     size_t   n;
     int      fd;
 
-    if (make_parents(dirfd, rel) != 0) {
+    if (rel == NULL || make_parents(dirfd, rel) != 0) {
+        free(rel);
         return -1;
     }
     fd = openat(dirfd, rel,
                 O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    free(rel);
     if (fd == -1) {
         return -1;
     }
-    while (off < e->size) {
-        n = e->size - off < bufsize ? (size_t) (e->size - off) : bufsize;
+    while (off < size) {
+        n = size - off < bufsize ? (size_t) (size - off) : bufsize;
         trace_content(seed, off, buf, n);
         if (write(fd, buf, n) != (ssize_t) n) {
             close(fd);
@@ -313,82 +294,148 @@ write_file(int dirfd, char *name, const entry_t *e, unsigned char *buf,
     return close(fd);
 }
 
+/* a directory (and its parents) for a redirect */
+static int
+make_dir(int dirfd, const char *name)
+{
+    size_t n = strlen(name);
+    char  *rel = malloc(n + 1);
+    int    rc;
+
+    if (rel == NULL) {
+        return -1;
+    }
+    memcpy(rel, name + 1, n - 1);
+    rel[n - 1] = '/';
+    rel[n] = '\0';
+    rc = make_parents(dirfd, rel);
+    free(rel);
+    return rc;
+}
+
+static double
+share(uint64_t part, uint64_t whole)
+{
+    return whole > 0 ? (double) part / (double) whole : 1.0;
+}
+
 static int
 docroot(const trace_src_t *src, const char *root, int json)
 {
-    char           a[32], b[32];
-    char          *rel = NULL;
-    scan_t         sc;
-    entries_t      es = {NULL, 0};
-    unsigned char *buf = malloc(1 << 16);
-    uint64_t       files = 0, bytes = 0, unsafe = 0, conflicts = 0;
-    size_t         i;
-    int            dirfd = -1, rc = 1;
+    char                     a[32], b[32];
+    scan_t                   sc;
+    unsigned char           *buf = malloc(1 << 16);
+    const trace_map_stats_t *st;
+    trace_obj_t              o;
+    uint32_t                 id;
+    int                      dirfd = -1, fd, rc = 1;
+    FILE                    *mf = NULL;
 
-    if (buf == NULL || scan(src, NULL, &sc) != 0) {
+    if (buf == NULL || scan(src, NULL, 1, &sc) != 0) {
         free(buf);
         return 1;
+    }
+    if (trace_map_decide(sc.map) != 0) {
+        fprintf(stderr, "nictrace: out of memory\n");
+        goto done;
     }
     if (mkdir(root, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "nictrace: mkdir %s: %s\n", root, strerror(errno));
         goto done;
     }
     dirfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    es.e = calloc(trace_files_count(sc.files) + 1, sizeof(entry_t));
-    if (dirfd == -1 || es.e == NULL) {
-        fprintf(stderr, "nictrace: %s: %s\n", root,
-                dirfd == -1 ? strerror(errno) : "out of memory");
+    if (dirfd == -1) {
+        fprintf(stderr, "nictrace: %s: %s\n", root, strerror(errno));
         goto done;
     }
-    trace_files_each(sc.files, collect, &es);
-    qsort(es.e, es.n, sizeof(entry_t), by_url);
-
-    for (i = 0; i < es.n; i++) {
-        free(rel);
-        rel = malloc(es.e[i].len + 12);
-        if (rel == NULL
-            || trace_file_name(es.e[i].url, es.e[i].len, rel, 0) == 0) {
-            unsafe++;
+    unlinkat(dirfd, TRACE_MANIFEST_NAME, 0); /* none while half made */
+    for (id = 0; id < trace_map_count(sc.map); id++) {
+        trace_map_get(sc.map, id, &o);
+        if (o.kind == TRACE_OBJ_MISSING
+            || (o.kind == TRACE_OBJ_FILE
+                    ? write_file(dirfd, o.name, o.size, buf, 1 << 16)
+                    : make_dir(dirfd, o.name))
+                   == 0) {
             continue;
         }
-        if (write_file(dirfd, rel, &es.e[i], buf, 1 << 16) != 0) {
-            if (errno != ENOTDIR && errno != EISDIR && errno != EEXIST
-                && errno != ELOOP) {
-                fprintf(stderr, "nictrace: %s%s: %s\n", root, rel,
-                        strerror(errno));
-                goto done;
-            }
-            conflicts++; /* a file and a directory of the same name */
-            continue;
-        }
-        files++;
-        bytes += es.e[i].size;
+        fprintf(stderr, "nictrace: %s%s: %s%s\n", root, o.name, strerror(errno),
+                errno == ENOTDIR || errno == EISDIR || errno == EEXIST
+                        || errno == ELOOP
+                    ? " (is DIR the docroot of another trace? start from an "
+                      "empty one)"
+                    : "");
+        goto done;
     }
+    fd = openat(dirfd, TRACE_MANIFEST_NAME,
+                O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    mf = fd == -1 ? NULL : fdopen(fd, "w");
+    if (mf == NULL || trace_map_write(sc.map, mf, src->path) != 0
+        || fclose(mf) != 0) {
+        fprintf(stderr, "nictrace: %s/%s: %s\n", root, TRACE_MANIFEST_NAME,
+                strerror(errno));
+        mf = NULL;
+        goto done;
+    }
+    st = trace_map_stats(sc.map);
     if (json) {
         printf("{\"root\": ");
         json_string(root);
-        printf(", \"files\": %llu, \"bytes\": %llu, \"skipped_unsafe\": "
-               "%llu, \"skipped_conflicts\": %llu, \"parse_errors\": %llu}\n",
-               (unsigned long long) files, (unsigned long long) bytes,
-               (unsigned long long) unsafe, (unsigned long long) conflicts,
+        printf(", \"manifest\": \"%s\", \"objects\": %llu, \"files\": %llu, "
+               "\"bytes\": %llu, \"redirects\": %llu, \"missing\": %llu, "
+               "\"renamed\": %llu, \"log_2xx\": %llu, \"answerable_2xx\": "
+               "%llu, \"share_2xx\": %.6f, \"log_404\": %llu, "
+               "\"stays_404\": %llu, \"log_3xx\": %llu, \"stays_3xx\": %llu, "
+               "\"log_304\": %llu, \"log_other\": %llu, \"exceptions\": "
+               "{\"2xx_not_a_file\": %llu, \"3xx_or_404_on_a_file\": %llu}, "
+               "\"other_methods\": %llu, \"parse_errors\": %llu}\n",
+               TRACE_MANIFEST_NAME, (unsigned long long) st->objects,
+               (unsigned long long) st->files, (unsigned long long) st->bytes,
+               (unsigned long long) st->redirects,
+               (unsigned long long) st->missing,
+               (unsigned long long) st->renamed,
+               (unsigned long long) st->log_2xx,
+               (unsigned long long) st->answerable_2xx,
+               share(st->answerable_2xx, st->log_2xx),
+               (unsigned long long) st->log_404,
+               (unsigned long long) st->stays_404,
+               (unsigned long long) st->log_3xx,
+               (unsigned long long) st->stays_3xx,
+               (unsigned long long) st->log_304,
+               (unsigned long long) st->log_other,
+               (unsigned long long) (st->log_2xx - st->answerable_2xx),
+               (unsigned long long) st->other_3xx_404,
+               (unsigned long long) st->other_methods,
                (unsigned long long) trace_bad_count(sc.reader));
     } else {
-        printf("%s files, %s bytes written under %s\n", thousands(files, a),
-               thousands(bytes, b), root);
-        if (unsafe || conflicts) {
-            printf("skipped: %llu unsafe paths, %llu file/directory "
-                   "conflicts\n",
-                   (unsigned long long) unsafe, (unsigned long long) conflicts);
+        printf("%s files, %s bytes written under %s; %llu directories for "
+               "redirects, %llu objects missing (%llu renamed, see %s)\n",
+               thousands(st->files, a), thousands(st->bytes, b), root,
+               (unsigned long long) st->redirects,
+               (unsigned long long) st->missing,
+               (unsigned long long) st->renamed, TRACE_MANIFEST_NAME);
+        printf("2xx answerable as 2xx: %.2f %% (%llu of %llu GET/HEAD); 404 "
+               "staying 404: %llu of %llu; 3xx answered 301: %llu of %llu\n",
+               100 * share(st->answerable_2xx, st->log_2xx),
+               (unsigned long long) st->answerable_2xx,
+               (unsigned long long) st->log_2xx,
+               (unsigned long long) st->stays_404,
+               (unsigned long long) st->log_404,
+               (unsigned long long) st->stays_3xx,
+               (unsigned long long) st->log_3xx);
+        if (st->other_3xx_404 > 0) {
+            printf("%llu 3xx or 404 requests name an object that also "
+                   "succeeded: answered 2xx\n",
+                   (unsigned long long) st->other_3xx_404);
+        }
+        if (st->other_methods > 0) {
+            printf("%llu requests with other methods than GET and HEAD: not "
+                   "replayed\n",
+                   (unsigned long long) st->other_methods);
         }
     }
     rc = 0;
 
 done:
-    for (i = 0; i < es.n; i++) {
-        free(es.e[i].url);
-    }
-    free(es.e);
-    free(rel);
     free(buf);
     if (dirfd != -1) {
         close(dirfd);
@@ -408,7 +455,7 @@ sessions(const trace_src_t *src, long conn_gap, long pipe_gap, int json)
     char                     a[32];
     int                      i;
 
-    if (g == NULL || scan(src, g, &sc) != 0) {
+    if (g == NULL || scan(src, g, 0, &sc) != 0) {
         trace_sessions_free(g);
         return 1;
     }

@@ -13,7 +13,8 @@ import tempfile
 import threading
 
 from nicd import NICD, DEADLINE, Server, check
-from test_nictrace import NASA, NASA10K, clf_records, content, file_name, run
+from test_nictrace import (NASA, NASA10K, clf_records, content, file_name,
+                           object_key, read_manifest, run)
 
 NICREPLAY = os.path.join(os.path.dirname(NICD), "nicreplay")
 
@@ -71,29 +72,46 @@ def nasa_hosts(path):
 
 
 def docroot_files(recs):
+    """{object key: size} of the objects with a successful transfer."""
     files = {}
     for _, url, status, b in recs:
         if status in (200, 206) and b:
-            p = url.split("?", 1)[0]
-            files[p] = max(files.get(p, 0), b)
+            k = object_key(url)
+            files[k] = max(files.get(k, 0), b)
     return files
 
 
-def check_answers(lines, files, what):
-    """200 with the file's size for a file (any spelling of its name),
-    301/403 for a directory, 404 for the rest."""
-    names = {file_name(p): p for p in files if "/./" not in p}
+def check_answers(lines, root, what):
+    """Each answer is what the docroot holds for the target sent: 200
+    with the file's size for a file, 301/403 for a directory, 404 for the
+    rest."""
     for s, m, target, status, nbytes in lines:
-        path = target.split("?", 1)[0]
-        if file_name(path) in names:
-            path = names[file_name(path)]
+        disk = os.path.join(root, file_name(target.split("?", 1)[0])[1:])
+        if os.path.isfile(disk):
             check(status == 200, "%s: %s %s: %d" % (what, m, target, status))
-            check(nbytes == (0 if m == "HEAD" else files[path]),
+            check(nbytes == (0 if m == "HEAD" else os.path.getsize(disk)),
                   "%s: %s: %d bytes" % (what, target, nbytes))
-        elif any(f.startswith(path.rstrip("/") + "/") for f in files):
+        elif os.path.isdir(disk):
             check(status in (301, 403), "%s: %s: %d" % (what, target, status))
         else:
             check(status == 404, "%s: %s: %d" % (what, target, status))
+
+
+def check_fidelity(res, recs, what):
+    """Through the manifest, every 2xx of the log is a 2xx now, every
+    404 a 404 (the sample has one 404 on an object that also succeeded)
+    and every 3xx a 301."""
+    f = res["fidelity"]
+    n2xx = sum(1 for r in recs if 200 <= r[2] < 300)
+    n404 = sum(1 for r in recs if r[2] == 404)
+    also_ok = sum(1 for r in recs if r[2] == 404
+                  and object_key(r[1]) in docroot_files(recs))
+    check(f["log_2xx"] == n2xx == f["answered_2xx"] and f["share_2xx"] == 1
+          and f["log_404"] == n404
+          and f["answered_404"] == n404 - also_ok
+          and f["answered_301"] == f["log_3xx"] > 0,
+          "%s: fidelity %r (2xx %d, 404 %d of which %d on files)"
+          % (what, f, n2xx, n404, also_ok))
 
 
 def test_nasa_replayed_against_nicd():
@@ -103,7 +121,6 @@ def test_nasa_replayed_against_nicd():
     groups the paper's rule gives."""
     lines = open(NASA, encoding="latin-1").read().splitlines()
     recs = clf_records(lines)
-    files = docroot_files(recs)
     conns, groups = sessions_expected(
         [(r[0], h) for r, h in zip(recs, nasa_hosts(NASA))])
     with tempfile.TemporaryDirectory() as root:
@@ -112,8 +129,10 @@ def test_nasa_replayed_against_nicd():
         with Server(root=root, threads=2) as s:
             url = "http://127.0.0.1:%d/" % s.port
             for c in (1, 4, 32, 200):
-                res, log = replay(NASA, url, "-c", str(c), "--verify")
+                res, log = replay(NASA, url, "-c", str(c), "--verify",
+                                  "--docroot", root)
                 what = "-c %d" % c
+                check_fidelity(res, recs, what)
                 check(res["requests"] == len(recs) == len(log),
                       "%s: %d requests" % (what, res["requests"]))
                 check(res["mismatches"] == 0 and res["failed"] == 0
@@ -128,13 +147,16 @@ def test_nasa_replayed_against_nicd():
                 check(res["verified_bytes"] == ok_bytes,
                       "%s: verified %d of %d" % (what, res["verified_bytes"],
                                                  ok_bytes))
-                check_answers(log, files, what)
+                check_answers(log, root, what)
                 # one user replays the sessions one after the other, in
-                # the order they open, each in trace order
+                # the order they open, each in trace order (at the URL
+                # the manifest gives, where it gives one)
                 if c == 1:
+                    m = read_manifest(root)
                     check([t for _, _, t, _, _ in log] == in_session_order(
-                        [(r[0], h, r[1]) for r, h in
-                         zip(recs, nasa_hosts(NASA))]), "trace order")
+                        [(r[0], h, m[object_key(r[1])][2] or r[1])
+                         for r, h in zip(recs, nasa_hosts(NASA))]),
+                        "trace order")
 
 
 def test_nasa10k_pipelined_and_not():
@@ -144,20 +166,21 @@ def test_nasa10k_pipelined_and_not():
     lines = gzip.open(NASA10K, "rt", encoding="latin-1").read().splitlines()
     recs = [r for r, line in zip(clf_records(lines), lines)
             if '"GET ' in line or '"HEAD ' in line]
-    files = docroot_files(recs)
     with tempfile.TemporaryDirectory() as root:
         rc, _, err = run("docroot", "--root", root, NASA10K)
         check(rc == 0, err)
         with Server(root=root, threads=2) as s:
             url = "http://127.0.0.1:%d/" % s.port
-            a, la = replay(NASA10K, url, "-c", "64", "--verify")
+            a, la = replay(NASA10K, url, "-c", "64", "--verify",
+                           "--docroot", root)
             b, lb = replay(NASA10K, url, "-c", "64", "--verify",
-                           "--no-pipeline")
+                           "--no-pipeline", "--docroot", root)
             for res, log, what in ((a, la, "pipelined"),
                                    (b, lb, "no pipeline")):
                 check(res["requests"] == len(recs) and res["mismatches"] == 0
                       and res["failed"] == 0, "%s: %r" % (what, res))
-                check_answers(log, files, what)
+                check_answers(log, root, what)
+                check_fidelity(res, recs, what)
             check(b["pipeline"]["groups"] == len(recs)
                   and b["pipeline"]["max_depth"] == 1, repr(b["pipeline"]))
             check(a["pipeline"]["max_depth"] > 1, repr(a["pipeline"]))
@@ -205,7 +228,6 @@ def test_nasa_replayed_against_nginx():
     connections after keepalive_requests (here 3): the replayer reconnects
     and sends the rest again; nothing fails, nothing mismatches."""
     recs = clf_records(open(NASA, encoding="latin-1").read().splitlines())
-    files = docroot_files(recs)
     with tempfile.TemporaryDirectory() as root:
         rc, _, err = run("docroot", "--root", root, NASA)
         check(rc == 0, err)
@@ -213,7 +235,8 @@ def test_nasa_replayed_against_nginx():
         p, port, d = start_nginx(root, "keepalive_requests 3;")
         try:
             res, log = replay(NASA, "http://127.0.0.1:%d/" % port, "-c", "16",
-                              "--verify")
+                              "--verify", "--docroot", root)
+            check_answers(log, root, "nginx")
         finally:
             p.terminate()
             p.wait(timeout=DEADLINE)
@@ -224,7 +247,7 @@ def test_nasa_replayed_against_nginx():
     check(res["reconnects"] > 0, "nginx closed no connection? %r" % res)
     check(res["connections"] == res["sessions"] + res["reconnects"],
           repr(res))
-    check_answers(log, files, "nginx")
+    check_fidelity(res, recs, "nginx")
 
 
 class Scripted:
@@ -511,21 +534,24 @@ def test_as_logged_is_the_simulated_stream():
                        capture_output=True, timeout=60)
     check(p.returncode == 0, p.stderr.decode())
     sim_content = json.loads(p.stdout)[0]["content_bytes"]
-    # a 304 for a path the log never transferred has no file: 404
-    logged_304 = sum(1 for r in recs if r[2] == 304
-                     and r[1].split("?", 1)[0] in docroot_files(recs))
+    # every 304 names an object with a file (empty when only 304s)
+    logged_304 = sum(1 for r in recs if r[2] == 304)
     partial = sum(1 for r in recs if r[2] == 200 and r[3]
-                  and r[3] < docroot_files(recs)[r[1].split("?", 1)[0]])
+                  and r[3] < docroot_files(recs)[object_key(r[1])])
     with tempfile.TemporaryDirectory() as root:
         rc, _, err = run("docroot", "--root", root, NASA)
         check(rc == 0, err)
         with Server(root=root, threads=1) as s:
             url = "http://127.0.0.1:%d/" % s.port
-            whole, _ = replay(NASA, url, "-c", "4", "--verify")
+            whole, _ = replay(NASA, url, "-c", "4", "--verify",
+                              "--docroot", root)
             res, log = replay(NASA, url, "-c", "4", "--as-logged",
-                              "--verify")
+                              "--verify", "--docroot", root)
     check(res["mismatches"] == 0 and res["failed"] == 0,
           "as logged: %r" % res)
+    # as logged, every 2xx comes back at its logged size
+    check(res["fidelity"]["logged_size"] == res["fidelity"]["log_2xx"]
+          == res["fidelity"]["answered_2xx"], repr(res["fidelity"]))
     # verified bytes: the bodies of 200 and 206 (error pages have bodies
     # too, which nicsim rightly does not count)
     check(res["verified_bytes"] == sim_content,

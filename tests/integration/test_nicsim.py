@@ -9,7 +9,7 @@ import subprocess
 from collections import OrderedDict
 
 from nicd import NICD, check
-from test_nictrace import NASA, clf_records
+from test_nictrace import NASA, clf_records, object_key
 
 NICSIM = os.path.join(os.path.dirname(NICD), "nicsim")
 SIZES = (65536, 262144, 1048576, 4194304, 16777216)
@@ -17,10 +17,10 @@ CONTENT = 19924389  # bytes of every 200/206 of the sample
 
 # cached content bytes for LRU, 4 KiB blocks: {caches: {size: bytes}}
 GOLDEN = {
-    1: {65536: 475897, 262144: 1724150, 1048576: 4112107,
-        4194304: 8150833, 16777216: 9230794},
-    2: {65536: 366567, 262144: 1766159, 1048576: 3575849,
-        4194304: 6064008, 16777216: 6279886},
+    1: {65536: 475897, 262144: 1722511, 1048576: 4110468,
+        4194304: 8148570, 16777216: 9228839},
+    2: {65536: 364928, 262144: 1764520, 1048576: 3574210,
+        4194304: 6061745, 16777216: 6277931},
 }
 
 
@@ -39,7 +39,7 @@ def file_sizes(recs):
     files = {}
     for _, url, st, b in recs:
         if st in (200, 206) and b:
-            p = url.split("?", 1)[0]
+            p = object_key(url)
             files[p] = max(files.get(p, 0), b)
     return files
 
@@ -52,7 +52,7 @@ def simulate(recs, clients, cache_bytes, split, block=4096, gap=15):
     for (t, url, st, b), conn in zip(recs, connections(recs, clients, gap)):
         if st not in (200, 206) or not b:
             continue
-        p = url.split("?", 1)[0]
+        p = object_key(url)
         content += b
         if files[p] > cache_bytes:
             continue
@@ -134,7 +134,7 @@ def block_accesses(recs, clients, block=4096, gap=15, split=1):
     for (t, url, st, b), conn in zip(recs, connections(recs, clients, gap)):
         if st not in (200, 206) or not b:
             continue
-        p = url.split("?", 1)[0]
+        p = object_key(url)
         for i in range((b + block - 1) // block):
             seqs[conn % split].append(((p, i), min(block, b - i * block),
                                        files[p]))

@@ -32,8 +32,8 @@ def expected(records):
     files = {}
     for _, url, status, b in records:
         if status in (200, 206) and b:
-            path = url.split("?", 1)[0]
-            files[path] = max(files.get(path, 0), b)
+            key = object_key(url)
+            files[key] = max(files.get(key, 0), b)
     return {"requests": len(records), "duration_s": max(times) - min(times),
             "total_response_bytes": total,
             "avg_response_bytes": round(total / len(records), 1),
@@ -162,6 +162,31 @@ def file_name(url_path):
     return name + ("index.html" if name.endswith("/") else "")
 
 
+def object_key(url):
+    """docs/traces.md's object of a target: the file name its path names,
+    then "?" and the query when it has one."""
+    path, _, query = url.partition("?")
+    return file_name(path) + ("?" + query if query else "")
+
+
+def read_manifest(root):
+    """{key: (kind, size, URL to send or None)} from the docroot's
+    manifest, parsed here independently of the C reader.  The file a URL
+    names is unquote(URL)."""
+    import urllib.parse
+    out = {}
+    lines = open(os.path.join(root, ".nictrace-manifest"), "rb").read()
+    for line in lines.decode("latin-1").splitlines():
+        if line.startswith("#"):
+            continue
+        kind, size, url, key = line.split("\t")
+        key = urllib.parse.unquote(key, encoding="latin-1")
+        url = None if url == "-" else urllib.parse.unquote(url,
+                                                           encoding="latin-1")
+        out[key] = (kind, int(size), url)
+    return out
+
+
 def content(name, size):
     """docs/traces.md's definition, written here independently: name is
     the file's name from the docroot (file_name())."""
@@ -175,49 +200,62 @@ def content(name, size):
 
 
 def test_docroot_served_by_nicd():
-    """nictrace docroot of the NASA sample, served by nicd: every GET of
-    the trace gets its file's exact bytes (200), a directory without a
-    file of its own 301, anything else 404."""
+    """nictrace docroot of the NASA sample, served by nicd: every object
+    of the trace (path and query) asked for at the URL the manifest gives:
+    a 2xx or 304 in the log gets its own file's exact bytes (200, of its
+    largest 2xx), a 3xx a 301, anything else 404."""
     from nicd import Server, get
+    import urllib.parse
     lines = open(NASA, encoding="latin-1").read().splitlines()
     recs = clf_records(lines)
-    files = {}
+    sizes, logged = {}, {}
     for _, url, status, b in recs:
-        if status in (200, 206) and b:
-            p = url.split("?", 1)[0]
-            files[p] = max(files.get(p, 0), b)
+        k = object_key(url)
+        logged.setdefault(k, set()).add(status)
+        if 200 <= status < 300:
+            sizes[k] = max(sizes.get(k, 0), b or 0)
     with tempfile.TemporaryDirectory() as root:
         rc, out, err = run("docroot", "--json", "--root", root, NASA)
         check(rc == 0, err)
         got = json.loads(out)
+        files = {k for k, st in logged.items() if st & {200, 206, 304}}
         check(got["files"] == len(files)
-              and got["bytes"] == sum(files.values())
-              and got["skipped_unsafe"] == 0
-              and got["skipped_conflicts"] == 0, repr(got))
+              and got["bytes"] == sum(sizes.get(k, 0) for k in files)
+              and got["share_2xx"] == 1.0
+              and got["log_2xx"] == sum(1 for r in recs if r[2] == 200),
+              repr(got))
+        manifest = read_manifest(root)
+        check(set(manifest) == set(logged), "manifest keys")
         with Server(root=root) as s:
-            checked = set()
             for url in sorted({u for _, u, _, _ in recs}):
-                path = url.split("?", 1)[0]
-                r = get(s.port, url)
-                if path in files:
-                    check(r.status == 200, "%s: %d" % (url, r.status))
-                    check(r.body == content(file_name(path), files[path]),
-                          "%s: wrong bytes" % url)
-                    checked.add(path)
-                elif any(f.startswith(path.rstrip("/") + "/")
-                         for f in files):
-                    check(r.status in (301, 403), "%s: %d" % (url, r.status))
+                k = object_key(url)
+                kind, size, send = manifest[k]
+                r = get(s.port, send or url)
+                if k in files:
+                    name = (urllib.parse.unquote(send, encoding="latin-1")
+                            if send else file_name(url.split("?", 1)[0]))
+                    check(kind == "F" and r.status == 200
+                          and r.body == content(name, sizes.get(k, 0)),
+                          "%s: %s %d, %d bytes" % (url, kind, r.status,
+                                                   len(r.body)))
+                elif logged[k] & set(range(300, 400)):
+                    check(kind == "R" and r.status == 301,
+                          "%s: %s %d" % (url, kind, r.status))
                 else:
-                    check(r.status == 404, "%s: %d" % (url, r.status))
-            check(len(checked) == len(files), "%d of %d files fetched"
-                  % (len(checked), len(files)))
+                    check(kind == "M" and r.status == 404,
+                          "%s: %s %d" % (url, kind, r.status))
 
 
 def test_docroot_unsafe_and_conflicts():
+    """Names that cannot be files get names of their own (the manifest
+    says which), inside the root: a file that is also a directory, "..",
+    an encoded "/"; the rest keep theirs, decoded."""
+    from nicd import Server, get
+    import urllib.parse
     t = ('1.2.3.4 - - [01/Jul/1995:00:00:01 -0400] "GET %s HTTP/1.0" 200 %d\n')
-    text = "".join(t % (u, n) for u, n in (
-        ("/a", 10), ("/a/b", 20), ("/../etc/x", 5), ("/%2e%2e/y", 5),
-        ("/c%2Fd", 5), ("/ok/", 7), ("/sp%20ace", 3)))
+    cases = (("/a", 10), ("/a/b", 20), ("/../etc/x", 5), ("/%2e%2e/y", 5),
+             ("/c%2Fd", 5), ("/ok/", 7), ("/sp%20ace", 3))
+    text = "".join(t % (u, n) for u, n in cases)
     fd, path = tempfile.mkstemp()
     os.write(fd, text.encode())
     os.close(fd)
@@ -226,17 +264,27 @@ def test_docroot_unsafe_and_conflicts():
             rc, out, err = run("docroot", "--json", "--root", root, path)
             check(rc == 0, err)
             got = json.loads(out)
-            # /a is a file, so /a/b cannot be; .., %2e%2e, %2F refused
-            check(got["files"] == 3 and got["skipped_unsafe"] == 3
-                  and got["skipped_conflicts"] == 1, repr(got))
-            check(os.path.getsize(os.path.join(root, "a")) == 10, "/a")
+            check(got["files"] == 7 and got["renamed"] == 4
+                  and got["share_2xx"] == 1.0, repr(got))
+            check(os.path.getsize(os.path.join(root, "a", "b")) == 20, "/a/b")
             check(open(os.path.join(root, "ok", "index.html"), "rb").read()
                   == content("/ok/index.html", 7), "/ok/ -> index.html")
             check(open(os.path.join(root, "sp ace"), "rb").read()
                   == content("/sp ace", 3), "/sp%20ace -> /sp ace")
-            check(os.path.exists(os.path.join(root, "sp ace")), "decoded")
             check(not os.path.exists(os.path.join(os.path.dirname(root),
                                                   "etc")), "escaped")
+            m = read_manifest(root)
+            with Server(root=root) as s:
+                for url, n in cases:
+                    key = ("\x01" + url if "\x01" + url in m
+                           else object_key(url))
+                    kind, size, send = m[key]
+                    check(kind == "F" and size == n, "%s: %r" % (url, m[key]))
+                    r = get(s.port, send or url)
+                    name = (urllib.parse.unquote(send, encoding="latin-1")
+                            if send else object_key(url))
+                    check(r.status == 200 and r.body == content(name, n),
+                          "%s via %s: %d" % (url, send, r.status))
     finally:
         os.unlink(path)
 

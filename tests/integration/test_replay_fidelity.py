@@ -87,3 +87,128 @@ def test_unsorted_log_shards_partition():
             check(len(set(s for s, _, _, _, _ in parts[0][1])
                       & set(s for s, _, _, _, _ in parts[1][1])) == 0,
                   "a session in both shards")
+
+
+LINE = ('%s - - [01/Mar/2015:12:%02d:%02d +0000] "%s %s HTTP/1.1" %d %s '
+        '"-" "test"\n')
+
+
+def constructed_log(path):
+    """Every case a modern log has, as (method, target, status, bytes)."""
+    long_name = "/" + "d" * 200 + "/" + "x" * 250 + ".html"
+    longer = "/deep/" + "y" * 300  # a component too long for a file
+    cases = [
+        ("GET", "/blog", 200, "5000"),            # a file ...
+        ("GET", "/blog/tags/puppet", 200, "700"),  # ... and a directory
+        ("GET", "/blog/tags/puppet?flav=rss20", 200, "1200"),  # a query
+        ("GET", "/blog/tags/puppet?flav=atom", 200, "1300"),
+        ("GET", "/search?q=a/b%2Fc", 200, "90"),  # "/" and "%" in a query
+        ("GET", "/robots.txt", 200, "-"),         # size unknown
+        ("HEAD", "/robots.txt", 200, "0"),
+        ("GET", "/feed", 301, "178"),             # a redirect
+        ("GET", "/old?page=2", 302, "0"),         # a redirect with a query
+        ("GET", "/blog/", 302, "0"),              # redirect on a file's dir
+        ("GET", "/style.css", 304, "0"),          # 304 only
+        ("GET", "/big.iso", 206, "4096"),         # a partial transfer
+        ("GET", "/big.iso", 200, "100000"),
+        ("GET", "/nothere", 404, "162"),
+        ("GET", "/blog/nothere", 404, "162"),     # 404 below a directory
+        ("GET", "/blog/tags", 404, "162"),        # 404 on a directory
+        ("GET", "/blog/x/", 404, "162"),
+        ("GET", "/caf%C3%A9%20menu.html", 200, "321"),  # encoded
+        ("GET", "/a%2Fb", 200, "11"),             # an encoded "/"
+        ("GET", "/../../etc/passwd", 200, "12"),  # above the root
+        ("GET", "http://example.org/abs", 200, "13"),  # absolute form
+        ("GET", long_name, 200, "17"),
+        ("GET", longer, 200, "19"),
+        ("GET", "/.nic/f/0000000000000000", 200, "23"),  # our own names
+        ("POST", "/comment", 200, "10"),          # not replayed
+        ("GET", "/blog", 200, "4000"),            # a shorter transfer
+    ]
+    with open(path, "w", encoding="latin-1") as f:
+        for i, (m, t, st, b) in enumerate(cases):
+            f.write(LINE % ("10.0.0.%d" % (i % 3), i // 60, i % 60, m, t, st,
+                            b))
+    return cases
+
+
+def check_fidelity(res, cases, what):
+    f = res["fidelity"]
+    n2xx = sum(1 for m, _, st, _ in cases if m != "POST" and 200 <= st < 300)
+    n404 = sum(1 for _, _, st, _ in cases if st == 404)
+    n3xx = sum(1 for _, _, st, _ in cases if 300 <= st < 400 and st != 304)
+    check(f["log_2xx"] == n2xx == f["answered_2xx"] == f["logged_size"]
+          and f["log_404"] == n404 == f["answered_404"]
+          and f["log_3xx"] == n3xx == f["answered_301"]
+          and f["exceptions"] == {}, "%s: %r" % (what, f))
+    check(res["mismatches"] == 0 and res["failed"] == 0
+          and res["responses_by_status"].get("304") == 1,
+          "%s: %r" % (what, res))
+
+
+def test_constructed_log_against_nicd_and_nginx():
+    """Every 2xx of the log is answered 2xx at the logged size, every 404
+    404 and every 3xx 301, by nicd and by Debian's nginx on the same
+    docroot (--as-logged, through the manifest)."""
+    from test_nicreplay import start_nginx
+    import shutil
+    from nicd import DEADLINE
+    with tempfile.TemporaryDirectory() as d:
+        log = os.path.join(d, "site.log")
+        cases = constructed_log(log)
+        root = os.path.join(d, "root")
+        rc, out, err = run("docroot", "--json", "--root", root, log)
+        check(rc == 0, err)
+        got = json.loads(out)
+        check(got["share_2xx"] == 1.0 and got["stays_404"] == got["log_404"]
+              and got["other_methods"] == 1, repr(got))
+        with Server(root=root) as s:
+            res, _ = replay(log, "http://127.0.0.1:%d/" % s.port,
+                            "--as-logged", "--verify", "--docroot", root)
+            check_fidelity(res, cases, "nicd")
+            # without the manifest, queries and renamed objects are lost
+            res, _ = replay(log, "http://127.0.0.1:%d/" % s.port,
+                            "--as-logged", "--verify")
+            check(res["fidelity"]["share_2xx"] < 0.8,
+                  "without a manifest: %r" % res["fidelity"])
+        os.chmod(d, 0o755)
+        for dirpath, dirs, _ in os.walk(root):
+            os.chmod(dirpath, 0o755)
+        p, port, nd = start_nginx(root)
+        try:
+            res, _ = replay(log, "http://127.0.0.1:%d/" % port, "--as-logged",
+                            "--verify", "--docroot", root)
+            check_fidelity(res, cases, "nginx")
+        finally:
+            p.terminate()
+            p.wait(timeout=DEADLINE)
+            shutil.rmtree(nd, ignore_errors=True)
+
+
+def test_bad_input_is_a_clear_error():
+    """Binary junk, an empty file, a manifest of another trace, a
+    manifest that is not one: an exit status and a message naming it."""
+    with tempfile.TemporaryDirectory() as d:
+        junk = os.path.join(d, "junk.log")
+        with open(junk, "wb") as f:
+            f.write(bytes(random.Random(1).randrange(256) for _ in range(5000)))
+        empty = os.path.join(d, "empty.log")
+        open(empty, "w").close()
+        for path in (junk, empty):
+            rc, _, err = run("stats", path)
+            check(rc != 0 and path in err, "%s: %d %s" % (path, rc, err))
+        other = os.path.join(d, "other.log")
+        constructed_log(other)
+        root = os.path.join(d, "root")
+        rc, _, err = run("docroot", "--root", root, NASA10K)
+        check(rc == 0, err)
+        p = subprocess.run([NICREPLAY, "-q", "--docroot", root, other,
+                            "http://127.0.0.1:9/"], capture_output=True,
+                           timeout=60)
+        check(p.returncode != 0 and b"the manifest has no object for"
+              in p.stderr, p.stderr.decode())
+        p = subprocess.run([NICREPLAY, "-q", "--manifest", other, other,
+                            "http://127.0.0.1:9/"], capture_output=True,
+                           timeout=60)
+        check(p.returncode != 0 and b"not a nictrace manifest" in p.stderr,
+              p.stderr.decode())

@@ -65,10 +65,21 @@ test_sizes(void)
     r.bytes = 99;
     r.status = 304; /* no transfer */
     trace_files_add(f, &r);
-    CHECK_INT(trace_files_find(f, "/x", 2, &size, &id), 0);
+    /* path and query name an object: two files */
+    CHECK_INT(trace_files_find(f, "/x?2", 4, &size, &id), 0);
     CHECK_INT(size, 30);
-    CHECK_INT(trace_files_count(f), 1);
-    CHECK_INT(trace_files_find(f, "/y", 2, &size, &id), -1);
+    CHECK_INT(trace_files_find(f, "/x?1", 4, &size, &id), 0);
+    CHECK_INT(size, 10);
+    CHECK_INT(trace_files_count(f), 2);
+    CHECK_INT(trace_files_find(f, "/x", 2, &size, &id), -1);
+    /* spellings of one name are one object */
+    r.url = "/a/./b%20c";
+    r.url_len = 10;
+    r.status = 200;
+    r.bytes = 5;
+    trace_files_add(f, &r);
+    CHECK_INT(trace_files_find(f, "/a/b c", 6, &size, &id), 0);
+    CHECK_INT(size, 5);
     trace_files_free(f);
 }
 
