@@ -48,6 +48,8 @@ struct feed_s {
     feed_req_t       *free_reqs;
     int64_t           now;     /* the latest trace time read */
     uint64_t          id_base; /* sessions of the passes before */
+    int64_t           first_us, last_us, pass_us; /* trace times; the
+                                                     offset of this pass */
     int               eof, failed;
     feed_stats_t      st;
     char              err[512];
@@ -240,6 +242,8 @@ reopen(feed_t *f)
 
         trace_sessions_stats(f->grouping, &st);
         f->id_base += st.connections; /* numbers go on across passes */
+        /* and so does the clock: the next pass starts a second after */
+        f->pass_us = f->last_us - f->first_us + 1000000 + f->pass_us;
     }
     trace_close(f->reader);
     trace_sessions_free(f->grouping);
@@ -378,6 +382,12 @@ read_one(feed_t *f)
         end_all(f);
         return rc;
     }
+    if (f->st.records == 0) {
+        f->first_us = f->last_us = r.time * 1000000 + (int64_t) r.usec;
+    }
+    if (f->st.passes == 0 && r.time * 1000000 + (int64_t) r.usec > f->last_us) {
+        f->last_us = r.time * 1000000 + (int64_t) r.usec;
+    }
     f->st.records++;
     if (r.time > f->now) {
         f->now = r.time;
@@ -455,6 +465,7 @@ read_one(feed_t *f)
     q->method = (uint8_t) (r.method | (s->group_break ? GROUP_START : 0));
     q->status = (uint16_t) (r.status > 0 && r.status < 1000 ? r.status : 0);
     q->bytes = r.bytes;
+    q->time_us = r.time * 1000000 + (int64_t) r.usec + f->pass_us;
     s->group_break = 0;
     if (s->tail != NULL) {
         s->tail->next = q;
@@ -581,6 +592,12 @@ uint64_t
 feed_seed(const feed_t *f, uint32_t url)
 {
     return f->url[url].seed;
+}
+
+int64_t
+feed_first_time_us(const feed_t *f)
+{
+    return f->first_us;
 }
 
 double

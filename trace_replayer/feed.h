@@ -23,10 +23,12 @@
 
 typedef struct feed_req_s {
     struct feed_req_s *next;
-    uint32_t           url;    /* feed_url() */
-    uint8_t            method; /* TRACE_GET or TRACE_HEAD */
-    uint16_t           status; /* as logged */
-    uint64_t           bytes;  /* as logged (0: none or unknown) */
+    uint32_t           url;     /* feed_url() */
+    uint8_t            method;  /* TRACE_GET or TRACE_HEAD */
+    uint16_t           status;  /* as logged */
+    uint64_t           bytes;   /* as logged (0: none or unknown) */
+    int64_t            time_us; /* as logged, microseconds; later passes
+                                   of --loop continue the clock */
 } feed_req_t;
 
 typedef struct feed_sess_s feed_sess_t;
@@ -84,6 +86,9 @@ void feed_release(feed_t *f, feed_sess_t *s);
  */
 const char *feed_target(const feed_t *f, uint32_t url, size_t *len);
 uint64_t    feed_seed(const feed_t *f, uint32_t url);
+
+/* The time of the trace's first record (microseconds), once read. */
+int64_t feed_first_time_us(const feed_t *f);
 
 /* Progress through the input (0..1), or -1 when it cannot be known. */
 double feed_progress(const feed_t *f);

@@ -33,4 +33,12 @@ void trace_hist_merge(trace_hist_t *into, const trace_hist_t *h);
  */
 uint64_t trace_hist_quantile(const trace_hist_t *h, double q);
 
+/*
+ * h as one interval of an HdrHistogram log (the V2 compressed encoding,
+ * base64): each bucket's count recorded at its middle value in an
+ * HdrHistogram of 2 significant digits from 1 to 2^40.  The string is
+ * malloc'd; NULL when out of memory.
+ */
+char *trace_hist_hdr_encode(const trace_hist_t *h);
+
 #endif /* TRACE_HIST_H */

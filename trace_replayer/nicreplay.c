@@ -28,6 +28,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <limits.h>
+#include <math.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,9 +69,13 @@ typedef struct {
     uint64_t log_2xx, got_2xx, logged_size, log_404, got_404, log_3xx;
     uint64_t got_301;
     uint64_t miss_2xx[MAX_STATUS]; /* 2xx in the log, this status now */
+    /* open-loop and timed replay: latency from the send itself too, and
+     * how late sends went out against their schedule */
+    trace_hist_t latency_sent;
+    uint64_t     lag_last_ns, lag_max_ns;
 } result_t;
 
-enum { U_IDLE = 0, U_CONNECTING, U_SENDING, U_READING, U_DONE };
+enum { U_IDLE = 0, U_CONNECTING, U_SENDING, U_READING, U_WAITING, U_DONE };
 
 typedef struct {
     int          fd;
@@ -88,6 +93,7 @@ typedef struct {
     int          bad;      /* and a byte was wrong */
     uint64_t     seed;
     uint64_t     sent_ns;     /* when the group's writing began */
+    uint64_t     intended_ns; /* when it was meant to (0: not scheduled) */
     uint64_t     activity_ns; /* the last progress, for --timeout */
     uint64_t     answered;    /* responses on this connection */
     int          attempts;    /* fresh connections that failed the group */
@@ -110,6 +116,10 @@ typedef struct {
     double           timeout;
     size_t           max_depth;
     FILE            *log;
+    double           rate;    /* --rate: requests per second (0: off) */
+    int              poisson; /* ... with exponential gaps */
+    double           speed;   /* --speed: the log's clock times this */
+    const char      *hdr;     /* --hdr: an HdrHistogram log */
 } conf_t;
 
 static conf_t       cf;
@@ -120,6 +130,114 @@ static int          ep = -1;
 static volatile int interrupted;
 static uint64_t     t_start;
 static int          stop_issuing;
+
+/* users waiting for their group's time: a binary heap by intended_ns */
+static user_t **waiting;
+static size_t   nwaiting;
+static double   slot_ns; /* --rate: the next request's time, after t_start */
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+/* --hdr: one interval a second */
+static FILE        *hdr_file;
+static trace_hist_t hdr_interval;
+static uint64_t     hdr_since;
+
+static int
+hdr_write(uint64_t t)
+{
+    char *enc;
+    int   rc;
+
+    if (hdr_file == NULL) {
+        return 0;
+    }
+    enc = trace_hist_hdr_encode(&hdr_interval);
+    if (enc == NULL) {
+        return -1;
+    }
+    /* start (s since the log's StartTime), length (s), max (ms, as
+     * HdrHistogram's tools print microseconds), the histogram */
+    rc = fprintf(hdr_file, "%.3f,%.3f,%.3f,%s\n",
+                 (double) (hdr_since - t_start) / 1e9,
+                 (double) (t - hdr_since) / 1e9,
+                 (double) hdr_interval.max / 1000.0, enc);
+    free(enc);
+    memset(&hdr_interval, 0, sizeof(hdr_interval));
+    hdr_since = t;
+    return rc < 0 ? -1 : 0;
+}
+
+static int
+scheduled(void)
+{
+    return cf.rate > 0 || cf.speed > 0;
+}
+
+static void
+wait_push(user_t *u)
+{
+    size_t i = nwaiting++;
+
+    while (i > 0 && waiting[(i - 1) / 2]->intended_ns > u->intended_ns) {
+        waiting[i] = waiting[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    waiting[i] = u;
+}
+
+static user_t *
+wait_pop(void)
+{
+    user_t *top = waiting[0], *last = waiting[--nwaiting];
+    size_t  i = 0, c;
+
+    for (;;) {
+        c = 2 * i + 1;
+        if (c >= nwaiting) {
+            break;
+        }
+        if (c + 1 < nwaiting
+            && waiting[c + 1]->intended_ns < waiting[c]->intended_ns) {
+            c++;
+        }
+        if (waiting[c]->intended_ns >= last->intended_ns) {
+            break;
+        }
+        waiting[i] = waiting[c];
+        i = c;
+    }
+    if (nwaiting > 0) {
+        waiting[i] = last;
+    }
+    return top;
+}
+
+/* a uniform double in (0, 1] (xorshift64*) */
+static double
+uniform(void)
+{
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return ((double) ((rng * 0x2545f4914f6cdd1dULL) >> 11) + 1)
+           / 9007199254740992.0;
+}
+
+/* When the group u has just taken should go out. */
+static uint64_t
+schedule(const user_t *u)
+{
+    double at;
+
+    if (cf.rate > 0) {
+        at = slot_ns;
+        slot_ns += cf.poisson ? -log(uniform()) * 1e9 / cf.rate : 1e9 / cf.rate;
+    } else {
+        at = (double) (u->group->time_us - feed_first_time_us(feed)) * 1e3
+             / cf.speed;
+    }
+    return t_start + (uint64_t) (at > 0 ? at : 0);
+}
 
 static uint64_t
 now_ns(void)
@@ -235,6 +353,19 @@ print_summary(const result_t *r, FILE *out)
             (unsigned long long) trace_hist_quantile(&r->latency, 0.99),
             (unsigned long long) trace_hist_quantile(&r->latency, 0.999),
             (unsigned long long) r->latency.max);
+    if (r->latency_sent.count > 0) {
+        fprintf(
+            out,
+            "  from send us p50 %llu  p90 %llu  p99 %llu  p99.9 %llu  "
+            "max %llu (uncorrected)\n",
+            (unsigned long long) trace_hist_quantile(&r->latency_sent, 0.5),
+            (unsigned long long) trace_hist_quantile(&r->latency_sent, 0.9),
+            (unsigned long long) trace_hist_quantile(&r->latency_sent, 0.99),
+            (unsigned long long) trace_hist_quantile(&r->latency_sent, 0.999),
+            (unsigned long long) r->latency_sent.max);
+        fprintf(out, "  schedule     sends late by up to %.1f ms\n",
+                (double) r->lag_max_ns / 1e6);
+    }
     fprintf(out, "  responses   ");
     for (i = 0; i < MAX_STATUS; i++) {
         if (r->status[i] > 0) {
@@ -337,6 +468,19 @@ write_json(const result_t *r, const feed_stats_t *fs, const char *path)
                 ? (double) r->latency.sum / (double) r->latency.count
                 : 0.0,
             (unsigned long long) r->latency.max);
+    if (r->latency_sent.count > 0) {
+        fprintf(
+            out,
+            "  \"latency_from_send_us\": {\"p50\": %llu, \"p90\": %llu, "
+            "\"p99\": %llu, \"p999\": %llu, \"max\": %llu},\n"
+            "  \"schedule_lag_max_us\": %llu,\n",
+            (unsigned long long) trace_hist_quantile(&r->latency_sent, 0.5),
+            (unsigned long long) trace_hist_quantile(&r->latency_sent, 0.9),
+            (unsigned long long) trace_hist_quantile(&r->latency_sent, 0.99),
+            (unsigned long long) trace_hist_quantile(&r->latency_sent, 0.999),
+            (unsigned long long) r->latency_sent.max,
+            (unsigned long long) (r->lag_max_ns / 1000));
+    }
     fprintf(out,
             "  \"fidelity\": {\"log_2xx\": %llu, \"answered_2xx\": %llu, "
             "\"share_2xx\": %.6f, \"logged_size\": %llu, \"log_404\": %llu, "
@@ -697,10 +841,16 @@ log_request(const user_t *u, const feed_req_t *q, int status, uint64_t bytes,
     size_t      len;
     const char *t = feed_target(feed, q->url, &len);
 
-    fprintf(cf.log, "%llu %s %.*s %d %llu %llu\n",
+    fprintf(cf.log, "%llu %s %.*s %d %llu %llu %llu %llu\n",
             (unsigned long long) feed_session_id(u->sess),
             method_sent(q) == TRACE_HEAD ? "HEAD" : "GET", (int) len, t, status,
-            (unsigned long long) bytes, (unsigned long long) us);
+            (unsigned long long) bytes, (unsigned long long) us,
+            (unsigned long long) (u->intended_ns > t_start
+                                      ? (u->intended_ns - t_start) / 1000
+                                      : 0),
+            (unsigned long long) (u->sent_ns > t_start
+                                      ? (u->sent_ns - t_start) / 1000
+                                      : 0));
 }
 
 /* The unanswered requests of u get no response. */
@@ -804,6 +954,7 @@ open_conn(user_t *u)
     }
     u->fd = fd;
     u->state = U_CONNECTING;
+    u->activity_ns = now_ns(); /* --timeout counts from the connect */
     if (u->sess_conns++ > 0) {
         res.reconnects++; /* the session's connection was closed on it */
     }
@@ -834,6 +985,14 @@ send_group(user_t *u)
         return -1;
     }
     u->sent_ns = u->activity_ns = now_ns();
+    if (u->intended_ns == 0) {
+        u->intended_ns = u->sent_ns;
+    } else if (scheduled() && u->sent_ns > u->intended_ns) {
+        res.lag_last_ns = u->sent_ns - u->intended_ns;
+        if (res.lag_last_ns > res.lag_max_ns) {
+            res.lag_max_ns = res.lag_last_ns;
+        }
+    }
     start_response(u);
     u->state = U_SENDING;
     while (u->woff < u->wlen) {
@@ -894,6 +1053,15 @@ user_next(user_t *u)
         }
         if (cf.max_requests > 0 && res.sent >= cf.max_requests) {
             stop_issuing = 1;
+        }
+        u->intended_ns = 0;
+        if (scheduled()) {
+            u->intended_ns = schedule(u);
+            if (u->intended_ns > now_ns()) {
+                u->state = U_WAITING;
+                wait_push(u);
+                return;
+            }
         }
         if (send_group(u) == 0) {
             return;
@@ -972,7 +1140,14 @@ response_done(user_t *u)
     count_status(&res, u->resp.status, 1);
     res.content_bytes += u->resp.body;
     res.head_bytes += u->resp.head_bytes;
+    if (scheduled()) {
+        /* from when it should have gone: coordinated omission corrected
+         * (wrk2's measure); from when it went, as well */
+        trace_hist_add(&res.latency_sent, us, 1);
+        us = (t - u->intended_ns) / 1000;
+    }
     trace_hist_add(&res.latency, us, 1);
+    trace_hist_add(&hdr_interval, us, 1);
     count_fidelity(q, u->resp.status, u->resp.body);
     if (u->bad) {
         res.mismatches++;
@@ -1165,7 +1340,8 @@ check_timeouts(uint64_t t)
     for (i = 0; i < cf.conns; i++) {
         user_t *u = &users[i];
 
-        if (u->group != NULL && u->fd >= 0 && t - u->activity_ns > limit) {
+        if (u->group != NULL && u->fd >= 0 && t > u->activity_ns
+            && t - u->activity_ns > limit) {
             fail_group(u, E_TIMEOUT);
             user_next(u);
         }
@@ -1177,7 +1353,7 @@ progress(uint64_t t, int final)
 {
     static int tty = -1;
     double     el = (double) (t - t_start) / 1e9, r, p, eta = -1;
-    char       etab[32] = "";
+    char       etab[64] = "";
 
     if (tty < 0) {
         tty = isatty(STDERR_FILENO);
@@ -1197,6 +1373,12 @@ progress(uint64_t t, int final)
     }
     if (eta >= 0 && !final) {
         snprintf(etab, sizeof(etab), ", ETA %.0f s", eta);
+    }
+    if (scheduled() && !final) {
+        size_t k = strlen(etab);
+
+        snprintf(etab + k, sizeof(etab) - k, ", lag %.1f ms",
+                 (double) res.lag_last_ns / 1e6);
     }
     fprintf(stderr, "%snicreplay: %llu requests, %.0f/s, %.0f s%s%s",
             tty ? "\r" : "", (unsigned long long) res.requests, r, el, etab,
@@ -1223,11 +1405,12 @@ replay(void)
         return -1;
     }
     users = calloc((size_t) cf.conns, sizeof(user_t));
-    if (users == NULL) {
+    waiting = calloc((size_t) cf.conns, sizeof(user_t *));
+    if (users == NULL || waiting == NULL) {
         fprintf(stderr, "nicreplay: out of memory\n");
         return -1;
     }
-    t_start = now_ns();
+    t_start = hdr_since = now_ns();
     if (cf.duration > 0) {
         deadline = t_start + (uint64_t) (cf.duration * 1e9);
     }
@@ -1245,7 +1428,19 @@ replay(void)
         if (active == 0 || interrupted) {
             break;
         }
-        n = epoll_wait(ep, evs, 256, 100);
+        {
+            int wait_ms = 100;
+
+            if (nwaiting > 0) {
+                t = now_ns();
+                wait_ms = waiting[0]->intended_ns <= t
+                              ? 0
+                              : (int) ((waiting[0]->intended_ns - t + 999999)
+                                       / 1000000);
+                wait_ms = wait_ms > 100 ? 100 : wait_ms;
+            }
+            n = epoll_wait(ep, evs, 256, wait_ms);
+        }
         if (n < 0 && errno != EINTR) {
             perror("nicreplay: epoll_wait");
             break;
@@ -1270,8 +1465,19 @@ replay(void)
             }
         }
         t = now_ns();
+        /* the groups whose time has come go out */
+        while (nwaiting > 0 && waiting[0]->intended_ns <= t) {
+            user_t *u = wait_pop();
+
+            if (send_group(u) != 0) {
+                user_next(u);
+            }
+        }
         if (deadline != 0 && t >= deadline) {
             break;
+        }
+        if (hdr_file != NULL && t - hdr_since >= 1000000000u) {
+            hdr_write(t);
         }
         if (t >= next_check) {
             check_timeouts(t);
@@ -1287,6 +1493,9 @@ replay(void)
     }
     t = now_ns();
     res.elapsed = (double) (t - t_start) / 1e9;
+    if (hdr_write(t) != 0) {
+        fprintf(stderr, "nicreplay: --hdr: out of memory\n");
+    }
     if (shown && isatty(STDERR_FILENO)) {
         progress(t, 1);
     }
@@ -1305,6 +1514,7 @@ replay(void)
         free(u->rbuf);
     }
     free(users);
+    free(waiting);
     close(ep);
     return 0;
 }
@@ -1359,6 +1569,10 @@ main(int argc, char **argv)
         {"host", required_argument, NULL, 'H'},
         TRACE_SRC_LONGOPTS,
         {"manifest", required_argument, NULL, 'M'},
+        {"rate", required_argument, NULL, 'r'},
+        {"poisson", no_argument, NULL, 'O'},
+        {"speed", required_argument, NULL, 'S'},
+        {"hdr", required_argument, NULL, 'T'},
         {"docroot", required_argument, NULL, 'R'},
         {"json", required_argument, NULL, 'j'},
         {"log", required_argument, NULL, 'l'},
@@ -1455,6 +1669,21 @@ main(int argc, char **argv)
         }
         case 'V': cf.verify = 1; break;
         case 'A': cf.as_logged = 1; break;
+        case 'r':
+        case 'S': {
+            char  *end;
+            double x = strtod(optarg, &end);
+
+            if (end == optarg || *end != '\0' || !(x > 0) || x > 1e9) {
+                fprintf(stderr, "nicreplay: %s wants a number above 0\n",
+                        ch == 'r' ? "--rate" : "--speed");
+                return 2;
+            }
+            *(ch == 'r' ? &cf.rate : &cf.speed) = x;
+            break;
+        }
+        case 'O': cf.poisson = 1; break;
+        case 'T': cf.hdr = optarg; break;
         case 't':
             if (parse_seconds(optarg, "--timeout", &cf.timeout) != 0) {
                 return 2;
@@ -1481,6 +1710,17 @@ main(int argc, char **argv)
     if (fo.pipeline_gap > fo.conn_gap) {
         fo.pipeline_gap = fo.conn_gap;
     }
+    if (cf.rate > 0 && cf.speed > 0) {
+        fprintf(stderr, "nicreplay: --rate or --speed, not both\n");
+        return 2;
+    }
+    if (cf.poisson && cf.rate == 0) {
+        fprintf(stderr, "nicreplay: --poisson goes with --rate\n");
+        return 2;
+    }
+    if (cf.rate > 0) {
+        fo.no_pipeline = 1; /* a request is what the rate counts */
+    }
     for (cf.nservers = 0; optind + 1 + cf.nservers < argc; cf.nservers++) {
         if (parse_url(argv[optind + 1 + cf.nservers], host, cf.nservers) != 0) {
             return 2;
@@ -1491,6 +1731,23 @@ main(int argc, char **argv)
     if (feed == NULL) {
         fprintf(stderr, "nicreplay: %s\n", err);
         return 1;
+    }
+    if (cf.hdr != NULL) {
+        time_t now = time(NULL);
+
+        hdr_file = fopen(cf.hdr, "w");
+        if (hdr_file == NULL) {
+            fprintf(stderr, "nicreplay: %s: %s\n", cf.hdr, strerror(errno));
+            return 1;
+        }
+        fprintf(hdr_file,
+                "#[Histogram log format version 1.3]\n"
+                "#[StartTime: %lld.000 (seconds since epoch)]\n"
+                "#[latency in microseconds%s]\n"
+                "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\","
+                "\"Interval_Compressed_Histogram\"\n",
+                (long long) now,
+                scheduled() ? ", from each request's intended send time" : "");
     }
     if (logpath != NULL) {
         cf.log = fopen(logpath, "w");

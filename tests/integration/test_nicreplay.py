@@ -32,7 +32,7 @@ def replay(trace, url, *args, timeout=120):
         res = json.load(open(js))
         lines = []
         for line in open(log, encoding="latin-1"):
-            s, m, t, st, b, _ = line.split(" ")
+            s, m, t, st, b = line.split(" ")[:5]
             lines.append((int(s), m, t, int(st), int(b)))
         res["_stdout"] = p.stdout.decode()
         res["_stderr"] = p.stderr.decode()

@@ -212,3 +212,220 @@ def test_bad_input_is_a_clear_error():
                            timeout=60)
         check(p.returncode != 0 and b"not a nictrace manifest" in p.stderr,
               p.stderr.decode())
+
+
+class SlowServer:
+    """HTTP/1.1 on a kernel-chosen port that answers one request at a
+    time, each after delay seconds: a server made slow on purpose."""
+
+    def __init__(self, delay):
+        import socket
+        import threading
+        self.delay = delay
+        self.ls = socket.socket()
+        self.ls.bind(("127.0.0.1", 0))
+        self.ls.listen(64)
+        self.port = self.ls.getsockname()[1]
+        self.lock = threading.Lock()  # one request at a time
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        import threading
+        while True:
+            try:
+                c, _ = self.ls.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.conn, args=(c,), daemon=True).start()
+
+    def conn(self, c):
+        import time
+        buf = b""
+        try:
+            while True:
+                while b"\r\n\r\n" not in buf:
+                    d = c.recv(65536)
+                    if not d:
+                        return
+                    buf += d
+                _, buf = buf.split(b"\r\n\r\n", 1)
+                with self.lock:
+                    if self.delay:
+                        time.sleep(self.delay)  # the slowness under test
+                    c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        except OSError:
+            pass
+        finally:
+            c.close()
+
+    def close(self):
+        self.ls.close()
+
+
+def one_client_log(path, n, gap=0):
+    with open(path, "w") as f:
+        for i in range(n):
+            t = i * gap
+            f.write(LINE % ("10.1.1.1", t // 60, t % 60, "GET", "/r%d" % i,
+                            200, "2"))
+
+
+def timed_log(path, replay_args):
+    """nicreplay's --log with its last columns: (target, latency us,
+    intended us, sent us)."""
+    out = []
+    for line in open(path):
+        f = line.split(" ")
+        out.append((f[2], int(f[5]), int(f[6]), int(f[7])))
+    return out
+
+
+def test_open_loop_corrects_coordinated_omission():
+    """--rate 100 against a server that takes 20 ms a request, one
+    connection: the queue grows, so latency from the intended send time
+    grows with it (to about 1 s by the 100th request) while latency from
+    the actual send stays near 20 ms; --poisson keeps the rate on
+    average; --hdr writes a log HdrHistogram's decoders read."""
+    srv = SlowServer(0.02)
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            trace = os.path.join(d, "one.log")
+            one_client_log(trace, 100)
+            log, js, hdr = (os.path.join(d, x) for x in ("r.log", "r.json",
+                                                          "r.hdr"))
+            p = subprocess.run([NICREPLAY, "-q", "--rate", "100", "--log", log,
+                                "--json", js, "--hdr", hdr, trace,
+                                "http://127.0.0.1:%d/" % srv.port],
+                               capture_output=True, timeout=60)
+            check(p.returncode == 0, p.stderr.decode())
+            res = json.load(open(js))
+            rows = timed_log(log, None)
+            check(len(rows) == 100 and res["requests"] == 100, repr(res))
+            # intended times: 10 ms apart from the start
+            check(all(abs(r[2] - i * 10000) <= 1 for i, r in enumerate(
+                sorted(rows, key=lambda r: r[2]))), "schedule")
+            corrected = [r[1] for r in rows]
+            uncorrected = [r[1] - (r[3] - r[2]) for r in rows]
+            first, last = sum(corrected[:10]) / 10, sum(corrected[-10:]) / 10
+            check(last > first + 500000,
+                  "corrected latency did not grow: %d -> %d us"
+                  % (first, last))
+            check(max(uncorrected) < 200000,
+                  "uncorrected latency grew: max %d us" % max(uncorrected))
+            check(res["latency_us"]["p99"] > 5 * res["latency_from_send_us"][
+                "p99"] and res["schedule_lag_max_us"] > 500000, repr(res))
+            counts = hdr_counts(hdr)
+            check(sum(c for _, c in counts) == 100, "hdr: %d values"
+                  % sum(c for _, c in counts))
+            p50 = hdr_quantile(counts, 0.5)
+            check(abs(p50 - res["latency_us"]["p50"])
+                  <= 0.05 * res["latency_us"]["p50"],
+                  "hdr p50 %d, nicreplay %d" % (p50, res["latency_us"]["p50"]))
+
+            # Poisson arrivals at the same mean rate, a fast server
+            srv.delay = 0
+            p = subprocess.run([NICREPLAY, "-q", "--rate", "200", "--poisson",
+                                "-c", "4", "--log", log, "--json", js, trace,
+                                "http://127.0.0.1:%d/" % srv.port],
+                               capture_output=True, timeout=60)
+            check(p.returncode == 0, p.stderr.decode())
+            rows = sorted(timed_log(log, None), key=lambda r: r[2])
+            gaps = [b[2] - a[2] for a, b in zip(rows, rows[1:])]
+            mean = sum(gaps) / len(gaps)
+            check(2500 < mean < 7500 and len(set(gaps)) > 50,
+                  "poisson gaps: mean %d us, %d distinct" % (mean,
+                                                             len(set(gaps))))
+    finally:
+        srv.close()
+
+
+def hdr_counts(path):
+    """Decode an HdrHistogram log (V2 compressed encoding) here, from the
+    format's description: [(value, count)] over all intervals."""
+    import base64
+    import struct
+    import zlib
+    out = []
+    for line in open(path):
+        if line.startswith("#") or line.startswith('"'):
+            continue
+        b = base64.b64decode(line.strip().split(",")[3])
+        cookie, n = struct.unpack(">ii", b[:8])
+        check(cookie == 0x1c849314, "compressed cookie %x" % cookie)
+        raw = zlib.decompress(b[8:8 + n])
+        (cookie, plen, _, digits, lowest, highest,
+         ratio) = struct.unpack(">iiiiqqd", raw[:40])
+        check(cookie == 0x1c849313 and lowest == 1 and ratio == 1.0,
+              "header %x" % cookie)
+        sub = 1
+        while sub < 2 * 10 ** digits:
+            sub *= 2
+        half_mag = sub.bit_length() - 2
+        payload, i, index = raw[40:40 + plen], 0, 0
+        while i < len(payload):
+            v, shift = 0, 0
+            for k in range(9):
+                c = payload[i]
+                i += 1
+                if k == 8:
+                    v |= c << shift
+                    break
+                v |= (c & 0x7f) << shift
+                shift += 7
+                if not c & 0x80:
+                    break
+            v = (v >> 1) ^ -(v & 1)
+            if v < 0:
+                index += -v
+                continue
+            if v > 0:
+                bucket = (index >> half_mag) - 1
+                subi = (index & ((1 << half_mag) - 1)) + (1 << half_mag)
+                if bucket < 0:
+                    bucket, subi = 0, subi - (1 << half_mag)
+                out.append((subi << bucket, v))
+            index += 1
+    return out
+
+
+def hdr_quantile(counts, q):
+    total = sum(c for _, c in counts)
+    seen = 0
+    for v, c in sorted(counts):
+        seen += c
+        if seen >= q * total:
+            return v
+    return 0
+
+
+def test_speed_keeps_the_logs_gaps():
+    """--speed 10 on a log whose sessions start 2 s apart sends them
+    200 ms apart (within 50 ms), and a session's pipeline group (requests
+    less than 5 s apart) goes out together."""
+    srv = SlowServer(0)
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            trace = os.path.join(d, "timed.log")
+            with open(trace, "w") as f:
+                for i in range(5):
+                    f.write(LINE % ("10.2.0.%d" % i, 0, 2 * i, "GET",
+                                    "/s%d" % i, 200, "2"))
+                    f.write(LINE % ("10.2.0.%d" % i, 0, 2 * i + 1, "GET",
+                                    "/s%db" % i, 200, "2"))
+            log = os.path.join(d, "r.log")
+            p = subprocess.run([NICREPLAY, "-q", "--speed", "10", "-c", "8",
+                                "--log", log, trace,
+                                "http://127.0.0.1:%d/" % srv.port],
+                               capture_output=True, timeout=60)
+            check(p.returncode == 0, p.stderr.decode())
+            rows = {r[0]: r for r in timed_log(log, None)}
+            check(len(rows) == 10, repr(rows))
+            for i in range(5):
+                a, b = rows["/s%d" % i], rows["/s%db" % i]
+                check(a[2] == i * 200000 and b[3] == a[3],
+                      "session %d: intended %d, sent %d and %d"
+                      % (i, a[2], a[3], b[3]))
+                check(0 <= a[3] - a[2] < 50000,
+                      "session %d sent %d us late" % (i, a[3] - a[2]))
+    finally:
+        srv.close()
