@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "breakdown.h"
 #include "content.h"
 #include "feed.h"
 #include "hist.h"
@@ -124,6 +125,7 @@ typedef struct {
 
 static conf_t       cf;
 static feed_t      *feed;
+static breakdown_t *bd; /* --by-url, --by-size (NULL: neither) */
 static result_t     res;
 static user_t      *users;
 static int          ep = -1;
@@ -480,6 +482,9 @@ write_json(const result_t *r, const feed_stats_t *fs, const char *path)
             (unsigned long long) trace_hist_quantile(&r->latency_sent, 0.999),
             (unsigned long long) r->latency_sent.max,
             (unsigned long long) (r->lag_max_ns / 1000));
+    }
+    if (bd != NULL && fs != NULL) {
+        breakdown_json(bd, feed, r->elapsed, out);
     }
     fprintf(out,
             "  \"fidelity\": {\"log_2xx\": %llu, \"answered_2xx\": %llu, "
@@ -1148,6 +1153,11 @@ response_done(user_t *u)
     }
     trace_hist_add(&res.latency, us, 1);
     trace_hist_add(&hdr_interval, us, 1);
+    if (bd != NULL && breakdown_add(bd, q->url, u->resp.body, us) != 0) {
+        breakdown_free(bd); /* out of memory: the rest goes on */
+        bd = NULL;
+        fprintf(stderr, "nicreplay: out of memory for --by-url\n");
+    }
     count_fidelity(q, u->resp.status, u->resp.body);
     if (u->bad) {
         res.mismatches++;
@@ -1573,6 +1583,8 @@ main(int argc, char **argv)
         {"poisson", no_argument, NULL, 'O'},
         {"speed", required_argument, NULL, 'S'},
         {"hdr", required_argument, NULL, 'T'},
+        {"by-url", required_argument, NULL, 'U'},
+        {"by-size", optional_argument, NULL, 'Z'},
         {"docroot", required_argument, NULL, 'R'},
         {"json", required_argument, NULL, 'j'},
         {"log", required_argument, NULL, 'l'},
@@ -1583,6 +1595,8 @@ main(int argc, char **argv)
     feed_opts_t fo = {0};
     const char *json = NULL, *logpath = NULL, *host = NULL;
     char        err[512], manifest[PATH_MAX];
+    unsigned    by_url = 0;
+    int         by_size = BY_SIZE_NONE;
     uint64_t    v;
     double      gap;
     int         ch, rc;
@@ -1684,6 +1698,25 @@ main(int argc, char **argv)
         }
         case 'O': cf.poisson = 1; break;
         case 'T': cf.hdr = optarg; break;
+        case 'U':
+            if (parse_count(optarg, "--by-url", &v) != 0 || v == 0
+                || v > 100000) {
+                fprintf(stderr, "nicreplay: --by-url wants 1 to 100000\n");
+                return 2;
+            }
+            by_url = (unsigned) v;
+            break;
+        case 'Z':
+            if (optarg == NULL || strcmp(optarg, "specweb") == 0) {
+                by_size = BY_SIZE_SPECWEB;
+            } else if (strcmp(optarg, "pow2") == 0) {
+                by_size = BY_SIZE_POW2;
+            } else {
+                fprintf(stderr,
+                        "nicreplay: --by-size=specweb or --by-size=pow2\n");
+                return 2;
+            }
+            break;
         case 't':
             if (parse_seconds(optarg, "--timeout", &cf.timeout) != 0) {
                 return 2;
@@ -1730,6 +1763,11 @@ main(int argc, char **argv)
     feed = feed_open(&fo, err, sizeof(err));
     if (feed == NULL) {
         fprintf(stderr, "nicreplay: %s\n", err);
+        return 1;
+    }
+    if ((by_url > 0 || by_size != BY_SIZE_NONE)
+        && (bd = breakdown_new(by_url, by_size)) == NULL) {
+        fprintf(stderr, "nicreplay: out of memory\n");
         return 1;
     }
     if (cf.hdr != NULL) {
@@ -1785,6 +1823,9 @@ main(int argc, char **argv)
                    (unsigned long long) fs->not_ok,
                    (unsigned long long) fs->other_shards,
                    (unsigned long long) bad);
+            if (bd != NULL) {
+                breakdown_print(bd, feed, res.elapsed, stdout);
+            }
         }
         if (json != NULL && write_json(&res, fs, json) != 0) {
             rc = 1;
@@ -1793,6 +1834,7 @@ main(int argc, char **argv)
     if (cf.log != NULL && fclose(cf.log) != 0) {
         rc = 1;
     }
+    breakdown_free(bd);
     feed_close(feed);
     for (ch = 0; ch < cf.nservers; ch++) {
         freeaddrinfo(cf.addr[ch]);

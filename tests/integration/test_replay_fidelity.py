@@ -429,3 +429,45 @@ def test_speed_keeps_the_logs_gaps():
                       "session %d sent %d us late" % (i, a[3] - a[2]))
     finally:
         srv.close()
+
+
+def test_by_url_and_by_size():
+    """--by-url and --by-size agree with the per-request --log: the top
+    URLs by requests and bytes, their counts, and every size class's
+    requests and bytes (SPECweb99's classes and powers of two)."""
+    from collections import Counter
+    with tempfile.TemporaryDirectory() as d:
+        root = os.path.join(d, "root")
+        rc, _, err = run("docroot", "--root", root, NASA10K)
+        check(rc == 0, err)
+        with Server(root=root) as s:
+            url = "http://127.0.0.1:%d/" % s.port
+            res, log = replay(NASA10K, url, "-c", "8", "--docroot", root,
+                              "--by-url", "5", "--by-size")
+            reqs, nbytes = Counter(), Counter()
+            for _, _, t, _, b in log:
+                reqs[t] += 1
+                nbytes[t] += b
+            top = res["by_url"]["by_requests"]
+            check(len(top) == 5 and [u["requests"] for u in top]
+                  == sorted(reqs.values(), reverse=True)[:5], repr(top))
+            for u in top + res["by_url"]["by_bytes"]:
+                check(reqs[u["target"]] == u["requests"]
+                      and nbytes[u["target"]] == u["bytes"]
+                      and u["latency_us"]["p50"] <= u["latency_us"]["max"],
+                      repr(u))
+            check(res["by_url"]["by_bytes"][0]["bytes"] == max(nbytes.values()),
+                  "by bytes")
+            limits = [1024, 10240, 102400, 1048576]
+            want = Counter()
+            for _, _, _, _, b in log:
+                want[sum(1 for x in limits if b >= x)] += 1
+            got = {c["min_bytes"]: c["requests"] for c in res["by_size"]}
+            check(sorted(got.values()) == sorted(want.values())
+                  and sum(c["bytes"] for c in res["by_size"])
+                  == res["content_bytes"], "%r vs %r" % (got, want))
+            res, log = replay(NASA10K, url, "-c", "8", "--docroot", root,
+                              "--by-size=pow2")
+            want = Counter(b.bit_length() for _, _, _, _, b in log)
+            got = {int(c["class"][3:]): c["requests"] for c in res["by_size"]}
+            check(got == dict(want), "pow2: %r vs %r" % (got, dict(want)))
