@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 
 from nicd import Server, check
-from test_nicreplay import NICREPLAY, replay
+from test_nicreplay import NICREPLAY, Scripted, replay
 from test_nictrace import NASA10K, run
 
 MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
@@ -214,52 +214,23 @@ def test_bad_input_is_a_clear_error():
               p.stderr.decode())
 
 
-class SlowServer:
-    """HTTP/1.1 on a kernel-chosen port that answers one request at a
-    time, each after delay seconds: a server made slow on purpose."""
+class SlowServer(Scripted):
+    """The scripted server of test_nicreplay answering every request with
+    a 2-byte 200, one at a time, each after delay seconds: a server made
+    slow on purpose."""
 
     def __init__(self, delay):
-        import socket
         import threading
         self.delay = delay
-        self.ls = socket.socket()
-        self.ls.bind(("127.0.0.1", 0))
-        self.ls.listen(64)
-        self.port = self.ls.getsockname()[1]
-        self.lock = threading.Lock()  # one request at a time
-        threading.Thread(target=self.serve, daemon=True).start()
+        self.slow = threading.Lock()  # one request at a time
+        Scripted.__init__(self)
 
-    def serve(self):
-        import threading
-        while True:
-            try:
-                c, _ = self.ls.accept()
-            except OSError:
-                return
-            threading.Thread(target=self.conn, args=(c,), daemon=True).start()
-
-    def conn(self, c):
+    def answer(self, method, path):
         import time
-        buf = b""
-        try:
-            while True:
-                while b"\r\n\r\n" not in buf:
-                    d = c.recv(65536)
-                    if not d:
-                        return
-                    buf += d
-                _, buf = buf.split(b"\r\n\r\n", 1)
-                with self.lock:
-                    if self.delay:
-                        time.sleep(self.delay)  # the slowness under test
-                    c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-        except OSError:
-            pass
-        finally:
-            c.close()
-
-    def close(self):
-        self.ls.close()
+        with self.slow:
+            if self.delay:
+                time.sleep(self.delay)  # the slowness under test
+        return b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", False
 
 
 def one_client_log(path, n, gap=0):
