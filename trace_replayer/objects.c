@@ -511,11 +511,10 @@ trace_map_get(const trace_map_t *m, uint32_t id, trace_obj_t *o)
 }
 
 int
-trace_map_find(const trace_map_t *m, const char *url, size_t len,
-               trace_obj_t *o)
+trace_map_find(trace_map_t *m, const char *url, size_t len, trace_obj_t *o)
 {
     uint32_t id;
-    size_t   n = key_of((trace_map_t *) m, url, len);
+    size_t   n = key_of(m, url, len);
 
     if (n == 0 || trace_strtab_find(m->keys, m->buf, n, &id) != 0) {
         return -1;

@@ -84,8 +84,7 @@ uint32_t trace_map_count(const trace_map_t *m);
 void     trace_map_get(const trace_map_t *m, uint32_t id, trace_obj_t *o);
 
 /* The object of target url: 0 with *o, or -1 when the map has none. */
-int trace_map_find(const trace_map_t *m, const char *url, size_t len,
-                   trace_obj_t *o);
+int trace_map_find(trace_map_t *m, const char *url, size_t len, trace_obj_t *o);
 
 /* The manifest: write it (0, or -1 with errno), read one back (NULL with
  * err set: unreadable, or not a manifest). */
