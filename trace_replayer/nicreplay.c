@@ -1350,8 +1350,10 @@ check_timeouts(uint64_t t)
     for (i = 0; i < cf.conns; i++) {
         user_t *u = &users[i];
 
-        if (u->group != NULL && u->fd >= 0 && t > u->activity_ns
-            && t - u->activity_ns > limit) {
+        /* a user waiting for its group's time is not stuck (--speed
+         * below 1 stretches a session's gaps past any timeout) */
+        if (u->group != NULL && u->fd >= 0 && u->state != U_WAITING
+            && t > u->activity_ns && t - u->activity_ns > limit) {
             fail_group(u, E_TIMEOUT);
             user_next(u);
         }
