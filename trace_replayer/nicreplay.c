@@ -327,6 +327,36 @@ rate(uint64_t n, double s)
     return s > 0 ? (double) n / s : 0;
 }
 
+/* "LABEL p50 .. max ..SUFFIX" and its JSON member: one histogram each */
+static void
+print_latency(FILE *out, const char *label, const trace_hist_t *h,
+              const char *suffix)
+{
+    fprintf(out, "%s p50 %llu  p90 %llu  p99 %llu  p99.9 %llu  max %llu%s\n",
+            label, (unsigned long long) trace_hist_quantile(h, 0.5),
+            (unsigned long long) trace_hist_quantile(h, 0.9),
+            (unsigned long long) trace_hist_quantile(h, 0.99),
+            (unsigned long long) trace_hist_quantile(h, 0.999),
+            (unsigned long long) h->max, suffix);
+}
+
+static void
+json_latency(FILE *out, const char *key, const trace_hist_t *h, int mean)
+{
+    fprintf(out,
+            "  \"%s\": {\"p50\": %llu, \"p90\": %llu, \"p99\": %llu, "
+            "\"p999\": %llu, ",
+            key, (unsigned long long) trace_hist_quantile(h, 0.5),
+            (unsigned long long) trace_hist_quantile(h, 0.9),
+            (unsigned long long) trace_hist_quantile(h, 0.99),
+            (unsigned long long) trace_hist_quantile(h, 0.999));
+    if (mean) {
+        fprintf(out, "\"mean\": %.1f, ",
+                h->count ? (double) h->sum / (double) h->count : 0.0);
+    }
+    fprintf(out, "\"max\": %llu},\n", (unsigned long long) h->max);
+}
+
 static void
 print_summary(const result_t *r, FILE *out)
 {
@@ -347,24 +377,10 @@ print_summary(const result_t *r, FILE *out)
             (unsigned long long) r->groups,
             r->groups ? (double) r->sent / (double) r->groups : 0.0,
             (unsigned long long) r->max_depth);
-    fprintf(out,
-            "  latency us   p50 %llu  p90 %llu  p99 %llu  p99.9 %llu  "
-            "max %llu\n",
-            (unsigned long long) trace_hist_quantile(&r->latency, 0.5),
-            (unsigned long long) trace_hist_quantile(&r->latency, 0.9),
-            (unsigned long long) trace_hist_quantile(&r->latency, 0.99),
-            (unsigned long long) trace_hist_quantile(&r->latency, 0.999),
-            (unsigned long long) r->latency.max);
+    print_latency(out, "  latency us  ", &r->latency, "");
     if (r->latency_sent.count > 0) {
-        fprintf(
-            out,
-            "  from send us p50 %llu  p90 %llu  p99 %llu  p99.9 %llu  "
-            "max %llu (uncorrected)\n",
-            (unsigned long long) trace_hist_quantile(&r->latency_sent, 0.5),
-            (unsigned long long) trace_hist_quantile(&r->latency_sent, 0.9),
-            (unsigned long long) trace_hist_quantile(&r->latency_sent, 0.99),
-            (unsigned long long) trace_hist_quantile(&r->latency_sent, 0.999),
-            (unsigned long long) r->latency_sent.max);
+        print_latency(out, "  from send us", &r->latency_sent,
+                      " (uncorrected)");
         fprintf(out, "  schedule     sends late by up to %.1f ms\n",
                 (double) r->lag_max_ns / 1e6);
     }
@@ -459,29 +475,11 @@ write_json(const result_t *r, const feed_stats_t *fs, const char *path)
             (unsigned long long) r->groups,
             r->groups ? (double) r->sent / (double) r->groups : 0.0,
             (unsigned long long) r->max_depth);
-    fprintf(out,
-            "  \"latency_us\": {\"p50\": %llu, \"p90\": %llu, \"p99\": %llu, "
-            "\"p999\": %llu, \"mean\": %.1f, \"max\": %llu},\n",
-            (unsigned long long) trace_hist_quantile(&r->latency, 0.5),
-            (unsigned long long) trace_hist_quantile(&r->latency, 0.9),
-            (unsigned long long) trace_hist_quantile(&r->latency, 0.99),
-            (unsigned long long) trace_hist_quantile(&r->latency, 0.999),
-            r->latency.count
-                ? (double) r->latency.sum / (double) r->latency.count
-                : 0.0,
-            (unsigned long long) r->latency.max);
+    json_latency(out, "latency_us", &r->latency, 1);
     if (r->latency_sent.count > 0) {
-        fprintf(
-            out,
-            "  \"latency_from_send_us\": {\"p50\": %llu, \"p90\": %llu, "
-            "\"p99\": %llu, \"p999\": %llu, \"max\": %llu},\n"
-            "  \"schedule_lag_max_us\": %llu,\n",
-            (unsigned long long) trace_hist_quantile(&r->latency_sent, 0.5),
-            (unsigned long long) trace_hist_quantile(&r->latency_sent, 0.9),
-            (unsigned long long) trace_hist_quantile(&r->latency_sent, 0.99),
-            (unsigned long long) trace_hist_quantile(&r->latency_sent, 0.999),
-            (unsigned long long) r->latency_sent.max,
-            (unsigned long long) (r->lag_max_ns / 1000));
+        json_latency(out, "latency_from_send_us", &r->latency_sent, 0);
+        fprintf(out, "  \"schedule_lag_max_us\": %llu,\n",
+                (unsigned long long) (r->lag_max_ns / 1000));
     }
     if (bd != NULL && fs != NULL) {
         breakdown_json(bd, feed, r->elapsed, out);
