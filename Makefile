@@ -10,6 +10,7 @@
 #   make bench-replayer nicreplay's requests/s against wrk's (1 KiB file)
 #   make bench-nic    the nic backend: emulation cost, cached vs uncached bus
 #   make bench-h2     HTTP/2 (h2load) and HTTPS (wrk) against h2o and nginx
+#   make bench-traces the trace tools' lines/s and memory on logs of millions of lines
 #   make module       build the nginx module (modules/, needs nginx-dev)
 #   make bench-module nginx with the module against nginx without it
 #   make fuzz         run the libFuzzer targets for FUZZ_SECONDS each
@@ -34,7 +35,7 @@ PREFIX ?= /usr/local
 
 CPPFLAGS_ALL = -D_GNU_SOURCE -Ibuild -Isrc/server $(EVENT_CFLAGS)
 CFLAGS_ALL = -std=gnu11 -pthread $(OPT) $(DEBUG) $(WARN) $(SAN) $(CFLAGS)
-LDLIBS_ALL = $(EVENT_LIBS) $(SSL_LIBS) $(NGHTTP2_LIBS) -pthread $(SAN) $(LDFLAGS)
+LDLIBS_ALL = $(EVENT_LIBS) $(SSL_LIBS) $(NGHTTP2_LIBS) -lm -pthread $(SAN) $(LDFLAGS)
 
 SNIC_SRCS = $(sort $(wildcard src/sendfile_nic/*.c src/sendfile_nic/*/*.c))
 UTIL_SRCS = $(sort $(wildcard src/util/*.c))
@@ -55,7 +56,7 @@ UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all deps run test test-unit test-integration test-asan bench module module-build bench-module \
-        bench-policy bench-nicsim bench-replayer bench-nic bench-h2 fuzz \
+        bench-policy bench-nicsim bench-replayer bench-nic bench-h2 bench-traces fuzz \
         install format format-check clean distclean help
 
 TOOLS = $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
@@ -92,7 +93,7 @@ $(BUILD)/nictrace: $(BUILD)/obj/trace_replayer/nictrace.o $(TRACE_OBJS) $(UTIL_O
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
 
 $(BUILD)/nicreplay: $(BUILD)/obj/trace_replayer/nicreplay.o $(TRACE_OBJS) $(UTIL_OBJS)
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS) -lm
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
 
 $(BUILD)/nicsim: $(BUILD)/obj/trace_replayer/nicsim.o $(TRACE_OBJS) $(SIM_OBJS) $(UTIL_OBJS)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
@@ -182,6 +183,10 @@ bench-h2: $(BUILD)/nicd
 bench-replayer: $(BUILD)/nicd $(BUILD)/nicreplay $(BUILD)/nictrace
 	@$(MAKE) --no-print-directory deps DEPS="build bench"
 	sh bench/replayer.sh
+
+bench-traces: $(BUILD)/nictrace $(BUILD)/nicsim
+	@$(MAKE) --no-print-directory deps DEPS="build bench"
+	sh bench/traces.sh
 
 bench-policy: $(BUILD)/bench/policy_speed
 	taskset -c 1 $(BUILD)/bench/policy_speed

@@ -397,3 +397,91 @@ def test_convert_truncated_is_an_error():
         open(out, "wb").write(b"NICTRACE\x01\x00\x05")  # id 5 undefined
         rc, _, err = run("stats", out)
         check(rc == 1, "undefined URL id accepted")
+
+
+def synth(*args):
+    """nictrace synth --json to a file: (rc, summary or stderr, path)."""
+    d = tempfile.mkdtemp()
+    path = os.path.join(d, "synth.log.gz")
+    rc, out, err = run("synth", "--json", "--out", path, *args)
+    return rc, (json.loads(out) if rc == 0 else err), path
+
+
+def near(got, want, share, what):
+    check(abs(got - want) <= want * share,
+          "%s: %r, want %r within %d %%" % (what, got, want, share * 100))
+
+
+def test_synth_meets_its_targets():
+    """Requests and files exactly, data set and average response size
+    within 5 % (they are fitted, so much closer), the duration to the
+    second, computed here from the lines and by nictrace stats."""
+    rc, summary, path = synth("--requests", "30000", "--files", "1500",
+                              "--data-set", "30000000", "--avg-size", "9000",
+                              "--clients", "400", "--duration", "1800",
+                              "--zipf", "0.9", "--seed", "5")
+    check(rc == 0, summary)
+    try:
+        lines = gzip.open(path, "rt").read().splitlines()
+        recs = clf_records(lines)
+        want = expected(recs)
+        got = stats(path)
+        compare(got, want, "synth")
+        check(got["requests"] == 30000 and got["distinct_files"] == 1500,
+              repr(got))
+        near(got["data_set_bytes"], 30000000, 0.05, "data set")
+        near(got["avg_response_bytes"], 9000, 0.05, "average size")
+        check(got["duration_s"] in (1799, 1800), repr(got))
+        check(len({line.split(" ", 1)[0] for line in lines}) == 400,
+              "clients")
+        check(all(r[2] == 200 for r in recs), "a status other than 200")
+        check(summary["requests"] == 30000
+              and summary["data_set_bytes"] == got["data_set_bytes"]
+              and summary["total_response_bytes"]
+              == got["total_response_bytes"], repr(summary))
+        # the same seed gives the same trace, byte for byte
+        rc, _, again = synth("--requests", "30000", "--files", "1500",
+                             "--data-set", "30000000", "--avg-size", "9000",
+                             "--clients", "400", "--duration", "1800",
+                             "--zipf", "0.9", "--seed", "5")
+        check(rc == 0 and gzip.open(again, "rt").read().splitlines() == lines,
+              "not repeatable")
+        os.unlink(again)
+    finally:
+        os.unlink(path)
+
+
+def test_synth_like_the_papers_traces():
+    """--like nasa at full size (1.7 M requests) and --like worldcup cut
+    to 500,000 requests: Table 1's files exactly, data set and average
+    size within 5 %."""
+    for args, table in ((["--like", "nasa"], (1685904, 4690, 271e6, 56983)),
+                        (["--like", "worldcup", "--requests", "500000"],
+                         (500000, 5163, 93e6, 6847))):
+        rc, summary, path = synth(*args)
+        check(rc == 0, summary)
+        try:
+            got = stats(path)
+            check(got["requests"] == table[0]
+                  and got["distinct_files"] == table[1], repr(got))
+            near(got["data_set_bytes"], table[2], 0.05, args[1])
+            near(got["avg_response_bytes"], table[3], 0.05, args[1])
+        finally:
+            os.unlink(path)
+
+
+def test_synth_refuses_bad_options():
+    for args, rc_want, msg in (
+            (["--like", "ibm"], 2, 'unknown preset "ibm"'),
+            (["--requests", "5", "--files", "10"], 1, "at least once"),
+            (["--sizes", "normal:1,2"], 2, "unknown size distribution"),
+            (["--sizes", "lognormal:8"], 2, "MU,SIGMA"),
+            (["--zipf", "abc"], 2, '--zipf: "abc" is not a valid value'),
+            (["--data-set", "10"], 1, "cannot hold"),
+            (["--sizes", "fixed:1000", "--avg-size", "5000"], 1,
+             "out of reach"),
+            (["--start", "1995-13-01"], 2, "--start")):
+        rc, _, err = run("synth", "--out", "/dev/null", *args)
+        check(rc == rc_want and msg in err, "%r: %d %s" % (args, rc, err))
+    rc, _, err = run("synth", "extra")
+    check(rc == 2 and "usage" in err, err)
