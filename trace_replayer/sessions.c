@@ -1,7 +1,11 @@
 /*
  * Connection grouping: an open-addressing hash from client key to the
- * time of its last request and its current connection; memory grows with
- * the distinct clients, not with the trace.
+ * time of its last request and its current connection.  Times never go
+ * back (the readers hand records out in time order), so a client idle for
+ * conn_gap can only open a new connection: when the table fills, such
+ * clients are closed and dropped before it grows.  Memory follows the
+ * clients active within conn_gap of each other, not the trace's length
+ * or its distinct clients.
  */
 
 #include <stdlib.h>
@@ -75,23 +79,40 @@ probe(const trace_sessions_t *s, uint64_t client)
     return i;
 }
 
+static void close_connection(trace_sessions_stats_t *st, const slot_t *e);
+
+/*
+ * Make room for one more client at time now: close the connections idle
+ * for the gap, then rehash what is left into a table of the same size,
+ * or twice the size when it would still be over a quarter full.
+ */
 static int
-grow(trace_sessions_t *s)
+make_room(trace_sessions_t *s, int64_t now)
 {
     slot_t *old = s->slots;
-    size_t  oldcap = s->cap, i;
+    size_t  oldcap = s->cap, i, live = 0;
 
-    s->slots = calloc(oldcap * 2, sizeof(slot_t));
+    for (i = 0; i < oldcap; i++) {
+        live += old[i].used && now - old[i].last < s->gap;
+    }
+    s->cap = (live + 1) * 4 > oldcap ? oldcap * 2 : oldcap;
+    s->slots = calloc(s->cap, sizeof(slot_t));
     if (s->slots == NULL) {
         s->slots = old;
+        s->cap = oldcap;
         return -1;
     }
-    s->cap = oldcap * 2;
     for (i = 0; i < oldcap; i++) {
-        if (old[i].used) {
+        if (!old[i].used) {
+            continue;
+        }
+        if (now - old[i].last < s->gap) {
             s->slots[probe(s, old[i].client)] = old[i];
+        } else {
+            close_connection(&s->done, &old[i]);
         }
     }
+    s->count = live;
     free(old);
     return 0;
 }
@@ -150,7 +171,7 @@ trace_session(trace_sessions_t *s, const trace_req_t *r, int *opened,
     }
     if (!e->used) {
         if ((s->count + 1) * 2 > s->cap) {
-            if (grow(s) != 0) {
+            if (make_room(s, r->time) != 0) {
                 return UINT64_MAX;
             }
             e = &s->slots[probe(s, r->client)];

@@ -79,10 +79,50 @@ test_many_clients(void)
     trace_sessions_free(s);
 }
 
+/*
+ * 200,000 clients, 100 a second, each twice 10 s apart: every one keeps
+ * its connection, and the table holds those of the last 15 s, not all.
+ */
+static void
+test_idle_clients_dropped(void)
+{
+    trace_sessions_t      *s = trace_sessions_new(15, 5);
+    trace_sessions_stats_t st;
+    trace_req_t            r;
+    uint64_t               c, conn[1000];
+    int                    opened, grouped, bad = 0;
+
+    memset(&r, 0, sizeof(r));
+    for (c = 0; c < 200000 + 1000; c++) {
+        if (c >= 1000) { /* the client of 10 s ago, again */
+            r.client = (c - 1000) * 7919 + 1;
+            r.time = (int64_t) (c / 100);
+            bad += trace_session(s, &r, &opened, &grouped)
+                       != conn[c % 1000]
+                   || opened;
+        }
+        if (c < 200000) {
+            r.client = c * 7919 + 1;
+            r.time = (int64_t) (c / 100);
+            conn[c % 1000] = trace_session(s, &r, &opened, &grouped);
+            bad += conn[c % 1000] != c || !opened;
+        }
+    }
+    CHECK_INT(bad, 0);
+    CHECK(s->cap <= 16384);
+    trace_sessions_stats(s, &st);
+    CHECK_INT(st.connections, 200000);
+    CHECK_INT(st.requests, 400000);
+    CHECK_INT(st.groups, 400000); /* 10 s apart: not pipelined */
+    CHECK_INT(st.max_per_connection, 2);
+    trace_sessions_free(s);
+}
+
 int
 main(void)
 {
     RUN(test_grouping);
     RUN(test_many_clients);
+    RUN(test_idle_clients_dropped);
     return harness_report("test_sessions");
 }
