@@ -7,8 +7,9 @@
  * responses, and close the connection at the session's end.
  *
  * One thread, one epoll set, non-blocking sockets; a user is a small state
- * machine (connecting, writing a group, reading its responses).  Responses
- * are read by hresp.c; with --verify every body byte of a 200 or 206 is
+ * machine (waiting for its time, a group under way, done) over one
+ * connection of hclient.c, which writes the group and reads its responses
+ * with hresp.c (nicload shares it); with --verify every body byte of a 200 or 206 is
  * checked against the docroot generator (content.c).  Several processes
  * share a trace with --shard i/n, and "nicreplay merge" adds their --json
  * results up.
@@ -35,12 +36,12 @@
 #include "breakdown.h"
 #include "content.h"
 #include "feed.h"
+#include "hclient.h"
 #include "hist.h"
 #include "hresp.h"
 #include "json.h"
 #include "objects.h"
 
-#define READ_CHUNK (64 * 1024)
 #define MAX_STATUS 600
 
 enum { E_CONNECT = 0, E_RESET, E_TIMEOUT, E_PARSE, E_KINDS };
@@ -76,27 +77,20 @@ typedef struct {
     uint64_t     lag_last_ns, lag_max_ns;
 } result_t;
 
-enum { U_IDLE = 0, U_CONNECTING, U_SENDING, U_READING, U_WAITING, U_DONE };
+enum { U_IDLE = 0, U_ACTIVE, U_WAITING, U_DONE };
 
 typedef struct {
-    int          fd;
+    hclient_t    hc;
     int          state;
     feed_sess_t *sess;
     feed_req_t  *group; /* requests sent and not answered, in order */
     size_t       ngroup;
-    char        *wbuf;
-    size_t       wlen, woff, wcap;
-    char        *rbuf;
-    size_t       rlen, rcap;
-    hresp_t      resp;
     int          checking; /* this response's body is verified (-1: not
                               known until its status is) */
     int          bad;      /* and a byte was wrong */
     uint64_t     seed;
     uint64_t     sent_ns;     /* when the group's writing began */
     uint64_t     intended_ns; /* when it was meant to (0: not scheduled) */
-    uint64_t     activity_ns; /* the last progress, for --timeout */
-    uint64_t     answered;    /* responses on this connection */
     int          attempts;    /* fresh connections that failed the group */
     uint64_t     sess_conns;  /* connections opened for this session */
     int          server;      /* of the session: cf.addr[] */
@@ -244,10 +238,7 @@ schedule(const user_t *u)
 static uint64_t
 now_ns(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+    return hclient_now_ns();
 }
 
 static void
@@ -793,12 +784,7 @@ static void user_next(user_t *u);
 static void
 close_conn(user_t *u)
 {
-    if (u->fd >= 0) {
-        close(u->fd); /* leaves the epoll set with it */
-        u->fd = -1;
-    }
-    u->rlen = 0;
-    u->answered = 0;
+    hclient_close(&u->hc);
 }
 
 /*
@@ -878,91 +864,57 @@ fail_group(user_t *u, int kind)
     close_conn(u);
 }
 
-static int
-reserve(char **buf, size_t *cap, size_t need)
-{
-    if (need > *cap) {
-        size_t n = *cap ? *cap : 4096;
-        char  *b;
-
-        while (n < need) {
-            n *= 2;
-        }
-        b = realloc(*buf, n);
-        if (b == NULL) {
-            return -1;
-        }
-        *buf = b;
-        *cap = n;
-    }
-    return 0;
-}
-
-/* the requests of the group, back to back */
+/* the requests of the group, back to back, into the connection's
+ * write buffer */
 static int
 build_requests(user_t *u)
 {
     feed_req_t *q;
     const char *host = cf.host_header[u->server], *t;
     size_t      hl = strlen(host), len;
-    char        extra[64];
+    char        extra[64], *w;
     int         m;
 
-    u->wlen = u->woff = 0;
     for (q = u->group; q != NULL; q = q->next) {
         t = feed_target(feed, q->url, &len);
         m = as_logged(q, extra, sizeof(extra));
-        if (reserve(&u->wbuf, &u->wcap, u->wlen + len + hl + 128) != 0) {
+        w = hclient_space(&u->hc, len + hl + 128);
+        if (w == NULL) {
             return -1;
         }
-        u->wlen += (size_t) sprintf(
-            u->wbuf + u->wlen, "%s %.*s HTTP/1.1\r\nHost: %s\r\n%s\r\n",
-            m == TRACE_HEAD ? "HEAD" : "GET", (int) len, t, host, extra);
+        hclient_commit(&u->hc,
+                       (size_t) sprintf(w,
+                                        "%s %.*s HTTP/1.1\r\nHost: "
+                                        "%s\r\n%s\r\n",
+                                        m == TRACE_HEAD ? "HEAD" : "GET",
+                                        (int) len, t, host, extra),
+                       0);
     }
     return 0;
 }
 
-static void
-start_response(user_t *u)
+/* hclient: a response begins */
+static int
+start_response(void *ud)
 {
-    hresp_init(&u->resp, method_sent(u->group) == TRACE_HEAD);
+    user_t *u = ud;
+
     u->checking = -1;
     u->bad = 0;
     u->seed = feed_seed(feed, u->group->url);
+    return method_sent(u->group) == TRACE_HEAD;
 }
 
 static int
 open_conn(user_t *u)
 {
-    struct epoll_event ev;
-    int                fd, one = 1;
-
-    const struct addrinfo *ai = cf.addr[u->server];
-
-    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                0);
-    if (fd < 0) {
+    if (hclient_open(&u->hc, ep, cf.addr[u->server]) != 0) {
         return -1;
     }
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS) {
-        close(fd);
-        return -1;
-    }
-    ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
-    ev.data.ptr = u;
-    if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
-        close(fd);
-        return -1;
-    }
-    u->fd = fd;
-    u->state = U_CONNECTING;
-    u->activity_ns = now_ns(); /* --timeout counts from the connect */
+    u->state = U_ACTIVE;
     if (u->sess_conns++ > 0) {
         res.reconnects++; /* the session's connection was closed on it */
     }
-    u->answered = 0;
-    u->rlen = 0;
     res.connections++;
     return 0;
 }
@@ -974,9 +926,7 @@ open_conn(user_t *u)
 static int
 send_group(user_t *u)
 {
-    ssize_t n;
-
-    if (u->fd < 0) {
+    if (u->hc.fd < 0) {
         if (open_conn(u) != 0) {
             fail_group(u, E_CONNECT);
             return -1;
@@ -987,7 +937,7 @@ send_group(user_t *u)
         fail_group(u, E_RESET);
         return -1;
     }
-    u->sent_ns = u->activity_ns = now_ns();
+    u->sent_ns = now_ns();
     if (u->intended_ns == 0) {
         u->intended_ns = u->sent_ns;
     } else if (scheduled() && u->sent_ns > u->intended_ns) {
@@ -996,22 +946,10 @@ send_group(user_t *u)
             res.lag_max_ns = res.lag_last_ns;
         }
     }
-    start_response(u);
-    u->state = U_SENDING;
-    while (u->woff < u->wlen) {
-        n = send(u->fd, u->wbuf + u->woff, u->wlen - u->woff, MSG_NOSIGNAL);
-        if (n < 0) {
-            if (errno == EAGAIN) {
-                return 0; /* EPOLLOUT will say when */
-            }
-            if (errno == EINTR) {
-                continue;
-            }
-            break; /* the read side will see what happened */
-        }
-        u->woff += (size_t) n;
-    }
-    u->state = U_READING;
+    u->state = U_ACTIVE;
+    hclient_commit(&u->hc, 0, u->ngroup); /* the first response begins */
+    /* a failed write: the read side will see what happened */
+    (void) hclient_flush(&u->hc);
     return 0;
 }
 
@@ -1082,14 +1020,15 @@ user_next(user_t *u)
 static void
 check_body(void *arg, uint64_t off, const char *p, size_t n)
 {
-    user_t       *u = arg;
-    unsigned char want[4096];
-    size_t        k;
+    user_t *u = arg;
+
+    const hresp_t *resp = &u->hc.resp;
+    unsigned char  want[4096];
+    size_t         k;
 
     if (u->checking < 0) {
         /* the first body bytes: the head is in */
-        u->checking =
-            cf.verify && (u->resp.status == 200 || u->resp.status == 206);
+        u->checking = cf.verify && (resp->status == 200 || resp->status == 206);
     }
     if (!u->checking) {
         return;
@@ -1134,15 +1073,16 @@ count_fidelity(const feed_req_t *q, int got, uint64_t body)
 }
 
 static void
-response_done(user_t *u)
+response_done(void *ud, const hresp_t *resp)
 {
+    user_t     *u = ud;
     feed_req_t *q = u->group;
     uint64_t    t = now_ns(), us = (t - u->sent_ns) / 1000;
 
     res.requests++;
-    count_status(&res, u->resp.status, 1);
-    res.content_bytes += u->resp.body;
-    res.head_bytes += u->resp.head_bytes;
+    count_status(&res, resp->status, 1);
+    res.content_bytes += resp->body;
+    res.head_bytes += resp->head_bytes;
     if (scheduled()) {
         /* from when it should have gone: coordinated omission corrected
          * (wrk2's measure); from when it went, as well */
@@ -1151,193 +1091,80 @@ response_done(user_t *u)
     }
     trace_hist_add(&res.latency, us, 1);
     trace_hist_add(&hdr_interval, us, 1);
-    if (bd != NULL && breakdown_add(bd, q->url, u->resp.body, us) != 0) {
+    if (bd != NULL && breakdown_add(bd, q->url, resp->body, us) != 0) {
         breakdown_free(bd); /* out of memory: the rest goes on */
         bd = NULL;
         fprintf(stderr, "nicreplay: out of memory for --by-url\n");
     }
-    count_fidelity(q, u->resp.status, u->resp.body);
+    count_fidelity(q, resp->status, resp->body);
     if (u->bad) {
         res.mismatches++;
     }
     if (cf.log != NULL) {
-        log_request(u, q, u->resp.status, u->resp.body, us);
+        log_request(u, q, resp->status, resp->body, us);
     }
-    u->answered++;
-    u->activity_ns = t;
     u->group = q->next;
     q->next = NULL;
     feed_free_reqs(feed, q);
     u->ngroup--;
-    if (u->group != NULL) {
-        start_response(u);
-    }
 }
 
 /*
- * The connection ended with requests unanswered.  If it had answered
- * something, the server closed a persistent connection: send the rest
- * again on a new one (a reconnect).  A fresh connection that ends with
- * nothing answered is an error (after one more try).
+ * hclient: the connection was lost.  If it had answered something and
+ * ended between responses, the server closed a persistent connection:
+ * send the rest again on a new one (a reconnect).  A fresh connection that
+ * ends with nothing answered is an error (after one more try).
  */
 static void
-conn_lost(user_t *u, int kind)
+conn_lost(void *ud, int how, uint64_t answered)
 {
-    int had = u->answered > 0;
+    user_t *u = ud;
 
-    close_conn(u);
-    if (had || (kind == E_RESET && u->attempts++ < 1)) {
-        if (send_group(u) != 0) {
-            user_next(u);
+    switch (how) {
+    case HC_CONNECT: fail_group(u, E_CONNECT); break;
+    case HC_CLOSED:
+        if (answered > 0 || u->attempts++ < 1) {
+            if (send_group(u) != 0) {
+                user_next(u);
+            }
+            return;
         }
-        return;
+        fail_group(u, E_RESET);
+        break;
+    case HC_CUT: fail_group(u, E_RESET); break;
+    default: fail_group(u, E_PARSE); break;
     }
-    fail_group(u, kind);
     user_next(u);
 }
 
-/* hup: the peer's FIN is known to be in (read on to the end) */
+/* hclient: the group is answered (closed: and the server closed) */
 static void
-on_readable(user_t *u, int hup)
+group_answered(void *ud, int closed)
 {
-    ssize_t n, used;
-    size_t  want;
+    user_t *u = ud;
 
-    for (;;) {
-        if (reserve(&u->rbuf, &u->rcap, u->rlen + READ_CHUNK) != 0) {
-            fail_group(u, E_PARSE);
-            user_next(u);
-            return;
-        }
-        want = u->rcap - u->rlen;
-        n = read(u->fd, u->rbuf + u->rlen, want);
-        if (n < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            if (errno == EAGAIN) {
-                return;
-            }
-            if (u->resp.state != HRESP_HEAD || u->rlen > 0) {
-                fail_group(u, E_RESET); /* cut inside a response */
-                user_next(u);
-                return;
-            }
-            conn_lost(u, E_RESET);
-            return;
-        }
-        if (n == 0) {
-            if (u->group != NULL && u->resp.state == HRESP_BODY_EOF) {
-                hresp_eof(&u->resp); /* the close ends this body */
-                response_done(u);
-            }
-            if (u->group == NULL) {
-                close_conn(u);
-                user_next(u);
-            } else if (u->resp.state != HRESP_HEAD || u->rlen > 0) {
-                /* cut in the middle of a response */
-                fail_group(u, E_RESET);
-                user_next(u);
-            } else {
-                conn_lost(u, E_RESET);
-            }
-            return;
-        }
-        u->rlen += (size_t) n;
-        u->activity_ns = now_ns();
-        if (u->group == NULL) {
-            fail_group(u, E_PARSE); /* bytes nobody asked for */
-            user_next(u);
-            return;
-        }
-        /* answer as many requests as the bytes allow */
-        {
-            size_t off = 0;
+    (void) closed;
+    if (u->state == U_WAITING) {
+        return; /* an idle connection closed: reopened when it is time */
+    }
+    user_next(u);
+}
 
-            while (off < u->rlen && u->group != NULL) {
-                used = hresp_feed(&u->resp, u->rbuf + off, u->rlen - off,
-                                  check_body, u);
-                if (used < 0) {
-                    fail_group(u, E_PARSE);
-                    user_next(u);
-                    return;
-                }
-                off += (size_t) used;
-                if (u->resp.state == HRESP_DONE) {
-                    int close_after = u->resp.close;
+/* hclient: connected, so the group goes out */
+static void
+conn_up(void *ud)
+{
+    user_t *u = ud;
 
-                    response_done(u);
-                    if (close_after) {
-                        u->rlen = 0;
-                        if (u->group != NULL) {
-                            conn_lost(u, E_RESET);
-                        } else {
-                            close_conn(u);
-                            user_next(u);
-                        }
-                        return;
-                    }
-                } else if (used == 0) {
-                    break; /* need more bytes */
-                }
-            }
-            memmove(u->rbuf, u->rbuf + off, u->rlen - off);
-            u->rlen -= off;
-        }
-        if (u->group == NULL) {
-            if (u->rlen > 0) {
-                fail_group(u, E_PARSE);
-            }
-            user_next(u);
-            return;
-        }
-        if ((size_t) n < want && !hup) {
-            /* drained: edge-triggered, the next data or FIN makes a new
-             * edge (a FIN that came with this data is hup) */
-            return;
-        }
+    if (send_group(u) != 0) {
+        user_next(u);
     }
 }
 
-static void
-on_writable(user_t *u)
-{
-    ssize_t n;
-
-    if (u->state == U_CONNECTING) {
-        int       err = 0;
-        socklen_t len = sizeof(err);
-
-        if (getsockopt(u->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0
-            || err != 0) {
-            fail_group(u, E_CONNECT);
-            user_next(u);
-            return;
-        }
-        if (send_group(u) != 0) {
-            user_next(u);
-        }
-        return;
-    }
-    if (u->state != U_SENDING) {
-        return;
-    }
-    while (u->woff < u->wlen) {
-        n = send(u->fd, u->wbuf + u->woff, u->wlen - u->woff, MSG_NOSIGNAL);
-        if (n < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            if (errno != EAGAIN) {
-                break; /* the read side sees the rest */
-            }
-            return;
-        }
-        u->woff += (size_t) n;
-        u->activity_ns = now_ns();
-    }
-    u->state = U_READING;
-}
+static const hclient_ops_t replay_ops = {
+    start_response, check_body, response_done,
+    group_answered, conn_up,    conn_lost,
+};
 
 static void
 check_timeouts(uint64_t t)
@@ -1350,8 +1177,8 @@ check_timeouts(uint64_t t)
 
         /* a user waiting for its group's time is not stuck (--speed
          * below 1 stretches a session's gaps past any timeout) */
-        if (u->group != NULL && u->fd >= 0 && u->state != U_WAITING
-            && t > u->activity_ns && t - u->activity_ns > limit) {
+        if (u->group != NULL && u->hc.fd >= 0 && u->state != U_WAITING
+            && t > u->hc.activity_ns && t - u->hc.activity_ns > limit) {
             fail_group(u, E_TIMEOUT);
             user_next(u);
         }
@@ -1428,7 +1255,7 @@ replay(void)
     next_tick = t_start + 2000000000u; /* quiet for short runs */
     next_check = t_start + 250000000u;
     for (i = 0; i < cf.conns; i++) {
-        users[i].fd = -1;
+        hclient_init(&users[i].hc, &replay_ops, &users[i]);
         user_next(&users[i]);
     }
     for (;;) {
@@ -1456,23 +1283,7 @@ replay(void)
             break;
         }
         for (i = 0; i < n; i++) {
-            user_t *u = evs[i].data.ptr;
-
-            /* an earlier event of this round may have moved u on to
-             * another connection; its new socket reports for itself */
-            if (u->fd < 0) {
-                continue;
-            }
-            if (evs[i].events & (EPOLLOUT | EPOLLERR)) {
-                on_writable(u);
-            }
-            if (u->fd >= 0
-                && (evs[i].events
-                    & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
-                on_readable(u,
-                            (evs[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
-                                != 0);
-            }
+            hclient_event(evs[i].data.ptr, evs[i].events);
         }
         t = now_ns();
         /* the groups whose time has come go out */
@@ -1519,9 +1330,7 @@ replay(void)
         if (u->sess != NULL) {
             feed_release(feed, u->sess);
         }
-        close_conn(u);
-        free(u->wbuf);
-        free(u->rbuf);
+        hclient_free(&u->hc);
     }
     free(users);
     free(waiting);

@@ -1,0 +1,99 @@
+/*
+ * One HTTP/1.1 client connection on the caller's epoll set, shared by
+ * nicreplay and nicload: a non-blocking connect, requests written back to
+ * back (pipelined) from a write buffer, responses read in order with
+ * hresp.c.  What the requests are, and what a response or a lost
+ * connection means, is the caller's: it learns through callbacks.
+ *
+ * The caller registers nothing itself: hclient_open() adds the socket to
+ * the epoll set (edge-triggered, data.ptr = the hclient_t), and the
+ * caller's loop hands each event to hclient_event().  Callbacks run from
+ * hclient_event() and hclient_flush(); lost() and idle() end the event
+ * (the caller may close, reconnect or write new requests in them), the
+ * others must not close the connection.
+ */
+
+#ifndef TRACE_HCLIENT_H
+#define TRACE_HCLIENT_H
+
+#include <netdb.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hresp.h"
+
+/* how a connection was lost (hclient_ops_t.lost) */
+enum {
+    HC_CONNECT = 0, /* the connect failed */
+    HC_CLOSED,      /* closed (or reset) between responses, some pending */
+    HC_CUT,         /* closed (or reset) inside a response */
+    HC_PARSE,       /* a response that does not parse, or bytes nobody
+                       asked for */
+    HC_NOMEM
+};
+
+typedef struct {
+    /* A response begins (the first, and each after one is done): 1 when
+     * it answers a HEAD. */
+    int (*start)(void *ud);
+    /* Body bytes at offset off of the response (may be NULL). */
+    void (*body)(void *ud, uint64_t off, const char *p, size_t n);
+    /* A response is complete. */
+    void (*done)(void *ud, const hresp_t *r);
+    /* Every response asked for is in (the connection stays open unless
+     * the server closed it: closed is 1 then, and it is closed). */
+    void (*idle)(void *ud, int closed);
+    /* The connection is up: the caller writes its requests. */
+    void (*connected)(void *ud);
+    /* The connection failed (HC_*); it is closed.  answered: responses
+     * it had given. */
+    void (*lost)(void *ud, int how, uint64_t answered);
+} hclient_ops_t;
+
+typedef struct {
+    int                  fd; /* -1: closed */
+    int                  connecting;
+    char                *wbuf;
+    size_t               wlen, woff, wcap;
+    char                *rbuf;
+    size_t               rlen, rcap;
+    hresp_t              resp;
+    uint64_t             pending;     /* responses asked for, not yet in */
+    uint64_t             answered;    /* responses on this connection */
+    uint64_t             activity_ns; /* the last progress (CLOCK_MONOTONIC) */
+    const hclient_ops_t *ops;
+    void                *ud;
+} hclient_t;
+
+/* A closed client with its callbacks. */
+void hclient_init(hclient_t *c, const hclient_ops_t *ops, void *ud);
+
+/* Free the buffers (and close). */
+void hclient_free(hclient_t *c);
+
+/* Connect to ai and add the socket to ep: 0, or -1 with errno. */
+int hclient_open(hclient_t *c, int ep, const struct addrinfo *ai);
+
+/* Close (the socket leaves the epoll set with it); buffers are kept. */
+void hclient_close(hclient_t *c);
+
+/*
+ * Room for n more bytes of requests at the end of the write buffer (the
+ * buffer is emptied first when everything in it was sent): a pointer to
+ * write them to, then hclient_commit() with how many were written.
+ * NULL when out of memory.
+ */
+char *hclient_space(hclient_t *c, size_t n);
+void  hclient_commit(hclient_t *c, size_t n, uint64_t responses);
+
+/* Write what can be written now: 0, or -1 when the socket failed (the
+ * read side reports it). */
+int hclient_flush(hclient_t *c);
+
+/* An epoll event for c. */
+void hclient_event(hclient_t *c, uint32_t events);
+
+/* nanoseconds of CLOCK_MONOTONIC */
+uint64_t hclient_now_ns(void);
+
+#endif /* TRACE_HCLIENT_H */
