@@ -25,4 +25,17 @@ uint64_t trace_content_seed(const char *path, size_t len);
 /* Fill buf with the len bytes at offset off of the file with seed. */
 void trace_content(uint64_t seed, uint64_t off, unsigned char *buf, size_t len);
 
+/*
+ * Write the file name (from a docroot, with its leading '/') of size bytes
+ * below the directory dirfd, making its parent directories, never
+ * following a symlink; buf (bufsize bytes) is scratch.  0, or -1 with
+ * errno.
+ */
+int trace_content_write(int dirfd, const char *name, uint64_t size,
+                        unsigned char *buf, size_t bufsize);
+
+/* mkdir -p of the directories of the relative path rel below dirfd (rel
+ * is changed and restored); 0, or -1 with errno. */
+int trace_make_parents(int dirfd, char *rel);
+
 #endif /* TRACE_CONTENT_H */

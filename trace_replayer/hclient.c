@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -318,4 +319,63 @@ hclient_event(hclient_t *c, uint32_t events)
         && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
         on_readable(c, (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0);
     }
+}
+
+int
+hclient_parse_url(const char *url, struct addrinfo **ai, char *hdr, size_t hlen,
+                  char *err, size_t errlen)
+{
+    char            host[256], portbuf[16], *close, *colon;
+    const char     *p, *port = "80", *slash;
+    struct addrinfo hints;
+    int             rc;
+    size_t          n;
+
+    if (strncmp(url, "http://", 7) != 0) {
+        snprintf(err, errlen, "%s: only http:// URLs", url);
+        return -1;
+    }
+    p = url + 7;
+    slash = strchr(p, '/');
+    n = slash != NULL ? (size_t) (slash - p) : strlen(p);
+    if (n == 0 || n >= sizeof(host) || n >= hlen) {
+        snprintf(err, errlen, "%s: no host", url);
+        return -1;
+    }
+    if (slash != NULL && strcmp(slash, "/") != 0) {
+        snprintf(err, errlen,
+                 "%s: the URL names the server only; the requests give the "
+                 "paths",
+                 url);
+        return -1;
+    }
+    memcpy(hdr, p, n);
+    hdr[n] = '\0';
+    memcpy(host, p, n);
+    host[n] = '\0';
+    if (host[0] == '[') { /* [v6]:port */
+        close = strchr(host, ']');
+        if (close == NULL) {
+            snprintf(err, errlen, "%s: bad IPv6 address", url);
+            return -1;
+        }
+        *close = '\0';
+        if (close[1] == ':') {
+            snprintf(portbuf, sizeof(portbuf), "%s", close + 2);
+            port = portbuf;
+        }
+        memmove(host, host + 1, strlen(host));
+    } else if ((colon = strchr(host, ':')) != NULL) {
+        *colon = '\0';
+        snprintf(portbuf, sizeof(portbuf), "%s", colon + 1);
+        port = portbuf;
+    }
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_socktype = SOCK_STREAM;
+    rc = getaddrinfo(host, port, &hints, ai);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: %s", url, gai_strerror(rc));
+        return -1;
+    }
+    return 0;
 }

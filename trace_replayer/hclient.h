@@ -93,6 +93,15 @@ int hclient_flush(hclient_t *c);
 /* An epoll event for c. */
 void hclient_event(hclient_t *c, uint32_t events);
 
+/*
+ * "http://HOST[:PORT][/]" (HOST a name, an IPv4 address or [IPv6]): its
+ * addresses into *ai (freeaddrinfo() them) and the Host header's value
+ * into host (hlen bytes).  0, or -1 with the reason, naming url, in err.
+ * A path other than "/" is refused: the caller's requests give them.
+ */
+int hclient_parse_url(const char *url, struct addrinfo **ai, char *host,
+                      size_t hlen, char *err, size_t errlen);
+
 /* nanoseconds of CLOCK_MONOTONIC */
 uint64_t hclient_now_ns(void);
 

@@ -716,66 +716,16 @@ merge(int argc, char **argv, const char *json)
 static int
 parse_url(const char *url, const char *host_override, int i)
 {
-    static char     hdrs[MAX_SERVERS][300];
-    char            host[256], *hdr = hdrs[i];
-    const char     *p, *port = "80", *slash;
-    char            portbuf[16];
-    struct addrinfo hints;
-    int             rc;
-    size_t          n;
+    static char hdrs[MAX_SERVERS][300];
+    char        err[512];
 
-    if (strncmp(url, "http://", 7) != 0) {
-        fprintf(stderr, "nicreplay: %s: only http:// URLs\n", url);
+    if (hclient_parse_url(url, &cf.addr[i], hdrs[i], sizeof(hdrs[i]), err,
+                          sizeof(err))
+        != 0) {
+        fprintf(stderr, "nicreplay: %s\n", err);
         return -1;
     }
-    p = url + 7;
-    slash = strchr(p, '/');
-    n = slash != NULL ? (size_t) (slash - p) : strlen(p);
-    if (n == 0 || n >= sizeof(host) || n >= sizeof(hdrs[0])) {
-        fprintf(stderr, "nicreplay: %s: no host\n", url);
-        return -1;
-    }
-    if (slash != NULL && strcmp(slash, "/") != 0) {
-        fprintf(stderr,
-                "nicreplay: %s: the URL names the server only; the "
-                "trace gives the paths\n",
-                url);
-        return -1;
-    }
-    memcpy(hdr, p, n);
-    hdr[n] = '\0';
-    memcpy(host, p, n);
-    host[n] = '\0';
-    if (host[0] == '[') { /* [v6]:port */
-        char *close = strchr(host, ']');
-
-        if (close == NULL) {
-            fprintf(stderr, "nicreplay: %s: bad IPv6 address\n", url);
-            return -1;
-        }
-        *close = '\0';
-        if (close[1] == ':') {
-            snprintf(portbuf, sizeof(portbuf), "%s", close + 2);
-            port = portbuf;
-        }
-        memmove(host, host + 1, strlen(host));
-    } else {
-        char *colon = strchr(host, ':');
-
-        if (colon != NULL) {
-            *colon = '\0';
-            snprintf(portbuf, sizeof(portbuf), "%s", colon + 1);
-            port = portbuf;
-        }
-    }
-    memset(&hints, 0, sizeof(hints));
-    hints.ai_socktype = SOCK_STREAM;
-    rc = getaddrinfo(host, port, &hints, &cf.addr[i]);
-    if (rc != 0) {
-        fprintf(stderr, "nicreplay: %s: %s\n", url, gai_strerror(rc));
-        return -1;
-    }
-    cf.host_header[i] = host_override != NULL ? host_override : hdr;
+    cf.host_header[i] = host_override != NULL ? host_override : hdrs[i];
     return 0;
 }
 

@@ -269,55 +269,6 @@ stats(const trace_src_t *src, int json)
 
 /* docroot */
 
-/* mkdir -p of the directories of rel below dirfd; 0, or -1 (errno) */
-static int
-make_parents(int dirfd, char *rel)
-{
-    char *p;
-
-    for (p = strchr(rel, '/'); p != NULL; p = strchr(p + 1, '/')) {
-        *p = '\0';
-        if (mkdirat(dirfd, rel, 0755) != 0 && errno != EEXIST) {
-            *p = '/';
-            return -1;
-        }
-        *p = '/';
-    }
-    return 0;
-}
-
-/* name: the file's name from the root, with its leading '/' */
-static int
-write_file(int dirfd, const char *name, uint64_t size, unsigned char *buf,
-           size_t bufsize)
-{
-    uint64_t seed = trace_content_seed(name, strlen(name)), off = 0;
-    char    *rel = strdup(name + 1);
-    size_t   n;
-    int      fd;
-
-    if (rel == NULL || make_parents(dirfd, rel) != 0) {
-        free(rel);
-        return -1;
-    }
-    fd = openat(dirfd, rel,
-                O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-    free(rel);
-    if (fd == -1) {
-        return -1;
-    }
-    while (off < size) {
-        n = size - off < bufsize ? (size_t) (size - off) : bufsize;
-        trace_content(seed, off, buf, n);
-        if (write(fd, buf, n) != (ssize_t) n) {
-            close(fd);
-            return -1;
-        }
-        off += n;
-    }
-    return close(fd);
-}
-
 /* a directory (and its parents) for a redirect */
 static int
 make_dir(int dirfd, const char *name)
@@ -332,7 +283,7 @@ make_dir(int dirfd, const char *name)
     memcpy(rel, name + 1, n - 1);
     rel[n - 1] = '/';
     rel[n] = '\0';
-    rc = make_parents(dirfd, rel);
+    rc = trace_make_parents(dirfd, rel);
     free(rel);
     return rc;
 }
@@ -377,7 +328,7 @@ docroot(const trace_src_t *src, const char *root, int json)
         trace_map_get(sc.map, id, &o);
         if (o.kind == TRACE_OBJ_MISSING
             || (o.kind == TRACE_OBJ_FILE
-                    ? write_file(dirfd, o.name, o.size, buf, 1 << 16)
+                    ? trace_content_write(dirfd, o.name, o.size, buf, 1 << 16)
                     : make_dir(dirfd, o.name))
                    == 0) {
             continue;
