@@ -42,7 +42,7 @@ UTIL_SRCS = $(sort $(wildcard src/util/*.c))
 SERVER_SRCS = $(filter-out src/server/main.c,$(sort $(wildcard src/server/*.c)))
 LIB_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SNIC_SRCS) $(UTIL_SRCS) $(SERVER_SRCS))
 UTIL_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(UTIL_SRCS))
-TRACE_SRCS = $(filter-out trace_replayer/nictrace.c trace_replayer/nicsim.c trace_replayer/nicreplay.c trace_replayer/niccompare.c,$(sort $(wildcard trace_replayer/*.c)))
+TRACE_SRCS = $(filter-out trace_replayer/nictrace.c trace_replayer/nicsim.c trace_replayer/nicreplay.c trace_replayer/niccompare.c trace_replayer/nicload.c,$(sort $(wildcard trace_replayer/*.c)))
 # what nicsim shares with the nic backend: the directory and the policies
 SIM_OBJS = $(filter $(BUILD)/obj/sendfile_nic/policy/%.o $(BUILD)/obj/sendfile_nic/nic/directory.o $(BUILD)/obj/sendfile_nic/mem.o,$(LIB_OBJS))
 # what niccompare needs of the models: the testbeds, buses and policy names
@@ -60,7 +60,7 @@ FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
         install format format-check clean distclean help
 
 TOOLS = $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
-        $(BUILD)/niccompare $(BUILD)/niccompare-plot
+        $(BUILD)/niccompare $(BUILD)/niccompare-plot $(BUILD)/nicload
 
 all: $(TOOLS)
 
@@ -93,6 +93,9 @@ $(BUILD)/nictrace: $(BUILD)/obj/trace_replayer/nictrace.o $(TRACE_OBJS) $(UTIL_O
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
 
 $(BUILD)/nicreplay: $(BUILD)/obj/trace_replayer/nicreplay.o $(TRACE_OBJS) $(UTIL_OBJS)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
+
+$(BUILD)/nicload: $(BUILD)/obj/trace_replayer/nicload.o $(TRACE_OBJS) $(UTIL_OBJS)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
 
 $(BUILD)/nicsim: $(BUILD)/obj/trace_replayer/nicsim.o $(TRACE_OBJS) $(SIM_OBJS) $(UTIL_OBJS)
@@ -207,7 +210,8 @@ install: $(TOOLS)
 	install -m 755 $(BUILD)/nicd $(DESTDIR)$(PREFIX)/sbin/nicd
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
-	    $(BUILD)/niccompare $(BUILD)/niccompare-plot $(DESTDIR)$(PREFIX)/bin/
+	    $(BUILD)/niccompare $(BUILD)/niccompare-plot $(BUILD)/nicload \
+	    $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 conf/nicd.conf conf/mime.types $(DESTDIR)$(PREFIX)/etc/nicd/
 
 # the C sources format and format-check look at
