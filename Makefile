@@ -11,6 +11,7 @@
 #   make bench-nic    the nic backend: emulation cost, cached vs uncached bus
 #   make bench-h2     HTTP/2 (h2load) and HTTPS (wrk) against h2o and nginx
 #   make bench-traces the trace tools' lines/s and memory on logs of millions of lines
+#   make bench-specweb nicload's capacity search against nicd (sendfile, nic, uncached)
 #   make module       build the nginx module (modules/, needs nginx-dev)
 #   make bench-module nginx with the module against nginx without it
 #   make fuzz         run the libFuzzer targets for FUZZ_SECONDS each
@@ -33,9 +34,9 @@ ifeq ($(filter deps clean distclean format-check help,$(MAKECMDGOALS)),)
 endif
 PREFIX ?= /usr/local
 
-CPPFLAGS_ALL = -D_GNU_SOURCE -Ibuild -Isrc/server $(EVENT_CFLAGS)
+CPPFLAGS_ALL = -D_GNU_SOURCE -Ibuild -Isrc/server $(EVENT_CFLAGS) $(LUAJIT_CFLAGS)
 CFLAGS_ALL = -std=gnu11 -pthread $(OPT) $(DEBUG) $(WARN) $(SAN) $(CFLAGS)
-LDLIBS_ALL = $(EVENT_LIBS) $(SSL_LIBS) $(NGHTTP2_LIBS) -lm -pthread $(SAN) $(LDFLAGS)
+LDLIBS_ALL = $(EVENT_LIBS) $(SSL_LIBS) $(NGHTTP2_LIBS) $(LUAJIT_LIBS) -lm -pthread $(SAN) $(LDFLAGS)
 
 SNIC_SRCS = $(sort $(wildcard src/sendfile_nic/*.c src/sendfile_nic/*/*.c))
 UTIL_SRCS = $(sort $(wildcard src/util/*.c))
@@ -56,7 +57,7 @@ UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all deps run test test-unit test-integration test-asan bench module module-build bench-module \
-        bench-policy bench-nicsim bench-replayer bench-nic bench-h2 bench-traces fuzz \
+        bench-policy bench-nicsim bench-replayer bench-nic bench-h2 bench-traces bench-specweb fuzz \
         install format format-check clean distclean help
 
 TOOLS = $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
@@ -186,6 +187,10 @@ bench-h2: $(BUILD)/nicd
 bench-replayer: $(BUILD)/nicd $(BUILD)/nicreplay $(BUILD)/nictrace
 	@$(MAKE) --no-print-directory deps DEPS="build bench"
 	sh bench/replayer.sh
+
+bench-specweb: $(BUILD)/nicd $(BUILD)/nicload
+	@$(MAKE) --no-print-directory deps DEPS="build bench"
+	sh bench/specweb.sh
 
 bench-traces: $(BUILD)/nictrace $(BUILD)/nicsim
 	@$(MAKE) --no-print-directory deps DEPS="build bench"

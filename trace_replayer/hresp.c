@@ -118,6 +118,13 @@ parse_head(hresp_t *r, const char *p, size_t n)
         } else if (IS("Connection")) {
             close |= has_token(v, (size_t) (ve - v), "close");
             keep_alive |= has_token(v, (size_t) (ve - v), "keep-alive");
+        } else if (IS("Set-Cookie") && r->cookie[0] == '\0') {
+            size_t cl = (size_t) (ve - v) < sizeof(r->cookie) - 1
+                            ? (size_t) (ve - v)
+                            : sizeof(r->cookie) - 1;
+
+            memcpy(r->cookie, v, cl);
+            r->cookie[cl] = '\0';
         } else if (IS("Content-Range")) {
             /* bytes first-last/complete: the body starts at first */
             const char *d;
@@ -131,6 +138,7 @@ parse_head(hresp_t *r, const char *p, size_t n)
 #undef IS
     }
     r->close = close || (r->minor == 0 && !keep_alive);
+    r->length = have_length ? length : UINT64_MAX;
 
     if (r->head_request || r->status < 200 || r->status == 204
         || r->status == 304) {

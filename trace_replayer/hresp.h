@@ -38,6 +38,8 @@ typedef struct {
     uint64_t offset;     /* where the next body byte sits in the file */
     uint64_t body;       /* body bytes so far */
     uint64_t head_bytes; /* bytes of status line and headers */
+    uint64_t length;     /* Content-Length (UINT64_MAX: none) */
+    char     cookie[96]; /* the first Set-Cookie's value, cut to fit */
 } hresp_t;
 
 typedef void (*hresp_body_pt)(void *arg, uint64_t offset, const char *p,

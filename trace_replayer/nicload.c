@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,6 +45,18 @@ enum { E_CONNECT = 0, E_RESET, E_TIMEOUT, E_PARSE, E_STATUS, E_SIZE, E_KINDS };
 static const char *const error_names[E_KINDS] = {"connect", "reset",  "timeout",
                                                  "parse",   "status", "size"};
 
+/* the full mix's kinds of request (SPECweb99's default mix) */
+enum { K_STATIC = 0, K_DYN, K_AD, K_POST, K_CGI, K_KINDS };
+
+static const char *const kind_names[K_KINDS] = {"static", "dynamic_get",
+                                                "ad_rotation", "post", "cgi"};
+static const double kind_share[K_KINDS] = {0.70, 0.1245, 0.126, 0.048, 0.0015};
+static const char *const kind_path[K_KINDS] = {"", "dyn", "ad", "post", "cgi"};
+
+/* what every dynamic page ends with (conf/specweb99.lua) */
+#define TRAILER     "</pre>\n</body>\n</html>\n"
+#define TRAILER_LEN (sizeof(TRAILER) - 1)
+
 typedef struct {
     const char      *url;
     struct addrinfo *addr;
@@ -53,6 +67,8 @@ typedef struct {
     double           rate;    /* bits per second a connection */
     double           conform; /* share of connections that must conform */
     int              verify, quiet, search;
+    int              full;   /* --mix full */
+    const char      *prefix; /* of the dynamic requests */
     uint32_t         min, max;
     uint64_t         seed;
     const char      *json, *log;
@@ -61,6 +77,7 @@ typedef struct {
 typedef struct {
     uint64_t     requests, bytes, failed, mismatches, verified_bytes;
     uint64_t     by_class[SPECWEB_CLASSES];
+    uint64_t     by_kind[K_KINDS];
     uint64_t     errors[E_KINDS];
     uint64_t     connections;              /* TCP connections opened */
     trace_hist_t latency[SPECWEB_CLASSES]; /* microseconds */
@@ -77,9 +94,11 @@ typedef struct {
     hclient_t     hc;
     int           state;
     specweb_req_t req;
-    uint64_t      size; /* the file's */
-    uint64_t      seed; /* of its bytes */
-    uint64_t      got;  /* bytes of the response so far */
+    int           kind;    /* K_* */
+    int           last_ad; /* from the last ad rotation's cookie */
+    uint64_t      size;    /* the file's */
+    uint64_t      seed;    /* of its bytes */
+    uint64_t      got;     /* bytes of the response so far */
     int           checking, bad;
     uint64_t      sent_ns; /* the slot's start */
     uint64_t      next_ns; /* the next slot's */
@@ -184,6 +203,14 @@ fileset(uint32_t n, const char *root)
         for (k = 0; k < SPECWEB_CLASSES; k++) {
             for (f = 0; f < SPECWEB_FILES; f++) {
                 specweb_name(d, k, f, name);
+                files++;
+                bytes += specweb_size(k, f);
+                /* a file set already there: only what is missing or of
+                 * another size is written again */
+                if (have == dirs && fstatat(dirfd, name + 1, &st, 0) == 0
+                    && (uint64_t) st.st_size == specweb_size(k, f)) {
+                    continue;
+                }
                 if (trace_content_write(dirfd, name, specweb_size(k, f), buf,
                                         1 << 16)
                     != 0) {
@@ -191,8 +218,6 @@ fileset(uint32_t n, const char *root)
                             strerror(errno));
                     goto done;
                 }
-                files++;
-                bytes += specweb_size(k, f);
             }
         }
     }
@@ -268,6 +293,22 @@ heap_pop(void)
 
 /* ---- a connection ---- */
 
+/*
+ * Close with a reset: the client ends thousands of connections a second,
+ * and each it closed first would hold a local port in TIME_WAIT for a
+ * minute, until connect() finds none (httperf's --close-with-reset).
+ */
+static void
+close_reset(conn_t *c)
+{
+    struct linger lg = {1, 0};
+
+    if (c->hc.fd >= 0) {
+        setsockopt(c->hc.fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+    }
+    hclient_close(&c->hc);
+}
+
 static double
 overlap(uint64_t s, uint64_t e)
 {
@@ -306,19 +347,44 @@ wait_for(conn_t *c, uint64_t t)
 static void
 write_request(conn_t *c)
 {
-    char   name[48];
-    char  *w = hclient_space(&c->hc, 128 + strlen(cf.host));
+    char   name[48], form[160];
+    char  *w = hclient_space(&c->hc, 512 + strlen(cf.host) + strlen(cf.prefix));
     size_t n;
+    int    f = 0;
 
     if (w == NULL) {
-        hclient_close(&c->hc);
+        close_reset(c);
         res.errors[E_PARSE]++;
         wait_for(c, paced_end(c, c->size, hclient_now_ns()));
         return;
     }
     specweb_name(c->req.dir, c->req.cls, c->req.file, name);
-    n = (size_t) sprintf(w, "GET %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", name,
-                         cf.host, c->left == 1 ? "Connection: close\r\n" : "");
+    if (c->kind == K_STATIC) {
+        n = (size_t) sprintf(w, "GET %s HTTP/1.1\r\n", name);
+    } else if (c->kind == K_POST) {
+        f = snprintf(form, sizeof(form),
+                     "urlroot=/file_set/dir%05u/&dir=%05u&class=%d&num=%d"
+                     "&client=%td",
+                     c->req.dir, c->req.dir, c->req.cls, c->req.file,
+                     c - conns + 1);
+        n = (size_t) sprintf(w,
+                             "POST %spost HTTP/1.1\r\nContent-Type: "
+                             "application/x-www-form-urlencoded\r\n"
+                             "Content-Length: %d\r\n",
+                             cf.prefix, f);
+    } else {
+        n = (size_t) sprintf(w, "GET %s%s?%s HTTP/1.1\r\n", cf.prefix,
+                             kind_path[c->kind], name);
+        if (c->kind == K_AD) {
+            n += (size_t) sprintf(w + n,
+                                  "Cookie: my_cookie=user_id=%td&last_ad=%d"
+                                  "\r\n",
+                                  c - conns + 1, c->last_ad);
+        }
+    }
+    n += (size_t) sprintf(w + n, "Host: %s\r\n%s\r\n%s", cf.host,
+                          c->left == 1 ? "Connection: close\r\n" : "",
+                          f > 0 ? form : "");
     hclient_commit(&c->hc, n, 1);
     (void) hclient_flush(&c->hc); /* a failure shows on the read side */
 }
@@ -329,6 +395,17 @@ send_request(conn_t *c)
     char name[48];
 
     specweb_draw(mix, &c->req);
+    c->kind = K_STATIC;
+    if (cf.full) {
+        double u = specweb_uniform(mix), sum = 0;
+
+        for (c->kind = 0; c->kind < K_KINDS - 1; c->kind++) {
+            sum += kind_share[c->kind];
+            if (u <= sum) {
+                break;
+            }
+        }
+    }
     c->size = specweb_size(c->req.cls, c->req.file);
     specweb_name(c->req.dir, c->req.cls, c->req.file, name);
     c->seed = trace_content_seed(name, strlen(name));
@@ -359,20 +436,50 @@ on_start(void *ud)
     return 0;
 }
 
+/*
+ * Check body bytes: a static file's are the file's; a dynamic page ends
+ * with the file's bytes then TRAILER, found from its Content-Length.
+ */
 static void
 on_body(void *ud, uint64_t off, const char *p, size_t n)
 {
     conn_t       *c = ud;
     unsigned char want[4096];
+    uint64_t      start = 0, end, o;
     size_t        k;
 
     c->got = off + n;
     if (c->checking < 0) {
         c->checking = cf.verify && c->hc.resp.status == 200;
+        if (c->checking && c->kind != K_STATIC
+            && (c->hc.resp.length == UINT64_MAX
+                || c->hc.resp.length < c->size + TRAILER_LEN)) {
+            c->bad = 1; /* no room for the file */
+            c->checking = 0;
+        }
     }
-    while (c->checking && n > 0) {
+    if (!c->checking) {
+        return;
+    }
+    if (c->kind != K_STATIC) {
+        start = c->hc.resp.length - TRAILER_LEN - c->size;
+        end = c->hc.resp.length - TRAILER_LEN;
+        /* the trailer */
+        for (o = off > end ? off : end; o < off + n; o++) {
+            c->bad |= p[o - off] != TRAILER[o - end];
+        }
+        if (off + n <= start || off >= end) {
+            return;
+        }
+        k = (size_t) ((off < start ? start : off) - off);
+        p += k;
+        n -= k;
+        off += k;
+        n = off + n > end ? (size_t) (end - off) : n;
+    }
+    while (n > 0) {
         k = n < sizeof(want) ? n : sizeof(want);
-        trace_content(c->seed, off, want, k);
+        trace_content(c->seed, off - start, want, k);
         c->bad |= memcmp(want, p, k) != 0;
         res.verified_bytes += win_a <= c->sent_ns ? k : 0;
         off += k;
@@ -394,10 +501,12 @@ on_done(void *ud, const hresp_t *r)
         res.requests++;
         res.bytes += bytes;
         res.by_class[c->req.cls]++;
+        res.by_kind[c->kind]++;
         trace_hist_add(&res.latency[c->req.cls], (now - c->sent_ns) / 1000, 1);
         if (r->status != 200) {
             res.errors[E_STATUS]++;
-        } else if (r->body != c->size) {
+        } else if (c->kind == K_STATIC ? r->body != c->size
+                                       : r->body < c->size + TRAILER_LEN) {
             res.errors[E_SIZE]++;
         }
         res.mismatches += c->bad;
@@ -410,6 +519,11 @@ on_done(void *ud, const hresp_t *r)
                 r->status, (unsigned long long) r->body,
                 (unsigned long long) ((now - c->sent_ns) / 1000), in);
     }
+    if (c->kind == K_AD) {
+        const char *a = strstr(r->cookie, "Ad_id=");
+
+        c->last_ad = a != NULL ? atoi(a + 6) : c->last_ad;
+    }
     c->left--;
     wait_for(c, end);
 }
@@ -420,7 +534,7 @@ on_idle(void *ud, int closed)
     conn_t *c = ud;
 
     if (!closed && c->left <= 0) {
-        hclient_close(&c->hc); /* its 5 to 15 requests are done */
+        close_reset(c); /* its 5 to 15 requests are done */
     }
 }
 
@@ -464,7 +578,7 @@ check_timeouts(uint64_t now)
 
         if (c->state == C_ACTIVE && c->hc.fd >= 0 && now > c->hc.activity_ns
             && now - c->hc.activity_ns > limit) {
-            hclient_close(&c->hc);
+            close_reset(c);
             res.errors[E_TIMEOUT]++;
             res.failed++;
             account(c, (double) c->got * 8, paced_end(c, c->got, now));
@@ -580,6 +694,7 @@ run(void)
         rates[i] = c->bits / cf.duration;
         res.bits += c->bits;
         res.conforming += rates[i] >= 0.8 * cf.rate;
+        close_reset(c);
         hclient_free(&c->hc);
     }
     qsort(rates, cf.conns, sizeof(double), cmp_double);
@@ -659,6 +774,11 @@ print_summary(FILE *out)
                 (double) trace_hist_quantile(&res.latency[k], 0.5) / 1e3,
                 (double) trace_hist_quantile(&res.latency[k], 0.99) / 1e3);
     }
+    for (k = 0; cf.full && k < K_KINDS; k++) {
+        fprintf(out, "  %s: %llu (%.2f %%, target %.2f %%)\n", kind_names[k],
+                (unsigned long long) res.by_kind[k],
+                100 * share(res.by_kind[k], res.requests), 100 * kind_share[k]);
+    }
     fprintf(out,
             "  mix: at most %.2f points from the target (chance explains "
             "%.2f at this count)%s\n",
@@ -713,6 +833,16 @@ write_result(FILE *f)
                 (unsigned long long) trace_hist_quantile(h, 0.9),
                 (unsigned long long) trace_hist_quantile(h, 0.99),
                 (unsigned long long) h->max);
+    }
+    fprintf(f, "], \"mix\": \"%s\", \"kinds\": [", cf.full ? "full" : "static");
+    for (k = 0; k < K_KINDS; k++) {
+        fprintf(f,
+                "%s{\"kind\": \"%s\", \"requests\": %llu, \"share\": %.5f, "
+                "\"target\": %.4f}",
+                k ? ", " : "", kind_names[k],
+                (unsigned long long) res.by_kind[k],
+                share(res.by_kind[k], res.requests),
+                cf.full ? kind_share[k] : (k == K_STATIC));
     }
     fprintf(f, "], \"conn_rates_bps\": [");
     for (k = 0; k < (int) cf.conns; k++) {
@@ -824,6 +954,7 @@ main(int argc, char **argv)
         {"warmup", required_argument, NULL, 'w'},
         {"rate-per-conn", required_argument, NULL, 'R'},
         {"mix", required_argument, NULL, 'M'},
+        {"dynamic-prefix", required_argument, NULL, 'P'},
         {"fileset-connections", required_argument, NULL, 'F'},
         {"verify", no_argument, NULL, 'v'},
         {"timeout", required_argument, NULL, 't'},
@@ -851,6 +982,7 @@ main(int argc, char **argv)
     cf.min = 1;
     cf.max = 64;
     cf.seed = 1;
+    cf.prefix = "/specweb/";
     while ((ch = getopt_long(argc, argv, "c:qh", longopts, NULL)) != -1) {
         switch (ch) {
         case 'c':
@@ -885,14 +1017,14 @@ main(int argc, char **argv)
             bad = parse_rate(optarg, &cf.rate) ? "--rate-per-conn" : bad;
             break;
         case 'M':
-            if (strcmp(optarg, "static") != 0) {
-                fprintf(stderr,
-                        "nicload: --mix %s: only \"static\" so far (the full "
-                        "mix needs nicd's Lua handler, not yet built)\n",
+            if (strcmp(optarg, "static") != 0 && strcmp(optarg, "full") != 0) {
+                fprintf(stderr, "nicload: --mix %s: \"static\" or \"full\"\n",
                         optarg);
                 return 2;
             }
+            cf.full = strcmp(optarg, "full") == 0;
             break;
+        case 'P': cf.prefix = optarg; break;
         case 'v': cf.verify = 1; break;
         case 's': cf.seed = strtoull(optarg, NULL, 10); break;
         case 'j': cf.json = optarg; break;
@@ -938,6 +1070,25 @@ main(int argc, char **argv)
     if (cf.json != NULL && (json = fopen(cf.json, "w")) == NULL) {
         fprintf(stderr, "nicload: %s: %s\n", cf.json, strerror(errno));
         return 1;
+    }
+    /* a descriptor a connection: raise the soft limit to what is needed */
+    {
+        struct rlimit rl;
+        rlim_t        need = (cf.search ? cf.max : cf.conns) + 64;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need) {
+            rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
+            setrlimit(RLIMIT_NOFILE, &rl);
+            if (rl.rlim_cur < need) {
+                fprintf(stderr,
+                        "nicload: %llu connections need %llu file "
+                        "descriptors; the limit is %llu (ulimit -n)\n",
+                        (unsigned long long) need - 64,
+                        (unsigned long long) need,
+                        (unsigned long long) rl.rlim_cur);
+                return 1;
+            }
+        }
     }
     signal(SIGPIPE, SIG_IGN);
     signal(SIGINT, on_signal);

@@ -170,6 +170,7 @@ nicd_conf_new(void)
     c->large_header_buffer_size = 8192;
     c->large_header_buffers = 4;
     c->client_max_body_size = 1024 * 1024;
+    c->lua_time_limit = 1000;
     c->open_file_cache_max = 0;
     c->open_file_cache_valid = 60000;
     c->open_file_cache_inactive = 60000;
@@ -220,6 +221,7 @@ nicd_conf_free(nicd_conf_t *c)
     for (i = 0; i < c->nlocations; i++) {
         free(c->locations[i].path);
         free(c->locations[i].handler);
+        free(c->locations[i].lua);
     }
     free(c->locations);
     free(c->default_type);
@@ -309,6 +311,16 @@ time_val(const char *v, long *out)
 }
 
 typedef const char *(*set_pt)(nicd_conf_t *c, const char **a, int n);
+
+static const char *
+set_lua_time_limit(nicd_conf_t *c, const char **a, int n)
+{
+    (void) n;
+    if (time_val(a[0], &c->lua_time_limit) != NULL || c->lua_time_limit <= 0) {
+        return msgf("invalid time \"%s\"", a[0]);
+    }
+    return NULL;
+}
 
 static const char *
 set_worker_threads(nicd_conf_t *c, const char **a, int n)
@@ -961,6 +973,7 @@ static const directive_t directives[] = {
     {"client_header_buffer_size", 1, 1, set_header_buffer},
     {"large_client_header_buffers", 2, 2, set_large_buffers},
     {"client_max_body_size", 1, 1, set_max_body},
+    {"lua_time_limit", 1, 1, set_lua_time_limit},
     {"open_file_cache", 1, 3, set_open_file_cache},
     {"open_file_cache_valid", 1, 1, set_ofc_valid},
     {"default_type", 1, 1, set_default_type},
@@ -1310,13 +1323,32 @@ parse_location(parse_t *ps)
             ps->words[ps->nwords++] = w;
             continue;
         }
-        if (t == T_SEMI && ps->nwords == 1 && loc.format < 0
+        if (t == T_SEMI && ps->nwords == 1 && loc.handler == NULL
             && (loc.format = snic_backend_report_format(ps->words[0])) >= 0) {
             loc.handler = strdup(ps->words[0]);
             free_words(ps);
             continue;
         }
-        if (t == T_CLOSE && ps->nwords == 0 && loc.format >= 0) {
+        if (t == T_SEMI && ps->nwords == 2 && loc.handler == NULL
+            && strcmp(ps->words[0], "lua_content_handler") == 0) {
+            char err[512];
+
+            if (nicd_lua_check(ps->words[1], err, sizeof(err)) != 0) {
+                free_words(ps);
+                free(loc.path);
+                fail(ps, "lua_content_handler: %s", err);
+                return -1;
+            }
+            loc.format = -1;
+            loc.handler = strdup(ps->words[0]);
+            loc.lua = strdup(ps->words[1]);
+            free_words(ps);
+            if (loc.lua == NULL) {
+                break;
+            }
+            continue;
+        }
+        if (t == T_CLOSE && ps->nwords == 0 && loc.handler != NULL) {
             nl = realloc(ps->conf->locations,
                          (size_t) (ps->conf->nlocations + 1) * sizeof(*nl));
             if (nl == NULL || loc.handler == NULL) {
@@ -1329,13 +1361,15 @@ parse_location(parse_t *ps)
         break;
     }
     if (t != T_ERROR) {
-        fail(ps, "a location holds exactly one report handler (such as "
-                 "\"nic_metrics;\" or \"nic_status;\"): locations here serve "
-                 "a send backend's counters, files are served from the root");
+        fail(ps, "a location holds exactly one handler: a report (such as "
+                 "\"nic_metrics;\" or \"nic_status;\") or "
+                 "\"lua_content_handler FILE;\"; files are served from the "
+                 "root");
     }
     free_words(ps);
     free(loc.path);
     free(loc.handler);
+    free(loc.lua);
     return -1;
 }
 

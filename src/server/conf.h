@@ -42,16 +42,18 @@ typedef struct {
 typedef struct nicd_mime_s nicd_mime_t;
 
 /*
- * "location [=] PATH { HANDLER; }": a path answered by the send backend's
- * report (its counters) instead of a file.  HANDLER is BACKEND_metrics
- * (Prometheus text) or BACKEND_status (JSON).  "=" matches the path
+ * "location [=] PATH { HANDLER; }": a path answered by a handler instead
+ * of a file: the send backend's report (its counters), HANDLER being
+ * BACKEND_metrics (Prometheus text) or BACKEND_status (JSON), or a Lua
+ * script ("lua_content_handler FILE;", lua.c).  "=" matches the path
  * exactly; without it, the longest matching prefix wins, as in nginx.
  */
 typedef struct {
     char *path;
     int   exact;
-    int   format;  /* SNIC_REPORT_* */
+    int   format;  /* SNIC_REPORT_*, or -1 for Lua */
     char *handler; /* as written, for messages */
+    char *lua;     /* the Lua script, or NULL */
 } nicd_location_t;
 
 typedef struct nicd_conf_s {
@@ -106,6 +108,7 @@ typedef struct nicd_conf_s {
 
     nicd_location_t *locations;
     int              nlocations;
+    long             lua_time_limit; /* ms a Lua handler may run */
 
     /* TLS (nginx's ssl_* directives), for listeners marked "ssl" */
     char *ssl_certificate;
@@ -160,5 +163,9 @@ const char *nicd_conf_mime(const nicd_conf_t *c, const char *name, size_t len);
 
 /* Parse "addr:port", "port", "[v6]:port", "*:port" into l. 0 or -1. */
 int nicd_listen_parse(nicd_listen_conf_t *l, const char *text);
+
+/* lua.c: compile the script file (the configuration checks every
+ * lua_content_handler): 0, or -1 with the error in err. */
+int nicd_lua_check(const char *file, char *err, size_t len);
 
 #endif /* NICD_CONF_H */

@@ -231,6 +231,7 @@ nicd_conn_close(nicd_conn_t *c)
     }
     w->nconns--;
 
+    nicd_http_held_free(c);
     free(c->in);
     nicd_buf_free(&c->out);
     nicd_buf_free(&c->logb);
@@ -577,6 +578,16 @@ conn_run(nicd_conn_t *c)
     for (;;) {
         blocked = 0;
         while (!c->closing) {
+            if (c->collect > 0) {
+                nicd_http_collect(c);
+                if (c->collect > 0) {
+                    break;
+                }
+                if (!c->keepalive) {
+                    c->closing = 1;
+                    break;
+                }
+            }
             if (c->discard > 0) {
                 discard_body(c);
                 if (c->discard > 0) {
@@ -610,8 +621,8 @@ conn_run(nicd_conn_t *c)
                 break;
             }
             nicd_http_handle(c);
-            if (!c->keepalive) {
-                c->closing = 1;
+            if (!c->keepalive && c->collect == 0) {
+                c->closing = 1; /* (a held request closes when answered) */
             }
             c->in_start += c->req.head_len;
             nicd_http_req_reset(&c->req);
@@ -632,7 +643,8 @@ conn_run(nicd_conn_t *c)
     }
 
     if (c->closing) {
-        if (c->linger_close || c->in_start < c->in_end || c->discard > 0) {
+        if (c->linger_close || c->in_start < c->in_end || c->discard > 0
+            || c->collect > 0) {
             nicd_conn_linger(c);
         } else {
             nicd_conn_close(c);
@@ -647,7 +659,9 @@ conn_run(nicd_conn_t *c)
             return;
         }
         start_reading(c);
-        set_timer(c, c->discard > 0 || c->in_chunked ? T_HEADER : T_KEEPALIVE);
+        set_timer(c, c->discard > 0 || c->collect > 0 || c->in_chunked
+                         ? T_HEADER
+                         : T_KEEPALIVE);
         return;
     }
 
@@ -865,8 +879,8 @@ nicd_conn_shutdown(nicd_conn_t *c)
     /* no request in progress (idle between requests, or accepted and
      * silent so far): nothing is lost by closing now */
     if (c->w->state == NICD_STOPPING && c->nitems == c->ihead
-        && c->in_start == c->in_end && c->discard == 0 && !c->in_chunked
-        && !c->lingering) {
+        && c->in_start == c->in_end && c->discard == 0 && c->collect == 0
+        && !c->in_chunked && !c->lingering) {
         nicd_conn_close(c);
     }
 }

@@ -23,6 +23,7 @@ nicd_status_reason(int status)
     case 404: return "Not Found";
     case 405: return "Not Allowed";
     case 408: return "Request Time-out";
+    case 411: return "Length Required";
     case 412: return "Precondition Failed";
     case 413: return "Request Entity Too Large";
     case 414: return "Request-URI Too Large";
@@ -104,6 +105,21 @@ nicd_open_status(nicd_conn_t *c, int err, const char *path)
     return 500;
 }
 
+int
+nicd_lua_location(nicd_conn_t *c, const char *path, size_t len)
+{
+    const nicd_conf_t     *cf = c->w->cycle->conf;
+    const nicd_location_t *loc;
+    size_t                 n;
+
+    if (cf->nlocations == 0 || nicd_buf_reserve(&c->w->path, len + 2) != 0
+        || nicd_path_normalize(path, len, c->w->path.data, &n) != 0) {
+        return -1;
+    }
+    loc = nicd_conf_location(cf, c->w->path.data, n);
+    return loc != NULL && loc->lua != NULL ? (int) (loc - cf->locations) : -1;
+}
+
 void
 nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
 {
@@ -113,11 +129,6 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
     char              *path;
     size_t             len;
     int                err, status;
-
-    if (r->method != NICD_M_GET && r->method != NICD_M_HEAD) {
-        nicd_respond_error(c, 405, head, NULL, 0);
-        return;
-    }
 
     if (nicd_buf_reserve(&c->w->path, r->path.len + 2) != 0) {
         nicd_respond_error(c, 500, head, NULL, 0);
@@ -134,10 +145,18 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
     if (cf->nlocations > 0) {
         const nicd_location_t *loc = nicd_conf_location(cf, path, len);
 
-        if (loc != NULL) {
+        if (loc != NULL && loc->lua != NULL) {
+            nicd_lua_handle(c, r, (int) (loc - cf->locations));
+            return; /* any method: the script's to answer */
+        }
+        if (loc != NULL && (r->method == NICD_M_GET || head)) {
             nicd_report(c, r, loc);
             return;
         }
+    }
+    if (r->method != NICD_M_GET && !head) {
+        nicd_respond_error(c, 405, head, NULL, 0);
+        return;
     }
 
     err = nicd_ofc_open(&c->w->ofc, path, len, nicd_worker_now_ms(c->w), &f);

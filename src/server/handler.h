@@ -44,16 +44,15 @@ enum {
     NICD_NHDR
 };
 
-typedef struct {
-    const char *p; /* NULL: absent */
-    size_t      len;
-} nicd_str_t;
-
 typedef struct nicd_request_s {
     int        method; /* NICD_M_* */
     nicd_str_t path;   /* the target's path as sent (percent-encoded) */
     nicd_str_t query;  /* after '?'; len 0: none */
     nicd_str_t hdr[NICD_NHDR];
+    /* every header field as sent (the Lua handler's), nheaders of them */
+    const nicd_str_t *hname, *hvalue;
+    int               nheaders;
+    nicd_str_t        body; /* the request body (p NULL: none) */
 } nicd_request_t;
 
 /*
@@ -142,6 +141,22 @@ int nicd_open_status(nicd_conn_t *c, int err, const char *path);
 void nicd_static_file(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *f);
 void nicd_static_directory(nicd_conn_t *c, const nicd_request_t *r,
                            nicd_file_t *dir, const char *path, size_t len);
+
+/*
+ * lua.c: a request for the Lua location loc (an index in the
+ * configuration's locations), answered by its script's function.
+ */
+void nicd_lua_handle(nicd_conn_t *c, const nicd_request_t *r, int loc);
+/* A worker's Lua state: made with the scripts loaded when the worker
+ * starts (if the configuration has Lua locations), freed at its end. */
+void nicd_lua_worker_init(nicd_worker_t *w);
+void nicd_lua_worker_free(nicd_worker_t *w);
+
+/*
+ * The Lua location (its index) that answers the normalised form of path,
+ * or -1: a request with a body for it is read whole first (http.c).
+ */
+int nicd_lua_location(nicd_conn_t *c, const char *path, size_t len);
 
 /* report.c: a location's report of the send backend's counters */
 void nicd_report(nicd_conn_t *c, const nicd_request_t *r,

@@ -223,19 +223,16 @@ const nicd_protocol_t nicd_http1 = {
 
 /* ---- requests ---- */
 
-static nicd_str_t
-header_str(nicd_conn_t *c, int idx)
-{
-    nicd_str_t  s = {NULL, 0};
-    nicd_span_t v;
-
-    if (idx >= 0) {
-        v = header_value(c, idx);
-        s.p = REQ_BASE(c) + v.off;
-        s.len = v.len;
-    }
-    return s;
-}
+/* a request held until its body is read (Lua locations, conn.c) */
+struct nicd_held_s {
+    nicd_request_t r;
+    nicd_str_t     hname[NICD_HTTP_MAX_HEADERS];
+    nicd_str_t     hvalue[NICD_HTTP_MAX_HEADERS];
+    int            loc;
+    char          *body;
+    size_t         body_len;
+    char           head[]; /* a copy of the request's head */
+};
 
 void
 nicd_http_error(nicd_conn_t *c, int status)
@@ -244,12 +241,128 @@ nicd_http_error(nicd_conn_t *c, int status)
     nicd_respond_error(c, status, c->req.method == NICD_M_HEAD, NULL, 0);
 }
 
+/* q from the parsed request whose head starts at base */
+static void
+fill_request(nicd_conn_t *c, const char *base, nicd_request_t *q,
+             nicd_str_t *hname, nicd_str_t *hvalue)
+{
+    const nicd_http_req_t *r = &c->req;
+    const int              idx[NICD_NHDR] = {
+                     r->h_range,         r->h_if_range,          r->h_if_match,
+                     r->h_if_none_match, r->h_if_modified_since, r->h_if_unmodified_since};
+    int i;
+
+    memset(q, 0, sizeof(*q));
+    q->method = r->method;
+    q->path.p = base + r->path.off;
+    q->path.len = r->path.len;
+    q->query.p = base + r->query.off;
+    q->query.len = r->query.len;
+    for (i = 0; i < NICD_NHDR; i++) {
+        if (idx[i] >= 0) {
+            q->hdr[i].p = base + r->headers[idx[i]].value.off;
+            q->hdr[i].len = r->headers[idx[i]].value.len;
+        }
+    }
+    for (i = 0; i < r->nheaders; i++) {
+        hname[i].p = base + r->headers[i].name.off;
+        hname[i].len = r->headers[i].name.len;
+        hvalue[i].p = base + r->headers[i].value.off;
+        hvalue[i].len = r->headers[i].value.len;
+    }
+    q->hname = hname;
+    q->hvalue = hvalue;
+    q->nheaders = r->nheaders;
+}
+
+/*
+ * A request with a body for a Lua location: keep a copy of its head and
+ * read the body (conn.c calls nicd_http_collect()) before answering.
+ * 0, or -1 when it was answered at once (an error).
+ */
+static int
+hold(nicd_conn_t *c, int loc)
+{
+    nicd_http_req_t *r = &c->req;
+    nicd_held_t     *h;
+
+    if (r->chunked) {
+        /* a body of unknown length: the script wants it whole */
+        nicd_http_error(c, 411);
+        return -1;
+    }
+    h = malloc(sizeof(*h) + r->head_len);
+    if (h != NULL) {
+        h->body = malloc(r->content_length);
+    }
+    if (h == NULL || h->body == NULL) {
+        free(h);
+        log_error(LOG_CRIT, 0,
+                  "malloc() failed for a %llu-byte body, "
+                  "client: %s",
+                  (unsigned long long) r->content_length, c->addr);
+        nicd_http_error(c, 500);
+        return -1;
+    }
+    memcpy(h->head, REQ_BASE(c), r->head_len);
+    fill_request(c, h->head, &h->r, h->hname, h->hvalue);
+    h->loc = loc;
+    h->body_len = 0;
+    c->held = h;
+    c->collect = r->content_length;
+    if (r->expect_continue) {
+        /* the client waits for this before it sends the body */
+        static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+        size_t            start = c->out.len;
+
+        nicd_buf_add(&c->out, cont, sizeof(cont) - 1);
+        nicd_conn_out_mem(c, start, sizeof(cont) - 1, 0);
+    }
+    return 0;
+}
+
+void
+nicd_http_collect(nicd_conn_t *c)
+{
+    nicd_held_t *h = c->held;
+    uint64_t     n = c->in_end - c->in_start;
+
+    if (n > c->collect) {
+        n = c->collect;
+    }
+    memcpy(h->body + h->body_len, c->in + c->in_start, n);
+    h->body_len += n;
+    c->in_start += (uint32_t) n;
+    c->collect -= n;
+    if (c->collect > 0) {
+        return;
+    }
+    h->r.body.p = h->body;
+    h->r.body.len = h->body_len;
+    c->held = NULL;
+    nicd_lua_handle(c, &h->r, h->loc);
+    free(h->body);
+    free(h);
+}
+
+void
+nicd_http_held_free(nicd_conn_t *c)
+{
+    if (c->held != NULL) {
+        free(c->held->body);
+        free(c->held);
+        c->held = NULL;
+    }
+    c->collect = 0;
+}
+
 void
 nicd_http_handle(nicd_conn_t *c)
 {
     const nicd_conf_t *cf = c->w->cycle->conf;
     nicd_http_req_t   *r = &c->req;
     nicd_request_t     q;
+    int                loc;
 
     c->keepalive = r->keepalive && nicd_http_keepalive_allowed(c);
 
@@ -260,6 +373,11 @@ nicd_http_handle(nicd_conn_t *c)
                       "%llu bytes, client: %s",
                       (unsigned long long) r->content_length, c->addr);
             nicd_http_error(c, 413);
+            return;
+        }
+        loc = nicd_lua_location(c, REQ_BASE(c) + r->path.off, r->path.len);
+        if (loc >= 0) {
+            (void) hold(c, loc);
             return;
         }
         if (r->expect_continue) {
@@ -276,17 +394,6 @@ nicd_http_handle(nicd_conn_t *c)
         }
     }
 
-    q.method = r->method;
-    q.path.p = REQ_BASE(c) + r->path.off;
-    q.path.len = r->path.len;
-    q.query.p = REQ_BASE(c) + r->query.off;
-    q.query.len = r->query.len;
-    q.hdr[NICD_HDR_RANGE] = header_str(c, r->h_range);
-    q.hdr[NICD_HDR_IF_RANGE] = header_str(c, r->h_if_range);
-    q.hdr[NICD_HDR_IF_MATCH] = header_str(c, r->h_if_match);
-    q.hdr[NICD_HDR_IF_NONE_MATCH] = header_str(c, r->h_if_none_match);
-    q.hdr[NICD_HDR_IF_MODIFIED_SINCE] = header_str(c, r->h_if_modified_since);
-    q.hdr[NICD_HDR_IF_UNMODIFIED_SINCE] =
-        header_str(c, r->h_if_unmodified_since);
+    fill_request(c, REQ_BASE(c), &q, c->w->hname, c->w->hvalue);
     nicd_handle(c, &q);
 }

@@ -60,6 +60,11 @@ typedef struct h2_stream_s {
     size_t     ref_off, ref_len, ua_off, ua_len;
     int        has_path, has_hdr[NICD_NHDR], has_ref, has_ua;
     size_t     header_bytes;
+    /* every regular header field (for the Lua handler) */
+    size_t     all_noff[NICD_HTTP_MAX_HEADERS], all_nlen[NICD_HTTP_MAX_HEADERS];
+    size_t     all_voff[NICD_HTTP_MAX_HEADERS], all_vlen[NICD_HTTP_MAX_HEADERS];
+    int        nall;
+    nicd_buf_t reqbody; /* DATA of the request */
 
     /* the response */
     int        status;
@@ -109,6 +114,7 @@ stream_free(nicd_conn_t *c, h2_stream_t *st)
         st->next->prev = st->prev;
     }
     nicd_buf_free(&st->rq);
+    nicd_buf_free(&st->reqbody);
     nicd_buf_free(&st->rh);
     nicd_buf_free(&st->body);
     free(st->pieces);
@@ -408,11 +414,13 @@ on_header(nghttp2_session *s, const nghttp2_frame *frame, const uint8_t *name,
                   c->addr);
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* RST_STREAM */
     }
+    if (nlen > 0 && name[0] != ':' && st->nall < NICD_HTTP_MAX_HEADERS) {
+        keep(st, name, nlen, &st->all_noff[st->nall], &st->all_nlen[st->nall]);
+        keep(st, value, vlen, &st->all_voff[st->nall], &st->all_vlen[st->nall]);
+        st->nall++;
+    }
     if (nlen == 7 && memcmp(name, ":method", 7) == 0) {
-        st->method = vlen == 3 && memcmp(value, "GET", 3) == 0 ? NICD_M_GET
-                     : vlen == 4 && memcmp(value, "HEAD", 4) == 0
-                         ? NICD_M_HEAD
-                         : NICD_M_UNKNOWN;
+        st->method = nicd_http_method((const char *) value, vlen);
     } else if (nlen == 5 && memcmp(name, ":path", 5) == 0) {
         q = memchr(value, '?', vlen);
         keep(st, value, q != NULL ? (size_t) (q - (const char *) value) : vlen,
@@ -453,6 +461,24 @@ answer(nicd_conn_t *c, h2_stream_t *st)
         return;
     }
     memset(&r, 0, sizeof(r));
+    for (i = 0; i < st->nall; i++) {
+        c->w->hname[i].p = st->rq.data + st->all_noff[i];
+        c->w->hname[i].len = st->all_nlen[i];
+        c->w->hvalue[i].p = st->rq.data + st->all_voff[i];
+        c->w->hvalue[i].len = st->all_vlen[i];
+    }
+    r.hname = c->w->hname;
+    r.hvalue = c->w->hvalue;
+    r.nheaders = st->nall;
+    if (nicd_buf_failed(&st->reqbody)) {
+        nghttp2_submit_rst_stream(c->h2->s, NGHTTP2_FLAG_NONE, st->id,
+                                  NGHTTP2_INTERNAL_ERROR);
+        return;
+    }
+    if (st->reqbody.len > 0) {
+        r.body.p = st->reqbody.data;
+        r.body.len = st->reqbody.len;
+    }
     r.method = st->method;
     r.path.p = st->rq.data + st->path_off;
     r.path.len = st->path_len;
@@ -490,6 +516,34 @@ answer_ready(nicd_conn_t *c)
     }
 }
 
+/* a request's body: kept for the Lua handler, up to client_max_body_size
+ * (more resets the stream); nobody else reads one */
+static int
+on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id,
+              const uint8_t *data, size_t len, void *ud)
+{
+    nicd_conn_t *c = ud;
+    h2_stream_t *st = stream_of(c, id);
+
+    (void) s;
+    (void) flags;
+    if (st == NULL) {
+        return 0;
+    }
+    if (st->reqbody.len + len > c->w->cycle->conf->client_max_body_size) {
+        log_error(LOG_ERR, 0,
+                  "client intended to send too large body, client: %s",
+                  c->addr);
+        nghttp2_submit_rst_stream(c->h2->s, NGHTTP2_FLAG_NONE, id,
+                                  NGHTTP2_REFUSED_STREAM);
+        st->answered = 1; /* never answered now: logged as 413 */
+        st->status = 413;
+        return 0;
+    }
+    nicd_buf_add(&st->reqbody, data, len);
+    return 0;
+}
+
 static int
 on_frame_recv(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
 {
@@ -520,10 +574,9 @@ log_stream(nicd_conn_t *c, h2_stream_t *st)
         return;
     }
     b->len = 0;
-    nicd_buf_addf(b, "%s - - [%s] \"%s ", c->addr, nicd_date_log(),
-                  st->method == NICD_M_GET    ? "GET"
-                  : st->method == NICD_M_HEAD ? "HEAD"
-                                              : "-");
+    nicd_buf_addf(
+        b, "%s - - [%s] \"%s ", c->addr, nicd_date_log(),
+        st->method == NICD_M_UNKNOWN ? "-" : nicd_http_method_name(st->method));
     nicd_buf_add_escaped(b, st->rq.data + st->path_off, st->path_len);
     if (st->query_len > 0) {
         NICD_BUF_LIT(b, "?");
@@ -584,6 +637,8 @@ nicd_h2_start(nicd_conn_t *c)
                                                             on_begin_headers);
     nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb,
+                                                              on_data_chunk);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
     rc = nghttp2_session_server_new(&h2->s, cb, c);
     nghttp2_session_callbacks_del(cb);

@@ -404,20 +404,36 @@ finish_head(nicd_http_req_t *p, const char *buf)
     return 0;
 }
 
-static void
-set_method(nicd_http_req_t *p, const char *buf)
+int
+nicd_http_method(const char *name, size_t len)
 {
     size_t i;
 
-    p->method = NICD_M_UNKNOWN;
     for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
-        if (methods[i].len == p->method_s.len
-            && memcmp(buf + p->method_s.off, methods[i].name, methods[i].len)
-                   == 0) {
-            p->method = methods[i].method;
-            return;
+        if (methods[i].len == len && memcmp(name, methods[i].name, len) == 0) {
+            return methods[i].method;
         }
     }
+    return NICD_M_UNKNOWN;
+}
+
+const char *
+nicd_http_method_name(int method)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
+        if (methods[i].method == method) {
+            return methods[i].name;
+        }
+    }
+    return "UNKNOWN";
+}
+
+static void
+set_method(nicd_http_req_t *p, const char *buf)
+{
+    p->method = nicd_http_method(buf + p->method_s.off, p->method_s.len);
 }
 
 /*

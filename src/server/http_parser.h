@@ -89,6 +89,10 @@ void nicd_http_req_init(nicd_http_req_t *p, uint32_t max_line,
 /* Reset p for a new request (keeps the limits). */
 void nicd_http_req_reset(nicd_http_req_t *p);
 
+/* NICD_M_* of a method's name (NICD_M_UNKNOWN for others), and back. */
+int         nicd_http_method(const char *name, size_t len);
+const char *nicd_http_method_name(int method);
+
 /*
  * Parse the request head in buf[0..len).  Returns NICD_HTTP_DONE when the
  * head is complete (p->head_len bytes), NICD_HTTP_AGAIN when more bytes

@@ -45,6 +45,12 @@ typedef struct nicd_conn_s     nicd_conn_t;
 typedef struct nicd_protocol_s nicd_protocol_t; /* handler.h */
 typedef struct nicd_h2_s       nicd_h2_t;       /* http2.c */
 
+/* bytes somewhere else (a request's field, a header) */
+typedef struct {
+    const char *p; /* NULL: absent */
+    size_t      len;
+} nicd_str_t;
+
 typedef struct nicd_worker_s {
     int                id;
     pthread_t          thread;
@@ -71,6 +77,8 @@ typedef struct nicd_worker_s {
     nicd_buf_t    path;    /* the normalised path of the request at hand */
     nicd_buf_t    scratch; /* index candidates, Location, ranges */
     nicd_buf_t    logline; /* an access log line being put together */
+    void         *lua;     /* lua.c's state of this thread */
+    nicd_str_t    hname[NICD_HTTP_MAX_HEADERS], hvalue[NICD_HTTP_MAX_HEADERS];
 
     const struct timeval *tv_header, *tv_keepalive, *tv_send, *tv_linger;
 } nicd_worker_t;
@@ -105,10 +113,12 @@ struct nicd_conn_s {
     struct event            pev; /* a pacing backend asked to be called later */
     int                     timer;
 
-    char          *in;
-    uint32_t       in_size, in_start, in_end, in_max;
-    uint64_t       discard; /* request body bytes still to skip */
-    nicd_chunked_t chunked; /* a chunked request body being skipped */
+    char               *in;
+    uint32_t            in_size, in_start, in_end, in_max;
+    uint64_t            discard; /* request body bytes still to skip */
+    uint64_t            collect; /* request body bytes still to read (Lua) */
+    struct nicd_held_s *held;    /* the request they belong to (http.c) */
+    nicd_chunked_t      chunked; /* a chunked request body being skipped */
 
     nicd_http_req_t req;
 
@@ -166,6 +176,12 @@ void  nicd_tls_ctx_free(void *ctx);
 /* http.c */
 /* Answer the request just parsed in c->req (head at c->in + in_start). */
 void nicd_http_handle(nicd_conn_t *c);
+/* A request held for its body (c->held, a Lua location): take the body
+ * bytes in the buffer, and answer it when the last is in. */
+typedef struct nicd_held_s nicd_held_t;
+void                       nicd_http_collect(nicd_conn_t *c);
+/* Drop a held request (the connection closes). */
+void nicd_http_held_free(nicd_conn_t *c);
 /* Answer with an error status (and close when the status says so). */
 void nicd_http_error(nicd_conn_t *c, int status);
 /* May the connection stay open after this response? */

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "handler.h"
 #include "nicd.h"
 
 static void
@@ -205,6 +206,7 @@ worker_main(void *arg)
 
     event_add(w->cmd_ev, NULL);
     event_add(w->tick_ev, &tick);
+    nicd_lua_worker_init(w); /* the Lua scripts, before the first request */
     listen_enable(w, 1);
 
     event_base_dispatch(w->base);
@@ -216,6 +218,7 @@ worker_main(void *arg)
     log_buf_free(&w->log);
     nicd_ofc_free(&w->ofc);
     nicd_buf_free(&w->path);
+    nicd_lua_worker_free(w);
     nicd_buf_free(&w->scratch);
     nicd_buf_free(&w->logline);
 

@@ -130,8 +130,14 @@ setup_one(int b)
              " listen 127.0.0.1:3 ssl http2;"
              " ssl_certificate %s/cert.pem; ssl_certificate_key %s/key.pem;"
 #endif
-             " autoindex on; http2_max_concurrent_streams 8;",
-             dir, backends[b], dir, dir);
+             " autoindex on; http2_max_concurrent_streams 8;"
+             " client_max_body_size 64k; lua_time_limit 50ms;"
+             " location /l/ { lua_content_handler %s/echo.lua; }",
+             dir, backends[b],
+#if defined(HAVE_OPENSSL)
+             dir, dir,
+#endif
+             dir);
     if (cf == NULL || nicd_conf_parse_string(cf, text, "fuzz", err, sizeof(err))
         || nicd_conf_finish(cf, err, sizeof(err))) {
         fprintf(stderr, "fuzz_conn: %s\n", err);
@@ -207,6 +213,24 @@ setup(void)
     put_file("www/a.txt", 1);
     put_file("www/big.bin", 40000);
     put_file("www/d/x.css", 3000);
+    {
+        /* a Lua location: bodies held and read whole, the script's
+         * answers, its errors and its time limit */
+        static const char echo[] =
+            "return function(r)\n"
+            "  if r.query == 'loop' then while true do end end\n"
+            "  if r.query == 'err' then error('x') end\n"
+            "  return 200, {['X-M'] = r.method}, (r.body or '') .. r.target\n"
+            "end\n";
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/echo.lua", dir);
+        f = fopen(path, "w");
+        if (f == NULL || fwrite(echo, 1, sizeof(echo) - 1, f) != sizeof(echo) - 1
+            || fclose(f) != 0) {
+            return -1;
+        }
+    }
     log_error_open("/dev/null", LOG_DEBUG); /* every line formatted */
     if (put_certificate() != 0) {
         return -1;

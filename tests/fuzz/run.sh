@@ -16,15 +16,16 @@ for src in src/sendfile_nic/*.c src/sendfile_nic/*/*.c src/util/*.c src/server/*
     objs="$objs $src"
 done
 # the libraries ./configure found (TLS, HTTP/2), as the Makefile links them
-libs=$(sed -n 's/^\(EVENT\|SSL\|NGHTTP2\|ZLIB\)_LIBS = //p' build/config.mk | tr '\n' ' ')
+libs=$(sed -n 's/^\(EVENT\|SSL\|NGHTTP2\|ZLIB\|LUAJIT\)_LIBS = //p' build/config.mk | tr '\n' ' ')
+cflags=$(sed -n 's/^LUAJIT_CFLAGS = //p' build/config.mk)
 for target in ${TARGETS:-tests/fuzz/fuzz_*.c}; do
     name=$(basename "$target" .c)
     corpus="tests/fuzz/corpus/${name#fuzz_}"
     mkdir -p "$corpus"
     # shellcheck disable=SC2086
-    clang -g -O1 -std=gnu11 -D_GNU_SOURCE -Ibuild -Isrc/server \
+    clang -g -O1 -std=gnu11 -D_GNU_SOURCE -Ibuild -Isrc/server $cflags \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-        -o "build/fuzz/$name" "$target" $objs $libs -pthread
+        -o "build/fuzz/$name" "$target" $objs $libs -lm -pthread
     echo "fuzz: $name for ${seconds}s, corpus $corpus"
     "build/fuzz/$name" -max_total_time="$seconds" -max_len=4096 \
         -artifact_prefix=tests/fuzz/ "$corpus"

@@ -56,7 +56,7 @@ class Server:
     """
 
     def __init__(self, conf="", root=None, threads=2, backend=None,
-                 access_log=True, args=()):
+                 access_log=True, args=(), env=None):
         self.dir = tempfile.mkdtemp(prefix="nicd-it-")
         self.root = root or os.path.join(self.dir, "www")
         os.makedirs(self.root, exist_ok=True)
@@ -68,6 +68,7 @@ class Server:
         self.access = access_log
         self.extra = conf
         self.args = list(args)
+        self.env = dict(os.environ, **env) if env else None
         self.proc = None
         self.port = None
         self.write_conf(conf)
@@ -113,7 +114,7 @@ class Server:
 
     def start(self):
         self.proc = subprocess.Popen(
-            [NICD, "-c", self.conf_path] + self.args,
+            [NICD, "-c", self.conf_path] + self.args, env=self.env,
             stdout=subprocess.DEVNULL, stderr=open(
                 os.path.join(self.dir, "stderr"), "w"))
         m = self.wait_log(r"listening on http://127\.0\.0\.1:(\d+)/")

@@ -201,7 +201,7 @@ def test_against_nginx():
 
 def test_bad_options():
     for args, msg in ((["http://127.0.0.1:1/", "--connections", "1", "--mix",
-                        "full"], "only \"static\""),
+                        "half"], "\"static\" or \"full\""),
                       (["http://127.0.0.1:1/"], "give --connections"),
                       (["ftp://x/", "--connections", "1"], "only http://"),
                       (["http://127.0.0.1:1/", "--connections", "0"],

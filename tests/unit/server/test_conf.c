@@ -122,10 +122,13 @@ test_errors_name_file_line_directive(void)
         {"root /a }", "unexpected \"}\" in test.conf:1"},
         {"root \"/a;", "unexpected end of file, expecting \" in test.conf:1"},
         {"location / { root /a; }",
-         "a location holds exactly one report handler (such as "
-         "\"nic_metrics;\" or \"nic_status;\"): locations here serve a "
-         "send backend's counters, files are served from the root in "
+         "a location holds exactly one handler: a report (such as "
+         "\"nic_metrics;\" or \"nic_status;\") or "
+         "\"lua_content_handler FILE;\"; files are served from the root in "
          "test.conf:1"},
+        {"location /x/ { lua_content_handler /nonexistent.lua; }",
+         "lua_content_handler: cannot open /nonexistent.lua: No such file or "
+         "directory in test.conf:1"},
         {"location ~ \\.php$ { nic_status; }",
          "\"location\" takes [=] PATH (regular expressions and other "
          "modifiers are not supported) in test.conf:1"},
