@@ -12,6 +12,8 @@
 #   make bench-h2     HTTP/2 (h2load) and HTTPS (wrk) against h2o and nginx
 #   make bench-traces the trace tools' lines/s and memory on logs of millions of lines
 #   make bench-specweb nicload's capacity search against nicd (sendfile, nic, uncached)
+#   make bench-peers  nicd against nginx, lighttpd and h2o, plain and pipelined
+#   make bench-sim-peers nicsim against libCacheSim (a venv), every shared policy
 #   make module       build the nginx module (modules/, needs nginx-dev)
 #   make bench-module nginx with the module against nginx without it
 #   make fuzz         run the libFuzzer targets for FUZZ_SECONDS each
@@ -57,7 +59,7 @@ UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all deps run test test-unit test-integration test-asan bench module module-build bench-module \
-        bench-policy bench-nicsim bench-replayer bench-nic bench-h2 bench-traces bench-specweb fuzz \
+        bench-policy bench-nicsim bench-replayer bench-nic bench-h2 bench-traces bench-specweb bench-peers bench-sim-peers fuzz \
         install format format-check clean distclean help
 
 TOOLS = $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
@@ -187,6 +189,14 @@ bench-h2: $(BUILD)/nicd
 bench-replayer: $(BUILD)/nicd $(BUILD)/nicreplay $(BUILD)/nictrace
 	@$(MAKE) --no-print-directory deps DEPS="build bench"
 	sh bench/replayer.sh
+
+bench-sim-peers: $(BUILD)/nicsim $(BUILD)/nictrace
+	@$(MAKE) --no-print-directory deps DEPS="build bench"
+	sh bench/libcachesim.sh
+
+bench-peers: $(BUILD)/nicd
+	@$(MAKE) --no-print-directory deps DEPS="build bench"
+	sh bench/peers.sh
 
 bench-specweb: $(BUILD)/nicd $(BUILD)/nicload
 	@$(MAKE) --no-print-directory deps DEPS="build bench"

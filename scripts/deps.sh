@@ -15,7 +15,7 @@ for group in "$@"; do
     test) pkgs="$pkgs python3 nginx-light nginx-dev python3-matplotlib openssl curl nghttp2-client" ;;
     module) pkgs="$pkgs nginx-dev nginx-light" ;;
     plots) pkgs="$pkgs python3-matplotlib" ;;
-    bench) pkgs="$pkgs wrk nginx-light util-linux h2o nghttp2-client curl openssl time" ;;
+    bench) pkgs="$pkgs wrk nginx-light lighttpd util-linux h2o nghttp2-client curl openssl time" ;;
     fuzz) pkgs="$pkgs clang libclang-rt-dev" ;; # libFuzzer and the sanitizer runtimes
     format) pkgs="$pkgs clang-format" ;;
     *) echo "deps.sh: unknown group $group" >&2; exit 2 ;;

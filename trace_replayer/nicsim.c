@@ -21,6 +21,7 @@
  * Every size and policy runs in the same pass.
  */
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,8 @@ usage(FILE *out)
             "trace is read twice: a file,\nnot standard input.  --repeat N "
             "replays it N times through the same (warm) caches\nand is "
             "for measuring speed; the rate goes to stderr.\n"
+            "--oracle-out FILE writes the block accesses (of cache 0 with "
+            "--split) as\nlibCacheSim's oracleGeneral trace.\n"
             "\nTrace options:\n" TRACE_SRC_USAGE);
 }
 
@@ -193,11 +196,12 @@ main(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},
         {"csv", no_argument, NULL, 'c'},
         {"repeat", required_argument, NULL, 'R'},
+        {"oracle-out", required_argument, NULL, 'O'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char          *sizes = "64k,128k,256k,512k,1m,2m,4m,8m,16m";
-    const char          *policies = "lru", *path;
+    const char          *policies = "lru", *path, *oracle = NULL;
     trace_src_t          src = TRACE_SRC_INIT;
     char                 err[512], list[512], *tok, *save;
     uint64_t             size_v[MAX_SIZES], block = 4096, content = 0;
@@ -245,6 +249,10 @@ main(int argc, char **argv)
                 fprintf(stderr, "nicsim: --repeat takes a count >= 1\n");
                 return 2;
             }
+            break;
+        case 'O':
+            oracle = optarg;
+            want_opt = 1; /* the block stream is recorded */
             break;
         case 'j': out = 1; break;
         case 'c': out = 2; break;
@@ -398,6 +406,20 @@ main(int argc, char **argv)
             s->hits += hits;
             s->misses += accesses - hits;
             s->cached += cached;
+        }
+    }
+    if (oracle != NULL) {
+        /* the stream of the first cache (--split 1: all of it) */
+        FILE *f = fopen(oracle, "wb");
+
+        if (f == NULL
+            || trace_opt_write_oracle(opt_seq[0].a, opt_seq[0].n,
+                                      (uint32_t) block, f)
+                   != 0
+            || fclose(f) != 0) {
+            fprintf(stderr, "nicsim: --oracle-out %s: %s\n", oracle,
+                    strerror(errno ? errno : ENOMEM));
+            return 1;
         }
     }
     for (k = 0; k < split; k++) {

@@ -131,13 +131,68 @@ heap_pop(heap_e *h, size_t *n)
     return top;
 }
 
+/* next[i]: the index of the next access to acc[i]'s block, or NEVER;
+ * 0, or -1 when out of memory */
+static int
+next_uses(const opt_access_t *acc, size_t n, uint64_t *next)
+{
+    map_t  last = {NULL, 0, 0};
+    kv_t  *e;
+    size_t i;
+
+    if (map_init(&last) != 0) {
+        return -1;
+    }
+    for (i = n; i-- > 0;) {
+        if ((e = map_get(&last, acc[i].key)) == NULL) {
+            free(last.t);
+            return -1;
+        }
+        next[i] = e->used ? e->val : NEVER;
+        e->val = i;
+        e->used = 1;
+    }
+    free(last.t);
+    return 0;
+}
+
+int
+trace_opt_write_oracle(const opt_access_t *acc, size_t n, uint32_t block,
+                       FILE *f)
+{
+    uint64_t     *next = malloc(sizeof(uint64_t) * (n ? n : 1));
+    unsigned char rec[24];
+    uint32_t      zero = 0;
+    int64_t       nv;
+    size_t        i;
+
+    if (next == NULL || next_uses(acc, n, next) != 0) {
+        free(next);
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        /* little-endian, as libCacheSim reads it on this machine */
+        nv = next[i] == NEVER ? -1 : (int64_t) next[i];
+        memcpy(rec, &zero, 4);
+        memcpy(rec + 4, &acc[i].key, 8);
+        memcpy(rec + 12, &block, 4);
+        memcpy(rec + 16, &nv, 8);
+        if (fwrite(rec, sizeof(rec), 1, f) != 1) {
+            free(next);
+            return -1;
+        }
+    }
+    free(next);
+    return 0;
+}
+
 int
 trace_opt(const opt_access_t *acc, size_t n, uint32_t nslots,
           uint64_t cache_bytes, uint64_t *hits, uint64_t *cached)
 {
     uint64_t *next = malloc(sizeof(uint64_t) * (n ? n : 1));
     heap_e   *heap = malloc(sizeof(heap_e) * (n ? n : 1));
-    map_t     last = {NULL, 0, 0}, res = {NULL, 0, 0};
+    map_t     res = {NULL, 0, 0};
     size_t    i, nh = 0, resident = 0;
     kv_t     *e, *v;
     heap_e    top;
@@ -150,18 +205,9 @@ trace_opt(const opt_access_t *acc, size_t n, uint32_t nslots,
         free(heap);
         return 0;
     }
-    if (next == NULL || heap == NULL || map_init(&last) != 0
+    if (next == NULL || heap == NULL || next_uses(acc, n, next) != 0
         || map_init(&res) != 0) {
         goto done;
-    }
-    /* next uses, backwards */
-    for (i = n; i-- > 0;) {
-        if ((e = map_get(&last, acc[i].key)) == NULL) {
-            goto done;
-        }
-        next[i] = e->used ? e->val : NEVER;
-        e->val = i;
-        e->used = 1;
     }
 
     for (i = 0; i < n; i++) {
@@ -203,7 +249,6 @@ trace_opt(const opt_access_t *acc, size_t n, uint32_t nslots,
     rc = 0;
 
 done:
-    free(last.t);
     free(res.t);
     free(next);
     free(heap);

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct {
     uint64_t key;   /* the block */
@@ -26,5 +27,15 @@ typedef struct {
  */
 int trace_opt(const opt_access_t *acc, size_t n, uint32_t nslots,
               uint64_t cache_bytes, uint64_t *hits, uint64_t *cached);
+
+/*
+ * acc[0..n) as libCacheSim's oracleGeneral trace: per access 24 bytes,
+ * little-endian: u32 time (0), u64 object (the block's key), u32 size
+ * (block), i64 the index of the block's next access (-1: none).  So
+ * libCacheSim simulates exactly the block stream nicsim does.  0, or -1
+ * (out of memory or a write error).
+ */
+int trace_opt_write_oracle(const opt_access_t *acc, size_t n, uint32_t block,
+                           FILE *f);
 
 #endif /* TRACE_OPT_H */

@@ -6,6 +6,7 @@ grouping)."""
 import json
 import os
 import subprocess
+import tempfile
 from collections import OrderedDict
 
 from nicd import NICD, check
@@ -183,3 +184,30 @@ def test_opt_upper_bound():
             for r in rows:
                 check(r["block_hits"] <= opt["block_hits"],
                       "%s beats OPT: %r" % (r["policy"], r))
+
+
+def test_oracle_out_is_the_simulated_stream():
+    """--oracle-out writes libCacheSim's oracleGeneral records: one per
+    block access nicsim counted (16 MiB: no file of the sample bypasses
+    the cache), 4096 bytes each, and each record's next
+    access is the next record of the same block (-1 after the last)."""
+    import struct
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "o.bin")
+        p = subprocess.run([NICSIM, "--sizes", "16m", "--policy", "lru",
+                            "--json", "--oracle-out", path, NASA],
+                           capture_output=True, timeout=60)
+        check(p.returncode == 0, p.stderr)
+        r = json.loads(p.stdout)[0]
+        data = open(path, "rb").read()
+    n = len(data) // 24
+    check(len(data) % 24 == 0 and n == r["block_hits"] + r["block_misses"],
+          "%d records, %d accesses" % (n, r["block_hits"] + r["block_misses"]))
+    recs = [struct.unpack_from("<IQIq", data, i * 24) for i in range(n)]
+    last = {}
+    for i in range(n - 1, -1, -1):
+        t, key, size, nxt = recs[i]
+        check(t == 0 and size == 4096 and nxt == last.get(key, -1),
+              "record %d: %r (next of its block: %r)"
+              % (i, recs[i], last.get(key, -1)))
+        last[key] = i

@@ -1,0 +1,88 @@
+#!/bin/sh
+# nicsim against libCacheSim (its C core, through the PyPI package
+# libcachesim, in a venv this script makes) on the same block stream: the
+# NASA Jul95 10k sample expanded into 4 KiB blocks and replayed PASSES
+# times (160: 10.35 M block accesses), one 16 MiB cache, every policy
+# both have.  nicsim writes the stream it simulates as libCacheSim's
+# oracleGeneral trace (nicsim --oracle-out), so both see the same
+# accesses.  Timed: nicsim's whole process (reading its compact trace
+# PASSES times), libCacheSim's process_trace() (the trace already
+# mapped); both pinned to CPU 1, RUNS alternating rounds, medians.
+# Usage: sh bench/libcachesim.sh  (env: RUNS=3 PASSES=160 LCS=0.3.5)
+# Writes build/bench/libcachesim.json.
+set -eu
+
+RUNS=${RUNS:-3}
+PASSES=${PASSES:-160}
+LCS=${LCS:-0.3.5}
+B=build
+OUT=$B/bench
+mkdir -p "$OUT"
+venv=$B/venv-libcachesim
+if ! "$venv/bin/python" -c "import libcachesim" 2>/dev/null; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q "libcachesim==$LCS"
+fi
+work=$(mktemp -d /tmp/nicsim-lcs-XXXXXX)
+trap 'rm -rf "$work"' EXIT INT TERM
+
+$B/nictrace convert ../shared/traces/nasa/NASA_access_log_Jul95.first10k.clf.gz \
+    --out "$work/nasa.nic" > /dev/null
+$B/nicsim --sizes 16m --policy lru --repeat "$PASSES" \
+    --oracle-out "$work/nasa.oracle" "$work/nasa.nic" > /dev/null 2>&1
+
+"$venv/bin/python" - "$work" "$RUNS" "$PASSES" "$OUT/libcachesim.json" <<'PY'
+import json, os, statistics, subprocess, sys, time
+import libcachesim as lcs
+
+work, runs, passes, out = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+os.sched_setaffinity(0, {1})
+SIZE = 16 * 1024 * 1024
+POLICIES = [("lru", "LRU"), ("fifo", "FIFO"), ("clock", "Clock"),
+            ("sieve", "Sieve"), ("s3fifo", "S3FIFO"), ("arc", "ARC"),
+            ("lfu", "LFU"), ("opt", "Belady")]
+
+
+def nicsim(policy):
+    t = time.monotonic()
+    p = subprocess.run(["build/nicsim", "--sizes", "16m", "--policy", policy,
+                        "--repeat", passes, "--json", work + "/nasa.nic"],
+                       capture_output=True, check=True)
+    el = time.monotonic() - t
+    r = json.loads(p.stdout)[0]
+    n = r["block_hits"] + r["block_misses"]
+    return el, r["block_hits"] / n, n
+
+
+def libcachesim(cls):
+    reader = lcs.TraceReader(trace=work + "/nasa.oracle",
+                             trace_type=lcs.TraceType.ORACLE_GENERAL_TRACE)
+    cache = getattr(lcs, cls)(cache_size=SIZE)
+    t = time.monotonic()
+    miss, _ = cache.process_trace(reader)
+    return time.monotonic() - t, 1 - miss
+
+
+rows = []
+print("nicsim against libCacheSim %s: NASA 10k x %s passes in 4 KiB blocks, "
+      "16 MiB, CPU 1; medians of %d" % (lcs.__version__ if hasattr(lcs, "__version__") else "", passes, runs))
+print("%-7s %10s %10s %8s %10s %10s" % ("policy", "nicsim s", "lcs s",
+                                         "speed", "nicsim hit", "lcs hit"))
+for ours, theirs in POLICIES:
+    a, b = [], []
+    for _ in range(runs):
+        el, hit_a, n = nicsim(ours)
+        a.append(el)
+        el, hit_b = libcachesim(theirs)
+        b.append(el)
+    ma, mb = statistics.median(a), statistics.median(b)
+    print("%-7s %10.2f %10.2f %7.2fx %10.4f %10.4f" % (ours, ma, mb, mb / ma,
+                                                       hit_a, hit_b))
+    rows.append({"policy": ours, "libcachesim": theirs, "accesses": n,
+                 "nicsim_s": a, "libcachesim_s": b,
+                 "speed_ratio": mb / ma, "nicsim_hit_ratio": hit_a,
+                 "libcachesim_hit_ratio": hit_b})
+json.dump(rows, open(out, "w"), indent=1)
+print("speed = nicsim speed / libCacheSim speed (above 1: nicsim faster); "
+      "results: " + out)
+PY
