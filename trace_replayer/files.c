@@ -183,6 +183,12 @@ trace_files_find(trace_files_t *f, const char *url, size_t len, uint64_t *size,
 }
 
 uint64_t
+trace_files_size(const trace_files_t *f, uint32_t id)
+{
+    return f->size[id];
+}
+
+uint64_t
 trace_files_count(const trace_files_t *f)
 {
     return trace_strtab_count(f->paths);

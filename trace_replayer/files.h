@@ -48,6 +48,8 @@ int trace_files_find(trace_files_t *f, const char *url, size_t len,
 
 /* Files seen so far, and the sum of their sizes. */
 uint64_t trace_files_count(const trace_files_t *f);
+/* The size of the file trace_files_find() gave id. */
+uint64_t trace_files_size(const trace_files_t *f, uint32_t id);
 uint64_t trace_files_bytes(const trace_files_t *f);
 
 /* Walk every file: fn(path, len, size, arg). */

@@ -130,6 +130,51 @@ now(void)
     return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
+/*
+ * The file of a record: the compact format numbers its URLs, so a URL's
+ * file (or its absence) is looked up once and remembered by number,
+ * instead of decoding and hashing the URL at every record (the largest
+ * cost of a pass, measured with perf).  0, or -1: not a file.
+ */
+static struct {
+    uint32_t *id; /* file id + 1; 0: not looked up; UINT32_MAX: none */
+    uint32_t  n;
+} memo;
+
+static int
+find_file(trace_files_t *files, const trace_req_t *r, uint64_t *fsize,
+          uint32_t *id)
+{
+    uint32_t *m, n;
+
+    if (r->url_id == 0) {
+        return trace_files_find(files, r->url, r->url_len, fsize, id);
+    }
+    if (r->url_id >= memo.n) {
+        for (n = memo.n ? memo.n : 1024; n <= r->url_id; n *= 2) {
+        }
+        m = realloc(memo.id, n * sizeof(uint32_t));
+        if (m == NULL) {
+            return trace_files_find(files, r->url, r->url_len, fsize, id);
+        }
+        memset(m + memo.n, 0, (n - memo.n) * sizeof(uint32_t));
+        memo.id = m;
+        memo.n = n;
+    }
+    if (memo.id[r->url_id] == 0) {
+        memo.id[r->url_id] =
+            trace_files_find(files, r->url, r->url_len, fsize, id) == 0
+                ? *id + 1
+                : UINT32_MAX;
+    }
+    if (memo.id[r->url_id] == UINT32_MAX) {
+        return -1;
+    }
+    *id = memo.id[r->url_id] - 1;
+    *fsize = trace_files_size(files, *id);
+    return 0;
+}
+
 /* One request of the trace through every cache. */
 static void
 simulate(sim_t *sims, int nsims, trace_files_t *files, trace_sessions_t *sess,
@@ -140,9 +185,10 @@ simulate(sim_t *sims, int nsims, trace_files_t *files, trace_sessions_t *sess,
     snic_block_id_t bid;
     int             i, ev, opened, grouped;
 
-    conn = trace_session(sess, r, &opened, &grouped);
+    /* the connection only chooses among several caches */
+    conn = split > 1 ? trace_session(sess, r, &opened, &grouped) : 0;
     if ((r->status != 200 && r->status != 206) || r->bytes == 0
-        || trace_files_find(files, r->url, r->url_len, &fsize, &id) != 0) {
+        || find_file(files, r, &fsize, &id) != 0) {
         return;
     }
     *content += r->bytes;

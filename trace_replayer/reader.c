@@ -278,6 +278,7 @@ nic_next(struct trace_reader_s *t, trace_req_t *r, int *bad)
     r->bytes = bytes ? bytes - 1 : 0;
     r->url = url;
     r->url_len = ulen;
+    r->url_id = (uint32_t) id + 1;
     r->has_protocol = proto;
     return 1;
 }
@@ -526,6 +527,27 @@ trace_next(trace_reader_t *t, trace_req_t *r, char *err, size_t errlen)
 
     free(t->out_url);
     t->out_url = NULL;
+    /* the compact format is in time order by construction (convert
+     * sorts), and a window of 0 keeps the log's order: records go out as
+     * read, a record earlier than the one before clamped, as below, but
+     * without holding (and copying) anything */
+    if ((t->fmt == &fmt_nic || t->window_us == 0) && t->nheap == 0) {
+        int64_t key;
+
+        rc = raw_next(t, r, err, errlen);
+        if (rc <= 0) {
+            return rc;
+        }
+        key = r->time * 1000000 + (int64_t) r->usec;
+        if (t->seq++ > 0 && key < t->out_last) {
+            key = t->out_last;
+            r->time = key / 1000000;
+            r->usec = (uint32_t) (key % 1000000);
+            t->late++;
+        }
+        t->out_last = key;
+        return 1;
+    }
     /* read until the earliest held record is a window behind the log */
     while (!t->raw_eof
            && (t->nheap == 0 || t->heap[0].key > t->seen_max - t->window_us)) {

@@ -27,6 +27,8 @@ typedef struct {
     uint64_t    bytes; /* response bytes; 0 when unknown ("-") */
     int         bytes_known;
     int         has_protocol; /* "HTTP/x.y" was logged */
+    uint32_t    url_id;       /* the compact format's URL number + 1 (0: none):
+                           the same for every record of that URL */
 } trace_req_t;
 
 /* Why a line did not parse (0: it did). */
