@@ -71,3 +71,17 @@ $2
 }
 CONF
 }
+
+# files named after their sizes ("1k" -> $work/www/1k.bin of 1,024 bytes;
+# k and m are powers of 1024), bytes 0..250 repeated
+make_sized_files() {
+    for s in "$@"; do
+        python3 - "$s" "$work/www/$s.bin" <<'PY'
+import sys
+n = sys.argv[1]
+size = int(n[:-1]) * {"k": 1024, "m": 1048576}[n[-1]] if n[-1] in "km" \
+    else int(n)
+open(sys.argv[2], "wb").write((bytes(range(251)) * (size // 251 + 1))[:size])
+PY
+    done
+}

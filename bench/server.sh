@@ -26,15 +26,8 @@ NGINX=${NGINX:-/usr/sbin/nginx}
 bench_init
 
 # the docroot
-for s in $SIZES; do
-    python3 - "$s" "$work/www/$s.bin" <<'PY'
-import sys
-n = sys.argv[1]
-size = int(n[:-1]) * {"k": 1024, "m": 1048576}[n[-1]] if n[-1] in "km" \
-    else int(n)
-open(sys.argv[2], "wb").write((bytes(range(251)) * (size // 251 + 1))[:size])
-PY
-done
+# shellcheck disable=SC2086
+make_sized_files $SIZES
 
 # nginx, as Debian ships it, one worker, pinned
 nginx_port=$(free_port)
