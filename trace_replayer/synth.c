@@ -69,11 +69,12 @@ pareto(uint64_t *x, double k, double alpha)
     return k / pow(uniform(x), 1 / alpha);
 }
 
-/* below n */
+/* uniform in [0, n): the high word of a 64 x 64-bit product (exact; a
+ * double's rounding could give n itself) */
 static uint64_t
 below(uint64_t *x, uint64_t n)
 {
-    return (uint64_t) ((double) n * (uniform(x) - 1e-17));
+    return (uint64_t) (((unsigned __int128) next64(x) * n) >> 64);
 }
 
 /* presets */
