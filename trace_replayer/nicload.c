@@ -624,7 +624,7 @@ run(void)
     uint64_t           t0, now, next_tick, next_check;
     double            *rates;
     uint32_t           i, dirs;
-    int                n, wait_ms;
+    int                n, k, wait_ms;
 
     free(res.rates);
     memset(&res, 0, sizeof(res));
@@ -678,7 +678,7 @@ run(void)
             perror("nicload: epoll_wait");
             break;
         }
-        for (int k = 0; k < n; k++) {
+        for (k = 0; k < n; k++) {
             hclient_event(evs[k].data.ptr, evs[k].events);
         }
     }
