@@ -673,10 +673,7 @@ nicd_h2_free(nicd_conn_t *c)
     if (c->h2 == NULL) {
         return;
     }
-    /* a stream nghttp2 has not closed yet (the peer closed the
-     * connection first) is logged here, as nginx logs every request */
     while (c->h2->streams != NULL) {
-        log_stream(c, c->h2->streams);
         stream_free(c, c->h2->streams);
     }
     nghttp2_session_del(c->h2->s);
