@@ -5,7 +5,6 @@ total rate the test sets, and Debian's nginx on the file set."""
 import asyncio
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 import threading
@@ -182,18 +181,13 @@ def test_capacity_search_finds_the_known_capacity():
 
 def test_against_nginx():
     """The static mix against Debian's nginx serving the file set."""
-    from test_nicreplay import start_nginx
+    from test_nicreplay import nginx
     with tempfile.TemporaryDirectory() as root:
         make_fileset(root, 3)
         os.chmod(root, 0o755)
-        p, port, nd = start_nginx(root)
-        try:
+        with nginx(root) as port:
             res, _ = load("http://127.0.0.1:%d/" % port, "--connections", "3",
                           "--duration", "3", "--warmup", "1", "--verify")
-        finally:
-            p.terminate()
-            p.wait(timeout=DEADLINE)
-            shutil.rmtree(nd, ignore_errors=True)
     check(res["conforming"] == 3 and res["mismatches"] == 0
           and res["requests"] > 0 and sum(res["errors"].values()) == 0,
           repr(res))

@@ -3,6 +3,7 @@ and pipeline groups, every status answered as the docroot says, byte
 verification, the HTTP/1.1 cases a pipelining client must get right,
 shards and merge, limits, errors."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -189,12 +190,15 @@ def test_nasa10k_pipelined_and_not():
                                 b["responses_by_status"]))
 
 
-def start_nginx(root, conf_extra=""):
-    """Debian's nginx on a kernel-chosen port: the listening socket is
-    made here and handed over as nginx's own binary upgrade does (the
-    NGINX environment variable), so there is no port to guess."""
-    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
-    check(os.path.exists(nginx), "nginx is not installed (make test "
+@contextlib.contextmanager
+def nginx(root, conf_extra=""):
+    """Debian's nginx on a kernel-chosen port, as a context giving the
+    port and stopping it (and removing its directory) after: the
+    listening socket is made here and handed over as nginx's own binary
+    upgrade does (the NGINX environment variable), so there is no port to
+    guess."""
+    binary = shutil.which("nginx") or "/usr/sbin/nginx"
+    check(os.path.exists(binary), "nginx is not installed (make test "
           "installs nginx-light)")
     d = tempfile.mkdtemp(prefix="nicreplay-nginx-")
     ls = socket.socket()
@@ -216,11 +220,16 @@ http {
 """ % {"d": d, "port": port, "root": root, "extra": conf_extra})
     fd = ls.fileno()
     os.set_inheritable(fd, True)
-    p = subprocess.Popen([nginx, "-c", conf], pass_fds=(fd,),
+    p = subprocess.Popen([binary, "-c", conf], pass_fds=(fd,),
                          env=dict(os.environ, NGINX="%d;" % fd),
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     ls.close()
-    return p, port, d
+    try:
+        yield port
+    finally:
+        p.terminate()
+        p.wait(timeout=DEADLINE)
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def test_nasa_replayed_against_nginx():
@@ -232,15 +241,10 @@ def test_nasa_replayed_against_nginx():
         rc, _, err = run("docroot", "--root", root, NASA)
         check(rc == 0, err)
         os.chmod(root, 0o755)  # nginx's workers run as nobody
-        p, port, d = start_nginx(root, "keepalive_requests 3;")
-        try:
+        with nginx(root, "keepalive_requests 3;") as port:
             res, log = replay(NASA, "http://127.0.0.1:%d/" % port, "-c", "16",
                               "--verify", "--docroot", root)
-            check_answers(log, root, "nginx")
-        finally:
-            p.terminate()
-            p.wait(timeout=DEADLINE)
-            shutil.rmtree(d, ignore_errors=True)
+        check_answers(log, root, "nginx")
     check(res["requests"] == len(recs) and res["mismatches"] == 0
           and res["failed"] == 0 and sum(res["errors"].values()) == 0,
           repr(res))

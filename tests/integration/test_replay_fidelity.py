@@ -150,9 +150,7 @@ def test_constructed_log_against_nicd_and_nginx():
     """Every 2xx of the log is answered 2xx at the logged size, every 404
     404 and every 3xx 301, by nicd and by Debian's nginx on the same
     docroot (--as-logged, through the manifest)."""
-    from test_nicreplay import start_nginx
-    import shutil
-    from nicd import DEADLINE
+    from test_nicreplay import nginx
     with tempfile.TemporaryDirectory() as d:
         log = os.path.join(d, "site.log")
         cases = constructed_log(log)
@@ -174,15 +172,10 @@ def test_constructed_log_against_nicd_and_nginx():
         os.chmod(d, 0o755)
         for dirpath, dirs, _ in os.walk(root):
             os.chmod(dirpath, 0o755)
-        p, port, nd = start_nginx(root)
-        try:
+        with nginx(root) as port:
             res, _ = replay(log, "http://127.0.0.1:%d/" % port, "--as-logged",
                             "--verify", "--docroot", root)
-            check_fidelity(res, cases, "nginx")
-        finally:
-            p.terminate()
-            p.wait(timeout=DEADLINE)
-            shutil.rmtree(nd, ignore_errors=True)
+        check_fidelity(res, cases, "nginx")
 
 
 def test_bad_input_is_a_clear_error():
