@@ -55,10 +55,7 @@ pids="$pids $!"
 # h2o 2.2 from Debian
 o_h2c=$(free_port)
 o_tls=$(free_port)
-cat > "$work/h2o.conf" <<CONF
-num-threads: 1
-error-log: $work/h2o-error.log
-http2-idle-timeout: 600
+start_h2o "http2-idle-timeout: 600
 listen:
   host: 127.0.0.1
   port: $o_h2c
@@ -68,16 +65,7 @@ listen:
   ssl:
     certificate-file: $work/cert.pem
     key-file: $work/key.pem
-    minimum-version: TLSv1.3
-file.send-gzip: OFF
-hosts:
-  default:
-    paths:
-      /:
-        file.dir: $work/www
-CONF
-taskset -c 0 /usr/bin/h2o -c "$work/h2o.conf" > "$work/h2o.out" 2>&1 &
-pids="$pids $!"
+    minimum-version: TLSv1.3"
 
 for p in $n_h2c $n_tls $g_h2c $g_tls $o_h2c $o_tls; do wait_port "$p"; done
 

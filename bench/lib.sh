@@ -85,3 +85,22 @@ open(sys.argv[2], "wb").write((bytes(range(251)) * (size // 251 + 1))[:size])
 PY
     done
 }
+
+# h2o.conf for Debian's h2o in $work, one thread, no compression, serving
+# $work/www, then h2o started on CPU 0 (its PID in $pids); $1: the listen
+# blocks and any other top-level settings (YAML)
+start_h2o() {
+    cat > "$work/h2o.conf" <<CONF
+num-threads: 1
+error-log: $work/h2o-error.log
+file.send-gzip: OFF
+$1
+hosts:
+  default:
+    paths:
+      /:
+        file.dir: $work/www
+CONF
+    taskset -c 0 /usr/bin/h2o -c "$work/h2o.conf" > "$work/h2o.out" 2>&1 &
+    pids="$pids $!"
+}

@@ -66,22 +66,10 @@ taskset -c 0 /usr/sbin/lighttpd -D -f "$work/lighttpd.conf" &
 pids="$pids $!"
 
 port_h2o=$(free_port)
-cat > "$work/h2o.conf" <<CONF
-num-threads: 1
-error-log: $work/h2o-error.log
-http1-request-timeout: 600
-file.send-gzip: OFF
+start_h2o "http1-request-timeout: 600
 listen:
   host: 127.0.0.1
-  port: $port_h2o
-hosts:
-  default:
-    paths:
-      /:
-        file.dir: $work/www
-CONF
-taskset -c 0 /usr/bin/h2o -c "$work/h2o.conf" > "$work/h2o.out" 2>&1 &
-pids="$pids $!"
+  port: $port_h2o"
 
 SERVERS="nicd nginx lighttpd h2o"
 for srv in $SERVERS; do
