@@ -5,6 +5,7 @@ total rate the test sets, and Debian's nginx on the file set."""
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import tempfile
 import threading
@@ -203,7 +204,11 @@ def test_bad_options():
                       (["fileset", "--connections", "2"], "--root")):
         rc, _, err = nicload(*args)
         check(rc == 2 and msg in err, "%r: %d %s" % (args, rc, err))
-    # a server that is not there: connect errors, nobody conforms
-    res, _ = load("http://127.0.0.1:1/", "--connections", "2", "--duration",
-                  "1", "--warmup", "0")
+    # a server that is not there: a port bound here and never listened
+    # on refuses every connection, and nobody else can take it meanwhile
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        res, _ = load("http://127.0.0.1:%d/" % held.getsockname()[1],
+                      "--connections", "2", "--duration", "1", "--warmup",
+                      "0")
     check(res["conforming"] == 0 and res["errors"]["connect"] > 0, repr(res))
