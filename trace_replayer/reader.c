@@ -38,6 +38,8 @@ struct trace_reader_s {
     trace_strtab_t   *urls;    /* nic: the URLs defined so far */
     trace_fields_t   *fields;  /* json and log_format strings */
     int64_t           time;    /* nic: the previous record's time */
+    unsigned char    *nbuf;    /* nic: bytes read ahead, [npos, nend) */
+    size_t            npos, nend;
     uint64_t          nbad;
     trace_bad_t       bad[TRACE_ERRORS_KEPT];
 
@@ -208,67 +210,137 @@ nic_probe(const unsigned char *p, size_t n)
            && memcmp(p, trace_nic_magic, TRACE_NIC_MAGIC_LEN) == 0;
 }
 
-/* 0 with *v, or -1 at the end of the file or on a varint too long */
-static int
-get_varint(gzFile f, uint64_t *v)
+/* the compact format is decoded from a buffer of its own: a gzgetc() per
+ * byte was a sixth of nicsim's time */
+#define NIC_BUF        (64 * 1024)
+#define NIC_MAX_REC    64 /* tag, five varints of at most 10 bytes, 2 bytes */
+#define NIC_TIME_LIMIT (INT64_MAX / 1000000 - 1)
+
+/* At least want bytes ahead in the buffer, fewer only at the end of the
+ * file; the count ahead, or -1 on a read error. */
+static ssize_t
+nic_ahead(struct trace_reader_s *t, size_t want)
 {
-    int c, shift = 0;
+    int n;
+
+    if (t->nend - t->npos >= want) {
+        return (ssize_t) (t->nend - t->npos);
+    }
+    memmove(t->nbuf, t->nbuf + t->npos, t->nend - t->npos);
+    t->nend -= t->npos;
+    t->npos = 0;
+    while (t->nend < want) {
+        n = gzread(t->f, t->nbuf + t->nend, (unsigned) (NIC_BUF - t->nend));
+        if (n < 0) {
+            return -1;
+        }
+        if (n == 0) {
+            break;
+        }
+        t->nend += (size_t) n;
+    }
+    return (ssize_t) t->nend;
+}
+
+/* 0 with *v, or -1 past end or on a varint too long */
+static int
+get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+    const unsigned char *q = *p;
+    int                  shift = 0;
+    unsigned             c;
 
     *v = 0;
     do {
-        c = gzgetc(f);
-        if (c == -1 || shift > 63) {
+        if (q == end || shift > 63) {
             return -1;
         }
+        c = *q++;
         *v |= (uint64_t) (c & 0x7f) << shift;
         shift += 7;
     } while (c & 0x80);
+    *p = q;
     return 0;
+}
+
+/* A record's URL definition, at p: interned (it must be new). */
+static int
+nic_define(struct trace_reader_s *t)
+{
+    const unsigned char *p = t->nbuf + t->npos, *end = t->nbuf + t->nend;
+    uint64_t             len;
+    uint32_t             got;
+    int                  added, rc;
+    size_t               have;
+    char                *u;
+
+    if (get_varint(&p, end, &len) != 0 || len > (1 << 20)) {
+        return -1;
+    }
+    t->npos = (size_t) (p - t->nbuf);
+    if (len + NIC_MAX_REC <= NIC_BUF) {
+        if (nic_ahead(t, len + NIC_MAX_REC) < (ssize_t) len) {
+            return -1;
+        }
+        rc = trace_strtab_intern(t->urls, (char *) t->nbuf + t->npos, len, &got,
+                                 &added);
+        t->npos += len;
+        return rc != 0 || !added ? -1 : 0;
+    }
+    /* longer than the buffer: what it holds, then the rest from zlib */
+    if ((u = malloc(len)) == NULL) {
+        return -1;
+    }
+    have = t->nend - t->npos;
+    memcpy(u, t->nbuf + t->npos, have);
+    t->npos = t->nend;
+    rc = gzread(t->f, u + have, (unsigned) (len - have)) != (int) (len - have)
+         || trace_strtab_intern(t->urls, u, len, &got, &added) != 0 || !added;
+    free(u);
+    return rc ? -1 : 0;
 }
 
 /* A record of the compact format; a damaged one ends the trace (-1). */
 static int
 nic_next(struct trace_reader_s *t, trace_req_t *r, int *bad)
 {
-    uint64_t    len, zz, client, status, bytes, id;
-    int64_t     d;
-    uint32_t    got;
-    int         tag = gzgetc(t->f), method, proto, added;
-    char       *u;
-    const char *url;
-    size_t      ulen;
+    uint64_t             zz, client, status, bytes, id;
+    int64_t              d;
+    int                  tag, method, proto;
+    ssize_t              n;
+    const unsigned char *p, *end;
+    const char          *url;
+    size_t               ulen;
 
     (void) bad;
-    if (tag == -1) {
-        return gzeof(t->f) ? 0 : -1;
+    if ((n = nic_ahead(t, NIC_MAX_REC)) <= 0) {
+        return n < 0 ? -1 : 0;
     }
     t->lineno++;
-    if (tag & 1) {
-        if (get_varint(t->f, &len) != 0 || len > (1 << 20)
-            || (u = malloc(len ? len : 1)) == NULL) {
-            return -1;
-        }
-        if (gzread(t->f, u, (unsigned) len) != (int) len
-            || trace_strtab_intern(t->urls, u, len, &got, &added) != 0
-            || !added) {
-            free(u);
-            return -1;
-        }
-        free(u);
-    }
-    if (get_varint(t->f, &zz) != 0 || get_varint(t->f, &client) != 0
-        || (method = gzgetc(t->f)) == -1 || get_varint(t->f, &status) != 0
-        || get_varint(t->f, &bytes) != 0 || get_varint(t->f, &id) != 0
-        || (proto = gzgetc(t->f)) == -1 || id >= trace_strtab_count(t->urls)
-        || status > 999 || method > TRACE_OTHER) {
+    tag = t->nbuf[t->npos++];
+    if ((tag & 1) && (nic_define(t) != 0 || nic_ahead(t, NIC_MAX_REC) < 0)) {
         return -1;
     }
+    p = t->nbuf + t->npos;
+    end = t->nbuf + t->nend;
+    if (get_varint(&p, end, &zz) != 0 || get_varint(&p, end, &client) != 0
+        || p == end || (method = *p++) > TRACE_OTHER
+        || get_varint(&p, end, &status) != 0 || status > 999
+        || get_varint(&p, end, &bytes) != 0 || get_varint(&p, end, &id) != 0
+        || p == end || id >= trace_strtab_count(t->urls)) {
+        return -1;
+    }
+    proto = *p++;
+    t->npos = (size_t) (p - t->nbuf);
     d = (int64_t) (zz >> 1) ^ -(int64_t) (zz & 1);
     if ((d > 0 && t->time > INT64_MAX - d)
         || (d < 0 && t->time < INT64_MIN - d)) {
         return -1; /* a time no trace has: the file is damaged */
     }
     t->time += d;
+    if (t->time > NIC_TIME_LIMIT || t->time < -NIC_TIME_LIMIT) {
+        return -1; /* out of the range time order keeps in microseconds */
+    }
     url = trace_strtab_get(t->urls, (uint32_t) id, &ulen);
     r->time = t->time;
     r->client = client;
@@ -379,7 +451,8 @@ trace_open(const char *path, const char *format, const char *mapping, char *err,
         unsigned char magic[TRACE_NIC_MAGIC_LEN];
 
         t->urls = trace_strtab_new();
-        if (t->urls == NULL
+        t->nbuf = malloc(NIC_BUF);
+        if (t->urls == NULL || t->nbuf == NULL
             || gzread(t->f, magic, sizeof(magic)) != (int) sizeof(magic)
             || memcmp(magic, trace_nic_magic, sizeof(magic)) != 0) {
             snprintf(err, errlen, "%s: not a nic trace", path);
@@ -666,5 +739,6 @@ trace_close(trace_reader_t *t)
     free(t->heap);
     free(t->out_url);
     free(t->line);
+    free(t->nbuf);
     free(t);
 }
