@@ -1,8 +1,9 @@
 /*
- * Belady's OPT: next uses computed backwards with a hash from block to
- * its latest index, then a max-heap of (next use, block) with lazy
- * deletion: an entry is current only if it matches the block's recorded
- * next use.  O(n log n) time, O(n) memory.
+ * Belady's OPT: each block numbered densely with one hash pass, next uses
+ * computed backwards over those numbers, then the residents in a max-heap
+ * by next use, indexed by block so a hit updates its entry in place (the
+ * heap never holds more than the cache's slots).  O(n log slots) time,
+ * O(n) memory.
  */
 
 #include <stdlib.h>
@@ -92,82 +93,149 @@ map_get(map_t *m, uint64_t key)
     return &m->t[i];
 }
 
-typedef struct {
-    uint64_t next;
-    uint64_t key;
-} heap_e;
-
-static void
-heap_push(heap_e *h, size_t *n, heap_e e)
-{
-    size_t i = (*n)++;
-
-    while (i > 0 && h[(i - 1) / 2].next < e.next) {
-        h[i] = h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h[i] = e;
-}
-
-static heap_e
-heap_pop(heap_e *h, size_t *n)
-{
-    heap_e top = h[0], last = h[--(*n)];
-    size_t i = 0, c;
-
-    while ((c = 2 * i + 1) < *n) {
-        if (c + 1 < *n && h[c + 1].next > h[c].next) {
-            c++;
-        }
-        if (h[c].next <= last.next) {
-            break;
-        }
-        h[i] = h[c];
-        i = c;
-    }
-    if (*n > 0) {
-        h[i] = last;
-    }
-    return top;
-}
-
-/* next[i]: the index of the next access to acc[i]'s block, or NEVER;
- * 0, or -1 when out of memory */
+/* Each access's block as a dense number (0, 1, ... in order of first
+ * use) in ids[], and the count in *nids; 0, or -1 when out of memory.
+ * The one hash pass: everything after indexes arrays. */
 static int
-next_uses(const opt_access_t *acc, size_t n, uint64_t *next)
+dense_ids(const opt_access_t *acc, size_t n, uint32_t *ids, size_t *nids)
 {
-    map_t  last = {NULL, 0, 0};
+    map_t  m = {NULL, 0, 0};
     kv_t  *e;
     size_t i;
 
-    if (map_init(&last) != 0) {
+    if (map_init(&m) != 0) {
         return -1;
     }
-    for (i = n; i-- > 0;) {
-        if ((e = map_get(&last, acc[i].key)) == NULL) {
-            free(last.t);
+    *nids = 0;
+    for (i = 0; i < n; i++) {
+        if ((e = map_get(&m, acc[i].key)) == NULL) {
+            free(m.t);
             return -1;
         }
-        next[i] = e->used ? e->val : NEVER;
-        e->val = i;
-        e->used = 1;
+        if (!e->used) {
+            if (*nids == INT32_MAX) {
+                free(m.t);
+                return -1; /* more blocks than a position can name */
+            }
+            e->used = 1;
+            e->val = (*nids)++;
+        }
+        ids[i] = (uint32_t) e->val;
     }
-    free(last.t);
+    free(m.t);
     return 0;
+}
+
+/* next[i]: the index of the next access to ids[i]'s block, or NEVER; 0,
+ * or -1 when out of memory */
+static int
+next_uses(const uint32_t *ids, size_t n, size_t nids, uint64_t *next)
+{
+    uint64_t *last = malloc(sizeof(uint64_t) * (nids ? nids : 1));
+    size_t    i;
+
+    if (last == NULL) {
+        return -1;
+    }
+    for (i = 0; i < nids; i++) {
+        last[i] = NEVER;
+    }
+    for (i = n; i-- > 0;) {
+        next[i] = last[ids[i]];
+        last[ids[i]] = i;
+    }
+    free(last);
+    return 0;
+}
+
+/* The next uses of acc[0..n), in *next (malloc'ed), with the dense ids in
+ * *ids when ids is not NULL; 0 or -1 (out of memory). */
+static int
+index_accesses(const opt_access_t *acc, size_t n, uint64_t **next,
+               uint32_t **ids, size_t *nids)
+{
+    uint32_t *id = malloc(sizeof(uint32_t) * (n ? n : 1));
+    size_t    count = 0;
+
+    *next = malloc(sizeof(uint64_t) * (n ? n : 1));
+    if (id == NULL || *next == NULL || dense_ids(acc, n, id, &count) != 0
+        || next_uses(id, n, count, *next) != 0) {
+        free(id);
+        free(*next);
+        *next = NULL;
+        return -1;
+    }
+    if (ids != NULL) {
+        *ids = id;
+        *nids = count;
+    } else {
+        free(id);
+    }
+    return 0;
+}
+
+/* The residents in a max-heap by next use; pos[id] is a block's place in
+ * it, or -1 when it is not resident.  Bounded by the slots, so the heap
+ * stays in the first-level cache. */
+typedef struct {
+    uint64_t next;
+    uint32_t id;
+} heap_e;
+
+typedef struct {
+    heap_e  *h;
+    size_t   n;
+    int32_t *pos;
+} resident_t;
+
+static void
+heap_put(resident_t *r, size_t i, heap_e e)
+{
+    r->h[i] = e;
+    r->pos[e.id] = (int32_t) i;
+}
+
+/* e at i moves towards the root while its next use is the later */
+static void
+sift_up(resident_t *r, size_t i, heap_e e)
+{
+    while (i > 0 && r->h[(i - 1) / 2].next < e.next) {
+        heap_put(r, i, r->h[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    heap_put(r, i, e);
+}
+
+/* e at i moves towards the leaves while a child's next use is later */
+static void
+sift_down(resident_t *r, size_t i, heap_e e)
+{
+    size_t c;
+
+    while ((c = 2 * i + 1) < r->n) {
+        if (c + 1 < r->n && r->h[c + 1].next > r->h[c].next) {
+            c++;
+        }
+        if (r->h[c].next <= e.next) {
+            break;
+        }
+        heap_put(r, i, r->h[c]);
+        i = c;
+    }
+    heap_put(r, i, e);
 }
 
 int
 trace_opt_write_oracle(const opt_access_t *acc, size_t n, uint32_t block,
                        FILE *f)
 {
-    uint64_t     *next = malloc(sizeof(uint64_t) * (n ? n : 1));
+    uint64_t     *next;
     unsigned char rec[24];
     uint32_t      zero = 0;
     int64_t       nv;
     size_t        i;
 
-    if (next == NULL || next_uses(acc, n, next) != 0) {
-        free(next);
+    if (index_accesses(acc, n, &next, NULL, NULL) != 0) {
         return -1;
     }
     for (i = 0; i < n; i++) {
@@ -190,67 +258,59 @@ int
 trace_opt(const opt_access_t *acc, size_t n, uint32_t nslots,
           uint64_t cache_bytes, uint64_t *hits, uint64_t *cached)
 {
-    uint64_t *next = malloc(sizeof(uint64_t) * (n ? n : 1));
-    heap_e   *heap = malloc(sizeof(heap_e) * (n ? n : 1));
-    map_t     res = {NULL, 0, 0};
-    size_t    i, nh = 0, resident = 0;
-    kv_t     *e, *v;
-    heap_e    top;
-    int       rc = -1;
+    uint64_t  *next = NULL;
+    uint32_t  *ids = NULL, id;
+    size_t     i, nids = 0;
+    resident_t r = {NULL, 0, NULL};
+    int        rc = -1;
 
     *hits = *cached = 0;
     if (nslots == 0) {
         /* a cache of no block serves nothing (and has nothing to evict) */
-        free(next);
-        free(heap);
         return 0;
     }
-    if (next == NULL || heap == NULL || next_uses(acc, n, next) != 0
-        || map_init(&res) != 0) {
+    if (index_accesses(acc, n, &next, &ids, &nids) != 0) {
+        return -1;
+    }
+    r.h = malloc(sizeof(heap_e) * nslots);
+    r.pos = malloc(sizeof(int32_t) * (nids ? nids : 1));
+    if (r.h == NULL || r.pos == NULL) {
         goto done;
+    }
+    for (i = 0; i < nids; i++) {
+        r.pos[i] = -1;
     }
 
     for (i = 0; i < n; i++) {
         if (acc[i].fsize > cache_bytes) {
             continue; /* bypasses the cache, as with every policy */
         }
-        if ((e = map_get(&res, acc[i].key)) == NULL) {
-            goto done;
-        }
-        if (e->used) { /* resident */
+        id = ids[i];
+        if (r.pos[id] >= 0) {
+            /* a hit: its next use was this access, now it is later */
             (*hits)++;
             *cached += acc[i].used;
-            e->val = next[i];
-            heap_push(heap, &nh, (heap_e){next[i], acc[i].key});
+            sift_up(&r, (size_t) r.pos[id], (heap_e){next[i], id});
             continue;
         }
-        if (resident == nslots) {
-            /* the farthest current next use among the residents (their
-             * keys exist, so these lookups move nothing) */
-            for (;;) {
-                top = heap_pop(heap, &nh);
-                v = map_get(&res, top.key);
-                if (v->used && v->val == top.next) {
-                    break;
-                }
-            }
-            if (top.next <= next[i]) {
-                heap_push(heap, &nh, top); /* the newcomer is needed last */
-                continue;
-            }
-            v->used = 0;
-            resident--;
+        if (r.n < nslots) {
+            r.n++;
+            sift_up(&r, r.n - 1, (heap_e){next[i], id});
+            continue;
         }
-        e->used = 1;
-        e->val = next[i];
-        resident++;
-        heap_push(heap, &nh, (heap_e){next[i], acc[i].key});
+        if (r.h[0].next <= next[i]) {
+            continue; /* the newcomer is needed last: declined */
+        }
+        /* the resident needed last makes room */
+        r.pos[r.h[0].id] = -1;
+        sift_down(&r, 0, (heap_e){next[i], id});
     }
     rc = 0;
 
 done:
-    free(res.t);
+    free(r.h);
+    free(r.pos);
+    free(ids);
     free(next);
-    free(heap);
     return rc;
 }
