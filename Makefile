@@ -21,7 +21,7 @@
 #   make format-check check the C sources against .clang-format
 
 BUILD ?= build
-OPT ?= -O2
+OPT ?= -O2 -flto=auto
 DEBUG ?= -g
 WARN ?= -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wno-missing-field-initializers

@@ -687,6 +687,7 @@ nicd_http_chunked_skip(nicd_chunked_t *s, const char *buf, size_t len,
     unsigned char c;
     int           d;
 
+    *used = 0; /* on an error too: the caller skips nothing */
     while (i < len) {
         c = (unsigned char) buf[i];
 
