@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -437,6 +438,16 @@ set_listen(nicd_conf_t *c, const char **a, int n)
             if ((err = positive_int(a[i] + 8, &l.backlog)) != NULL) {
                 return err;
             }
+        } else if (strncmp(a[i], "sndbuf=", 7) == 0) {
+            size_t sz;
+
+            if ((err = size_val(a[i] + 7, &sz)) != NULL) {
+                return err;
+            }
+            if (sz == 0 || sz > INT_MAX / 2) {
+                return msgf("invalid \"%s\"", a[i]);
+            }
+            l.sndbuf = (int) sz;
         } else if (strncmp(a[i], "nic=", 4) == 0) {
             char *end;
             long  k = strtol(a[i] + 4, &end, 10);

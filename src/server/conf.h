@@ -28,9 +28,10 @@ typedef struct {
     struct sockaddr_storage addr;
     socklen_t               addrlen;
     int                     backlog;
-    int                     nic;   /* "nic=K": the emulated NIC; -1: any */
-    int                     ssl;   /* "ssl": connections speak TLS */
-    int                     http2; /* "http2": h2 by ALPN, or h2c */
+    int                     sndbuf; /* "sndbuf=SIZE": SO_SNDBUF; 0: the OS's */
+    int                     nic;    /* "nic=K": the emulated NIC; -1: any */
+    int                     ssl;    /* "ssl": connections speak TLS */
+    int                     http2;  /* "http2": h2 by ALPN, or h2c */
 } nicd_listen_conf_t;
 
 /* ssl_protocols, as bits */

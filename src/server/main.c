@@ -283,6 +283,19 @@ listener_find(const char *text, int idx)
     return NULL;
 }
 
+/* sndbuf=: accepted connections inherit the listening socket's send
+ * buffer (a failure is logged; the OS's size stays) */
+static void
+listener_sndbuf(int fd, const nicd_listen_conf_t *l)
+{
+    if (l->sndbuf > 0
+        && setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &l->sndbuf, sizeof(l->sndbuf))
+               != 0) {
+        log_error(LOG_WARN, errno, "setsockopt(SO_SNDBUF) on %s failed",
+                  l->text);
+    }
+}
+
 /*
  * The socket of worker slot idx for listen address l, reused when an
  * earlier generation had it.  With port 0, slot 0 gets a port from the
@@ -299,6 +312,7 @@ listener_get(const nicd_listen_conf_t *l, int idx, char *err, size_t errlen)
     lp = listener_find(l->text, idx);
     if (lp != NULL) {
         lp->gen = generation;
+        listener_sndbuf(lp->fd, l);
         return lp->fd;
     }
 
@@ -325,6 +339,7 @@ listener_get(const nicd_listen_conf_t *l, int idx, char *err, size_t errlen)
     if (ss.ss_family == AF_INET6) {
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
     }
+    listener_sndbuf(fd, l);
     if (bind(fd, (struct sockaddr *) &ss, l->addrlen) != 0) {
         snprintf(err, errlen, "bind() to %s failed: %s", l->text,
                  strerror(errno));

@@ -56,7 +56,7 @@ class Server:
     """
 
     def __init__(self, conf="", root=None, threads=2, backend=None,
-                 access_log=True, args=(), env=None):
+                 access_log=True, args=(), env=None, listen=""):
         self.dir = tempfile.mkdtemp(prefix="nicd-it-")
         self.root = root or os.path.join(self.dir, "www")
         os.makedirs(self.root, exist_ok=True)
@@ -67,6 +67,7 @@ class Server:
         self.backend = backend
         self.access = access_log
         self.extra = conf
+        self.listen = listen
         self.args = list(args)
         self.env = dict(os.environ, **env) if env else None
         self.proc = None
@@ -77,7 +78,7 @@ class Server:
         lines = [
             "worker_threads %d;" % self.threads,
             "error_log %s info;" % self.error_log,
-            "listen 127.0.0.1:0;",
+            "listen 127.0.0.1:0 %s;" % self.listen,
             "root %s;" % self.root,
             "include %s;" % os.path.abspath("conf/mime.types"),
         ]
