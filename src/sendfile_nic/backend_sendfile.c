@@ -80,7 +80,8 @@ sendfile_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
 
     has_body = req->file != NULL && req->len > 0;
 
-    if (req->more && !c->corked) {
+    /* a write hook gathers (or encrypts) on its own: no cork for it */
+    if (req->more && !c->corked && c->write == NULL) {
         set_cork(c, 1);
     }
 

@@ -95,9 +95,8 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     c->sc.fd = fd;
     c->sc.listener = listener;
     c->sc.nic = cf->listens[listener].nic;
-    c->tp = cf->listens[listener].ssl     ? &nicd_transport_tls
-            : cf->listens[listener].http2 ? &nicd_transport_gather
-                                          : &nicd_transport_plain;
+    c->tp = cf->listens[listener].ssl ? &nicd_transport_tls
+                                      : &nicd_transport_gather;
     c->proto = &nicd_http1;
 
     if (sa->sa_family == AF_INET) {
@@ -403,7 +402,7 @@ conn_flush(nicd_conn_t *c)
         req.more = i < c->nitems;
 
         if (c->tp->route != NULL) {
-            rc = c->tp->route(c, req.file != NULL ? req.len : 0);
+            rc = c->tp->route(c, req.file != NULL ? req.len : 0, req.more);
             if (rc == 0) {
                 return 0;
             }

@@ -1,15 +1,15 @@
 /*
- * Plain TCP: recv(2); the backends write to the socket themselves.
- *
- * The gathering variant, for clear-text HTTP/2: there a response is a few
- * small frames, and writing each frame header and each file range with a
- * syscall of its own costs more than the bytes.  So it gives the backends
- * a write hook that copies into one buffer (GATHER_BUF), sent when it is
- * full and when the connection's flush ends; file ranges up to
- * GATHER_FILE go through it too (the backend reads them, from the file
- * or from NIC memory, and accounts them as it always does), larger ones
- * are sent by the backend itself with zero copy once the buffer is out.
- */
+ * Clear-text TCP: recv(2), and a write path that gathers.  For HTTP/1.1
+ * and HTTP/2 alike a response is a header block (or a few small frames)
+ * and often a small file, and pipelined or multiplexed responses follow
+ * each other; writing each header and each file range with a syscall of
+ * its own costs more than the bytes.  So the backends get a write hook
+ * that copies into one buffer (GATHER_BUF), sent when it is full and when
+ * the connection's flush ends.  File ranges up to GATHER_SMALL go through
+ * it, and up to GATHER_FILE when other bytes share the send (the backend
+ * reads them, from the file or from NIC memory, and accounts them as it
+ * always does); the others are sent by the backend itself with zero copy
+ * once the buffer is out. */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -19,18 +19,15 @@
 #include "nicd.h"
 #include "transport.h"
 
-#define GATHER_BUF  (64 * 1024)
-#define GATHER_FILE (16 * 1024) /* a DATA frame at the default size */
+#define GATHER_BUF   (64 * 1024)
+#define GATHER_FILE  (16 * 1024) /* a DATA frame at the default size */
+#define GATHER_SMALL (4 * 1024)
 
 static ssize_t
 plain_recv(nicd_conn_t *c, void *buf, size_t len)
 {
     return recv(c->sc.fd, buf, len, 0);
 }
-
-const nicd_transport_t nicd_transport_plain = {
-    "tcp", NULL, NULL, plain_recv, NULL, NULL, NULL, NULL, NULL,
-};
 
 typedef struct {
     char  *buf;
@@ -57,7 +54,9 @@ gather_out(int fd, gather_t *g)
     return 1;
 }
 
-/* snic_conn_t.write: take what fits; a full buffer is sent first. */
+/* snic_conn_t.write: take what fits.  What does not fit sends the buffer
+ * first, so a range is cut in two (and its tail read again) only when
+ * the socket is full. */
 static ssize_t
 gather_write(snic_conn_t *sc, const struct iovec *iov, int n)
 {
@@ -65,9 +64,9 @@ gather_write(snic_conn_t *sc, const struct iovec *iov, int n)
     size_t    k = 0, take;
     int       i, rc;
 
-    if (g->len == GATHER_BUF) {
+    if (g->len > 0 && g->len + snic_iov_len(iov, n) > GATHER_BUF) {
         rc = gather_out(sc->fd, g);
-        if (rc < 0 || (rc == 0 && g->start == 0)) {
+        if (rc < 0 || (rc == 0 && g->start == 0 && g->len == GATHER_BUF)) {
             return -1; /* errno: EAGAIN when the socket is full */
         }
         if (rc == 0) {
@@ -125,16 +124,22 @@ gather_close(nicd_conn_t *c)
 }
 
 static int
-gather_route(nicd_conn_t *c, size_t file_len)
+gather_route(nicd_conn_t *c, size_t file_len, int more)
 {
-    int rc;
+    gather_t *g = c->tp_data;
+    int       rc;
 
-    if (file_len <= GATHER_FILE) {
+    /* copied: what is small, or joins other bytes in one send (more
+     * responses behind it, or frames gathered before it); a range above
+     * a page alone goes out with zero copy, which costs less than
+     * reading it in */
+    if (file_len <= GATHER_SMALL
+        || (file_len <= GATHER_FILE && (more || g->len > 0))) {
         c->sc.write = gather_write;
         return 1;
     }
-    /* a large range: zero copy, after what was gathered before it */
-    rc = gather_out(c->sc.fd, c->tp_data);
+    /* zero copy, after what was gathered before it */
+    rc = gather_out(c->sc.fd, g);
     if (rc == 1) {
         c->sc.write = NULL;
     }

@@ -1,14 +1,12 @@
 /*
- * The transport of a connection: how its bytes meet the socket.  Plain
- * TCP reads with recv(2) and lets the send backends write to the socket
- * themselves (sendfile(2), zero copy); TLS reads through OpenSSL and gives
- * the backends a write hook (snic_conn_t.write), through which everything
- * they send is encrypted.  The HTTP code above never sees which.
- *
- * A third, for clear-text HTTP/2, is plain TCP that gathers: frame
- * headers, HEADERS frames and small file ranges are copied into one
- * buffer and leave in one send(2), as h2o writes small files; larger file
- * ranges still go out with sendfile(2).
+ * The transport of a connection: how its bytes meet the socket.  Clear-text
+ * TCP (HTTP/1.1 and HTTP/2) reads with recv(2) and gathers: response
+ * headers, frames and small file ranges are copied into one buffer and
+ * leave in one send(2), as h2o writes small files, while larger file
+ * ranges go out from the send backends with zero copy (sendfile(2)).  TLS
+ * reads through OpenSSL and gives the backends a write hook
+ * (snic_conn_t.write), through which everything they send is encrypted.
+ * The HTTP code above never sees which.
  *
  * One const struct of operations per transport; conn.c calls them.
  * Mandatory: name, recv.  Optional (NULL: nothing to do): start,
@@ -65,13 +63,13 @@ typedef struct nicd_transport_s {
     /*
      * Before each send request: choose how its bytes go (through
      * c->sc.write or to the socket directly), given the length of its
-     * file range (0: none).  Returns 1 to go on, 0 when the socket is
-     * full (wait for writable), -1 on failure (errno).
+     * file range (0: none) and whether more requests follow it in this
+     * flush.  Returns 1 to go on, 0 when the socket is full (wait for
+     * writable), -1 on failure (errno).
      */
-    int (*route)(nicd_conn_t *c, size_t file_len);
+    int (*route)(nicd_conn_t *c, size_t file_len, int more);
 } nicd_transport_t;
 
-extern const nicd_transport_t nicd_transport_plain;
 extern const nicd_transport_t nicd_transport_tls;
 extern const nicd_transport_t nicd_transport_gather;
 

@@ -122,3 +122,53 @@ def test_expect_continue_body_closes():
         r = c.read_response()
         check(r.status == 405 and r.header("Connection") == "close", repr(r))
         check(c.wait_closed(), "kept waiting for a body")
+
+
+def test_gathered_and_zero_copy_mixed():
+    """Clear-text responses gather headers and small files into one send
+    and leave larger ranges to the backend's zero copy: sizes on both
+    sides of each limit (4 KiB alone, 16 KiB with company), ranges, HEAD
+    and a 404 in one pipeline of 120, read by a client with a small
+    receive buffer (so the gathering buffer meets a full socket), come
+    back byte-exact under every backend.  sndbuf=16k on the listener
+    and a small client receive buffer make the socket fill while a batch
+    is gathered (and while zero copy runs)."""
+    sizes = [1, 4095, 4096, 4097, 16383, 16384, 16385, 70000, 150000, 10]
+    for backend in ("sendfile", "copy", "nic"):
+        conf = "nic_cache_size 256k;" if backend == "nic" else ""
+        with Server(backend=backend, conf=conf, listen="sndbuf=16k") as s:
+            bodies = []
+            for i, n in enumerate(sizes):
+                bodies.append(pattern(n, seed=i + 3))
+                s.put("g%d" % i, bodies[-1])
+            reqs, expect = [], []
+            # every size in turn, then a run of 16 KiB files that fills
+            # the gathering buffer many times over
+            order = [(k * 7) % len(sizes) for k in range(60)] + [5, 4] * 30
+            for k, i in enumerate(order):
+                if k % 13 == 5:
+                    reqs.append(build("/g%d" % i, method="HEAD"))
+                    expect.append((200, b"", True))
+                elif k % 11 == 3:
+                    reqs.append(build("/nothing"))
+                    expect.append((404, None, False))
+                elif k % 5 == 2 and sizes[i] > 100:
+                    a, b = sizes[i] // 3, sizes[i] - 2
+                    reqs.append(build("/g%d" % i,
+                                      headers={"Range": "bytes=%d-%d"
+                                               % (a, b)}))
+                    expect.append((206, bodies[i][a:b + 1], False))
+                else:
+                    reqs.append(build("/g%d" % i))
+                    expect.append((200, bodies[i], False))
+            c = s.connect()
+            c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32768)
+            c.send(b"".join(reqs))
+            for k, (status, body, head) in enumerate(expect):
+                r = c.read_response(head=head)
+                check(r.status == status,
+                      "%s response %d: %d" % (backend, k, r.status))
+                if body is not None:
+                    check(r.body == body,
+                          "%s response %d: wrong body" % (backend, k))
+            c.close()
