@@ -162,7 +162,7 @@ nicd_conf_new(void)
     c->access_log_buffer = 64 * 1024;
     c->access_log_flush = 1000;
     c->error_level = LOG_NOTICE;
-    c->sendfile_max_chunk = 2 * 1024 * 1024;
+    c->sendfile_max_chunk = 256 * 1024; /* docs/config.md: why not 2m */
     c->client_header_timeout = 60000;
     c->keepalive_timeout = 75000;
     c->send_timeout = 60000;
