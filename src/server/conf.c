@@ -425,6 +425,7 @@ set_listen(nicd_conf_t *c, const char **a, int n)
 
     memset(&l, 0, sizeof(l));
     l.backlog = 511;
+    l.lowat = NICD_NOTSENT_LOWAT;
     l.nic = -1;
     if (nicd_listen_parse(&l, a[0]) != 0) {
         return msgf("invalid address \"%s\"", a[0]);
@@ -448,6 +449,18 @@ set_listen(nicd_conf_t *c, const char **a, int n)
                 return msgf("invalid \"%s\"", a[i]);
             }
             l.sndbuf = (int) sz;
+        } else if (strcmp(a[i], "notsent_lowat=off") == 0) {
+            l.lowat = 0;
+        } else if (strncmp(a[i], "notsent_lowat=", 14) == 0) {
+            size_t sz;
+
+            if ((err = size_val(a[i] + 14, &sz)) != NULL) {
+                return err;
+            }
+            if (sz == 0 || sz > INT_MAX) {
+                return msgf("invalid \"%s\"", a[i]);
+            }
+            l.lowat = (int) sz;
         } else if (strncmp(a[i], "nic=", 4) == 0) {
             char *end;
             long  k = strtol(a[i] + 4, &end, 10);

@@ -23,12 +23,17 @@
 enum { NICD_SYMLINKS_OFF = 0, NICD_SYMLINKS_OUTSIDE, NICD_SYMLINKS_ON };
 enum { NICD_IMS_OFF = 0, NICD_IMS_EXACT, NICD_IMS_BEFORE };
 
+/* TCP_NOTSENT_LOWAT of every listener unless its listen says otherwise:
+ * at most this much not yet sent queued in a socket (docs/config.md) */
+#define NICD_NOTSENT_LOWAT 0
+
 typedef struct {
     char                   *text; /* as written, e.g. "127.0.0.1:8080" */
     struct sockaddr_storage addr;
     socklen_t               addrlen;
     int                     backlog;
     int                     sndbuf; /* "sndbuf=SIZE": SO_SNDBUF; 0: the OS's */
+    int                     lowat;  /* "notsent_lowat=": TCP_NOTSENT_LOWAT */
     int                     nic;    /* "nic=K": the emulated NIC; -1: any */
     int                     ssl;    /* "ssl": connections speak TLS */
     int                     http2;  /* "http2": h2 by ALPN, or h2c */

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <arpa/inet.h>
 #include <signal.h>
 #include <stdio.h>
@@ -283,15 +284,23 @@ listener_find(const char *text, int idx)
     return NULL;
 }
 
-/* sndbuf=: accepted connections inherit the listening socket's send
- * buffer (a failure is logged; the OS's size stays) */
+/* sndbuf= and notsent_lowat=: accepted connections inherit the listening
+ * socket's (a failure is logged; the OS's setting stays) */
 static void
-listener_sndbuf(int fd, const nicd_listen_conf_t *l)
+listener_options(int fd, const nicd_listen_conf_t *l)
 {
     if (l->sndbuf > 0
         && setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &l->sndbuf, sizeof(l->sndbuf))
                != 0) {
         log_error(LOG_WARN, errno, "setsockopt(SO_SNDBUF) on %s failed",
+                  l->text);
+    }
+    /* 0 (off) is the system's default (net.ipv4.tcp_notsent_lowat), so a
+     * reload that turns it off takes effect on a kept socket too */
+    if (setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &l->lowat,
+                   sizeof(l->lowat))
+        != 0) {
+        log_error(LOG_WARN, errno, "setsockopt(TCP_NOTSENT_LOWAT) on %s failed",
                   l->text);
     }
 }
@@ -312,7 +321,7 @@ listener_get(const nicd_listen_conf_t *l, int idx, char *err, size_t errlen)
     lp = listener_find(l->text, idx);
     if (lp != NULL) {
         lp->gen = generation;
-        listener_sndbuf(lp->fd, l);
+        listener_options(lp->fd, l);
         return lp->fd;
     }
 
@@ -339,7 +348,7 @@ listener_get(const nicd_listen_conf_t *l, int idx, char *err, size_t errlen)
     if (ss.ss_family == AF_INET6) {
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
     }
-    listener_sndbuf(fd, l);
+    listener_options(fd, l);
     if (bind(fd, (struct sockaddr *) &ss, l->addrlen) != 0) {
         snprintf(err, errlen, "bind() to %s failed: %s", l->text,
                  strerror(errno));

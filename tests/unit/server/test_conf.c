@@ -58,8 +58,10 @@ test_nginx_shape(void)
         "  access_log /tmp/x.log combined buffer=32k flush=2s;\n"
         "  # a comment; with { braces }\n"
         "  server {\n"
-        "    listen 127.0.0.1:0 reuseport backlog=64 sndbuf=32k nic=1;\n"
-        "    listen [::1]:8081;\n"
+        "    listen 127.0.0.1:0 reuseport backlog=64 sndbuf=32k nic=1 "
+        "notsent_lowat=off;\n"
+        "    listen [::1]:8081 notsent_lowat=16k;\n"
+        "    listen 127.0.0.1:8082;\n"
         "    server_name example.com;\n"
         "    root \"/srv/my www\";\n"
         "    index index.htm 'index.html';\n"
@@ -82,11 +84,14 @@ test_nginx_shape(void)
     CHECK_INT(c->open_file_cache_inactive, 5000);
     CHECK_STR(c->access_log, "/tmp/x.log");
     CHECK_INT(c->access_log_buffer, 32768);
-    CHECK_INT(c->nlistens, 2);
+    CHECK_INT(c->nlistens, 3);
     CHECK_INT(c->listens[0].backlog, 64);
     CHECK_INT(c->listens[0].nic, 1);
     CHECK_INT(c->listens[0].sndbuf, 32768);
     CHECK_INT(c->listens[1].sndbuf, 0);
+    CHECK_INT(c->listens[0].lowat, 0);
+    CHECK_INT(c->listens[1].lowat, 16384);
+    CHECK_INT(c->listens[2].lowat, NICD_NOTSENT_LOWAT);
     CHECK_INT(c->listens[1].addr.ss_family, AF_INET6);
     CHECK_STR(c->root, "/srv/my www");
     CHECK_INT(c->nindex, 2);
@@ -109,6 +114,9 @@ test_errors_name_file_line_directive(void)
          "invalid address \"nowhere\" in \"listen\" directive in test.conf:3"},
         {"listen 8080 sndbuf=0;",
          "invalid \"sndbuf=0\" in \"listen\" directive in test.conf:1"},
+        {"listen 8080 notsent_lowat=0;",
+         "invalid \"notsent_lowat=0\" in \"listen\" directive in "
+         "test.conf:1"},
         {"listen 8080 sndbuf=lots;",
          "invalid size \"lots\" in \"listen\" directive in test.conf:1"},
         {"keepalive_timeout 5x;",
