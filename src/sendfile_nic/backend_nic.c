@@ -129,13 +129,28 @@ typedef struct {
     int                   no_cachestat;
 } nic_state_t;
 
-/* per connection: which NIC, the last block counted (so a block resumed
- * after a full socket is not counted twice) and whether it was a hit,
- * and the responses already charged to the host */
+/*
+ * per connection: which NIC, the last block counted and whether it was a
+ * hit, and the responses already charged to the host.  A send places (and
+ * counts) the blocks of a run before it sends it, so when the socket
+ * takes only part of a run, blocks already counted wait for the next
+ * call: the window [win_from, win_to) remembers the blocks counted for
+ * the send under way (and their hits, a bit each, by block modulo
+ * WIN_BLOCKS), and resume where that send stopped, so a resumed send
+ * counts none of them again.
+ */
+#define WIN_BLOCKS 128
+#define RUN_BLOCKS                                                             \
+    64 /* a run holds at most this many blocks, so the
+                       * blocks placed and not yet sent fit the window */
+
 typedef struct {
     int      nic;
     uint64_t dev, ino, rev, block;
     int      counted, hit;
+    int      win_on; /* nic_send is counting through the window */
+    uint64_t win_from, win_to, win_hits[WIN_BLOCKS / 64];
+    off_t    resume;
     uint64_t responses;
     /* mapped for the response under way (snic_nic_map), charged to the
      * bus and the host when it ends (snic_nic_response_done) */
@@ -548,6 +563,24 @@ bus_pace_ns(const nic_state_t *s, uint64_t t)
     return (uint64_t) ((double) t / s->bus->max_util + 0.5);
 }
 
+/* A send of f's bytes from pos begins: it resumes the one before (same
+ * file, where that one stopped) and keeps its window, or it is a new
+ * one and nothing of it is counted yet. */
+static void
+win_begin(nic_conn_t *nc, const snic_file_t *f, off_t pos)
+{
+    if (!(nc->counted && nc->dev == (uint64_t) f->id_dev
+          && nc->ino == (uint64_t) f->id_ino && nc->rev == f->revision
+          && pos == nc->resume)) {
+        nc->win_from = nc->win_to = 0;
+        nc->dev = (uint64_t) f->id_dev;
+        nc->ino = (uint64_t) f->id_ino;
+        nc->rev = f->revision;
+        nc->counted = 1;
+    }
+    nc->win_on = 1;
+}
+
 /*
  * Where the bytes of the block holding pos (up to end) come from, as the
  * paper's driver decides (under n's lock): a cached block is a hit; one
@@ -576,10 +609,27 @@ place(nic_state_t *s, nic_t *n, nic_conn_t *nc, const snic_file_t *f, off_t pos,
     blen = (uint64_t) f->size - (uint64_t) bstart < s->block
                ? (size_t) ((uint64_t) f->size - (uint64_t) bstart)
                : s->block;
-    first = pos == bstart
-            || !(nc->counted && nc->dev == (uint64_t) f->id_dev
-                 && nc->ino == (uint64_t) f->id_ino && nc->rev == f->revision
-                 && nc->block == b);
+    if (nc->win_on) {
+        /* nic_send: the window says (the file is the window's, see
+         * win_begin) */
+        first = !(b >= nc->win_from && b < nc->win_to);
+        if (first) {
+            if (b != nc->win_to) {
+                nc->win_from = b; /* a new stretch */
+            }
+            nc->win_to = b + 1;
+            if (nc->win_to - nc->win_from > WIN_BLOCKS) {
+                nc->win_from = nc->win_to - WIN_BLOCKS; /* slides */
+            }
+            nc->win_hits[b / 64 % (WIN_BLOCKS / 64)] &= ~(1ull << (b % 64));
+        }
+        nc->hit = (nc->win_hits[b / 64 % (WIN_BLOCKS / 64)] >> (b % 64)) & 1;
+    } else {
+        first = pos == bstart
+                || !(nc->counted && nc->dev == (uint64_t) f->id_dev
+                     && nc->ino == (uint64_t) f->id_ino
+                     && nc->rev == f->revision && nc->block == b);
+    }
     if (first) {
         nc->counted = 1;
         nc->hit = 0;
@@ -629,6 +679,9 @@ place(nic_state_t *s, nic_t *n, nic_conn_t *nc, const snic_file_t *f, off_t pos,
     } else if (first) {
         n->c.hits++;
         nc->hit = 1;
+        if (nc->win_on) {
+            nc->win_hits[b / 64 % (WIN_BLOCKS / 64)] |= 1ull << (b % 64);
+        }
     }
     next->nic = 1;
     next->hit = nc->hit;
@@ -677,6 +730,7 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
 
     big = !f->cacheable || (uint64_t) f->size > s->cache_size;
     pos = req->offset;
+    win_begin(nc, f, pos);
     limit =
         s->max_chunk != 0 && s->max_chunk < req->len ? s->max_chunk : req->len;
     end = req->offset + (off_t) limit;
@@ -689,7 +743,8 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
                   &t[PACE_BUS]);
             /* coalesce with the run being built */
             if (run.len > 0 && run.nic == next.nic && run.hit == next.hit
-                && run.where + (off_t) run.len == next.where) {
+                && run.where + (off_t) run.len == next.where
+                && run.len < RUN_BLOCKS * s->block) {
                 run.len += next.len;
                 pos += (off_t) next.len;
                 continue;
@@ -722,6 +777,10 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
     }
 
 done:
+    if (nc->win_on) {
+        nc->win_on = 0;
+        nc->resume = req->offset + (off_t) body;
+    }
     n->c.cached_bytes += cached;
     n->c.saved_bytes += saved;
     n->c.mm_bytes += mm;

@@ -140,6 +140,37 @@ def test_file_larger_than_the_cache():
               and st["cached_bytes"] == 0 and st["inserts"] == 0, repr(st))
 
 
+def test_resumed_sends_count_each_block_once():
+    """A send places and counts a run of blocks before the socket takes
+    it; with notsent_lowat=4k and a client that reads slowly the socket
+    keeps taking part of a run, and the resumed send must not count those
+    blocks again.  Two responses of a 2 MiB file (cached on the first)
+    and a range starting inside a block: every block counted once, hits
+    and saved bytes exact, and the bytes right."""
+    size = 2 << 20
+    data = pattern(size, seed=21)
+    with nic_server("nic_cache_size 8m;", threads=1,
+                    listen="notsent_lowat=4k") as s:
+        s.put("two", data)
+        status(s, reset=True)
+        c = s.connect()
+        c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+        c.send(build("/two") + build("/two") +
+               build("/two", headers={"Range": "bytes=6000-1000000"}))
+        bodies = [c.read_response().body for _ in range(3)]
+        c.close()
+        check(bodies[0] == data and bodies[1] == data
+              and bodies[2] == data[6000:1000001], "wrong bytes")
+        st = status(s)["total"]
+        blocks = size // 4096
+        range_blocks = 1000000 // 4096 - 6000 // 4096 + 1
+        check(st["misses"] == blocks and st["inserts"] == blocks
+              and st["hits"] == blocks + range_blocks
+              and st["saved_bytes"] == size + (1000000 - 6000 + 1)
+              and st["cached_bytes"] == 2 * size + (1000000 - 6000 + 1),
+              repr(st))
+
+
 def test_threads_and_two_nics_consistent():
     """Two worker threads, two NICs: each NIC gets connections; the total
     is the sum of the NICs; the bytes add up to what clients received;
