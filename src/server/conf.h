@@ -25,7 +25,7 @@ enum { NICD_IMS_OFF = 0, NICD_IMS_EXACT, NICD_IMS_BEFORE };
 
 /* TCP_NOTSENT_LOWAT of every listener unless its listen says otherwise:
  * at most this much not yet sent queued in a socket (docs/config.md) */
-#define NICD_NOTSENT_LOWAT 0
+#define NICD_NOTSENT_LOWAT (64 * 1024)
 
 typedef struct {
     char                   *text; /* as written, e.g. "127.0.0.1:8080" */
