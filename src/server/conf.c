@@ -184,6 +184,7 @@ nicd_conf_new(void)
     c->ssl_ciphers = strdup("HIGH:!aNULL:!MD5");
     c->ssl_session_timeout = 300000;
     c->ssl_session_tickets = 1;
+    c->cur_server = -1;
     c->http2_max_concurrent_streams = 128;
     c->http2_max_header_size = 16384;
     c->http2_recv_buffer_size = 64 * 1024;
@@ -231,6 +232,18 @@ nicd_conf_free(nicd_conf_t *c)
     free(c->ssl_certificate_key);
     free(c->ssl_ciphers);
     free(c->ssl_dhparam);
+    for (i = 0; i < c->nservers; i++) {
+        int k;
+
+        for (k = 0; k < c->servers[i].nnames; k++) {
+            free(c->servers[i].names[k]);
+        }
+        free(c->servers[i].names);
+        free(c->servers[i].cert);
+        free(c->servers[i].key);
+        free(c->servers[i].where);
+    }
+    free(c->servers);
     free(c);
 }
 
@@ -502,18 +515,24 @@ set_listen(nicd_conf_t *c, const char **a, int n)
     return NULL;
 }
 
+/* in a server {} block: that block's certificate (SNI); elsewhere the
+ * http-level one, which blocks without their own inherit */
 static const char *
 set_ssl_certificate(nicd_conf_t *c, const char **a, int n)
 {
     (void) n;
-    return set_str(&c->ssl_certificate, a[0]);
+    return set_str(c->cur_server >= 0 ? &c->servers[c->cur_server].cert
+                                      : &c->ssl_certificate,
+                   a[0]);
 }
 
 static const char *
 set_ssl_certificate_key(nicd_conf_t *c, const char **a, int n)
 {
     (void) n;
-    return set_str(&c->ssl_certificate_key, a[0]);
+    return set_str(c->cur_server >= 0 ? &c->servers[c->cur_server].key
+                                      : &c->ssl_certificate_key,
+                   a[0]);
 }
 
 static const char *
@@ -652,34 +671,65 @@ set_root(nicd_conf_t *c, const char **a, int n)
     return set_str(&c->root, a[0]);
 }
 
+/* replace the list *dst of *ndst words by a[0..n) */
+static const char *
+set_words(char ***dst, int *ndst, const char **a, int n)
+{
+    int    i;
+    char **w;
+
+    for (i = 0; i < *ndst; i++) {
+        free((*dst)[i]);
+    }
+    *ndst = 0;
+    w = realloc(*dst, sizeof(char *) * (size_t) n);
+    if (w == NULL) {
+        return "out of memory";
+    }
+    *dst = w;
+    for (i = 0; i < n; i++) {
+        w[i] = strdup(a[i]);
+        if (w[i] == NULL) {
+            return "out of memory";
+        }
+        (*ndst)++;
+    }
+    return NULL;
+}
+
 static const char *
 set_index(nicd_conf_t *c, const char **a, int n)
 {
-    int    i;
-    char **idx;
+    int i;
 
     for (i = 0; i < n; i++) {
         if (a[i][0] == '\0' || strchr(a[i], '/') != NULL) {
             return msgf("index \"%s\" must be a file name", a[i]);
         }
     }
-    for (i = 0; i < c->nindex; i++) {
-        free(c->index[i]);
+    return set_words(&c->index, &c->nindex, a, n);
+}
+
+/* server_name in a server {} block names it for SNI; elsewhere (nicd
+ * serves one site) it has no effect */
+static const char *
+set_server_name(nicd_conf_t *c, const char **a, int n)
+{
+    nicd_server_conf_t *sv;
+    int                 i;
+
+    if (c->cur_server < 0) {
+        return NULL;
     }
-    idx = realloc(c->index, sizeof(char *) * (size_t) n);
-    if (idx == NULL) {
-        return "out of memory";
-    }
-    c->index = idx;
-    c->nindex = 0;
     for (i = 0; i < n; i++) {
-        c->index[i] = strdup(a[i]);
-        if (c->index[i] == NULL) {
-            return "out of memory";
+        if (a[i][0] == '~') {
+            return msgf("regular expression server names (\"%s\") are not "
+                        "supported",
+                        a[i]);
         }
-        c->nindex++;
     }
-    return NULL;
+    sv = &c->servers[c->cur_server];
+    return set_words(&sv->names, &sv->nnames, a, n);
 }
 
 static const char *
@@ -1006,7 +1056,7 @@ static const directive_t directives[] = {
     {"server_tokens", 1, 1, set_server_tokens},
     {"max_ranges", 1, 1, set_max_ranges},
     {"pid", 1, 1, set_pid},
-    {"server_name", 1, MAX_ARGS, set_ignored},
+    {"server_name", 1, MAX_ARGS, set_server_name},
     {"ssl_certificate", 1, 1, set_ssl_certificate},
     {"ssl_certificate_key", 1, 1, set_ssl_certificate_key},
     {"ssl_protocols", 1, 4, set_ssl_protocols},
@@ -1234,6 +1284,7 @@ free_words(parse_t *ps)
 }
 
 static int parse_block(parse_t *ps, const char *block);
+static int parse_server(parse_t *ps);
 static int parse_text(nicd_conf_t *c, const char *text, size_t len,
                       const char *name, const char *dir, int depth, char *err,
                       size_t errlen);
@@ -1491,6 +1542,38 @@ directive(parse_t *ps)
     return 0;
 }
 
+/* "server {" seen: a block of its own for server_name and certificates
+ * (SNI), its other directives applying to the whole */
+static int
+parse_server(parse_t *ps)
+{
+    nicd_conf_t        *c = ps->conf;
+    nicd_server_conf_t *sv;
+    char                where[512];
+    int                 rc, outer = c->cur_server;
+
+    if (outer >= 0) {
+        fail(ps, "\"server\" blocks cannot be nested");
+        return -1;
+    }
+    sv = realloc(c->servers, sizeof(*sv) * (size_t) (c->nservers + 1));
+    if (sv == NULL) {
+        fail(ps, "out of memory");
+        return -1;
+    }
+    c->servers = sv;
+    sv = &c->servers[c->nservers];
+    memset(sv, 0, sizeof(*sv));
+    snprintf(where, sizeof(where), "%s:%d", ps->name, ps->line);
+    sv->where = strdup(where);
+    c->cur_server = c->nservers++;
+    ps->depth++;
+    rc = parse_block(ps, "server");
+    ps->depth--;
+    c->cur_server = outer;
+    return rc;
+}
+
 /* Parse directives until "}" (block != NULL) or the end of the text. */
 static int
 parse_block(parse_t *ps, const char *block)
@@ -1548,8 +1631,14 @@ parse_block(parse_t *ps, const char *block)
                 }
                 break;
             }
+            if (strcmp(ps->words[0], "server") == 0 && ps->nwords == 1) {
+                free_words(ps);
+                if (parse_server(ps) != 0) {
+                    return -1;
+                }
+                break;
+            }
             if ((strcmp(ps->words[0], "http") == 0
-                 || strcmp(ps->words[0], "server") == 0
                  || strcmp(ps->words[0], "events") == 0)
                 && ps->nwords == 1) {
                 char name[16];
@@ -1649,6 +1738,47 @@ static const char *const builtin_types[][2] = {
     {"wasm", "application/wasm"}, {"woff2", "font/woff2"},
 };
 
+/*
+ * server {} blocks inherit the http-level certificate and key they do not
+ * set; with none at http level, the first block with a certificate gives
+ * the default one (clients without SNI, or naming no block), as nginx's
+ * first server is the default of its listen.  0, or -1 with err.
+ */
+static int
+finish_servers(nicd_conf_t *c, char *err, size_t errlen)
+{
+    nicd_server_conf_t *sv;
+    int                 i;
+
+    for (i = 0; i < c->nservers; i++) {
+        sv = &c->servers[i];
+        if ((sv->cert == NULL && c->ssl_certificate != NULL
+             && set_str(&sv->cert, c->ssl_certificate) != NULL)
+            || (sv->key == NULL && c->ssl_certificate_key != NULL
+                && set_str(&sv->key, c->ssl_certificate_key) != NULL)) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        if (c->nssl > 0 && sv->cert != NULL && sv->key == NULL) {
+            snprintf(err, errlen,
+                     "no \"ssl_certificate_key\" is defined for certificate "
+                     "\"%s\" of the server block at %s",
+                     sv->cert, sv->where != NULL ? sv->where : "?");
+            return -1;
+        }
+    }
+    for (i = 0; i < c->nservers && c->ssl_certificate == NULL; i++) {
+        sv = &c->servers[i];
+        if (sv->cert != NULL && sv->key != NULL
+            && (set_str(&c->ssl_certificate, sv->cert) != NULL
+                || set_str(&c->ssl_certificate_key, sv->key) != NULL)) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int
 nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen)
 {
@@ -1683,6 +1813,9 @@ nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen)
     }
     if (c->root == NULL || c->backend == NULL || c->types == NULL) {
         snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (finish_servers(c, err, errlen) != 0) {
         return -1;
     }
     if (c->nssl > 0

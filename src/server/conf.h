@@ -48,6 +48,21 @@ typedef struct {
 typedef struct nicd_mime_s nicd_mime_t;
 
 /*
+ * A server {} block as TLS sees it: the names it answers (server_name:
+ * exact, "*.example.org", ".example.org" or "www.example.*", as nginx)
+ * and the certificate it presents to a client that asks for one of them
+ * by SNI.  Everything else a server {} block says applies to the whole of
+ * nicd, which serves one site.
+ */
+typedef struct {
+    char **names;
+    int    nnames;
+    char  *cert; /* ssl_certificate in the block, else the http-level one */
+    char  *key;
+    char  *where; /* "file:line" of the block, for messages */
+} nicd_server_conf_t;
+
+/*
  * "location [=] PATH { HANDLER; }": a path answered by a handler instead
  * of a file: the send backend's report (its counters), HANDLER being
  * BACKEND_metrics (Prometheus text) or BACKEND_status (JSON), or a Lua
@@ -127,6 +142,12 @@ typedef struct nicd_conf_s {
     int   ssl_session_tickets;
     char *ssl_dhparam;
     int   nssl; /* listeners with "ssl" */
+
+    /* server {} blocks, for SNI; the default certificate (ssl_certificate
+     * above) is the http-level one, else the first block's */
+    nicd_server_conf_t *servers;
+    int                 nservers;
+    int                 cur_server; /* the block being read, -1: none */
 
     int    http2_max_concurrent_streams;
     size_t http2_max_header_size;  /* a request's header block */

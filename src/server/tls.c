@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -106,8 +107,11 @@ proto_version(int bit)
     }
 }
 
-void *
-nicd_tls_ctx_new(const nicd_conf_t *cf, char *err, size_t errlen)
+/* An SSL_CTX with cf's settings and the certificate cert (key): NULL
+ * with err naming the file that failed. */
+static SSL_CTX *
+ctx_make(const nicd_conf_t *cf, const char *cert, const char *key, char *err,
+         size_t errlen)
 {
     SSL_CTX *ctx;
     int      bit, lo = 0, hi = 0;
@@ -141,22 +145,20 @@ nicd_tls_ctx_new(const nicd_conf_t *cf, char *err, size_t errlen)
     );
     SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
 
-    if (SSL_CTX_use_certificate_chain_file(ctx, cf->ssl_certificate) != 1) {
-        snprintf(err, errlen, "cannot load certificate \"%s\": %s",
-                 cf->ssl_certificate, ssl_reason());
+    if (SSL_CTX_use_certificate_chain_file(ctx, cert) != 1) {
+        snprintf(err, errlen, "cannot load certificate \"%s\": %s", cert,
+                 ssl_reason());
         goto err;
     }
-    if (SSL_CTX_use_PrivateKey_file(ctx, cf->ssl_certificate_key,
-                                    SSL_FILETYPE_PEM)
-        != 1) {
-        snprintf(err, errlen, "cannot load certificate key \"%s\": %s",
-                 cf->ssl_certificate_key, ssl_reason());
+    if (SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1) {
+        snprintf(err, errlen, "cannot load certificate key \"%s\": %s", key,
+                 ssl_reason());
         goto err;
     }
     if (SSL_CTX_check_private_key(ctx) != 1) {
         snprintf(err, errlen,
                  "certificate key \"%s\" does not match certificate \"%s\"",
-                 cf->ssl_certificate_key, cf->ssl_certificate);
+                 key, cert);
         ERR_clear_error();
         goto err;
     }
@@ -193,6 +195,209 @@ nicd_tls_ctx_new(const nicd_conf_t *cf, char *err, size_t errlen)
 err:
     SSL_CTX_free(ctx);
     return NULL;
+}
+
+/*
+ * SNI: the names of the server {} blocks, each with the SSL_CTX of its
+ * certificate, hung on the default SSL_CTX (ex_data) and freed with it.
+ * A connection whose client names one of them switches to its SSL_CTX
+ * (same settings, ALPN included, other certificate); the session cache
+ * and ticket keys stay the default SSL_CTX's.
+ */
+typedef struct {
+    char    *name; /* the server_name, as written (a copy: a connection
+                    * may outlive its configuration) */
+    SSL_CTX *ctx;  /* a reference of its own; NULL: the default SSL_CTX
+                    * (which holds this table: no reference to itself) */
+} sni_name_t;
+
+typedef struct {
+    sni_name_t *names;
+    int         n;
+} sni_t;
+
+static int sni_index = -1;
+
+static void
+sni_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl,
+         void *argp)
+{
+    sni_t *sni = ptr;
+    int    i;
+
+    (void) parent;
+    (void) ad;
+    (void) idx;
+    (void) argl;
+    (void) argp;
+    if (sni == NULL) {
+        return;
+    }
+    for (i = 0; i < sni->n; i++) {
+        free(sni->names[i].name);
+        SSL_CTX_free(sni->names[i].ctx);
+    }
+    free(sni->names);
+    free(sni);
+}
+
+/*
+ * How well server_name pattern p matches host name h (len bytes, any
+ * case), nginx's order: an exact name first, then the longest wildcard
+ * in front ("*.example.org", ".example.org" also matching example.org),
+ * then the longest wildcard at the end ("www.example.*").  0: no match.
+ */
+static size_t
+sni_match(const char *p, const char *h, size_t len)
+{
+    size_t plen = strlen(p);
+
+    if (plen == len && strncasecmp(p, h, len) == 0) {
+        return 3 * 256 + 255; /* exact */
+    }
+    if (p[0] == '*' && p[1] == '.' && len > plen - 1
+        && strncasecmp(h + len - (plen - 1), p + 1, plen - 1) == 0) {
+        return 2 * 256 + (plen > 255 ? 255 : plen);
+    }
+    if (p[0] == '.'
+        && ((len == plen - 1 && strncasecmp(h, p + 1, len) == 0)
+            || (len > plen && strncasecmp(h + len - plen, p, plen) == 0))) {
+        return 2 * 256 + (plen > 255 ? 255 : plen);
+    }
+    if (plen >= 2 && p[plen - 1] == '*' && p[plen - 2] == '.' && len > plen - 1
+        && strncasecmp(h, p, plen - 1) == 0) {
+        return 1 * 256 + (plen > 255 ? 255 : plen);
+    }
+    return 0;
+}
+
+static int
+sni_select(SSL *ssl, int *alert, void *arg)
+{
+    const sni_t *sni = arg;
+    const char  *host = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
+    SSL_CTX     *best = NULL;
+    size_t       len, q, bestq = 0;
+    int          i;
+
+    (void) alert;
+    if (host == NULL || sni == NULL) {
+        return SSL_TLSEXT_ERR_OK; /* the default certificate */
+    }
+    len = strlen(host);
+    for (i = 0; i < sni->n; i++) {
+        q = sni_match(sni->names[i].name, host, len);
+        if (q > bestq) {
+            bestq = q;
+            best = sni->names[i].ctx;
+        }
+    }
+    if (bestq > 0 && best != NULL && best != SSL_get_SSL_CTX(ssl)) {
+        SSL_set_SSL_CTX(ssl, best);
+    }
+    return SSL_TLSEXT_ERR_OK;
+}
+
+static int
+same_cert(const nicd_server_conf_t *sv, const char *cert, const char *key)
+{
+    return strcmp(sv->cert, cert) == 0 && strcmp(sv->key, key) == 0;
+}
+
+/* an SSL_CTX for each certificate of the server {} blocks that have
+ * names (one for blocks that share a certificate), and the SNI callback
+ * that chooses among them: 0 or -1 with err */
+static int
+sni_setup(SSL_CTX *dflt, const nicd_conf_t *cf, char *err, size_t errlen)
+{
+    sni_t                    *sni;
+    const nicd_server_conf_t *sv;
+    SSL_CTX                 **made, *ctx;
+    int                       i, j, k, total = 0, rc = -1;
+
+    for (i = 0; i < cf->nservers; i++) {
+        total += cf->servers[i].cert != NULL ? cf->servers[i].nnames : 0;
+    }
+    if (total == 0) {
+        return 0;
+    }
+    if (sni_index < 0) {
+        /* configurations are read by the main thread only */
+        sni_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, sni_free);
+    }
+    made = calloc((size_t) cf->nservers, sizeof(*made));
+    sni = calloc(1, sizeof(*sni));
+    if (made == NULL || sni == NULL || sni_index < 0
+        || (sni->names = calloc((size_t) total, sizeof(sni_name_t))) == NULL
+        || SSL_CTX_set_ex_data(dflt, sni_index, sni) != 1) {
+        snprintf(err, errlen, "out of memory");
+        if (sni != NULL) {
+            free(sni->names);
+        }
+        free(sni);
+        free(made);
+        return -1;
+    }
+    /* from here on sni is freed with dflt */
+    for (i = 0; i < cf->nservers; i++) {
+        sv = &cf->servers[i];
+        if (sv->cert == NULL || sv->nnames == 0) {
+            continue;
+        }
+        ctx = same_cert(sv, cf->ssl_certificate, cf->ssl_certificate_key)
+                  ? dflt
+                  : NULL;
+        for (j = 0; j < i && ctx == NULL; j++) {
+            if (made[j] != NULL
+                && same_cert(sv, cf->servers[j].cert, cf->servers[j].key)) {
+                ctx = made[j];
+            }
+        }
+        if (ctx == NULL) {
+            ctx = made[i] = ctx_make(cf, sv->cert, sv->key, err, errlen);
+            if (ctx == NULL) {
+                goto done;
+            }
+        }
+        for (k = 0; k < sv->nnames; k++) {
+            if ((sni->names[sni->n].name = strdup(sv->names[k])) == NULL) {
+                snprintf(err, errlen, "out of memory");
+                goto done;
+            }
+            if (ctx != dflt) {
+                SSL_CTX_up_ref(ctx);
+                sni->names[sni->n].ctx = ctx;
+            }
+            sni->n++;
+        }
+    }
+    SSL_CTX_set_tlsext_servername_callback(dflt, sni_select);
+    SSL_CTX_set_tlsext_servername_arg(dflt, sni);
+    rc = 0;
+
+done:
+    for (i = 0; i < cf->nservers; i++) {
+        SSL_CTX_free(made[i]); /* the names hold their own references */
+    }
+    free(made);
+    return rc;
+}
+
+void *
+nicd_tls_ctx_new(const nicd_conf_t *cf, char *err, size_t errlen)
+{
+    SSL_CTX *ctx;
+
+    ctx =
+        ctx_make(cf, cf->ssl_certificate, cf->ssl_certificate_key, err, errlen);
+    if (ctx == NULL) {
+        return NULL;
+    }
+    if (sni_setup(ctx, cf, err, errlen) != 0) {
+        SSL_CTX_free(ctx);
+        return NULL;
+    }
+    return ctx;
 }
 
 void

@@ -174,7 +174,7 @@ def test_alpn_sni_and_resumption():
             check(c.selected_alpn_protocol() is None, "no common protocol")
             check(request(c, "/")[2] == b"hi\n", "body without ALPN")
             c.close()
-            # SNI: the name is sent; one certificate per listener answers
+            # SNI: a name no server {} block has gets the one certificate
             c = tls_connect(port, client_ctx(), server_hostname="example.org")
             check(request(c, "/")[0] == 200, "SNI")
             c.close()
@@ -272,6 +272,99 @@ def test_bad_certificates_are_named():
                                capture_output=True, timeout=DEADLINE)
             err = p.stderr.decode()
             check(p.returncode == 1 and want in err and "test failed" in err,
+                  "%r: exit %d, %s" % (want, p.returncode, err))
+            s.cleanup()
+
+
+def der_of(cert):
+    with open(cert) as f:
+        return ssl.PEM_cert_to_DER_cert(f.read())
+
+
+def sni_conf(certs, listen=TLS_LISTEN.replace(" ssl;", " ssl http2;")):
+    """server {} blocks, each (names, (cert, key)), after one ssl listen"""
+    out = listen
+    for names, (cert, key) in certs:
+        out += ("server {\n  server_name %s;\n  ssl_certificate %s;\n"
+                "  ssl_certificate_key %s;\n}\n" % (names, cert, key))
+    return out
+
+
+def test_sni_chooses_the_server_certificate():
+    """Several certificates by SNI: each server {} block presents its own
+    to a client naming it (exact, *.leading, .both, trailing.* names, any
+    case); a client naming none, or sending no SNI, gets the first block's;
+    ALPN still answers after the switch; a reload reads the new files; a
+    block's bad certificate is named by nicd -t."""
+    with tempfile.TemporaryDirectory() as d:
+        a = make_cert(d, "a", cn="a.test")
+        b = make_cert(d, "b", cn="b.test")
+        w = make_cert(d, "w", cn="wild")
+        t = make_cert(d, "t", cn="trailing")
+        conf = sni_conf([("a.test", a), ("b.test www.b.test", b),
+                         ("*.w.test .dot.test", w), ("www.t.*", t)])
+        with Server(conf) as s:
+            s.put("index.html", b"sni\n")
+            port = tls_port(s)
+
+            def presented(host, alpn=None):
+                c = tls_connect(port, client_ctx(alpn=alpn),
+                                server_hostname=host)
+                der = c.getpeercert(binary_form=True)
+                proto = c.selected_alpn_protocol()
+                if proto != "h2":
+                    check(request(c, "/")[2] == b"sni\n", "body for %s" % host)
+                c.close()
+                return der, proto
+
+            cases = [("a.test", a), ("A.Test", a), ("b.test", b),
+                     ("www.b.test", b), ("x.w.test", w), ("x.y.w.test", w),
+                     ("dot.test", w), ("q.dot.test", w), ("www.t.org", t),
+                     ("w.test", a), ("unknown.test", a), (None, a)]
+            for host, (cert, _) in cases:
+                check(presented(host)[0] == der_of(cert),
+                      "%s: not the certificate of %s" % (host, cert))
+            der, proto = presented("b.test", ["h2", "http/1.1"])
+            check(der == der_of(b[0]) and proto == "h2",
+                  "ALPN after the switch: %r" % proto)
+            # a reload reads b's files again
+            b2 = make_cert(d, "b2", cn="b.test")
+            os.replace(b2[0], b[0])
+            os.replace(b2[1], b[1])
+            s.reload()
+            wait_until(lambda: presented("b.test")[0] == der_of(b[0]),
+                       "b.test's new certificate after a reload")
+            check(presented("a.test")[0] == der_of(a[0]), "a.test kept")
+
+        # an http-level certificate is the default and inherited by blocks
+        # without one of their own
+        conf = (TLS_LISTEN + "ssl_certificate %s;\nssl_certificate_key %s;\n"
+                % w + "server { server_name a.test; ssl_certificate %s; "
+                "ssl_certificate_key %s; }\nserver { server_name b.test; }\n"
+                % a)
+        with Server(conf) as s:
+            port = tls_port(s)
+            for host, cert in (("a.test", a), ("b.test", w), (None, w)):
+                c = tls_connect(port, client_ctx(), server_hostname=host)
+                got = c.getpeercert(binary_form=True)
+                c.close()
+                check(got == der_of(cert[0]), "%s: %s" % (host, cert[0]))
+
+        junk = os.path.join(d, "junk.pem")
+        with open(junk, "w") as f:
+            f.write("not a certificate\n")
+        for conf, want in (
+                (sni_conf([("a.test", a), ("b.test", (junk, b[1]))]),
+                 "junk.pem"),
+                (sni_conf([("a.test", a)]) + "server { server_name c.test; "
+                 "ssl_certificate %s; }\n" % b[0],
+                 "no \"ssl_certificate_key\" is defined for certificate"),
+                (sni_conf([("~^a", a)]), "regular expression")):
+            s = Server(conf)
+            p = subprocess.run([NICD, "-t", "-c", s.conf_path],
+                               capture_output=True, timeout=DEADLINE)
+            err = p.stderr.decode()
+            check(p.returncode == 1 and want in err,
                   "%r: exit %d, %s" % (want, p.returncode, err))
             s.cleanup()
 
