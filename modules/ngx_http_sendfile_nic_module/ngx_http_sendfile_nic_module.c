@@ -62,7 +62,8 @@ typedef struct {
 
 typedef struct {
     ngx_buf_t          *buf;
-    uint32_t            slot;
+    uint32_t            slot;       /* the buffer's slots, from slot on */
+    uint32_t            nslots;
 } ngx_http_sendfile_nic_pin_t;
 
 
@@ -400,12 +401,14 @@ ngx_http_sendfile_nic_map(ngx_http_request_t *r,
 
                 pin = ngx_array_push(&ctx->pins);
                 if (pin == NULL) {
-                    snic_nic_unpin(ctx->conn->nic, &ctx->conn->sc, p[i].slot);
+                    snic_nic_unpin(ctx->conn->nic, &ctx->conn->sc, p[i].slot,
+                                   p[i].nslots);
                     return NGX_ERROR;
                 }
 
                 pin->buf = nb;
                 pin->slot = p[i].slot;
+                pin->nslots = p[i].nslots;
 
             } else {
                 nb->file = b->file;
@@ -453,7 +456,8 @@ ngx_http_sendfile_nic_unpin_sent(ngx_http_sendfile_nic_ctx_t *ctx,
 
     for (i = 0; i < ctx->pins.nelts; i++) {
         if (all || pin[i].buf->file_pos >= pin[i].buf->file_last) {
-            snic_nic_unpin(ctx->conn->nic, &ctx->conn->sc, pin[i].slot);
+            snic_nic_unpin(ctx->conn->nic, &ctx->conn->sc, pin[i].slot,
+                           pin[i].nslots);
             continue;
         }
 

@@ -1098,13 +1098,14 @@ int
 snic_nic_map(snic_instance_t *in, snic_conn_t *c, const snic_file_t *f,
              off_t off, size_t len, snic_piece_t *p, int max, size_t *mapped)
 {
-    nic_state_t *s = in->state;
-    nic_conn_t  *nc = c->backend_data;
-    nic_t       *n;
-    off_t        pos = off, end = off + (off_t) len;
-    run_t        r;
-    uint32_t     slot;
-    int          k = 0, big;
+    nic_state_t  *s = in->state;
+    nic_conn_t   *nc = c->backend_data;
+    nic_t        *n;
+    off_t         pos = off, end = off + (off_t) len;
+    run_t         r;
+    uint32_t      slot;
+    int           k = 0, big;
+    snic_piece_t *q;
 
     *mapped = 0;
     if (in->ops != &snic_backend_nic || nc == NULL) {
@@ -1113,16 +1114,28 @@ snic_nic_map(snic_instance_t *in, snic_conn_t *c, const snic_file_t *f,
     n = &s->nics[nc->nic];
     big = !f->cacheable || (uint64_t) f->size > s->cache_size;
     lock(&n->lock);
+    /* a block is placed (and counted) only when a piece can take it: the
+     * last one may stay short of what could join it */
     while (pos < end && k < max) {
         place(s, n, nc, f, pos, end, big, &r, &slot, &nc->inserted, &nc->tbus);
+        q = k > 0 ? &p[k - 1] : NULL;
+        if (q != NULL && q->from_nic == r.nic
+            && q->off + (off_t) q->len == r.where
+            && (!r.nic || slot == q->slot + q->nslots)) {
+            q->len += r.len; /* the same source, right behind */
+        } else {
+            q = &p[k++];
+            q->from_nic = r.nic;
+            q->fd = r.nic ? snic_device_fd(n->dev) : f->fd;
+            q->off = r.where;
+            q->len = r.len;
+            q->slot = slot;
+            q->nslots = 0;
+        }
         if (slot != SNIC_SLOT_NONE) {
             snic_dir_pin(n->dir, slot);
+            q->nslots++;
         }
-        p[k].from_nic = r.nic;
-        p[k].fd = r.nic ? snic_device_fd(n->dev) : f->fd;
-        p[k].off = r.where;
-        p[k].len = r.len;
-        p[k].slot = slot;
         if (r.nic) {
             nc->cached += r.len;
             n->c.cached_bytes += r.len;
@@ -1132,7 +1145,6 @@ snic_nic_map(snic_instance_t *in, snic_conn_t *c, const snic_file_t *f,
             n->c.mm_bytes += r.len;
         }
         pos += (off_t) r.len;
-        k++;
     }
     pthread_mutex_unlock(&n->lock);
     *mapped = (size_t) (pos - off);
@@ -1140,18 +1152,22 @@ snic_nic_map(snic_instance_t *in, snic_conn_t *c, const snic_file_t *f,
 }
 
 void
-snic_nic_unpin(snic_instance_t *in, snic_conn_t *c, uint32_t slot)
+snic_nic_unpin(snic_instance_t *in, snic_conn_t *c, uint32_t slot,
+               uint32_t nslots)
 {
     nic_state_t *s = in->state;
     nic_conn_t  *nc = c->backend_data;
     nic_t       *n;
+    uint32_t     i;
 
     if (in->ops != &snic_backend_nic || nc == NULL || slot == SNIC_SLOT_NONE) {
         return;
     }
     n = &s->nics[nc->nic];
     lock(&n->lock);
-    snic_dir_unpin(n->dir, slot);
+    for (i = 0; i < nslots; i++) {
+        snic_dir_unpin(n->dir, slot + i);
+    }
     pthread_mutex_unlock(&n->lock);
 }
 

@@ -282,13 +282,16 @@ int snic_send_headers(snic_conn_t *c, const snic_send_t *req, size_t *done,
  * for each file range of a response, asks where its bytes are:
  * snic_nic_map() walks the range block by block, as the nic backend's
  * send would (lookups, inserts, fallbacks, counters), and describes up
- * to max pieces (one per block, in order): from NIC memory (fd is the
- * device's memfd, off the offset in it) or from the file (fd is f->fd).
- * A piece from NIC memory is pinned (its slot is not replaced) until the
- * server has handed it to the kernel and calls snic_nic_unpin() (after
- * that the punch-hole interlock of nic/device.c keeps queued bytes
- * right).  Returns the count of pieces, *mapped the bytes they cover
- * (less than len when max is reached), or -1 (not a nic instance).
+ * to max pieces, in order: from NIC memory (fd is the device's memfd, off
+ * the offset in it) or from the file (fd is f->fd).  Adjacent blocks from
+ * the same source that are adjacent there too make one piece (a file
+ * cached in consecutive slots is one piece, as nic_send sends it in one
+ * run).  The slots of a piece from NIC memory, [slot, slot + nslots), are
+ * pinned (not replaced) until the server has handed the piece to the
+ * kernel and calls snic_nic_unpin() with them (after that the
+ * punch-hole interlock of nic/device.c keeps queued bytes right).
+ * Returns the count of pieces, *mapped the bytes they cover (less than
+ * len when max is reached), or -1 (not a nic instance).
  * When a response ends, snic_nic_response_done() charges the bus and
  * host models for it, with other: its bytes that were not file blocks
  * (headers, generated bodies); it returns how long (ns) to wait before
@@ -299,13 +302,15 @@ typedef struct snic_piece_s {
     int      fd;
     off_t    off;
     size_t   len;
-    uint32_t slot; /* from_nic: the pinned slot */
+    uint32_t slot;   /* from_nic: the first pinned slot */
+    uint32_t nslots; /* from_nic: how many, from slot on */
 } snic_piece_t;
 
 int      snic_nic_map(snic_instance_t *in, snic_conn_t *c, const snic_file_t *f,
                       off_t off, size_t len, snic_piece_t *p, int max,
                       size_t *mapped);
-void     snic_nic_unpin(snic_instance_t *in, snic_conn_t *c, uint32_t slot);
+void     snic_nic_unpin(snic_instance_t *in, snic_conn_t *c, uint32_t slot,
+                        uint32_t nslots);
 uint64_t snic_nic_response_done(snic_instance_t *in, snic_conn_t *c,
                                 size_t other);
 

@@ -163,6 +163,114 @@ test_saved_bytes_through_transport(void)
     via_transport = 0;
 }
 
+/*
+ * snic_nic_map (the nginx module's way in): blocks adjacent in the file
+ * and in NIC memory make one piece, its slots pinned (not replaced) until
+ * unpinned; max pieces stops the walk without counting a block twice.
+ * A cache of four slots, LRU.
+ */
+static void
+test_map_coalesces_and_pins(void)
+{
+    snic_param_t    p[] = {{"nic_cache_size", "16k"}};
+    snic_instance_t in;
+    snic_options_t  opt;
+    snic_conn_t     c;
+    snic_file_t     file, f2;
+    snic_piece_t    pc[4];
+    struct stat     st;
+    nic_state_t    *s;
+    char            path[64], err[128], buf[3 * 4096 + 1000];
+    size_t          size = sizeof(buf), mapped;
+    int             fd, n;
+
+    memset(&opt, 0, sizeof(opt));
+    opt.params = p;
+    opt.nparams = 1;
+    CHECK_INT(snic_instance_start(&in, &snic_backend_nic, &opt, err,
+                                  sizeof(err)),
+              0);
+    s = in.state;
+    CHECK_INT(snic_dir_pins_init(s->nics[0].dir), 0);
+    memset(&c, 0, sizeof(c));
+    c.nic = -1;
+    snic_conn_open(&in, &c);
+    fd = pattern_file(size, path, sizeof(path));
+    fstat(fd, &st);
+    snic_file_init(&file, fd, &st);
+    f2 = file;
+    f2.id_ino += 1; /* another file with the same bytes */
+    CHECK(pread(fd, buf, size, 0) == (ssize_t) size);
+
+    /* cold: four inserts into slots 0-3, one piece from NIC memory */
+    n = snic_nic_map(&in, &c, &file, 0, size, pc, 4, &mapped);
+    CHECK_INT(n, 1);
+    CHECK_INT(mapped, size);
+    CHECK(pc[0].from_nic && pc[0].fd == snic_device_fd(s->nics[0].dev));
+    CHECK_INT(pc[0].len, size);
+    CHECK_INT(pc[0].slot, 0);
+    CHECK_INT(pc[0].nslots, 4);
+    CHECK_INT(pc[0].off, snic_device_offset(s->nics[0].dev, 0));
+    CHECK_INT(s->nics[0].c.misses, 4);
+    CHECK_INT(s->nics[0].c.inserts, 4);
+    memset(buf, 0, size);
+    CHECK(pread(pc[0].fd, buf, size, pc[0].off) == (ssize_t) size);
+    CHECK(pattern_ok(buf, 0, size));
+
+    snic_nic_unpin(&in, &c, pc[0].slot, pc[0].nslots);
+
+    /* another file's block replaces the least recent one (block 0) */
+    n = snic_nic_map(&in, &c, &f2, 0, 4096, pc, 4, &mapped);
+    CHECK(n == 1 && pc[0].from_nic && pc[0].slot == 0 && pc[0].nslots == 1);
+    snic_nic_unpin(&in, &c, pc[0].slot, pc[0].nslots);
+
+    /* a range inside blocks 1 and 2: one piece of two slots, two hits */
+    n = snic_nic_map(&in, &c, &file, 5000, 4000, pc, 4, &mapped);
+    CHECK_INT(n, 1);
+    CHECK_INT(pc[0].slot, 1);
+    CHECK_INT(pc[0].nslots, 2);
+    CHECK_INT(pc[0].off, snic_device_offset(s->nics[0].dev, 1) + 904);
+    CHECK_INT(s->nics[0].c.hits, 2);
+    snic_nic_unpin(&in, &c, pc[0].slot, pc[0].nslots);
+
+    /* max 1: block 0 only (a miss, into slot 3, block 3's); then blocks
+     * 1-2 (slots 1-2) and 3 (a miss, into slot 0): two pieces */
+    n = snic_nic_map(&in, &c, &file, 0, size, pc, 1, &mapped);
+    CHECK(n == 1 && mapped == 4096 && pc[0].slot == 3);
+    snic_nic_unpin(&in, &c, pc[0].slot, pc[0].nslots);
+    n = snic_nic_map(&in, &c, &file, 4096, size - 4096, pc, 4, &mapped);
+    CHECK_INT(n, 2);
+    CHECK_INT(mapped, size - 4096);
+    CHECK(pc[0].slot == 1 && pc[0].nslots == 2 && pc[0].len == 8192);
+    CHECK(pc[1].slot == 0 && pc[1].nslots == 1 && pc[1].len == 1000);
+    snic_nic_unpin(&in, &c, pc[0].slot, pc[0].nslots);
+    snic_nic_unpin(&in, &c, pc[1].slot, pc[1].nslots);
+    /* each block counted once: 4 + 1 + 1 + 1 misses, 2 + 2 hits */
+    CHECK_INT(s->nics[0].c.misses, 7);
+    CHECK_INT(s->nics[0].c.hits, 4);
+
+    /* the whole file, held: slots 3, 1-2, 0 pinned, so another file's
+     * block goes from the file; once they are unpinned, from NIC memory */
+    n = snic_nic_map(&in, &c, &file, 0, size, pc, 4, &mapped);
+    CHECK_INT(n, 3);
+    CHECK_INT(mapped, size);
+    n = snic_nic_map(&in, &c, &f2, 0, 4096, pc + 3, 1, &mapped);
+    CHECK(n == 1 && !pc[3].from_nic && pc[3].fd == fd && pc[3].nslots == 0);
+    CHECK_INT(s->nics[0].c.fallbacks[FB_PINNED], 1);
+    for (n = 0; n < 3; n++) {
+        snic_nic_unpin(&in, &c, pc[n].slot, pc[n].nslots);
+    }
+    n = snic_nic_map(&in, &c, &f2, 0, 4096, pc, 1, &mapped);
+    CHECK(n == 1 && pc[0].from_nic && pc[0].nslots == 1);
+    CHECK_INT(s->nics[0].c.fallbacks[FB_PINNED], 1);
+    snic_nic_unpin(&in, &c, pc[0].slot, pc[0].nslots);
+
+    snic_conn_close(&in, &c);
+    close(fd);
+    unlink(path);
+    snic_instance_stop(&in);
+}
+
 static void
 test_bad_testbed(void)
 {
@@ -184,6 +292,7 @@ main(void)
     RUN(test_pacing);
     RUN(test_saved_bytes);
     RUN(test_saved_bytes_through_transport);
+    RUN(test_map_coalesces_and_pins);
     RUN(test_bad_testbed);
     return harness_report("test_backend_nic");
 }
