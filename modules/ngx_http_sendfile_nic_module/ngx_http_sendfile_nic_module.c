@@ -33,12 +33,7 @@
 #define NGX_HTTP_SENDFILE_NIC_PIECES  16
 
 
-typedef struct {
-    ngx_flag_t          enable;
-    ngx_int_t           report;     /* SNIC_REPORT_*, or -1 */
-} ngx_http_sendfile_nic_loc_conf_t;
-
-
+/* the parameters of one emulated NIC set (sendfile_nic_count NICs) */
 typedef struct {
     size_t              cache_size;
     size_t              block_size;
@@ -47,9 +42,26 @@ typedef struct {
     ngx_str_t           bus;
     ngx_str_t           testbed;
     ngx_flag_t          bus_limit;
-    ngx_shm_zone_t     *zone;
-    snic_instance_t    *nic;        /* in the zone */
-} ngx_http_sendfile_nic_main_conf_t;
+} ngx_http_sendfile_nic_params_t;
+
+
+/*
+ * A shared zone's data: the parameters, and the library's instance in
+ * the zone once the zone exists.  Every location whose parameters are the
+ * same finds the same zone by its name, so they share one NIC set.
+ */
+typedef struct {
+    ngx_http_sendfile_nic_params_t   params;
+    snic_instance_t                 *nic;
+} ngx_http_sendfile_nic_zone_t;
+
+
+typedef struct {
+    ngx_flag_t                       enable;
+    ngx_int_t                        report;     /* SNIC_REPORT_*, or -1 */
+    ngx_http_sendfile_nic_params_t   params;
+    ngx_http_sendfile_nic_zone_t    *zone;       /* NULL: not used here */
+} ngx_http_sendfile_nic_loc_conf_t;
 
 
 /* per connection: the library's connection (which NIC, what it counted) */
@@ -95,8 +107,8 @@ static char *ngx_http_sendfile_nic_report(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf);
 static ngx_int_t ngx_http_sendfile_nic_init_zone(ngx_shm_zone_t *shm_zone,
     void *data);
-static void *ngx_http_sendfile_nic_create_main_conf(ngx_conf_t *cf);
-static char *ngx_http_sendfile_nic_init_main_conf(ngx_conf_t *cf, void *conf);
+static ngx_int_t ngx_http_sendfile_nic_add_zone(ngx_conf_t *cf,
+    ngx_http_sendfile_nic_loc_conf_t *slcf);
 static void *ngx_http_sendfile_nic_create_loc_conf(ngx_conf_t *cf);
 static char *ngx_http_sendfile_nic_merge_loc_conf(ngx_conf_t *cf, void *parent,
     void *child);
@@ -113,52 +125,52 @@ static ngx_command_t  ngx_http_sendfile_nic_commands[] = {
       NULL },
 
     { ngx_string("sendfile_nic_cache_size"),
-      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
       ngx_conf_set_size_slot,
-      NGX_HTTP_MAIN_CONF_OFFSET,
-      offsetof(ngx_http_sendfile_nic_main_conf_t, cache_size),
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_sendfile_nic_loc_conf_t, params.cache_size),
       NULL },
 
     { ngx_string("sendfile_nic_block_size"),
-      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
       ngx_conf_set_size_slot,
-      NGX_HTTP_MAIN_CONF_OFFSET,
-      offsetof(ngx_http_sendfile_nic_main_conf_t, block_size),
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_sendfile_nic_loc_conf_t, params.block_size),
       NULL },
 
     { ngx_string("sendfile_nic_count"),
-      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
       ngx_conf_set_num_slot,
-      NGX_HTTP_MAIN_CONF_OFFSET,
-      offsetof(ngx_http_sendfile_nic_main_conf_t, count),
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_sendfile_nic_loc_conf_t, params.count),
       NULL },
 
     { ngx_string("sendfile_nic_policy"),
-      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
       ngx_conf_set_str_slot,
-      NGX_HTTP_MAIN_CONF_OFFSET,
-      offsetof(ngx_http_sendfile_nic_main_conf_t, policy),
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_sendfile_nic_loc_conf_t, params.policy),
       NULL },
 
     { ngx_string("sendfile_nic_bus"),
-      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
       ngx_conf_set_str_slot,
-      NGX_HTTP_MAIN_CONF_OFFSET,
-      offsetof(ngx_http_sendfile_nic_main_conf_t, bus),
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_sendfile_nic_loc_conf_t, params.bus),
       NULL },
 
     { ngx_string("sendfile_nic_testbed"),
-      NGX_HTTP_MAIN_CONF|NGX_CONF_TAKE1,
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
       ngx_conf_set_str_slot,
-      NGX_HTTP_MAIN_CONF_OFFSET,
-      offsetof(ngx_http_sendfile_nic_main_conf_t, testbed),
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_sendfile_nic_loc_conf_t, params.testbed),
       NULL },
 
     { ngx_string("sendfile_nic_bus_limit"),
-      NGX_HTTP_MAIN_CONF|NGX_CONF_FLAG,
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_FLAG,
       ngx_conf_set_flag_slot,
-      NGX_HTTP_MAIN_CONF_OFFSET,
-      offsetof(ngx_http_sendfile_nic_main_conf_t, bus_limit),
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_sendfile_nic_loc_conf_t, params.bus_limit),
       NULL },
 
     { ngx_string("sendfile_nic_status"),
@@ -183,8 +195,8 @@ static ngx_http_module_t  ngx_http_sendfile_nic_module_ctx = {
     NULL,                                  /* preconfiguration */
     ngx_http_sendfile_nic_init,            /* postconfiguration */
 
-    ngx_http_sendfile_nic_create_main_conf, /* create main configuration */
-    ngx_http_sendfile_nic_init_main_conf,  /* init main configuration */
+    NULL,                                  /* create main configuration */
+    NULL,                                  /* init main configuration */
 
     NULL,                                  /* create server configuration */
     NULL,                                  /* merge server configuration */
@@ -220,18 +232,24 @@ ngx_http_sendfile_nic_body_filter(ngx_http_request_t *r, ngx_chain_t *in)
     ngx_msec_t                          now;
     ngx_chain_t                        *cl, *out, **last;
     ngx_pool_cleanup_t                 *cln;
-    ngx_http_sendfile_nic_ctx_t        *ctx;
-    ngx_http_sendfile_nic_loc_conf_t   *slcf;
-    ngx_http_sendfile_nic_main_conf_t  *smcf;
+    snic_instance_t                   *nic;
+    ngx_http_sendfile_nic_ctx_t       *ctx;
+    ngx_http_sendfile_nic_loc_conf_t  *slcf;
 
     slcf = ngx_http_get_module_loc_conf(r, ngx_http_sendfile_nic_module);
-    smcf = ngx_http_get_module_main_conf(r, ngx_http_sendfile_nic_module);
 
-    if (!slcf->enable || smcf->nic == NULL) {
+    if (!slcf->enable || slcf->zone == NULL || slcf->zone->nic == NULL) {
         return ngx_http_next_body_filter(r, in);
     }
 
+    nic = slcf->zone->nic;
+
     ctx = ngx_http_get_module_ctx(r->main, ngx_http_sendfile_nic_module);
+
+    if (ctx && ctx->conn->nic != nic) {
+        /* a subrequest in a location with other NICs: not emulated */
+        return ngx_http_next_body_filter(r, in);
+    }
 
     if (ctx == NULL) {
         ctx = ngx_pcalloc(r->main->pool, sizeof(ngx_http_sendfile_nic_ctx_t));
@@ -239,7 +257,7 @@ ngx_http_sendfile_nic_body_filter(ngx_http_request_t *r, ngx_chain_t *in)
             return NGX_ERROR;
         }
 
-        ctx->conn = ngx_http_sendfile_nic_conn(r, smcf->nic);
+        ctx->conn = ngx_http_sendfile_nic_conn(r, nic);
         if (ctx->conn == NULL) {
             return NGX_ERROR;
         }
@@ -478,8 +496,9 @@ ngx_http_sendfile_nic_request_cleanup(void *data)
 
 
 /*
- * The library's connection for r's connection: made on first use and
- * kept with a cleanup of the connection's pool, where it is found again.
+ * The library's connection for r's connection to nic: made on first use
+ * and kept with a cleanup of the connection's pool, where it is found
+ * again (a connection may reach several NIC sets, one per location).
  */
 
 static ngx_http_sendfile_nic_conn_t *
@@ -492,7 +511,9 @@ ngx_http_sendfile_nic_conn(ngx_http_request_t *r, snic_instance_t *nic)
     c = r->connection;
 
     for (cln = c->pool->cleanup; cln; cln = cln->next) {
-        if (cln->handler == ngx_http_sendfile_nic_conn_cleanup) {
+        if (cln->handler == ngx_http_sendfile_nic_conn_cleanup
+            && ((ngx_http_sendfile_nic_conn_t *) cln->data)->nic == nic)
+        {
             return cln->data;
         }
     }
@@ -535,18 +556,16 @@ ngx_http_sendfile_nic_conn_cleanup(void *data)
 static ngx_int_t
 ngx_http_sendfile_nic_log_handler(ngx_http_request_t *r)
 {
-    uint64_t                            wait;
-    ngx_http_sendfile_nic_ctx_t        *ctx;
-    ngx_http_sendfile_nic_main_conf_t  *smcf;
+    uint64_t                      wait;
+    ngx_http_sendfile_nic_ctx_t  *ctx;
 
-    smcf = ngx_http_get_module_main_conf(r, ngx_http_sendfile_nic_module);
     ctx = ngx_http_get_module_ctx(r, ngx_http_sendfile_nic_module);
 
-    if (ctx == NULL || smcf->nic == NULL) {
+    if (ctx == NULL) {
         return NGX_OK;
     }
 
-    wait = snic_nic_response_done(smcf->nic, &ctx->conn->sc,
+    wait = snic_nic_response_done(ctx->conn->nic, &ctx->conn->sc,
                                   r->header_size + (size_t) ctx->other);
 
     /*
@@ -572,7 +591,6 @@ ngx_http_sendfile_nic_report_handler(ngx_http_request_t *r)
     ngx_chain_t                         out;
     snic_instance_t                    *nic;
     ngx_http_sendfile_nic_loc_conf_t   *slcf;
-    ngx_http_sendfile_nic_main_conf_t  *smcf;
 
     if (!(r->method & (NGX_HTTP_GET|NGX_HTTP_HEAD))) {
         return NGX_HTTP_NOT_ALLOWED;
@@ -583,9 +601,8 @@ ngx_http_sendfile_nic_report_handler(ngx_http_request_t *r)
         return rc;
     }
 
-    smcf = ngx_http_get_module_main_conf(r, ngx_http_sendfile_nic_module);
     slcf = ngx_http_get_module_loc_conf(r, ngx_http_sendfile_nic_module);
-    nic = smcf->nic;
+    nic = slcf->zone ? slcf->zone->nic : NULL;
 
     if (nic == NULL || nic->ops->report == NULL) {
         return NGX_HTTP_NOT_FOUND;
@@ -692,7 +709,7 @@ ngx_http_sendfile_nic_zone_free(void *ctx, void *p)
 static ngx_int_t
 ngx_http_sendfile_nic_init_zone(ngx_shm_zone_t *shm_zone, void *data)
 {
-    ngx_http_sendfile_nic_main_conf_t  *smcf = shm_zone->data;
+    ngx_http_sendfile_nic_zone_t  *z = shm_zone->data;
 
     char               err[256], cache[32], block[32], count[32];
     ngx_int_t          rc;
@@ -705,45 +722,47 @@ ngx_http_sendfile_nic_init_zone(ngx_shm_zone_t *shm_zone, void *data)
 
     if (data) {
         /* the previous cycle's zone: same name, so same parameters */
-        smcf->nic = ((ngx_http_sendfile_nic_main_conf_t *) data)->nic;
+        z->nic = ((ngx_http_sendfile_nic_zone_t *) data)->nic;
         return NGX_OK;
     }
 
     shpool = (ngx_slab_pool_t *) shm_zone->shm.addr;
 
     if (shm_zone->shm.exists) {
-        smcf->nic = shpool->data;
+        z->nic = shpool->data;
         return NGX_OK;
     }
 
     n = 0;
 
-    ngx_snprintf((u_char *) cache, sizeof(cache), "%uz%Z", smcf->cache_size);
+    ngx_snprintf((u_char *) cache, sizeof(cache), "%uz%Z",
+                 z->params.cache_size);
     params[n].name = "nic_cache_size";
     params[n++].value = cache;
 
-    ngx_snprintf((u_char *) block, sizeof(block), "%uz%Z", smcf->block_size);
+    ngx_snprintf((u_char *) block, sizeof(block), "%uz%Z",
+                 z->params.block_size);
     params[n].name = "nic_block_size";
     params[n++].value = block;
 
-    ngx_snprintf((u_char *) count, sizeof(count), "%ui%Z", smcf->count);
+    ngx_snprintf((u_char *) count, sizeof(count), "%ui%Z", z->params.count);
     params[n].name = "nic_count";
     params[n++].value = count;
 
     params[n].name = "nic_policy";
-    params[n++].value = (char *) smcf->policy.data;
+    params[n++].value = (char *) z->params.policy.data;
 
-    if (smcf->testbed.len) {
+    if (z->params.testbed.len) {
         params[n].name = "nic_testbed";
-        params[n++].value = (char *) smcf->testbed.data;
+        params[n++].value = (char *) z->params.testbed.data;
 
     } else {
         params[n].name = "nic_bus";
-        params[n++].value = (char *) smcf->bus.data;
+        params[n++].value = (char *) z->params.bus.data;
     }
 
     params[n].name = "nic_bus_limit";
-    params[n++].value = smcf->bus_limit ? "on" : "off";
+    params[n++].value = z->params.bus_limit ? "on" : "off";
 
     ngx_memzero(&opt, sizeof(snic_options_t));
     opt.params = params;
@@ -780,110 +799,9 @@ ngx_http_sendfile_nic_init_zone(ngx_shm_zone_t *shm_zone, void *data)
     }
 
     shpool->data = nic;
-    smcf->nic = nic;
+    z->nic = nic;
 
     return NGX_OK;
-}
-
-
-static void *
-ngx_http_sendfile_nic_create_main_conf(ngx_conf_t *cf)
-{
-    ngx_http_sendfile_nic_main_conf_t  *smcf;
-
-    smcf = ngx_pcalloc(cf->pool, sizeof(ngx_http_sendfile_nic_main_conf_t));
-    if (smcf == NULL) {
-        return NULL;
-    }
-
-    /*
-     * set by ngx_pcalloc():
-     *
-     *     smcf->policy = { 0, NULL };
-     *     smcf->bus = { 0, NULL };
-     *     smcf->testbed = { 0, NULL };
-     *     smcf->zone = NULL;
-     *     smcf->nic = NULL;
-     */
-
-    smcf->cache_size = NGX_CONF_UNSET_SIZE;
-    smcf->block_size = NGX_CONF_UNSET_SIZE;
-    smcf->count = NGX_CONF_UNSET_UINT;
-    smcf->bus_limit = NGX_CONF_UNSET;
-
-    return smcf;
-}
-
-
-static char *
-ngx_http_sendfile_nic_init_main_conf(ngx_conf_t *cf, void *conf)
-{
-    ngx_http_sendfile_nic_main_conf_t  *smcf = conf;
-
-    size_t      size, slots;
-    u_char     *p;
-    ngx_str_t   name;
-
-    ngx_conf_init_size_value(smcf->cache_size, 16 * 1024 * 1024);
-    ngx_conf_init_size_value(smcf->block_size, 4096);
-    ngx_conf_init_uint_value(smcf->count, 1);
-    ngx_conf_init_value(smcf->bus_limit, 0);
-
-    if (smcf->policy.data == NULL) {
-        ngx_str_set(&smcf->policy, "lru");
-    }
-
-    if (smcf->bus.data == NULL) {
-        ngx_str_set(&smcf->bus, "pci64-33");
-    }
-
-    if (smcf->block_size < 512 || (smcf->block_size & (smcf->block_size - 1)))
-    {
-        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
-                           "sendfile_nic_block_size must be a power of two, "
-                           "at least 512");
-        return NGX_CONF_ERROR;
-    }
-
-    if (smcf->count < 1 || smcf->count > 64) {
-        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
-                           "sendfile_nic_count must be 1 to 64");
-        return NGX_CONF_ERROR;
-    }
-
-    /*
-     * The zone holds the directory, the policy's lists and the pins (well
-     * under 256 bytes a slot for every policy) and a block for copying
-     * in, per NIC; its name carries the parameters, so that a reload
-     * that changes them starts a new cache and one that does not keeps it.
-     */
-
-    slots = smcf->cache_size / smcf->block_size;
-    size = 8 * ngx_pagesize
-           + smcf->count * (slots * 256 + smcf->block_size + 64 * 1024);
-
-    p = ngx_pnalloc(cf->pool, 256);
-    if (p == NULL) {
-        return NGX_CONF_ERROR;
-    }
-
-    name.data = p;
-    name.len = ngx_snprintf(p, 256, "sendfile_nic:%uz:%uz:%ui:%V:%V:%V:%i",
-                            smcf->cache_size, smcf->block_size, smcf->count,
-                            &smcf->policy, &smcf->bus, &smcf->testbed,
-                            smcf->bus_limit)
-               - p;
-
-    smcf->zone = ngx_shared_memory_add(cf, &name, size,
-                                       &ngx_http_sendfile_nic_module);
-    if (smcf->zone == NULL) {
-        return NGX_CONF_ERROR;
-    }
-
-    smcf->zone->init = ngx_http_sendfile_nic_init_zone;
-    smcf->zone->data = smcf;
-
-    return NGX_CONF_OK;
 }
 
 
@@ -892,13 +810,26 @@ ngx_http_sendfile_nic_create_loc_conf(ngx_conf_t *cf)
 {
     ngx_http_sendfile_nic_loc_conf_t  *slcf;
 
-    slcf = ngx_palloc(cf->pool, sizeof(ngx_http_sendfile_nic_loc_conf_t));
+    slcf = ngx_pcalloc(cf->pool, sizeof(ngx_http_sendfile_nic_loc_conf_t));
     if (slcf == NULL) {
         return NULL;
     }
 
+    /*
+     * set by ngx_pcalloc():
+     *
+     *     slcf->params.policy = { 0, NULL };
+     *     slcf->params.bus = { 0, NULL };
+     *     slcf->params.testbed = { 0, NULL };
+     *     slcf->zone = NULL;
+     */
+
     slcf->enable = NGX_CONF_UNSET;
     slcf->report = NGX_CONF_UNSET;
+    slcf->params.cache_size = NGX_CONF_UNSET_SIZE;
+    slcf->params.block_size = NGX_CONF_UNSET_SIZE;
+    slcf->params.count = NGX_CONF_UNSET_UINT;
+    slcf->params.bus_limit = NGX_CONF_UNSET;
 
     return slcf;
 }
@@ -911,13 +842,108 @@ ngx_http_sendfile_nic_merge_loc_conf(ngx_conf_t *cf, void *parent,
     ngx_http_sendfile_nic_loc_conf_t  *prev = parent;
     ngx_http_sendfile_nic_loc_conf_t  *conf = child;
 
+    ngx_http_sendfile_nic_params_t  *p;
+
     ngx_conf_merge_value(conf->enable, prev->enable, 0);
 
     if (conf->report == NGX_CONF_UNSET) {
         conf->report = -1;
     }
 
+    p = &conf->params;
+
+    ngx_conf_merge_size_value(p->cache_size, prev->params.cache_size,
+                              16 * 1024 * 1024);
+    ngx_conf_merge_size_value(p->block_size, prev->params.block_size, 4096);
+    ngx_conf_merge_uint_value(p->count, prev->params.count, 1);
+    ngx_conf_merge_str_value(p->policy, prev->params.policy, "lru");
+    ngx_conf_merge_str_value(p->bus, prev->params.bus, "pci64-33");
+    ngx_conf_merge_str_value(p->testbed, prev->params.testbed, "");
+    ngx_conf_merge_value(p->bus_limit, prev->params.bus_limit, 0);
+
+    if (p->block_size < 512 || (p->block_size & (p->block_size - 1))) {
+        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                           "sendfile_nic_block_size must be a power of two, "
+                           "at least 512");
+        return NGX_CONF_ERROR;
+    }
+
+    if (p->count < 1 || p->count > 64) {
+        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                           "sendfile_nic_count must be 1 to 64");
+        return NGX_CONF_ERROR;
+    }
+
+    if ((conf->enable || conf->report != -1)
+        && ngx_http_sendfile_nic_add_zone(cf, conf) != NGX_OK)
+    {
+        return NGX_CONF_ERROR;
+    }
+
     return NGX_CONF_OK;
+}
+
+
+/*
+ * The shared zone of slcf's parameters, made on first use.  The zone
+ * holds the directory, the policy's lists and the pins (well under 256
+ * bytes a slot for every policy) and a block for copying in, per NIC;
+ * its name carries the parameters, so that locations with the same ones
+ * share one NIC set, a reload that keeps them keeps the cache, and one
+ * that changes them starts a new cache.
+ */
+
+static ngx_int_t
+ngx_http_sendfile_nic_add_zone(ngx_conf_t *cf,
+    ngx_http_sendfile_nic_loc_conf_t *slcf)
+{
+    size_t                           size, slots;
+    u_char                          *p;
+    ngx_str_t                        name;
+    ngx_shm_zone_t                  *zone;
+    ngx_http_sendfile_nic_params_t  *pa;
+
+    pa = &slcf->params;
+
+    slots = pa->cache_size / pa->block_size;
+    size = 8 * ngx_pagesize
+           + pa->count * (slots * 256 + pa->block_size + 64 * 1024);
+
+    p = ngx_pnalloc(cf->pool, 256);
+    if (p == NULL) {
+        return NGX_ERROR;
+    }
+
+    name.data = p;
+    name.len = ngx_snprintf(p, 256, "sendfile_nic:%uz:%uz:%ui:%V:%V:%V:%i",
+                            pa->cache_size, pa->block_size, pa->count,
+                            &pa->policy, &pa->bus, &pa->testbed,
+                            pa->bus_limit)
+               - p;
+
+    zone = ngx_shared_memory_add(cf, &name, size,
+                                 &ngx_http_sendfile_nic_module);
+    if (zone == NULL) {
+        return NGX_ERROR;
+    }
+
+    if (zone->data == NULL) {
+        slcf->zone = ngx_pcalloc(cf->pool,
+                                 sizeof(ngx_http_sendfile_nic_zone_t));
+        if (slcf->zone == NULL) {
+            return NGX_ERROR;
+        }
+
+        slcf->zone->params = *pa;
+
+        zone->init = ngx_http_sendfile_nic_init_zone;
+        zone->data = slcf->zone;
+
+    } else {
+        slcf->zone = zone->data;
+    }
+
+    return NGX_OK;
 }
 
 

@@ -54,7 +54,7 @@ def free_port():
 class Nginx:
     """Debian's nginx with the module, 2 workers, in a temporary dir."""
 
-    def __init__(self, directives="", root=None, workers=2):
+    def __init__(self, directives="", root=None, workers=2, server=""):
         self.so = module_path()
         self.dir = tempfile.mkdtemp(prefix="nicd-ngx-")
         os.chmod(self.dir, 0o755)  # workers run as nobody
@@ -79,10 +79,11 @@ http {
         listen 127.0.0.1:%(port)d; root %(root)s;
         location = /nic-status { sendfile_nic_status; }
         location = /nic-metrics { sendfile_nic_metrics; }
+        %(server)s
     }
 }
 """ % {"so": self.so, "workers": workers, "d": d, "directives": directives,
-            "port": self.port, "root": self.root})
+            "port": self.port, "root": self.root, "server": server})
         self.proc = subprocess.Popen(
             [NGINX, "-p", d, "-c", os.path.join(d, "nginx.conf")],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -215,6 +216,56 @@ def test_module_eviction_churn_with_slow_clients_gives_no_wrong_byte():
         st = n.status()["total"]
     check(st["evictions"] > 0 and st["inserts"] > 16,
           "no churn happened: %r" % st)
+
+
+def test_module_directives_in_http_server_and_location():
+    """The cache directives in server and location blocks: a location
+    with its own parameters has a NIC set of its own (its status counts
+    only its requests), locations with the same parameters share one, and
+    sendfile_nic off leaves a location out."""
+    server = """
+        sendfile_nic_policy fifo;
+        location /small/ { sendfile_nic_cache_size 64k; }
+        location = /small-status {
+            sendfile_nic_cache_size 64k; sendfile_nic_status; }
+        location /same/ { sendfile_nic_cache_size 8m; }
+        location /off/ { sendfile_nic off; }
+        location /lru/ { sendfile_nic_policy lru; }
+        location = /lru-status { sendfile_nic_policy lru; sendfile_nic_status; }
+    """
+    with Nginx("sendfile_nic_cache_size 8m;", server=server) as n:
+        files = {}
+        for d in ("small", "same", "off", "lru"):
+            os.makedirs(os.path.join(n.root, d))
+            os.chmod(os.path.join(n.root, d), 0o755)
+        for i, name in enumerate(("small/a", "same/b", "c", "off/d",
+                                  "lru/e")):
+            data = pattern(20000, seed=40 + i)  # 5 blocks
+            files[n.put(name, data)] = data
+        for _ in range(2):
+            for path, data in files.items():
+                r = get(n.port, path)
+                check(r.status == 200 and r.body == data, path)
+        sets = {}
+        for where in ("/nic-status", "/small-status", "/lru-status"):
+            r = get(n.port, where)
+            check(r.status == 200, "%s: %d" % (where, r.status))
+            sets[where] = json.loads(r.body)
+    # the server's set (8m, fifo): /same/b and /c, 5 blocks each, twice
+    st = sets["/nic-status"]
+    check(st["cache_bytes"] == 8 << 20 and st["policy"] == "fifo",
+          "server set: %r" % st)
+    check(st["total"]["misses"] == 10 and st["total"]["hits"] == 10,
+          "server set counts: %r" % st["total"])
+    st = sets["/small-status"]
+    check(st["cache_bytes"] == 64 << 10 and st["policy"] == "fifo",
+          "small set: %r" % st)
+    check(st["total"]["misses"] == 5 and st["total"]["hits"] == 5,
+          "small set counts: %r" % st["total"])
+    st = sets["/lru-status"]
+    check(st["cache_bytes"] == 8 << 20 and st["policy"] == "lru"
+          and st["total"]["misses"] == 5 and st["total"]["hits"] == 5,
+          "lru set: %r" % st)
 
 
 def test_module_file_larger_than_cache_falls_back():
