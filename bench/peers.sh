@@ -17,7 +17,10 @@
 # Usage: sh bench/peers.sh  (env: DURATION=8 RUNS=3 CONNS=64 DEPTH=16
 #                            SIZES="1k 16k 256k 4m" MODES="plain pipelined")
 # Writes build/bench/peers.json.  Two cores shared by servers and wrk:
-# compare ratios, not absolute numbers.
+# compare ratios, not absolute numbers.  For each run it also reads CPU
+# 0's time from /proc/stat: microseconds of CPU 0 per request in user
+# mode (the server's own code) and in the kernel (system and softirq: its
+# syscalls and the TCP path of its sockets), and idle.
 set -eu
 
 DURATION=${DURATION:-8}
@@ -90,14 +93,28 @@ for srv in $SERVERS; do
     done
 done
 
-run_wrk() { # port size mode
+# CPU 0's time so far, in clock ticks: user (with nice), system,
+# irq + softirq, idle (with iowait).  CPU 0 holds the servers and the
+# kernel work of their sockets (on loopback, also the delivery of their
+# segments to wrk's socket), so its split per request shows what bounds
+# a server: its own code (user) or the kernel's TCP path.
+cpu0() {
+    awk '/^cpu0 / {print $2 + $3, $4, $7 + $8, $5 + $6}' /proc/stat
+}
+
+run_wrk() { # port size mode: wrk's JSON line, then CPU 0's ticks spent
     if [ "$3" = pipelined ]; then
         set -- "$1" "$2" -s bench/wrk/pipeline.lua "http://127.0.0.1:$1/$2.bin" -- "$DEPTH"
     else
         set -- "$1" "$2" -s bench/wrk/report.lua "http://127.0.0.1:$1/$2.bin"
     fi
     shift 2
-    taskset -c 1 wrk -t1 -c"$CONNS" -d"${DURATION}s" "$@" | sed -n 's/^JSON //p'
+    before=$(cpu0)
+    json=$(taskset -c 1 wrk -t1 -c"$CONNS" -d"${DURATION}s" "$@" | sed -n 's/^JSON //p')
+    after=$(cpu0)
+    # shellcheck disable=SC2086
+    set -- $before $after
+    echo "$json $(($5 - $1)) $(($6 - $2)) $(($7 - $3)) $(($8 - $4))"
 }
 
 echo "nicd, nginx, lighttpd, h2o: one worker each on CPU 0, wrk -t1 -c$CONNS on CPU 1,"
@@ -108,20 +125,32 @@ for mode in $MODES; do
         for r in $(seq "$RUNS"); do
             for srv in $SERVERS; do
                 eval "port=\$port_$srv"
-                json=$(run_wrk "$port" "$s" "$mode")
-                echo "$mode $s $srv $r $json" >> "$work/results"
+                out=$(run_wrk "$port" "$s" "$mode")
+                json=${out% * * * *}
+                echo "$mode $s $srv $r $out" >> "$work/results"
                 echo "  $mode $s $srv round $r: $(echo "$json" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.0f req/s, errors %d" % (d["requests_per_s"], sum(d["errors"].values())))')" >&2
             done
         done
     done
 done
 
-python3 - "$work/results" "$OUT/peers.json" "$DEPTH" <<'PY'
+python3 - "$work/results" "$OUT/peers.json" "$DEPTH" "$(getconf CLK_TCK)" <<'PY'
 import json, statistics, sys
+hz = float(sys.argv[4])
 rows = {}
 for line in open(sys.argv[1]):
-    mode, size, srv, run, js = line.split(" ", 4)
-    rows.setdefault((mode, size), {}).setdefault(srv, []).append(json.loads(js))
+    mode, size, srv, run, rest = line.split(" ", 4)
+    js, user, system, soft, idle = rest.rsplit(" ", 4)
+    r = json.loads(js)
+    ticks = [int(user), int(system), int(soft), int(idle)]
+    # CPU 0 microseconds per request: user, kernel (system + softirq),
+    # idle
+    n = max(r["requests"], 1)
+    r["cpu0_us_per_request"] = {
+        "user": ticks[0] * 1e6 / hz / n,
+        "kernel": (ticks[1] + ticks[2]) * 1e6 / hz / n,
+        "idle": ticks[3] * 1e6 / hz / n}
+    rows.setdefault((mode, size), {}).setdefault(srv, []).append(r)
 out = []
 print("%-10s %-5s %10s %10s %10s %10s %9s %9s" % (
     "mode", "size", "nicd", "nginx", "lighttpd", "h2o", "nicd/h2o,l", "nicd/all"))
@@ -137,8 +166,16 @@ for (mode, size), d in rows.items():
         med["nicd"] / best_hl, med["nicd"] / best))
     if any(errs.values()):
         print("           errors: %r" % errs)
+    cpu = {s: {k: statistics.median(r["cpu0_us_per_request"][k]
+                                    for r in runs)
+               for k in ("user", "kernel", "idle")}
+           for s, runs in d.items()}
+    print("           CPU 0 us/request, user + kernel (idle): %s" % ", ".join(
+        "%s %.2f + %.2f (%.2f)" % (s, c["user"], c["kernel"], c["idle"])
+        for s, c in cpu.items()))
     out.append({"mode": mode, "size": size, "depth": int(sys.argv[3])
                 if mode == "pipelined" else 1, "median_rps": med,
+                "cpu0_us_per_request": cpu,
                 "errors": errs, "runs": {s: [r["requests_per_s"] for r in v]
                                          for s, v in d.items()},
                 "nicd_vs_best_of_h2o_lighttpd": med["nicd"] / best_hl,
