@@ -20,7 +20,8 @@
 # compare ratios, not absolute numbers.  For each run it also reads CPU
 # 0's time from /proc/stat: microseconds of CPU 0 per request in user
 # mode (the server's own code) and in the kernel (system and softirq: its
-# syscalls and the TCP path of its sockets), and idle.
+# syscalls and the TCP path of its sockets), and idle; and the share of
+# the run CPU 1 (wrk) sat idle: near 0, the load generator is the bound.
 set -eu
 
 DURATION=${DURATION:-8}
@@ -99,10 +100,11 @@ done
 # segments to wrk's socket), so its split per request shows what bounds
 # a server: its own code (user) or the kernel's TCP path.
 cpu0() {
-    awk '/^cpu0 / {print $2 + $3, $4, $7 + $8, $5 + $6}' /proc/stat
+    awk '/^cpu0 / {print $2 + $3, $4, $7 + $8, $5 + $6}
+         /^cpu1 / {print $5 + $6}' /proc/stat
 }
 
-run_wrk() { # port size mode: wrk's JSON line, then CPU 0's ticks spent
+run_wrk() { # port size mode: wrk's JSON line, CPU 0's ticks spent, CPU 1's idle
     if [ "$3" = pipelined ]; then
         set -- "$1" "$2" -s bench/wrk/pipeline.lua "http://127.0.0.1:$1/$2.bin" -- "$DEPTH"
     else
@@ -114,7 +116,7 @@ run_wrk() { # port size mode: wrk's JSON line, then CPU 0's ticks spent
     after=$(cpu0)
     # shellcheck disable=SC2086
     set -- $before $after
-    echo "$json $(($5 - $1)) $(($6 - $2)) $(($7 - $3)) $(($8 - $4))"
+    echo "$json $(($6 - $1)) $(($7 - $2)) $(($8 - $3)) $(($9 - $4)) $((${10} - $5))"
 }
 
 echo "nicd, nginx, lighttpd, h2o: one worker each on CPU 0, wrk -t1 -c$CONNS on CPU 1,"
@@ -126,7 +128,7 @@ for mode in $MODES; do
             for srv in $SERVERS; do
                 eval "port=\$port_$srv"
                 out=$(run_wrk "$port" "$s" "$mode")
-                json=${out% * * * *}
+                json=${out% * * * * *}
                 echo "$mode $s $srv $r $out" >> "$work/results"
                 echo "  $mode $s $srv round $r: $(echo "$json" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.0f req/s, errors %d" % (d["requests_per_s"], sum(d["errors"].values())))')" >&2
             done
@@ -140,9 +142,12 @@ hz = float(sys.argv[4])
 rows = {}
 for line in open(sys.argv[1]):
     mode, size, srv, run, rest = line.split(" ", 4)
-    js, user, system, soft, idle = rest.rsplit(" ", 4)
+    js, user, system, soft, idle, idle1 = rest.rsplit(" ", 5)
     r = json.loads(js)
     ticks = [int(user), int(system), int(soft), int(idle)]
+    # CPU 1 (wrk, and the kernel work of its sockets): the share of the
+    # run it sat idle; near 0, the load generator bounds the run
+    r["cpu1_idle_share"] = int(idle1) / hz / max(r["seconds"], 1e-9)
     # CPU 0 microseconds per request: user, kernel (system + softirq),
     # idle
     n = max(r["requests"], 1)
@@ -170,12 +175,16 @@ for (mode, size), d in rows.items():
                                     for r in runs)
                for k in ("user", "kernel", "idle")}
            for s, runs in d.items()}
+    idle1 = {s: statistics.median(r["cpu1_idle_share"] for r in runs)
+             for s, runs in d.items()}
     print("           CPU 0 us/request, user + kernel (idle): %s" % ", ".join(
         "%s %.2f + %.2f (%.2f)" % (s, c["user"], c["kernel"], c["idle"])
         for s, c in cpu.items()))
+    print("           CPU 1 (wrk) idle: %s" % ", ".join(
+        "%s %.0f %%" % (s, 100 * v) for s, v in idle1.items()))
     out.append({"mode": mode, "size": size, "depth": int(sys.argv[3])
                 if mode == "pipelined" else 1, "median_rps": med,
-                "cpu0_us_per_request": cpu,
+                "cpu0_us_per_request": cpu, "cpu1_idle_share": idle1,
                 "errors": errs, "runs": {s: [r["requests_per_s"] for r in v]
                                          for s, v in d.items()},
                 "nicd_vs_best_of_h2o_lighttpd": med["nicd"] / best_hl,
