@@ -478,7 +478,7 @@ send_run(nic_t *n, snic_conn_t *c, const snic_send_t *req, const run_t *r)
             k = snic_sendfile(c, snic_device_fd(n->dev), &nc_off,
                               r->len - done);
         } else {
-            k = snic_sendfile(c, req->file->fd, &off, r->len - done);
+            k = snic_send_file(c, req->file, &off, r->len - done);
         }
         if (k < 0) {
             if (errno == EINTR) {

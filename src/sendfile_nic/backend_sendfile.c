@@ -100,7 +100,7 @@ sendfile_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
             want = s->max_chunk - body;
         }
 
-        n = snic_sendfile(c, req->file->fd, &off, want);
+        n = snic_send_file(c, req->file, &off, want);
 
         if (n == -1) {
             if (errno == EINTR) {

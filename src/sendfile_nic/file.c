@@ -46,4 +46,5 @@ snic_file_init(snic_file_t *f, int fd, const struct stat *st)
     f->revision = snic_file_revision(st);
     f->size = st->st_size;
     f->cacheable = S_ISREG(st->st_mode) ? 1 : 0;
+    f->mem = NULL;
 }

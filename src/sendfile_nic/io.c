@@ -83,6 +83,25 @@ snic_sendfile(snic_conn_t *c, int fd, off_t *off, size_t len)
     return w;
 }
 
+ssize_t
+snic_send_file(snic_conn_t *c, const snic_file_t *f, off_t *off, size_t len)
+{
+    struct iovec iov;
+    ssize_t      w;
+
+    if (c->write == NULL || f->mem == NULL || *off >= f->size) {
+        return snic_sendfile(c, f->fd, off, len);
+    }
+    iov.iov_base = (char *) f->mem + *off;
+    iov.iov_len =
+        len < (size_t) (f->size - *off) ? len : (size_t) (f->size - *off);
+    w = c->write(c, &iov, 1);
+    if (w > 0) {
+        *off += w;
+    }
+    return w;
+}
+
 /*
  * Returns SNIC_OK when every header byte of req is out, SNIC_AGAIN when the
  * socket is full, SNIC_ERROR on failure.  *done counts header bytes sent.

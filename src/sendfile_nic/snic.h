@@ -42,6 +42,11 @@ typedef struct snic_file_s {
     uint64_t revision;
     off_t    size;
     unsigned cacheable : 1; /* a regular file the backend may cache */
+    /* all size bytes of the file at this revision, when the server keeps
+     * them in memory (nicd's open file cache does for small files), else
+     * NULL: a backend that would read the file to write it through a
+     * transport (snic_send_file()) takes them from here instead */
+    const char *mem;
 } snic_file_t;
 
 /*
@@ -266,6 +271,13 @@ ssize_t snic_send_iov(snic_conn_t *c, const struct iovec *iov, int n, int more);
  * errno (EAGAIN included).
  */
 ssize_t snic_sendfile(snic_conn_t *c, int fd, off_t *off, size_t len);
+
+/*
+ * snic_sendfile() of f's bytes, taking them from f->mem when c has a
+ * transport and the server holds them in memory (no pread(2)).
+ */
+ssize_t snic_send_file(snic_conn_t *c, const snic_file_t *f, off_t *off,
+                       size_t len);
 
 /*
  * Send the header iovecs of req that are not sent yet; *done is how many

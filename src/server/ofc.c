@@ -59,6 +59,7 @@ file_free(nicd_file_t *f)
     if (f->file.fd != -1) {
         close(f->file.fd);
     }
+    free((char *) f->file.mem);
     free(f);
 }
 
@@ -138,13 +139,16 @@ hex_u64(char *p, uint64_t v)
     return n;
 }
 
-/* Fill what a response needs from a stat() result. */
+/* Fill what a response needs from a stat() result (f's bytes in memory,
+ * if it has them, stay: they are of this revision, see nicd_ofc_open). */
 static void
 set_stat(nicd_ofc_t *c, nicd_file_t *f, const struct stat *st)
 {
-    char *p;
+    const char *mem = f->file.mem;
+    char       *p;
 
     snic_file_init(&f->file, f->file.fd, st);
+    f->file.mem = mem;
     f->is_dir = S_ISDIR(st->st_mode) ? 1 : 0;
     f->mtime = st->st_mtim.tv_sec;
 
@@ -185,6 +189,37 @@ open_beneath(nicd_ofc_t *c, const char *rel)
     return openat(c->root_fd, rel, flags);
 }
 
+/*
+ * A cached small regular file keeps its bytes in memory: a response
+ * gathered into one send with its header (transport.c) copies them from
+ * there instead of reading the file (snic_send_file()).  A read that
+ * fails or comes up short leaves the file without them.
+ */
+static void
+load_mem(nicd_file_t *f)
+{
+    size_t  size = (size_t) f->file.size, got = 0;
+    ssize_t n;
+    char   *m;
+
+    if (!f->file.cacheable || size == 0 || size > NICD_OFC_MEM_MAX
+        || (m = malloc(size)) == NULL) {
+        return;
+    }
+    while (got < size) {
+        n = pread(f->file.fd, m + got, size - got, (off_t) got);
+        if (n <= 0) {
+            if (n == -1 && errno == EINTR) {
+                continue;
+            }
+            free(m);
+            return;
+        }
+        got += (size_t) n;
+    }
+    f->file.mem = m;
+}
+
 static int
 open_new(nicd_ofc_t *c, const char *path, size_t len, long now_ms,
          nicd_file_t **out)
@@ -221,6 +256,9 @@ open_new(nicd_ofc_t *c, const char *path, size_t len, long now_ms,
     f->validated_ms = now_ms;
     f->used_ms = now_ms;
     set_stat(c, f, &st);
+    if (c->max > 0) {
+        load_mem(f);
+    }
     *out = f;
     return 0;
 }
@@ -250,12 +288,25 @@ nicd_ofc_open(nicd_ofc_t *c, const char *path, size_t len, long now_ms,
             goto found;
         }
 
-        /* revalidate: the same inode keeps the open descriptor */
+        /* revalidate: the same inode keeps the open descriptor; bytes in
+         * memory of another revision are read again, unless a response
+         * in flight still sends them: then the entry is made anew, and
+         * that response keeps the old one */
         c->revalidations++;
         if (fstatat(c->root_fd, len > 1 ? path + 1 : ".", &st, 0) == 0
             && st.st_ino == f->file.id_ino && st.st_dev == f->file.id_dev
-            && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
-            set_stat(c, f, &st);
+            && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+            && (f->file.mem == NULL || f->refs == 0
+                || snic_file_revision(&st) == f->file.revision)) {
+            if (f->file.mem != NULL
+                && snic_file_revision(&st) != f->file.revision) {
+                free((char *) f->file.mem);
+                f->file.mem = NULL;
+                set_stat(c, f, &st);
+                load_mem(f);
+            } else {
+                set_stat(c, f, &st);
+            }
             f->validated_ms = now_ms;
             goto found;
         }

@@ -8,6 +8,11 @@
  * file handle's revision comes from.  An entry in use by a response in
  * flight stays open until released, even when it leaves the cache.
  *
+ * A regular file of at most NICD_OFC_MEM_MAX bytes that enters the cache
+ * is read into memory once (snic_file_t.mem), so responses that copy it
+ * (gathered with their header) need no read; its bytes are as old as its
+ * stat, like the rest of the entry.
+ *
  * Paths are opened below the root with openat2(RESOLVE_BENEATH), so a
  * symlink that resolves outside the root fails with EXDEV (403).
  */
@@ -20,6 +25,10 @@
 #include <time.h>
 
 #include "../sendfile_nic/snic.h"
+
+/* the largest file whose bytes the cache keeps (transport.c's
+ * GATHER_FILE: the largest range a response gathers) */
+#define NICD_OFC_MEM_MAX (16 * 1024)
 
 typedef struct nicd_file_s nicd_file_t;
 

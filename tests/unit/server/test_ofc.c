@@ -125,6 +125,23 @@ test_revalidation(void)
     CHECK(f->file.revision != rev);
     CHECK(f->file.id_ino == ino);
     CHECK_INT(c.revalidations, 1);
+    /* a small file's bytes in memory follow the revision */
+    CHECK(f->file.mem != NULL && memcmp(f->file.mem, "hello, world", 12) == 0);
+
+    /* rewritten while a response still holds it: the entry is made anew
+     * and the response keeps the bytes it was sending */
+    put(root, "a.txt", "HELLO, WORLD");
+    {
+        nicd_file_t *g;
+
+        CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 1000, &g), 0);
+        CHECK(g != f);
+        CHECK(g->file.mem != NULL
+              && memcmp(g->file.mem, "HELLO, WORLD", 12) == 0);
+        CHECK(memcmp(f->file.mem, "hello, world", 12) == 0);
+        CHECK_INT(c.reopens, 1);
+        nicd_ofc_release(&c, g);
+    }
     nicd_ofc_release(&c, f);
 
     snprintf(tmp, sizeof(tmp), "%s/a.tmp", root);
@@ -134,7 +151,7 @@ test_revalidation(void)
     CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 1000, &f), 0);
     CHECK_INT(f->file.size, 8);
     CHECK(f->file.id_ino != ino);
-    CHECK_INT(c.reopens, 1);
+    CHECK_INT(c.reopens, 2);
     nicd_ofc_release(&c, f);
 
     /* with a validity period the cached stat is used until it expires */
