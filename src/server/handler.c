@@ -41,9 +41,8 @@ void
 nicd_resp_header_u64(nicd_conn_t *c, const char *name, size_t nlen, uint64_t v)
 {
     char buf[24];
-    int  n = snprintf(buf, sizeof(buf), "%llu", (unsigned long long) v);
 
-    nicd_resp_header(c, name, nlen, buf, (size_t) n);
+    nicd_resp_header(c, name, nlen, buf, nicd_u64_to_str(buf, v));
 }
 
 void

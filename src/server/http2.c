@@ -248,7 +248,11 @@ h2_finish(nicd_conn_t *c, int status)
     int                   i;
 
     (void) status;
-    snprintf(code, sizeof(code), "%03d", st->status);
+    /* statuses are 100 to 599: three digits */
+    code[0] = (char) ('0' + st->status / 100 % 10);
+    code[1] = (char) ('0' + st->status / 10 % 10);
+    code[2] = (char) ('0' + st->status % 10);
+    code[3] = '\0';
 #define NV(n, nl, v, vl)                                                       \
     nva[k].name = (uint8_t *) (n);                                             \
     nva[k].namelen = (nl);                                                     \
