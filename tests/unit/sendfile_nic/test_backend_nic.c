@@ -28,6 +28,24 @@ start(const snic_param_t *p, int n)
     return st;
 }
 
+/* an instance of the nic backend with the parameters p; its state */
+static nic_state_t *
+start_instance(snic_instance_t *in, const snic_param_t *p, int n)
+{
+    snic_options_t opt;
+    char           err[128];
+
+    memset(&opt, 0, sizeof(opt));
+    opt.params = p;
+    opt.nparams = n;
+    if (snic_instance_start(in, &snic_backend_nic, &opt, err, sizeof(err))
+        != 0) {
+        fprintf(stderr, "snic_instance_start: %s\n", err);
+        return NULL;
+    }
+    return in->state;
+}
+
 static void
 test_pacing(void)
 {
@@ -93,21 +111,18 @@ test_saved_bytes(void)
 {
     snic_param_t    p[] = {{"nic_cache_size", "64k"}};
     snic_instance_t in;
-    snic_options_t  opt;
     snic_file_t     file;
     struct stat     st;
     nic_state_t    *s;
-    char            path[64], err[128], *out;
+    char            path[64], *out;
     size_t          size = 3 * 4096 + 1000, cap = 65536;
     int             fd;
 
-    memset(&opt, 0, sizeof(opt));
-    opt.params = p;
-    opt.nparams = 1;
-    CHECK_INT(snic_instance_start(&in, &snic_backend_nic, &opt, err,
-                                  sizeof(err)),
-              0);
-    s = in.state;
+    s = start_instance(&in, p, 1);
+    CHECK(s != NULL);
+    if (s == NULL) {
+        return;
+    }
     out = malloc(cap);
     fd = pattern_file(size, path, sizeof(path));
     fstat(fd, &st);
@@ -174,23 +189,20 @@ test_map_coalesces_and_pins(void)
 {
     snic_param_t    p[] = {{"nic_cache_size", "16k"}};
     snic_instance_t in;
-    snic_options_t  opt;
     snic_conn_t     c;
     snic_file_t     file, f2;
     snic_piece_t    pc[4];
     struct stat     st;
     nic_state_t    *s;
-    char            path[64], err[128], buf[3 * 4096 + 1000];
+    char            path[64], buf[3 * 4096 + 1000];
     size_t          size = sizeof(buf), mapped;
     int             fd, n;
 
-    memset(&opt, 0, sizeof(opt));
-    opt.params = p;
-    opt.nparams = 1;
-    CHECK_INT(snic_instance_start(&in, &snic_backend_nic, &opt, err,
-                                  sizeof(err)),
-              0);
-    s = in.state;
+    s = start_instance(&in, p, 1);
+    CHECK(s != NULL);
+    if (s == NULL) {
+        return;
+    }
     CHECK_INT(snic_dir_pins_init(s->nics[0].dir), 0);
     memset(&c, 0, sizeof(c));
     c.nic = -1;
