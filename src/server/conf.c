@@ -671,65 +671,66 @@ set_root(nicd_conf_t *c, const char **a, int n)
     return set_str(&c->root, a[0]);
 }
 
-/* replace the list *dst of *ndst words by a[0..n) */
-static const char *
-set_words(char ***dst, int *ndst, const char **a, int n)
-{
-    int    i;
-    char **w;
-
-    for (i = 0; i < *ndst; i++) {
-        free((*dst)[i]);
-    }
-    *ndst = 0;
-    w = realloc(*dst, sizeof(char *) * (size_t) n);
-    if (w == NULL) {
-        return "out of memory";
-    }
-    *dst = w;
-    for (i = 0; i < n; i++) {
-        w[i] = strdup(a[i]);
-        if (w[i] == NULL) {
-            return "out of memory";
-        }
-        (*ndst)++;
-    }
-    return NULL;
-}
-
 static const char *
 set_index(nicd_conf_t *c, const char **a, int n)
 {
-    int i;
+    int    i;
+    char **idx;
 
     for (i = 0; i < n; i++) {
         if (a[i][0] == '\0' || strchr(a[i], '/') != NULL) {
             return msgf("index \"%s\" must be a file name", a[i]);
         }
     }
-    return set_words(&c->index, &c->nindex, a, n);
+    for (i = 0; i < c->nindex; i++) {
+        free(c->index[i]);
+    }
+    idx = realloc(c->index, sizeof(char *) * (size_t) n);
+    if (idx == NULL) {
+        return "out of memory";
+    }
+    c->index = idx;
+    c->nindex = 0;
+    for (i = 0; i < n; i++) {
+        c->index[i] = strdup(a[i]);
+        if (c->index[i] == NULL) {
+            return "out of memory";
+        }
+        c->nindex++;
+    }
+    return NULL;
 }
 
-/* server_name in a server {} block names it for SNI; elsewhere (nicd
- * serves one site) it has no effect */
+/* server_name in a server {} block names it for SNI (several add up, as
+ * in nginx); elsewhere (nicd serves one site) it has no effect */
 static const char *
 set_server_name(nicd_conf_t *c, const char **a, int n)
 {
     nicd_server_conf_t *sv;
+    char              **w;
     int                 i;
 
     if (c->cur_server < 0) {
         return NULL;
     }
+    sv = &c->servers[c->cur_server];
+    w = realloc(sv->names, sizeof(char *) * (size_t) (sv->nnames + n));
+    if (w == NULL) {
+        return "out of memory";
+    }
+    sv->names = w;
     for (i = 0; i < n; i++) {
         if (a[i][0] == '~') {
             return msgf("regular expression server names (\"%s\") are not "
                         "supported",
                         a[i]);
         }
+        if ((w[sv->nnames] = strdup(a[i])) == NULL) {
+            return "out of memory";
+        }
+        sv->nnames++;
     }
-    sv = &c->servers[c->cur_server];
-    return set_words(&sv->names, &sv->nnames, a, n);
+    return NULL;
 }
 
 static const char *

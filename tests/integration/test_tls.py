@@ -301,7 +301,7 @@ def test_sni_chooses_the_server_certificate():
         b = make_cert(d, "b", cn="b.test")
         w = make_cert(d, "w", cn="wild")
         t = make_cert(d, "t", cn="trailing")
-        conf = sni_conf([("a.test", a), ("b.test www.b.test", b),
+        conf = sni_conf([("a.test", a), ("b.test;\n  server_name www.b.test", b),
                          ("*.w.test .dot.test", w), ("www.t.*", t)])
         with Server(conf) as s:
             s.put("index.html", b"sni\n")
