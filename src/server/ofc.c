@@ -295,20 +295,22 @@ nicd_ofc_open(nicd_ofc_t *c, const char *path, size_t len, long now_ms,
         c->revalidations++;
         if (fstatat(c->root_fd, len > 1 ? path + 1 : ".", &st, 0) == 0
             && st.st_ino == f->file.id_ino && st.st_dev == f->file.id_dev
-            && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
-            && (f->file.mem == NULL || f->refs == 0
-                || snic_file_revision(&st) == f->file.revision)) {
-            if (f->file.mem != NULL
-                && snic_file_revision(&st) != f->file.revision) {
-                free((char *) f->file.mem);
-                f->file.mem = NULL;
+            && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
+            int stale = f->file.mem != NULL
+                        && snic_file_revision(&st) != f->file.revision;
+
+            if (!stale || f->refs == 0) {
+                if (stale) {
+                    free((char *) f->file.mem);
+                    f->file.mem = NULL;
+                }
                 set_stat(c, f, &st);
-                load_mem(f);
-            } else {
-                set_stat(c, f, &st);
+                if (stale) {
+                    load_mem(f);
+                }
+                f->validated_ms = now_ms;
+                goto found;
             }
-            f->validated_ms = now_ms;
-            goto found;
         }
 
         /* gone or replaced (rename over it): open it anew */
