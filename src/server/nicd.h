@@ -78,6 +78,7 @@ typedef struct nicd_worker_s {
     nicd_buf_t    scratch; /* index candidates, Location, ranges */
     nicd_buf_t    logline; /* an access log line being put together */
     void         *lua;     /* lua.c's state of this thread */
+    void         *tls_spare; /* a TLS ciphertext buffer kept for reuse */
     nicd_str_t    hname[NICD_HTTP_MAX_HEADERS], hvalue[NICD_HTTP_MAX_HEADERS];
 
     const struct timeval *tv_header, *tv_keepalive, *tv_send, *tv_linger;
@@ -172,6 +173,7 @@ void nicd_conn_wait_read(nicd_conn_t *c, int timer);
 /* tls.c: the cycle's TLS context from cf (NULL with err set) */
 void *nicd_tls_ctx_new(const nicd_conf_t *cf, char *err, size_t errlen);
 void  nicd_tls_ctx_free(void *ctx);
+void  nicd_tls_worker_free(nicd_worker_t *w);
 
 /* http.c */
 /* Answer the request just parsed in c->req (head at c->in + in_start). */

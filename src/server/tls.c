@@ -12,6 +12,14 @@
  *   nothing new while a write is under way.  So every byte the hook
  *   reports as taken will leave, and conn.c's flush waits for the buffer
  *   to drain before the connection goes idle or closes.
+ * - After the handshake (without kernel TLS) OpenSSL writes its records
+ *   into the connection's ciphertext buffer (a BIO of ours, TLS_WBUF
+ *   bytes: four full records) instead of the socket, and the buffer goes
+ *   to the socket when full or when the flush ends: a flush of several
+ *   records costs one send(2), not one per record, as h2o writes.  The
+ *   buffer is taken when the first record comes and given back (kept as
+ *   the worker's spare) when it has drained, so idle connections hold
+ *   none.
  * - SSL_read() decrypts one record at a time into OpenSSL's buffer; what
  *   the caller's buffer could not take stays there, announced by no read
  *   event: SSL_pending() says how much.
@@ -28,9 +36,11 @@
  */
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -44,14 +54,21 @@
 #include <openssl/ssl.h>
 
 #define TLS_RECORD 16384
+#define TLS_WBUF   (4 * (TLS_RECORD + 256)) /* 4 records and their overhead */
 
 typedef struct {
-    SSL   *ssl;
-    char  *out; /* plaintext taken from the backends, to be written */
-    size_t out_len;
-    int    writing; /* an SSL_write() of out is under way */
-    int    ktls;    /* the kernel encrypts what is written to the socket */
+    SSL         *ssl;
+    nicd_conn_t *c;
+    char        *out; /* plaintext taken from the backends, to be written */
+    size_t       out_len;
+    int          writing; /* an SSL_write() of out is under way */
+    int          ktls;    /* the kernel encrypts what is written to the socket */
+    char        *wbuf;    /* ciphertext to be sent (TLS_WBUF bytes), or NULL */
+    size_t       woff, wlen; /* what of it is still to be sent */
 } tls_conn_t;
+
+static BIO_METHOD    *wbio_method;
+static pthread_once_t wbio_once = PTHREAD_ONCE_INIT;
 
 /* the last OpenSSL error as text (and the queue cleared) */
 static const char *
@@ -407,6 +424,141 @@ nicd_tls_ctx_free(void *ctx)
 }
 
 /*
+ * The ciphertext buffer.  wbuf_send: send what it holds: 1 all out (the
+ * buffer goes back to the worker), 0 socket full, -1 failed (errno).
+ */
+static int
+wbuf_send(tls_conn_t *t)
+{
+    nicd_worker_t *w = t->c->w;
+    ssize_t        n;
+
+    while (t->wlen > 0) {
+        n = send(t->c->sc.fd, t->wbuf + t->woff, t->wlen, MSG_NOSIGNAL);
+        if (n == -1) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+        }
+        t->woff += (size_t) n;
+        t->wlen -= (size_t) n;
+    }
+    t->woff = 0;
+    if (t->wbuf != NULL && w->tls_spare == NULL) {
+        w->tls_spare = t->wbuf;
+    } else {
+        free(t->wbuf);
+    }
+    t->wbuf = NULL;
+    return 1;
+}
+
+/* BIO write: append a record to the buffer, sending first if it is full */
+static int
+wbio_write(BIO *b, const char *in, int len)
+{
+    tls_conn_t    *t = BIO_get_data(b);
+    nicd_worker_t *w = t->c->w;
+    ssize_t        n;
+    int            rc;
+
+    BIO_clear_retry_flags(b);
+    if (len <= 0) {
+        return 0;
+    }
+    if (t->woff + t->wlen + (size_t) len > TLS_WBUF && t->wlen > 0) {
+        rc = wbuf_send(t);
+        if (rc < 0) {
+            return -1;
+        }
+        if (rc == 0 && t->woff > 0) {
+            memmove(t->wbuf, t->wbuf + t->woff, t->wlen);
+            t->woff = 0;
+        }
+    }
+    if (t->wlen + (size_t) len > TLS_WBUF) {
+        if (t->wlen > 0) {
+            BIO_set_retry_write(b); /* the socket is full */
+            return -1;
+        }
+        /* larger than the buffer (never an application record): direct */
+        n = send(t->c->sc.fd, in, (size_t) len, MSG_NOSIGNAL);
+        if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            BIO_set_retry_write(b);
+        }
+        return (int) n;
+    }
+    if (t->wbuf == NULL) {
+        t->wbuf = w->tls_spare != NULL ? w->tls_spare : malloc(TLS_WBUF);
+        w->tls_spare = NULL;
+        if (t->wbuf == NULL) {
+            errno = ENOMEM;
+            return -1;
+        }
+    }
+    memcpy(t->wbuf + t->wlen, in, (size_t) len);
+    t->wlen += (size_t) len;
+    return len;
+}
+
+static long
+wbio_ctrl(BIO *b, int cmd, long num, void *ptr)
+{
+    tls_conn_t *t = BIO_get_data(b);
+    int         rc;
+
+    (void) num;
+    (void) ptr;
+    switch (cmd) {
+    case BIO_CTRL_FLUSH:
+        BIO_clear_retry_flags(b);
+        rc = wbuf_send(t);
+        if (rc == 0) {
+            BIO_set_retry_write(b);
+        }
+        return rc;
+    case BIO_CTRL_WPENDING: return (long) t->wlen;
+    default: return 0;
+    }
+}
+
+static void
+wbio_method_make(void)
+{
+    wbio_method = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK,
+                               "nicd ciphertext buffer");
+    if (wbio_method != NULL) {
+        BIO_meth_set_write(wbio_method, wbio_write);
+        BIO_meth_set_ctrl(wbio_method, wbio_ctrl);
+    }
+}
+
+/* After the handshake: OpenSSL's records go to t's buffer (0, or -1). */
+static int
+wbio_attach(tls_conn_t *t)
+{
+    BIO *b;
+
+    pthread_once(&wbio_once, wbio_method_make);
+    if (wbio_method == NULL || (b = BIO_new(wbio_method)) == NULL) {
+        return -1;
+    }
+    BIO_set_data(b, t);
+    BIO_set_init(b, 1);
+    SSL_set0_wbio(t->ssl, b); /* the socket BIO stays the read BIO */
+    return 0;
+}
+
+/* Worker exit: its spare ciphertext buffer. */
+void
+nicd_tls_worker_free(nicd_worker_t *w)
+{
+    free(w->tls_spare);
+    w->tls_spare = NULL;
+}
+
+/*
  * Write what the record buffer holds: 1 all out, 0 socket full (the
  * SSL_write() is under way: it must be repeated with this buffer and
  * length, so nothing may be added meanwhile), -1 failed.
@@ -488,6 +640,7 @@ tls_start(nicd_conn_t *c, void *ctx)
     }
     SSL_set_accept_state(t->ssl);
     SSL_set_app_data(t->ssl, c);
+    t->c = c;
     c->tp_data = t;
     c->sc.transport = t;
     c->sc.write = tls_write;
@@ -509,8 +662,14 @@ tls_handshake(nicd_conn_t *c)
             /* the kernel encrypts: backends write to the socket again */
             t->ktls = 1;
             c->sc.write = NULL;
+            return 1;
         }
 #endif
+        if (wbio_attach(t) != 0) {
+            log_error(LOG_CRIT, 0, "BIO_new() failed: %s, client: %s",
+                      ssl_reason(), c->addr);
+            return -1;
+        }
         return 1;
     }
     switch (SSL_get_error(t->ssl, n)) {
@@ -562,7 +721,10 @@ tls_pending(nicd_conn_t *c)
 static int
 tls_flush(nicd_conn_t *c)
 {
-    return write_out(c->tp_data);
+    tls_conn_t *t = c->tp_data;
+    int         rc = write_out(t);
+
+    return rc <= 0 || t->wlen == 0 ? rc : wbuf_send(t);
 }
 
 static void
@@ -578,9 +740,11 @@ tls_close(nicd_conn_t *c)
         ERR_clear_error();
         SSL_shutdown(t->ssl);
         ERR_clear_error();
+        (void) wbuf_send(t);
     }
     SSL_free(t->ssl);
     free(t->out);
+    free(t->wbuf);
     free(t);
     c->tp_data = NULL;
     c->sc.transport = NULL;
@@ -617,6 +781,12 @@ void
 nicd_tls_ctx_free(void *ctx)
 {
     (void) ctx;
+}
+
+void
+nicd_tls_worker_free(nicd_worker_t *w)
+{
+    (void) w;
 }
 
 const nicd_transport_t nicd_transport_tls = {"tls", NULL, NULL, NULL, NULL,

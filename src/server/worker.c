@@ -219,6 +219,7 @@ worker_main(void *arg)
     nicd_ofc_free(&w->ofc);
     nicd_buf_free(&w->path);
     nicd_lua_worker_free(w);
+    nicd_tls_worker_free(w);
     nicd_buf_free(&w->scratch);
     nicd_buf_free(&w->logline);
 
