@@ -22,6 +22,7 @@
  * (handler.h); this file collects the response and submits it.
  */
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,38 +50,43 @@ typedef struct {
 } piece_t;
 
 typedef struct h2_stream_s {
+    /* kept, emptied, when the stream is recycled */
+    nicd_buf_t rq;      /* the request's header values, by offset */
+    nicd_buf_t reqbody; /* DATA of the request */
+    nicd_buf_t rh;      /* the response's header names and values */
+    nicd_buf_t body;    /* memory pieces of the response */
+    piece_t   *pieces;
+    int        cap;
+
+    /* cleared for each stream: from id to the arrays below */
     int32_t             id;
     struct h2_stream_s *next, *prev;
+    int                 method;
+    size_t              path_off, path_len, query_off, query_len;
+    size_t              ref_off, ref_len, ua_off, ua_len;
+    int                 has_path, has_hdr[NICD_NHDR], has_ref, has_ua;
+    size_t              header_bytes;
+    int                 nall; /* regular request header fields */
+    int                 status;
+    int                 nh; /* response header fields */
+    int                 npieces, cur;
+    size_t              cur_off;   /* sent of pieces[cur] */
+    uint64_t            remaining; /* not yet handed to a DATA frame */
+    uint64_t            sent;      /* body bytes queued, for the access log */
+    int                 ready;     /* the request is complete, not answered */
+    int                 answered;
 
-    /* the request: header values copied into rq, by offset */
-    nicd_buf_t rq;
-    int        method;
-    size_t     path_off, path_len, query_off, query_len;
-    size_t     hdr_off[NICD_NHDR], hdr_len[NICD_NHDR];
-    size_t     ref_off, ref_len, ua_off, ua_len;
-    int        has_path, has_hdr[NICD_NHDR], has_ref, has_ua;
-    size_t     header_bytes;
+    /* read only below the counts above (hdr_off: where has_hdr is set) */
+    size_t hdr_off[NICD_NHDR], hdr_len[NICD_NHDR];
     /* every regular header field (for the Lua handler) */
-    size_t     all_noff[NICD_HTTP_MAX_HEADERS], all_nlen[NICD_HTTP_MAX_HEADERS];
-    size_t     all_voff[NICD_HTTP_MAX_HEADERS], all_vlen[NICD_HTTP_MAX_HEADERS];
-    int        nall;
-    nicd_buf_t reqbody; /* DATA of the request */
-
-    /* the response */
-    int        status;
-    nicd_buf_t rh; /* header names and values */
-    size_t     hn_off[MAX_RESP_HEADERS], hn_len[MAX_RESP_HEADERS];
-    size_t     hv_off[MAX_RESP_HEADERS], hv_len[MAX_RESP_HEADERS];
-    int        nh;
-    nicd_buf_t body; /* memory pieces */
-    piece_t   *pieces;
-    int        npieces, cap, cur;
-    size_t     cur_off;   /* sent of pieces[cur] */
-    uint64_t   remaining; /* not yet handed to a DATA frame */
-    uint64_t   sent;      /* body bytes queued, for the access log */
-    int        ready;     /* the request is complete, not yet answered */
-    int        answered;
+    size_t all_noff[NICD_HTTP_MAX_HEADERS], all_nlen[NICD_HTTP_MAX_HEADERS];
+    size_t all_voff[NICD_HTTP_MAX_HEADERS], all_vlen[NICD_HTTP_MAX_HEADERS];
+    size_t hn_off[MAX_RESP_HEADERS], hn_len[MAX_RESP_HEADERS];
+    size_t hv_off[MAX_RESP_HEADERS], hv_len[MAX_RESP_HEADERS];
 } h2_stream_t;
+
+#define STREAM_KEEP      64           /* recycled streams a worker keeps */
+#define STREAM_KEEP_BUF  (16 * 1024)  /* larger buffers are not kept */
 
 struct nicd_h2_s {
     nghttp2_session *s;
@@ -96,13 +102,27 @@ stream_of(nicd_conn_t *c, int32_t id)
 }
 
 static void
+buf_empty(nicd_buf_t *b)
+{
+    if (b->size > STREAM_KEEP_BUF) {
+        nicd_buf_free(b);
+    }
+    b->len = 0;
+}
+
+/*
+ * A stream ends: its files are released and it goes to the worker's
+ * recycled streams (its buffers kept, emptied), up to STREAM_KEEP.
+ */
+static void
 stream_free(nicd_conn_t *c, h2_stream_t *st)
 {
-    int i;
+    nicd_worker_t *w = c->w;
+    int            i;
 
     for (i = 0; i < st->npieces; i++) {
         if (st->pieces[i].f != NULL) {
-            nicd_ofc_release(&c->w->ofc, st->pieces[i].f);
+            nicd_ofc_release(&w->ofc, st->pieces[i].f);
         }
     }
     if (st->prev != NULL) {
@@ -113,12 +133,54 @@ stream_free(nicd_conn_t *c, h2_stream_t *st)
     if (st->next != NULL) {
         st->next->prev = st->prev;
     }
+    if (w->h2_nspare < STREAM_KEEP) {
+        buf_empty(&st->rq);
+        buf_empty(&st->reqbody);
+        buf_empty(&st->rh);
+        buf_empty(&st->body);
+        st->next = w->h2_spare;
+        w->h2_spare = st;
+        w->h2_nspare++;
+        return;
+    }
     nicd_buf_free(&st->rq);
     nicd_buf_free(&st->reqbody);
     nicd_buf_free(&st->rh);
     nicd_buf_free(&st->body);
     free(st->pieces);
     free(st);
+}
+
+/* A new stream: a recycled one (cleared) or a new one; NULL: no memory. */
+static h2_stream_t *
+stream_new(nicd_worker_t *w)
+{
+    h2_stream_t *st = w->h2_spare;
+
+    if (st == NULL) {
+        return calloc(1, sizeof(*st));
+    }
+    w->h2_spare = st->next;
+    w->h2_nspare--;
+    memset(&st->id, 0, offsetof(h2_stream_t, hdr_off) - offsetof(h2_stream_t, id));
+    return st;
+}
+
+void
+nicd_h2_worker_free(nicd_worker_t *w)
+{
+    h2_stream_t *st;
+
+    while ((st = w->h2_spare) != NULL) {
+        w->h2_spare = st->next;
+        nicd_buf_free(&st->rq);
+        nicd_buf_free(&st->reqbody);
+        nicd_buf_free(&st->rh);
+        nicd_buf_free(&st->body);
+        free(st->pieces);
+        free(st);
+    }
+    w->h2_nspare = 0;
 }
 
 /* ---- the response operations (handler.h) ---- */
@@ -139,22 +201,26 @@ h2_header(nicd_conn_t *c, const char *name, size_t nlen, const char *value,
 {
     h2_stream_t *st = c->h2->cur;
     size_t       i;
+    char        *p;
 
     if (st->nh == MAX_RESP_HEADERS) {
         return;
     }
+    if (nicd_buf_reserve(&st->rh, nlen + vlen) != 0) {
+        return;
+    }
     /* field names are lower case in HTTP/2 */
+    p = st->rh.data + st->rh.len;
+    for (i = 0; i < nlen; i++) {
+        p[i] = name[i] >= 'A' && name[i] <= 'Z' ? (char) (name[i] + 32)
+                                                 : name[i];
+    }
+    memcpy(p + nlen, value, vlen);
     st->hn_off[st->nh] = st->rh.len;
     st->hn_len[st->nh] = nlen;
-    for (i = 0; i < nlen; i++) {
-        char ch = name[i];
-
-        ch = ch >= 'A' && ch <= 'Z' ? (char) (ch + 32) : ch;
-        nicd_buf_add(&st->rh, &ch, 1);
-    }
-    st->hv_off[st->nh] = st->rh.len;
+    st->hv_off[st->nh] = st->rh.len + nlen;
     st->hv_len[st->nh] = vlen;
-    nicd_buf_add(&st->rh, value, vlen);
+    st->rh.len += nlen + vlen;
     st->nh++;
 }
 
@@ -369,7 +435,7 @@ on_begin_headers(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
         || frame->headers.cat != NGHTTP2_HCAT_REQUEST) {
         return 0;
     }
-    st = calloc(1, sizeof(*st));
+    st = stream_new(c->w);
     if (st == NULL) {
         return NGHTTP2_ERR_CALLBACK_FAILURE;
     }
@@ -762,6 +828,12 @@ void
 nicd_h2_free(nicd_conn_t *c)
 {
     (void) c;
+}
+
+void
+nicd_h2_worker_free(nicd_worker_t *w)
+{
+    (void) w;
 }
 
 void

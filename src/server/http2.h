@@ -28,4 +28,7 @@ void nicd_h2_shutdown(nicd_conn_t *c);
 
 void nicd_h2_free(nicd_conn_t *c);
 
+/* Worker exit: the streams it kept for reuse. */
+void nicd_h2_worker_free(nicd_worker_t *w);
+
 #endif /* NICD_HTTP2_H */

@@ -79,6 +79,8 @@ typedef struct nicd_worker_s {
     nicd_buf_t    logline; /* an access log line being put together */
     void         *lua;     /* lua.c's state of this thread */
     void         *tls_spare; /* a TLS ciphertext buffer kept for reuse */
+    void         *h2_spare;  /* HTTP/2 streams kept for reuse (http2.c) */
+    int           h2_nspare;
     nicd_str_t    hname[NICD_HTTP_MAX_HEADERS], hvalue[NICD_HTTP_MAX_HEADERS];
 
     const struct timeval *tv_header, *tv_keepalive, *tv_send, *tv_linger;

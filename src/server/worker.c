@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "handler.h"
+#include "http2.h"
 #include "nicd.h"
 
 static void
@@ -220,6 +221,7 @@ worker_main(void *arg)
     nicd_buf_free(&w->path);
     nicd_lua_worker_free(w);
     nicd_tls_worker_free(w);
+    nicd_h2_worker_free(w);
     nicd_buf_free(&w->scratch);
     nicd_buf_free(&w->logline);
 
