@@ -58,7 +58,7 @@ UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 
 FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all deps run test test-unit test-integration test-asan bench module module-build bench-module \
+.PHONY: all deps run test test-unit test-integration test-asan bench module module-build deb bench-module \
         bench-policy bench-nicsim bench-replayer bench-nic bench-h2 bench-traces bench-specweb bench-peers bench-sim-peers fuzz \
         install format format-check clean distclean help
 
@@ -151,6 +151,12 @@ module: $(CONFIG)
 	@$(MAKE) --no-print-directory module-build
 
 module-build: $(MODULE_SO)
+
+# the module as a Debian package (packaging/debian, dh --with nginx), built
+# from a copy of the tracked files: build/deb/libnginx-mod-http-sendfile-nic_*.deb
+deb:
+	@$(MAKE) --no-print-directory deps DEPS="build deb"
+	sh scripts/build-deb.sh
 
 $(MODULE_SO): $(CONFIG) scripts/build-module.sh $(wildcard modules/ngx_http_sendfile_nic_module/*) $(SNIC_SRCS) $(wildcard src/sendfile_nic/*.h src/sendfile_nic/*/*.h) src/util/size.c
 	sh scripts/build-module.sh $(BUILD) >/dev/null
