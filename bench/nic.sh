@@ -7,7 +7,11 @@
 #     (16 MiB), against the same with no cache (nic_cache_size 0: every
 #     body by normal DMA, "uncached").
 # Servers on CPU 0 (one thread), wrk -t1 on CPU 1; runs alternate RUNS
-# times; medians.  Usage: sh bench/nic.sh (env: DURATION=10 RUNS=3 CONNS=64)
+# times; medians.  Besides requests/s, each run records the server's own
+# CPU time (user + system, from /proc/PID/stat) per request: where wrk's
+# CPU bounds the rate (small files here), requests/s cannot show the
+# emulation's cost, and the CPU per request can.
+# Usage: sh bench/nic.sh (env: DURATION=10 RUNS=3 CONNS=64)
 # Writes build/bench/nic.json.  Two cores shared by servers and wrk.
 set -eu
 
@@ -29,18 +33,29 @@ start() { # name, backend directives
         open_file_cache max=1000; open_file_cache_valid 60s;
         keepalive_requests 1000000; $2" &
     pids="$pids $!"
+    eval "pid_$1=$!"
     wait_port "$port"
     eval "port_$1=$port"
+}
+hz=$(getconf CLK_TCK)
+cpu_ticks() { # pid: its user + system time so far, in clock ticks
+    awk '{print $14 + $15}' "/proc/$1/stat"
 }
 start sendfile "send_backend sendfile;"
 start nic "send_backend nic; nic_cache_size 16m;"
 start limited "send_backend nic; nic_cache_size 16m; nic_testbed amd33; nic_bus_limit on;"
 start uncached "send_backend nic; nic_cache_size 0; nic_testbed amd33; nic_bus_limit on;"
 
-run_wrk() {
-    taskset -c 1 wrk -t1 -c"$CONNS" -d"${DURATION}s" -s bench/wrk/report.lua \
-        "http://127.0.0.1:$1/$2" | sed -n 's/^JSON //p' |
-        python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["requests_per_s"], d["mib_per_s"], sum(d["errors"].values()))'
+run_wrk() { # port path pid: req/s MiB/s errors server-us/request
+    t0=$(cpu_ticks "$3")
+    json=$(taskset -c 1 wrk -t1 -c"$CONNS" -d"${DURATION}s" -s bench/wrk/report.lua \
+        "http://127.0.0.1:$1/$2" | sed -n 's/^JSON //p')
+    t1=$(cpu_ticks "$3")
+    echo "$json" | python3 -c 'import json,sys
+d = json.load(sys.stdin)
+t0, t1, hz = (int(a) for a in sys.argv[1:])
+print(d["requests_per_s"], d["mib_per_s"], sum(d["errors"].values()),
+      (t1 - t0) / hz * 1e6 / max(d["requests"], 1))' "$t0" "$t1" "$hz"
 }
 
 echo "nic backend benchmarks: servers on CPU 0 (1 thread), wrk -t1 -c$CONNS on CPU 1, ${DURATION}s runs,"
@@ -53,10 +68,10 @@ for pair in "sendfile nic 1k 16k 256k" "uncached limited 16k 256k"; do
     for size in "$@"; do
         for r in $(seq "$RUNS"); do
             for srv in $a $b; do
-                eval "port=\$port_$srv"
+                eval "port=\$port_$srv pid=\$pid_$srv"
                 # warm up once (the cache, the page cache)
                 [ "$r" = 1 ] && curl -s -o /dev/null "http://127.0.0.1:$port/$size.bin"
-                res=$(run_wrk "$port" "$size.bin")
+                res=$(run_wrk "$port" "$size.bin" "$pid")
                 echo "$size $srv $res" >> "$work/results"
                 echo "  $size $srv run $r: $res" >&2
             done
@@ -68,21 +83,27 @@ python3 - "$work/results" "$OUT/nic.json" <<'PY'
 import json, statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
-    size, srv, rps, mib, err = line.split()
-    rows.setdefault((size, srv), []).append((float(rps), float(mib), int(err)))
+    size, srv, rps, mib, err, us = line.split()
+    rows.setdefault((size, srv), []).append((float(rps), float(mib), int(err), float(us)))
 med = {k: statistics.median(r[0] for r in v) for k, v in rows.items()}
+cpu = {k: statistics.median(r[3] for r in v) for k, v in rows.items()}
 errs = {k: sum(r[2] for r in v) for k, v in rows.items()}
 out = []
 for title, a, b in (("1. emulation cost: nic (warm, bus limit off) vs sendfile", "sendfile", "nic"),
                     ("2. amd33 testbed, paced: cached (16 MiB) vs uncached", "uncached", "limited")):
     print(title)
-    print("%-6s %14s %14s %7s" % ("size", a + " req/s", b + " req/s", "ratio"))
+    print("%-6s %14s %14s %7s   %s" % ("size", a + " req/s", b + " req/s", "ratio",
+                                      "server CPU us/request: %s, %s, %s/%s" % (a, b, b, a)))
     for size in ("1k", "16k", "256k"):
         if (size, a) in med:
             ratio = med[(size, b)] / med[(size, a)]
-            print("%-6s %14.0f %14.0f %6.2fx%s" % (size, med[(size, a)], med[(size, b)], ratio,
-                  "  errors %d/%d" % (errs[(size, a)], errs[(size, b)]) if errs[(size, a)] or errs[(size, b)] else ""))
-            out.append({"bench": title, "size": size, a: rows[(size, a)], b: rows[(size, b)], "ratio": ratio})
+            cratio = cpu[(size, b)] / cpu[(size, a)]
+            print("%-6s %14.0f %14.0f %6.2fx   %8.2f %8.2f %6.3fx%s" % (
+                size, med[(size, a)], med[(size, b)], ratio, cpu[(size, a)], cpu[(size, b)], cratio,
+                "  errors %d/%d" % (errs[(size, a)], errs[(size, b)]) if errs[(size, a)] or errs[(size, b)] else ""))
+            out.append({"bench": title, "size": size, a: rows[(size, a)], b: rows[(size, b)],
+                        "ratio": ratio, "cpu_us_per_request": {a: cpu[(size, a)], b: cpu[(size, b)]},
+                        "cpu_ratio": cratio})
 json.dump(out, open(sys.argv[2], "w"), indent=1)
 print("results: %s" % sys.argv[2])
 PY
