@@ -85,8 +85,8 @@ typedef struct h2_stream_s {
     size_t hv_off[MAX_RESP_HEADERS], hv_len[MAX_RESP_HEADERS];
 } h2_stream_t;
 
-#define STREAM_KEEP      64           /* recycled streams a worker keeps */
-#define STREAM_KEEP_BUF  (16 * 1024)  /* larger buffers are not kept */
+#define STREAM_KEEP     64          /* recycled streams a worker keeps */
+#define STREAM_KEEP_BUF (16 * 1024) /* larger buffers are not kept */
 
 struct nicd_h2_s {
     nghttp2_session *s;
@@ -108,6 +108,18 @@ buf_empty(nicd_buf_t *b)
         nicd_buf_free(b);
     }
     b->len = 0;
+}
+
+/* free a stream and its buffers */
+static void
+stream_destroy(h2_stream_t *st)
+{
+    nicd_buf_free(&st->rq);
+    nicd_buf_free(&st->reqbody);
+    nicd_buf_free(&st->rh);
+    nicd_buf_free(&st->body);
+    free(st->pieces);
+    free(st);
 }
 
 /*
@@ -143,12 +155,7 @@ stream_free(nicd_conn_t *c, h2_stream_t *st)
         w->h2_nspare++;
         return;
     }
-    nicd_buf_free(&st->rq);
-    nicd_buf_free(&st->reqbody);
-    nicd_buf_free(&st->rh);
-    nicd_buf_free(&st->body);
-    free(st->pieces);
-    free(st);
+    stream_destroy(st);
 }
 
 /* A new stream: a recycled one (cleared) or a new one; NULL: no memory. */
@@ -162,7 +169,8 @@ stream_new(nicd_worker_t *w)
     }
     w->h2_spare = st->next;
     w->h2_nspare--;
-    memset(&st->id, 0, offsetof(h2_stream_t, hdr_off) - offsetof(h2_stream_t, id));
+    memset(&st->id, 0,
+           offsetof(h2_stream_t, hdr_off) - offsetof(h2_stream_t, id));
     return st;
 }
 
@@ -173,12 +181,7 @@ nicd_h2_worker_free(nicd_worker_t *w)
 
     while ((st = w->h2_spare) != NULL) {
         w->h2_spare = st->next;
-        nicd_buf_free(&st->rq);
-        nicd_buf_free(&st->reqbody);
-        nicd_buf_free(&st->rh);
-        nicd_buf_free(&st->body);
-        free(st->pieces);
-        free(st);
+        stream_destroy(st);
     }
     w->h2_nspare = 0;
 }
@@ -212,8 +215,8 @@ h2_header(nicd_conn_t *c, const char *name, size_t nlen, const char *value,
     /* field names are lower case in HTTP/2 */
     p = st->rh.data + st->rh.len;
     for (i = 0; i < nlen; i++) {
-        p[i] = name[i] >= 'A' && name[i] <= 'Z' ? (char) (name[i] + 32)
-                                                 : name[i];
+        p[i] =
+            name[i] >= 'A' && name[i] <= 'Z' ? (char) (name[i] + 32) : name[i];
     }
     memcpy(p + nlen, value, vlen);
     st->hn_off[st->nh] = st->rh.len;

@@ -74,10 +74,10 @@ typedef struct nicd_worker_s {
 
     nicd_ofc_t    ofc;
     nicd_logbuf_t log;
-    nicd_buf_t    path;    /* the normalised path of the request at hand */
-    nicd_buf_t    scratch; /* index candidates, Location, ranges */
-    nicd_buf_t    logline; /* an access log line being put together */
-    void         *lua;     /* lua.c's state of this thread */
+    nicd_buf_t    path;      /* the normalised path of the request at hand */
+    nicd_buf_t    scratch;   /* index candidates, Location, ranges */
+    nicd_buf_t    logline;   /* an access log line being put together */
+    void         *lua;       /* lua.c's state of this thread */
     void         *tls_spare; /* a TLS ciphertext buffer kept for reuse */
     void         *h2_spare;  /* HTTP/2 streams kept for reuse (http2.c) */
     int           h2_nspare;

@@ -62,8 +62,8 @@ typedef struct {
     char        *out; /* plaintext taken from the backends, to be written */
     size_t       out_len;
     int          writing; /* an SSL_write() of out is under way */
-    int          ktls;    /* the kernel encrypts what is written to the socket */
-    char        *wbuf;    /* ciphertext to be sent (TLS_WBUF bytes), or NULL */
+    int          ktls; /* the kernel encrypts what is written to the socket */
+    char        *wbuf; /* ciphertext to be sent (TLS_WBUF bytes), or NULL */
     size_t       woff, wlen; /* what of it is still to be sent */
 } tls_conn_t;
 
