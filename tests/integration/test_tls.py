@@ -51,14 +51,15 @@ def client_ctx(version=None, alpn=None):
 
 
 def tls_connect(port, ctx, session=None, server_hostname="localhost",
-                rcvbuf=None):
+                rcvbuf=None, ragged_eof_ok=True):
     raw = socket.socket()
     if rcvbuf is not None:
         raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
     raw.settimeout(DEADLINE)
     raw.connect(("127.0.0.2", port))
     return ctx.wrap_socket(raw, server_hostname=server_hostname,
-                           session=session)
+                           session=session,
+                           suppress_ragged_eofs=ragged_eof_ok)
 
 
 def read_response(sock, head_only=False):
@@ -215,6 +216,67 @@ def test_64mib_to_a_slow_reader():
                     h.update(chunk)
                     got += len(chunk)
                 check(h.hexdigest() == want, "%s: 64 MiB differ" % backend)
+                c.close()
+
+
+def test_pipelined_responses_to_a_slow_reader_then_close_notify():
+    """Many pipelined responses of mixed sizes fill the ciphertext buffer
+    (four records, sent once per flush) while the client reads slowly
+    through a small window: every body arrives whole and in order, and
+    after "Connection: close" the close_notify does too (an EOF without
+    it raises: suppress_ragged_eofs=False)."""
+    sizes = [1, 700, 4097, 16383, 16384, 16385, 70000]
+    with tempfile.TemporaryDirectory() as d:
+        cert, key = make_cert(d)
+        for backend in ("sendfile", "nic"):
+            with Server(tls_conf(cert, key, "nic_cache_size 16m;"),
+                        backend=backend, threads=1) as s:
+                files = {}
+                for i, n in enumerate(sizes):
+                    data = pattern(n, seed=i + 1)
+                    s.put("p%d" % i, data)
+                    files["/p%d" % i] = data
+                order = [("/p%d" % (k % len(sizes)), None)
+                         for k in range(280)]
+                order += [("/p6", "bytes=100-40000"), ("/p4", "bytes=-3")]
+                c = tls_connect(tls_port(s), client_ctx(), rcvbuf=4096,
+                                ragged_eof_ok=False)
+                reqs = []
+                for i, (path, rng) in enumerate(order):
+                    last = i == len(order) - 1
+                    reqs.append("GET %s HTTP/1.1\r\nHost: x\r\n%s%s\r\n"
+                                % (path, "Range: %s\r\n" % rng if rng else "",
+                                   "Connection: close\r\n" if last else ""))
+                c.sendall("".join(reqs).encode())
+                buf = b""
+                for i, (path, rng) in enumerate(order):
+                    while b"\r\n\r\n" not in buf:
+                        chunk = c.recv(4096)  # a small window, read slowly
+                        check(chunk, "%s: closed before response %d"
+                              % (backend, i))
+                        buf += chunk
+                    head, buf = buf.split(b"\r\n\r\n", 1)
+                    st = int(head.split(b" ")[1])
+                    n = int(re.search(rb"Content-Length: (\d+)",
+                                      head).group(1))
+                    while len(buf) < n:
+                        chunk = c.recv(4096)
+                        check(chunk, "%s: closed inside response %d"
+                              % (backend, i))
+                        buf += chunk
+                    body, buf = buf[:n], buf[n:]
+                    data = files[path]
+                    if rng is None:
+                        want, code = data, 200
+                    elif rng.startswith("bytes=-"):
+                        want, code = data[-3:], 206
+                    else:
+                        want, code = data[100:40001], 206
+                    check(st == code and body == want,
+                          "%s response %d (%s %s): %d, %d bytes"
+                          % (backend, i, path, rng, st, len(body)))
+                check(buf == b"" and c.recv(1) == b"",
+                      "%s: bytes after the last response" % backend)
                 c.close()
 
 
