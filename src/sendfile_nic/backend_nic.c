@@ -235,6 +235,7 @@ nic_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
     nic_state_t *s = snic_calloc(1, sizeof(*s));
     int          i;
     size_t       count = 1;
+    const char  *memory_path = NULL; /* NULL: a memfd */
 
     if (s == NULL) {
         snprintf(err, errlen, "out of memory");
@@ -273,6 +274,8 @@ nic_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
                 s->bus = snic_bus_find(s->testbed->bus);
                 s->host = s->testbed->host;
             }
+        } else if (strcmp(n, "nic_memory_path") == 0) {
+            memory_path = v;
         } else if (strcmp(n, "nic_bus_limit") == 0) {
             s->bus_limit = strcmp(v, "on") == 0;
             bad = !s->bus_limit && strcmp(v, "off") != 0;
@@ -317,7 +320,8 @@ nic_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
         if (s->cache_size == 0) {
             continue; /* no cache: the baseline, every byte by DMA */
         }
-        n->dev = snic_device_create(s->cache_size, s->block, err, errlen);
+        n->dev = snic_device_create(s->cache_size, s->block, memory_path, err,
+                                    errlen);
         if (n->dev == NULL) {
             s->count = i + 1;
             nic_fini(s);
@@ -1208,13 +1212,16 @@ snic_nic_response_done(snic_instance_t *in, snic_conn_t *c, size_t other)
 }
 
 static const char *const nic_directives[] = {
-    "nic_cache_size", "nic_block_size", "nic_policy",  "nic_count", "nic_bus",
-    "nic_bus_limit",  "nic_mss",        "nic_testbed", NULL};
+    "nic_cache_size",  "nic_block_size",
+    "nic_policy",      "nic_count",
+    "nic_bus",         "nic_bus_limit",
+    "nic_mss",         "nic_testbed",
+    "nic_memory_path", NULL};
 
 const snic_backend_t snic_backend_nic = {
     "nic",
     "emulated network interface data cache (directory, LRU and other "
-    "policies, NIC memory in a memfd, interconnect model)",
+    "policies, NIC memory in a memfd or a file, interconnect model)",
     nic_directives,
     nic_init,
     nic_fini,

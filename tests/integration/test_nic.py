@@ -7,9 +7,11 @@ import json
 import os
 import random
 import socket
+import subprocess
+import tempfile
 import threading
 
-from nicd import Server, check, get, pattern, sha256, Conn, build
+from nicd import NICD, Server, check, get, pattern, sha256, Conn, build
 
 REPORTS = ("location = /nic-status { nic_status; }\n"
            "location = /metrics { nic_metrics; }\n")
@@ -53,6 +55,39 @@ def test_bytes_exact_and_served_from_the_cache():
         check(st["cached_bytes"] + st["host_bytes"] == body_total,
               "%d + %d != %d" % (st["cached_bytes"], st["host_bytes"],
                                  body_total))
+
+
+def test_nic_memory_in_a_file():
+    """nic_memory_path DIR: the NIC memory is an unnamed file in DIR
+    (O_TMPFILE, nothing to see in DIR) and serves the same bytes, a
+    rewrite in place included; a directory that is not there is named
+    by nicd -t."""
+    with tempfile.TemporaryDirectory() as mem:
+        conf = "nic_cache_size 1m; nic_memory_path %s;" % mem
+        with nic_server(conf + " open_file_cache_valid 0;", threads=1) as s:
+            files = s.put_patterns([1, 4096, 70000, 300000])
+            for rnd in range(2):
+                for path, data in files.items():
+                    r = get(s.port, path)
+                    check(r.status == 200 and r.body == data,
+                          "%s round %d: wrong bytes" % (path, rnd))
+            new = pattern(70000, seed=9)
+            p = os.path.join(s.root, "f2")
+            with open(p, "r+b") as f:
+                f.write(new)
+            os.utime(p, ns=(1, os.stat(p).st_mtime_ns + 1))
+            check(get(s.port, "/f2").body == new, "rewritten in place")
+            st = status(s)["total"]
+            check(st["hits"] > 0 and st["cached_bytes"] > 0
+                  and st["invalidations"] > 0, repr(st))
+            check(os.listdir(mem) == [], "named files in %s: %r"
+                  % (mem, os.listdir(mem)))
+        p = subprocess.run([NICD, "-t", "--backend", "nic", "--root", mem,
+                            "-g", "nic_memory_path /nonexistent-nicache;"],
+                           capture_output=True, text=True, timeout=60)
+        out = p.stdout + p.stderr
+        check(p.returncode != 0 and "/nonexistent-nicache" in out,
+              "nicd -t: %d %r" % (p.returncode, out))
 
 
 def test_rewrite_and_rename_invalidate():
@@ -244,9 +279,6 @@ def test_saved_counters_on_a_replay_with_known_hits():
     NIC the first transfer of each file misses and crosses the bus as
     inserts (14,288 bytes), the later ones hit: 18,288 of the 32,576
     content bytes are saved."""
-    import subprocess
-    import tempfile
-    from nicd import NICD
     nicreplay = os.path.join(os.path.dirname(NICD), "nicreplay")
     nictrace = os.path.join(os.path.dirname(NICD), "nictrace")
     log = ("c - - [01/Jul/1995:00:00:01 -0400] \"GET /a HTTP/1.0\" 200 13288\n"

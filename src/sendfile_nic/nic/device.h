@@ -26,10 +26,11 @@ typedef struct {
 
 /*
  * cache_init: NIC memory of size bytes cut into blocks of block bytes
- * (size is rounded down to whole blocks).  NULL with err set on failure.
+ * (size is rounded down to whole blocks), in a memfd, or with path (a
+ * directory) in an unnamed file there.  NULL with err set on failure.
  */
-snic_device_t *snic_device_create(size_t size, size_t block, char *err,
-                                  size_t errlen);
+snic_device_t *snic_device_create(size_t size, size_t block, const char *path,
+                                  char *err, size_t errlen);
 void           snic_device_destroy(snic_device_t *d);
 
 uint32_t snic_device_blocks(const snic_device_t *d);

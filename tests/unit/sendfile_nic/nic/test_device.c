@@ -68,18 +68,24 @@ static void
 test_create(void)
 {
     char           err[128];
-    snic_device_t *d = snic_device_create(16 * 1024 + 100, BLOCK, err,
-                                          sizeof(err));
+    snic_device_t *d = snic_device_create(16 * 1024 + 100, BLOCK, NULL,
+                                          err, sizeof(err));
 
     CHECK(d != NULL);
     CHECK_INT(snic_device_blocks(d), 4);
     CHECK_INT(snic_device_block_size(d), BLOCK);
     CHECK_INT(snic_device_offset(d, 3), 3 * BLOCK);
     snic_device_destroy(d);
-    CHECK(snic_device_create(100, BLOCK, err, sizeof(err)) == NULL);
+    CHECK(snic_device_create(100, BLOCK, NULL, err, sizeof(err)) == NULL);
     CHECK_STR(err, "NIC memory of 100 bytes cannot hold blocks of 4096 "
                    "bytes");
-    CHECK(snic_device_create(BLOCK, 0, err, sizeof(err)) == NULL);
+    CHECK(snic_device_create(BLOCK, 0, NULL, err, sizeof(err)) == NULL);
+    /* nic_memory_path: a directory that is not there is named */
+    CHECK(snic_device_create(BLOCK, BLOCK, "/nonexistent-nicache", err,
+                             sizeof(err))
+          == NULL);
+    CHECK_STR(err, "NIC memory in /nonexistent-nicache: No such file or "
+                   "directory");
 }
 
 /* inserted blocks (whole and partial) are the bytes sent from NIC memory */
@@ -87,8 +93,8 @@ static void
 test_insert_and_send(void)
 {
     char           err[128];
-    snic_device_t *d = snic_device_create(NBLK * BLOCK, BLOCK, err,
-                                          sizeof(err));
+    snic_device_t *d = snic_device_create(NBLK * BLOCK, BLOCK, NULL,
+                                          err, sizeof(err));
     unsigned char  buf[BLOCK * 2];
     int            fd = pattern_file(5 * BLOCK, 1), tx, rx;
 
@@ -126,7 +132,7 @@ test_insert_and_send(void)
  * snic_device_insert() (punch first) none of them change.
  */
 static void
-test_punch_interlock(void)
+punch_interlock(const char *path)
 {
     char           err[128];
     snic_device_t *d;
@@ -139,7 +145,8 @@ test_punch_interlock(void)
     memset(other, 0x5a, NBLK * BLOCK);
 
     /* the hazard: overwrite without punching */
-    d = snic_device_create(NBLK * BLOCK, BLOCK, err, sizeof(err));
+    d = snic_device_create(NBLK * BLOCK, BLOCK, path, err, sizeof(err));
+    CHECK(d != NULL);
     for (i = 0; i < NBLK; i++) {
         snic_device_insert(d, (uint32_t) i, a, (off_t) i * BLOCK, BLOCK);
     }
@@ -158,7 +165,8 @@ test_punch_interlock(void)
     snic_device_destroy(d);
 
     /* the interlock: insert() punches before it writes */
-    d = snic_device_create(NBLK * BLOCK, BLOCK, err, sizeof(err));
+    d = snic_device_create(NBLK * BLOCK, BLOCK, path, err, sizeof(err));
+    CHECK(d != NULL);
     for (i = 0; i < NBLK; i++) {
         snic_device_insert(d, (uint32_t) i, a, (off_t) i * BLOCK, BLOCK);
     }
@@ -184,11 +192,28 @@ test_punch_interlock(void)
     free(other);
 }
 
+static void
+test_punch_interlock(void)
+{
+    punch_interlock(NULL);
+}
+
+/* the same with the NIC memory in an unnamed file (nic_memory_path) on
+ * the filesystem of the test's temporary directory */
+static void
+test_punch_interlock_in_a_file(void)
+{
+    const char *dir = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
+
+    punch_interlock(dir);
+}
+
 int
 main(void)
 {
     RUN(test_create);
     RUN(test_insert_and_send);
     RUN(test_punch_interlock);
+    RUN(test_punch_interlock_in_a_file);
     return harness_report("test_device");
 }
