@@ -42,6 +42,7 @@ typedef struct {
     ngx_str_t           bus;
     ngx_str_t           testbed;
     ngx_flag_t          bus_limit;
+    ngx_str_t           memory_path;
 } ngx_http_sendfile_nic_params_t;
 
 
@@ -171,6 +172,13 @@ static ngx_command_t  ngx_http_sendfile_nic_commands[] = {
       ngx_conf_set_flag_slot,
       NGX_HTTP_LOC_CONF_OFFSET,
       offsetof(ngx_http_sendfile_nic_loc_conf_t, params.bus_limit),
+      NULL },
+
+    { ngx_string("sendfile_nic_memory_path"),
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
+      ngx_conf_set_str_slot,
+      NGX_HTTP_LOC_CONF_OFFSET,
+      offsetof(ngx_http_sendfile_nic_loc_conf_t, params.memory_path),
       NULL },
 
     { ngx_string("sendfile_nic_status"),
@@ -764,6 +772,11 @@ ngx_http_sendfile_nic_init_zone(ngx_shm_zone_t *shm_zone, void *data)
     params[n].name = "nic_bus_limit";
     params[n++].value = z->params.bus_limit ? "on" : "off";
 
+    if (z->params.memory_path.len) {
+        params[n].name = "nic_memory_path";
+        params[n++].value = (char *) z->params.memory_path.data;
+    }
+
     ngx_memzero(&opt, sizeof(snic_options_t));
     opt.params = params;
     opt.nparams = (int) n;
@@ -821,6 +834,7 @@ ngx_http_sendfile_nic_create_loc_conf(ngx_conf_t *cf)
      *     slcf->params.policy = { 0, NULL };
      *     slcf->params.bus = { 0, NULL };
      *     slcf->params.testbed = { 0, NULL };
+     *     slcf->params.memory_path = { 0, NULL };
      *     slcf->zone = NULL;
      */
 
@@ -860,6 +874,7 @@ ngx_http_sendfile_nic_merge_loc_conf(ngx_conf_t *cf, void *parent,
     ngx_conf_merge_str_value(p->bus, prev->params.bus, "pci64-33");
     ngx_conf_merge_str_value(p->testbed, prev->params.testbed, "");
     ngx_conf_merge_value(p->bus_limit, prev->params.bus_limit, 0);
+    ngx_conf_merge_str_value(p->memory_path, prev->params.memory_path, "");
 
     if (p->block_size < 512 || (p->block_size & (p->block_size - 1))) {
         ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
@@ -909,16 +924,17 @@ ngx_http_sendfile_nic_add_zone(ngx_conf_t *cf,
     size = 8 * ngx_pagesize
            + pa->count * (slots * 256 + pa->block_size + 64 * 1024);
 
-    p = ngx_pnalloc(cf->pool, 256);
+    p = ngx_pnalloc(cf->pool, 256 + pa->memory_path.len);
     if (p == NULL) {
         return NGX_ERROR;
     }
 
     name.data = p;
-    name.len = ngx_snprintf(p, 256, "sendfile_nic:%uz:%uz:%ui:%V:%V:%V:%i",
+    name.len = ngx_snprintf(p, 256 + pa->memory_path.len,
+                            "sendfile_nic:%uz:%uz:%ui:%V:%V:%V:%i:%V",
                             pa->cache_size, pa->block_size, pa->count,
                             &pa->policy, &pa->bus, &pa->testbed,
-                            pa->bus_limit)
+                            pa->bus_limit, &pa->memory_path)
                - p;
 
     zone = ngx_shared_memory_add(cf, &name, size,

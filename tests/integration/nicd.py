@@ -31,6 +31,19 @@ class TestFailure(AssertionError):
     pass
 
 
+def open_paths(pid):
+    """What process pid has open: the targets of /proc/PID/fd (an unnamed
+    O_TMPFILE shows as "DIR/#inode (deleted)")."""
+    d = "/proc/%d/fd" % pid
+    out = []
+    for fd in os.listdir(d):
+        try:
+            out.append(os.readlink(os.path.join(d, fd)))
+        except OSError:
+            pass  # closed meanwhile
+    return out
+
+
 def check(cond, what):
     if not cond:
         raise TestFailure(what)

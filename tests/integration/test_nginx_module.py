@@ -15,8 +15,8 @@ import subprocess
 import tempfile
 import threading
 
-from nicd import (DEADLINE, NICD, Server, Skip, check, get, pattern,
-                  wait_until)
+from nicd import (DEADLINE, NICD, Server, Skip, check, get, open_paths,
+                  pattern, wait_until)
 from test_nic import REPORTS, status
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -152,6 +152,31 @@ def test_module_bytes_exact_for_many_files_and_ranges():
         st = n.status()["total"]
     check(st["hits"] > 0 and st["saved_bytes"] > 0 and st["inserts"] > 0,
           "the cache served nothing: %r" % st)
+
+
+def test_module_memory_in_a_file():
+    """sendfile_nic_memory_path: the NIC memory is an unnamed file in the
+    directory (nothing named there); bodies byte-exact, served from it."""
+    with tempfile.TemporaryDirectory() as mem:
+        with Nginx("sendfile_nic_cache_size 1m; sendfile_nic_memory_path "
+                   "%s;" % mem) as n:
+            files = {}
+            for i, size in enumerate((1, 4097, 70000, 300000)):
+                data = pattern(size, seed=i + 20)
+                files[n.put("m%d" % i, data)] = data
+            for rnd in range(2):
+                for path, data in files.items():
+                    r = get(n.port, path)
+                    check(r.status == 200 and r.body == data,
+                          "round %d %s: %d, %d bytes" % (rnd, path, r.status,
+                                                          len(r.body)))
+            st = n.status()["total"]
+            check(st["hits"] > 0 and st["cached_bytes"] > 0, repr(st))
+            check(os.listdir(mem) == [], "named files in %s: %r"
+                  % (mem, os.listdir(mem)))
+            held = [p for p in open_paths(n.proc.pid)
+                    if p.startswith(mem + "/")]
+            check(len(held) == 1, "NIC memory files open: %r" % held)
 
 
 def test_module_rewrite_and_rename_invalidate():

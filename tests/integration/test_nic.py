@@ -11,7 +11,8 @@ import subprocess
 import tempfile
 import threading
 
-from nicd import NICD, Server, check, get, pattern, sha256, Conn, build
+from nicd import (NICD, Server, check, get, pattern, sha256, Conn, build,
+                  open_paths)
 
 REPORTS = ("location = /nic-status { nic_status; }\n"
            "location = /metrics { nic_metrics; }\n")
@@ -82,6 +83,9 @@ def test_nic_memory_in_a_file():
                   and st["invalidations"] > 0, repr(st))
             check(os.listdir(mem) == [], "named files in %s: %r"
                   % (mem, os.listdir(mem)))
+            held = [p for p in open_paths(s.proc.pid)
+                    if p.startswith(mem + "/")]
+            check(len(held) == 1, "NIC memory files open: %r" % held)
         p = subprocess.run([NICD, "-t", "--backend", "nic", "--root", mem,
                             "-g", "nic_memory_path /nonexistent-nicache;"],
                            capture_output=True, text=True, timeout=60)
