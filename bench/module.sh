@@ -7,12 +7,15 @@
 # fetched twice), and rounds alternate the two RUNS times; medians.
 # Goal (issue 10): at most 5 % cost.  Two cores shared by servers and
 # load generator: compare the ratio.
-# Usage: sh bench/module.sh   (env: DURATION=5 RUNS=3 SIZES="1 4 16 64 256")
+# Usage: sh bench/module.sh   (env: DURATION=5 RUNS=3 SIZES="1 4 16 64 256"
+#        NIC_MEMORY=DIR: sendfile_nic_memory_path DIR, the NIC memory in
+#        an unnamed file there instead of a memfd)
 set -eu
 DURATION=${DURATION:-5}
 RUNS=${RUNS:-3}
 SIZES=${SIZES:-"1 4 16 64 256"}
 SO=${SO:-build/ngx_http_sendfile_nic_module.so}
+NIC_MEMORY=${NIC_MEMORY:-}
 . bench/lib.sh
 bench_init
 so=$(cd "$(dirname "$SO")" && pwd)/$(basename "$SO")
@@ -27,6 +30,7 @@ p_nic=$(free_port)
 nginx_conf on "    server { listen 127.0.0.1:$p_plain; root $work/www; }"
 mv "$work/nginx/nginx.conf" "$work/nginx/plain.conf"
 nginx_conf on "    sendfile_nic on; sendfile_nic_cache_size 64m;
+    ${NIC_MEMORY:+sendfile_nic_memory_path $NIC_MEMORY;}
     server { listen 127.0.0.1:$p_nic; root $work/www;
         location = /nic-status { sendfile_nic_status; } }"
 { echo "load_module $so;"; sed "s|nginx.pid|nginx-nic.pid|" "$work/nginx/nginx.conf"; } \
