@@ -129,19 +129,28 @@ http {
         self.stop()
 
 
+def put_and_fetch_twice(n, specs):
+    """Write files (name, size, seed) into nginx n's root, fetch each twice
+    (a miss that inserts, then hits) and check every body byte for byte.
+    Returns {path: bytes}."""
+    files = {}
+    for name, size, seed in specs:
+        data = pattern(size, seed=seed)
+        files[n.put(name, data)] = data
+    for rnd in range(2):
+        for path, data in files.items():
+            r = get(n.port, path)
+            check(r.status == 200 and r.body == data,
+                  "round %d %s: %d, %d bytes" % (rnd, path, r.status,
+                                                  len(r.body)))
+    return files
+
+
 def test_module_bytes_exact_for_many_files_and_ranges():
     sizes = [1, 100, 4095, 4096, 4097, 8192, 12000, 30000, 65536, 100000]
     with Nginx("sendfile_nic_cache_size 4m;") as n:  # holds them all
-        files = {}
-        for i in range(60):
-            data = pattern(sizes[i % len(sizes)], seed=i)
-            files[n.put("f%d" % i, data)] = data
-        for rnd in range(2):
-            for path, data in files.items():
-                r = get(n.port, path)
-                check(r.status == 200 and r.body == data,
-                      "round %d %s: %d, %d bytes" % (rnd, path, r.status,
-                                                      len(r.body)))
+        files = put_and_fetch_twice(
+            n, [("f%d" % i, sizes[i % len(sizes)], i) for i in range(60)])
         for path, data in list(files.items())[:20]:
             if len(data) < 10:
                 continue
@@ -160,16 +169,9 @@ def test_module_memory_in_a_file():
     with tempfile.TemporaryDirectory() as mem:
         with Nginx("sendfile_nic_cache_size 1m; sendfile_nic_memory_path "
                    "%s;" % mem) as n:
-            files = {}
-            for i, size in enumerate((1, 4097, 70000, 300000)):
-                data = pattern(size, seed=i + 20)
-                files[n.put("m%d" % i, data)] = data
-            for rnd in range(2):
-                for path, data in files.items():
-                    r = get(n.port, path)
-                    check(r.status == 200 and r.body == data,
-                          "round %d %s: %d, %d bytes" % (rnd, path, r.status,
-                                                          len(r.body)))
+            put_and_fetch_twice(
+                n, [("m%d" % i, size, i + 20)
+                    for i, size in enumerate((1, 4097, 70000, 300000))])
             st = n.status()["total"]
             check(st["hits"] > 0 and st["cached_bytes"] > 0, repr(st))
             check(os.listdir(mem) == [], "named files in %s: %r"
