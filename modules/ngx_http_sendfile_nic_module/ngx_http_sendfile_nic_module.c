@@ -6,8 +6,8 @@
  * A body filter after the copy filter: a buffer that points into a regular
  * file is split at NIC block boundaries; each block that is cached (or
  * that may be inserted now) becomes a buffer that points into the
- * emulated NIC memory, a memfd, so that nginx's own sendfile() sends it
- * from there.  Other blocks keep pointing into the file (normal DMA, a
+ * emulated NIC memory, a memfd (or a file: sendfile_nic_memory_path), so
+ * that nginx's own sendfile() sends it from there.  Other blocks keep pointing into the file (normal DMA, a
  * fallback counted by reason).  The directory, the policies, the NIC
  * memory and the interconnect and host models are nicache's library
  * (src/sendfile_nic/), the same code nicd runs.
@@ -15,7 +15,7 @@
  * One emulated NIC (or sendfile_nic_count of them) serves all worker
  * processes: the library's state is allocated in a shared memory zone
  * while the master reads the configuration, with process-shared locks,
- * and the memfd is created there too, so every worker inherits it.
+ * and the NIC memory is created there too, so every worker inherits it.
  *
  * A block handed to nginx in a buffer is pinned until nginx has passed
  * it to the kernel; from then on the punch-hole interlock of the library

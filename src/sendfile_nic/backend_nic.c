@@ -5,7 +5,7 @@
  * The host side (the driver) keeps, per emulated NIC, a directory of the
  * file blocks its memory holds (nic/directory.c, with a replacement policy
  * from policy/); the device side (nic/device.c) is the NIC memory, a memfd
- * from which cached bytes really reach the client.  For each piece of a
+ * (or a file, nic_memory_path) from which cached bytes really reach the client.  For each piece of a
  * response the driver walks the body's blocks and builds the paper's
  * command sequence: a block that is cached becomes pkt_append_cache, a
  * block that is not is first copied in (cache_insert) when it may be, and

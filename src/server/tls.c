@@ -738,9 +738,8 @@ tls_close(nicd_conn_t *c)
     if (!c->handshaking) {
         /* close_notify, if the socket takes it; never waits */
         ERR_clear_error();
-        SSL_shutdown(t->ssl);
+        SSL_shutdown(t->ssl); /* OpenSSL flushes the alert (wbio_ctrl) */
         ERR_clear_error();
-        (void) wbuf_send(t);
     }
     SSL_free(t->ssl);
     free(t->out);
