@@ -34,6 +34,27 @@ while True:
 PY
 }
 
+# the user + system CPU time of process $1 so far, in clock ticks
+cpu_ticks() {
+    awk '{print $14 + $15}' "/proc/$1/stat"
+}
+
+# wrk -t1 -c$CONNS (default 64) for $DURATION seconds on CPU 1 against URL
+# $1, timing the server process $2 meanwhile; prints "req/s MiB/s errors
+# server-CPU-us/request".  The server's CPU per request does not depend on
+# which of the two shared cores bounds the rate.
+wrk_cpu() {
+    t0=$(cpu_ticks "$2")
+    json=$(taskset -c 1 wrk -t1 -c"${CONNS:-64}" -d"${DURATION}s" \
+        -s bench/wrk/report.lua "$1" | sed -n 's/^JSON //p')
+    t1=$(cpu_ticks "$2")
+    echo "$json" | python3 -c 'import json,sys
+d = json.load(sys.stdin)
+t0, t1, hz = (int(a) for a in sys.argv[1:])
+print(d["requests_per_s"], d["mib_per_s"], sum(d["errors"].values()),
+      (t1 - t0) / hz * 1e6 / max(d["requests"], 1))' "$t0" "$t1" "$(getconf CLK_TCK)"
+}
+
 # the processes started here ($pids), ended by PID, and the work directory
 cleanup() {
     for p in $pids; do kill "$p" 2>/dev/null || true; done

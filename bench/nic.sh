@@ -37,26 +37,10 @@ start() { # name, backend directives
     wait_port "$port"
     eval "port_$1=$port"
 }
-hz=$(getconf CLK_TCK)
-cpu_ticks() { # pid: its user + system time so far, in clock ticks
-    awk '{print $14 + $15}' "/proc/$1/stat"
-}
 start sendfile "send_backend sendfile;"
 start nic "send_backend nic; nic_cache_size 16m;"
 start limited "send_backend nic; nic_cache_size 16m; nic_testbed amd33; nic_bus_limit on;"
 start uncached "send_backend nic; nic_cache_size 0; nic_testbed amd33; nic_bus_limit on;"
-
-run_wrk() { # port path pid: req/s MiB/s errors server-us/request
-    t0=$(cpu_ticks "$3")
-    json=$(taskset -c 1 wrk -t1 -c"$CONNS" -d"${DURATION}s" -s bench/wrk/report.lua \
-        "http://127.0.0.1:$1/$2" | sed -n 's/^JSON //p')
-    t1=$(cpu_ticks "$3")
-    echo "$json" | python3 -c 'import json,sys
-d = json.load(sys.stdin)
-t0, t1, hz = (int(a) for a in sys.argv[1:])
-print(d["requests_per_s"], d["mib_per_s"], sum(d["errors"].values()),
-      (t1 - t0) / hz * 1e6 / max(d["requests"], 1))' "$t0" "$t1" "$hz"
-}
 
 echo "nic backend benchmarks: servers on CPU 0 (1 thread), wrk -t1 -c$CONNS on CPU 1, ${DURATION}s runs,"
 echo "$RUNS alternating runs; medians.  Two cores shared by servers and load generator."
@@ -71,7 +55,7 @@ for pair in "sendfile nic 1k 16k 256k" "uncached limited 16k 256k"; do
                 eval "port=\$port_$srv pid=\$pid_$srv"
                 # warm up once (the cache, the page cache)
                 [ "$r" = 1 ] && curl -s -o /dev/null "http://127.0.0.1:$port/$size.bin"
-                res=$(run_wrk "$port" "$size.bin" "$pid")
+                res=$(wrk_cpu "http://127.0.0.1:$port/$size.bin" "$pid")
                 echo "$size $srv $res" >> "$work/results"
                 echo "  $size $srv run $r: $res" >&2
             done

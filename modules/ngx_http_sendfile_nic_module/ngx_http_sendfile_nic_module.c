@@ -7,8 +7,8 @@
  * file is split at NIC block boundaries; each block that is cached (or
  * that may be inserted now) becomes a buffer that points into the
  * emulated NIC memory, a memfd (or a file: sendfile_nic_memory_path), so
- * that nginx's own sendfile() sends it from there.  Other blocks keep pointing into the file (normal DMA, a
- * fallback counted by reason).  The directory, the policies, the NIC
+ * that nginx's own sendfile() sends it from there.  Other blocks keep
+ * pointing into the file (normal DMA, a fallback counted by reason).  The directory, the policies, the NIC
  * memory and the interconnect and host models are nicache's library
  * (src/sendfile_nic/), the same code nicd runs.
  *
@@ -80,6 +80,24 @@ typedef struct {
 } ngx_http_sendfile_nic_pin_t;
 
 
+/*
+ * A worker's note of an open file, by descriptor: the identity and the
+ * revision of its last fstat(), and what nginx's open file cache said of
+ * the descriptor then.  Kept only where the location has an open file
+ * cache: its entry vouches for the descriptor (nginx keeps it open, and
+ * reopens it when the file is replaced), so the note is good while the
+ * cache says the same of it and open_file_cache_valid has not passed.
+ */
+typedef struct {
+    snic_file_t         file;
+    ngx_file_uniq_t     uniq;
+    time_t              mtime;
+    off_t               size;
+    ngx_uint_t          name;       /* hash of the file's name */
+    time_t              checked;    /* 0: no note */
+} ngx_http_sendfile_nic_note_t;
+
+
 /* per request */
 typedef struct {
     ngx_http_sendfile_nic_conn_t  *conn;
@@ -96,6 +114,8 @@ static ngx_int_t ngx_http_sendfile_nic_body_filter(ngx_http_request_t *r,
     ngx_chain_t *in);
 static ngx_int_t ngx_http_sendfile_nic_map(ngx_http_request_t *r,
     ngx_http_sendfile_nic_ctx_t *ctx, ngx_buf_t *b, ngx_chain_t ***last);
+static ngx_int_t ngx_http_sendfile_nic_file(ngx_http_request_t *r,
+    ngx_file_t *file, snic_file_t *f);
 static void ngx_http_sendfile_nic_unpin_sent(ngx_http_sendfile_nic_ctx_t *ctx,
     ngx_uint_t all);
 static void ngx_http_sendfile_nic_request_cleanup(void *data);
@@ -231,6 +251,10 @@ ngx_module_t  ngx_http_sendfile_nic_module = {
 
 
 static ngx_http_output_body_filter_pt    ngx_http_next_body_filter;
+
+/* this worker's notes of open files, indexed by descriptor */
+static ngx_http_sendfile_nic_note_t     *ngx_http_sendfile_nic_notes;
+static ngx_uint_t                        ngx_http_sendfile_nic_nnotes;
 
 
 static ngx_int_t
@@ -371,18 +395,14 @@ ngx_http_sendfile_nic_map(ngx_http_request_t *r,
     size_t                        mapped;
     ngx_buf_t                    *nb;
     ngx_chain_t                  *cl;
-    ngx_file_info_t               fi;
     snic_piece_t                  p[NGX_HTTP_SENDFILE_NIC_PIECES];
     ngx_http_sendfile_nic_pin_t  *pin;
 
     if (ctx->fd != b->file->fd) {
-        if (ngx_fd_info(b->file->fd, &fi) == NGX_FILE_ERROR) {
-            ngx_log_error(NGX_LOG_CRIT, r->connection->log, ngx_errno,
-                          ngx_fd_info_n " \"%V\" failed", &b->file->name);
+        if (ngx_http_sendfile_nic_file(r, b->file, &ctx->file) != NGX_OK) {
             return NGX_ERROR;
         }
 
-        snic_file_init(&ctx->file, b->file->fd, &fi);
         ctx->fd = b->file->fd;
     }
 
@@ -463,6 +483,111 @@ ngx_http_sendfile_nic_map(ngx_http_request_t *r,
     }
 
     b->file_pos = b->file_last;
+
+    return NGX_OK;
+}
+
+
+/*
+ * The identity and revision of the open file: from the worker's note when
+ * nginx's open file cache vouches for the descriptor and the note is
+ * recent enough (as nicd's open file cache, the revision is checked again
+ * each open_file_cache_valid), else from fstat().  Without an open file
+ * cache nginx opens the file for each request, and so is it checked.
+ */
+
+static ngx_int_t
+ngx_http_sendfile_nic_file(ngx_http_request_t *r, ngx_file_t *file,
+    snic_file_t *f)
+{
+    time_t                         now;
+    ngx_uint_t                     n, name;
+    ngx_file_info_t                fi;
+    ngx_open_file_info_t           of;
+    ngx_http_core_loc_conf_t      *clcf;
+    ngx_http_sendfile_nic_note_t  *note;
+
+    clcf = ngx_http_get_module_loc_conf(r, ngx_http_core_module);
+
+    note = NULL;
+    name = 0;
+
+    /*
+     * the names of files from static handlers (static, gzip_static, mp4,
+     * flv) end with a NUL, as ngx_open_cached_file() needs; upstream
+     * responses (temporary and cache files) are left alone
+     */
+
+    if (clcf->open_file_cache && r->upstream == NULL && file->fd >= 0) {
+        ngx_memzero(&of, sizeof(ngx_open_file_info_t));
+
+        of.read_ahead = clcf->read_ahead;
+        of.directio = clcf->directio;
+        of.valid = clcf->open_file_cache_valid;
+        of.min_uses = clcf->open_file_cache_min_uses;
+        of.errors = clcf->open_file_cache_errors;
+        of.events = clcf->open_file_cache_events;
+
+        if (ngx_http_set_disable_symlinks(r, clcf, &file->name, &of)
+            == NGX_OK
+            && ngx_open_cached_file(clcf->open_file_cache, &file->name, &of,
+                                    r->pool)
+               == NGX_OK
+            && of.fd == file->fd)
+        {
+            if ((ngx_uint_t) file->fd >= ngx_http_sendfile_nic_nnotes) {
+                n = ngx_max(64, 2 * (ngx_uint_t) file->fd);
+
+                note = ngx_calloc(n * sizeof(ngx_http_sendfile_nic_note_t),
+                                  r->connection->log);
+                if (note == NULL) {
+                    return NGX_ERROR;
+                }
+
+                if (ngx_http_sendfile_nic_notes) {
+                    ngx_memcpy(note, ngx_http_sendfile_nic_notes,
+                               ngx_http_sendfile_nic_nnotes
+                               * sizeof(ngx_http_sendfile_nic_note_t));
+                    ngx_free(ngx_http_sendfile_nic_notes);
+                }
+
+                ngx_http_sendfile_nic_notes = note;
+                ngx_http_sendfile_nic_nnotes = n;
+            }
+
+            note = &ngx_http_sendfile_nic_notes[file->fd];
+            name = ngx_hash_key(file->name.data, file->name.len);
+            now = ngx_time();
+
+            if (note->checked
+                && now - note->checked < of.valid
+                && note->uniq == of.uniq
+                && note->mtime == of.mtime
+                && note->size == of.size
+                && note->name == name)
+            {
+                *f = note->file;
+                return NGX_OK;
+            }
+        }
+    }
+
+    if (ngx_fd_info(file->fd, &fi) == NGX_FILE_ERROR) {
+        ngx_log_error(NGX_LOG_CRIT, r->connection->log, ngx_errno,
+                      ngx_fd_info_n " \"%V\" failed", &file->name);
+        return NGX_ERROR;
+    }
+
+    snic_file_init(f, file->fd, &fi);
+
+    if (note) {
+        note->file = *f;
+        note->uniq = of.uniq;
+        note->mtime = of.mtime;
+        note->size = of.size;
+        note->name = name;
+        note->checked = ngx_time();
+    }
 
     return NGX_OK;
 }

@@ -197,6 +197,55 @@ def test_module_rewrite_and_rename_invalidate():
     check(st["invalidations"] >= 1, "no invalidation counted: %r" % st)
 
 
+def test_module_open_file_cache_notices_rewrite_and_rename():
+    """With nginx's open file cache the module keeps each descriptor's
+    identity and revision instead of an fstat() per response, and checks
+    them again each open_file_cache_valid (as nicd does): a file rewritten
+    in place or renamed over, at the same size, is served whole, old or
+    new, until the new one shows, never mixed."""
+    with Nginx("sendfile_nic_cache_size 1m; open_file_cache max=16; "
+               "open_file_cache_valid 1s;") as n:
+        one, two = pattern(9000, seed=1), pattern(9000, seed=2)
+        path = n.put("x", one)
+        for _ in range(4):
+            check(get(n.port, path).body == one, "first content")
+
+        def shows(want, other):
+            body = get(n.port, path).body
+            check(body in (want, other), "mixed or wrong bytes: %d"
+                  % len(body))
+            return body == want
+        with open(os.path.join(n.root, "x"), "r+b") as f:  # in place
+            f.write(two)
+        wait_until(lambda: shows(two, one),
+                   "the rewritten content")
+        n.put("y", one)
+        os.rename(os.path.join(n.root, "y"), os.path.join(n.root, "x"))
+        wait_until(lambda: shows(one, two),
+                   "the renamed content")
+        st = n.status()["total"]
+    check(st["invalidations"] >= 1, "no invalidation counted: %r" % st)
+
+
+def test_module_open_file_cache_reusing_descriptors():
+    """An open file cache of 4 entries and 40 files of one size written
+    in the same second: nginx closes and reopens descriptors all the time,
+    so one number stands for many files; each must be served as itself."""
+    with Nginx("sendfile_nic_cache_size 1m; open_file_cache max=4;") as n:
+        files = {}
+        for i in range(40):
+            data = pattern(6000, seed=300 + i)
+            files[n.put("d%d" % i, data)] = data
+        for rnd in range(3):
+            for path, data in files.items():
+                r = get(n.port, path)
+                check(r.status == 200 and r.body == data,
+                      "round %d %s: %d, %d bytes" % (rnd, path, r.status,
+                                                      len(r.body)))
+        st = n.status()["total"]
+    check(st["hits"] > 0, "the cache served nothing: %r" % st)
+
+
 def slow_fetch(port, path, want, errors):
     """GET path with a small receive buffer, reading in small pieces."""
     try:
