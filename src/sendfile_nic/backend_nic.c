@@ -475,12 +475,21 @@ send_run(nic_t *n, snic_conn_t *c, const snic_send_t *req, const run_t *r)
             k = snic_device_send(n->dev, c->fd, r->where + (off_t) done,
                                  r->len - done);
         } else if (r->nic) {
-            /* through the transport: read from NIC memory (a NIC with TLS
-             * offload encrypts on the card; nothing more crosses) */
-            off_t nc_off = r->where + (off_t) done;
+            /* through the transport: copied from NIC memory (a NIC with
+             * TLS offload encrypts on the card; nothing more crosses) */
+            const char *mem = snic_device_memory(n->dev);
+            off_t       nc_off = r->where + (off_t) done;
 
-            k = snic_sendfile(c, snic_device_fd(n->dev), &nc_off,
-                              r->len - done);
+            if (mem != NULL) {
+                struct iovec iov;
+
+                iov.iov_base = (char *) mem + nc_off;
+                iov.iov_len = r->len - done;
+                k = c->write(c, &iov, 1);
+            } else {
+                k = snic_sendfile(c, snic_device_fd(n->dev), &nc_off,
+                                  r->len - done);
+            }
         } else {
             k = snic_send_file(c, req->file, &off, r->len - done);
         }

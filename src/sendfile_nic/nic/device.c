@@ -30,6 +30,10 @@
  *   tmpfs pages stay in memory unless swapped.  Its filesystem must punch
  *   holes (checked at creation), and copy_file_range(2) then copies
  *   inside the kernel when the served files are on the same filesystem.
+ * - A read-only shared mapping of the memory sees every insert and punched
+ *   hole at once (the page cache is one): transports that copy (TLS, the
+ *   gathered small responses) read cached bytes from it, without a
+ *   pread(2) into a buffer of their own first.
  */
 
 #ifndef _GNU_SOURCE
@@ -55,6 +59,7 @@ struct snic_device_s {
     uint32_t            nblocks;
     int                 no_copy_range;
     char               *bounce; /* one block, for pread + pwrite */
+    const char         *map;    /* the memory mapped read-only, or NULL */
     snic_device_stats_t stats;
 };
 
@@ -64,6 +69,7 @@ snic_device_create(size_t size, size_t block, const char *path, char *err,
 {
     snic_device_t *d;
     const char    *what = NULL;
+    void          *map;
 
     if (block == 0 || size < block || size / block > UINT32_MAX - 1) {
         snprintf(err, errlen,
@@ -101,6 +107,11 @@ snic_device_create(size_t size, size_t block, const char *path, char *err,
         snic_device_destroy(d);
         return NULL;
     }
+    /* mapped here, before an embedder forks its workers, so the address
+     * is good in all of them; without it, reads go by pread(2) */
+    map = mmap(NULL, (size_t) d->nblocks * block, PROT_READ, MAP_SHARED, d->fd,
+               0);
+    d->map = map != MAP_FAILED ? map : NULL;
     return d;
 }
 
@@ -109,6 +120,9 @@ snic_device_destroy(snic_device_t *d)
 {
     if (d == NULL) {
         return;
+    }
+    if (d->map != NULL) {
+        munmap((void *) d->map, (size_t) d->nblocks * d->block);
     }
     if (d->fd != -1) {
         close(d->fd);
@@ -239,6 +253,12 @@ int
 snic_device_fd(const snic_device_t *d)
 {
     return d->fd;
+}
+
+const char *
+snic_device_memory(const snic_device_t *d)
+{
+    return d->map;
 }
 
 const snic_device_stats_t *

@@ -59,6 +59,12 @@ ssize_t snic_device_send(snic_device_t *d, int sock, off_t nc_off, size_t len);
  * transport). */
 int snic_device_fd(const snic_device_t *d);
 
+/* The NIC memory mapped read-only (NULL if mmap(2) failed): a transport
+ * that copies (TLS, gathered small responses) takes cached bytes from
+ * here, with no read(2).  Coherent with inserts and punched holes; read
+ * it under the same lock as the directory. */
+const char *snic_device_memory(const snic_device_t *d);
+
 const snic_device_stats_t *snic_device_stats(const snic_device_t *d);
 
 #endif /* SNIC_DEVICE_H */
