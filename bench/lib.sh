@@ -55,6 +55,27 @@ print(d["requests_per_s"], d["mib_per_s"], sum(d["errors"].values()),
       (t1 - t0) / hz * 1e6 / max(d["requests"], 1))' "$t0" "$t1" "$(getconf CLK_TCK)"
 }
 
+# two servers loaded at the same time: wrk -t1 -c$CONNS/2 (default 32) on
+# CPU 1 against URL $1 (server process $2) and URL $3 (process $4) for
+# $DURATION seconds; prints "requests-1 CPU-ticks-1 requests-2 CPU-ticks-2".
+# Whatever makes this machine slower or faster for a while hits both.
+wrk_together() {
+    t1=$(cpu_ticks "$2")
+    t2=$(cpu_ticks "$4")
+    taskset -c 1 wrk -t1 -c$((${CONNS:-64} / 2)) -d"${DURATION}s" \
+        -s bench/wrk/report.lua "$1" > "$work/wrk-together-1" &
+    w1=$!
+    taskset -c 1 wrk -t1 -c$((${CONNS:-64} / 2)) -d"${DURATION}s" \
+        -s bench/wrk/report.lua "$3" > "$work/wrk-together-2" &
+    w2=$!
+    wait "$w1" "$w2"
+    for f in 1 2; do
+        sed -n 's/^JSON //p' "$work/wrk-together-$f" |
+            python3 -c 'import json, sys; print(json.load(sys.stdin)["requests"])'
+    done | { read -r r1; read -r r2
+        echo "$r1 $(($(cpu_ticks "$2") - t1)) $r2 $(($(cpu_ticks "$4") - t2))"; }
+}
+
 # the processes started here ($pids), ended by PID, and the work directory
 cleanup() {
     for p in $pids; do kill "$p" 2>/dev/null || true; done

@@ -8,9 +8,10 @@
  * that may be inserted now) becomes a buffer that points into the
  * emulated NIC memory, a memfd (or a file: sendfile_nic_memory_path), so
  * that nginx's own sendfile() sends it from there.  Other blocks keep
- * pointing into the file (normal DMA, a fallback counted by reason).  The directory, the policies, the NIC
- * memory and the interconnect and host models are nicache's library
- * (src/sendfile_nic/), the same code nicd runs.
+ * pointing into the file (normal DMA, a fallback counted by reason).  The
+ * directory, the policies, the NIC memory and the interconnect and host
+ * models are nicache's library (src/sendfile_nic/), the same code nicd
+ * runs.
  *
  * One emulated NIC (or sendfile_nic_count of them) serves all worker
  * processes: the library's state is allocated in a shared memory zone
@@ -114,6 +115,9 @@ static ngx_int_t ngx_http_sendfile_nic_body_filter(ngx_http_request_t *r,
     ngx_chain_t *in);
 static ngx_int_t ngx_http_sendfile_nic_map(ngx_http_request_t *r,
     ngx_http_sendfile_nic_ctx_t *ctx, ngx_buf_t *b, ngx_chain_t ***last);
+static ngx_int_t ngx_http_sendfile_nic_vouch(ngx_http_request_t *r,
+    ngx_http_core_loc_conf_t *clcf, ngx_file_t *file,
+    ngx_open_file_info_t *of);
 static ngx_int_t ngx_http_sendfile_nic_file(ngx_http_request_t *r,
     ngx_file_t *file, snic_file_t *f);
 static void ngx_http_sendfile_nic_unpin_sent(ngx_http_sendfile_nic_ctx_t *ctx,
@@ -255,6 +259,9 @@ static ngx_http_output_body_filter_pt    ngx_http_next_body_filter;
 /* this worker's notes of open files, indexed by descriptor */
 static ngx_http_sendfile_nic_note_t     *ngx_http_sendfile_nic_notes;
 static ngx_uint_t                        ngx_http_sendfile_nic_nnotes;
+
+/* how nginx's open file cache releases a file a request took from it */
+static ngx_pool_cleanup_pt               ngx_http_sendfile_nic_ofc_cleanup;
 
 
 static ngx_int_t
@@ -489,11 +496,101 @@ ngx_http_sendfile_nic_map(ngx_http_request_t *r,
 
 
 /*
+ * What nginx's open file cache says of the file's descriptor (inode,
+ * mtime, size in of), if the request holds the cache's entry for it:
+ * NGX_OK, else NGX_DECLINED.  The entry is found among the request pool's
+ * cleanups (nginx releases a file taken from its cache with one, whose
+ * handler the module learns from its own first ngx_open_cached_file()
+ * call); failing that, by asking the cache for the name again.
+ */
+
+static ngx_int_t
+ngx_http_sendfile_nic_vouch(ngx_http_request_t *r,
+    ngx_http_core_loc_conf_t *clcf, ngx_file_t *file,
+    ngx_open_file_info_t *of)
+{
+    ngx_pool_cleanup_t             *cln;
+    ngx_cached_open_file_t         *cached;
+    ngx_open_file_cache_cleanup_t  *ofcln;
+
+    if (ngx_http_sendfile_nic_ofc_cleanup) {
+        for (cln = r->pool->cleanup; cln; cln = cln->next) {
+            if (cln->handler != ngx_http_sendfile_nic_ofc_cleanup) {
+                continue;
+            }
+
+            ofcln = cln->data;
+            cached = ofcln->file;
+
+            if (ofcln->cache == clcf->open_file_cache
+                && cached->fd == file->fd
+                && cached->err == 0
+                && !cached->close)
+            {
+                of->uniq = cached->uniq;
+                of->mtime = cached->mtime;
+                of->size = cached->size;
+                return NGX_OK;
+            }
+        }
+    }
+
+    /*
+     * asking counts a use of the file: with open_file_cache_min_uses
+     * above 1 that would keep files open sooner than configured
+     */
+
+    if (clcf->open_file_cache_min_uses > 1) {
+        return NGX_DECLINED;
+    }
+
+    ngx_memzero(of, sizeof(ngx_open_file_info_t));
+
+    of->read_ahead = clcf->read_ahead;
+    of->directio = clcf->directio;
+    of->valid = clcf->open_file_cache_valid;
+    of->min_uses = clcf->open_file_cache_min_uses;
+    of->errors = clcf->open_file_cache_errors;
+    of->events = clcf->open_file_cache_events;
+
+    if (ngx_http_set_disable_symlinks(r, clcf, &file->name, of) != NGX_OK
+        || ngx_open_cached_file(clcf->open_file_cache, &file->name, of,
+                                r->pool)
+           != NGX_OK
+        || of->fd != file->fd)
+    {
+        return NGX_DECLINED;
+    }
+
+    /* the cleanup ngx_open_cached_file() has just added for a file */
+
+    cln = r->pool->cleanup;
+
+    if (ngx_http_sendfile_nic_ofc_cleanup == NULL
+        && cln && cln->handler && !of->is_dir)
+    {
+        ofcln = cln->data;
+
+        if (ofcln->cache == clcf->open_file_cache
+            && ofcln->file && ofcln->file->fd == of->fd)
+        {
+            ngx_http_sendfile_nic_ofc_cleanup = cln->handler;
+        }
+    }
+
+    return NGX_OK;
+}
+
+
+/*
  * The identity and revision of the open file: from the worker's note when
  * nginx's open file cache vouches for the descriptor and the note is
  * recent enough (as nicd's open file cache, the revision is checked again
  * each open_file_cache_valid), else from fstat().  Without an open file
  * cache nginx opens the file for each request, and so is it checked.
+ * The names of files from static handlers (static, gzip_static, mp4,
+ * flv) end with a NUL, as ngx_open_cached_file() needs; upstream
+ * responses (temporary and cache files) are left alone.
  */
 
 static ngx_int_t
@@ -512,63 +609,44 @@ ngx_http_sendfile_nic_file(ngx_http_request_t *r, ngx_file_t *file,
     note = NULL;
     name = 0;
 
-    /*
-     * the names of files from static handlers (static, gzip_static, mp4,
-     * flv) end with a NUL, as ngx_open_cached_file() needs; upstream
-     * responses (temporary and cache files) are left alone
-     */
+    if (clcf->open_file_cache
+        && r->upstream == NULL
+        && file->fd >= 0
+        && ngx_http_sendfile_nic_vouch(r, clcf, file, &of) == NGX_OK)
+    {
+        if ((ngx_uint_t) file->fd >= ngx_http_sendfile_nic_nnotes) {
+            n = ngx_max(64, 2 * (ngx_uint_t) file->fd);
 
-    if (clcf->open_file_cache && r->upstream == NULL && file->fd >= 0) {
-        ngx_memzero(&of, sizeof(ngx_open_file_info_t));
+            note = ngx_calloc(n * sizeof(ngx_http_sendfile_nic_note_t),
+                              r->connection->log);
+            if (note == NULL) {
+                return NGX_ERROR;
+            }
 
-        of.read_ahead = clcf->read_ahead;
-        of.directio = clcf->directio;
-        of.valid = clcf->open_file_cache_valid;
-        of.min_uses = clcf->open_file_cache_min_uses;
-        of.errors = clcf->open_file_cache_errors;
-        of.events = clcf->open_file_cache_events;
+            if (ngx_http_sendfile_nic_notes) {
+                ngx_memcpy(note, ngx_http_sendfile_nic_notes,
+                           ngx_http_sendfile_nic_nnotes
+                           * sizeof(ngx_http_sendfile_nic_note_t));
+                ngx_free(ngx_http_sendfile_nic_notes);
+            }
 
-        if (ngx_http_set_disable_symlinks(r, clcf, &file->name, &of)
-            == NGX_OK
-            && ngx_open_cached_file(clcf->open_file_cache, &file->name, &of,
-                                    r->pool)
-               == NGX_OK
-            && of.fd == file->fd)
+            ngx_http_sendfile_nic_notes = note;
+            ngx_http_sendfile_nic_nnotes = n;
+        }
+
+        note = &ngx_http_sendfile_nic_notes[file->fd];
+        name = ngx_hash_key(file->name.data, file->name.len);
+        now = ngx_time();
+
+        if (note->checked
+            && now - note->checked < clcf->open_file_cache_valid
+            && note->uniq == of.uniq
+            && note->mtime == of.mtime
+            && note->size == of.size
+            && note->name == name)
         {
-            if ((ngx_uint_t) file->fd >= ngx_http_sendfile_nic_nnotes) {
-                n = ngx_max(64, 2 * (ngx_uint_t) file->fd);
-
-                note = ngx_calloc(n * sizeof(ngx_http_sendfile_nic_note_t),
-                                  r->connection->log);
-                if (note == NULL) {
-                    return NGX_ERROR;
-                }
-
-                if (ngx_http_sendfile_nic_notes) {
-                    ngx_memcpy(note, ngx_http_sendfile_nic_notes,
-                               ngx_http_sendfile_nic_nnotes
-                               * sizeof(ngx_http_sendfile_nic_note_t));
-                    ngx_free(ngx_http_sendfile_nic_notes);
-                }
-
-                ngx_http_sendfile_nic_notes = note;
-                ngx_http_sendfile_nic_nnotes = n;
-            }
-
-            note = &ngx_http_sendfile_nic_notes[file->fd];
-            name = ngx_hash_key(file->name.data, file->name.len);
-            now = ngx_time();
-
-            if (note->checked
-                && now - note->checked < of.valid
-                && note->uniq == of.uniq
-                && note->mtime == of.mtime
-                && note->size == of.size
-                && note->name == name)
-            {
-                *f = note->file;
-                return NGX_OK;
-            }
+            *f = note->file;
+            return NGX_OK;
         }
     }
 
