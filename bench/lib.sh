@@ -76,6 +76,25 @@ wrk_together() {
         echo "$r1 $(($(cpu_ticks "$2") - t1)) $r2 $(($(cpu_ticks "$4") - t2))"; }
 }
 
+# RUNS rounds of wrk_together for each NAME: base URL $1 (server process
+# $2) and $3 (process $4), each asked for NAME.bin; then the table of
+# bench/together.py, its JSON in $5.  Usage: together_rounds URL-1 PID-1
+# URL-2 PID-2 OUT.json LABEL-1 LABEL-2 NAME...
+together_rounds() {
+    u1=$1 p1=$2 u2=$3 p2=$4 json=$5 l1=$6 l2=$7
+    shift 7
+    : > "$work/together"
+    for name in "$@"; do
+        for r in $(seq "$RUNS"); do
+            line="$name $(wrk_together "$u1/$name.bin" "$p1" "$u2/$name.bin" "$p2")"
+            echo "$line" >> "$work/together"
+            echo "  $name together run $r: $line" >&2
+        done
+    done
+    echo "both loaded at once (two wrk -c$((${CONNS:-64} / 2)) on CPU 1): server CPU us/request, medians of $RUNS rounds"
+    python3 bench/together.py "$work/together" "$(getconf CLK_TCK)" "$l1" "$l2" "$json"
+}
+
 # the processes started here ($pids), ended by PID, and the work directory
 cleanup() {
     for p in $pids; do kill "$p" 2>/dev/null || true; done

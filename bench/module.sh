@@ -108,16 +108,7 @@ json.dump(out, open(sys.argv[2], "w"), indent=1)
 print("results: " + sys.argv[2])
 PY
 
-# both loaded at once (bench/lib.sh's wrk_together): the worker's CPU per
-# request over the same seconds, median of the rounds' ratios
-: > "$work/together"
-for s in $SIZES; do
-    for r in $(seq "$RUNS"); do
-        line="${s}k $(wrk_together "http://127.0.0.1:$p_plain/$s.bin" "$pid_plain" \
-            "http://127.0.0.1:$p_nic/$s.bin" "$pid_nic")"
-        echo "$line" >> "$work/together"
-        echo "  together run $r: $line" >&2
-    done
-done
-echo "both loaded at once (two wrk -c32 on CPU 1): worker CPU us/request, medians of $RUNS rounds"
-python3 bench/together.py "$work/together" "$(getconf CLK_TCK)" nginx +module "$OUT/module-together.json"
+# both loaded at once (bench/lib.sh): the worker's CPU per request over
+# the same seconds, median of the rounds' ratios; sizes in KiB
+together_rounds "http://127.0.0.1:$p_plain" "$pid_plain" "http://127.0.0.1:$p_nic" "$pid_nic" \
+    "$OUT/module-together.json" nginx +module $SIZES

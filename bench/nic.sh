@@ -71,17 +71,6 @@ for pair in "sendfile nic 1k 16k 256k" "uncached limited 16k 256k"; do
     done
 done
 
-# 3. together: both wrk at once, each server's CPU over the same interval
-: > "$work/together"
-for size in 1k 16k 256k; do
-    for r in $(seq "$RUNS"); do
-        line="$size $(wrk_together "http://127.0.0.1:$port_sendfile/$size.bin" "$pid_sendfile" \
-            "http://127.0.0.1:$port_nic/$size.bin" "$pid_nic")"
-        echo "$line" >> "$work/together"
-        echo "  $size together run $r: $line" >&2
-    done
-done
-
 python3 - "$work/results" "$OUT/nic.json" <<'PY'
 import json, statistics, sys
 rows = {}
@@ -110,5 +99,6 @@ for title, a, b in (("1. emulation cost: nic (warm, bus limit off) vs sendfile",
 json.dump(out, open(sys.argv[2], "w"), indent=1)
 print("results: %s" % sys.argv[2])
 PY
-echo "3. emulation cost, both loaded at once: server CPU us/request, medians of $RUNS rounds"
-python3 bench/together.py "$work/together" "$(getconf CLK_TCK)" sendfile nic "$OUT/nic-together.json"
+echo "3. emulation cost: nic (warm, bus limit off) vs sendfile, both loaded at once"
+together_rounds "http://127.0.0.1:$port_sendfile" "$pid_sendfile" "http://127.0.0.1:$port_nic" "$pid_nic" \
+    "$OUT/nic-together.json" sendfile nic 1k 16k 256k

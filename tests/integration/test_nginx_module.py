@@ -129,15 +129,15 @@ http {
         self.stop()
 
 
-def put_and_fetch_twice(n, specs):
-    """Write files (name, size, seed) into nginx n's root, fetch each twice
-    (a miss that inserts, then hits) and check every body byte for byte.
-    Returns {path: bytes}."""
+def put_and_fetch(n, specs, rounds=2):
+    """Write files (name, size, seed) into nginx n's root, fetch each
+    rounds times (a miss that inserts, then hits) and check every body
+    byte for byte.  Returns {path: bytes}."""
     files = {}
     for name, size, seed in specs:
         data = pattern(size, seed=seed)
         files[n.put(name, data)] = data
-    for rnd in range(2):
+    for rnd in range(rounds):
         for path, data in files.items():
             r = get(n.port, path)
             check(r.status == 200 and r.body == data,
@@ -149,7 +149,7 @@ def put_and_fetch_twice(n, specs):
 def test_module_bytes_exact_for_many_files_and_ranges():
     sizes = [1, 100, 4095, 4096, 4097, 8192, 12000, 30000, 65536, 100000]
     with Nginx("sendfile_nic_cache_size 4m;") as n:  # holds them all
-        files = put_and_fetch_twice(
+        files = put_and_fetch(
             n, [("f%d" % i, sizes[i % len(sizes)], i) for i in range(60)])
         for path, data in list(files.items())[:20]:
             if len(data) < 10:
@@ -169,7 +169,7 @@ def test_module_memory_in_a_file():
     with tempfile.TemporaryDirectory() as mem:
         with Nginx("sendfile_nic_cache_size 1m; sendfile_nic_memory_path "
                    "%s;" % mem) as n:
-            put_and_fetch_twice(
+            put_and_fetch(
                 n, [("m%d" % i, size, i + 20)
                     for i, size in enumerate((1, 4097, 70000, 300000))])
             st = n.status()["total"]
@@ -232,16 +232,8 @@ def test_module_open_file_cache_reusing_descriptors():
     in the same second: nginx closes and reopens descriptors all the time,
     so one number stands for many files; each must be served as itself."""
     with Nginx("sendfile_nic_cache_size 1m; open_file_cache max=4;") as n:
-        files = {}
-        for i in range(40):
-            data = pattern(6000, seed=300 + i)
-            files[n.put("d%d" % i, data)] = data
-        for rnd in range(3):
-            for path, data in files.items():
-                r = get(n.port, path)
-                check(r.status == 200 and r.body == data,
-                      "round %d %s: %d, %d bytes" % (rnd, path, r.status,
-                                                      len(r.body)))
+        put_and_fetch(n, [("d%d" % i, 6000, 300 + i) for i in range(40)],
+                      rounds=3)
         st = n.status()["total"]
     check(st["hits"] > 0, "the cache served nothing: %r" % st)
 

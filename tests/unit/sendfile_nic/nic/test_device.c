@@ -108,6 +108,14 @@ test_insert_and_send(void)
     CHECK_INT(recv_all(rx, buf, BLOCK + 90), BLOCK + 90);
     CHECK(pattern_at(buf, BLOCK, BLOCK, 1));
     CHECK(pattern_at(buf + BLOCK, 4 * BLOCK + 10, 90, 1));
+    /* the read-only mapping copying transports read: the same bytes */
+    CHECK(snic_device_memory(d) != NULL);
+    CHECK(pattern_at((const unsigned char *) snic_device_memory(d)
+                         + snic_device_offset(d, 2),
+                     BLOCK, BLOCK, 1));
+    CHECK(pattern_at((const unsigned char *) snic_device_memory(d)
+                         + snic_device_offset(d, 3),
+                     4 * BLOCK, 100, 1));
     CHECK_INT(snic_device_stats(d)->inserts, 2);
     CHECK_INT(snic_device_stats(d)->insert_bytes, BLOCK + 100);
     CHECK_INT(snic_device_stats(d)->cached_bytes, BLOCK + 90);
@@ -178,6 +186,10 @@ punch_interlock(const char *path)
     }
     CHECK_INT(recv_all(rx, got, NBLK * BLOCK), NBLK * BLOCK);
     CHECK(pattern_at(got, 0, NBLK * BLOCK, 1));
+    /* the mapping shows the new contents at once (a punched hole and
+     * the pages written after it) */
+    CHECK(pattern_at((const unsigned char *) snic_device_memory(d), 0,
+                     NBLK * BLOCK, 2));
     /* and the new contents are what goes out next */
     CHECK_INT(snic_device_send(d, tx, 0, NBLK * BLOCK), NBLK * BLOCK);
     CHECK_INT(recv_all(rx, got, NBLK * BLOCK), NBLK * BLOCK);
