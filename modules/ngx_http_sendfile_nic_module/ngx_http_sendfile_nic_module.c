@@ -664,7 +664,7 @@ ngx_http_sendfile_nic_file(ngx_http_request_t *r, ngx_file_t *file,
         note->mtime = of.mtime;
         note->size = of.size;
         note->name = name;
-        note->checked = ngx_time();
+        note->checked = now;
     }
 
     return NGX_OK;

@@ -5,14 +5,14 @@
  * The host side (the driver) keeps, per emulated NIC, a directory of the
  * file blocks its memory holds (nic/directory.c, with a replacement policy
  * from policy/); the device side (nic/device.c) is the NIC memory, a memfd
- * (or a file, nic_memory_path) from which cached bytes really reach the client.  For each piece of a
- * response the driver walks the body's blocks and builds the paper's
- * command sequence: a block that is cached becomes pkt_append_cache, a
- * block that is not is first copied in (cache_insert) when it may be, and
- * anything else goes by normal DMA (pkt_append_mm, here sendfile from the
- * file).  Adjacent blocks from the same source are coalesced into one
- * transmission, so a fully cached 64 KiB body is one sendfile from NIC
- * memory, not sixteen.
+ * (or a file, nic_memory_path) from which cached bytes really reach the
+ * client.  For each piece of a response the driver walks the body's
+ * blocks and builds the paper's command sequence: a block that is cached
+ * becomes pkt_append_cache, a block that is not is first copied in
+ * (cache_insert) when it may be, and anything else goes by normal DMA
+ * (pkt_append_mm, here sendfile from the file).  Adjacent blocks from
+ * the same source are coalesced into one transmission, so a fully cached
+ * 64 KiB body is one sendfile from NIC memory, not sixteen.
  *
  * Fallbacks to normal DMA, counted per reason: the bytes are not a file
  * block (HTTP headers), the file is larger than the cache, the block is

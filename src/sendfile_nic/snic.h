@@ -295,12 +295,12 @@ int snic_send_headers(snic_conn_t *c, const snic_send_t *req, size_t *done,
  * snic_nic_map() walks the range block by block, as the nic backend's
  * send would (lookups, inserts, fallbacks, counters), and describes up
  * to max pieces, in order: from NIC memory (fd is the device's memfd or
- * file, off the offset in it) or from the file (fd is f->fd).  Adjacent blocks from
- * the same source that are adjacent there too make one piece (a file
- * cached in consecutive slots is one piece, as nic_send sends it in one
- * run).  The slots of a piece from NIC memory, [slot, slot + nslots), are
- * pinned (not replaced) until the server has handed the piece to the
- * kernel and calls snic_nic_unpin() with them (after that the
+ * file, off the offset in it) or from the file (fd is f->fd).  Adjacent
+ * blocks from the same source that are adjacent there too make one piece
+ * (a file cached in consecutive slots is one piece, as nic_send sends it
+ * in one run).  The slots of a piece from NIC memory, [slot, slot +
+ * nslots), are pinned (not replaced) until the server has handed the
+ * piece to the kernel and calls snic_nic_unpin() with them (after that the
  * punch-hole interlock of nic/device.c keeps queued bytes right).
  * Returns the count of pieces, *mapped the bytes they cover (less than
  * len when max is reached), or -1 (not a nic instance).
