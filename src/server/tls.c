@@ -497,7 +497,8 @@ wbio_write(BIO *b, const char *in, int len)
             return -1;
         }
     }
-    memcpy(t->wbuf + t->wlen, in, (size_t) len);
+    /* after what is still to be sent, which may start past woff */
+    memcpy(t->wbuf + t->woff + t->wlen, in, (size_t) len);
     t->wlen += (size_t) len;
     return len;
 }
