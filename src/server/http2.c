@@ -68,7 +68,8 @@ typedef struct h2_stream_s {
     size_t              header_bytes;
     int                 nall; /* regular request header fields */
     int                 status;
-    int                 nh; /* response header fields */
+    char                code[4]; /* :status, for nghttp2 to take uncopied */
+    int                 nh;      /* response header fields */
     int                 npieces, cur;
     size_t              cur_off;   /* sent of pieces[cur] */
     uint64_t            remaining; /* not yet handed to a DATA frame */
@@ -91,13 +92,21 @@ typedef struct h2_stream_s {
 struct nicd_h2_s {
     nghttp2_session *s;
     h2_stream_t     *streams;
-    h2_stream_t     *cur; /* the stream a handler is answering */
+    h2_stream_t     *cur;  /* the stream a handler is answering */
+    h2_stream_t     *last; /* the newest stream: its headers are arriving */
     int              failed;
 };
 
+/* a stream by id: the newest one without asking nghttp2's stream map (once
+ * per header field) */
 static h2_stream_t *
 stream_of(nicd_conn_t *c, int32_t id)
 {
+    h2_stream_t *st = c->h2->last;
+
+    if (st != NULL && st->id == id) {
+        return st;
+    }
     return nghttp2_session_get_stream_user_data(c->h2->s, id);
 }
 
@@ -311,7 +320,7 @@ h2_finish(nicd_conn_t *c, int status)
     h2_stream_t          *st = c->h2->cur;
     nghttp2_nv            nva[MAX_RESP_HEADERS + 3];
     nghttp2_data_provider dp;
-    char                  code[4];
+    char                 *code = st->code;
     const char           *server = c->w->cycle->server_line + 8;
     size_t                k = 0;
     int                   i;
@@ -327,7 +336,8 @@ h2_finish(nicd_conn_t *c, int status)
     nva[k].namelen = (nl);                                                     \
     nva[k].value = (uint8_t *) (v);                                            \
     nva[k].valuelen = (vl);                                                    \
-    nva[k].flags = NGHTTP2_NV_FLAG_NONE;                                       \
+    nva[k].flags =                                                             \
+        NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;          \
     k++
     NV(":status", 7, code, 3);
     /* "Server: nicd/x\r\n": the value without its name and CRLF */
@@ -338,6 +348,13 @@ h2_finish(nicd_conn_t *c, int status)
            st->rh.data + st->hv_off[i], st->hv_len[i]);
     }
 #undef NV
+    /*
+     * nghttp2 takes the fields uncopied (it would copy and lower-case
+     * them, which the names are already): the date and server line live
+     * as long as the worker, the rest in the stream, which is recycled
+     * only when nghttp2 closes it; a HEADERS frame of a closed stream is
+     * dropped unread.
+     */
     st->answered = 1;
     dp.source.ptr = st;
     dp.read_callback = read_body;
@@ -449,6 +466,7 @@ on_begin_headers(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
         st->next->prev = st;
     }
     c->h2->streams = st;
+    c->h2->last = st;
     nghttp2_session_set_stream_user_data(s, st->id, st);
     return 0;
 }
@@ -462,14 +480,26 @@ keep(h2_stream_t *st, const uint8_t *v, size_t len, size_t *off, size_t *l)
     nicd_buf_add(&st->rq, v, len);
 }
 
+/* the regular request header fields kept by name, their lengths known */
+#define NAME(s) s, sizeof(s) - 1
+static const struct {
+    const char *name;
+    size_t      len;
+} hdr_names[NICD_NHDR] = {
+    {NAME("range")},
+    {NAME("if-range")},
+    {NAME("if-match")},
+    {NAME("if-none-match")},
+    {NAME("if-modified-since")},
+    {NAME("if-unmodified-since")},
+};
+#undef NAME
+
 static int
 on_header(nghttp2_session *s, const nghttp2_frame *frame, const uint8_t *name,
           size_t nlen, const uint8_t *value, size_t vlen, uint8_t flags,
           void *ud)
 {
-    static const char *const names[NICD_NHDR] = {
-        "range",         "if-range",          "if-match",
-        "if-none-match", "if-modified-since", "if-unmodified-since"};
     nicd_conn_t *c = ud;
     h2_stream_t *st = stream_of(c, frame->hd.stream_id);
     const char  *q;
@@ -487,24 +517,30 @@ on_header(nghttp2_session *s, const nghttp2_frame *frame, const uint8_t *name,
                   c->addr);
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* RST_STREAM */
     }
-    if (nlen > 0 && name[0] != ':' && st->nall < NICD_HTTP_MAX_HEADERS) {
+    if (nlen > 0 && name[0] == ':') {
+        /* nghttp2 has checked the pseudo-header fields */
+        if (nlen == 7 && memcmp(name, ":method", 7) == 0) {
+            st->method = nicd_http_method((const char *) value, vlen);
+        } else if (nlen == 5 && memcmp(name, ":path", 5) == 0) {
+            q = memchr(value, '?', vlen);
+            keep(st, value,
+                 q != NULL ? (size_t) (q - (const char *) value) : vlen,
+                 &st->path_off, &st->path_len);
+            if (q != NULL) {
+                keep(st, (const uint8_t *) q + 1,
+                     vlen - (size_t) (q - (const char *) value) - 1,
+                     &st->query_off, &st->query_len);
+            }
+            st->has_path = 1;
+        }
+        return 0;
+    }
+    if (st->nall < NICD_HTTP_MAX_HEADERS) {
         keep(st, name, nlen, &st->all_noff[st->nall], &st->all_nlen[st->nall]);
         keep(st, value, vlen, &st->all_voff[st->nall], &st->all_vlen[st->nall]);
         st->nall++;
     }
-    if (nlen == 7 && memcmp(name, ":method", 7) == 0) {
-        st->method = nicd_http_method((const char *) value, vlen);
-    } else if (nlen == 5 && memcmp(name, ":path", 5) == 0) {
-        q = memchr(value, '?', vlen);
-        keep(st, value, q != NULL ? (size_t) (q - (const char *) value) : vlen,
-             &st->path_off, &st->path_len);
-        if (q != NULL) {
-            keep(st, (const uint8_t *) q + 1,
-                 vlen - (size_t) (q - (const char *) value) - 1, &st->query_off,
-                 &st->query_len);
-        }
-        st->has_path = 1;
-    } else if (nlen == 7 && memcmp(name, "referer", 7) == 0) {
+    if (nlen == 7 && memcmp(name, "referer", 7) == 0) {
         keep(st, value, vlen, &st->ref_off, &st->ref_len);
         st->has_ref = 1;
     } else if (nlen == 10 && memcmp(name, "user-agent", 10) == 0) {
@@ -512,7 +548,8 @@ on_header(nghttp2_session *s, const nghttp2_frame *frame, const uint8_t *name,
         st->has_ua = 1;
     } else {
         for (i = 0; i < NICD_NHDR; i++) {
-            if (strlen(names[i]) == nlen && memcmp(name, names[i], nlen) == 0) {
+            if (hdr_names[i].len == nlen
+                && memcmp(name, hdr_names[i].name, nlen) == 0) {
                 keep(st, value, vlen, &st->hdr_off[i], &st->hdr_len[i]);
                 st->has_hdr[i] = 1;
                 break;
@@ -683,6 +720,9 @@ on_stream_close(nghttp2_session *s, int32_t id, uint32_t error, void *ud)
     (void) error;
     if (st != NULL) {
         log_stream(c, st);
+        if (c->h2->last == st) {
+            c->h2->last = NULL;
+        }
         nghttp2_session_set_stream_user_data(s, id, NULL);
         stream_free(c, st);
     }
