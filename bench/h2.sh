@@ -9,9 +9,14 @@
 #
 # Cases: h2load -c64 -m8 and -m100 on 1 KiB and 16 KiB, over h2c and over
 # TLS (h2); wrk -c64 over HTTPS (HTTP/1.1) against nginx.
+# Then the server CPU per stream of nicd and h2o loaded at the same time
+# (two h2load -c32 -m8 on CPU 1, user + system time from /proc), over h2c
+# and h2: what one server costs per stream, whichever core bounds the
+# rate, and whatever the machine does meanwhile hits both.
 # Usage: sh bench/h2.sh   (env: DURATION=5 RUNS=3 SIZES="1k 16k")
-# Writes build/bench/h2.json.  Two cores shared by servers and load
-# generator: compare ratios, not absolute numbers.
+# Writes build/bench/h2.json, h2-cpu-h2c.json and h2-cpu-h2.json.  Two
+# cores shared by servers and load generator: compare ratios, not absolute
+# numbers.
 set -eu
 
 DURATION=${DURATION:-5}
@@ -39,7 +44,8 @@ taskset -c 0 "$NICD" --root "$work/www" --threads 1 -g "
     ssl_protocols TLSv1.3; access_log off; error_log $work/nicd.log warn;
     open_file_cache max=1000; open_file_cache_valid 60s;
     keepalive_requests 1000000;" &
-pids="$pids $!"
+n_pid=$!
+pids="$pids $n_pid"
 
 # nginx 1.22 from Debian: h2c and h2 on separate listeners
 g_h2c=$(free_port)
@@ -66,6 +72,7 @@ listen:
     certificate-file: $work/cert.pem
     key-file: $work/key.pem
     minimum-version: TLSv1.3"
+o_pid=${pids##* }
 
 for p in $n_h2c $n_tls $g_h2c $g_tls $o_h2c $o_tls; do wait_port "$p"; done
 
@@ -144,3 +151,15 @@ for (proto, m, size), by in rows.items():
 json.dump(out, open(sys.argv[2], "w"), indent=1)
 print("results: " + sys.argv[2])
 PY
+
+for proto in h2c h2; do
+    if [ "$proto" = h2c ]; then
+        n_url="http://127.0.0.1:$n_h2c" o_url="http://127.0.0.1:$o_h2c"
+    else
+        n_url="https://127.0.0.1:$n_tls" o_url="https://127.0.0.1:$o_tls"
+    fi
+    echo "$proto:"
+    # shellcheck disable=SC2086
+    TOGETHER=h2load_together together_rounds "$n_url" "$n_pid" "$o_url" "$o_pid" \
+        "$OUT/h2-cpu-$proto.json" nicd h2o $SIZES
+done

@@ -76,22 +76,46 @@ wrk_together() {
         echo "$r1 $(($(cpu_ticks "$2") - t1)) $r2 $(($(cpu_ticks "$4") - t2))"; }
 }
 
-# RUNS rounds of wrk_together for each NAME: base URL $1 (server process
-# $2) and $3 (process $4), each asked for NAME.bin; then the table of
-# bench/together.py, its JSON in $5.  Usage: together_rounds URL-1 PID-1
-# URL-2 PID-2 OUT.json LABEL-1 LABEL-2 NAME...
+# the same with h2load -t1 -c$CONNS/2 -m$STREAMS (default 8) against URL
+# $1 (server process $2) and URL $3 (process $4); prints "requests-1
+# CPU-ticks-1 requests-2 CPU-ticks-2", fails if a request failed
+h2load_together() {
+    t1=$(cpu_ticks "$2")
+    t2=$(cpu_ticks "$4")
+    taskset -c 1 h2load -t1 -c$((${CONNS:-64} / 2)) -m"${STREAMS:-8}" \
+        -D"$DURATION" "$1" > "$work/h2load-together-1" 2>&1 &
+    h1=$!
+    taskset -c 1 h2load -t1 -c$((${CONNS:-64} / 2)) -m"${STREAMS:-8}" \
+        -D"$DURATION" "$3" > "$work/h2load-together-2" 2>&1 &
+    h2=$!
+    wait "$h1" "$h2"
+    t1=$(($(cpu_ticks "$2") - t1))
+    t2=$(($(cpu_ticks "$4") - t2))
+    r1=$(awk '/^requests:/ {print ($10 == 0 ? $8 : "failed")}' "$work/h2load-together-1")
+    r2=$(awk '/^requests:/ {print ($10 == 0 ? $8 : "failed")}' "$work/h2load-together-2")
+    case "$r1 $r2" in
+    *failed* | " "* | *" ") echo "h2load_together: requests failed: $1 $3" >&2; return 1 ;;
+    esac
+    echo "$r1 $t1 $r2 $t2"
+}
+
+# RUNS rounds of $TOGETHER (wrk_together unless set; h2load_together)
+# for each NAME: base URL $1 (server process $2) and $3 (process $4), each
+# asked for NAME.bin; then the table of bench/together.py, its JSON in $5.
+# Usage: together_rounds URL-1 PID-1 URL-2 PID-2 OUT.json LABEL-1 LABEL-2
+# NAME...
 together_rounds() {
     u1=$1 p1=$2 u2=$3 p2=$4 json=$5 l1=$6 l2=$7
     shift 7
     : > "$work/together"
     for name in "$@"; do
         for r in $(seq "$RUNS"); do
-            line="$name $(wrk_together "$u1/$name.bin" "$p1" "$u2/$name.bin" "$p2")"
+            line="$name $("${TOGETHER:-wrk_together}" "$u1/$name.bin" "$p1" "$u2/$name.bin" "$p2")"
             echo "$line" >> "$work/together"
             echo "  $name together run $r: $line" >&2
         done
     done
-    echo "both loaded at once (two wrk -c$((${CONNS:-64} / 2)) on CPU 1): server CPU us/request, medians of $RUNS rounds"
+    echo "both loaded at once (${TOGETHER:-wrk_together}, -c$((${CONNS:-64} / 2)) each on CPU 1): server CPU us/request, medians of $RUNS rounds"
     python3 bench/together.py "$work/together" "$(getconf CLK_TCK)" "$l1" "$l2" "$json"
 }
 
