@@ -350,10 +350,11 @@ h2_finish(nicd_conn_t *c, int status)
 #undef NV
     /*
      * nghttp2 takes the fields uncopied (it would copy and lower-case
-     * them, which the names are already): the date and server line live
-     * as long as the worker, the rest in the stream, which is recycled
-     * only when nghttp2 closes it; a HEADERS frame of a closed stream is
-     * dropped unread.
+     * them, which the names are already): the server line lives as long
+     * as the worker, the date too (rewritten in place each second, so a
+     * frame held back by a full queue may carry a later one), the rest in
+     * the stream, which is recycled only when nghttp2 closes it; a
+     * HEADERS frame of a closed stream is dropped unread.
      */
     st->answered = 1;
     dp.source.ptr = st;
