@@ -160,6 +160,6 @@ for proto in h2c h2; do
     fi
     echo "$proto:"
     # shellcheck disable=SC2086
-    TOGETHER=h2load_together together_rounds "$n_url" "$n_pid" "$o_url" "$o_pid" \
+    LOAD=h2load together_rounds "$n_url" "$n_pid" "$o_url" "$o_pid" \
         "$OUT/h2-cpu-$proto.json" nicd h2o $SIZES
 done

@@ -55,68 +55,62 @@ print(d["requests_per_s"], d["mib_per_s"], sum(d["errors"].values()),
       (t1 - t0) / hz * 1e6 / max(d["requests"], 1))' "$t0" "$t1" "$(getconf CLK_TCK)"
 }
 
-# two servers loaded at the same time: wrk -t1 -c$CONNS/2 (default 32) on
-# CPU 1 against URL $1 (server process $2) and URL $3 (process $4) for
-# $DURATION seconds; prints "requests-1 CPU-ticks-1 requests-2 CPU-ticks-2".
-# Whatever makes this machine slower or faster for a while hits both.
-wrk_together() {
-    t1=$(cpu_ticks "$2")
-    t2=$(cpu_ticks "$4")
+# one of two loads run at once, on CPU 1 for $DURATION seconds against URL
+# $1 with half of $CONNS (default 64) connections; writes the count of
+# requests answered to file $2
+load_wrk() {
     taskset -c 1 wrk -t1 -c$((${CONNS:-64} / 2)) -d"${DURATION}s" \
-        -s bench/wrk/report.lua "$1" > "$work/wrk-together-1" &
-    w1=$!
-    taskset -c 1 wrk -t1 -c$((${CONNS:-64} / 2)) -d"${DURATION}s" \
-        -s bench/wrk/report.lua "$3" > "$work/wrk-together-2" &
-    w2=$!
-    wait "$w1" "$w2"
-    for f in 1 2; do
-        sed -n 's/^JSON //p' "$work/wrk-together-$f" |
-            python3 -c 'import json, sys; print(json.load(sys.stdin)["requests"])'
-    done | { read -r r1; read -r r2
-        echo "$r1 $(($(cpu_ticks "$2") - t1)) $r2 $(($(cpu_ticks "$4") - t2))"; }
+        -s bench/wrk/report.lua "$1" | sed -n 's/^JSON //p' |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["requests"])' > "$2"
+}
+# the same with h2load, $STREAMS (default 8) streams per connection
+# ("failed" if a request failed or none was made)
+load_h2load() {
+    taskset -c 1 h2load -t1 -c$((${CONNS:-64} / 2)) -m"${STREAMS:-8}" \
+        -D"$DURATION" "$1" 2>&1 |
+        awk '/^requests:/ {print ($10 == 0 && $8 > 0 ? $8 : "failed")}' > "$2"
 }
 
-# the same with h2load -t1 -c$CONNS/2 -m$STREAMS (default 8) against URL
-# $1 (server process $2) and URL $3 (process $4); prints "requests-1
-# CPU-ticks-1 requests-2 CPU-ticks-2", fails if a request failed
-h2load_together() {
-    t1=$(cpu_ticks "$2")
-    t2=$(cpu_ticks "$4")
-    taskset -c 1 h2load -t1 -c$((${CONNS:-64} / 2)) -m"${STREAMS:-8}" \
-        -D"$DURATION" "$1" > "$work/h2load-together-1" 2>&1 &
-    h1=$!
-    taskset -c 1 h2load -t1 -c$((${CONNS:-64} / 2)) -m"${STREAMS:-8}" \
-        -D"$DURATION" "$3" > "$work/h2load-together-2" 2>&1 &
-    h2=$!
-    wait "$h1" "$h2"
-    t1=$(($(cpu_ticks "$2") - t1))
-    t2=$(($(cpu_ticks "$4") - t2))
-    r1=$(awk '/^requests:/ {print ($10 == 0 ? $8 : "failed")}' "$work/h2load-together-1")
-    r2=$(awk '/^requests:/ {print ($10 == 0 ? $8 : "failed")}' "$work/h2load-together-2")
-    case "$r1 $r2" in
-    *failed* | " "* | *" ") echo "h2load_together: requests failed: $1 $3" >&2; return 1 ;;
+# two servers loaded at the same time by load_$LOAD ($1: wrk or h2load):
+# URL $2 (server process $3) and URL $4 (process $5); prints "requests-1
+# CPU-ticks-1 requests-2 CPU-ticks-2", fails if a load did.
+# Whatever makes this machine slower or faster for a while hits both.
+run_together() {
+    t1=$(cpu_ticks "$3")
+    t2=$(cpu_ticks "$5")
+    "load_$1" "$2" "$work/together-1" &
+    l1=$!
+    "load_$1" "$4" "$work/together-2" &
+    l2=$!
+    wait "$l1" "$l2"
+    t1=$(($(cpu_ticks "$3") - t1))
+    t2=$(($(cpu_ticks "$5") - t2))
+    r1=$(cat "$work/together-1")
+    r2=$(cat "$work/together-2")
+    case " $r1 $r2 " in
+    *failed* | *" 0 "* | *"  "*) echo "run_together: $1 failed: $2 $4" >&2; return 1 ;;
     esac
     echo "$r1 $t1 $r2 $t2"
 }
 
-# RUNS rounds of $TOGETHER (wrk_together unless set; h2load_together)
-# for each NAME: base URL $1 (server process $2) and $3 (process $4), each
+# RUNS rounds of run_together with $LOAD (wrk unless set; h2load) for
+# each NAME: base URL $1 (server process $2) and $3 (process $4), each
 # asked for NAME.bin; then the table of bench/together.py, its JSON in $5.
 # Usage: together_rounds URL-1 PID-1 URL-2 PID-2 OUT.json LABEL-1 LABEL-2
 # NAME...
 together_rounds() {
-    u1=$1 p1=$2 u2=$3 p2=$4 json=$5 l1=$6 l2=$7
+    u1=$1 p1=$2 u2=$3 p2=$4 json=$5 n1=$6 n2=$7
     shift 7
     : > "$work/together"
     for name in "$@"; do
         for r in $(seq "$RUNS"); do
-            line="$name $("${TOGETHER:-wrk_together}" "$u1/$name.bin" "$p1" "$u2/$name.bin" "$p2")"
+            line="$name $(run_together "${LOAD:-wrk}" "$u1/$name.bin" "$p1" "$u2/$name.bin" "$p2")"
             echo "$line" >> "$work/together"
             echo "  $name together run $r: $line" >&2
         done
     done
-    echo "both loaded at once (${TOGETHER:-wrk_together}, -c$((${CONNS:-64} / 2)) each on CPU 1): server CPU us/request, medians of $RUNS rounds"
-    python3 bench/together.py "$work/together" "$(getconf CLK_TCK)" "$l1" "$l2" "$json"
+    echo "both loaded at once (two ${LOAD:-wrk} -c$((${CONNS:-64} / 2)) on CPU 1): server CPU us/request, medians of $RUNS rounds"
+    python3 bench/together.py "$work/together" "$(getconf CLK_TCK)" "$n1" "$n2" "$json"
 }
 
 # the processes started here ($pids), ended by PID, and the work directory

@@ -1,5 +1,5 @@
 """Summarise rounds of two servers loaded at the same time (bench/lib.sh's
-wrk_together): each line of FILE is "size requests-1 ticks-1 requests-2
+run_together, with wrk or h2load): each line of FILE is "size requests-1 ticks-1 requests-2
 ticks-2"; prints each server's CPU per request and the median of the
 rounds' ratios (2 / 1), and writes them as JSON.
 Usage: python3 bench/together.py FILE CLK_TCK NAME-1 NAME-2 OUT.json"""
