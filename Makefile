@@ -6,6 +6,7 @@
 #   make test-asan    the tests under ASan+UBSan only (build-asan/)
 #   make bench        nicd against Debian's nginx with wrk (bench/server.sh)
 #   make bench-policy block accesses/s of each cache replacement policy
+#   make bench-splice what gathering a body into a pipe costs from a file, a memfd, a mapping
 #   make bench-nicsim nicsim's block accesses/s on the NASA sample (LRU)
 #   make bench-replayer nicreplay's requests/s against wrk's (1 KiB file)
 #   make bench-nic    the nic backend: emulation cost, cached vs uncached bus
@@ -59,7 +60,7 @@ UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all deps run test test-unit test-integration test-asan bench module module-build deb bench-module \
-        bench-policy bench-nicsim bench-replayer bench-nic bench-h2 bench-traces bench-specweb bench-peers bench-sim-peers fuzz \
+        bench-policy bench-splice bench-nicsim bench-replayer bench-nic bench-h2 bench-traces bench-specweb bench-peers bench-sim-peers fuzz \
         install format format-check clean distclean help
 
 TOOLS = $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
@@ -184,6 +185,10 @@ $(BUILD)/bench/policy_speed: bench/policy_speed.c $(LIB_OBJS) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< $(LIB_OBJS) $(LDLIBS_ALL)
 
+$(BUILD)/bench/splice_gather: bench/splice_gather.c $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $<
+
 bench-nic: $(BUILD)/nicd
 	@$(MAKE) --no-print-directory deps DEPS="build bench"
 	sh bench/nic.sh
@@ -214,6 +219,9 @@ bench-traces: $(BUILD)/nictrace $(BUILD)/nicsim
 
 bench-policy: $(BUILD)/bench/policy_speed
 	taskset -c 1 $(BUILD)/bench/policy_speed
+
+bench-splice: $(BUILD)/bench/splice_gather
+	TMPDIR=$(BUILD) taskset -c 1 $(BUILD)/bench/splice_gather
 
 # the NASA sample (5,314 block accesses a pass with a 16 MiB LRU cache)
 # 1,900 times: 10.1 million accesses, trace parsing included

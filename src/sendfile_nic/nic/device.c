@@ -34,6 +34,17 @@
  *   hole at once (the page cache is one): transports that copy (TLS, the
  *   gathered small responses) read cached bytes from it, without a
  *   pread(2) into a buffer of their own first.
+ * - So a memfd's bytes leave by vmsplice(2) from that mapping into a pipe
+ *   of the thread's, then splice(2) from the pipe to the socket: the pipe
+ *   takes references to the pages as sendfile(2) does (nothing is copied,
+ *   and a punched block's queued pages stay the old ones), but gathers
+ *   them by walking the page table, not the memfd's page cache a page at
+ *   a time.  Gathering 256 KiB into a pipe (make bench-splice) cost
+ *   this machine 4.1 us from the ext4 file, 9.7 us from the memfd and
+ *   5.3 us by vmsplice(2).  What the socket does not take is drained to
+ *   /dev/null, so the pipe is empty between calls; the next call gathers
+ *   those pages again.  An O_TMPFILE, whose own reads are batched, keeps
+ *   sendfile(2).
  */
 
 #ifndef _GNU_SOURCE
@@ -43,11 +54,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "../snic.h"
@@ -60,8 +73,142 @@ struct snic_device_s {
     int                 no_copy_range;
     char               *bounce; /* one block, for pread + pwrite */
     const char         *map;    /* the memory mapped read-only, or NULL */
+    int                 splice; /* sends by vmsplice + splice (a memfd) */
     snic_device_stats_t stats;
 };
+
+/* A thread's pipe for the splice path: empty between calls. */
+typedef struct {
+    int    fd[2]; /* -1: none could be made; the thread uses sendfile(2) */
+    int    null;  /* /dev/null, where unsent bytes are drained */
+    size_t size;  /* its capacity */
+} splice_pipe_t;
+
+#define SPLICE_PIPE_SIZE (1024 * 1024) /* pipe-max-size's default */
+
+static pthread_key_t  pipe_key;
+static pthread_once_t pipe_once = PTHREAD_ONCE_INIT;
+static int            pipe_key_ok;
+
+static void
+pipe_close(void *arg)
+{
+    splice_pipe_t *p = arg;
+
+    if (p->fd[0] != -1) {
+        close(p->fd[0]);
+        close(p->fd[1]);
+    }
+    if (p->null != -1) {
+        close(p->null);
+    }
+    snic_free(p);
+}
+
+static void
+pipe_key_create(void)
+{
+    pipe_key_ok = pthread_key_create(&pipe_key, pipe_close) == 0;
+}
+
+/* The calling thread's pipe, made on first use; NULL if none can be. */
+static splice_pipe_t *
+thread_pipe(void)
+{
+    splice_pipe_t *p;
+    int            size;
+
+    pthread_once(&pipe_once, pipe_key_create);
+    if (!pipe_key_ok) {
+        return NULL;
+    }
+    p = pthread_getspecific(pipe_key);
+    if (p != NULL) {
+        return p->fd[0] != -1 ? p : NULL;
+    }
+    p = snic_malloc(sizeof(*p));
+    if (p == NULL) {
+        return NULL;
+    }
+    p->null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (p->null == -1 || pipe2(p->fd, O_CLOEXEC | O_NONBLOCK) != 0) {
+        p->fd[0] = p->fd[1] = -1;
+    } else {
+        /* a smaller pipe (pipe-max-size, or a user's pipe quota) only
+         * means more calls per body */
+        size = fcntl(p->fd[1], F_SETPIPE_SZ, SPLICE_PIPE_SIZE);
+        if (size == -1) {
+            size = fcntl(p->fd[1], F_GETPIPE_SZ);
+        }
+        p->size = size > 0 ? (size_t) size : 4096;
+    }
+    if (pthread_setspecific(pipe_key, p) != 0) {
+        pipe_close(p);
+        return NULL;
+    }
+    return p->fd[0] != -1 ? p : NULL;
+}
+
+/* Discard what is left in the thread's pipe; if that fails, the pipe goes
+ * (bytes in it must never reach another connection) and the thread sends
+ * by sendfile(2) from then on. */
+static void
+pipe_drain(splice_pipe_t *p, size_t left)
+{
+    ssize_t n;
+
+    while (left > 0) {
+        n = splice(p->fd[0], NULL, p->null, NULL, left, SPLICE_F_NONBLOCK);
+        if (n == -1 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            close(p->fd[0]);
+            close(p->fd[1]);
+            p->fd[0] = p->fd[1] = -1;
+            return;
+        }
+        left -= (size_t) n;
+    }
+}
+
+/* Send up to len bytes at nc_off through the thread's pipe; -2 when the
+ * thread has none (the caller uses sendfile(2)). */
+static ssize_t
+send_spliced(snic_device_t *d, int sock, off_t nc_off, size_t len)
+{
+    splice_pipe_t *p = thread_pipe();
+    struct iovec   iov;
+    ssize_t        in, out;
+    int            err;
+
+    if (p == NULL) {
+        return -2;
+    }
+    iov.iov_base = (char *) d->map + nc_off;
+    iov.iov_len = len < p->size ? len : p->size;
+    do {
+        in = vmsplice(p->fd[1], &iov, 1, SPLICE_F_NONBLOCK);
+    } while (in == -1 && errno == EINTR);
+    if (in <= 0) {
+        /* not expected of an empty pipe: this thread sends by
+         * sendfile(2) from now on */
+        close(p->fd[0]);
+        close(p->fd[1]);
+        p->fd[0] = p->fd[1] = -1;
+        return -2;
+    }
+    do {
+        out =
+            splice(p->fd[0], NULL, sock, NULL, (size_t) in, SPLICE_F_NONBLOCK);
+    } while (out == -1 && errno == EINTR);
+    if (out < in) {
+        err = errno;
+        pipe_drain(p, (size_t) (in - (out > 0 ? out : 0)));
+        errno = err;
+    }
+    return out;
+}
 
 snic_device_t *
 snic_device_create(size_t size, size_t block, const char *path, char *err,
@@ -112,6 +259,7 @@ snic_device_create(size_t size, size_t block, const char *path, char *err,
     map = mmap(NULL, (size_t) d->nblocks * block, PROT_READ, MAP_SHARED, d->fd,
                0);
     d->map = map != MAP_FAILED ? map : NULL;
+    d->splice = path == NULL && d->map != NULL;
     return d;
 }
 
@@ -238,11 +386,13 @@ err:
 ssize_t
 snic_device_send(snic_device_t *d, int sock, off_t nc_off, size_t len)
 {
-    ssize_t n;
+    ssize_t n = d->splice ? send_spliced(d, sock, nc_off, len) : -2;
 
-    do {
-        n = sendfile(sock, d->fd, &nc_off, len);
-    } while (n == -1 && errno == EINTR);
+    if (n == -2) {
+        do {
+            n = sendfile(sock, d->fd, &nc_off, len);
+        } while (n == -1 && errno == EINTR);
+    }
     if (n > 0) {
         d->stats.cached_bytes += (uint64_t) n;
     }

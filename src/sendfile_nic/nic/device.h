@@ -50,8 +50,10 @@ int snic_device_insert(snic_device_t *d, uint32_t slot, int fd, off_t file_off,
 
 /*
  * pkt_append_cache, executed: send up to len bytes of NIC memory from
- * nc_off to socket sock with sendfile(2).  Returns the bytes sent, or -1
- * with errno (EAGAIN when the socket is full).
+ * nc_off to socket sock without copying them: vmsplice(2) + splice(2)
+ * through the calling thread's pipe for a memfd, sendfile(2) for a file
+ * (device.c says why).  Returns the bytes sent, or -1 with errno (EAGAIN
+ * when the socket is full).
  */
 ssize_t snic_device_send(snic_device_t *d, int sock, off_t nc_off, size_t len);
 

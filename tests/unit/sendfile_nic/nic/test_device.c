@@ -1,6 +1,8 @@
 /* Unit tests of src/sendfile_nic/nic/device.c */
 
 #include "../../../../src/sendfile_nic/nic/device.c"
+
+#include <poll.h>
 #include "../tcp_pair.h"
 #include "harness.h"
 
@@ -220,6 +222,75 @@ test_punch_interlock_in_a_file(void)
     punch_interlock(dir);
 }
 
+/*
+ * A memfd's bytes leave through the thread's pipe.  A send the socket
+ * takes only part of must leave the pipe empty: bytes left in it would
+ * go out first on the next send, on whatever connection that is.
+ */
+static void
+test_partial_send_leaves_pipe_empty(void)
+{
+    enum { N = 64 }; /* 256 KiB, more than the small socket takes */
+    char           err[128];
+    snic_device_t *d = snic_device_create(N * BLOCK, BLOCK, NULL, err,
+                                          sizeof(err));
+    unsigned char *got = malloc(N * BLOCK);
+    int            fd = pattern_file(N * BLOCK, 3), tx, rx, tx2, rx2, i;
+    ssize_t        k;
+    size_t         sent, recvd;
+
+    CHECK(d != NULL && d->splice);
+    for (i = 0; i < N; i++) {
+        CHECK_INT(snic_device_insert(d, (uint32_t) i, fd, (off_t) i * BLOCK,
+                                     BLOCK), 0);
+    }
+    CHECK_INT(tcp_pair(&tx, &rx, 4096, 4096), 0);
+    CHECK_INT(roomy_pair(&tx2, &rx2), 0);
+    CHECK(fcntl(tx, F_SETFL, O_NONBLOCK) == 0);
+
+    k = snic_device_send(d, tx, 0, N * BLOCK);
+    CHECK(k > 0 && k < N * BLOCK);
+    sent = k > 0 ? (size_t) k : 0;
+    CHECK(thread_pipe() != NULL); /* the splice path was taken */
+
+    /* another connection gets its own bytes, nothing left over */
+    CHECK_INT(snic_device_send(d, tx2, snic_device_offset(d, 5), BLOCK),
+              BLOCK);
+    CHECK_INT(recv_all(rx2, got, BLOCK), BLOCK);
+    CHECK(pattern_at(got, 5 * BLOCK, BLOCK, 3));
+
+    /* the first connection: the rest, sent as the reader makes room;
+     * every byte must be the block's own */
+    for (recvd = 0; recvd < N * BLOCK;) {
+        if (sent < N * BLOCK) {
+            k = snic_device_send(d, tx, (off_t) sent, N * BLOCK - sent);
+            if (k > 0) {
+                sent += (size_t) k;
+            } else if (k != -1 || errno != EAGAIN) {
+                break;
+            }
+        }
+        k = recv(rx, got + recvd, N * BLOCK - recvd, MSG_DONTWAIT);
+        if (k > 0) {
+            recvd += (size_t) k;
+        } else if (k == 0 || errno != EAGAIN
+                   || poll(&(struct pollfd){.fd = rx, .events = POLLIN}, 1,
+                           5000)
+                          != 1) {
+            break;
+        }
+    }
+    CHECK_INT(recvd, N * BLOCK);
+    CHECK(pattern_at(got, 0, N * BLOCK, 3));
+    close(tx);
+    close(rx);
+    close(tx2);
+    close(rx2);
+    close(fd);
+    free(got);
+    snic_device_destroy(d);
+}
+
 int
 main(void)
 {
@@ -227,5 +298,6 @@ main(void)
     RUN(test_insert_and_send);
     RUN(test_punch_interlock);
     RUN(test_punch_interlock_in_a_file);
+    RUN(test_partial_send_leaves_pipe_empty);
     return harness_report("test_device");
 }
