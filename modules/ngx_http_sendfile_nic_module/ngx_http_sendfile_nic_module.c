@@ -51,11 +51,24 @@ typedef struct {
  * A shared zone's data: the parameters, and the library's instance in
  * the zone once the zone exists.  Every location whose parameters are the
  * same finds the same zone by its name, so they share one NIC set.
+ *
+ * The NIC memory (a memfd or a file, and its mapping) is held by each
+ * process apart from the zone: this cycle's hold is released with the
+ * cycle's pool unless the next cycle took the zone over (next), or this
+ * cycle took it over from a previous one that is still there because
+ * this cycle failed (prev).  So a reload that changes the parameters lets
+ * the old NIC memory go once the old workers have exited.
  */
-typedef struct {
+typedef struct ngx_http_sendfile_nic_zone_s  ngx_http_sendfile_nic_zone_t;
+
+struct ngx_http_sendfile_nic_zone_s {
     ngx_http_sendfile_nic_params_t   params;
     snic_instance_t                 *nic;
-} ngx_http_sendfile_nic_zone_t;
+    snic_nic_memory_t               *memory;
+    ngx_int_t                        nmemory;
+    ngx_http_sendfile_nic_zone_t    *prev;
+    ngx_http_sendfile_nic_zone_t    *next;
+};
 
 
 typedef struct {
@@ -132,6 +145,7 @@ static char *ngx_http_sendfile_nic_report(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf);
 static ngx_int_t ngx_http_sendfile_nic_init_zone(ngx_shm_zone_t *shm_zone,
     void *data);
+static void ngx_http_sendfile_nic_zone_cleanup(void *data);
 static ngx_int_t ngx_http_sendfile_nic_add_zone(ngx_conf_t *cf,
     ngx_http_sendfile_nic_loc_conf_t *slcf);
 static void *ngx_http_sendfile_nic_create_loc_conf(ngx_conf_t *cf);
@@ -931,9 +945,19 @@ ngx_http_sendfile_nic_init_zone(ngx_shm_zone_t *shm_zone, void *data)
     snic_instance_t   *nic;
     snic_allocator_t   a;
 
+    ngx_http_sendfile_nic_zone_t  *prev;
+
     if (data) {
         /* the previous cycle's zone: same name, so same parameters */
-        z->nic = ((ngx_http_sendfile_nic_zone_t *) data)->nic;
+        prev = data;
+        z->nic = prev->nic;
+
+        z->nmemory = prev->nmemory;
+        ngx_memcpy(z->memory, prev->memory,
+                   prev->nmemory * sizeof(snic_nic_memory_t));
+        z->prev = prev;
+        prev->next = z;
+
         return NGX_OK;
     }
 
@@ -1016,8 +1040,32 @@ ngx_http_sendfile_nic_init_zone(ngx_shm_zone_t *shm_zone, void *data)
 
     shpool->data = nic;
     z->nic = nic;
+    z->nmemory = ngx_max(snic_nic_memory(nic, z->memory,
+                                         (int) z->params.count), 0);
 
     return NGX_OK;
+}
+
+
+static void
+ngx_http_sendfile_nic_zone_cleanup(void *data)
+{
+    ngx_http_sendfile_nic_zone_t  *z = data;
+
+    if (z->next) {
+        /* the next cycle holds the NIC memory now */
+        z->next->prev = NULL;
+        return;
+    }
+
+    if (z->prev) {
+        /* this cycle failed; the previous one keeps its hold */
+        z->prev->next = NULL;
+        return;
+    }
+
+    snic_nic_memory_release(z->memory, z->nmemory);
+    z->nmemory = 0;
 }
 
 
@@ -1119,6 +1167,8 @@ ngx_http_sendfile_nic_add_zone(ngx_conf_t *cf,
     u_char                          *p;
     ngx_str_t                        name;
     ngx_shm_zone_t                  *zone;
+    ngx_pool_cleanup_t              *cln;
+    ngx_http_sendfile_nic_zone_t    *z;
     ngx_http_sendfile_nic_params_t  *pa;
 
     pa = &slcf->params;
@@ -1147,16 +1197,30 @@ ngx_http_sendfile_nic_add_zone(ngx_conf_t *cf,
     }
 
     if (zone->data == NULL) {
-        slcf->zone = ngx_pcalloc(cf->pool,
-                                 sizeof(ngx_http_sendfile_nic_zone_t));
-        if (slcf->zone == NULL) {
+        z = ngx_pcalloc(cf->pool, sizeof(ngx_http_sendfile_nic_zone_t));
+        if (z == NULL) {
             return NGX_ERROR;
         }
 
-        slcf->zone->params = *pa;
+        z->params = *pa;
+
+        z->memory = ngx_pcalloc(cf->pool,
+                                pa->count * sizeof(snic_nic_memory_t));
+        if (z->memory == NULL) {
+            return NGX_ERROR;
+        }
+
+        cln = ngx_pool_cleanup_add(cf->cycle->pool, 0);
+        if (cln == NULL) {
+            return NGX_ERROR;
+        }
+
+        cln->handler = ngx_http_sendfile_nic_zone_cleanup;
+        cln->data = z;
 
         zone->init = ngx_http_sendfile_nic_init_zone;
-        zone->data = slcf->zone;
+        zone->data = z;
+        slcf->zone = z;
 
     } else {
         slcf->zone = zone->data;

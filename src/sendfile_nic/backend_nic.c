@@ -1241,3 +1241,31 @@ const snic_backend_t snic_backend_nic = {
     nic_reset,
     nic_paces,
 };
+
+int
+snic_nic_memory(const snic_instance_t *in, snic_nic_memory_t *m, int max)
+{
+    const nic_state_t *s = in->state;
+    int                i, k = 0;
+
+    if (in->ops != &snic_backend_nic) {
+        return -1;
+    }
+    for (i = 0; i < s->count && k < max; i++) {
+        if (s->nics[i].dev != NULL) { /* none with nic_cache_size 0 */
+            snic_device_hold(s->nics[i].dev, &m[k].fd, &m[k].map, &m[k].size);
+            k++;
+        }
+    }
+    return k;
+}
+
+void
+snic_nic_memory_release(const snic_nic_memory_t *m, int n)
+{
+    int i;
+
+    for (i = 0; i < n; i++) {
+        snic_device_let_go(m[i].fd, m[i].map, m[i].size);
+    }
+}

@@ -326,4 +326,24 @@ void     snic_nic_unpin(snic_instance_t *in, snic_conn_t *c, uint32_t slot,
 uint64_t snic_nic_response_done(snic_instance_t *in, snic_conn_t *c,
                                 size_t other);
 
+/*
+ * What of a nic instance's NIC memory the calling process holds itself,
+ * apart from the instance's state: each NIC's descriptor and read-only
+ * mapping.  An embedder whose state lives in shared memory that it frees
+ * without snic_instance_stop() (nginx frees a shared zone a reload no
+ * longer uses) takes these while the state is there, and gives them to
+ * snic_nic_memory_release() once the process is done with that NIC
+ * memory: then the memory itself goes when no process holds it.
+ * snic_nic_memory() returns how many it filled (at most max), or -1
+ * (not a nic instance).
+ */
+typedef struct snic_nic_memory_s {
+    int         fd;
+    const void *map;
+    size_t      size;
+} snic_nic_memory_t;
+
+int  snic_nic_memory(const snic_instance_t *in, snic_nic_memory_t *m, int max);
+void snic_nic_memory_release(const snic_nic_memory_t *m, int n);
+
 #endif /* SNIC_H */

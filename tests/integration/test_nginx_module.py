@@ -63,6 +63,27 @@ class Nginx:
         os.makedirs(self.root, exist_ok=True)
         os.chmod(self.root, 0o755)
         self.port = free_port()
+        self.workers = workers
+        self.server = server
+        self.configure(directives)
+        d = self.dir
+        self.proc = subprocess.Popen(
+            [NGINX, "-p", d, "-c", os.path.join(d, "nginx.conf")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+        def up():
+            if self.proc.poll() is not None:
+                raise AssertionError("nginx exited: %s"
+                                     % self.proc.stderr.read().decode())
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 1).close()
+                return True
+            except OSError:
+                return False
+        wait_until(up, "nginx to listen")
+
+    def configure(self, directives):
+        """(Re)write nginx.conf with these http-level directives."""
         d = self.dir
         with open(os.path.join(d, "nginx.conf"), "w") as f:
             f.write("""load_module %(so)s;
@@ -83,22 +104,25 @@ http {
         %(server)s
     }
 }
-""" % {"so": self.so, "workers": workers, "d": d, "directives": directives,
-            "port": self.port, "root": self.root, "server": server})
-        self.proc = subprocess.Popen(
-            [NGINX, "-p", d, "-c", os.path.join(d, "nginx.conf")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+""" % {"so": self.so, "workers": self.workers, "d": d,
+            "directives": directives, "port": self.port, "root": self.root,
+            "server": self.server})
 
-        def up():
-            if self.proc.poll() is not None:
-                raise AssertionError("nginx exited: %s"
-                                     % self.proc.stderr.read().decode())
-            try:
-                socket.create_connection(("127.0.0.1", self.port), 1).close()
-                return True
-            except OSError:
-                return False
-        wait_until(up, "nginx to listen")
+    def workers_now(self):
+        """The master's worker processes (pids)."""
+        with open("/proc/%d/task/%d/children"
+                  % (self.proc.pid, self.proc.pid)) as f:
+            return set(int(p) for p in f.read().split())
+
+    def reload(self, directives):
+        """Rewrite the configuration, SIGHUP the master, and return once
+        the old workers are gone and the new ones serve."""
+        old = self.workers_now()
+        self.configure(directives)
+        self.proc.send_signal(signal.SIGHUP)
+        wait_until(lambda: not (self.workers_now() & old)
+                   and len(self.workers_now()) == self.workers,
+                   "nginx to replace its workers")
 
     def put(self, name, data):
         path = os.path.join(self.root, name)
@@ -179,6 +203,79 @@ def test_module_memory_in_a_file():
             held = [p for p in open_paths(n.proc.pid)
                     if p.startswith(mem + "/")]
             check(len(held) == 1, "NIC memory files open: %r" % held)
+
+
+def nic_memory_held(pid):
+    """How many descriptors and mappings of NIC memory (memfds) process
+    pid holds."""
+    fds = 0
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            fds += "nicache-nic-memory" in os.readlink(
+                "/proc/%d/fd/%s" % (pid, fd))
+        except OSError:
+            pass
+    with open("/proc/%d/maps" % pid) as f:
+        maps = sum("nicache-nic-memory" in line for line in f)
+    return fds, maps
+
+
+def test_module_reload_keeps_or_lets_go_of_the_nic_memory():
+    """A reload with the same parameters keeps the cache (a hit after it);
+    one that fails keeps it too; one with new parameters starts a new
+    cache, and the master lets the old NIC memory go (one memfd and one
+    mapping left, not two)."""
+    with Nginx("sendfile_nic_cache_size 1m;") as n:
+        check(nic_memory_held(n.proc.pid) == (1, 1),
+              "master holds %s" % (nic_memory_held(n.proc.pid),))
+        files = put_and_fetch(n, [("a.bin", 20000, 1)], rounds=1)
+
+        n.reload("sendfile_nic_cache_size 1m;")
+        before = n.status()["total"]["hits"]
+        r = get(n.port, "/a.bin")
+        check(r.status == 200 and r.body == files["/a.bin"],
+              "after the first reload: %d" % r.status)
+        st = n.status()
+        check(st["total"]["hits"] > before,
+              "same parameters: the cache was kept (%r)" % st["total"])
+        check(nic_memory_held(n.proc.pid) == (1, 1),
+              "same parameters: master holds %s"
+              % (nic_memory_held(n.proc.pid),))
+
+        # a reload that fails after the zones are set up (its port is
+        # taken): the running cycle keeps its hold on the NIC memory
+        busy = socket.socket()
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        n.server = "listen 127.0.0.1:%d;" % busy.getsockname()[1]
+        n.configure("sendfile_nic_cache_size 1m;")
+        n.proc.send_signal(signal.SIGHUP)
+        log = os.path.join(n.dir, "error.log")
+        wait_until(lambda: "still could not bind()" in open(log).read(),
+                   "the reload to fail")
+        busy.close()
+        n.server = ""
+        check(nic_memory_held(n.proc.pid) == (1, 1),
+              "failed reload: master holds %s"
+              % (nic_memory_held(n.proc.pid),))
+        r = get(n.port, "/a.bin")
+        check(r.status == 200 and r.body == files["/a.bin"],
+              "after the failed reload: %d" % r.status)
+
+        n.reload("sendfile_nic_cache_size 2m;")
+        st = n.status()
+        check(st["cache_bytes"] == 2 * 1024 * 1024,
+              "new parameters: %r" % st["cache_bytes"])
+        check(nic_memory_held(n.proc.pid) == (1, 1),
+              "new parameters: master holds %s (the old NIC memory was "
+              "not let go)" % (nic_memory_held(n.proc.pid),))
+        for w in n.workers_now():
+            check(nic_memory_held(w) == (1, 1),
+                  "worker %d holds %s" % (w, nic_memory_held(w)))
+        for path, data in files.items():
+            r = get(n.port, path)
+            check(r.status == 200 and r.body == data,
+                  "after reloads %s: %d" % (path, r.status))
 
 
 def test_module_rewrite_and_rename_invalidate():

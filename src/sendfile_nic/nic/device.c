@@ -269,12 +269,7 @@ snic_device_destroy(snic_device_t *d)
     if (d == NULL) {
         return;
     }
-    if (d->map != NULL) {
-        munmap((void *) d->map, (size_t) d->nblocks * d->block);
-    }
-    if (d->fd != -1) {
-        close(d->fd);
-    }
+    snic_device_let_go(d->fd, d->map, (size_t) d->nblocks * d->block);
     snic_free(d->bounce);
     snic_free(d);
 }
@@ -415,4 +410,24 @@ const snic_device_stats_t *
 snic_device_stats(const snic_device_t *d)
 {
     return &d->stats;
+}
+
+void
+snic_device_hold(const snic_device_t *d, int *fd, const void **map,
+                 size_t *size)
+{
+    *fd = d->fd;
+    *map = d->map;
+    *size = (size_t) d->nblocks * d->block;
+}
+
+void
+snic_device_let_go(int fd, const void *map, size_t size)
+{
+    if (map != NULL) {
+        munmap((void *) map, size);
+    }
+    if (fd != -1) {
+        close(fd);
+    }
 }

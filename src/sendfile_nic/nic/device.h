@@ -69,4 +69,15 @@ const char *snic_device_memory(const snic_device_t *d);
 
 const snic_device_stats_t *snic_device_stats(const snic_device_t *d);
 
+/*
+ * The calling process's own hold on the memory, its descriptor and its
+ * mapping (NULL if none), apart from the device's state, which may live
+ * in memory shared with other processes and be freed by someone else
+ * (snic_nic_memory() in snic.h).  snic_device_let_go() closes and unmaps
+ * what snic_device_hold() gave.
+ */
+void snic_device_hold(const snic_device_t *d, int *fd, const void **map,
+                      size_t *size);
+void snic_device_let_go(int fd, const void *map, size_t size);
+
 #endif /* SNIC_DEVICE_H */
