@@ -515,6 +515,87 @@ send_run(nic_t *n, snic_conn_t *c, const snic_send_t *req, const run_t *r)
 }
 
 /*
+ * Runs from NIC memory gathered for one socket and not sent yet (the
+ * splice path of nic/device.c): a response whose blocks lie in several
+ * places of NIC memory leaves in one splice(2), not one call a run.  At
+ * most RUN_BLOCKS blocks, so that the blocks placed and not yet sent
+ * still fit the window.
+ */
+typedef struct {
+    size_t len;
+    int    n, blocks;
+    struct {
+        size_t len;
+        int    hit;
+    } part[RUN_BLOCKS];
+} batch_t;
+
+/* Blocks of NIC memory a run touches (slots start at block boundaries). */
+static int
+run_blocks(const nic_state_t *s, const run_t *r)
+{
+    return (
+        int) (((size_t) (r->where % (off_t) s->block) + r->len + s->block - 1)
+              / s->block);
+}
+
+/*
+ * Gather what of run r fits into batch b; returns the bytes taken (0: b
+ * is full, flush it first), or -1 when there is no splice path.  A run
+ * alone may be a block longer than RUN_BLOCKS (a run that does not start
+ * at a block boundary), as when runs were sent one by one.
+ */
+static ssize_t
+batch_add(nic_state_t *s, nic_t *n, batch_t *b, const run_t *r)
+{
+    ssize_t k;
+
+    if (b->n > 0
+        && (b->n == RUN_BLOCKS || b->blocks + run_blocks(s, r) > RUN_BLOCKS)) {
+        return 0;
+    }
+    k = snic_device_gather(n->dev, r->where, r->len);
+    if (k > 0) {
+        b->part[b->n].len = (size_t) k;
+        b->part[b->n].hit = r->hit;
+        b->n++;
+        b->len += (size_t) k;
+        b->blocks += run_blocks(s, r);
+    }
+    return k;
+}
+
+/*
+ * Send batch b and count its bytes in order; SNIC_OK when all went, else
+ * SNIC_AGAIN or SNIC_ERROR (errno).
+ */
+static int
+batch_flush(nic_t *n, snic_conn_t *c, batch_t *b, size_t *body, size_t *cached,
+            size_t *saved)
+{
+    ssize_t k = snic_device_flush(n->dev, c->fd);
+    size_t  left, take;
+    int     i, rc;
+
+    if (k < 0) {
+        rc = errno == EAGAIN ? SNIC_AGAIN : SNIC_ERROR;
+    } else {
+        left = (size_t) k;
+        for (i = 0; i < b->n && left > 0; i++) {
+            take = b->part[i].len < left ? b->part[i].len : left;
+            *cached += take;
+            *saved += b->part[i].hit ? take : 0;
+            left -= take;
+        }
+        *body += (size_t) k;
+        rc = (size_t) k < b->len ? SNIC_AGAIN : SNIC_OK;
+    }
+    b->len = 0;
+    b->n = b->blocks = 0;
+    return rc;
+}
+
+/*
  * Reserve t[r] ns of each modelled resource (the bus time already scaled
  * by the bus's max_util).  With the limit on, no clock may run more than
  * PACE_QUEUE_NS ahead of the wall clock: returns how long the caller must
@@ -714,8 +795,9 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
     size_t       hdr = 0, body = 0, limit, mm = 0, cached = 0, saved = 0;
     off_t        pos, end;
     run_t        run = {0, 0, 0, 0};
+    batch_t      batch;
     int          has_body = f != NULL && req->len > 0, rc = SNIC_OK;
-    int          big, by = 0;
+    int          big, by = 0, gather = c->write == NULL;
     uint64_t     t[PACE_N] = {0, 0}, wait, packets, inserted = 0;
 
     *sent = 0;
@@ -747,6 +829,8 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
     limit =
         s->max_chunk != 0 && s->max_chunk < req->len ? s->max_chunk : req->len;
     end = req->offset + (off_t) limit;
+    batch.len = 0;
+    batch.n = batch.blocks = 0;
 
     while (pos < end || run.len > 0) {
         run_t next = {0, 0, 0, 0};
@@ -761,6 +845,27 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
                 run.len += next.len;
                 pos += (off_t) next.len;
                 continue;
+            }
+        }
+        while (gather && run.nic && run.len > 0) {
+            ssize_t g = batch_add(s, n, &batch, &run);
+
+            if (g < 0) {
+                gather = 0; /* no splice path: run by run */
+            } else if (g == 0) {
+                rc = batch_flush(n, c, &batch, &body, &cached, &saved);
+                if (rc != SNIC_OK) {
+                    goto done;
+                }
+            } else {
+                run.where += g;
+                run.len -= (size_t) g;
+            }
+        }
+        if (run.len > 0 && batch.n > 0) {
+            rc = batch_flush(n, c, &batch, &body, &cached, &saved);
+            if (rc != SNIC_OK) {
+                goto done;
             }
         }
         if (run.len > 0) {
@@ -784,6 +889,12 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
         }
         run = next;
         pos += (off_t) next.len;
+    }
+    if (batch.n > 0) {
+        rc = batch_flush(n, c, &batch, &body, &cached, &saved);
+        if (rc != SNIC_OK) {
+            goto done;
+        }
     }
     if (body < req->len) {
         rc = SNIC_AGAIN; /* max_chunk reached */

@@ -42,9 +42,16 @@
  *   a time.  Gathering 256 KiB into a pipe (make bench-splice) cost
  *   this machine 4.1 us from the ext4 file, 9.7 us from the memfd and
  *   5.3 us by vmsplice(2).  What the socket does not take is drained to
- *   /dev/null, so the pipe is empty between calls; the next call gathers
+ *   /dev/null, so the pipe is empty between sends; the next send gathers
  *   those pages again.  An O_TMPFILE, whose own reads are batched, keeps
  *   sendfile(2).
+ * - The pipe also lets a response whose blocks lie in several places of
+ *   NIC memory (a cache that has evicted and reused slots) leave in one
+ *   splice(2): its runs are gathered one by one (snic_device_gather(),
+ *   taking the pages' references at once, so a later insert that punches
+ *   one of those blocks does not change them) and sent together
+ *   (snic_device_flush()), where sendfile(2) took a call, and TCP a
+ *   sendmsg, for each run.
  */
 
 #ifndef _GNU_SOURCE
@@ -77,11 +84,12 @@ struct snic_device_s {
     snic_device_stats_t stats;
 };
 
-/* A thread's pipe for the splice path: empty between calls. */
+/* A thread's pipe for the splice path: empty between sends. */
 typedef struct {
     int    fd[2]; /* -1: none could be made; the thread uses sendfile(2) */
     int    null;  /* /dev/null, where unsent bytes are drained */
     size_t size;  /* its capacity */
+    size_t held;  /* bytes gathered and not flushed */
 } splice_pipe_t;
 
 #define SPLICE_PIPE_SIZE (1024 * 1024) /* pipe-max-size's default */
@@ -102,7 +110,7 @@ pipe_close(void *arg)
     if (p->null != -1) {
         close(p->null);
     }
-    snic_free(p);
+    free(p);
 }
 
 static void
@@ -126,7 +134,7 @@ thread_pipe(void)
     if (p != NULL) {
         return p->fd[0] != -1 ? p : NULL;
     }
-    p = snic_malloc(sizeof(*p));
+    p = malloc(sizeof(*p)); /* the thread's own, never in shared memory */
     if (p == NULL) {
         return NULL;
     }
@@ -141,6 +149,7 @@ thread_pipe(void)
             size = fcntl(p->fd[1], F_GETPIPE_SZ);
         }
         p->size = size > 0 ? (size_t) size : 4096;
+        p->held = 0;
     }
     if (pthread_setspecific(pipe_key, p) != 0) {
         pipe_close(p);
@@ -170,44 +179,6 @@ pipe_drain(splice_pipe_t *p, size_t left)
         }
         left -= (size_t) n;
     }
-}
-
-/* Send up to len bytes at nc_off through the thread's pipe; -2 when the
- * thread has none (the caller uses sendfile(2)). */
-static ssize_t
-send_spliced(snic_device_t *d, int sock, off_t nc_off, size_t len)
-{
-    splice_pipe_t *p = thread_pipe();
-    struct iovec   iov;
-    ssize_t        in, out;
-    int            err;
-
-    if (p == NULL) {
-        return -2;
-    }
-    iov.iov_base = (char *) d->map + nc_off;
-    iov.iov_len = len < p->size ? len : p->size;
-    do {
-        in = vmsplice(p->fd[1], &iov, 1, SPLICE_F_NONBLOCK);
-    } while (in == -1 && errno == EINTR);
-    if (in <= 0) {
-        /* not expected of an empty pipe: this thread sends by
-         * sendfile(2) from now on */
-        close(p->fd[0]);
-        close(p->fd[1]);
-        p->fd[0] = p->fd[1] = -1;
-        return -2;
-    }
-    do {
-        out =
-            splice(p->fd[0], NULL, sock, NULL, (size_t) in, SPLICE_F_NONBLOCK);
-    } while (out == -1 && errno == EINTR);
-    if (out < in) {
-        err = errno;
-        pipe_drain(p, (size_t) (in - (out > 0 ? out : 0)));
-        errno = err;
-    }
-    return out;
 }
 
 snic_device_t *
@@ -379,15 +350,76 @@ err:
 }
 
 ssize_t
+snic_device_gather(snic_device_t *d, off_t nc_off, size_t len)
+{
+    splice_pipe_t *p = d->splice ? thread_pipe() : NULL;
+    struct iovec   iov;
+    ssize_t        in;
+
+    if (p == NULL) {
+        return -1;
+    }
+    iov.iov_base = (char *) d->map + nc_off;
+    iov.iov_len = len < p->size - p->held ? len : p->size - p->held;
+    if (iov.iov_len == 0) {
+        return 0;
+    }
+    do {
+        in = vmsplice(p->fd[1], &iov, 1, SPLICE_F_NONBLOCK);
+    } while (in == -1 && errno == EINTR);
+    if (in == -1 && p->held > 0 && errno == EAGAIN) {
+        return 0; /* its slots are taken (short pieces): flush first */
+    }
+    if (in <= 0) {
+        /* not expected of an empty pipe: this thread sends by
+         * sendfile(2) from now on */
+        close(p->fd[0]);
+        close(p->fd[1]);
+        p->fd[0] = p->fd[1] = -1;
+        return -1;
+    }
+    p->held += (size_t) in;
+    return in;
+}
+
+ssize_t
+snic_device_flush(snic_device_t *d, int sock)
+{
+    splice_pipe_t *p = thread_pipe();
+    ssize_t        out;
+    size_t         held;
+    int            err;
+
+    if (p == NULL || p->held == 0) {
+        return 0;
+    }
+    held = p->held;
+    p->held = 0;
+    do {
+        out = splice(p->fd[0], NULL, sock, NULL, held, SPLICE_F_NONBLOCK);
+    } while (out == -1 && errno == EINTR);
+    if (out < (ssize_t) held) {
+        err = errno;
+        pipe_drain(p, held - (size_t) (out > 0 ? out : 0));
+        errno = err;
+    }
+    if (out > 0) {
+        d->stats.cached_bytes += (uint64_t) out;
+    }
+    return out;
+}
+
+ssize_t
 snic_device_send(snic_device_t *d, int sock, off_t nc_off, size_t len)
 {
-    ssize_t n = d->splice ? send_spliced(d, sock, nc_off, len) : -2;
+    ssize_t n = snic_device_gather(d, nc_off, len);
 
-    if (n == -2) {
-        do {
-            n = sendfile(sock, d->fd, &nc_off, len);
-        } while (n == -1 && errno == EINTR);
+    if (n > 0) {
+        return snic_device_flush(d, sock);
     }
+    do {
+        n = sendfile(sock, d->fd, &nc_off, len);
+    } while (n == -1 && errno == EINTR);
     if (n > 0) {
         d->stats.cached_bytes += (uint64_t) n;
     }
