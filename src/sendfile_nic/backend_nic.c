@@ -554,7 +554,7 @@ batch_add(nic_state_t *s, nic_t *n, batch_t *b, const run_t *r)
         && (b->n == RUN_BLOCKS || b->blocks + run_blocks(s, r) > RUN_BLOCKS)) {
         return 0;
     }
-    k = snic_device_gather(n->dev, r->where, r->len);
+    k = snic_device_gather(n->dev, r->where, r->len, r->hit);
     if (k > 0) {
         b->part[b->n].len = (size_t) k;
         b->part[b->n].hit = r->hit;

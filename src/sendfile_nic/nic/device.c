@@ -45,6 +45,14 @@
  *   /dev/null, so the pipe is empty between sends; the next send gathers
  *   those pages again.  An O_TMPFILE, whose own reads are batched, keeps
  *   sendfile(2).
+ * - Blocks just inserted are gathered from the memfd itself (splice(2)),
+ *   not through the mapping: vmsplice(2) maps the pages it takes into
+ *   the process's page table, and punching a mapped block costs a TLB
+ *   shootdown on top of the punch (3.5 against 2.7 us a 4 KiB block
+ *   here) and the next vmsplice(2) a page fault.  A block that is hit
+ *   again is worth mapping; in a small cache most inserted blocks are
+ *   evicted before that (a NASA replay through 4 MiB: 7 % less server
+ *   CPU than with every block mapped).
  * - The pipe also lets a response whose blocks lie in several places of
  *   NIC memory (a cache that has evicted and reused slots) leave in one
  *   splice(2): its runs are gathered one by one (snic_device_gather(),
@@ -350,11 +358,12 @@ err:
 }
 
 ssize_t
-snic_device_gather(snic_device_t *d, off_t nc_off, size_t len)
+snic_device_gather(snic_device_t *d, off_t nc_off, size_t len, int hot)
 {
     splice_pipe_t *p = d->splice ? thread_pipe() : NULL;
     struct iovec   iov;
     ssize_t        in;
+    loff_t         at = nc_off;
 
     if (p == NULL) {
         return -1;
@@ -365,7 +374,9 @@ snic_device_gather(snic_device_t *d, off_t nc_off, size_t len)
         return 0;
     }
     do {
-        in = vmsplice(p->fd[1], &iov, 1, SPLICE_F_NONBLOCK);
+        in = hot ? vmsplice(p->fd[1], &iov, 1, SPLICE_F_NONBLOCK)
+                 : splice(d->fd, &at, p->fd[1], NULL, iov.iov_len,
+                          SPLICE_F_NONBLOCK);
     } while (in == -1 && errno == EINTR);
     if (in == -1 && p->held > 0 && errno == EAGAIN) {
         return 0; /* its slots are taken (short pieces): flush first */
@@ -412,7 +423,7 @@ snic_device_flush(snic_device_t *d, int sock)
 ssize_t
 snic_device_send(snic_device_t *d, int sock, off_t nc_off, size_t len)
 {
-    ssize_t n = snic_device_gather(d, nc_off, len);
+    ssize_t n = snic_device_gather(d, nc_off, len, 1);
 
     if (n > 0) {
         return snic_device_flush(d, sock);

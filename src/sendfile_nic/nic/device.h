@@ -63,14 +63,17 @@ ssize_t snic_device_send(snic_device_t *d, int sock, off_t nc_off, size_t len);
  * the calling thread has gathered (references to the pages, taken now,
  * so an insert that punches those blocks afterwards does not change
  * them), and snic_device_flush() sends all that to sock at once and drops
- * what the socket does not take.  gather returns the bytes it took (fewer
+ * what the socket does not take.  hot: the blocks were cached before this
+ * send (taken through the mapping, which is cheaper for blocks read
+ * again; blocks just inserted are read from the memfd, device.c says
+ * why).  gather returns the bytes it took (fewer
  * when the thread's pipe is full, 0 when nothing fits: flush first), or
  * -1 when the device or the thread has no splice path (use
  * snic_device_send()).  Nothing else may be sent by the thread between a
  * gather and its flush.  flush returns the bytes sent (0 if nothing was
  * gathered), or -1 with errno (EAGAIN when the socket is full).
  */
-ssize_t snic_device_gather(snic_device_t *d, off_t nc_off, size_t len);
+ssize_t snic_device_gather(snic_device_t *d, off_t nc_off, size_t len, int hot);
 ssize_t snic_device_flush(snic_device_t *d, int sock);
 
 /* The NIC memory's descriptor, to read it (snic_sendfile() through a

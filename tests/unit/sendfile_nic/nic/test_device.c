@@ -314,12 +314,16 @@ test_gather_then_flush(void)
     }
     CHECK_INT(roomy_pair(&tx, &rx), 0);
     CHECK_INT(snic_device_flush(d, tx), 0); /* nothing gathered */
-    CHECK_INT(snic_device_gather(d, snic_device_offset(d, 9), BLOCK), BLOCK);
-    CHECK_INT(snic_device_gather(d, snic_device_offset(d, 2) + 100, 50), 50);
-    CHECK_INT(snic_device_gather(d, snic_device_offset(d, 12), 2 * BLOCK),
+    /* through the mapping (hot) and from the memfd, mixed */
+    CHECK_INT(snic_device_gather(d, snic_device_offset(d, 9), BLOCK, 0),
+              BLOCK);
+    CHECK_INT(snic_device_gather(d, snic_device_offset(d, 2) + 100, 50, 0),
+              50);
+    CHECK_INT(snic_device_gather(d, snic_device_offset(d, 12), 2 * BLOCK, 1),
               2 * BLOCK);
-    /* block 9 gathered, then filled with other bytes */
+    /* blocks 9 and 12 gathered (each way), then filled with other bytes */
     CHECK_INT(snic_device_insert(d, 9, b, 0, BLOCK), 0);
+    CHECK_INT(snic_device_insert(d, 12, b, 0, BLOCK), 0);
     CHECK_INT(snic_device_flush(d, tx), 3 * BLOCK + 50);
     CHECK_INT(recv_all(rx, got, 3 * BLOCK + 50), 3 * BLOCK + 50);
     CHECK(pattern_at(got, 9 * BLOCK, BLOCK, 4));
@@ -334,7 +338,8 @@ test_gather_then_flush(void)
     CHECK(fcntl(tx, F_SETFL, O_NONBLOCK) == 0);
     for (i = 0; i < 8 * NBLK; i += 2) {
         CHECK_INT(snic_device_gather(
-                      d, snic_device_offset(d, (uint32_t) (i % NBLK)), BLOCK),
+                      d, snic_device_offset(d, (uint32_t) (i % NBLK)), BLOCK,
+                      i % 4 == 0),
                   BLOCK);
     }
     k = snic_device_flush(d, tx);
