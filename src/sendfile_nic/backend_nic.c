@@ -328,8 +328,9 @@ nic_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
             return -1;
         }
         n->dir = snic_dir_create(snic_device_blocks(n->dev), s->policy);
-        if (n->dir == NULL
-            || (snic_allocator_shared() && snic_dir_pins_init(n->dir) != 0)) {
+        /* pins: nic_send's blocks placed and not yet sent, the module's
+         * blocks handed to nginx and not yet passed to the kernel */
+        if (n->dir == NULL || snic_dir_pins_init(n->dir) != 0) {
             snprintf(err, errlen, "out of memory");
             s->count = i + 1;
             nic_fini(s);
@@ -512,6 +513,21 @@ send_run(nic_t *n, snic_conn_t *c, const snic_send_t *req, const run_t *r)
         done += (size_t) k;
     }
     return (ssize_t) done;
+}
+
+/* Unpin the slots in pinned[], all or all but the last (keep_last). */
+static void
+unpin(nic_t *n, uint32_t *pinned, int *npinned, int keep_last)
+{
+    int i, k = *npinned - (keep_last && *npinned > 0);
+
+    for (i = 0; i < k; i++) {
+        snic_dir_unpin(n->dir, pinned[i]);
+    }
+    if (k < *npinned) {
+        pinned[0] = pinned[k];
+    }
+    *npinned -= k;
 }
 
 /*
@@ -796,6 +812,8 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
     off_t        pos, end;
     run_t        run = {0, 0, 0, 0};
     batch_t      batch;
+    uint32_t     slot, pinned[RUN_BLOCKS + 4];
+    int          npinned = 0;
     int          has_body = f != NULL && req->len > 0, rc = SNIC_OK;
     int          big, by = 0, gather = c->write == NULL;
     uint64_t     t[PACE_N] = {0, 0}, wait, packets, inserted = 0;
@@ -836,8 +854,14 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
         run_t next = {0, 0, 0, 0};
 
         if (pos < end) {
-            place(s, n, nc, f, pos, end, big, &next, NULL, &inserted,
+            place(s, n, nc, f, pos, end, big, &next, &slot, &inserted,
                   &t[PACE_BUS]);
+            if (slot != SNIC_SLOT_NONE) {
+                /* not to be replaced by a later block of this send before
+                 * its own bytes are gathered or sent */
+                snic_dir_pin(n->dir, slot);
+                pinned[npinned++] = slot;
+            }
             /* coalesce with the run being built */
             if (run.len > 0 && run.nic == next.nic && run.hit == next.hit
                 && run.where + (off_t) run.len == next.where
@@ -887,6 +911,8 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
                 goto done;
             }
         }
+        /* run is gathered or sent: its blocks may go; next's stays */
+        unpin(n, pinned, &npinned, next.len > 0 && next.nic);
         run = next;
         pos += (off_t) next.len;
     }
@@ -901,6 +927,7 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
     }
 
 done:
+    unpin(n, pinned, &npinned, 0);
     if (nc->win_on) {
         nc->win_on = 0;
         nc->resume = req->offset + (off_t) body;

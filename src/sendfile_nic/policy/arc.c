@@ -143,14 +143,20 @@ ghost_add(arc_t *a, int list, uint64_t key)
     snic_slist_push_head(list == IN_B1 ? &a->b1 : &a->b2, n);
 }
 
-/* the paper's REPLACE: one resident block goes to its ghost list */
+/*
+ * the paper's REPLACE: one resident block goes to its ghost list.  T2
+ * can be empty where the paper's would not be: the directory holds
+ * pinned victims aside while it asks again, so fewer than c blocks may
+ * be resident here; then T1 gives one.
+ */
 static uint32_t
 replace(arc_t *a, int in_b2)
 {
     uint32_t v;
 
     if (a->t1.count >= 1
-        && ((in_b2 && a->t1.count == a->p) || a->t1.count > a->p)) {
+        && ((in_b2 && a->t1.count == a->p) || a->t1.count > a->p
+            || a->t2.count == 0)) {
         v = a->t1.tail;
         snic_slist_unlink(&a->t1, v);
         ghost_add(a, IN_B1, a->key[v]);
@@ -234,7 +240,9 @@ arc_insert(void *state, uint32_t slot, uint64_t key)
     uint32_t g = ghost_find(a, key);
 
     if (!a->prepared || a->prepared_key != key) {
-        /* a free slot: adapt, trim the ghosts, evict nothing */
+        /* a free slot: adapt, trim the ghosts, evict nothing (or a
+         * pinned victim put back while evict() prepared another key,
+         * which stays prepared) */
         if (g != SNIC_SLOT_NONE) {
             adapt(a, a->gwhere[g] == IN_B1);
         } else if (a->t1.count + a->b1.count >= a->c && a->b1.count > 0) {
@@ -242,8 +250,9 @@ arc_insert(void *state, uint32_t slot, uint64_t key)
         } else if (total(a) >= 2 * a->c && a->b2.count > 0) {
             ghost_remove(a, a->b2.tail);
         }
+    } else {
+        a->prepared = 0;
     }
-    a->prepared = 0;
 
     a->key[slot] = key;
     if (g != SNIC_SLOT_NONE) {

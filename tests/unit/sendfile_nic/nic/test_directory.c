@@ -137,12 +137,81 @@ test_pinned_slots_are_not_replaced(void)
     }
 }
 
+/*
+ * Random lookups, inserts, pins and removals on a small directory, under
+ * every policy, many of them with most slots pinned (as a send pins the
+ * blocks of a run until it has gone): replacement must never hand out a
+ * pinned slot, and every block the directory finds must be the one put
+ * in that slot.  Held-aside victims go back into the policy, which must
+ * stay consistent (a policy that trusts its lists to hold the whole
+ * cache would read past them here).
+ */
+static void
+test_random_pins_under_every_policy(void)
+{
+    enum { SLOTS = 8, KEYS = 24, STEPS = 200000 };
+    const snic_policy_t *const *p;
+
+    for (p = snic_policies; *p != NULL; p++) {
+        snic_dir_t     *d = snic_dir_create(SLOTS, *p);
+        uint32_t        pins[SLOTS] = {0}, slot;
+        uint64_t        x = 88172645463325252ull, owner[SLOTS];
+        snic_block_id_t id = {1, 1, 0};
+        int             i, ev, bad = 0, k;
+
+        CHECK_INT(snic_dir_pins_init(d), 0);
+        for (i = 0; i < SLOTS; i++) {
+            owner[i] = UINT64_MAX;
+        }
+        for (i = 0; i < STEPS; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            id.block = x % KEYS;
+            k = (int) ((x >> 32) % 16);
+            slot = snic_dir_lookup(d, &id, 1);
+            if (slot != SNIC_SLOT_NONE) {
+                bad += owner[slot] != id.block;
+            } else {
+                slot = snic_dir_insert(d, &id, 1, &ev);
+                if (slot != SNIC_SLOT_NONE) {
+                    bad += slot >= SLOTS || pins[slot] > 0;
+                    owner[slot % SLOTS] = id.block;
+                }
+            }
+            if (slot != SNIC_SLOT_NONE && slot < SLOTS && k < 7) {
+                snic_dir_pin(d, slot);
+                pins[slot]++;
+            }
+            if (k >= 12) { /* unpin one, or all now and then */
+                uint32_t u = (uint32_t) (x >> 40) % SLOTS, j;
+
+                for (j = 0; j < SLOTS; j++) {
+                    while ((k == 15 || j == u) && pins[j] > 0) {
+                        snic_dir_unpin(d, j);
+                        pins[j]--;
+                    }
+                }
+            }
+            if (k == 11 && slot != SNIC_SLOT_NONE && slot < SLOTS
+                && pins[slot] == 0) {
+                snic_dir_remove(d, slot);
+                owner[slot] = UINT64_MAX;
+            }
+        }
+        if (bad != 0) {
+            fprintf(stderr, "policy %s: %d wrong slots\n", (*p)->name, bad);
+        }
+        CHECK_INT(bad, 0);
+        snic_dir_destroy(d);
+    }
+}
+
 int
 main(void)
 {
     RUN(test_hit_miss_and_identity);
     RUN(test_revision_mismatch_invalidates);
     RUN(test_pinned_slots_are_not_replaced);
+    RUN(test_random_pins_under_every_policy);
     RUN(test_eviction_when_full);
     RUN(test_many_blocks);
     return harness_report("test_directory");
