@@ -550,9 +550,9 @@ typedef struct {
 static int
 run_blocks(const nic_state_t *s, const run_t *r)
 {
-    return (
-        int) (((size_t) (r->where % (off_t) s->block) + r->len + s->block - 1)
-              / s->block);
+    size_t from = (size_t) (r->where % (off_t) s->block);
+
+    return (int) ((from + r->len + s->block - 1) / s->block);
 }
 
 /*

@@ -146,6 +146,7 @@ thread_pipe(void)
     if (p == NULL) {
         return NULL;
     }
+    p->size = p->held = 0;
     p->null = open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (p->null == -1 || pipe2(p->fd, O_CLOEXEC | O_NONBLOCK) != 0) {
         p->fd[0] = p->fd[1] = -1;
@@ -157,7 +158,6 @@ thread_pipe(void)
             size = fcntl(p->fd[1], F_GETPIPE_SZ);
         }
         p->size = size > 0 ? (size_t) size : 4096;
-        p->held = 0;
     }
     if (pthread_setspecific(pipe_key, p) != 0) {
         pipe_close(p);
@@ -378,8 +378,10 @@ snic_device_gather(snic_device_t *d, off_t nc_off, size_t len, int hot)
                  : splice(d->fd, &at, p->fd[1], NULL, iov.iov_len,
                           SPLICE_F_NONBLOCK);
     } while (in == -1 && errno == EINTR);
-    if (in == -1 && p->held > 0 && errno == EAGAIN) {
-        return 0; /* its slots are taken (short pieces): flush first */
+    if (in <= 0 && p->held > 0) {
+        /* its slots are taken (EAGAIN: short pieces), or something else:
+         * what is held goes first, then this is tried again */
+        return 0;
     }
     if (in <= 0) {
         /* not expected of an empty pipe: this thread sends by
