@@ -4,9 +4,10 @@
  * live in that filesystem's page cache.
  *
  * Kernel facts this relies on:
- * - sendfile(2) from a memfd to a TCP socket does not copy: the socket's
- *   queue holds references to the memfd's page-cache pages until the data
- *   is acknowledged.  Writing into a page that is still queued changes
+ * - sendfile(2) or splice(2) from a memfd to a TCP socket (or vmsplice(2)
+ *   of its mapping, then splice(2)) does not copy: the socket's queue
+ *   holds references to the memfd's page-cache pages until the data is
+ *   acknowledged.  Writing into a page that is still queued changes
  *   bytes that were "already sent".  On the paper's NIC, an insert into a
  *   block waits for earlier appends of that block to leave the NIC.
  * - The Linux way to get that interlock without waiting:
