@@ -10,30 +10,17 @@
 
 #include "snic.h"
 
-/* A 64-bit mix (the finaliser of splitmix64): cheap and well spread. */
-static uint64_t
-mix(uint64_t h, uint64_t v)
-{
-    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9ULL;
-    h ^= h >> 27;
-    h *= 0x94d049bb133111ebULL;
-    h ^= h >> 31;
-    return h;
-}
-
 uint64_t
 snic_file_revision(const struct stat *st)
 {
     uint64_t h = 0;
 
-    h = mix(h, (uint64_t) st->st_mtim.tv_sec);
-    h = mix(h, (uint64_t) st->st_mtim.tv_nsec);
-    h = mix(h, (uint64_t) st->st_ctim.tv_sec);
-    h = mix(h, (uint64_t) st->st_ctim.tv_nsec);
-    h = mix(h, (uint64_t) st->st_size);
-    h = mix(h, (uint64_t) st->st_ino);
+    h = snic_mix(h, (uint64_t) st->st_mtim.tv_sec);
+    h = snic_mix(h, (uint64_t) st->st_mtim.tv_nsec);
+    h = snic_mix(h, (uint64_t) st->st_ctim.tv_sec);
+    h = snic_mix(h, (uint64_t) st->st_ctim.tv_nsec);
+    h = snic_mix(h, (uint64_t) st->st_size);
+    h = snic_mix(h, (uint64_t) st->st_ino);
     return h;
 }
 

@@ -251,6 +251,23 @@ void snic_file_init(snic_file_t *f, int fd, const struct stat *st);
 uint64_t snic_file_revision(const struct stat *st);
 
 /*
+ * h with v mixed in: for a given h a bijection of v, spread over all 64
+ * bits (splitmix64's finaliser); chained, it hashes a tuple of numbers
+ * (a file's revision, a block's key) with no collision but by chance.
+ */
+static inline uint64_t
+snic_mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebULL;
+    h ^= h >> 31;
+    return h;
+}
+
+/*
  * Helpers shared by backends.
  */
 

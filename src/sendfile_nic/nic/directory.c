@@ -30,38 +30,25 @@ struct snic_dir_s {
     snic_dir_stats_t     stats;
 };
 
-/* a bijection of 64 bits that spreads every input bit over the output */
-static inline uint64_t
-mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
-}
-
 /*
  * A block's key, for the hash table and the policies, whose ghost lists
  * know a block only by it: a mix of its file and of its block number's
  * group of 16, with the block's place in the group in the low 4 bits.
- * Each step is a bijection of what it adds, so two blocks share a key
- * only if the 60 mixed bits of their groups collide by chance.  (The key
- * this replaces added the parts before mixing them, and gave one key to
- * many blocks of small inode and block numbers, nicsim's: a ghost hit of
- * S3-FIFO or ARC could be another block's.)  The 16 blocks of a group
- * land in the same 64 bytes of buckets (the table has at least 16), so
- * a response's consecutive blocks share cache lines: looking up the 64
- * blocks of a 256 KiB response missed the cache once a block before.
+ * Each step (snic_mix) is a bijection of what it adds, so two blocks
+ * share a key only if the 60 mixed bits of their groups collide by
+ * chance.  (The key this replaces added the parts before mixing them,
+ * and gave one key to many blocks of small inode and block numbers,
+ * nicsim's: a ghost hit of S3-FIFO or ARC could be another block's.)
+ * The 16 blocks of a group land in the same 64 bytes of buckets (the
+ * table has at least 16): a response's consecutive blocks share cache
+ * lines.
  */
 static inline uint64_t
 key_of(const snic_block_id_t *id)
 {
-    uint64_t h = mix64(id->dev + 0x9e3779b97f4a7c15ULL);
+    uint64_t h =
+        snic_mix(snic_mix(snic_mix(0, id->dev), id->ino), id->block >> 4);
 
-    h = mix64(h ^ id->ino);
-    h = mix64(h ^ (id->block >> 4));
     return h ^ (id->block & 15);
 }
 
