@@ -24,7 +24,6 @@ struct snic_dir_s {
     uint32_t            *free; /* stack of free slots */
     uint32_t             nfree;
     uint32_t            *pins; /* per slot; NULL until the first pin */
-    uint32_t            *held; /* pinned victims, during an insert */
     const snic_policy_t *policy;
     void                *pstate;
     snic_dir_stats_t     stats;
@@ -110,7 +109,6 @@ snic_dir_destroy(snic_dir_t *d)
     snic_free(d->buckets);
     snic_free(d->free);
     snic_free(d->pins);
-    snic_free(d->held);
     snic_free(d);
 }
 
@@ -166,22 +164,8 @@ snic_dir_insert(snic_dir_t *d, const snic_block_id_t *id, uint64_t revision,
     if (d->nfree > 0) {
         slot = d->free[--d->nfree];
     } else {
-        slot = d->policy->evict(d->pstate, key);
-        /* pinned victims are held aside while the policy chooses again,
-         * then go back in as if just inserted */
-        for (b = 0; d->pins != NULL && d->pins[slot] > 0;) {
-            d->held[b++] = slot;
-            if (b == d->nslots) {
-                slot = SNIC_SLOT_NONE;
-                break;
-            }
-            slot = d->policy->evict(d->pstate, key);
-        }
-        while (d->pins != NULL && b > 0) {
-            b--;
-            d->policy->insert(d->pstate, d->held[b],
-                              key_of(&d->e[d->held[b]].id));
-        }
+        /* the policy passes over pinned slots */
+        slot = d->policy->evict(d->pstate, key, d->pins);
         if (slot == SNIC_SLOT_NONE) {
             return SNIC_SLOT_NONE;
         }
@@ -228,9 +212,7 @@ int
 snic_dir_pins_init(snic_dir_t *d)
 {
     if (d->pins == NULL) {
-        d->held = snic_calloc(d->nslots, sizeof(uint32_t));
-        d->pins =
-            d->held != NULL ? snic_calloc(d->nslots, sizeof(uint32_t)) : NULL;
+        d->pins = snic_calloc(d->nslots, sizeof(uint32_t));
     }
     return d->pins != NULL ? 0 : -1;
 }

@@ -66,11 +66,10 @@ void snic_dir_remove(snic_dir_t *d, uint32_t slot);
 /*
  * Pins: a slot whose bytes a sender still has to read from NIC memory
  * (the nginx module hands buffers pointing there to nginx, which sends
- * them later) must not be replaced meanwhile.  snic_dir_insert() passes
- * over pinned slots (the policy's pinned victims are held aside while it
- * chooses again, then re-inserted as new) and returns SNIC_SLOT_NONE
- * when every slot is pinned.  Pins
- * are off (no memory, no cost) until snic_dir_pins_init(); 0 or -1.
+ * them later) must not be replaced meanwhile.  The policy passes over
+ * pinned slots, which keep their place and state in it (policy.h), and
+ * snic_dir_insert() returns SNIC_SLOT_NONE when every slot is pinned.
+ * Pins are off (no memory, no cost) until snic_dir_pins_init(); 0 or -1.
  */
 int  snic_dir_pins_init(snic_dir_t *d);
 void snic_dir_pin(snic_dir_t *d, uint32_t slot);

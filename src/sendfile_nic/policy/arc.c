@@ -144,24 +144,26 @@ ghost_add(arc_t *a, int list, uint64_t key)
 }
 
 /*
- * the paper's REPLACE: one resident block goes to its ghost list.  T2
- * can be empty where the paper's would not be: the directory holds
- * pinned victims aside while it asks again, so fewer than c blocks may
- * be resident here; then T1 gives one.
+ * the paper's REPLACE: one resident block goes to its ghost list, the
+ * least recent of T1 or of T2 as p says.  Pinned blocks are passed over;
+ * when the list p names has none but pinned ones (or is empty, as it can
+ * be after invalidations), the other gives one (arc_evict() has made sure
+ * one of them can).
  */
 static uint32_t
-replace(arc_t *a, int in_b2)
+replace(arc_t *a, int in_b2, const uint32_t *pins)
 {
-    uint32_t v;
+    uint32_t v1 = snic_slist_last_unpinned(&a->t1, pins);
+    uint32_t v2 = snic_slist_last_unpinned(&a->t2, pins), v;
 
-    if (a->t1.count >= 1
+    if (v1 != SNIC_SLOT_NONE
         && ((in_b2 && a->t1.count == a->p) || a->t1.count > a->p
-            || a->t2.count == 0)) {
-        v = a->t1.tail;
+            || v2 == SNIC_SLOT_NONE)) {
+        v = v1;
         snic_slist_unlink(&a->t1, v);
         ghost_add(a, IN_B1, a->key[v]);
     } else {
-        v = a->t2.tail;
+        v = v2;
         snic_slist_unlink(&a->t2, v);
         ghost_add(a, IN_B2, a->key[v]);
     }
@@ -203,26 +205,35 @@ arc_hit(void *state, uint32_t slot)
     a->where[slot] = IN_T2;
 }
 
-/* the cache is full: the paper's step for a miss on key, up to insertion */
+/*
+ * the cache is full: the paper's step for a miss on key, up to insertion;
+ * nothing at all when every resident block is pinned
+ */
 static uint32_t
-arc_evict(void *state, uint64_t key)
+arc_evict(void *state, uint64_t key, const uint32_t *pins)
 {
     arc_t   *a = state;
-    uint32_t g = ghost_find(a, key), v;
+    uint32_t g, v;
 
+    if (snic_slist_last_unpinned(&a->t1, pins) == SNIC_SLOT_NONE
+        && snic_slist_last_unpinned(&a->t2, pins) == SNIC_SLOT_NONE) {
+        return SNIC_SLOT_NONE;
+    }
+    g = ghost_find(a, key);
     a->prepared = 1;
     a->prepared_key = key;
 
     if (g != SNIC_SLOT_NONE) {
         adapt(a, a->gwhere[g] == IN_B1);
-        return replace(a, a->gwhere[g] == IN_B2);
+        return replace(a, a->gwhere[g] == IN_B2, pins);
     }
     if (a->t1.count + a->b1.count == a->c) {
         if (a->t1.count < a->c) {
             ghost_remove(a, a->b1.tail);
-            return replace(a, 0);
+            return replace(a, 0, pins);
         }
-        v = a->t1.tail; /* T1 is the whole cache: no ghost */
+        /* T1 is the whole cache: no ghost */
+        v = snic_slist_last_unpinned(&a->t1, pins);
         snic_slist_unlink(&a->t1, v);
         a->where[v] = IN_NONE;
         return v;
@@ -230,7 +241,7 @@ arc_evict(void *state, uint64_t key)
     if (total(a) == 2 * a->c) {
         ghost_remove(a, a->b2.tail);
     }
-    return replace(a, 0);
+    return replace(a, 0, pins);
 }
 
 static void
@@ -240,9 +251,7 @@ arc_insert(void *state, uint32_t slot, uint64_t key)
     uint32_t g = ghost_find(a, key);
 
     if (!a->prepared || a->prepared_key != key) {
-        /* a free slot: adapt, trim the ghosts, evict nothing (or a
-         * pinned victim put back while evict() prepared another key,
-         * which stays prepared) */
+        /* a free slot: adapt, trim the ghosts, evict nothing */
         if (g != SNIC_SLOT_NONE) {
             adapt(a, a->gwhere[g] == IN_B1);
         } else if (a->t1.count + a->b1.count >= a->c && a->b1.count > 0) {

@@ -70,15 +70,20 @@ clock_remove(void *state, uint32_t slot)
 
 /* Called with every slot resident, so the sweep ends within two turns. */
 static uint32_t
-clock_evict(void *state, uint64_t incoming_key)
+clock_evict(void *state, uint64_t incoming_key, const uint32_t *pins)
 {
     clock_state_t *c = state;
-    uint32_t       victim;
+    uint32_t       victim, n, hand = c->hand;
 
     (void) incoming_key;
-    for (;;) {
+    /* the hand passes a pinned frame and leaves its bit; two turns clear
+     * every other bit, so a third finding nothing means all are pinned */
+    for (n = 0; n <= 2 * c->nslots; n++) {
         victim = c->hand;
         c->hand = c->hand + 1 == c->nslots ? 0 : c->hand + 1;
+        if (pins != NULL && pins[victim] > 0) {
+            continue;
+        }
         if (c->ref[victim] == 0) {
             c->ref[victim] = FREE;
             return victim;
@@ -87,6 +92,8 @@ clock_evict(void *state, uint64_t incoming_key)
             c->ref[victim] = 0;
         }
     }
+    c->hand = hand;
+    return SNIC_SLOT_NONE;
 }
 
 const snic_policy_t snic_policy_clock = {

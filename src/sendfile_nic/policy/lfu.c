@@ -152,13 +152,20 @@ lfu_remove(void *state, uint32_t slot)
 }
 
 static uint32_t
-lfu_evict(void *state, uint64_t incoming_key)
+lfu_evict(void *state, uint64_t incoming_key, const uint32_t *pins)
 {
     lfu_t   *l = state;
-    uint32_t victim = l->b[l->min].slots.tail;
+    uint32_t n, victim = SNIC_SLOT_NONE;
 
     (void) incoming_key;
-    leave(l, victim);
+    /* the least recent of the lowest frequency that is not pinned */
+    for (n = l->min; n != SNIC_SLOT_NONE && victim == SNIC_SLOT_NONE;
+         n = l->b[n].next) {
+        victim = snic_slist_last_unpinned(&l->b[n].slots, pins);
+    }
+    if (victim != SNIC_SLOT_NONE) {
+        leave(l, victim);
+    }
     return victim;
 }
 

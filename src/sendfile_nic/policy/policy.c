@@ -123,12 +123,14 @@ snic_queue_remove(void *state, uint32_t slot)
 }
 
 uint32_t
-snic_queue_evict(void *state, uint64_t incoming_key)
+snic_queue_evict(void *state, uint64_t incoming_key, const uint32_t *pins)
 {
     snic_slist_t *l = state;
-    uint32_t      victim = l->tail;
+    uint32_t      victim = snic_slist_last_unpinned(l, pins);
 
     (void) incoming_key;
-    snic_slist_unlink(l, victim);
+    if (victim != SNIC_SLOT_NONE) {
+        snic_slist_unlink(l, victim);
+    }
     return victim;
 }

@@ -167,15 +167,21 @@ s3fifo_remove(void *state, uint32_t slot)
 }
 
 static uint32_t
-s3fifo_evict(void *state, uint64_t incoming_key)
+s3fifo_evict(void *state, uint64_t incoming_key, const uint32_t *pins)
 {
     s3fifo_t *q = state;
-    uint32_t  t;
+    uint32_t  t, tm;
 
     (void) incoming_key;
     for (;;) {
-        if (q->s.count >= q->small_cap || q->m.count == 0) {
-            t = q->s.tail;
+        /* each queue's tail, but for the pinned blocks there */
+        t = snic_slist_last_unpinned(&q->s, pins);
+        tm = snic_slist_last_unpinned(&q->m, pins);
+        if (t == SNIC_SLOT_NONE && tm == SNIC_SLOT_NONE) {
+            return SNIC_SLOT_NONE;
+        }
+        if (t != SNIC_SLOT_NONE
+            && (q->s.count >= q->small_cap || tm == SNIC_SLOT_NONE)) {
             snic_slist_unlink(&q->s, t);
             if (q->freq[t] > 1) {
                 q->freq[t] = 0;
@@ -186,7 +192,7 @@ s3fifo_evict(void *state, uint64_t incoming_key)
             ghost_add(q, q->key[t]);
             return t;
         }
-        t = q->m.tail;
+        t = tm;
         snic_slist_unlink(&q->m, t);
         if (q->freq[t] > 0) {
             q->freq[t]--;

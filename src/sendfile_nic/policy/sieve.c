@@ -73,22 +73,29 @@ sieve_remove(void *state, uint32_t slot)
 }
 
 static uint32_t
-sieve_evict(void *state, uint64_t incoming_key)
+sieve_evict(void *state, uint64_t incoming_key, const uint32_t *pins)
 {
     sieve_t *s = state;
-    uint32_t o = s->hand != SNIC_SLOT_NONE ? s->hand : s->q.tail;
+    uint32_t o = s->hand != SNIC_SLOT_NONE ? s->hand : s->q.tail, n;
 
     (void) incoming_key;
-    while (s->visited[o]) {
-        s->visited[o] = 0;
+    /* the hand passes a pinned block and leaves its bit; two rounds clear
+     * every other bit, so a third finding nothing means all are pinned */
+    for (n = 0; n <= 2 * s->q.count; n++) {
+        if (pins == NULL || pins[o] == 0) {
+            if (!s->visited[o]) {
+                s->hand = s->q.prev[o];
+                snic_slist_unlink(&s->q, o);
+                return o;
+            }
+            s->visited[o] = 0;
+        }
         o = s->q.prev[o];
         if (o == SNIC_SLOT_NONE) {
             o = s->q.tail;
         }
     }
-    s->hand = s->q.prev[o];
-    snic_slist_unlink(&s->q, o);
-    return o;
+    return SNIC_SLOT_NONE;
 }
 
 const snic_policy_t snic_policy_sieve = {

@@ -138,6 +138,89 @@ test_pinned_slots_are_not_replaced(void)
 }
 
 /*
+ * A pinned block the policy would have replaced keeps its place: with
+ * ten blocks inserted in order, block 0 is every queue's next victim
+ * (LRU, FIFO, LFU among equals, ARC's T1, S3-FIFO's small queue).  Pinned,
+ * it is passed over (block 1 goes); unpinned, it goes next.  A policy
+ * that took it out and put it back as new would now take block 2.
+ */
+static void
+test_a_pinned_victim_keeps_its_place(void)
+{
+    static const char *const names[] = {"lru", "fifo", "lfu", "arc",
+                                        "s3fifo"};
+    size_t                   i;
+
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        snic_dir_t     *d = snic_dir_create(10, snic_policy_find(names[i]));
+        snic_block_id_t id = {1, 1, 0};
+        uint32_t        s0 = SNIC_SLOT_NONE;
+        uint64_t        b;
+        int             ev;
+
+        CHECK_INT(snic_dir_pins_init(d), 0);
+        for (b = 0; b < 10; b++) {
+            id.block = b;
+            if (b == 0) {
+                s0 = snic_dir_insert(d, &id, 1, &ev);
+            } else {
+                snic_dir_insert(d, &id, 1, &ev);
+            }
+        }
+        snic_dir_pin(d, s0);
+        id.block = 10;
+        CHECK(snic_dir_insert(d, &id, 1, &ev) != s0);
+        id.block = 1; /* a miss changes nothing */
+        CHECK_INT(snic_dir_lookup(d, &id, 1), SNIC_SLOT_NONE);
+        snic_dir_unpin(d, s0);
+        id.block = 11;
+        CHECK_INT(snic_dir_insert(d, &id, 1, &ev), s0);
+        id.block = 2;
+        if (snic_dir_lookup(d, &id, 1) == SNIC_SLOT_NONE) {
+            fprintf(stderr, "%s: block 0 lost its place\n", names[i]);
+        }
+        CHECK(snic_dir_lookup(d, &id, 1) != SNIC_SLOT_NONE);
+        snic_dir_destroy(d);
+    }
+}
+
+/*
+ * CLOCK and SIEVE: the hand passes a pinned block and leaves its bit.  Of
+ * two blocks, a (used again, its bit set) is pinned while two more come
+ * in; unpinned, its bit still spares it once more, so the next block in
+ * takes the other slot.
+ */
+static void
+test_the_hand_passes_a_pinned_block(void)
+{
+    static const char *const names[] = {"clock", "sieve"};
+    size_t                   i;
+
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        snic_dir_t     *d = snic_dir_create(2, snic_policy_find(names[i]));
+        snic_block_id_t a = {1, 1, 0}, id = {1, 1, 1};
+        uint32_t        sa;
+        int             ev;
+
+        CHECK_INT(snic_dir_pins_init(d), 0);
+        sa = snic_dir_insert(d, &a, 1, &ev);
+        snic_dir_insert(d, &id, 1, &ev);
+        CHECK_INT(snic_dir_lookup(d, &a, 1), sa); /* its bit */
+        snic_dir_pin(d, sa);
+        for (id.block = 2; id.block < 4; id.block++) {
+            CHECK(snic_dir_insert(d, &id, 1, &ev) != sa);
+        }
+        snic_dir_unpin(d, sa);
+        CHECK(snic_dir_insert(d, &id, 1, &ev) != sa);
+        if (snic_dir_lookup(d, &a, 1) != sa) {
+            fprintf(stderr, "%s: a lost its bit\n", names[i]);
+        }
+        CHECK_INT(snic_dir_lookup(d, &a, 1), sa);
+        snic_dir_destroy(d);
+    }
+}
+
+/*
  * Random lookups, inserts, pins and removals on a small directory, under
  * every policy, many of them with most slots pinned (as a send pins the
  * blocks of a run until it has gone): replacement must never hand out a
@@ -211,6 +294,8 @@ main(void)
     RUN(test_hit_miss_and_identity);
     RUN(test_revision_mismatch_invalidates);
     RUN(test_pinned_slots_are_not_replaced);
+    RUN(test_a_pinned_victim_keeps_its_place);
+    RUN(test_the_hand_passes_a_pinned_block);
     RUN(test_random_pins_under_every_policy);
     RUN(test_eviction_when_full);
     RUN(test_many_blocks);

@@ -28,19 +28,19 @@ test_adaptation(void)
     snic_policy_arc.insert(a, 0, 'A');
     snic_policy_arc.insert(a, 1, 'B');
     snic_policy_arc.hit(a, 0);              /* A -> T2 */
-    v = snic_policy_arc.evict(a, 'C');      /* B -> B1 */
+    v = snic_policy_arc.evict(a, 'C', NULL);      /* B -> B1 */
     CHECK_INT(v, 1);
     snic_policy_arc.insert(a, v, 'C');
     CHECK_INT(a->b1.count, 1);
     CHECK_INT(a->p, 0);
-    v = snic_policy_arc.evict(a, 'B');      /* B in B1: p grows */
+    v = snic_policy_arc.evict(a, 'B', NULL);      /* B in B1: p grows */
     CHECK_INT(a->p, 1);
     CHECK_INT(v, 0);                        /* A, T2's LRU, -> B2 */
     snic_policy_arc.insert(a, v, 'B');
     CHECK_INT(a->t2.count, 1);
     CHECK_INT(a->b1.count, 0);
     CHECK_INT(a->b2.count, 1);
-    v = snic_policy_arc.evict(a, 'A');      /* A in B2: p shrinks */
+    v = snic_policy_arc.evict(a, 'A', NULL);      /* A in B2: p shrinks */
     CHECK_INT(a->p, 0);
     CHECK_INT(v, 1);                        /* C, T1's LRU */
     snic_policy_arc.insert(a, v, 'A');

@@ -32,7 +32,7 @@ test_buckets_recycled(void)
     for (i = 0; i < 1000; i++) {
         snic_policy_lfu.hit(l, i % 4);
         if (i % 7 == 0) {
-            v = snic_policy_lfu.evict(l, 0);
+            v = snic_policy_lfu.evict(l, 0, NULL);
             snic_policy_lfu.insert(l, v, 0);
         }
     }

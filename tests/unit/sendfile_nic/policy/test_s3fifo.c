@@ -38,9 +38,9 @@ test_main_second_chance(void)
     CHECK_INT(((s3fifo_t *) q)->s.count, 0);
     snic_policy_s3fifo.hit(q, 0);
     snic_policy_s3fifo.hit(q, 1);
-    victim = snic_policy_s3fifo.evict(q, 999);
+    victim = snic_policy_s3fifo.evict(q, 999, NULL);
     CHECK_INT(victim, 2); /* 0 and 1 were used: spared once */
-    victim = snic_policy_s3fifo.evict(q, 999);
+    victim = snic_policy_s3fifo.evict(q, 999, NULL);
     CHECK_INT(victim, 3);
     snic_policy_s3fifo.destroy(q);
 }

@@ -28,13 +28,13 @@ test_remove_under_hand(void)
     snic_policy_sieve.insert(s, 1, 11); /* 1 0 */
     snic_policy_sieve.insert(s, 2, 12); /* 2 1 0 */
     snic_policy_sieve.hit(s, 0);
-    victim = snic_policy_sieve.evict(s, 13); /* clears 0, evicts 1 */
+    victim = snic_policy_sieve.evict(s, 13, NULL); /* clears 0, evicts 1 */
     CHECK_INT(victim, 1);
     CHECK_INT(((sieve_t *) s)->hand, 2);
     snic_policy_sieve.remove(s, 2); /* the hand's slot is invalidated */
     CHECK(((sieve_t *) s)->hand == SNIC_SLOT_NONE);
     snic_policy_sieve.insert(s, 1, 14); /* 1 0 */
-    victim = snic_policy_sieve.evict(s, 15);
+    victim = snic_policy_sieve.evict(s, 15, NULL);
     CHECK_INT(victim, 0);
     snic_policy_sieve.destroy(s);
 }
