@@ -12,7 +12,10 @@
  * invalidations, which the paper does not have), insert() adapts p on a
  * ghost hit and trims the ghost lists to the paper's bounds
  * (|T1| + |B1| <= c, all four <= 2c) without evicting anything.
- * Integer division for the adaptation steps, as the paper writes them.
+ * Integer division for the adaptation steps, as the paper writes them,
+ * and p counted in blocks, as the paper counts pages (libCacheSim counts
+ * p in bytes and moves it by the same steps, so with 4 KiB blocks its p
+ * moves 4,096 times slower: docs/benchmarks.md).
  */
 
 #include <stdlib.h>
