@@ -105,22 +105,16 @@ def sieve(seq, cap):
 
 def s3fifo(seq, cap):
     """Small FIFO S (a tenth), main FIFO M, ghost FIFO G of keys evicted
-    from S (as many as M has slots), 2-bit use counters; see the choices
-    listed at the top of s3fifo.c.  The ghost is a ring: a key found there
-    leaves a hole until the ring comes round."""
+    from S (as many as M has slots), 2-bit use counters, as the paper's
+    algorithm: an eviction that starts in S goes on in S until a block
+    leaves S for good (or S is empty); a key found in G leaves it and
+    frees its place.  With the change of libCacheSim's S3FIFO: until the
+    first eviction, a new block that finds S at its share enters M."""
     scap = max(1, cap // 10)
     gcap = max(1, cap - scap)
     small, main = deque(), deque()      # appendleft: head, pop: tail
-    freq, ring, ghost, hits = {}, deque(), {}, 0
-
-    def ghost_add(k):
-        if len(ring) == gcap:
-            old = ring.popleft()
-            if old[0] is not None:
-                del ghost[old[0]]
-        holder = [k]
-        ring.append(holder)
-        ghost[k] = holder
+    freq, ghost, hits = {}, OrderedDict(), 0
+    evicted = False
 
     for k in seq:
         if k in freq:
@@ -128,15 +122,20 @@ def s3fifo(seq, cap):
             freq[k] = min(freq[k] + 1, 3)
             continue
         if len(freq) == cap:
+            evicted = True
+            from_small = False
             while True:
-                if len(small) >= scap or not main:
+                if small and (from_small or len(small) >= scap or not main):
+                    from_small = True
                     t = small.pop()
                     if freq[t] > 1:
                         freq[t] = 0
                         main.appendleft(t)
                         continue
                     del freq[t]
-                    ghost_add(t)
+                    if len(ghost) == gcap:
+                        ghost.popitem(last=False)
+                    ghost[t] = True
                     break
                 t = main.pop()
                 if freq[t] > 0:
@@ -146,8 +145,9 @@ def s3fifo(seq, cap):
                 del freq[t]
                 break
         if k in ghost:
-            ghost[k][0] = None
             del ghost[k]
+            main.appendleft(k)
+        elif not evicted and len(small) >= scap:
             main.appendleft(k)
         else:
             small.appendleft(k)

@@ -9,13 +9,14 @@ test_by_hand(void)
 {
     char v[32];
 
-    /* 10 slots: S holds 1 by share, G 9 keys.  A..J fill S; B is used
-     * twice, C once.  K: S's tail A (unused) is evicted into G.  L: B
-     * (used twice) moves to M, C (used once) is evicted into G.  A: a
-     * miss; D is evicted, and A, found in G, enters M.  C: E is
-     * evicted, C enters M from G. */
-    CHECK_INT(run_seq(&snic_policy_s3fifo, 10, "ABCDEFGHIJBBCKLAC", v), 3);
-    CHECK_STR(v, "ACDE");
+    /* 10 slots: S holds 1 by share, G 9 keys.  A fills S; B..J find S
+     * at its share before any eviction and enter M (B the oldest).  K: S's
+     * tail A (unused) is evicted into G; K is used twice.  L: K (used
+     * more than once) moves to M, S is empty, so M's tail B (unused) is
+     * evicted.  A: S's tail L is evicted into G, and A, found in G, enters
+     * M.  N: S is under its share, M's tail C is evicted. */
+    CHECK_INT(run_seq(&snic_policy_s3fifo, 10, "ABCDEFGHIJKKKLAN", v), 2);
+    CHECK_STR(v, "ABLC");
 }
 
 /* M's tail gets a second chance per use: with S under its share, used
@@ -45,10 +46,33 @@ test_main_second_chance(void)
     snic_policy_s3fifo.destroy(q);
 }
 
+/* an eviction that starts in S goes on in S until a block leaves it for
+ * good, even once S is under its share (the paper's EVICTS loop) */
+static void
+test_small_drains_until_one_leaves(void)
+{
+    void    *q = snic_policy_s3fifo.create(30); /* S's share 3 */
+    uint32_t i;
+
+    for (i = 0; i < 30; i++) { /* 0..2 in S, then M (before eviction) */
+        snic_policy_s3fifo.insert(q, i, 100 + i);
+    }
+    CHECK_INT(((s3fifo_t *) q)->s.count, 3);
+    for (i = 0; i < 2; i++) {
+        snic_policy_s3fifo.hit(q, 0);
+        snic_policy_s3fifo.hit(q, 1);
+    }
+    /* 0 and 1 go to M, S is under its share, and 2 still goes */
+    CHECK_INT(snic_policy_s3fifo.evict(q, 999, NULL), 2);
+    CHECK_INT(((s3fifo_t *) q)->m.count, 29);
+    snic_policy_s3fifo.destroy(q);
+}
+
 int
 main(void)
 {
     RUN(test_by_hand);
     RUN(test_main_second_chance);
+    RUN(test_small_drains_until_one_leaves);
     return harness_report("test_s3fifo");
 }
