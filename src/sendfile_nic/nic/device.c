@@ -171,9 +171,17 @@ thread_pipe(void)
     return p->fd[0] != -1 ? p : NULL;
 }
 
+/* The thread's pipe goes: the thread sends by sendfile(2) from now on. */
+static void
+pipe_give_up(splice_pipe_t *p)
+{
+    close(p->fd[0]);
+    close(p->fd[1]);
+    p->fd[0] = p->fd[1] = -1;
+}
+
 /* Discard what is left in the thread's pipe; if that fails, the pipe goes
- * (bytes in it must never reach another connection) and the thread sends
- * by sendfile(2) from then on. */
+ * (bytes in it must never reach another connection). */
 static void
 pipe_drain(splice_pipe_t *p, size_t left)
 {
@@ -185,9 +193,7 @@ pipe_drain(splice_pipe_t *p, size_t left)
             continue;
         }
         if (n <= 0) {
-            close(p->fd[0]);
-            close(p->fd[1]);
-            p->fd[0] = p->fd[1] = -1;
+            pipe_give_up(p);
             return;
         }
         left -= (size_t) n;
@@ -389,11 +395,7 @@ snic_device_gather(snic_device_t *d, off_t nc_off, size_t len, int hot)
         return 0;
     }
     if (in <= 0) {
-        /* not expected of an empty pipe: this thread sends by
-         * sendfile(2) from now on */
-        close(p->fd[0]);
-        close(p->fd[1]);
-        p->fd[0] = p->fd[1] = -1;
+        pipe_give_up(p); /* not expected of an empty pipe */
         return -1;
     }
     p->held += (size_t) in;
