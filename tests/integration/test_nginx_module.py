@@ -436,8 +436,8 @@ def test_module_directives_in_http_server_and_location():
 
 def test_module_every_policy_with_a_cache_a_file_fills():
     """As test_nic's: every policy, files the size of the cache; no wrong
-    byte and no worker lost (ARC read past its lists when the directory
-    held pinned victims aside: a worker died on SIGSEGV)."""
+    byte and no worker lost (when the directory still held pinned victims
+    aside, ARC read past its lists and a worker died on SIGSEGV)."""
     def conf(pol):
         return Nginx("sendfile_nic_cache_size 64k; sendfile_nic_policy %s;"
                      % pol)
