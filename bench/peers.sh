@@ -182,9 +182,21 @@ for (mode, size), d in rows.items():
         for s, c in cpu.items()))
     print("           CPU 1 (wrk) idle: %s" % ", ".join(
         "%s %.0f %%" % (s, 100 * v) for s, v in idle1.items()))
+    # both cores' busy time per request: the work the request cost the
+    # machine, wherever the kernel did it (on loopback the receiving
+    # socket's TCP work runs on whichever core delivers the segment)
+    both = {s: statistics.median(
+                r["cpu0_us_per_request"]["user"]
+                + r["cpu0_us_per_request"]["kernel"]
+                + (1 - r["cpu1_idle_share"]) * r["seconds"] * 1e6
+                / max(r["requests"], 1) for r in runs)
+            for s, runs in d.items()}
+    print("           both cores busy us/request: %s" % ", ".join(
+        "%s %.1f" % (s, v) for s, v in both.items()))
     out.append({"mode": mode, "size": size, "depth": int(sys.argv[3])
                 if mode == "pipelined" else 1, "median_rps": med,
                 "cpu0_us_per_request": cpu, "cpu1_idle_share": idle1,
+                "both_cores_busy_us_per_request": both,
                 "errors": errs, "runs": {s: [r["requests_per_s"] for r in v]
                                          for s, v in d.items()},
                 "nicd_vs_best_of_h2o_lighttpd": med["nicd"] / best_hl,
