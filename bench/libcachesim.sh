@@ -8,13 +8,19 @@
 # accesses.  Timed: nicsim's whole process (reading its compact trace
 # PASSES times), libCacheSim's process_trace() (the trace already
 # mapped); both pinned to CPU 1, RUNS alternating rounds, medians.
-# Usage: sh bench/libcachesim.sh  (env: RUNS=3 PASSES=160 LCS=0.3.5)
-# Writes build/bench/libcachesim.json.
+# With EXPLAIN=1 it then runs bench/libcachesim_explain.py on the same
+# trace: for S3-FIFO, ARC and OPT, whose hit ratios differ, libCacheSim
+# request by request against the reference model with libCacheSim's
+# choices (a few minutes more).
+# Usage: sh bench/libcachesim.sh  (env: RUNS=3 PASSES=160 LCS=0.3.5
+#                                  EXPLAIN=0)
+# Writes build/bench/libcachesim.json (and libcachesim_explain.json).
 set -eu
 
 RUNS=${RUNS:-3}
 PASSES=${PASSES:-160}
 LCS=${LCS:-0.3.5}
+EXPLAIN=${EXPLAIN:-0}
 B=build
 OUT=$B/bench
 mkdir -p "$OUT"
@@ -86,3 +92,8 @@ json.dump(rows, open(out, "w"), indent=1)
 print("speed = nicsim speed / libCacheSim speed (above 1: nicsim faster); "
       "results: " + out)
 PY
+
+if [ "$EXPLAIN" = 1 ]; then
+    "$venv/bin/python" bench/libcachesim_explain.py "$work" "$PASSES" \
+        "$OUT/libcachesim_explain.json"
+fi

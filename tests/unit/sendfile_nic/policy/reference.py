@@ -11,6 +11,7 @@ Usage: python3 tests/unit/sendfile_nic/policy/reference.py
 prints the table to paste into test_policies.c.
 """
 
+import heapq
 from collections import OrderedDict, deque
 
 N_ACCESSES = 20000
@@ -103,15 +104,23 @@ def sieve(seq, cap):
     return hits
 
 
-def s3fifo(seq, cap):
+def s3fifo(seq, cap, scap=None, gcap=None, ghost_first=False, out=None):
     """Small FIFO S (a tenth), main FIFO M, ghost FIFO G of keys evicted
     from S (as many as M has slots), 2-bit use counters, as the paper's
     algorithm: an eviction that starts in S goes on in S until a block
     leaves S for good (or S is empty); a key found in G leaves it and
     frees its place.  With the change of libCacheSim's S3FIFO: until the
-    first eviction, a new block that finds S at its share enters M."""
-    scap = max(1, cap // 10)
-    gcap = max(1, cap - scap)
+    first eviction, a new block that finds S at its share enters M.
+
+    Options for bench/libcachesim_explain.py: scap and gcap, S's share and
+    G's length in blocks; ghost_first, take a missed key out of G before
+    the eviction that makes room for it (the paper's INSERT evicts first,
+    so that eviction can push the key's ghost out); out, a list that
+    gets 1 (hit) or 0 per access."""
+    if scap is None:
+        scap = max(1, cap // 10)
+    if gcap is None:
+        gcap = max(1, cap - scap)
     small, main = deque(), deque()      # appendleft: head, pop: tail
     freq, ghost, hits = {}, OrderedDict(), 0
     evicted = False
@@ -120,7 +129,12 @@ def s3fifo(seq, cap):
         if k in freq:
             hits += 1
             freq[k] = min(freq[k] + 1, 3)
+            if out is not None:
+                out.append(1)
             continue
+        if out is not None:
+            out.append(0)
+        in_ghost = ghost_first and ghost.pop(k, False)
         if len(freq) == cap:
             evicted = True
             from_small = False
@@ -144,8 +158,7 @@ def s3fifo(seq, cap):
                     continue
                 del freq[t]
                 break
-        if k in ghost:
-            del ghost[k]
+        if in_ghost or (not ghost_first and ghost.pop(k, False)):
             main.appendleft(k)
         elif not evicted and len(small) >= scap:
             main.appendleft(k)
@@ -155,15 +168,24 @@ def s3fifo(seq, cap):
     return hits
 
 
-def arc(seq, c):
+def arc(seq, c, unit=1, real_steps=False, out=None):
     """ARC as the paper's Figure 4 writes it (integer division in the
-    adaptation steps)."""
+    adaptation steps).
+
+    Options for bench/libcachesim_explain.py: unit, the target p counted
+    in 1/unit of a block (libCacheSim counts it in bytes, unit 4096 for
+    4 KiB blocks, and moves it by the same steps); real_steps, steps of
+    the ghost lists' ratio unrounded, p keeping the fraction; out, a list
+    that gets 1 (hit) or 0 per access."""
     t1, t2, b1, b2 = OrderedDict(), OrderedDict(), OrderedDict(), \
         OrderedDict()                   # the last item is the MRU
     p, hits = 0, 0
 
+    def step(a, b):
+        return max(a / b if real_steps else a // b, 1)
+
     def replace(in_b2):
-        if t1 and ((in_b2 and len(t1) == p) or len(t1) > p):
+        if t1 and ((in_b2 and len(t1) * unit == p) or len(t1) * unit > p):
             k, _ = t1.popitem(last=False)
             b1[k] = True
         else:
@@ -171,6 +193,8 @@ def arc(seq, c):
             b2[k] = True
 
     for x in seq:
+        if out is not None:
+            out.append(1 if x in t1 or x in t2 else 0)
         if x in t1:
             del t1[x]
             t2[x] = True
@@ -179,12 +203,12 @@ def arc(seq, c):
             t2.move_to_end(x)
             hits += 1
         elif x in b1:
-            p = min(c, p + max(len(b2) // len(b1), 1))
+            p = min(c * unit, p + step(len(b2), len(b1)))
             replace(False)
             del b1[x]
             t2[x] = True
         elif x in b2:
-            p = max(0, p - max(len(b1) // len(b2), 1))
+            p = max(0, p - step(len(b1), len(b2)))
             replace(True)
             del b2[x]
             t2[x] = True
@@ -218,6 +242,32 @@ def lfu(seq, cap):
                 del uses[victim], last[victim]
             uses[k] = 1
         last[k] = t
+    return hits
+
+
+def opt(seq, nxt, cap, admit_all=False, out=None):
+    """Belady's OPT: on a miss in a full cache the block whose next use
+    is the latest leaves; nxt[i] is the index of seq[i]'s next access
+    (None: never).  A newcomer needed no sooner than every resident is
+    declined, as nicsim's OPT does; admit_all takes it anyway (evicting
+    the resident needed last), as libCacheSim's Belady does.  out, a
+    list that gets 1 (hit) or 0 per access."""
+    never = float("inf")
+    res, heap, hits = {}, [], 0        # heap: (-next use, key), lazily
+    for i, k in enumerate(seq):
+        n = never if nxt[i] is None else nxt[i]
+        hit = k in res
+        if out is not None:
+            out.append(1 if hit else 0)
+        if not hit and len(res) == cap:
+            while res.get(heap[0][1]) != -heap[0][0]:
+                heapq.heappop(heap)    # an entry its block outlived
+            if not admit_all and -heap[0][0] <= n:
+                continue
+            del res[heapq.heappop(heap)[1]]
+        hits += hit
+        res[k] = n
+        heapq.heappush(heap, (-n, k))
     return hits
 
 
