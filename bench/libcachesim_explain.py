@@ -129,8 +129,8 @@ def main():
                "libcachesim_choices": choices}
         rows.append(row)
         print("  %-7s nicsim %d (reference %d), libCacheSim %d (reference "
-              "with its choices %d, %d requests disagree); nicsim and "
-              "libCacheSim disagree on %d requests; %.0f s"
+              "with its choices %d, %d requests disagree); the reference as "
+              "nicsim and libCacheSim disagree on %d requests; %.0f s"
               % (policy, row["nicsim_hits"], ref_nicsim, row[
                   "libcachesim_hits"], ref_lcs, row[
                   "requests_where_reference_as_libcachesim_disagrees"],
