@@ -17,7 +17,8 @@ and OPT, the three policies whose hit ratios differ, it runs:
   request.
 
 So each difference is explained by the named choices and by nothing
-else.  The choices (from libCacheSim's sources, as of libcachesim 0.3.5):
+else.  The choices (read in libCacheSim's sources, confirmed against
+the PyPI package libcachesim 0.3.5 by that agreement):
 S3-FIFO sizes its queues in bytes from ratios and takes a missed key out
 of the ghost queue before it evicts; ARC counts its target p in bytes
 and moves it by the ghost lists' ratio unrounded; Belady admits every

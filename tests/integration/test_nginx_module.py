@@ -498,7 +498,7 @@ def test_module_nasa_replay_verifies_and_counts_as_nicd():
         # can reach the other worker in the microseconds between the
         # previous response's sendfile() and its unpinning (a pinned block
         # is passed over), so a large file's evictions, and the counts,
-        # depend on timing (measured: 3 runs of 16 a few hits apart)
+        # depend on timing (measured: 4 runs of 16 a few hits apart)
         with Nginx(conf, root=root, workers=1) as n:
             replay(n.port, NASA, root)
             ngx = n.status()["total"]

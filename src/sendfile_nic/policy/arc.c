@@ -14,8 +14,8 @@
  * (|T1| + |B1| <= c, all four <= 2c) without evicting anything.
  * Integer division for the adaptation steps, as the paper writes them,
  * and p counted in blocks, as the paper counts pages (libCacheSim counts
- * p in bytes and moves it by the same steps, so with 4 KiB blocks its p
- * moves 4,096 times slower: docs/benchmarks.md).
+ * p in bytes and moves it by the ghost lists' ratio unrounded, so with
+ * 4 KiB blocks its p moves about 4,096 times slower: docs/benchmarks.md).
  */
 
 #include <stdlib.h>
