@@ -14,7 +14,7 @@
 # timing every server's answer to every file is checked: status 200 and
 # the file's length.
 #
-# Usage: sh bench/peers.sh  (env: DURATION=8 RUNS=3 CONNS=64 DEPTH=16
+# Usage: sh bench/peers.sh  (env: DURATION=8 RUNS=3 CONNS=64 DEPTH=16 PROFILE=0
 #                            SIZES="1k 16k 256k 4m" MODES="plain pipelined")
 # Writes build/bench/peers.json.  Two cores shared by servers and wrk:
 # compare ratios, not absolute numbers.  For each run it also reads CPU
@@ -204,3 +204,40 @@ for (mode, size), d in rows.items():
 json.dump(out, open(sys.argv[2], "w"), indent=1)
 print("results: %s" % sys.argv[2])
 PY
+
+# PROFILE=1: then one more run of each server for each size and mode under
+# `perf record -a` (cpu-clock): where each core's busy time went, per
+# request, by process and by user or kernel code, and the kernel's top
+# functions (bench/perf_split.py).  It shows what bounds a row (CPU 1 busy
+# and almost all wrk: the load generator) and how close the peers come to
+# the same bound.
+if [ "${PROFILE:-0}" = 1 ]; then
+    echo "profiles: perf record -a, one ${DURATION}s run each, us/request of each core's busy time"
+    for mode in $MODES; do
+        for s in $SIZES; do
+            for srv in $SERVERS; do
+                eval "port=\$port_$srv"
+                perf record -q -a -e cpu-clock -F 1999 -o "$work/perf.data" 2>/dev/null &
+                perf_pid=$!
+                pids_before=$pids
+                pids="$pids $perf_pid"
+                out=$(run_wrk "$port" "$s" "$mode")
+                kill -INT "$perf_pid"
+                wait "$perf_pid" || true
+                pids=$pids_before
+                # busy microseconds a request on CPU 0 and on CPU 1
+                # shellcheck disable=SC2046
+                set -- $(echo "$out" | python3 -c 'import json, sys
+line = sys.stdin.read().split()
+js, ticks = " ".join(line[:-5]), [int(t) for t in line[-5:]]
+d, hz = json.loads(js), float(sys.argv[1])
+n = max(d["requests"], 1)
+print((ticks[0] + ticks[1] + ticks[2]) / hz * 1e6 / n,
+      (d["seconds"] - ticks[4] / hz) * 1e6 / n, d["requests_per_s"])' "$(getconf CLK_TCK)")
+                echo "  $mode $s $srv, $(printf %.0f "$3") req/s"
+                echo "    CPU 1 $(python3 bench/perf_split.py "$work/perf.data" 1 "$2" wrk)"
+                echo "    CPU 0 $(python3 bench/perf_split.py "$work/perf.data" 0 "$1" "$srv")"
+            done
+        done
+    done
+fi

@@ -16,7 +16,7 @@ for group in "$@"; do
     module) pkgs="$pkgs nginx-dev nginx-light" ;;
     deb) pkgs="$pkgs debhelper dpkg-dev nginx-dev nginx-light" ;; # make deb
     plots) pkgs="$pkgs python3-matplotlib" ;;
-    bench) pkgs="$pkgs wrk nginx-light lighttpd util-linux h2o nghttp2-client curl openssl time" ;;
+    bench) pkgs="$pkgs wrk nginx-light lighttpd util-linux h2o nghttp2-client curl openssl time linux-perf" ;;
     fuzz) pkgs="$pkgs clang libclang-rt-dev" ;; # libFuzzer and the sanitizer runtimes
     format) pkgs="$pkgs clang-format" ;;
     *) echo "deps.sh: unknown group $group" >&2; exit 2 ;;
