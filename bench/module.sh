@@ -16,7 +16,9 @@
 # load generator: compare the ratio.
 # Usage: sh bench/module.sh   (env: DURATION=5 RUNS=3 SIZES="1 4 16 64 256"
 #        NIC_MEMORY=DIR: sendfile_nic_memory_path DIR, the NIC memory in
-#        an unnamed file there instead of a memfd)
+#        an unnamed file there instead of a memfd; TMPFS=1: also nginx
+#        without the module serving the files from tmpfs, against the
+#        docroot in /tmp)
 set -eu
 DURATION=${DURATION:-5}
 RUNS=${RUNS:-3}
@@ -42,6 +44,20 @@ nginx_conf on "    sendfile_nic on; sendfile_nic_cache_size 64m;
         location = /nic-status { sendfile_nic_status; } }"
 { echo "load_module $so;"; sed "s|nginx.pid|nginx-nic.pid|" "$work/nginx/nginx.conf"; } \
     > "$work/nginx/nic.conf"
+# TMPFS=1 (the default): a third nginx, without the module, serving copies
+# of the files from tmpfs (/dev/shm), the kind of memory a memfd is: what
+# reading 4 KiB shmem pages instead of the docroot's filesystem costs nginx
+# itself, the part of the module's cost that belongs to the kernel (both
+# plain nginx, loaded at once as below)
+if [ "${TMPFS:-1}" = 1 ]; then
+    shm=$(mktemp -d /dev/shm/nicd-bench-XXXXXX)
+    trap 'cleanup; rm -rf "$shm"' EXIT INT TERM
+    chmod 755 "$shm"
+    cp -p "$work/www"/*.bin "$shm/"
+    p_shm=$(free_port)
+    nginx_conf on "    server { listen 127.0.0.1:$p_shm; root $shm; }"
+    sed "s|nginx.pid|nginx-shm.pid|" "$work/nginx/nginx.conf" > "$work/nginx/shm.conf"
+fi
 # master_process off: the process started is the worker, timed by wrk_cpu
 taskset -c 0 /usr/sbin/nginx -p "$work/nginx" -c "$work/nginx/plain.conf" &
 pid_plain=$!
@@ -51,10 +67,16 @@ pid_nic=$!
 pids="$pids $!"
 wait_port "$p_plain"
 wait_port "$p_nic"
+if [ "${TMPFS:-1}" = 1 ]; then
+    taskset -c 0 /usr/sbin/nginx -p "$work/nginx" -c "$work/nginx/shm.conf" &
+    pid_shm=$!
+    pids="$pids $!"
+    wait_port "$p_shm"
+fi
 
 for s in $SIZES; do
     want=$((s * 1024))
-    for p in $p_plain $p_nic $p_nic; do
+    for p in $p_plain $p_nic $p_nic ${p_shm:-}; do
         got=$(curl -s -o /dev/null -w '%{http_code} %{size_download}' "http://127.0.0.1:$p/$s.bin")
         if [ "$got" != "200 $want" ]; then
             echo "module.sh: port $p answered '$got' for $s.bin (want '200 $want')" >&2
@@ -112,3 +134,8 @@ PY
 # the same seconds, median of the rounds' ratios; sizes in KiB
 together_rounds "http://127.0.0.1:$p_plain" "$pid_plain" "http://127.0.0.1:$p_nic" "$pid_nic" \
     "$OUT/module-together.json" nginx +module $SIZES
+if [ "${TMPFS:-1}" = 1 ]; then
+    echo "the kernel's part: nginx without the module, the files on tmpfs / on $(df --output=fstype "$work/www" | tail -1)"
+    together_rounds "http://127.0.0.1:$p_plain" "$pid_plain" "http://127.0.0.1:$p_shm" "$pid_shm" \
+        "$OUT/module-tmpfs.json" nginx nginx-tmpfs $SIZES
+fi
