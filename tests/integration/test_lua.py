@@ -217,9 +217,17 @@ def test_nicload_full_mix_against_nicd():
         check(all(kinds[k] > 0 for k in ("static", "dynamic_get",
                                          "ad_rotation", "post")),
               repr(kinds))
+        # mix_spread_points is three standard deviations of the largest
+        # class's share, nicload's "OFF TARGET" mark; with about 2,000
+        # requests a class's share passed it by chance in one make test
+        # run (3.44 against 3.34 points), and 1 run in 10 came within 0.01
+        # points of it.  Five standard deviations here; the mix's shares
+        # themselves are checked to 0.5 points over 100,000 draws in
+        # tests/unit/trace_replayer/test_specweb.c
         check(res["mismatches"] == 0 and res["verified_bytes"] > 0
               and sum(res["errors"].values()) == 0
-              and res["mix_deviation_points"] <= res["mix_spread_points"],
+              and res["mix_deviation_points"]
+              <= 5 / 3 * res["mix_spread_points"],
               repr(res))
         check(len(open(log).read().splitlines()) >= kinds["post"],
               "the post log")
