@@ -225,18 +225,8 @@ if [ "${PROFILE:-0}" = 1 ]; then
                 kill -INT "$perf_pid"
                 wait "$perf_pid" || true
                 pids=$pids_before
-                # busy microseconds a request on CPU 0 and on CPU 1
-                # shellcheck disable=SC2046
-                set -- $(echo "$out" | python3 -c 'import json, sys
-line = sys.stdin.read().split()
-js, ticks = " ".join(line[:-5]), [int(t) for t in line[-5:]]
-d, hz = json.loads(js), float(sys.argv[1])
-n = max(d["requests"], 1)
-print((ticks[0] + ticks[1] + ticks[2]) / hz * 1e6 / n,
-      (d["seconds"] - ticks[4] / hz) * 1e6 / n, d["requests_per_s"])' "$(getconf CLK_TCK)")
-                echo "  $mode $s $srv, $(printf %.0f "$3") req/s"
-                echo "    CPU 1 $(python3 bench/perf_split.py "$work/perf.data" 1 "$2" wrk)"
-                echo "    CPU 0 $(python3 bench/perf_split.py "$work/perf.data" 0 "$1" "$srv")"
+                printf "  %s %s %s," "$mode" "$s" "$srv"
+                python3 bench/perf_split.py "$work/perf.data" "$srv" "$out"
             done
         done
     done

@@ -173,10 +173,10 @@ def arc(seq, c, unit=1, real_steps=False, out=None):
     adaptation steps).
 
     Options for bench/libcachesim_explain.py: unit, the target p counted
-    in 1/unit of a block (libCacheSim counts it in bytes, unit 4096 for
-    4 KiB blocks, and moves it by the same steps); real_steps, steps of
-    the ghost lists' ratio unrounded, p keeping the fraction; out, a list
-    that gets 1 (hit) or 0 per access."""
+    in 1/unit of a block (libCacheSim counts it in bytes: unit 4096 for
+    4 KiB blocks); real_steps, steps of the ghost lists' ratio unrounded,
+    p keeping the fraction, as libCacheSim moves it; out, a list that
+    gets 1 (hit) or 0 per access."""
     t1, t2, b1, b2 = OrderedDict(), OrderedDict(), OrderedDict(), \
         OrderedDict()                   # the last item is the MRU
     p, hits = 0, 0
