@@ -2,6 +2,12 @@
  * Range header parsing.  A server MAY ignore Range (RFC 9110, 14.2), so
  * anything we do not understand is ignored rather than refused: the
  * client then gets the whole file with 200, never wrong bytes.
+ *
+ * Ranges that add up to more than the file are ignored too (nginx's rule
+ * in ngx_http_range_parse): "bytes=0-,0-,..." would otherwise make a
+ * request of a few hundred bytes cost the file's size once per range, the
+ * amplification of Apache's CVE-2011-3192.  RFC 9110, 14.2 allows it: a
+ * server MAY ignore or reject overlapping ranges or many small ones.
  */
 
 #include <stdint.h>
@@ -39,10 +45,11 @@ int
 nicd_range_parse(const char *v, size_t len, off_t size, int max,
                  nicd_range_t *out, int *n)
 {
-    size_t i = 0;
-    int    specs = 0, count = 0;
-    off_t  a, b;
-    int    suffix, open_end;
+    size_t   i = 0;
+    int      specs = 0, count = 0;
+    uint64_t total = 0;
+    off_t    a, b;
+    int      suffix, open_end;
 
     *n = 0;
 
@@ -109,6 +116,10 @@ nicd_range_parse(const char *v, size_t len, off_t size, int max,
             }
             out[count].start = a;
             out[count].end = (open_end || b >= size) ? size - 1 : b;
+        }
+        total += (uint64_t) (out[count].end - out[count].start + 1);
+        if (total > (uint64_t) size) {
+            return NICD_RANGE_IGNORE;
         }
         count++;
     }

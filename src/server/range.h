@@ -20,8 +20,11 @@ typedef struct {
 /*
  * Parse a Range value for a representation of size bytes.  Forms:
  * "bytes=a-b", "bytes=a-", "bytes=-n", comma-separated.  Unsatisfiable
- * specs among satisfiable ones are dropped; a syntax error, another unit
- * or more than max specs makes the header ignored (RFC 9110 allows both).
+ * specs among satisfiable ones are dropped; a syntax error, another unit,
+ * more than max specs, or satisfiable ranges whose lengths add up to more
+ * than size (overlaps, repeats) make the header ignored (RFC 9110 allows
+ * it; nginx's rule), so a response is never larger than the file plus the
+ * multipart framing.
  */
 int nicd_range_parse(const char *v, size_t len, off_t size, int max,
                      nicd_range_t *out, int *n);

@@ -3,9 +3,11 @@
 
 import os
 import re
+import socket
+import subprocess
 import time
 
-from nicd import Server, check, get, pattern
+from nicd import DEADLINE, Server, check, get, pattern
 
 N = 10000
 
@@ -120,3 +122,50 @@ def test_if_range_weak_date():
         r = get(s.port, "/f.txt", headers={"Range": "bytes=0-9",
                                            "If-Range": lm})
         check(r.status == 200 and r.body == data, "weak date: %d" % r.status)
+
+
+def test_range_amplification():
+    """64 overlapping ranges of a 64 MiB file (Apache's CVE-2011-3192):
+    nginx's rule, ranges adding up to more than the file mean the whole
+    file once, with 200; over HTTP/1.1 and HTTP/2 alike."""
+    size = 64 << 20
+    spec = "bytes=" + ",".join(["0-"] * 64)
+    with Server(conf="listen 127.0.0.3:0 http2;\n") as s:
+        path = os.path.join(s.root, "big")
+        with open(path, "wb") as f:
+            f.truncate(size)
+        # the head alone first: without the rule it says 206 and 4 GiB
+        with socket.create_connection(("127.0.0.1", s.port),
+                                      timeout=DEADLINE) as so:
+            so.sendall(("GET /big HTTP/1.1\r\nHost: x\r\nRange: %s\r\n"
+                        "Connection: close\r\n\r\n" % spec).encode())
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = so.recv(4096)
+                check(chunk, "closed before the head")
+                head += chunk
+        head = head.split(b"\r\n\r\n")[0].decode()
+        check(head.startswith("HTTP/1.1 200 ")
+              and "\r\nContent-Length: %d\r\n" % size in head + "\r\n",
+              "head: %r" % head)
+        r = get(s.port, "/big", headers={"Range": spec})
+        check(r.status == 200 and len(r.body) == size
+              and r.header("Content-Range") is None,
+              "GET: %d, %d bytes" % (r.status, len(r.body)))
+        # overlapping halves: also more than the file
+        r = get(s.port, "/big", headers={
+            "Range": "bytes=0-%d,%d-" % (size // 2, size // 2 - 1)})
+        check(r.status == 200 and len(r.body) == size, "halves: %d" % r.status)
+        # disjoint pieces that add up to the file stay a 206
+        r = get(s.port, "/big", headers={"Range": "bytes=0-9,20-29"})
+        check(r.status == 206 and len(parse_multipart(r)) == 2, "disjoint")
+        h2c = int(s.wait_log(
+            r"listening on http://127\.0\.0\.3:(\d+)/").group(1))
+        p = subprocess.run(
+            ["curl", "-s", "--http2-prior-knowledge", "-o", "/dev/null",
+             "-w", "%{http_code} %{http_version} %{size_download}",
+             "-H", "Range: " + spec, "http://127.0.0.3:%d/big" % h2c],
+            capture_output=True, timeout=DEADLINE)
+        check(p.stdout.decode() == "200 2 %d" % size,
+              "h2c: %r %r" % (p.stdout, p.stderr))
+

@@ -83,6 +83,31 @@ test_max(void)
               NICD_RANGE_IGNORE);
 }
 
+/* ranges that add up to more than the file: the whole file (nginx's
+ * rule), so "bytes=0-,0-,..." cannot send the file once per range */
+static void
+test_amplification(void)
+{
+    nicd_range_t many[64];
+
+    CHECK_INT(nicd_range_parse("bytes=0-,0-", 11, 100, 64, many, &n),
+              NICD_RANGE_IGNORE);
+    CHECK_INT(nicd_range_parse("bytes=0-59,40-99", 16, 100, 64, many, &n),
+              NICD_RANGE_IGNORE);
+    CHECK_INT(nicd_range_parse("bytes=-60,0-59", 14, 100, 64, many, &n),
+              NICD_RANGE_IGNORE);
+    /* exactly the file's size, even in pieces, is still a 206 */
+    CHECK_INT(nicd_range_parse("bytes=0-49,50-99", 16, 100, 64, many, &n),
+              NICD_RANGE_OK);
+    CHECK_INT(n, 2);
+    CHECK_INT(nicd_range_parse("bytes=0-9,0-9", 13, 100, 64, many, &n),
+              NICD_RANGE_OK);
+    /* unsatisfiable specs add nothing */
+    CHECK_INT(nicd_range_parse("bytes=0-99,200-300", 18, 100, 64, many, &n),
+              NICD_RANGE_OK);
+    CHECK_INT(n, 1);
+}
+
 int
 main(void)
 {
@@ -90,5 +115,6 @@ main(void)
     RUN(test_unsatisfiable);
     RUN(test_ignored);
     RUN(test_max);
+    RUN(test_amplification);
     return harness_report("test_range");
 }
