@@ -3,6 +3,7 @@
  */
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,33 +288,74 @@ nicd_parse_size(const char *s, size_t *out)
 }
 
 int
+nicd_parse_time(const char *s, int seconds, long long *out)
+{
+    static const struct {
+        const char *unit;
+        long long   ms;
+    } units[] = {
+        {"ms", 1},           {"s", 1000},          {"m", 60000},
+        {"h", 3600000},      {"d", 86400000},      {"w", 604800000},
+        {"M", 2592000000LL}, {"y", 31536000000LL},
+    };
+    long long total = 0, v;
+    size_t    i, n;
+    int       any = 0;
+
+    while (*s != '\0') {
+        while (*s == ' ') {
+            s++;
+        }
+        if (*s == '\0') {
+            break;
+        }
+        if (!isdigit((unsigned char) *s)) {
+            return -1;
+        }
+        for (v = 0; isdigit((unsigned char) *s); s++) {
+            if (v > (LLONG_MAX - 9) / 10) {
+                return -1;
+            }
+            v = v * 10 + (*s - '0');
+        }
+        /* the longest unit that follows; none: seconds */
+        for (i = 0, n = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+            size_t l = strlen(units[i].unit);
+
+            if (strncmp(s, units[i].unit, l) == 0 && l > n) {
+                n = l;
+                v = v > LLONG_MAX / units[i].ms ? -1 : v * units[i].ms;
+            }
+        }
+        if (n == 0) {
+            v = v > LLONG_MAX / 1000 ? -1 : v * 1000;
+        }
+        if (v < 0 || total > LLONG_MAX - v) {
+            return -1;
+        }
+        total += v;
+        s += n;
+        any = 1;
+        if (*s != '\0' && *s != ' ' && !isdigit((unsigned char) *s)) {
+            return -1;
+        }
+    }
+    if (!any) {
+        return -1;
+    }
+    *out = seconds ? total / 1000 : total;
+    return 0;
+}
+
+int
 nicd_parse_msec(const char *s, long *out)
 {
-    char              *end;
-    unsigned long long v;
-    unsigned long long mul;
+    long long v;
 
-    if (!isdigit((unsigned char) s[0])) {
+    if (nicd_parse_time(s, 0, &v) != 0 || v > 0x7fffffffLL) {
         return -1;
     }
-    v = strtoull(s, &end, 10);
-    if (strcmp(end, "") == 0 || strcmp(end, "s") == 0) {
-        mul = 1000;
-    } else if (strcmp(end, "ms") == 0) {
-        mul = 1;
-    } else if (strcmp(end, "m") == 0) {
-        mul = 60000;
-    } else if (strcmp(end, "h") == 0) {
-        mul = 3600000;
-    } else if (strcmp(end, "d") == 0) {
-        mul = 86400000;
-    } else {
-        return -1;
-    }
-    if (v > 0x7fffffffULL / mul) {
-        return -1;
-    }
-    *out = (long) (v * mul);
+    *out = (long) v;
     return 0;
 }
 

@@ -76,8 +76,30 @@ test_sizes_and_times(void)
     CHECK(nicd_parse_msec("500ms", &ms) == 0 && ms == 500);
     CHECK(nicd_parse_msec("2m", &ms) == 0 && ms == 120000);
     CHECK(nicd_parse_msec("1h", &ms) == 0 && ms == 3600000);
-    CHECK(nicd_parse_msec("1w", &ms) == -1);
+    /* nginx's units all work for times in milliseconds too */
+    CHECK(nicd_parse_msec("1w", &ms) == 0 && ms == 604800000);
+    CHECK(nicd_parse_msec("1y", &ms) == -1); /* past the long in ms */
     CHECK(nicd_parse_msec("99999999999", &ms) == -1);
+    CHECK(nicd_parse_msec("1x", &ms) == -1);
+    CHECK(nicd_parse_msec("", &ms) == -1);
+}
+
+/* nginx's ngx_parse_time: units, sums, seconds */
+static void
+test_parse_time(void)
+{
+    long long t;
+
+    CHECK(nicd_parse_time("1y", 1, &t) == 0 && t == 31536000);
+    CHECK(nicd_parse_time("30d", 1, &t) == 0 && t == 2592000);
+    CHECK(nicd_parse_time("1M", 1, &t) == 0 && t == 2592000);
+    CHECK(nicd_parse_time("1h 30m", 1, &t) == 0 && t == 5400);
+    CHECK(nicd_parse_time("1d12h", 1, &t) == 0 && t == 129600);
+    CHECK(nicd_parse_time("90", 1, &t) == 0 && t == 90);
+    CHECK(nicd_parse_time("1500ms", 0, &t) == 0 && t == 1500);
+    CHECK(nicd_parse_time("1h x", 1, &t) == -1);
+    CHECK(nicd_parse_time("h", 1, &t) == -1);
+    CHECK(nicd_parse_time("99999999999999999999y", 1, &t) == -1);
 }
 
 static void
@@ -99,6 +121,7 @@ main(void)
     RUN(test_http_date);
     RUN(test_log_date);
     RUN(test_sizes_and_times);
+    RUN(test_parse_time);
     RUN(test_escaped);
     return harness_report("test_buf");
 }
