@@ -37,13 +37,13 @@ ifeq ($(filter deps clean distclean format-check help,$(MAKECMDGOALS)),)
 endif
 PREFIX ?= /usr/local
 
-CPPFLAGS_ALL = -D_GNU_SOURCE -Ibuild -Isrc/server $(EVENT_CFLAGS) $(LUAJIT_CFLAGS)
+CPPFLAGS_ALL = -D_GNU_SOURCE -Ibuild -Isrc/server $(EVENT_CFLAGS) $(LUAJIT_CFLAGS) $(PCRE2_CFLAGS)
 CFLAGS_ALL = -std=gnu11 -pthread $(OPT) $(DEBUG) $(WARN) $(SAN) $(CFLAGS)
-LDLIBS_ALL = $(EVENT_LIBS) $(SSL_LIBS) $(NGHTTP2_LIBS) $(LUAJIT_LIBS) -lm -pthread $(SAN) $(LDFLAGS)
+LDLIBS_ALL = $(EVENT_LIBS) $(SSL_LIBS) $(NGHTTP2_LIBS) $(LUAJIT_LIBS) $(PCRE2_LIBS) -lm -pthread $(SAN) $(LDFLAGS)
 
 SNIC_SRCS = $(sort $(wildcard src/sendfile_nic/*.c src/sendfile_nic/*/*.c))
 UTIL_SRCS = $(sort $(wildcard src/util/*.c))
-SERVER_SRCS = $(filter-out src/server/main.c,$(sort $(wildcard src/server/*.c)))
+SERVER_SRCS = $(filter-out src/server/main.c,$(sort $(wildcard src/server/*.c src/server/*/*.c)))
 LIB_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SNIC_SRCS) $(UTIL_SRCS) $(SERVER_SRCS))
 UTIL_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(UTIL_SRCS))
 TRACE_SRCS = $(filter-out trace_replayer/nictrace.c trace_replayer/nicsim.c trace_replayer/nicreplay.c trace_replayer/niccompare.c trace_replayer/nicload.c,$(sort $(wildcard trace_replayer/*.c)))
@@ -133,7 +133,7 @@ $(BUILD)/www/index.html: scripts/sample-docroot.sh
 
 run: $(BUILD)/nicd $(BUILD)/www/index.html
 	@echo "nicd: serving $(BUILD)/www at http://127.0.0.1:8080/ (Ctrl-C stops)"
-	./$(BUILD)/nicd -c conf/nicd.conf -g 'root $(BUILD)/www;'
+	./$(BUILD)/nicd -c conf/nicd.conf --root $(BUILD)/www
 
 test-unit: $(UNIT_BINS) $(FUZZ_REPLAY)
 	@sh tests/unit/run.sh $(UNIT_BINS) -- $(FUZZ_REPLAY)

@@ -17,12 +17,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <glob.h>
+#include <pcre2.h>
+
 #include "buf.h"
 #include "conf.h"
 #include "config.h"
+#include "directive.h"
 #include "log.h"
 
-#define MAX_ARGS  16
 #define MAX_DEPTH 8
 
 /* MIME types: an open-addressing table of lowercase extensions */
@@ -130,7 +134,7 @@ nicd_conf_mime(const nicd_conf_t *c, const char *name, size_t len)
         }
     }
     if (ext == NULL || m == NULL || m->size == 0) {
-        return c->default_type;
+        return NULL;
     }
     elen = (size_t) (name + len - ext);
     i = hash_lower(ext, elen) & (m->size - 1);
@@ -141,7 +145,204 @@ nicd_conf_mime(const nicd_conf_t *c, const char *name, size_t len)
         }
         i = (i + 1) & (m->size - 1);
     }
-    return c->default_type;
+    return NULL;
+}
+
+/*
+ * The settings of servers and locations are many small pieces: they are
+ * allocated from the configuration's arena and freed with it, each block
+ * with an optional cleanup (a compiled regex).
+ */
+typedef struct arena_s {
+    struct arena_s *next;
+    void (*cleanup)(void *p);
+    void       *p;
+    max_align_t data[];
+} arena_t;
+
+static void *
+conf_alloc_cleanup(nicd_conf_t *c, size_t n, void (*cleanup)(void *), void *p)
+{
+    arena_t *a = calloc(1, sizeof(arena_t) + n);
+
+    if (a == NULL) {
+        return NULL;
+    }
+    a->next = c->arena;
+    a->cleanup = cleanup;
+    a->p = p;
+    c->arena = a;
+    return a->data;
+}
+
+static void *
+conf_alloc(nicd_conf_t *c, size_t n)
+{
+    return conf_alloc_cleanup(c, n, NULL, NULL);
+}
+
+static char *
+conf_strdup(nicd_conf_t *c, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char  *d = conf_alloc(c, n);
+
+    return d == NULL ? NULL : memcpy(d, s, n);
+}
+
+/* grow an arena array by one element (the old block stays until the end:
+ * configurations are read once) */
+static void *
+conf_grow(nicd_conf_t *c, void *arr, int n, size_t size)
+{
+    void *a = conf_alloc(c, size * (size_t) (n + 1));
+
+    if (a != NULL && n > 0) {
+        memcpy(a, arr, size * (size_t) n);
+    }
+    return a;
+}
+
+void *
+nicd_conf_alloc(nicd_conf_t *c, size_t n)
+{
+    return conf_alloc(c, n);
+}
+
+char *
+nicd_conf_strdup(nicd_conf_t *c, const char *s)
+{
+    return conf_strdup(c, s);
+}
+
+void *
+nicd_conf_grow(nicd_conf_t *c, void *arr, int n, size_t size)
+{
+    return conf_grow(c, arr, n, size);
+}
+
+static void
+re_cleanup(void *p)
+{
+    pcre2_code_free(p);
+}
+
+/*
+ * Compile re (caseless with ci) for the configuration's lifetime, with
+ * JIT where PCRE2 has it.  NULL with the error in err.
+ */
+static void *
+conf_regex(nicd_conf_t *c, const char *re, int ci, char *err, size_t errlen)
+{
+    pcre2_code *code;
+    int         ec;
+    PCRE2_SIZE  off;
+    char        msg[256];
+
+    code = pcre2_compile((PCRE2_SPTR) re, PCRE2_ZERO_TERMINATED,
+                         ci ? PCRE2_CASELESS : 0, &ec, &off, NULL);
+    if (code == NULL) {
+        pcre2_get_error_message(ec, (PCRE2_UCHAR *) msg, sizeof(msg));
+        snprintf(err, errlen, "pcre2_compile() failed: %s in \"%s\" at \"%s\"",
+                 msg, re, re + off);
+        return NULL;
+    }
+    (void) pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* optional */
+    if (conf_alloc_cleanup(c, 0, re_cleanup, code) == NULL) {
+        pcre2_code_free(code);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    return code;
+}
+
+void *
+nicd_conf_regex(nicd_conf_t *c, const char *re, int caseless, char *err,
+                size_t errlen)
+{
+    return conf_regex(c, re, caseless, err, errlen);
+}
+
+static nicd_loc_conf_t *
+loc_new(nicd_conf_t *c, int kind)
+{
+    nicd_loc_conf_t *l = conf_alloc(c, sizeof(*l));
+
+    if (l == NULL) {
+        return NULL;
+    }
+    l->kind = kind;
+    l->root_fd = -1;
+    l->alias = NICD_UNSET;
+    l->autoindex = NICD_UNSET;
+    l->autoindex_exact_size = NICD_UNSET;
+    l->autoindex_localtime = NICD_UNSET;
+    l->autoindex_format = NICD_UNSET;
+    l->etag = NICD_UNSET;
+    l->if_modified_since = NICD_UNSET;
+    l->max_ranges = NICD_UNSET;
+    l->limit_rate = NICD_UNSET;
+    l->format = -1;
+    l->lua_idx = -1;
+    l->expires_kind = NICD_UNSET;
+    l->gzip_static = NICD_UNSET;
+    l->gzip_vary = NICD_UNSET;
+    l->absolute_redirect = NICD_UNSET;
+    l->internal = 0;
+    return l;
+}
+
+#define MERGE_INT(f, dflt)                                                     \
+    if (l->f == NICD_UNSET) {                                                  \
+        l->f = p != NULL ? p->f : (dflt);                                      \
+    }
+#define MERGE_PTR(f, dflt)                                                     \
+    if (l->f == NULL) {                                                        \
+        l->f = p != NULL ? p->f : (dflt);                                      \
+    }
+
+/* l takes what it does not set from p (NULL: the defaults) */
+static void
+loc_merge(nicd_loc_conf_t *l, const nicd_loc_conf_t *p)
+{
+    static char *default_index[] = {"index.html"};
+
+    if (l->root == NULL) {
+        l->root = p != NULL ? p->root : "html";
+        l->alias = p != NULL ? p->alias : 0;
+        l->root_vars = p != NULL ? p->root_vars : 0;
+        l->root_default = p != NULL ? p->root_default : 1;
+    }
+    MERGE_INT(alias, 0);
+    if (l->index == NULL) {
+        l->index = p != NULL ? p->index : default_index;
+        l->nindex = p != NULL ? p->nindex : 1;
+    }
+    MERGE_INT(autoindex, 0);
+    MERGE_INT(autoindex_exact_size, 1);
+    MERGE_INT(autoindex_localtime, 0);
+    MERGE_INT(autoindex_format, NICD_AUTOINDEX_HTML);
+    MERGE_INT(etag, 1);
+    MERGE_INT(if_modified_since, NICD_IMS_EXACT);
+    MERGE_INT(max_ranges, 64);
+    MERGE_INT(limit_rate, 0);
+    MERGE_PTR(default_type, "text/plain");
+    MERGE_PTR(charset, NULL);
+    if (l->error_pages == NULL && p != NULL) {
+        l->error_pages = p->error_pages;
+        l->nerror_pages = p->nerror_pages;
+    }
+    if (l->headers == NULL && p != NULL) {
+        l->headers = p->headers;
+        l->nheaders = p->nheaders;
+    }
+    if (l->expires_kind == NICD_UNSET) {
+        l->expires_kind = p != NULL ? p->expires_kind : NICD_EXPIRES_OFF;
+        l->expires = p != NULL ? p->expires : 0;
+    }
+    MERGE_INT(gzip_static, 0);
+    MERGE_INT(gzip_vary, 0);
+    MERGE_INT(absolute_redirect, 1);
 }
 
 /* defaults */
@@ -154,10 +355,15 @@ nicd_conf_new(void)
     if (c == NULL) {
         return NULL;
     }
+    c->http = loc_new(c, NICD_LOC_SERVER);
+    if (c->http == NULL) {
+        free(c);
+        return NULL;
+    }
+    c->internal_redirects = 10;
     c->worker_threads = 0;
     c->worker_connections = 4096;
     c->worker_rlimit_nofile = 0;
-    c->autoindex = 0;
     c->disable_symlinks = NICD_SYMLINKS_OUTSIDE;
     c->access_log_buffer = 64 * 1024;
     c->access_log_flush = 1000;
@@ -175,16 +381,11 @@ nicd_conf_new(void)
     c->open_file_cache_max = 0;
     c->open_file_cache_valid = 60000;
     c->open_file_cache_inactive = 60000;
-    c->if_modified_since = NICD_IMS_EXACT;
-    c->etag = 1;
     c->server_tokens = 1;
-    c->max_ranges = 64;
-    c->default_type = strdup("text/plain");
     c->ssl_protocols = NICD_TLS_1_2 | NICD_TLS_1_3;
     c->ssl_ciphers = strdup("HIGH:!aNULL:!MD5");
     c->ssl_session_timeout = 300000;
     c->ssl_session_tickets = 1;
-    c->cur_server = -1;
     c->http2_max_concurrent_streams = 128;
     c->http2_max_header_size = 16384;
     c->http2_recv_buffer_size = 64 * 1024;
@@ -204,11 +405,6 @@ nicd_conf_free(nicd_conf_t *c)
         free(c->listens[i].text);
     }
     free(c->listens);
-    free(c->root);
-    for (i = 0; i < c->nindex; i++) {
-        free(c->index[i]);
-    }
-    free(c->index);
     free(c->access_log);
     free(c->error_log);
     free(c->backend);
@@ -220,30 +416,22 @@ nicd_conf_free(nicd_conf_t *c)
     free(c->params);
     free(c->param_where);
     mime_free(c->types);
-    for (i = 0; i < c->nlocations; i++) {
-        free(c->locations[i].path);
-        free(c->locations[i].handler);
-        free(c->locations[i].lua);
-    }
-    free(c->locations);
-    free(c->default_type);
     free(c->pid);
+    free(c->root_override);
+    free(c->listen_override);
     free(c->ssl_certificate);
     free(c->ssl_certificate_key);
     free(c->ssl_ciphers);
     free(c->ssl_dhparam);
-    for (i = 0; i < c->nservers; i++) {
-        int k;
+    while (c->arena != NULL) {
+        arena_t *a = c->arena;
 
-        for (k = 0; k < c->servers[i].nnames; k++) {
-            free(c->servers[i].names[k]);
+        c->arena = a->next;
+        if (a->cleanup != NULL) {
+            a->cleanup(a->p);
         }
-        free(c->servers[i].names);
-        free(c->servers[i].cert);
-        free(c->servers[i].key);
-        free(c->servers[i].where);
+        free(a);
     }
-    free(c->servers);
     free(c);
 }
 
@@ -251,11 +439,10 @@ nicd_conf_free(nicd_conf_t *c)
 
 static char msgbuf[512];
 
-static const char *msgf(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
+#define msgf nicd_conf_msg
 
-static const char *
-msgf(const char *fmt, ...)
+const char *
+nicd_conf_msg(const char *fmt, ...)
 {
     va_list ap;
 
@@ -278,8 +465,10 @@ set_str(char **dst, const char *v)
     return NULL;
 }
 
-static const char *
-flag(const char *v, int *out)
+#define flag nicd_conf_flag
+
+const char *
+nicd_conf_flag(const char *v, int *out)
 {
     if (strcmp(v, "on") == 0) {
         *out = 1;
@@ -324,11 +513,10 @@ time_val(const char *v, long *out)
     return NULL;
 }
 
-typedef const char *(*set_pt)(nicd_conf_t *c, const char **a, int n);
-
 static const char *
-set_lua_time_limit(nicd_conf_t *c, const char **a, int n)
+set_lua_time_limit(parse_t *ps, const char **a, int n)
 {
+    nicd_conf_t *c = ps->conf;
     (void) n;
     if (time_val(a[0], &c->lua_time_limit) != NULL || c->lua_time_limit <= 0) {
         return msgf("invalid time \"%s\"", a[0]);
@@ -337,28 +525,15 @@ set_lua_time_limit(nicd_conf_t *c, const char **a, int n)
 }
 
 static const char *
-set_worker_threads(nicd_conf_t *c, const char **a, int n)
+set_worker_threads(parse_t *ps, const char **a, int n)
 {
+    nicd_conf_t *c = ps->conf;
     (void) n;
     if (strcmp(a[0], "auto") == 0) {
         c->worker_threads = 0;
         return NULL;
     }
     return positive_int(a[0], &c->worker_threads);
-}
-
-static const char *
-set_worker_connections(nicd_conf_t *c, const char **a, int n)
-{
-    (void) n;
-    return positive_int(a[0], &c->worker_connections);
-}
-
-static const char *
-set_rlimit_nofile(nicd_conf_t *c, const char **a, int n)
-{
-    (void) n;
-    return positive_int(a[0], &c->worker_rlimit_nofile);
 }
 
 int
@@ -429,12 +604,16 @@ nicd_listen_parse(nicd_listen_conf_t *l, const char *text)
     return 0;
 }
 
+static nicd_server_conf_t *cur_server(parse_t *ps);
+
 static const char *
-set_listen(nicd_conf_t *c, const char **a, int n)
+set_listen(parse_t *ps, const char **a, int n)
 {
-    nicd_listen_conf_t l, *ls;
-    int                i;
-    const char        *err;
+    nicd_conf_t        *c = ps->conf;
+    nicd_listen_conf_t  l, *ls;
+    nicd_server_conf_t *srv;
+    int                 i, k, is_default = 0;
+    const char         *err;
 
     memset(&l, 0, sizeof(l));
     l.backlog = 511;
@@ -445,9 +624,14 @@ set_listen(nicd_conf_t *c, const char **a, int n)
     }
 
     for (i = 1; i < n; i++) {
-        if (strcmp(a[i], "reuseport") == 0
-            || strcmp(a[i], "default_server") == 0) {
-            /* every worker has its own SO_REUSEPORT socket anyway */
+        if (strcmp(a[i], "reuseport") == 0 || strcmp(a[i], "deferred") == 0
+            || strncmp(a[i], "ipv6only=", 9) == 0
+            || strncmp(a[i], "fastopen=", 9) == 0) {
+            /* every worker has its own SO_REUSEPORT socket anyway;
+             * deferred, ipv6only= and fastopen= change no answer */
+        } else if (strcmp(a[i], "default_server") == 0
+                   || strcmp(a[i], "default") == 0) {
+            is_default = 1;
         } else if (strncmp(a[i], "backlog=", 8) == 0) {
             if ((err = positive_int(a[i] + 8, &l.backlog)) != NULL) {
                 return err;
@@ -476,11 +660,11 @@ set_listen(nicd_conf_t *c, const char **a, int n)
             l.lowat = (int) sz;
         } else if (strncmp(a[i], "nic=", 4) == 0) {
             char *end;
-            long  k = strtol(a[i] + 4, &end, 10);
-            if (a[i][4] == '\0' || *end != '\0' || k < 0 || k > 255) {
+            long  v = strtol(a[i] + 4, &end, 10);
+            if (a[i][4] == '\0' || *end != '\0' || v < 0 || v > 255) {
                 return msgf("invalid \"%s\"", a[i]);
             }
-            l.nic = (int) k;
+            l.nic = (int) v;
         } else if (strcmp(a[i], "ssl") == 0) {
             l.ssl = 1;
         } else if (strcmp(a[i], "http2") == 0) {
@@ -495,49 +679,64 @@ set_listen(nicd_conf_t *c, const char **a, int n)
         }
     }
 
+    srv = cur_server(ps);
+    if (srv == NULL) {
+        return "out of memory";
+    }
+    /* servers that name the same address share its sockets; their
+     * options add up (ssl, http2 on one listen apply to the address) */
     for (i = 0; i < c->nlistens; i++) {
         if (strcmp(c->listens[i].text, a[0]) == 0) {
-            return msgf("duplicate listen %s", a[0]);
+            break;
         }
     }
-
-    ls = realloc(c->listens, sizeof(*ls) * (size_t) (c->nlistens + 1));
-    if (ls == NULL) {
+    if (i == c->nlistens) {
+        ls = realloc(c->listens, sizeof(*ls) * (size_t) (c->nlistens + 1));
+        if (ls == NULL) {
+            return "out of memory";
+        }
+        c->listens = ls;
+        l.text = strdup(a[0]);
+        if (l.text == NULL) {
+            return "out of memory";
+        }
+        l.default_srv = -1;
+        c->listens[c->nlistens++] = l;
+        c->nssl += l.ssl;
+    } else {
+        ls = &c->listens[i];
+        for (k = 0; k < srv->nlistens; k++) {
+            if (srv->listens[k] == i) {
+                return msgf("duplicate listen %s", a[0]);
+            }
+        }
+        if (!ls->ssl && l.ssl) {
+            ls->ssl = 1;
+            c->nssl++;
+        }
+        ls->http2 |= l.http2;
+        if (n > 1 && l.nic != -1) {
+            ls->nic = l.nic;
+        }
+    }
+    if (is_default) {
+        if (c->listens[i].default_srv != -1) {
+            return msgf("a duplicate default server for %s", a[0]);
+        }
+        c->listens[i].default_srv = srv->index;
+    }
+    srv->listens = conf_grow(c, srv->listens, srv->nlistens, sizeof(int));
+    if (srv->listens == NULL) {
         return "out of memory";
     }
-    c->listens = ls;
-    l.text = strdup(a[0]);
-    if (l.text == NULL) {
-        return "out of memory";
-    }
-    c->listens[c->nlistens++] = l;
-    c->nssl += l.ssl;
+    srv->listens[srv->nlistens++] = i;
     return NULL;
 }
 
-/* in a server {} block: that block's certificate (SNI); elsewhere the
- * http-level one, which blocks without their own inherit */
 static const char *
-set_ssl_certificate(nicd_conf_t *c, const char **a, int n)
+set_ssl_protocols(parse_t *ps, const char **a, int n)
 {
-    (void) n;
-    return set_str(c->cur_server >= 0 ? &c->servers[c->cur_server].cert
-                                      : &c->ssl_certificate,
-                   a[0]);
-}
-
-static const char *
-set_ssl_certificate_key(nicd_conf_t *c, const char **a, int n)
-{
-    (void) n;
-    return set_str(c->cur_server >= 0 ? &c->servers[c->cur_server].key
-                                      : &c->ssl_certificate_key,
-                   a[0]);
-}
-
-static const char *
-set_ssl_protocols(nicd_conf_t *c, const char **a, int n)
-{
+    nicd_conf_t *c = ps->conf;
     static const struct {
         const char *name;
         int         bit;
@@ -561,20 +760,6 @@ set_ssl_protocols(nicd_conf_t *c, const char **a, int n)
     return NULL;
 }
 
-static const char *
-set_ssl_ciphers(nicd_conf_t *c, const char **a, int n)
-{
-    (void) n;
-    return set_str(&c->ssl_ciphers, a[0]);
-}
-
-static const char *
-set_ssl_prefer_server_ciphers(nicd_conf_t *c, const char **a, int n)
-{
-    (void) n;
-    return flag(a[0], &c->ssl_prefer_server_ciphers);
-}
-
 /*
  * ssl_session_cache off | none | builtin[:SIZE] | shared:NAME:SIZE ...
  * One SSL_CTX serves every worker thread, so OpenSSL's own cache is
@@ -582,13 +767,14 @@ set_ssl_prefer_server_ciphers(nicd_conf_t *c, const char **a, int n)
  * bytes, about 4,000 sessions a megabyte as in nginx).
  */
 static const char *
-set_ssl_session_cache(nicd_conf_t *c, const char **a, int n)
+set_ssl_session_cache(parse_t *ps, const char **a, int n)
 {
-    int         i;
-    long        sessions = 0, v;
-    char       *end;
-    const char *colon;
-    size_t      bytes;
+    nicd_conf_t *c = ps->conf;
+    int          i;
+    long         sessions = 0, v;
+    char        *end;
+    const char  *colon;
+    size_t       bytes;
 
     for (i = 0; i < n; i++) {
         if (strcmp(a[i], "off") == 0 || strcmp(a[i], "none") == 0) {
@@ -618,36 +804,9 @@ set_ssl_session_cache(nicd_conf_t *c, const char **a, int n)
 }
 
 static const char *
-set_ssl_session_timeout(nicd_conf_t *c, const char **a, int n)
+set_h2_recv_buffer(parse_t *ps, const char **a, int n)
 {
-    (void) n;
-    return time_val(a[0], &c->ssl_session_timeout);
-}
-
-static const char *
-set_ssl_session_tickets(nicd_conf_t *c, const char **a, int n)
-{
-    (void) n;
-    return flag(a[0], &c->ssl_session_tickets);
-}
-
-static const char *
-set_h2_streams(nicd_conf_t *c, const char **a, int n)
-{
-    (void) n;
-    return positive_int(a[0], &c->http2_max_concurrent_streams);
-}
-
-static const char *
-set_h2_header_size(nicd_conf_t *c, const char **a, int n)
-{
-    (void) n;
-    return size_val(a[0], &c->http2_max_header_size);
-}
-
-static const char *
-set_h2_recv_buffer(nicd_conf_t *c, const char **a, int n)
-{
+    nicd_conf_t *c = ps->conf;
     (void) n;
     if (size_val(a[0], &c->http2_recv_buffer_size) != NULL
         || c->http2_recv_buffer_size < 1024
@@ -658,91 +817,9 @@ set_h2_recv_buffer(nicd_conf_t *c, const char **a, int n)
 }
 
 static const char *
-set_ssl_dhparam(nicd_conf_t *c, const char **a, int n)
+set_disable_symlinks(parse_t *ps, const char **a, int n)
 {
-    (void) n;
-    return set_str(&c->ssl_dhparam, a[0]);
-}
-
-static const char *
-set_root(nicd_conf_t *c, const char **a, int n)
-{
-    (void) n;
-    return set_str(&c->root, a[0]);
-}
-
-static const char *
-set_index(nicd_conf_t *c, const char **a, int n)
-{
-    int    i;
-    char **idx;
-
-    for (i = 0; i < n; i++) {
-        if (a[i][0] == '\0' || strchr(a[i], '/') != NULL) {
-            return msgf("index \"%s\" must be a file name", a[i]);
-        }
-    }
-    for (i = 0; i < c->nindex; i++) {
-        free(c->index[i]);
-    }
-    idx = realloc(c->index, sizeof(char *) * (size_t) n);
-    if (idx == NULL) {
-        return "out of memory";
-    }
-    c->index = idx;
-    c->nindex = 0;
-    for (i = 0; i < n; i++) {
-        c->index[i] = strdup(a[i]);
-        if (c->index[i] == NULL) {
-            return "out of memory";
-        }
-        c->nindex++;
-    }
-    return NULL;
-}
-
-/* server_name in a server {} block names it for SNI (several add up, as
- * in nginx); elsewhere (nicd serves one site) it has no effect */
-static const char *
-set_server_name(nicd_conf_t *c, const char **a, int n)
-{
-    nicd_server_conf_t *sv;
-    char              **w;
-    int                 i;
-
-    if (c->cur_server < 0) {
-        return NULL;
-    }
-    sv = &c->servers[c->cur_server];
-    w = realloc(sv->names, sizeof(char *) * (size_t) (sv->nnames + n));
-    if (w == NULL) {
-        return "out of memory";
-    }
-    sv->names = w;
-    for (i = 0; i < n; i++) {
-        if (a[i][0] == '~') {
-            return msgf("regular expression server names (\"%s\") are not "
-                        "supported",
-                        a[i]);
-        }
-        if ((w[sv->nnames] = strdup(a[i])) == NULL) {
-            return "out of memory";
-        }
-        sv->nnames++;
-    }
-    return NULL;
-}
-
-static const char *
-set_autoindex(nicd_conf_t *c, const char **a, int n)
-{
-    (void) n;
-    return flag(a[0], &c->autoindex);
-}
-
-static const char *
-set_disable_symlinks(nicd_conf_t *c, const char **a, int n)
-{
+    nicd_conf_t *c = ps->conf;
     (void) n;
     if (strcmp(a[0], "off") == 0) {
         c->disable_symlinks = NICD_SYMLINKS_OFF;
@@ -759,10 +836,11 @@ set_disable_symlinks(nicd_conf_t *c, const char **a, int n)
 }
 
 static const char *
-set_access_log(nicd_conf_t *c, const char **a, int n)
+set_access_log(parse_t *ps, const char **a, int n)
 {
-    int         i;
-    const char *err;
+    nicd_conf_t *c = ps->conf;
+    int          i;
+    const char  *err;
 
     if (strcmp(a[0], "off") == 0) {
         if (n > 1) {
@@ -796,8 +874,9 @@ set_access_log(nicd_conf_t *c, const char **a, int n)
 }
 
 static const char *
-set_error_log(nicd_conf_t *c, const char **a, int n)
+set_error_log(parse_t *ps, const char **a, int n)
 {
+    nicd_conf_t *c = ps->conf;
     if (n == 2) {
         c->error_level = log_level_parse(a[1]);
         if (c->error_level < 0) {
@@ -809,8 +888,9 @@ set_error_log(nicd_conf_t *c, const char **a, int n)
 }
 
 static const char *
-set_backend(nicd_conf_t *c, const char **a, int n)
+set_backend(parse_t *ps, const char **a, int n)
 {
+    nicd_conf_t *c = ps->conf;
     (void) n;
     if (snic_backend_find(a[0]) == NULL) {
         return msgf("unknown send backend \"%s\" (nicd -V lists them)", a[0]);
@@ -820,10 +900,11 @@ set_backend(nicd_conf_t *c, const char **a, int n)
 
 /* nginx's "sendfile on|off": off means the copy backend */
 static const char *
-set_sendfile(nicd_conf_t *c, const char **a, int n)
+set_sendfile(parse_t *ps, const char **a, int n)
 {
-    int         on;
-    const char *err;
+    nicd_conf_t *c = ps->conf;
+    int          on;
+    const char  *err;
 
     (void) n;
     if ((err = flag(a[0], &on)) != NULL) {
@@ -833,22 +914,9 @@ set_sendfile(nicd_conf_t *c, const char **a, int n)
 }
 
 static const char *
-set_max_chunk(nicd_conf_t *c, const char **a, int n)
+set_keepalive_timeout(parse_t *ps, const char **a, int n)
 {
-    (void) n;
-    return size_val(a[0], &c->sendfile_max_chunk);
-}
-
-static const char *
-set_header_timeout(nicd_conf_t *c, const char **a, int n)
-{
-    (void) n;
-    return time_val(a[0], &c->client_header_timeout);
-}
-
-static const char *
-set_keepalive_timeout(nicd_conf_t *c, const char **a, int n)
-{
+    nicd_conf_t *c = ps->conf;
     /* a second argument (the Keep-Alive: timeout= header) is accepted
      * for nginx compatibility and not sent */
     (void) n;
@@ -856,30 +924,10 @@ set_keepalive_timeout(nicd_conf_t *c, const char **a, int n)
 }
 
 static const char *
-set_send_timeout(nicd_conf_t *c, const char **a, int n)
+set_large_buffers(parse_t *ps, const char **a, int n)
 {
-    (void) n;
-    return time_val(a[0], &c->send_timeout);
-}
-
-static const char *
-set_keepalive_requests(nicd_conf_t *c, const char **a, int n)
-{
-    (void) n;
-    return positive_int(a[0], &c->keepalive_requests);
-}
-
-static const char *
-set_header_buffer(nicd_conf_t *c, const char **a, int n)
-{
-    (void) n;
-    return size_val(a[0], &c->client_header_buffer_size);
-}
-
-static const char *
-set_large_buffers(nicd_conf_t *c, const char **a, int n)
-{
-    const char *err;
+    nicd_conf_t *c = ps->conf;
+    const char  *err;
 
     (void) n;
     if ((err = positive_int(a[0], &c->large_header_buffers)) != NULL) {
@@ -897,17 +945,11 @@ set_large_buffers(nicd_conf_t *c, const char **a, int n)
 }
 
 static const char *
-set_max_body(nicd_conf_t *c, const char **a, int n)
+set_open_file_cache(parse_t *ps, const char **a, int n)
 {
-    (void) n;
-    return size_val(a[0], &c->client_max_body_size);
-}
-
-static const char *
-set_open_file_cache(nicd_conf_t *c, const char **a, int n)
-{
-    int         i;
-    const char *err;
+    nicd_conf_t *c = ps->conf;
+    int          i;
+    const char  *err;
 
     if (strcmp(a[0], "off") == 0) {
         c->open_file_cache_max = 0;
@@ -938,69 +980,9 @@ set_open_file_cache(nicd_conf_t *c, const char **a, int n)
 }
 
 static const char *
-set_ofc_valid(nicd_conf_t *c, const char **a, int n)
+set_pid(parse_t *ps, const char **a, int n)
 {
-    (void) n;
-    return time_val(a[0], &c->open_file_cache_valid);
-}
-
-static const char *
-set_default_type(nicd_conf_t *c, const char **a, int n)
-{
-    (void) n;
-    return set_str(&c->default_type, a[0]);
-}
-
-static const char *
-set_ims(nicd_conf_t *c, const char **a, int n)
-{
-    (void) n;
-    if (strcmp(a[0], "off") == 0) {
-        c->if_modified_since = NICD_IMS_OFF;
-    } else if (strcmp(a[0], "exact") == 0) {
-        c->if_modified_since = NICD_IMS_EXACT;
-    } else if (strcmp(a[0], "before") == 0) {
-        c->if_modified_since = NICD_IMS_BEFORE;
-    } else {
-        return msgf("invalid value \"%s\", it must be \"off\", \"exact\" "
-                    "or \"before\"",
-                    a[0]);
-    }
-    return NULL;
-}
-
-static const char *
-set_etag(nicd_conf_t *c, const char **a, int n)
-{
-    (void) n;
-    return flag(a[0], &c->etag);
-}
-
-static const char *
-set_server_tokens(nicd_conf_t *c, const char **a, int n)
-{
-    (void) n;
-    return flag(a[0], &c->server_tokens);
-}
-
-static const char *
-set_max_ranges(nicd_conf_t *c, const char **a, int n)
-{
-    char *end;
-    long  v;
-
-    (void) n;
-    v = strtol(a[0], &end, 10);
-    if (a[0][0] == '\0' || *end != '\0' || v < 0 || v > 65535) {
-        return msgf("invalid number \"%s\"", a[0]);
-    }
-    c->max_ranges = (int) v;
-    return NULL;
-}
-
-static const char *
-set_pid(nicd_conf_t *c, const char **a, int n)
-{
+    nicd_conf_t *c = ps->conf;
     (void) n;
     if (strcmp(a[0], "off") == 0) {
         free(c->pid);
@@ -1010,80 +992,460 @@ set_pid(nicd_conf_t *c, const char **a, int n)
     return set_str(&c->pid, a[0]);
 }
 
-/* accepted for nginx compatibility, with no effect (see docs/config.md) */
-static const char *
-set_ignored(nicd_conf_t *c, const char **a, int n)
+/* the server {} at hand; at the top level, the implicit one (made on
+ * first use: nicd's one-site form, "listen" and "location" at the top) */
+static nicd_server_conf_t *
+server_new(nicd_conf_t *c, nicd_loc_conf_t *loc, const char *where)
 {
-    (void) c;
-    (void) a;
+    nicd_server_conf_t *srv = conf_alloc(c, sizeof(*srv)), **all;
+
+    all = conf_grow(c, c->servers, c->nservers, sizeof(*all));
+    if (srv == NULL || all == NULL
+        || (srv->where = conf_strdup(c, where)) == NULL) {
+        return NULL;
+    }
+    srv->loc = loc;
+    srv->index = c->nservers;
+    loc->srv = srv;
+    all[c->nservers++] = srv;
+    c->servers = all;
+    return srv;
+}
+
+static nicd_server_conf_t *
+cur_server(parse_t *ps)
+{
+    nicd_conf_t        *c = ps->conf;
+    nicd_server_conf_t *srv;
+    int                 i;
+
+    if (ps->srv != NULL) {
+        return ps->srv;
+    }
+    for (i = 0; i < c->nservers; i++) {
+        if (c->servers[i]->implicit) {
+            return c->servers[i];
+        }
+    }
+    srv = server_new(c, c->http, "the top level");
+    if (srv != NULL) {
+        srv->implicit = 1;
+    }
+    return srv;
+}
+
+/* the settings a CTX_LOC directive writes: the location's, the server's
+ * or the http level's */
+static int
+loc_level(const directive_t *d)
+{
+    return (d->ctx & CTX_LOC) && !(d->ctx & CTX_ONE);
+}
+
+static void *
+slot_base(parse_t *ps)
+{
+    return loc_level(ps->d) ? (void *) ps->loc : (void *) ps->conf;
+}
+
+#define SLOT(ps, type) ((type *) ((char *) slot_base(ps) + (ps)->d->offset))
+
+static const char *
+slot_flag(parse_t *ps, const char **a, int n)
+{
     (void) n;
+    return flag(a[0], SLOT(ps, int));
+}
+
+static const char *
+slot_msec(parse_t *ps, const char **a, int n)
+{
+    (void) n;
+    return time_val(a[0], SLOT(ps, long));
+}
+
+static const char *
+slot_size(parse_t *ps, const char **a, int n)
+{
+    (void) n;
+    return size_val(a[0], SLOT(ps, size_t));
+}
+
+static const char *
+slot_positive(parse_t *ps, const char **a, int n)
+{
+    (void) n;
+    return positive_int(a[0], SLOT(ps, int));
+}
+
+/* a string of the location's settings (arena) or of nicd_conf_t (heap) */
+static const char *
+slot_str(parse_t *ps, const char **a, int n)
+{
+    char *v;
+
+    (void) n;
+    if (loc_level(ps->d)) {
+        v = conf_strdup(ps->conf, a[0]);
+        if (v == NULL) {
+            return "out of memory";
+        }
+        *SLOT(ps, char *) = v;
+        return NULL;
+    }
+    return set_str(SLOT(ps, char *), a[0]);
+}
+
+/* an array of the words given, in the arena */
+static char **
+words_copy(nicd_conf_t *c, const char **a, int n)
+{
+    char **w = conf_alloc(c, sizeof(char *) * (size_t) (n + 1));
+    int    i;
+
+    for (i = 0; w != NULL && i < n; i++) {
+        if ((w[i] = conf_strdup(c, a[i])) == NULL) {
+            return NULL;
+        }
+    }
+    return w;
+}
+
+static const char *
+set_root(parse_t *ps, const char **a, int n)
+{
+    nicd_loc_conf_t *l = ps->loc;
+    int              alias = strcmp(ps->d->name, "alias") == 0;
+
+    (void) n;
+    if (l->root != NULL && !ps->override) {
+        return l->alias == alias ? "is duplicate"
+                                 : msgf("\"%s\" directive is duplicate, "
+                                        "\"%s\" was specified earlier",
+                                        ps->d->name, alias ? "root" : "alias");
+    }
+    if (alias && (l->kind == NICD_LOC_SERVER || l->kind == NICD_LOC_NAMED)) {
+        return "is not allowed here";
+    }
+    if (strchr(a[0], '$') != NULL
+        && !(alias
+             && (l->kind == NICD_LOC_REGEX || l->kind == NICD_LOC_REGEX_CI))) {
+        return msgf("variables in \"%s\" are not supported (only regex "
+                    "captures in an alias of a regex location)",
+                    a[0]);
+    }
+    l->root = conf_strdup(ps->conf, a[0]);
+    l->alias = alias;
+    l->root_vars = strchr(a[0], '$') != NULL;
+    return l->root == NULL ? "out of memory" : NULL;
+}
+
+static const char *
+set_index(parse_t *ps, const char **a, int n)
+{
+    int i;
+
+    for (i = 0; i < n; i++) {
+        if (a[i][0] == '\0' || strchr(a[i], '/') != NULL
+            || strchr(a[i], '$') != NULL) {
+            return msgf("index \"%s\" must be a file name", a[i]);
+        }
+    }
+    ps->loc->index = words_copy(ps->conf, a, n);
+    ps->loc->nindex = n;
+    return ps->loc->index == NULL ? "out of memory" : NULL;
+}
+
+/* server_name names a server (several add up, as in nginx); "~" makes a
+ * regex; "" (no name) is accepted and matches requests without Host */
+static const char *
+set_server_name(parse_t *ps, const char **a, int n)
+{
+    nicd_server_conf_t *sv = cur_server(ps);
+    int                 i;
+    char                err[512];
+
+    if (sv == NULL) {
+        return "out of memory";
+    }
+    for (i = 0; i < n; i++) {
+        sv->names = conf_grow(ps->conf, sv->names, sv->nnames, sizeof(char *));
+        sv->name_re =
+            conf_grow(ps->conf, sv->name_re, sv->nnames, sizeof(void *));
+        if (sv->names == NULL || sv->name_re == NULL
+            || (sv->names[sv->nnames] = conf_strdup(ps->conf, a[i])) == NULL) {
+            return "out of memory";
+        }
+        sv->name_re[sv->nnames] = NULL;
+        if (a[i][0] == '~') {
+            sv->name_re[sv->nnames] =
+                conf_regex(ps->conf, a[i] + 1, 1, err, sizeof(err));
+            if (sv->name_re[sv->nnames] == NULL) {
+                return msgf("%s", err);
+            }
+        }
+        sv->nnames++;
+    }
     return NULL;
 }
 
-typedef struct {
-    const char *name;
-    int         min, max; /* argument counts */
-    set_pt      set;
-} directive_t;
+static const char *
+set_autoindex_format(parse_t *ps, const char **a, int n)
+{
+    (void) n;
+    if (strcmp(a[0], "html") == 0) {
+        ps->loc->autoindex_format = NICD_AUTOINDEX_HTML;
+    } else if (strcmp(a[0], "json") == 0) {
+        ps->loc->autoindex_format = NICD_AUTOINDEX_JSON;
+    } else if (strcmp(a[0], "xml") == 0) {
+        ps->loc->autoindex_format = NICD_AUTOINDEX_XML;
+    } else {
+        return msgf("invalid value \"%s\" (html, json or xml)", a[0]);
+    }
+    return NULL;
+}
 
-static const directive_t directives[] = {
-    {"worker_threads", 1, 1, set_worker_threads},
-    {"worker_processes", 1, 1, set_worker_threads},
-    {"worker_connections", 1, 1, set_worker_connections},
-    {"worker_rlimit_nofile", 1, 1, set_rlimit_nofile},
-    {"listen", 1, 6, set_listen},
-    {"root", 1, 1, set_root},
-    {"index", 1, MAX_ARGS, set_index},
-    {"autoindex", 1, 1, set_autoindex},
-    {"disable_symlinks", 1, 1, set_disable_symlinks},
-    {"access_log", 1, 4, set_access_log},
-    {"error_log", 1, 2, set_error_log},
-    {"send_backend", 1, 1, set_backend},
-    {"sendfile", 1, 1, set_sendfile},
-    {"sendfile_max_chunk", 1, 1, set_max_chunk},
-    {"client_header_timeout", 1, 1, set_header_timeout},
-    {"keepalive_timeout", 1, 2, set_keepalive_timeout},
-    {"send_timeout", 1, 1, set_send_timeout},
-    {"keepalive_requests", 1, 1, set_keepalive_requests},
-    {"client_header_buffer_size", 1, 1, set_header_buffer},
-    {"large_client_header_buffers", 2, 2, set_large_buffers},
-    {"client_max_body_size", 1, 1, set_max_body},
-    {"lua_time_limit", 1, 1, set_lua_time_limit},
-    {"open_file_cache", 1, 3, set_open_file_cache},
-    {"open_file_cache_valid", 1, 1, set_ofc_valid},
-    {"default_type", 1, 1, set_default_type},
-    {"if_modified_since", 1, 1, set_ims},
-    {"etag", 1, 1, set_etag},
-    {"server_tokens", 1, 1, set_server_tokens},
-    {"max_ranges", 1, 1, set_max_ranges},
-    {"pid", 1, 1, set_pid},
-    {"server_name", 1, MAX_ARGS, set_server_name},
-    {"ssl_certificate", 1, 1, set_ssl_certificate},
-    {"ssl_certificate_key", 1, 1, set_ssl_certificate_key},
-    {"ssl_protocols", 1, 4, set_ssl_protocols},
-    {"ssl_ciphers", 1, 1, set_ssl_ciphers},
-    {"ssl_prefer_server_ciphers", 1, 1, set_ssl_prefer_server_ciphers},
-    {"ssl_session_cache", 1, 3, set_ssl_session_cache},
-    {"ssl_session_timeout", 1, 1, set_ssl_session_timeout},
-    {"ssl_session_tickets", 1, 1, set_ssl_session_tickets},
-    {"ssl_dhparam", 1, 1, set_ssl_dhparam},
-    {"http2_max_concurrent_streams", 1, 1, set_h2_streams},
-    {"http2_max_header_size", 1, 1, set_h2_header_size},
-    {"http2_max_field_size", 1, 1, set_h2_header_size},
-    {"http2_recv_buffer_size", 1, 1, set_h2_recv_buffer},
-    {"tcp_nopush", 1, 1, set_ignored},
-    {"tcp_nodelay", 1, 1, set_ignored},
-    {NULL, 0, 0, NULL},
+static const char *
+set_ims(parse_t *ps, const char **a, int n)
+{
+    (void) n;
+    if (strcmp(a[0], "off") == 0) {
+        ps->loc->if_modified_since = NICD_IMS_OFF;
+    } else if (strcmp(a[0], "exact") == 0) {
+        ps->loc->if_modified_since = NICD_IMS_EXACT;
+    } else if (strcmp(a[0], "before") == 0) {
+        ps->loc->if_modified_since = NICD_IMS_BEFORE;
+    } else {
+        return msgf("invalid value \"%s\"", a[0]);
+    }
+    return NULL;
+}
+
+static const char *
+set_max_ranges(parse_t *ps, const char **a, int n)
+{
+    char *end;
+    long  v;
+
+    (void) n;
+    errno = 0;
+    v = strtol(a[0], &end, 10);
+    if (*a[0] == '\0' || *end != '\0' || errno != 0 || v < 0 || v > 1 << 16) {
+        return msgf("invalid number \"%s\"", a[0]);
+    }
+    ps->loc->max_ranges = (int) v;
+    return NULL;
+}
+
+static const char *
+set_limit_rate(parse_t *ps, const char **a, int n)
+{
+    size_t v;
+
+    (void) n;
+    if (nicd_parse_size(a[0], &v) != 0) {
+        return msgf("invalid size \"%s\"", a[0]);
+    }
+    ps->loc->limit_rate = (long) v;
+    return NULL;
+}
+
+/* in a server {} block: that block's certificate (SNI); elsewhere the
+ * http-level one, which blocks without their own inherit */
+static const char *
+set_ssl_certificate(parse_t *ps, const char **a, int n)
+{
+    int key = strcmp(ps->d->name, "ssl_certificate_key") == 0;
+
+    (void) n;
+    if (ps->srv != NULL) {
+        char **dst = key ? &ps->srv->key : &ps->srv->cert;
+
+        *dst = conf_strdup(ps->conf, a[0]);
+        return *dst == NULL ? "out of memory" : NULL;
+    }
+    return set_str(key ? &ps->conf->ssl_certificate_key
+                       : &ps->conf->ssl_certificate,
+                   a[0]);
+}
+
+static const char *
+set_internal(parse_t *ps, const char **a, int n)
+{
+    (void) a;
+    (void) n;
+    if (ps->loc->kind == NICD_LOC_SERVER) {
+        return "is not allowed here";
+    }
+    ps->loc->internal = 1;
+    return NULL;
+}
+
+/* a location's content handler: one a location */
+static const char *
+set_handler(parse_t *ps, nicd_content_pt h, const char *name)
+{
+    nicd_loc_conf_t *l = ps->loc;
+
+    if (l->kind == NICD_LOC_SERVER) {
+        return "is not allowed here (only in a location)";
+    }
+    if (l->handler != NULL) {
+        return msgf("is duplicate: the location already has \"%s\"",
+                    l->handler_name);
+    }
+    l->handler = h;
+    l->handler_name = conf_strdup(ps->conf, name);
+    return l->handler_name == NULL ? "out of memory" : NULL;
+}
+
+static const char *
+set_lua_handler(parse_t *ps, const char **a, int n)
+{
+    char              err[512];
+    const char       *msg;
+    nicd_loc_conf_t **all;
+
+    (void) n;
+    if (nicd_lua_check(a[0], err, sizeof(err)) != 0) {
+        return msgf("%s", err);
+    }
+    if ((msg = set_handler(ps, nicd_lua_content, ps->d->name)) != NULL) {
+        return msg;
+    }
+    all = conf_grow(ps->conf, ps->conf->lua_locs, ps->conf->nlua, sizeof(*all));
+    if (all == NULL || (ps->loc->lua = conf_strdup(ps->conf, a[0])) == NULL) {
+        return "out of memory";
+    }
+    ps->loc->lua_idx = ps->conf->nlua;
+    all[ps->conf->nlua++] = ps->loc;
+    ps->conf->lua_locs = all;
+    return NULL;
+}
+
+/* accepted for nginx compatibility, meaning nothing to nicd: said once
+ * at info level (docs/config.md lists them) */
+static const char *
+set_housekeeping(parse_t *ps, const char **a, int n)
+{
+    (void) a;
+    (void) n;
+    log_error(LOG_INFO, 0, "\"%s\" means nothing to nicd, ignored in %s:%d",
+              ps->d->name, ps->name, ps->line);
+    return NULL;
+}
+
+#define CONF(f) offsetof(nicd_conf_t, f)
+#define LOC(f)  offsetof(nicd_loc_conf_t, f)
+#define MH      (CTX_MAIN | CTX_HTTP)
+/* nicd keeps one value of these for every server: allowed in server {}
+ * and location {} as nginx allows them, with a warning (docs/config.md) */
+#define MHS (CTX_MAIN | CTX_HTTP | CTX_SRV | CTX_LOC | CTX_ONE)
+
+/* the core's directives; modules bring their own tables (directive.h) */
+static const directive_t core_directives[] = {
+    {"worker_threads", CTX_MAIN, 1, 1, set_worker_threads, 0},
+    {"worker_processes", CTX_MAIN, 1, 1, set_worker_threads, 0},
+    {"worker_connections", CTX_MAIN, 1, 1, slot_positive,
+     CONF(worker_connections)},
+    {"worker_rlimit_nofile", CTX_MAIN, 1, 1, slot_positive,
+     CONF(worker_rlimit_nofile)},
+    {"listen", CTX_SRV, 1, 8, set_listen, 0},
+    {"server_name", CTX_SRV, 1, MAX_ARGS, set_server_name, 0},
+    {"root", CTX_HSL, 1, 1, set_root, 0},
+    {"alias", CTX_LOC, 1, 1, set_root, 0},
+    {"index", CTX_HSL, 1, MAX_ARGS, set_index, 0},
+    {"autoindex", CTX_HSL, 1, 1, slot_flag, LOC(autoindex)},
+    {"autoindex_exact_size", CTX_HSL, 1, 1, slot_flag,
+     LOC(autoindex_exact_size)},
+    {"autoindex_localtime", CTX_HSL, 1, 1, slot_flag, LOC(autoindex_localtime)},
+    {"autoindex_format", CTX_HSL, 1, 1, set_autoindex_format, 0},
+    {"default_type", CTX_HSL, 1, 1, slot_str, LOC(default_type)},
+    {"charset", CTX_HSL, 1, 1, slot_str, LOC(charset)},
+    {"if_modified_since", CTX_HSL, 1, 1, set_ims, 0},
+    {"etag", CTX_HSL, 1, 1, slot_flag, LOC(etag)},
+    {"max_ranges", CTX_HSL, 1, 1, set_max_ranges, 0},
+    {"limit_rate", CTX_HSL, 1, 1, set_limit_rate, 0},
+    {"internal", CTX_LOC, 0, 0, set_internal, 0},
+    {"gzip_static", CTX_HSL, 1, 1, slot_flag, LOC(gzip_static)},
+    {"gzip_vary", CTX_HSL, 1, 1, slot_flag, LOC(gzip_vary)},
+    {"absolute_redirect", CTX_HSL, 1, 1, slot_flag, LOC(absolute_redirect)},
+    {"lua_content_handler", CTX_LOC, 1, 1, set_lua_handler, 0},
+    {"disable_symlinks", MHS, 1, 1, set_disable_symlinks, 0},
+    {"access_log", MHS, 1, 4, set_access_log, 0},
+    {"error_log", MHS, 1, 2, set_error_log, 0},
+    {"send_backend", MH, 1, 1, set_backend, 0},
+    {"sendfile", MHS, 1, 1, set_sendfile, 0},
+    {"sendfile_max_chunk", MHS, 1, 1, slot_size, CONF(sendfile_max_chunk)},
+    {"client_header_timeout", MHS, 1, 1, slot_msec,
+     CONF(client_header_timeout)},
+    {"keepalive_timeout", MHS, 1, 2, set_keepalive_timeout, 0},
+    {"send_timeout", MHS, 1, 1, slot_msec, CONF(send_timeout)},
+    {"keepalive_requests", MHS, 1, 1, slot_positive, CONF(keepalive_requests)},
+    {"client_header_buffer_size", MHS, 1, 1, slot_size,
+     CONF(client_header_buffer_size)},
+    {"large_client_header_buffers", MHS, 2, 2, set_large_buffers, 0},
+    {"client_max_body_size", MHS, 1, 1, slot_size, CONF(client_max_body_size)},
+    {"lua_time_limit", MH, 1, 1, set_lua_time_limit, 0},
+    {"open_file_cache", MHS, 1, 3, set_open_file_cache, 0},
+    {"open_file_cache_valid", MHS, 1, 1, slot_msec,
+     CONF(open_file_cache_valid)},
+    {"server_tokens", MHS, 1, 1, slot_flag, CONF(server_tokens)},
+    {"pid", CTX_MAIN, 1, 1, set_pid, 0},
+    {"ssl_certificate", CTX_TOP, 1, 1, set_ssl_certificate, 0},
+    {"ssl_certificate_key", CTX_TOP, 1, 1, set_ssl_certificate, 0},
+    {"ssl_protocols", MH, 1, 4, set_ssl_protocols, 0},
+    {"ssl_ciphers", MH, 1, 1, slot_str, CONF(ssl_ciphers)},
+    {"ssl_prefer_server_ciphers", MH, 1, 1, slot_flag,
+     CONF(ssl_prefer_server_ciphers)},
+    {"ssl_session_cache", MH, 1, 3, set_ssl_session_cache, 0},
+    {"ssl_session_timeout", MH, 1, 1, slot_msec, CONF(ssl_session_timeout)},
+    {"ssl_session_tickets", MH, 1, 1, slot_flag, CONF(ssl_session_tickets)},
+    {"ssl_dhparam", MH, 1, 1, slot_str, CONF(ssl_dhparam)},
+    {"http2_max_concurrent_streams", MH, 1, 1, slot_positive,
+     CONF(http2_max_concurrent_streams)},
+    {"http2_max_header_size", MH, 1, 1, slot_size, CONF(http2_max_header_size)},
+    {"http2_max_field_size", MH, 1, 1, slot_size, CONF(http2_max_header_size)},
+    {"http2_recv_buffer_size", MH, 1, 1, set_h2_recv_buffer, 0},
+    /* nginx's housekeeping: nothing to do for nicd (docs/config.md) */
+    {"tcp_nopush", CTX_HSL | CTX_MAIN, 1, 1, set_housekeeping, 0},
+    {"tcp_nodelay", CTX_HSL | CTX_MAIN, 1, 1, set_housekeeping, 0},
+    {"user", CTX_MAIN, 1, 2, set_housekeeping, 0},
+    {"daemon", CTX_MAIN, 1, 1, set_housekeeping, 0},
+    {"master_process", CTX_MAIN, 1, 1, set_housekeeping, 0},
+    {"multi_accept", CTX_MAIN, 1, 1, set_housekeeping, 0},
+    {"use", CTX_MAIN, 1, 1, set_housekeeping, 0},
+    {"accept_mutex", CTX_MAIN, 1, 1, set_housekeeping, 0},
+    {"pcre_jit", CTX_MAIN, 1, 1, set_housekeeping, 0},
+    {"types_hash_max_size", CTX_HSL | CTX_MAIN, 1, 1, set_housekeeping, 0},
+    {"types_hash_bucket_size", CTX_HSL | CTX_MAIN, 1, 1, set_housekeeping, 0},
+    {"server_names_hash_bucket_size", MH, 1, 1, set_housekeeping, 0},
+    {"server_names_hash_max_size", MH, 1, 1, set_housekeeping, 0},
+    {"ssl_session_ticket_key", MH, 1, 1, set_housekeeping, 0},
+    {"ssl_stapling", CTX_TOP, 1, 1, set_housekeeping, 0},
+    {"ssl_stapling_verify", CTX_TOP, 1, 1, set_housekeeping, 0},
+    {"server_name_in_redirect", CTX_HSL, 1, 1, set_housekeeping, 0},
+    {"port_in_redirect", CTX_HSL, 1, 1, set_housekeeping, 0},
+    {NULL, 0, 0, 0, NULL, 0},
+};
+
+static const directive_t *const directive_tables[] = {
+    core_directives,           nicd_rewrite_directives,
+    nicd_try_files_directives, nicd_error_page_directives,
+    nicd_headers_directives,   NULL,
 };
 
 static const directive_t *
 directive_find(const char *name)
 {
     const directive_t *d;
+    int                i;
 
-    for (d = directives; d->name != NULL; d++) {
-        if (strcmp(d->name, name) == 0) {
-            return d;
+    for (i = 0; directive_tables[i] != NULL; i++) {
+        for (d = directive_tables[i]; d->name != NULL; d++) {
+            if (strcmp(d->name, name) == 0) {
+                return d;
+            }
         }
     }
     return NULL;
@@ -1124,61 +1486,7 @@ add_param(nicd_conf_t *c, const char *name, const char *value,
     return 0;
 }
 
-int
-nicd_conf_set(nicd_conf_t *c, const char *name, const char **args, int nargs,
-              char *err, size_t errlen)
-{
-    const directive_t *d = directive_find(name);
-    const char        *msg;
-
-    if (d == NULL) {
-        if (snic_backend_claims(name)) {
-            if (nargs != 1) {
-                snprintf(err, errlen,
-                         "invalid number of arguments in "
-                         "\"%s\" directive",
-                         name);
-                return -1;
-            }
-            if (add_param(c, name, args[0], "command line") != 0) {
-                snprintf(err, errlen, "out of memory");
-                return -1;
-            }
-            return 0;
-        }
-        snprintf(err, errlen, "unknown directive \"%s\"", name);
-        return -1;
-    }
-    if (nargs < d->min || nargs > d->max) {
-        snprintf(err, errlen,
-                 "invalid number of arguments in \"%s\" "
-                 "directive",
-                 name);
-        return -1;
-    }
-    msg = d->set(c, args, nargs);
-    if (msg != NULL) {
-        snprintf(err, errlen, "%s in \"%s\" directive", msg, name);
-        return -1;
-    }
-    return 0;
-}
-
 /* the tokenizer */
-
-typedef struct {
-    nicd_conf_t *conf;
-    const char  *name; /* file name for messages */
-    const char  *dir;  /* directory for include */
-    const char  *p;
-    const char  *end;
-    int          line;
-    char        *err;
-    size_t       errlen;
-    int          depth;
-    char        *words[MAX_ARGS + 2];
-    int          nwords;
-} parse_t;
 
 enum { T_WORD, T_SEMI, T_OPEN, T_CLOSE, T_EOF, T_ERROR };
 
@@ -1197,6 +1505,28 @@ fail(parse_t *ps, const char *fmt, ...)
     n = strlen(ps->err);
     snprintf(ps->err + n, ps->errlen - n, " in %s:%d", ps->name, ps->line);
     return T_ERROR;
+}
+
+/*
+ * A backslash as nginx reads it: before a quote or a backslash it is
+ * dropped, \n \t \r are the control characters, and before anything
+ * else it stays (so "\." in a regex keeps its meaning).
+ */
+static void
+escape(nicd_buf_t *b, const char **p)
+{
+    const char *q = *p + 1;
+
+    switch (*q) {
+    case '"':
+    case '\'':
+    case '\\': nicd_buf_add(b, q, 1); break;
+    case 'n': nicd_buf_add(b, "\n", 1); break;
+    case 't': nicd_buf_add(b, "\t", 1); break;
+    case 'r': nicd_buf_add(b, "\r", 1); break;
+    default: nicd_buf_add(b, *p, 2);
+    }
+    *p += 2;
 }
 
 /* Next token; a word is stored in *word (malloc'ed). */
@@ -1235,14 +1565,7 @@ next_token(parse_t *ps, char **word)
         q = *ps->p++;
         while (ps->p < ps->end && *ps->p != q) {
             if (*ps->p == '\\' && ps->p + 1 < ps->end) {
-                ps->p++;
-                switch (*ps->p) {
-                case 'n': nicd_buf_add(&b, "\n", 1); break;
-                case 't': nicd_buf_add(&b, "\t", 1); break;
-                case 'r': nicd_buf_add(&b, "\r", 1); break;
-                default: nicd_buf_add(&b, ps->p, 1);
-                }
-                ps->p++;
+                escape(&b, &ps->p);
                 continue;
             }
             if (*ps->p == '\n') {
@@ -1259,7 +1582,8 @@ next_token(parse_t *ps, char **word)
         while (ps->p < ps->end && !isspace((unsigned char) *ps->p)
                && *ps->p != ';' && *ps->p != '{' && *ps->p != '}') {
             if (*ps->p == '\\' && ps->p + 1 < ps->end) {
-                ps->p++;
+                escape(&b, &ps->p);
+                continue;
             }
             nicd_buf_add(&b, ps->p++, 1);
         }
@@ -1284,27 +1608,138 @@ free_words(parse_t *ps)
     ps->nwords = 0;
 }
 
+/* is d allowed where ps stands?  The top level is main, http and the
+ * implicit server at once (nicd's one-site form). */
+static int
+allowed(const parse_t *ps, const directive_t *d)
+{
+    return (d->ctx & ps->ctx) != 0;
+}
+
+static const char *
+ctx_name(unsigned ctx)
+{
+    switch (ctx) {
+    case CTX_MAIN: return "events";
+    case CTX_HTTP: return "http";
+    case CTX_SRV: return "server";
+    case CTX_LOC: return "location";
+    }
+    return "the top level";
+}
+
+/* Apply words[0] (args after it) where ps stands.  0, or -1 with err. */
+static int
+apply(parse_t *ps, const char *name, const char **args, int nargs,
+      const char *where)
+{
+    const directive_t *d = directive_find(name);
+    const char        *msg;
+    int                fmt;
+
+    if (d == NULL) {
+        if (snic_backend_claims(name)) {
+            if (!(ps->ctx & (CTX_MAIN | CTX_HTTP))) {
+                fail(ps,
+                     "\"%s\" directive is not allowed here (a send "
+                     "backend's settings apply to every server: put it "
+                     "in http {})",
+                     name);
+                return -1;
+            }
+            if (nargs != 1) {
+                fail(ps, "invalid number of arguments in \"%s\" directive",
+                     name);
+                return -1;
+            }
+            if (add_param(ps->conf, name, args[0], where) != 0) {
+                fail(ps, "out of memory");
+                return -1;
+            }
+            return 0;
+        }
+        /* a send backend's report ("nic_status;"), or stub_status */
+        fmt = snic_backend_report_format(name);
+        if (fmt >= 0 && nargs == 0 && ps->ctx == CTX_LOC) {
+            msg = set_handler(ps, nicd_report, name);
+            ps->loc->format = fmt;
+            if (msg != NULL) {
+                fail(ps, "\"%s\" %s", name, msg);
+                return -1;
+            }
+            return 0;
+        }
+        fail(ps, "unknown directive \"%s\"", name);
+        return -1;
+    }
+    if (!allowed(ps, d)) {
+        fail(ps, "\"%s\" directive is not allowed in %s", name,
+             ctx_name(ps->ctx));
+        return -1;
+    }
+    if (nargs < d->min || nargs > d->max) {
+        fail(ps, "invalid number of arguments in \"%s\" directive", name);
+        return -1;
+    }
+    if ((d->ctx & CTX_ONE) && (ps->ctx & (CTX_SRV | CTX_LOC))
+        && ps->ctx != CTX_TOP) {
+        log_error(LOG_WARN, 0,
+                  "\"%s\" in %s applies to every server of nicd, which keeps "
+                  "one value of it, in %s:%d",
+                  name, ctx_name(ps->ctx), ps->name, ps->line);
+    }
+    ps->d = d;
+    msg = d->set(ps, args, nargs);
+    ps->d = NULL;
+    if (msg != NULL) {
+        if (strncmp(msg, "is ", 3) == 0) {
+            fail(ps, "\"%s\" directive %s", name, msg);
+        } else {
+            fail(ps, "%s in \"%s\" directive", msg, name);
+        }
+        return -1;
+    }
+    return 0;
+}
+
+int
+nicd_conf_set(nicd_conf_t *c, const char *name, const char **args, int nargs,
+              char *err, size_t errlen)
+{
+    parse_t ps;
+
+    memset(&ps, 0, sizeof(ps));
+    ps.conf = c;
+    ps.name = "command line";
+    ps.err = err;
+    ps.errlen = errlen;
+    ps.ctx = CTX_TOP;
+    ps.loc = c->http;
+    if (apply(&ps, name, args, nargs, "command line") != 0) {
+        /* the command line has no line number */
+        char *in = strstr(err, " in command line:");
+
+        if (in != NULL) {
+            *in = '\0';
+        }
+        return -1;
+    }
+    return 0;
+}
+
 static int parse_block(parse_t *ps, const char *block);
-static int parse_server(parse_t *ps);
-static int parse_text(nicd_conf_t *c, const char *text, size_t len,
-                      const char *name, const char *dir, int depth, char *err,
-                      size_t errlen);
+static int parse_text(parse_t *outer, const char *text, size_t len,
+                      const char *name, const char *dir);
 
 static int
-do_include(parse_t *ps, const char *path)
+include_file(parse_t *ps, const char *full)
 {
-    char        full[4096];
     char        dir[4096];
     char       *text = NULL, *slash;
     struct stat st;
     int         fd, rc = -1;
     ssize_t     n;
 
-    if (path[0] == '/' || ps->dir == NULL) {
-        snprintf(full, sizeof(full), "%s", path);
-    } else {
-        snprintf(full, sizeof(full), "%s/%s", ps->dir, path);
-    }
     snprintf(dir, sizeof(dir), "%s", full);
     slash = strrchr(dir, '/');
     if (slash != NULL) {
@@ -1328,8 +1763,7 @@ do_include(parse_t *ps, const char *path)
         fail(ps, "read() \"%s\" failed", full);
         goto err;
     }
-    rc = parse_text(ps->conf, text, (size_t) n, full, dir, ps->depth + 1,
-                    ps->err, ps->errlen);
+    rc = parse_text(ps, text, (size_t) n, full, dir);
 
 err:
     free(text);
@@ -1339,114 +1773,139 @@ err:
     return rc;
 }
 
-/* "types { text/html html htm; ... }" */
-const nicd_location_t *
-nicd_conf_location(const nicd_conf_t *c, const char *path, size_t len)
+/* "include PATH": a file, or every file a glob matches in name order (none
+ * is no error, as in nginx); relative to the including file's directory */
+static int
+do_include(parse_t *ps, const char *path)
 {
-    const nicd_location_t *best = NULL;
-    size_t                 best_len = 0, l;
-    int                    i;
+    char   full[4096];
+    glob_t g;
+    size_t i;
+    int    rc;
 
-    for (i = 0; i < c->nlocations; i++) {
-        const nicd_location_t *loc = &c->locations[i];
-
-        l = strlen(loc->path);
-        if (loc->exact) {
-            if (l == len && memcmp(loc->path, path, len) == 0) {
-                return loc;
-            }
-        } else if (l <= len && memcmp(loc->path, path, l) == 0
-                   && (best == NULL || l > best_len)) {
-            best = loc;
-            best_len = l;
-        }
+    if (path[0] == '/' || ps->dir == NULL) {
+        snprintf(full, sizeof(full), "%s", path);
+    } else {
+        snprintf(full, sizeof(full), "%s/%s", ps->dir, path);
     }
-    return best;
+    if (strpbrk(path, "*?[") == NULL) {
+        return include_file(ps, full);
+    }
+    rc = glob(full, GLOB_ERR, NULL, &g);
+    if (rc == GLOB_NOMATCH) {
+        return 0;
+    }
+    if (rc != 0) {
+        fail(ps, "glob() \"%s\" failed", full);
+        return -1;
+    }
+    for (i = 0; i < g.gl_pathc && rc == 0; i++) {
+        rc = include_file(ps, g.gl_pathv[i]);
+    }
+    globfree(&g);
+    return rc;
 }
 
-/* "location [=] PATH {" seen: the block's one handler directive. */
+/* "location [=|~|~*|^~] PATH {" or "location @NAME {" seen */
 static int
 parse_location(parse_t *ps)
 {
-    nicd_location_t loc, *nl;
-    char           *w;
-    int             t, exact = ps->nwords == 3;
+    nicd_conf_t     *c = ps->conf;
+    nicd_loc_conf_t *l, *outer = ps->loc;
+    unsigned         octx = ps->ctx;
+    const char      *mod = ps->nwords == 3 ? ps->words[1] : "";
+    const char      *name = ps->words[ps->nwords - 1];
+    char             where[512], err[512];
+    int              kind, rc;
 
-    if ((ps->nwords != 2 && ps->nwords != 3)
-        || (exact && strcmp(ps->words[1], "=") != 0)) {
-        free_words(ps);
-        fail(ps, "\"location\" takes [=] PATH (regular expressions and "
-                 "other modifiers are not supported)");
+    if (ps->nwords != 2 && ps->nwords != 3) {
+        fail(ps, "invalid number of arguments in \"location\" directive");
         return -1;
     }
-    memset(&loc, 0, sizeof(loc));
-    loc.exact = exact;
-    loc.format = -1;
-    loc.path = strdup(ps->words[ps->nwords - 1]);
-    free_words(ps);
-    if (loc.path == NULL || loc.path[0] != '/') {
-        free(loc.path);
-        fail(ps, "a location's path must start with \"/\"");
+    if (strcmp(mod, "") == 0) {
+        kind = name[0] == '@' ? NICD_LOC_NAMED : NICD_LOC_PREFIX;
+    } else if (strcmp(mod, "=") == 0) {
+        kind = NICD_LOC_EXACT;
+    } else if (strcmp(mod, "^~") == 0) {
+        kind = NICD_LOC_NOREGEX;
+    } else if (strcmp(mod, "~") == 0) {
+        kind = NICD_LOC_REGEX;
+    } else if (strcmp(mod, "~*") == 0) {
+        kind = NICD_LOC_REGEX_CI;
+    } else {
+        fail(ps, "invalid location modifier \"%s\"", mod);
         return -1;
     }
-    for (;;) {
-        t = next_token(ps, &w);
-        if (t == T_WORD) {
-            if (ps->nwords == MAX_ARGS + 1) {
-                free(w);
-                break;
-            }
-            ps->words[ps->nwords++] = w;
-            continue;
-        }
-        if (t == T_SEMI && ps->nwords == 1 && loc.handler == NULL
-            && (loc.format = snic_backend_report_format(ps->words[0])) >= 0) {
-            loc.handler = strdup(ps->words[0]);
-            free_words(ps);
-            continue;
-        }
-        if (t == T_SEMI && ps->nwords == 2 && loc.handler == NULL
-            && strcmp(ps->words[0], "lua_content_handler") == 0) {
-            char err[512];
-
-            if (nicd_lua_check(ps->words[1], err, sizeof(err)) != 0) {
-                free_words(ps);
-                free(loc.path);
-                fail(ps, "lua_content_handler: %s", err);
-                return -1;
-            }
-            loc.format = -1;
-            loc.handler = strdup(ps->words[0]);
-            loc.lua = strdup(ps->words[1]);
-            free_words(ps);
-            if (loc.lua == NULL) {
-                break;
-            }
-            continue;
-        }
-        if (t == T_CLOSE && ps->nwords == 0 && loc.handler != NULL) {
-            nl = realloc(ps->conf->locations,
-                         (size_t) (ps->conf->nlocations + 1) * sizeof(*nl));
-            if (nl == NULL || loc.handler == NULL) {
-                break;
-            }
-            ps->conf->locations = nl;
-            nl[ps->conf->nlocations++] = loc;
-            return 0;
-        }
-        break;
+    if (outer->kind == NICD_LOC_EXACT || outer->kind == NICD_LOC_NAMED) {
+        fail(ps, "location \"%s\" cannot be inside the %s location \"%s\"",
+             name, outer->kind == NICD_LOC_EXACT ? "exact" : "named",
+             outer->name);
+        return -1;
     }
-    if (t != T_ERROR) {
-        fail(ps, "a location holds exactly one handler: a report (such as "
-                 "\"nic_metrics;\" or \"nic_status;\") or "
-                 "\"lua_content_handler FILE;\"; files are served from the "
-                 "root");
+    if (kind == NICD_LOC_NAMED && outer->kind != NICD_LOC_SERVER) {
+        fail(ps, "named location \"%s\" can be on the server level only", name);
+        return -1;
+    }
+    if ((kind == NICD_LOC_PREFIX || kind == NICD_LOC_NOREGEX
+         || kind == NICD_LOC_EXACT)
+        && outer->kind != NICD_LOC_SERVER && outer->kind != NICD_LOC_REGEX
+        && outer->kind != NICD_LOC_REGEX_CI
+        && strncmp(name, outer->name, outer->name_len) != 0) {
+        fail(ps, "location \"%s\" is outside location \"%s\"", name,
+             outer->name);
+        return -1;
+    }
+    l = loc_new(c, kind);
+    snprintf(where, sizeof(where), "%s:%d", ps->name, ps->line);
+    if (l == NULL || (l->name = conf_strdup(c, name)) == NULL
+        || (l->where = conf_strdup(c, where)) == NULL) {
+        fail(ps, "out of memory");
+        return -1;
+    }
+    l->name_len = strlen(name);
+    if (kind == NICD_LOC_REGEX || kind == NICD_LOC_REGEX_CI) {
+        l->re =
+            conf_regex(c, name, kind == NICD_LOC_REGEX_CI, err, sizeof(err));
+        if (l->re == NULL) {
+            fail(ps, "%s", err);
+            return -1;
+        }
     }
     free_words(ps);
-    free(loc.path);
-    free(loc.handler);
-    free(loc.lua);
-    return -1;
+    l->parent = outer;
+    l->srv = outer->srv;
+    if (l->srv == NULL) {
+        /* a location at the top level belongs to the implicit server */
+        l->srv = cur_server(ps);
+        if (l->srv == NULL) {
+            fail(ps, "out of memory");
+            return -1;
+        }
+    }
+    outer->locs = conf_grow(c, outer->locs, outer->nlocs, sizeof(l));
+    if (outer->locs == NULL) {
+        fail(ps, "out of memory");
+        return -1;
+    }
+    outer->locs[outer->nlocs++] = l;
+    if (kind == NICD_LOC_NAMED) {
+        nicd_server_conf_t *sv = l->srv;
+
+        sv->named = conf_grow(c, sv->named, sv->nnamed, sizeof(l));
+        if (sv->named == NULL) {
+            fail(ps, "out of memory");
+            return -1;
+        }
+        sv->named[sv->nnamed++] = l;
+    }
+    ps->loc = l;
+    ps->ctx = CTX_LOC;
+    ps->depth++;
+    rc = parse_block(ps, "location");
+    ps->depth--;
+    ps->loc = outer;
+    ps->ctx = octx;
+    return rc;
 }
 
 static int
@@ -1500,78 +1959,54 @@ parse_types(parse_t *ps)
 static int
 directive(parse_t *ps)
 {
-    const char        *name = ps->words[0];
-    const directive_t *d;
-    const char        *msg;
-    char               where[512];
+    char where[512];
 
-    if (strcmp(name, "include") == 0) {
+    if (strcmp(ps->words[0], "include") == 0) {
         if (ps->nwords != 2) {
             fail(ps, "invalid number of arguments in \"include\" directive");
             return -1;
         }
         return do_include(ps, ps->words[1]);
     }
-
-    d = directive_find(name);
-    if (d == NULL) {
-        if (snic_backend_claims(name)) {
-            if (ps->nwords != 2) {
-                fail(ps, "invalid number of arguments in \"%s\" directive",
-                     name);
-                return -1;
-            }
-            snprintf(where, sizeof(where), "%s:%d", ps->name, ps->line);
-            if (add_param(ps->conf, name, ps->words[1], where) != 0) {
-                fail(ps, "out of memory");
-                return -1;
-            }
-            return 0;
-        }
-        fail(ps, "unknown directive \"%s\"", name);
-        return -1;
-    }
-    if (ps->nwords - 1 < d->min || ps->nwords - 1 > d->max) {
-        fail(ps, "invalid number of arguments in \"%s\" directive", name);
-        return -1;
-    }
-    msg = d->set(ps->conf, (const char **) ps->words + 1, ps->nwords - 1);
-    if (msg != NULL) {
-        fail(ps, "%s in \"%s\" directive", msg, name);
-        return -1;
-    }
-    return 0;
+    snprintf(where, sizeof(where), "%s:%d", ps->name, ps->line);
+    return apply(ps, ps->words[0], (const char **) ps->words + 1,
+                 ps->nwords - 1, where);
 }
 
-/* "server {" seen: a block of its own for server_name and certificates
- * (SNI), its other directives applying to the whole */
+/* "server {" seen: a site of its own */
 static int
 parse_server(parse_t *ps)
 {
     nicd_conf_t        *c = ps->conf;
     nicd_server_conf_t *sv;
+    nicd_loc_conf_t    *l;
     char                where[512];
-    int                 rc, outer = c->cur_server;
+    unsigned            octx = ps->ctx;
+    int                 rc;
 
-    if (outer >= 0) {
-        fail(ps, "\"server\" blocks cannot be nested");
+    if (!(ps->ctx & CTX_HTTP) || ps->srv != NULL) {
+        fail(ps, "\"server\" directive is not allowed in %s",
+             ctx_name(ps->ctx));
         return -1;
     }
-    sv = realloc(c->servers, sizeof(*sv) * (size_t) (c->nservers + 1));
-    if (sv == NULL) {
+    snprintf(where, sizeof(where), "%s:%d", ps->name, ps->line);
+    l = loc_new(c, NICD_LOC_SERVER);
+    sv = l == NULL ? NULL : server_new(c, l, where);
+    if (sv == NULL || (l->name = conf_strdup(c, "")) == NULL) {
         fail(ps, "out of memory");
         return -1;
     }
-    c->servers = sv;
-    sv = &c->servers[c->nservers];
-    memset(sv, 0, sizeof(*sv));
-    snprintf(where, sizeof(where), "%s:%d", ps->name, ps->line);
-    sv->where = strdup(where);
-    c->cur_server = c->nservers++;
+    l->parent = c->http;
+    l->where = sv->where;
+    ps->srv = sv;
+    ps->loc = l;
+    ps->ctx = CTX_SRV;
     ps->depth++;
     rc = parse_block(ps, "server");
     ps->depth--;
-    c->cur_server = outer;
+    ps->srv = NULL;
+    ps->loc = c->http;
+    ps->ctx = octx;
     return rc;
 }
 
@@ -1627,7 +2062,14 @@ parse_block(parse_t *ps, const char *block)
                 break;
             }
             if (strcmp(ps->words[0], "location") == 0) {
+                if (!(ps->ctx & (CTX_SRV | CTX_LOC))) {
+                    free_words(ps);
+                    fail(ps, "\"location\" directive is not allowed in %s",
+                         ctx_name(ps->ctx));
+                    return -1;
+                }
                 if (parse_location(ps) != 0) {
+                    free_words(ps); /* those of an early error */
                     return -1;
                 }
                 break;
@@ -1641,18 +2083,27 @@ parse_block(parse_t *ps, const char *block)
             }
             if ((strcmp(ps->words[0], "http") == 0
                  || strcmp(ps->words[0], "events") == 0)
-                && ps->nwords == 1) {
-                char name[16];
+                && ps->nwords == 1 && ps->ctx == CTX_TOP) {
+                char     name[16];
+                unsigned octx = ps->ctx;
 
                 snprintf(name, sizeof(name), "%s", ps->words[0]);
                 free_words(ps);
+                ps->ctx = name[0] == 'h' ? CTX_HTTP : CTX_MAIN;
                 ps->depth++;
                 rc = parse_block(ps, name);
                 ps->depth--;
+                ps->ctx = octx;
                 if (rc != 0) {
                     return -1;
                 }
                 break;
+            }
+            if (strcmp(ps->words[0], "if") == 0) {
+                free_words(ps);
+                fail(ps, "\"if\" blocks are not supported: use try_files, "
+                         "or a regex location with return or rewrite");
+                return -1;
             }
             fail(ps, "\"%s\" blocks are not supported", ps->words[0]);
             free_words(ps);
@@ -1681,27 +2132,39 @@ parse_block(parse_t *ps, const char *block)
     }
 }
 
+/* Parse text as if it stood where outer stands (an include). */
 static int
-parse_text(nicd_conf_t *c, const char *text, size_t len, const char *name,
-           const char *dir, int depth, char *err, size_t errlen)
+parse_text(parse_t *outer, const char *text, size_t len, const char *name,
+           const char *dir)
 {
-    parse_t ps;
+    parse_t ps = *outer;
+    int     rc;
 
-    if (depth > MAX_DEPTH) {
-        snprintf(err, errlen, "includes nested too deeply in %s", name);
+    if (outer->depth >= MAX_DEPTH) {
+        fail(outer, "includes nested too deeply");
         return -1;
     }
-    memset(&ps, 0, sizeof(ps));
-    ps.conf = c;
     ps.name = name;
     ps.dir = dir;
     ps.p = text;
     ps.end = text + len;
     ps.line = 1;
-    ps.err = err;
-    ps.errlen = errlen;
-    ps.depth = depth;
-    return parse_block(&ps, NULL);
+    ps.nwords = 0;
+    ps.depth = outer->depth + 1;
+    rc = parse_block(&ps, NULL);
+    return rc;
+}
+
+static void
+parse_init(parse_t *ps, nicd_conf_t *c, char *err, size_t errlen)
+{
+    memset(ps, 0, sizeof(*ps));
+    ps->conf = c;
+    ps->name = "command line";
+    ps->err = err;
+    ps->errlen = errlen;
+    ps->ctx = CTX_TOP;
+    ps->loc = c->http;
 }
 
 int
@@ -1709,11 +2172,7 @@ nicd_conf_parse_file(nicd_conf_t *c, const char *path, char *err, size_t errlen)
 {
     parse_t ps;
 
-    memset(&ps, 0, sizeof(ps));
-    ps.conf = c;
-    ps.name = "command line";
-    ps.err = err;
-    ps.errlen = errlen;
+    parse_init(&ps, c, err, errlen);
     if (set_str(&c->file, path) != NULL) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -1721,11 +2180,31 @@ nicd_conf_parse_file(nicd_conf_t *c, const char *path, char *err, size_t errlen)
     return do_include(&ps, path);
 }
 
+static int
+parse_string(nicd_conf_t *c, const char *text, const char *name, int override,
+             char *err, size_t errlen)
+{
+    parse_t ps;
+
+    parse_init(&ps, c, err, errlen);
+    ps.dir = ".";
+    ps.depth = -1;
+    ps.override = override;
+    return parse_text(&ps, text, strlen(text), name, ".");
+}
+
 int
 nicd_conf_parse_string(nicd_conf_t *c, const char *text, const char *name,
                        char *err, size_t errlen)
 {
-    return parse_text(c, text, strlen(text), name, ".", 0, err, errlen);
+    return parse_string(c, text, name, 0, err, errlen);
+}
+
+int
+nicd_conf_parse_override(nicd_conf_t *c, const char *text, char *err,
+                         size_t errlen)
+{
+    return parse_string(c, text, "command line", 1, err, errlen);
 }
 
 static const char *const builtin_types[][2] = {
@@ -1740,25 +2219,24 @@ static const char *const builtin_types[][2] = {
 };
 
 /*
- * server {} blocks inherit the http-level certificate and key they do not
- * set; with none at http level, the first block with a certificate gives
- * the default one (clients without SNI, or naming no block), as nginx's
+ * Each server's certificate and key: its own, else the http-level ones;
+ * with none at http level, the first server with a certificate gives the
+ * default one (clients without SNI, or naming no server), as nginx's
  * first server is the default of its listen.  0, or -1 with err.
  */
 static int
-finish_servers(nicd_conf_t *c, char *err, size_t errlen)
+finish_certificates(nicd_conf_t *c, char *err, size_t errlen)
 {
     nicd_server_conf_t *sv;
     int                 i;
 
     for (i = 0; i < c->nservers; i++) {
-        sv = &c->servers[i];
-        if ((sv->cert == NULL && c->ssl_certificate != NULL
-             && set_str(&sv->cert, c->ssl_certificate) != NULL)
-            || (sv->key == NULL && c->ssl_certificate_key != NULL
-                && set_str(&sv->key, c->ssl_certificate_key) != NULL)) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
+        sv = c->servers[i];
+        if (sv->cert == NULL) {
+            sv->cert = c->ssl_certificate;
+        }
+        if (sv->key == NULL) {
+            sv->key = c->ssl_certificate_key;
         }
         if (c->nssl > 0 && sv->cert != NULL && sv->key == NULL) {
             snprintf(err, errlen,
@@ -1769,7 +2247,7 @@ finish_servers(nicd_conf_t *c, char *err, size_t errlen)
         }
     }
     for (i = 0; i < c->nservers && c->ssl_certificate == NULL; i++) {
-        sv = &c->servers[i];
+        sv = c->servers[i];
         if (sv->cert != NULL && sv->key != NULL
             && (set_str(&c->ssl_certificate, sv->cert) != NULL
                 || set_str(&c->ssl_certificate_key, sv->key) != NULL)) {
@@ -1780,25 +2258,129 @@ finish_servers(nicd_conf_t *c, char *err, size_t errlen)
     return 0;
 }
 
-int
-nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen)
+/* every location takes what it does not set from the one around it */
+static void
+merge_tree(nicd_loc_conf_t *l, const char *root_override)
 {
-    size_t      i;
-    const char *a[1];
+    int i;
 
-    if (c->nlistens == 0) {
-        a[0] = "127.0.0.1:8080";
-        if (nicd_conf_set(c, "listen", a, 1, err, errlen) != 0) {
+    if (root_override != NULL && l->kind == NICD_LOC_SERVER) {
+        l->root = (char *) root_override;
+        l->alias = 0;
+        l->root_vars = 0;
+    }
+    for (i = 0; i < l->nlocs; i++) {
+        loc_merge(l->locs[i], l);
+        merge_tree(l->locs[i], NULL);
+    }
+}
+
+/* a server without listen: the implicit server's addresses, else the
+ * default one (nginx's is *:80; nicd's is 127.0.0.1:8080) */
+static int
+finish_listens(nicd_conf_t *c, char *err, size_t errlen)
+{
+    nicd_server_conf_t *sv, *imp = NULL;
+    parse_t             ps;
+    const char         *a[1];
+    int                 i, k, li;
+
+    if (c->nservers == 0 || c->listen_override != NULL) {
+        parse_init(&ps, c, err, errlen);
+        if (c->nservers == 0 && cur_server(&ps) == NULL) {
+            snprintf(err, errlen, "out of memory");
             return -1;
         }
     }
-    if (c->root == NULL) {
-        c->root = strdup("html");
+    if (c->listen_override != NULL) {
+        /* --listen: every server on that one address */
+        while (c->nlistens > 0) {
+            free(c->listens[--c->nlistens].text);
+        }
+        c->nssl = 0;
+        for (i = 0; i < c->nservers; i++) {
+            c->servers[i]->nlistens = 0;
+        }
     }
-    if (c->nindex == 0) {
-        a[0] = "index.html";
-        if (nicd_conf_set(c, "index", a, 1, err, errlen) != 0) {
+    for (i = 0; i < c->nservers; i++) {
+        if (c->servers[i]->implicit && c->servers[i]->nlistens > 0) {
+            imp = c->servers[i];
+        }
+    }
+    for (i = 0; i < c->nservers; i++) {
+        sv = c->servers[i];
+        if (sv->nlistens > 0) {
+            continue;
+        }
+        if (imp != NULL && c->listen_override == NULL) {
+            sv->listens = imp->listens;
+            sv->nlistens = imp->nlistens;
+            continue;
+        }
+        parse_init(&ps, c, err, errlen);
+        ps.srv = sv;
+        a[0] =
+            c->listen_override != NULL ? c->listen_override : "127.0.0.1:8080";
+        if (apply(&ps, "listen", a, 1, "default") != 0) {
             return -1;
+        }
+        if (imp == NULL && sv->implicit) {
+            imp = sv;
+        }
+    }
+    /* per address, its servers with the default first */
+    c->listen_servers = conf_alloc(c, sizeof(void *) * (size_t) c->nlistens);
+    c->listen_nservers = conf_alloc(c, sizeof(int) * (size_t) c->nlistens);
+    if (c->listen_servers == NULL || c->listen_nservers == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (li = 0; li < c->nlistens; li++) {
+        nicd_server_conf_t **list;
+        int                  n = 0;
+
+        list = conf_alloc(c, sizeof(*list) * (size_t) (c->nservers + 1));
+        if (list == NULL) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        if (c->listens[li].default_srv >= 0) {
+            list[n++] = c->servers[c->listens[li].default_srv];
+        }
+        for (i = 0; i < c->nservers; i++) {
+            for (k = 0; k < c->servers[i]->nlistens; k++) {
+                if (c->servers[i]->listens[k] == li
+                    && i != c->listens[li].default_srv) {
+                    list[n++] = c->servers[i];
+                    break;
+                }
+            }
+        }
+        c->listen_servers[li] = list;
+        c->listen_nservers[li] = n;
+    }
+    return 0;
+}
+
+int
+nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen)
+{
+    size_t i;
+    int    k;
+
+    if (finish_listens(c, err, errlen) != 0) {
+        return -1;
+    }
+    loc_merge(c->http, NULL);
+    if (c->root_override != NULL) {
+        c->http->root = c->root_override;
+        c->http->alias = 0;
+    }
+    merge_tree(c->http, c->root_override);
+    for (k = 0; k < c->nservers; k++) {
+        if (!c->servers[k]->implicit) {
+            loc_merge(c->servers[k]->loc, c->http);
+            merge_tree(c->servers[k]->loc, c->root_override);
         }
     }
     if (c->backend == NULL) {
@@ -1812,11 +2394,11 @@ nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen)
             mime_add(c->types, builtin_types[i][0], builtin_types[i][1]);
         }
     }
-    if (c->root == NULL || c->backend == NULL || c->types == NULL) {
+    if (c->backend == NULL || c->types == NULL) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (finish_servers(c, err, errlen) != 0) {
+    if (finish_certificates(c, err, errlen) != 0) {
         return -1;
     }
     if (c->nssl > 0
@@ -1838,4 +2420,237 @@ nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen)
             c->large_header_buffer_size * (size_t) c->large_header_buffers;
     }
     return 0;
+}
+
+/* finding a server and a location for a request */
+
+size_t
+nicd_server_name_match(const char *p, const char *h, size_t len)
+{
+    size_t plen = strlen(p);
+
+    if (plen == len && strncasecmp(p, h, len) == 0) {
+        return 3 * 256 + 255; /* exact */
+    }
+    if (p[0] == '*' && p[1] == '.' && len > plen - 1
+        && strncasecmp(h + len - (plen - 1), p + 1, plen - 1) == 0) {
+        return 2 * 256 + (plen > 255 ? 255 : plen);
+    }
+    if (p[0] == '.'
+        && ((len == plen - 1 && strncasecmp(h, p + 1, len) == 0)
+            || (len > plen && strncasecmp(h + len - plen, p, plen) == 0))) {
+        return 2 * 256 + (plen > 255 ? 255 : plen);
+    }
+    if (plen >= 2 && p[plen - 1] == '*' && p[plen - 2] == '.' && len > plen - 1
+        && strncasecmp(h, p, plen - 1) == 0) {
+        return 1 * 256 + (plen > 255 ? 255 : plen);
+    }
+    return 0;
+}
+
+const nicd_server_conf_t *
+nicd_conf_find_server(const nicd_conf_t *c, int li, const char *host,
+                      size_t len)
+{
+    nicd_server_conf_t *const *list = c->listen_servers[li];
+    const nicd_server_conf_t  *best = NULL, *re_best = NULL;
+    size_t                     q, bestq = 0;
+    int                        i, k, n = c->listen_nservers[li];
+
+    if (n == 1 || host == NULL || len == 0) {
+        return list[0];
+    }
+    for (i = 0; i < n; i++) {
+        for (k = 0; k < list[i]->nnames; k++) {
+            if (list[i]->name_re[k] != NULL) {
+                if (re_best == NULL) {
+                    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+
+                    if (md != NULL
+                        && pcre2_match(list[i]->name_re[k], (PCRE2_SPTR) host,
+                                       len, 0, 0, md, NULL)
+                               >= 0) {
+                        re_best = list[i];
+                    }
+                    pcre2_match_data_free(md);
+                }
+                continue;
+            }
+            q = nicd_server_name_match(list[i]->names[k], host, len);
+            if (q > bestq) {
+                bestq = q;
+                best = list[i];
+            }
+        }
+    }
+    /* exact and leading wildcards, then trailing, then regexes (nginx) */
+    if (best != NULL && bestq >= 2 * 256) {
+        return best;
+    }
+    if (best != NULL) {
+        return best;
+    }
+    return re_best != NULL ? re_best : list[0];
+}
+
+const nicd_loc_conf_t *
+nicd_conf_named(const nicd_server_conf_t *srv, const char *name)
+{
+    int i;
+
+    for (i = 0; i < srv->nnamed; i++) {
+        if (strcmp(srv->named[i]->name, name) == 0) {
+            return srv->named[i];
+        }
+    }
+    return NULL;
+}
+
+enum { FIND_DECLINED = 0, FIND_AGAIN, FIND_OK };
+
+/* nginx's ngx_http_core_find_location, over a location's children */
+static int
+find_in(const nicd_loc_conf_t *p, const char *uri, size_t len,
+        const nicd_loc_conf_t **out, pcre2_match_data *md)
+{
+    const nicd_loc_conf_t *best = NULL, *l;
+    int                    i, rc = FIND_DECLINED, noregex = 0;
+
+    for (i = 0; i < p->nlocs; i++) {
+        l = p->locs[i];
+        if (l->kind == NICD_LOC_EXACT) {
+            if (l->name_len == len && memcmp(l->name, uri, len) == 0) {
+                *out = l;
+                return FIND_OK;
+            }
+        } else if ((l->kind == NICD_LOC_PREFIX || l->kind == NICD_LOC_NOREGEX)
+                   && l->name_len <= len
+                   && memcmp(l->name, uri, l->name_len) == 0
+                   && (best == NULL || l->name_len > best->name_len)) {
+            best = l;
+        }
+    }
+    if (best != NULL) {
+        *out = best;
+        noregex = best->kind == NICD_LOC_NOREGEX;
+        rc = best->nlocs > 0 ? find_in(best, uri, len, out, md) : FIND_AGAIN;
+        if (rc == FIND_OK) {
+            return rc;
+        }
+    }
+    if (noregex) {
+        return rc;
+    }
+    for (i = 0; i < p->nlocs; i++) {
+        l = p->locs[i];
+        if ((l->kind == NICD_LOC_REGEX || l->kind == NICD_LOC_REGEX_CI)
+            && pcre2_match(l->re, (PCRE2_SPTR) uri, len, 0, 0, md, NULL) >= 0) {
+            *out = l;
+            if (l->nlocs > 0) {
+                (void) find_in(l, uri, len, out, md);
+            }
+            return FIND_OK;
+        }
+    }
+    return rc;
+}
+
+const nicd_loc_conf_t *
+nicd_conf_find_location(const nicd_server_conf_t *srv, const char *uri,
+                        size_t len, void *match_data)
+{
+    const nicd_loc_conf_t *out = srv->loc;
+
+    if (srv->loc->nlocs > 0) {
+        (void) find_in(srv->loc, uri, len, &out, match_data);
+    }
+    return out;
+}
+
+/* opening the roots: one descriptor per distinct directory */
+
+static int
+open_root(nicd_conf_t *c, nicd_loc_conf_t *l, char *err, size_t errlen)
+{
+    const char *dir = l->root_vars ? "/" : l->root;
+    int         i;
+
+    if (l->root_fd != -1) {
+        return 0;
+    }
+    for (i = 0; i < c->nroots; i++) {
+        if (strcmp(c->roots[i].path, dir) == 0) {
+            l->root_fd = c->roots[i].fd;
+            return 0;
+        }
+    }
+    c->roots = conf_grow(c, c->roots, c->nroots, sizeof(*c->roots));
+    if (c->roots == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    c->roots[c->nroots].path = dir;
+    c->roots[c->nroots].fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (c->roots[c->nroots].fd == -1 && l->root_default) {
+        /* nobody wrote it (a server that only redirects, say): as
+         * nginx, its files are not found, at run time */
+        log_error(LOG_NOTICE, errno,
+                  "the default root \"%s\" cannot be opened: files of the "
+                  "servers that do not set one are not found",
+                  dir);
+        c->nroots++;
+        return 0;
+    }
+    if (c->roots[c->nroots].fd == -1) {
+        snprintf(err, errlen, "%s \"%s\" cannot be opened: %s%s%s",
+                 l->alias ? "alias" : "root", dir, strerror(errno),
+                 l->where != NULL ? " in " : "",
+                 l->where != NULL ? l->where : "");
+        return -1;
+    }
+    l->root_fd = c->roots[c->nroots++].fd;
+    return 0;
+}
+
+static int
+open_tree(nicd_conf_t *c, nicd_loc_conf_t *l, char *err, size_t errlen)
+{
+    int i;
+
+    /* a location whose content is not files needs no root */
+    if (l->handler == NULL || l->kind == NICD_LOC_SERVER) {
+        if (open_root(c, l, err, errlen) != 0) {
+            return -1;
+        }
+    }
+    for (i = 0; i < l->nlocs; i++) {
+        if (open_tree(c, l->locs[i], err, errlen) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int
+nicd_conf_open_roots(nicd_conf_t *c, char *err, size_t errlen)
+{
+    int i;
+
+    for (i = 0; i < c->nservers; i++) {
+        if (open_tree(c, c->servers[i]->loc, err, errlen) != 0) {
+            nicd_conf_close_roots(c);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void
+nicd_conf_close_roots(nicd_conf_t *c)
+{
+    while (c->nroots > 0) {
+        if (c->roots[--c->nroots].fd != -1) {
+            close(c->roots[c->nroots].fd);
+        }
+    }
 }

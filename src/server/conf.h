@@ -37,6 +37,8 @@ typedef struct {
     int                     nic;    /* "nic=K": the emulated NIC; -1: any */
     int                     ssl;    /* "ssl": connections speak TLS */
     int                     http2;  /* "http2": h2 by ALPN, or h2c */
+    int                     default_srv; /* the server whose listen says
+                                            "default_server", or -1 */
 } nicd_listen_conf_t;
 
 /* ssl_protocols, as bits */
@@ -47,38 +49,165 @@ typedef struct {
 
 typedef struct nicd_mime_s nicd_mime_t;
 
-/*
- * A server {} block as TLS sees it: the names it answers (server_name:
- * exact, "*.example.org", ".example.org" or "www.example.*", as nginx)
- * and the certificate it presents to a client that asks for one of them
- * by SNI.  Everything else a server {} block says applies to the whole of
- * nicd, which serves one site.
- */
+struct nicd_conn_s;
+struct nicd_request_s;
+typedef struct nicd_loc_conf_s nicd_loc_conf_t;
+typedef struct nicd_srv_conf_s nicd_server_conf_t;
+
+/* a setting not given at this level: the enclosing one's applies */
+#define NICD_UNSET (-2)
+
+/* what a location matches, nginx's kinds */
+enum {
+    NICD_LOC_SERVER = 0, /* a server's (or http's) own settings */
+    NICD_LOC_PREFIX,     /* location /p/ */
+    NICD_LOC_EXACT,      /* location = /p */
+    NICD_LOC_NOREGEX,    /* location ^~ /p/: a prefix that stops regexes */
+    NICD_LOC_REGEX,      /* location ~ re */
+    NICD_LOC_REGEX_CI,   /* location ~* re */
+    NICD_LOC_NAMED       /* location @name: only by try_files, error_page */
+};
+
+enum { NICD_AUTOINDEX_HTML = 0, NICD_AUTOINDEX_JSON, NICD_AUTOINDEX_XML };
+enum {
+    NICD_EXPIRES_OFF = 0,
+    NICD_EXPIRES_EPOCH,
+    NICD_EXPIRES_MAX,
+    NICD_EXPIRES_ACCESS,
+    NICD_EXPIRES_MODIFIED
+};
+
+/* a location's content handler: files (static.c) when none is set */
+typedef void (*nicd_content_pt)(struct nicd_conn_s          *c,
+                                const struct nicd_request_s *r,
+                                const nicd_loc_conf_t       *lc);
+
+/* "rewrite REGEX REPLACEMENT [FLAG];" and "return CODE [TEXT|URL];", in
+ * the order written (modules/rewrite.c) */
 typedef struct {
-    char **names;
-    int    nnames;
-    char  *cert; /* ssl_certificate in the block, else the http-level one */
-    char  *key;
-    char  *where; /* "file:line" of the block, for messages */
-} nicd_server_conf_t;
+    void *re;          /* pcre2_code; NULL for return */
+    char *replacement; /* rewrite: the new URI; return: text or URL */
+    int   flag;        /* NICD_REWRITE_* */
+    int   code;        /* return's status */
+} nicd_rewrite_t;
+
+enum {
+    NICD_REWRITE_NONE = 0,
+    NICD_REWRITE_LAST,
+    NICD_REWRITE_BREAK,
+    NICD_REWRITE_REDIRECT,
+    NICD_REWRITE_PERMANENT,
+    NICD_REWRITE_RETURN
+};
+
+/* "error_page CODE ... [=[CODE]] URI;" (modules/error_page.c) */
+typedef struct {
+    int   status;
+    int   override; /* =CODE: the answer's status; 0: the original; -1:
+                       "=" alone, the status of what URI answers */
+    char *uri;
+} nicd_error_page_t;
+
+/* "add_header NAME VALUE [always];" (modules/headers.c) */
+typedef struct {
+    char  *name, *value;
+    size_t nlen, vlen;
+    int    always;
+} nicd_add_header_t;
 
 /*
- * "location [=] PATH { HANDLER; }": a path answered by a handler instead
- * of a file: the send backend's report (its counters), HANDLER being
- * BACKEND_metrics (Prometheus text) or BACKEND_status (JSON), or a Lua
- * script ("lua_content_handler FILE;", lua.c).  "=" matches the path
- * exactly; without it, the longest matching prefix wins, as in nginx.
+ * A location's settings, and the server's and http's own (the same
+ * struct, kind NICD_LOC_SERVER): a setting not written at a level is
+ * taken from the enclosing one when the configuration is finished, as
+ * nginx merges its loc_conf.  Lists (add_header, error_page, index) are
+ * taken whole from the enclosing level when a level has none, as in
+ * nginx; rewrite, return and try_files are never inherited.
  */
-typedef struct {
-    char *path;
-    int   exact;
-    int   format;  /* SNIC_REPORT_*, or -1 for Lua */
-    char *handler; /* as written, for messages */
-    char *lua;     /* the Lua script, or NULL */
-} nicd_location_t;
+struct nicd_loc_conf_s {
+    int                 kind;
+    char               *name; /* the path, regex or @name as written */
+    size_t              name_len;
+    void               *re; /* pcre2_code of a regex location */
+    nicd_loc_conf_t    *parent;
+    nicd_server_conf_t *srv;
+    nicd_loc_conf_t   **locs; /* nested locations, in file order */
+    int                 nlocs;
+    char               *where; /* "file:line" */
+    int                 internal;
+
+    /* core: where files come from */
+    char  *root; /* root or alias (with alias set) */
+    int    alias;
+    int    root_fd;      /* opened by the cycle; -1 before */
+    int    root_vars;    /* alias with regex captures: resolved per request */
+    int    root_default; /* nobody wrote a root: "html", opened if it can */
+    char **index;
+    int    nindex;
+    int autoindex, autoindex_exact_size, autoindex_localtime, autoindex_format;
+    int etag, if_modified_since, max_ranges;
+    char *default_type;
+    char *charset;
+    long  limit_rate;        /* bytes/s; 0: none */
+    int   absolute_redirect; /* Location with scheme and host (nginx) */
+
+    /* the content handler, when not files: a report or Lua */
+    nicd_content_pt handler;
+    int             format; /* SNIC_REPORT_* of a report */
+    char           *handler_name;
+    char           *lua; /* the Lua script, or NULL */
+    int             lua_idx;
+
+    /* modules/rewrite.c */
+    nicd_rewrite_t *rewrites;
+    int             nrewrites;
+    /* modules/try_files.c */
+    char **try_files;
+    int    ntry_files;
+    /* modules/error_page.c */
+    nicd_error_page_t *error_pages;
+    int                nerror_pages;
+    /* modules/headers.c */
+    nicd_add_header_t *headers;
+    int                nheaders;
+    int                expires_kind; /* NICD_EXPIRES_*, NICD_UNSET */
+    long               expires;      /* seconds */
+    /* gzip_static (static.c) */
+    int gzip_static;
+    int gzip_vary;
+};
+
+/*
+ * A server {} block: a site of its own, chosen by the address a
+ * connection came to and the Host (SNI under TLS) against server_name
+ * (exact, "*.example.org", ".example.org", "www.example.*", "~regex"),
+ * else the default_server of that address (else its first server).
+ */
+struct nicd_srv_conf_s {
+    char            **names;
+    void            **name_re; /* pcre2_code of each "~" name, else NULL */
+    int               nnames;
+    int              *listens; /* indices in nicd_conf_t.listens */
+    int               nlistens;
+    int               implicit; /* the top level's own (nicd's one-site form) */
+    char             *cert;     /* ssl_certificate in the block, else http's */
+    char             *key;
+    char             *where; /* "file:line" of the block, for messages */
+    nicd_loc_conf_t  *loc;   /* the server's own settings and locations */
+    nicd_loc_conf_t **named; /* @name locations */
+    int               nnamed;
+    int               index; /* in nicd_conf_t.servers */
+};
+
+/* the report and Lua handlers a location may name (report.c, lua.c) */
+void nicd_report(struct nicd_conn_s *c, const struct nicd_request_s *r,
+                 const nicd_loc_conf_t *lc);
+void nicd_lua_content(struct nicd_conn_s *c, const struct nicd_request_s *r,
+                      const nicd_loc_conf_t *lc);
 
 typedef struct nicd_conf_s {
-    char *file; /* the main configuration file, NULL for none */
+    char *file;  /* the main configuration file, NULL for none */
+    void *arena; /* what the server and location settings allocate,
+                    freed with the configuration */
 
     int worker_threads; /* 0: one per CPU */
     int worker_connections;
@@ -87,11 +216,7 @@ typedef struct nicd_conf_s {
     nicd_listen_conf_t *listens;
     int                 nlistens;
 
-    char  *root;
-    char **index;
-    int    nindex;
-    int    autoindex;
-    int    disable_symlinks;
+    int disable_symlinks;
 
     char  *access_log; /* NULL: off */
     size_t access_log_buffer;
@@ -119,17 +244,25 @@ typedef struct nicd_conf_s {
     long open_file_cache_inactive; /* ms */
 
     nicd_mime_t *types;
-    char        *default_type;
 
-    int   if_modified_since;
-    int   etag;
     int   server_tokens;
-    int   max_ranges;
     char *pid;
+    char *root_override; /* --root DIR: every server's root */
+    struct {
+        const char *path;
+        int         fd;
+    } * roots; /* the directories roots and aliases name, opened */
+    int   nroots;
+    char *listen_override; /* --listen ADDR: every server's address */
 
-    nicd_location_t *locations;
-    int              nlocations;
-    long             lua_time_limit; /* ms a Lua handler may run */
+    /* the http level's settings (and the top level's: nicd's one-site
+     * form), which servers and locations inherit */
+    nicd_loc_conf_t *http;
+    /* every location with a Lua handler, for the workers' Lua states */
+    nicd_loc_conf_t **lua_locs;
+    int               nlua;
+    long              lua_time_limit;     /* ms a Lua handler may run */
+    int               internal_redirects; /* cap, as nginx's 10 */
 
     /* TLS (nginx's ssl_* directives), for listeners marked "ssl" */
     char *ssl_certificate;
@@ -143,20 +276,46 @@ typedef struct nicd_conf_s {
     char *ssl_dhparam;
     int   nssl; /* listeners with "ssl" */
 
-    /* server {} blocks, for SNI; the default certificate (ssl_certificate
-     * above) is the http-level one, else the first block's */
-    nicd_server_conf_t *servers;
-    int                 nservers;
-    int                 cur_server; /* the block being read, -1: none */
+    /* server {} blocks (the implicit top-level one first, when there is
+     * one); the default certificate (ssl_certificate above) is the
+     * http-level one, else the first block's */
+    nicd_server_conf_t **servers;
+    int                  nservers;
+    /* per listen (same index as listens): its servers, the default first */
+    nicd_server_conf_t ***listen_servers;
+    int                  *listen_nservers;
 
     int    http2_max_concurrent_streams;
     size_t http2_max_header_size;  /* a request's header block */
     size_t http2_recv_buffer_size; /* an HTTP/2 connection's read buffer */
 } nicd_conf_t;
 
-/* The location that answers path (normalised), or NULL. */
-const nicd_location_t *nicd_conf_location(const nicd_conf_t *c,
-                                          const char *path, size_t len);
+/*
+ * The location of srv that answers uri (normalised), nginx's way: "="
+ * exact, else the longest prefix (and within it, its nested locations),
+ * then regexes in file order unless that prefix was "^~"; the server's
+ * own settings when none matches.  ovector (pcre2 match data, or NULL)
+ * receives a regex location's captures.
+ */
+const nicd_loc_conf_t *nicd_conf_find_location(const nicd_server_conf_t *srv,
+                                               const char *uri, size_t len,
+                                               void *match_data);
+
+/* The server of listen li for host (len bytes; NULL: none given). */
+const nicd_server_conf_t *nicd_conf_find_server(const nicd_conf_t *c, int li,
+                                                const char *host, size_t len);
+
+/* The @name location of srv, or NULL. */
+const nicd_loc_conf_t *nicd_conf_named(const nicd_server_conf_t *srv,
+                                       const char               *name);
+
+/*
+ * How well server_name pattern p matches host h (len bytes, any case),
+ * nginx's order: exact, then the longest leading wildcard ("*.a.org",
+ * ".a.org" also matching a.org), then the longest trailing one
+ * ("www.a.*").  0: no match.  Regex names are matched apart.
+ */
+size_t nicd_server_name_match(const char *p, const char *h, size_t len);
 
 /* A configuration with every default set. */
 nicd_conf_t *nicd_conf_new(void);
@@ -170,6 +329,9 @@ int nicd_conf_parse_file(nicd_conf_t *c, const char *path, char *err,
                          size_t errlen);
 int nicd_conf_parse_string(nicd_conf_t *c, const char *text, const char *name,
                            char *err, size_t errlen);
+/* -g: directives at the top level that may replace the file's (root) */
+int nicd_conf_parse_override(nicd_conf_t *c, const char *text, char *err,
+                             size_t errlen);
 
 /*
  * Apply one directive given as words (as the command line does).
@@ -185,7 +347,16 @@ int nicd_conf_set(nicd_conf_t *c, const char *name, const char **args,
  */
 int nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen);
 
-/* MIME type for a file name (by extension); default_type if none. */
+/*
+ * Open every root and alias directory (one descriptor each, shared by the
+ * locations naming it): 0, or -1 with err naming the directory and where
+ * it was set.  Closed by nicd_conf_close_roots().
+ */
+int  nicd_conf_open_roots(nicd_conf_t *c, char *err, size_t errlen);
+void nicd_conf_close_roots(nicd_conf_t *c);
+
+/* MIME type for a file name (by extension); NULL if none (the
+ * location's default_type applies). */
 const char *nicd_conf_mime(const nicd_conf_t *c, const char *name, size_t len);
 
 /* Parse "addr:port", "port", "[v6]:port", "*:port" into l. 0 or -1. */

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <time.h>
+
 #include "handler.h"
 #include "path.h"
 
@@ -15,10 +17,19 @@ nicd_status_reason(int status)
 {
     switch (status) {
     case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 204: return "No Content";
     case 206: return "Partial Content";
     case 301: return "Moved Permanently";
+    case 302: return "Moved Temporarily";
+    case 303: return "See Other";
     case 304: return "Not Modified";
+    case 307: return "Temporary Redirect";
+    case 308: return "Permanent Redirect";
     case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 402: return "Payment Required";
     case 403: return "Forbidden";
     case 404: return "Not Found";
     case 405: return "Not Allowed";
@@ -28,9 +39,15 @@ nicd_status_reason(int status)
     case 413: return "Request Entity Too Large";
     case 414: return "Request-URI Too Large";
     case 416: return "Requested Range Not Satisfiable";
+    case 406: return "Not Acceptable";
+    case 409: return "Conflict";
+    case 410: return "Gone";
+    case 429: return "Too Many Requests";
     case 431: return "Request Header Fields Too Large";
     case 500: return "Internal Server Error";
     case 501: return "Not Implemented";
+    case 502: return "Bad Gateway";
+    case 504: return "Gateway Time-out";
     case 503: return "Service Temporarily Unavailable";
     case 505: return "HTTP Version Not Supported";
     }
@@ -46,11 +63,166 @@ nicd_resp_header_u64(nicd_conn_t *c, const char *name, size_t nlen, uint64_t v)
 }
 
 void
+nicd_resp_start(nicd_conn_t *c, int status)
+{
+    if (c->status_override > 0 && status == 200) {
+        status = c->status_override; /* an error_page's answer */
+    }
+    c->resp_status = status;
+    c->proto->start(c, status);
+}
+
+void
+nicd_resp_finish(nicd_conn_t *c, int status)
+{
+    if (c->status_override > 0 && status == 200) {
+        status = c->status_override;
+    }
+    c->proto->finish(c, status);
+}
+
+/* the statuses add_header and expires apply to without "always" */
+static int
+headers_status(int s)
+{
+    return s == 200 || s == 201 || s == 204 || s == 206 || s == 301 || s == 302
+           || s == 303 || s == 304 || s == 307 || s == 308;
+}
+
+/*
+ * The header filters of the request's location (modules/headers.c):
+ * expires' Expires and Cache-Control, then add_header's fields.
+ */
+static void
+header_filters(nicd_conn_t *c)
+{
+    const nicd_loc_conf_t *lc = c->loc;
+    int                    i, ok = headers_status(c->resp_status);
+    char                   date[NICD_HTTP_DATE_LEN + 1], cc[40];
+    time_t                 now, t;
+    long                   secs;
+    int                    n;
+
+    if (lc == NULL) {
+        return;
+    }
+    if (lc->expires_kind != NICD_EXPIRES_OFF && ok) {
+        now = time(NULL);
+        switch (lc->expires_kind) {
+        case NICD_EXPIRES_EPOCH:
+            NICD_RESP_HEADER(c, "Expires", "Thu, 01 Jan 1970 00:00:01 GMT", 29);
+            NICD_RESP_HEADER(c, "Cache-Control", "no-cache", 8);
+            break;
+        case NICD_EXPIRES_MAX:
+            NICD_RESP_HEADER(c, "Expires", "Thu, 31 Dec 2037 23:55:55 GMT", 29);
+            NICD_RESP_HEADER(c, "Cache-Control", "max-age=315360000", 17);
+            break;
+        default:
+            secs = lc->expires;
+            t = now + secs;
+            nicd_http_date(date, t);
+            NICD_RESP_HEADER(c, "Expires", date, NICD_HTTP_DATE_LEN);
+            if (secs < 0) {
+                NICD_RESP_HEADER(c, "Cache-Control", "no-cache", 8);
+            } else {
+                n = snprintf(cc, sizeof(cc), "max-age=%ld", secs);
+                NICD_RESP_HEADER(c, "Cache-Control", cc, (size_t) n);
+            }
+        }
+    }
+    for (i = 0; i < lc->nheaders; i++) {
+        if (ok || lc->headers[i].always) {
+            nicd_resp_header(c, lc->headers[i].name, lc->headers[i].nlen,
+                             lc->headers[i].value, lc->headers[i].vlen);
+        }
+    }
+}
+
+void
+nicd_resp_end_headers(nicd_conn_t *c)
+{
+    if (c->vary_ae) {
+        NICD_RESP_HEADER(c, "Vary", "Accept-Encoding", 15);
+    }
+    header_filters(c);
+    c->proto->end_headers(c);
+}
+
+/* nginx's charset_types: the types "charset" adds its charset to */
+static int
+charset_type(const char *t, size_t len)
+{
+    static const char *const types[] = {
+        "text/html",
+        "text/xml",
+        "text/plain",
+        "text/vnd.wap.wml",
+        "application/javascript",
+        "application/rss+xml",
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        if (strlen(types[i]) == len && memcmp(t, types[i], len) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void
+nicd_resp_content_type(nicd_conn_t *c, const char *t, size_t len)
+{
+    char buf[256];
+    int  n;
+
+    /* not on 301 and 302, as nginx: old browsers took it for the next
+     * page's */
+    if (c->loc != NULL && c->loc->charset != NULL && charset_type(t, len)
+        && c->resp_status != 301 && c->resp_status != 302) {
+        n = snprintf(buf, sizeof(buf), "%.*s; charset=%s", (int) len, t,
+                     c->loc->charset);
+        if (n > 0 && (size_t) n < sizeof(buf)) {
+            NICD_RESP_HEADER(c, "Content-Type", buf, (size_t) n);
+            return;
+        }
+    }
+    NICD_RESP_HEADER(c, "Content-Type", t, len);
+}
+
+/* the statuses nginx has a page of its own for; others go out empty */
+static int
+has_page(int status)
+{
+    return (status >= 301 && status <= 303) || status == 307 || status == 308
+           || (status >= 400 && status <= 416 && status != 407) || status == 421
+           || status == 429 || (status >= 494 && status <= 497)
+           || (status >= 500 && status <= 504) || status == 507;
+}
+
+void
 nicd_respond_error(nicd_conn_t *c, int status, int head, const char *location,
                    size_t location_len)
 {
     char page[512];
     int  n;
+
+    if (status >= 300 && nicd_error_page(c, status, head)) {
+        return;
+    }
+    if (!has_page(status)) {
+        /* 204, 418, ...: no body, no type (and no length for 204) */
+        nicd_resp_start(c, status);
+        if (status != 204 && status != 304) {
+            NICD_RESP_HEADER(c, "Content-Length", "0", 1);
+        }
+        if (location != NULL) {
+            NICD_RESP_HEADER(c, "Location", location, location_len);
+        }
+        nicd_resp_end_headers(c);
+        nicd_resp_finish(c, status);
+        return;
+    }
 
     n = snprintf(page, sizeof(page),
                  "<html>\r\n<head><title>%d %s</title></head>\r\n<body>\r\n"
@@ -60,7 +232,7 @@ nicd_respond_error(nicd_conn_t *c, int status, int head, const char *location,
                  nicd_status_reason(status));
 
     nicd_resp_start(c, status);
-    NICD_RESP_HEADER(c, "Content-Type", "text/html", 9);
+    nicd_resp_content_type(c, "text/html", 9);
     nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) n);
     if (status == 405) {
         NICD_RESP_HEADER(c, "Allow", "GET, HEAD", 9);
@@ -102,79 +274,4 @@ nicd_open_status(nicd_conn_t *c, int err, const char *path)
     }
     log_error(LOG_ERR, err, "open() \"%s\" failed, client: %s", path, c->addr);
     return 500;
-}
-
-int
-nicd_lua_location(nicd_conn_t *c, const char *path, size_t len)
-{
-    const nicd_conf_t     *cf = c->w->cycle->conf;
-    const nicd_location_t *loc;
-    size_t                 n;
-
-    if (cf->nlocations == 0 || nicd_buf_reserve(&c->w->path, len + 2) != 0
-        || nicd_path_normalize(path, len, c->w->path.data, &n) != 0) {
-        return -1;
-    }
-    loc = nicd_conf_location(cf, c->w->path.data, n);
-    return loc != NULL && loc->lua != NULL ? (int) (loc - cf->locations) : -1;
-}
-
-void
-nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
-{
-    const nicd_conf_t *cf = c->w->cycle->conf;
-    int                head = r->method == NICD_M_HEAD;
-    nicd_file_t       *f;
-    char              *path;
-    size_t             len;
-    int                err, status;
-
-    if (nicd_buf_reserve(&c->w->path, r->path.len + 2) != 0) {
-        nicd_respond_error(c, 500, head, NULL, 0);
-        return;
-    }
-    path = c->w->path.data;
-    status = nicd_path_normalize(r->path.p, r->path.len, path, &len);
-    if (status != 0) {
-        log_error(LOG_INFO, 0, "client sent invalid path, client: %s", c->addr);
-        nicd_respond_error(c, status, head, NULL, 0);
-        return;
-    }
-
-    if (cf->nlocations > 0) {
-        const nicd_location_t *loc = nicd_conf_location(cf, path, len);
-
-        if (loc != NULL && loc->lua != NULL) {
-            nicd_lua_handle(c, r, (int) (loc - cf->locations));
-            return; /* any method: the script's to answer */
-        }
-        if (loc != NULL && (r->method == NICD_M_GET || head)) {
-            nicd_report(c, r, loc);
-            return;
-        }
-    }
-    if (r->method != NICD_M_GET && !head) {
-        nicd_respond_error(c, 405, head, NULL, 0);
-        return;
-    }
-
-    err = nicd_ofc_open(&c->w->ofc, path, len, nicd_worker_now_ms(c->w), &f);
-    if (err != 0) {
-        status = nicd_open_status(c, err, path);
-        if (status == 404) {
-            log_error(LOG_INFO, 0, "\"%s%s\" not found, client: %s", cf->root,
-                      path, c->addr);
-        }
-        nicd_respond_error(c, status, head, NULL, 0);
-        return;
-    }
-
-    if (f->is_dir) {
-        nicd_static_directory(c, r, f, path, len);
-    } else if (path[len - 1] == '/') {
-        nicd_respond_error(c, 404, head, NULL, 0); /* "/file/" names none */
-    } else {
-        nicd_static_file(c, r, f);
-    }
-    nicd_ofc_release(&c->w->ofc, f);
 }

@@ -41,6 +41,8 @@ enum {
     NICD_HDR_IF_NONE_MATCH,
     NICD_HDR_IF_MODIFIED_SINCE,
     NICD_HDR_IF_UNMODIFIED_SINCE,
+    NICD_HDR_HOST, /* or HTTP/2's :authority */
+    NICD_HDR_ACCEPT_ENCODING,
     NICD_NHDR
 };
 
@@ -72,11 +74,8 @@ struct nicd_protocol_s {
 
 extern const nicd_protocol_t nicd_http1;
 
-static inline void
-nicd_resp_start(nicd_conn_t *c, int status)
-{
-    c->proto->start(c, status);
-}
+/* the status line; an error_page redirect's status replaces a 200 */
+void nicd_resp_start(nicd_conn_t *c, int status);
 
 static inline void
 nicd_resp_header(nicd_conn_t *c, const char *name, size_t nlen,
@@ -89,11 +88,18 @@ nicd_resp_header(nicd_conn_t *c, const char *name, size_t nlen,
 #define NICD_RESP_HEADER(c, name, v, len)                                      \
     nicd_resp_header((c), name, sizeof(name) - 1, (v), (len))
 
-static inline void
-nicd_resp_end_headers(nicd_conn_t *c)
-{
-    c->proto->end_headers(c);
-}
+/* Content-Type t, with the location's charset where nginx adds it */
+void nicd_resp_content_type(nicd_conn_t *c, const char *t, size_t len);
+
+/*
+ * phases.c: a redirect to target, made absolute (scheme, Host, the port
+ * the connection came to) unless it is a URL or absolute_redirect is off.
+ */
+void nicd_redirect(nicd_conn_t *c, const nicd_request_t *r, int status,
+                   const char *target, size_t len);
+
+/* the header filters (add_header, expires, charset), then the end */
+void nicd_resp_end_headers(nicd_conn_t *c);
 
 static inline void
 nicd_resp_body_mem(nicd_conn_t *c, const char *p, size_t len)
@@ -107,11 +113,7 @@ nicd_resp_body_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len)
     c->proto->body_file(c, f, off, len);
 }
 
-static inline void
-nicd_resp_finish(nicd_conn_t *c, int status)
-{
-    c->proto->finish(c, status);
-}
+void nicd_resp_finish(nicd_conn_t *c, int status);
 
 /* This thread's Date header value and access log date of the current
  * second, formatted once a second (http.c). */
@@ -137,29 +139,49 @@ const char *nicd_status_reason(int status);
 /* errno of a failed open of path to a status (logged where it says so) */
 int nicd_open_status(nicd_conn_t *c, int err, const char *path);
 
-/* static.c: a file, a directory */
-void nicd_static_file(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *f);
-void nicd_static_directory(nicd_conn_t *c, const nicd_request_t *r,
-                           nicd_file_t *dir, const char *path, size_t len);
+/*
+ * phases.c: the match data of re against s (len bytes), or NULL when it
+ * does not match; and tmpl with its $1..$9 from that match, into b
+ * (NUL-terminated, b->len without it): 0 or -1.
+ */
+void *nicd_regex_match(nicd_worker_t *w, void *re, const char *s, size_t len);
+void  nicd_phases_worker_free(nicd_worker_t *w);
+int   nicd_expand_captures(nicd_conn_t *c, const char *tmpl, void *md,
+                           const char *subject, nicd_buf_t *b);
 
 /*
- * lua.c: a request for the Lua location loc (an index in the
- * configuration's locations), answered by its script's function.
+ * lua.c: nicd_lua_content (conf.h) answers a request for a Lua location
+ * with its script's function.
  */
-void nicd_lua_handle(nicd_conn_t *c, const nicd_request_t *r, int loc);
 /* A worker's Lua state: made with the scripts loaded when the worker
  * starts (if the configuration has Lua locations), freed at its end. */
 void nicd_lua_worker_init(nicd_worker_t *w);
 void nicd_lua_worker_free(nicd_worker_t *w);
 
 /*
- * The Lua location (its index) that answers the normalised form of path,
- * or -1: a request with a body for it is read whole first (http.c).
+ * 1 when the request's location (for its path and Host) has a Lua
+ * handler: a request with a body for it is read whole first (http.c).
  */
-int nicd_lua_location(nicd_conn_t *c, const char *path, size_t len);
+int nicd_lua_location(nicd_conn_t *c, const nicd_request_t *r);
 
-/* report.c: a location's report of the send backend's counters */
-void nicd_report(nicd_conn_t *c, const nicd_request_t *r,
-                 const nicd_location_t *loc);
+/*
+ * phases.c: an internal redirect to uri (a path with an optional query,
+ * not yet normalised): a location is found for it again.
+ */
+void nicd_internal_redirect(nicd_conn_t *c, const nicd_request_t *r,
+                            const char *uri, size_t len);
+/* error_page: 1 when the location's page for status answered instead */
+int nicd_error_page(nicd_conn_t *c, int status, int head);
+
+/*
+ * static.c: open path (a URI, normalised) under lc's root or alias:
+ * 0 with *out (release it), or -1 with the errno value in *err.
+ */
+int nicd_static_lookup(nicd_conn_t *c, const nicd_loc_conf_t *lc,
+                       const char *path, size_t len, nicd_file_t **out,
+                       int *err);
+/* static.c: a file of location lc (after the phases) */
+void nicd_static_serve(nicd_conn_t *c, const nicd_request_t *r,
+                       const nicd_loc_conf_t *lc, const char *path, size_t len);
 
 #endif /* NICD_HANDLER_H */

@@ -249,7 +249,8 @@ fill_request(nicd_conn_t *c, const char *base, nicd_request_t *q,
     const nicd_http_req_t *r = &c->req;
     const int              idx[NICD_NHDR] = {
                      r->h_range,         r->h_if_range,          r->h_if_match,
-                     r->h_if_none_match, r->h_if_modified_since, r->h_if_unmodified_since};
+                     r->h_if_none_match, r->h_if_modified_since, r->h_if_unmodified_since,
+                     r->h_host,          r->h_accept_encoding};
     int i;
 
     memset(q, 0, sizeof(*q));
@@ -340,7 +341,7 @@ nicd_http_collect(nicd_conn_t *c)
     h->r.body.p = h->body;
     h->r.body.len = h->body_len;
     c->held = NULL;
-    nicd_lua_handle(c, &h->r, h->loc);
+    nicd_handle(c, &h->r); /* its location is chosen anew, the body in */
     free(h->body);
     free(h);
 }
@@ -362,7 +363,6 @@ nicd_http_handle(nicd_conn_t *c)
     const nicd_conf_t *cf = c->w->cycle->conf;
     nicd_http_req_t   *r = &c->req;
     nicd_request_t     q;
-    int                loc;
 
     c->keepalive = r->keepalive && nicd_http_keepalive_allowed(c);
 
@@ -375,9 +375,9 @@ nicd_http_handle(nicd_conn_t *c)
             nicd_http_error(c, 413);
             return;
         }
-        loc = nicd_lua_location(c, REQ_BASE(c) + r->path.off, r->path.len);
-        if (loc >= 0) {
-            (void) hold(c, loc);
+        fill_request(c, REQ_BASE(c), &q, c->w->hname, c->w->hvalue);
+        if (nicd_lua_location(c, &q)) {
+            (void) hold(c, 1);
             return;
         }
         if (r->expect_continue) {
@@ -394,6 +394,8 @@ nicd_http_handle(nicd_conn_t *c)
         }
     }
 
-    fill_request(c, REQ_BASE(c), &q, c->w->hname, c->w->hvalue);
+    if (!r->has_body) {
+        fill_request(c, REQ_BASE(c), &q, c->w->hname, c->w->hvalue);
+    }
     nicd_handle(c, &q);
 }

@@ -493,6 +493,8 @@ static const struct {
     {NAME("if-none-match")},
     {NAME("if-modified-since")},
     {NAME("if-unmodified-since")},
+    {NAME("host")},
+    {NAME("accept-encoding")},
 };
 #undef NAME
 
@@ -533,6 +535,11 @@ on_header(nghttp2_session *s, const nghttp2_frame *frame, const uint8_t *name,
                      &st->query_off, &st->query_len);
             }
             st->has_path = 1;
+        } else if (nlen == 10 && memcmp(name, ":authority", 10) == 0
+                   && !st->has_hdr[NICD_HDR_HOST]) {
+            keep(st, value, vlen, &st->hdr_off[NICD_HDR_HOST],
+                 &st->hdr_len[NICD_HDR_HOST]);
+            st->has_hdr[NICD_HDR_HOST] = 1;
         }
         return 0;
     }

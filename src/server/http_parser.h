@@ -78,8 +78,8 @@ typedef struct {
     int      expect_continue; /* Expect: 100-continue */
     uint64_t content_length;
     int      h_host, h_if_none_match, h_if_modified_since, h_if_match,
-        h_if_unmodified_since, h_range, h_if_range, h_referer,
-        h_user_agent; /* index into headers, or -1 */
+        h_if_unmodified_since, h_range, h_if_range, h_referer, h_user_agent,
+        h_accept_encoding; /* index into headers, or -1 */
 } nicd_http_req_t;
 
 /* Set the limits of p and make it ready for a first request. */

@@ -129,7 +129,7 @@ worker_load(lua_worker_t *lw, const nicd_cycle_t *cy)
 
     worker_close(lw);
     lw->L = luaL_newstate();
-    lw->refs = calloc((size_t) cf->nlocations + 1, sizeof(int));
+    lw->refs = calloc((size_t) cf->nlua + 1, sizeof(int));
     if (lw->L == NULL || lw->refs == NULL) {
         log_error(LOG_CRIT, 0, "lua: out of memory");
         worker_close(lw);
@@ -141,16 +141,13 @@ worker_load(lua_worker_t *lw, const nicd_cycle_t *cy)
     lua_setfield(lw->L, LUA_REGISTRYINDEX, "nicd.worker");
     /* what scripts may want to know of the server */
     lua_newtable(lw->L);
-    lua_pushstring(lw->L, cf->root);
+    lua_pushstring(lw->L, cf->http->root);
     lua_setfield(lw->L, -2, "root");
     lua_setglobal(lw->L, "nicd");
-    for (i = 0; i < cf->nlocations; i++) {
-        const char *file = cf->locations[i].lua;
+    for (i = 0; i < cf->nlua; i++) {
+        const char *file = cf->lua_locs[i]->lua;
 
         lw->refs[i] = LUA_NOREF;
-        if (file == NULL) {
-            continue;
-        }
         lw->deadline_ns = mono_ns() + (uint64_t) cf->lua_time_limit * 1000000u;
         lua_sethook(lw->L, hook, LUA_MASKCOUNT, HOOK_EVERY);
         if (luaL_loadfile(lw->L, file) != 0 || lua_pcall(lw->L, 0, 1, 0) != 0) {
@@ -328,11 +325,8 @@ void
 nicd_lua_worker_init(nicd_worker_t *w)
 {
     const nicd_conf_t *cf = w->cycle->conf;
-    int                i;
 
-    for (i = 0; i < cf->nlocations && cf->locations[i].lua == NULL; i++) {
-    }
-    if (i == cf->nlocations) {
+    if (cf->nlua == 0) {
         return;
     }
     if (w->lua == NULL && (w->lua = calloc(1, sizeof(lua_worker_t))) == NULL) {
@@ -342,10 +336,12 @@ nicd_lua_worker_init(nicd_worker_t *w)
 }
 
 void
-nicd_lua_handle(nicd_conn_t *c, const nicd_request_t *r, int loc)
+nicd_lua_content(nicd_conn_t *c, const nicd_request_t *r,
+                 const nicd_loc_conf_t *lc)
 {
     const nicd_conf_t *cf = c->w->cycle->conf;
-    const char        *file = cf->locations[loc].lua;
+    const char        *file = lc->lua;
+    int                loc = lc->lua_idx;
     int                head = r->method == NICD_M_HEAD;
     lua_worker_t      *lw = c->w->lua;
     lua_State         *L;
@@ -395,9 +391,10 @@ nicd_lua_check(const char *file, char *err, size_t len)
 }
 
 void
-nicd_lua_handle(nicd_conn_t *c, const nicd_request_t *r, int loc)
+nicd_lua_content(nicd_conn_t *c, const nicd_request_t *r,
+                 const nicd_loc_conf_t *lc)
 {
-    (void) loc;
+    (void) lc;
     nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
 }
 

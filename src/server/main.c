@@ -117,25 +117,15 @@ load_conf(char *err, size_t errlen)
         goto err;
     }
     if (opts.directives != NULL
-        && nicd_conf_parse_string(c, opts.directives, "command line", err,
-                                  errlen)
-               != 0) {
+        && nicd_conf_parse_override(c, opts.directives, err, errlen) != 0) {
         goto err;
     }
-    if (opts.root != NULL) {
-        a[0] = opts.root;
-        if (nicd_conf_set(c, "root", a, 1, err, errlen) != 0) {
-            goto err;
-        }
-    }
-    if (opts.listen != NULL) {
-        while (c->nlistens > 0) {
-            free(c->listens[--c->nlistens].text);
-        }
-        a[0] = opts.listen;
-        if (nicd_conf_set(c, "listen", a, 1, err, errlen) != 0) {
-            goto err;
-        }
+    /* --root and --listen replace every server's */
+    if ((opts.root != NULL && (c->root_override = strdup(opts.root)) == NULL)
+        || (opts.listen != NULL
+            && (c->listen_override = strdup(opts.listen)) == NULL)) {
+        snprintf(err, errlen, "out of memory");
+        goto err;
     }
     if (opts.threads != NULL) {
         a[0] = opts.threads;
@@ -164,9 +154,7 @@ cycle_destroy(nicd_cycle_t *cy)
 {
     snic_instance_stop(&cy->backend);
     nicd_tls_ctx_free(cy->tls);
-    if (cy->root_fd != -1) {
-        close(cy->root_fd);
-    }
+    nicd_conf_close_roots(cy->conf);
     nicd_conf_free(cy->conf);
     free(cy);
 }
@@ -189,10 +177,7 @@ cycle_create(nicd_conf_t *conf, char *err, size_t errlen)
         return NULL;
     }
     cy->conf = conf;
-    cy->root_fd = open(conf->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (cy->root_fd == -1) {
-        snprintf(err, errlen, "root \"%s\" cannot be opened: %s", conf->root,
-                 strerror(errno));
+    if (nicd_conf_open_roots(conf, err, errlen) != 0) {
         goto err;
     }
 
@@ -253,9 +238,7 @@ cycle_create(nicd_conf_t *conf, char *err, size_t errlen)
 
 err:
     free(params);
-    if (cy->root_fd != -1) {
-        close(cy->root_fd);
-    }
+    nicd_conf_close_roots(conf);
     nicd_conf_free(conf);
     free(cy);
     return NULL;
@@ -306,6 +289,39 @@ listener_options(int fd, const nicd_listen_conf_t *l)
 }
 
 /*
+ * Is l's address free of other processes?  Our workers share a port
+ * through SO_REUSEPORT, and so could another nicd (or anything else that
+ * sets it), which would then split the clients with us: a bind without
+ * SO_REUSEPORT fails if anyone listens there, reuseport or not.  Asked
+ * only when this process has no socket of the address yet (a reload
+ * keeps its own).  1 when free; 0 with err.
+ */
+static int
+address_free(const nicd_listen_conf_t *l, char *err, size_t errlen)
+{
+    int fd, one = 1, rc = 1;
+
+    fd = socket(l->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd == -1) {
+        return 1; /* the real socket() will say why */
+    }
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (l->addr.ss_family == AF_INET6) {
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+    }
+    if (bind(fd, (const struct sockaddr *) &l->addr, l->addrlen) != 0
+        && errno == EADDRINUSE) {
+        snprintf(err, errlen,
+                 "bind() to %s failed (%d: %s): another process listens "
+                 "there",
+                 l->text, errno, strerror(errno));
+        rc = 0;
+    }
+    close(fd);
+    return rc;
+}
+
+/*
  * The socket of worker slot idx for listen address l, reused when an
  * earlier generation had it.  With port 0, slot 0 gets a port from the
  * kernel and the other slots bind the same one.  Returns fd or -1.
@@ -333,6 +349,9 @@ listener_get(const nicd_listen_conf_t *l, int idx, char *err, size_t errlen)
         }
     }
 
+    if (sockaddr_port(&ss) != 0 && idx == 0 && !address_free(l, err, errlen)) {
+        return -1;
+    }
     fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd == -1) {
         snprintf(err, errlen, "socket() failed: %s", strerror(errno));
@@ -804,7 +823,7 @@ main(int argc, char **argv)
     log_error(LOG_NOTICE, 0,
               "nicd/%s serving \"%s\" with %d worker threads, "
               "send backend %s",
-              NICD_VERSION, cy->conf->root, cy->nworkers,
+              NICD_VERSION, cy->conf->servers[0]->loc->root, cy->nworkers,
               cy->backend.ops->name);
     say_listening(cy);
 

@@ -77,6 +77,9 @@ typedef struct nicd_worker_s {
     nicd_buf_t    path;      /* the normalised path of the request at hand */
     nicd_buf_t    scratch;   /* index candidates, Location, ranges */
     nicd_buf_t    logline;   /* an access log line being put together */
+    nicd_buf_t    uri;       /* a rewritten or redirected URI (phases.c) */
+    nicd_buf_t    expand;    /* a replacement being expanded (phases.c) */
+    void         *match;     /* pcre2 match data for locations, rewrites */
     void         *lua;       /* lua.c's state of this thread */
     void         *tls_spare; /* a TLS ciphertext buffer kept for reuse */
     void         *h2_spare;  /* HTTP/2 streams kept for reuse (http2.c) */
@@ -124,6 +127,19 @@ struct nicd_conn_s {
     nicd_chunked_t      chunked; /* a chunked request body being skipped */
 
     nicd_http_req_t req;
+
+    /* the request being answered (phases.c): its server and location,
+     * internal redirects so far, the status an error_page keeps */
+    const nicd_server_conf_t    *srv;
+    const nicd_loc_conf_t       *loc;
+    const struct nicd_request_s *cur_request;
+    int                          redirects;
+    int                          status_override;
+    int                          resp_status;
+    unsigned                     error_paged : 1;
+    unsigned                     gzipped : 1; /* a .gz sent for the file */
+    unsigned                     vary_ae : 1; /* Vary: Accept-Encoding */
+    const char                  *type_of;     /* the file a .gz stands for */
 
     nicd_buf_t  out; /* headers and in-memory bodies */
     nicd_out_t *items;

@@ -28,13 +28,12 @@
 #include "ofc.h"
 
 int
-nicd_ofc_init(nicd_ofc_t *c, int root_fd, int symlinks, int max, long valid_ms,
+nicd_ofc_init(nicd_ofc_t *c, int symlinks, int max, long valid_ms,
               long inactive_ms, const void *conf)
 {
     unsigned size = 16;
 
     memset(c, 0, sizeof(*c));
-    c->root_fd = root_fd;
     c->symlinks = symlinks;
     c->max = max;
     c->valid_ms = valid_ms;
@@ -167,7 +166,7 @@ set_stat(nicd_ofc_t *c, nicd_file_t *f, const struct stat *st)
 
 /* Open a path below the root; returns a descriptor or -1 with errno. */
 static int
-open_beneath(nicd_ofc_t *c, const char *rel)
+open_beneath(nicd_ofc_t *c, int root_fd, const char *rel)
 {
     int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
 
@@ -181,12 +180,12 @@ open_beneath(nicd_ofc_t *c, const char *rel)
         if (c->symlinks == NICD_SYMLINKS_ON) {
             how.resolve |= RESOLVE_NO_SYMLINKS;
         }
-        return (int) syscall(SYS_openat2, c->root_fd, rel, &how, sizeof(how));
+        return (int) syscall(SYS_openat2, root_fd, rel, &how, sizeof(how));
     }
 #else
 #error "openat2(2) is required (Linux 5.6 or later)"
 #endif
-    return openat(c->root_fd, rel, flags);
+    return openat(root_fd, rel, flags);
 }
 
 /*
@@ -221,15 +220,15 @@ load_mem(nicd_file_t *f)
 }
 
 static int
-open_new(nicd_ofc_t *c, const char *path, size_t len, long now_ms,
-         nicd_file_t **out)
+open_new(nicd_ofc_t *c, int root_fd, const char *path, size_t len, unsigned h,
+         long now_ms, nicd_file_t **out)
 {
     nicd_file_t *f;
     struct stat  st;
     const char  *rel = len > 1 ? path + 1 : ".";
     int          fd, err;
 
-    fd = open_beneath(c, rel);
+    fd = open_beneath(c, root_fd, rel);
     if (fd == -1) {
         return errno;
     }
@@ -252,7 +251,8 @@ open_new(nicd_ofc_t *c, const char *path, size_t len, long now_ms,
     f->path[len] = '\0';
     f->path_len = len;
     f->file.fd = fd;
-    f->hash = (unsigned) nicache_fnv1a64(path, len);
+    f->hash = h;
+    f->root_fd = root_fd;
     f->validated_ms = now_ms;
     f->used_ms = now_ms;
     set_stat(c, f, &st);
@@ -264,18 +264,20 @@ open_new(nicd_ofc_t *c, const char *path, size_t len, long now_ms,
 }
 
 int
-nicd_ofc_open(nicd_ofc_t *c, const char *path, size_t len, long now_ms,
-              nicd_file_t **out)
+nicd_ofc_open(nicd_ofc_t *c, int root_fd, const char *path, size_t len,
+              long now_ms, nicd_file_t **out)
 {
     nicd_file_t *f = NULL, *nf = NULL;
     struct stat  st;
     unsigned     h;
     int          err;
 
+    /* the same path under another root is another file */
+    h = (unsigned) nicache_fnv1a64(path, len)
+        ^ ((unsigned) root_fd * 2654435761u);
     if (c->max > 0) {
-        h = (unsigned) nicache_fnv1a64(path, len);
         for (f = c->table[h & c->mask]; f != NULL; f = f->hnext) {
-            if (f->hash == h && f->path_len == len
+            if (f->hash == h && f->root_fd == root_fd && f->path_len == len
                 && memcmp(f->path, path, len) == 0) {
                 break;
             }
@@ -293,7 +295,7 @@ nicd_ofc_open(nicd_ofc_t *c, const char *path, size_t len, long now_ms,
          * in flight still sends them: then the entry is made anew, and
          * that response keeps the old one */
         c->revalidations++;
-        if (fstatat(c->root_fd, len > 1 ? path + 1 : ".", &st, 0) == 0
+        if (fstatat(root_fd, len > 1 ? path + 1 : ".", &st, 0) == 0
             && st.st_ino == f->file.id_ino && st.st_dev == f->file.id_dev
             && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
             int stale = f->file.mem != NULL
@@ -321,7 +323,7 @@ nicd_ofc_open(nicd_ofc_t *c, const char *path, size_t len, long now_ms,
         c->misses++;
     }
 
-    err = open_new(c, path, len, now_ms, &nf);
+    err = open_new(c, root_fd, path, len, h, now_ms, &nf);
     if (err != 0) {
         return err;
     }

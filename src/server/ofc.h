@@ -39,6 +39,7 @@ struct nicd_file_s {
     int          refs;
     unsigned     in_cache : 1;
     unsigned     is_dir : 1;
+    int          root_fd; /* the directory path is below */
 
     snic_file_t file; /* fd, id, revision, size */
     time_t      mtime;
@@ -54,7 +55,6 @@ struct nicd_file_s {
 };
 
 typedef struct {
-    int         root_fd;
     int         symlinks; /* NICD_SYMLINKS_* */
     int         max;      /* 0: no caching, open per request */
     long        valid_ms;
@@ -70,18 +70,19 @@ typedef struct {
     unsigned long hits, misses, revalidations, reopens;
 } nicd_ofc_t;
 
-int  nicd_ofc_init(nicd_ofc_t *c, int root_fd, int symlinks, int max,
-                   long valid_ms, long inactive_ms, const void *conf);
+int  nicd_ofc_init(nicd_ofc_t *c, int symlinks, int max, long valid_ms,
+                   long inactive_ms, const void *conf);
 void nicd_ofc_free(nicd_ofc_t *c);
 
 /*
- * Open path (normalised, starting with '/') below the root; on success
+ * Open path (normalised, starting with '/') below the directory root_fd
+ * (a location's root or alias); on success
  * *out holds a reference to release with nicd_ofc_release().
  * Returns 0 or an errno value (ENOENT, EXDEV for a path leaving the root,
  * ELOOP for a refused symlink, EMFILE, ...).
  */
-int  nicd_ofc_open(nicd_ofc_t *c, const char *path, size_t len, long now_ms,
-                   nicd_file_t **out);
+int  nicd_ofc_open(nicd_ofc_t *c, int root_fd, const char *path, size_t len,
+                   long now_ms, nicd_file_t **out);
 void nicd_ofc_release(nicd_ofc_t *c, nicd_file_t *f);
 
 /* Drop entries unused for inactive_ms (called once a second). */

@@ -10,7 +10,7 @@
 #include "handler.h"
 
 void
-nicd_report(nicd_conn_t *c, const nicd_request_t *r, const nicd_location_t *loc)
+nicd_report(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *loc)
 {
     const snic_instance_t *in = &c->w->cycle->backend;
     int                    head = r->method == NICD_M_HEAD;
@@ -18,13 +18,14 @@ nicd_report(nicd_conn_t *c, const nicd_request_t *r, const nicd_location_t *loc)
     char                  *text;
 
     n = strlen(in->ops->name);
-    if (in->ops->report == NULL || strncmp(loc->handler, in->ops->name, n) != 0
-        || loc->handler[n] != '_') {
+    if (in->ops->report == NULL
+        || strncmp(loc->handler_name, in->ops->name, n) != 0
+        || loc->handler_name[n] != '_') {
         log_error(LOG_ERR, 0,
                   "\"%s\" needs \"send_backend %.*s\" (the backend is %s), "
                   "client: %s",
-                  loc->handler, (int) strcspn(loc->handler, "_"), loc->handler,
-                  in->ops->name, c->addr);
+                  loc->handler_name, (int) strcspn(loc->handler_name, "_"),
+                  loc->handler_name, in->ops->name, c->addr);
         nicd_respond_error(c, 404, head, NULL, 0);
         return;
     }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -87,9 +88,9 @@ header_date(const nicd_str_t *v)
 static int
 preconditions(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *f)
 {
-    const nicd_conf_t *cf = c->w->cycle->conf;
-    const nicd_str_t  *h = r->hdr;
-    time_t             t;
+    const nicd_loc_conf_t *cf = c->loc;
+    const nicd_str_t      *h = r->hdr;
+    time_t                 t;
 
     if (h[NICD_HDR_IF_MATCH].p != NULL) {
         if (!etag_match(h[NICD_HDR_IF_MATCH].p, h[NICD_HDR_IF_MATCH].len,
@@ -144,16 +145,107 @@ if_range_ok(const nicd_request_t *r, nicd_file_t *f)
 static void
 validators(nicd_conn_t *c, nicd_file_t *f)
 {
-    NICD_RESP_HEADER(c, "Last-Modified", f->last_modified, NICD_HTTP_DATE_LEN);
-    if (c->w->cycle->conf->etag) {
+    /* a file answering with an error_page's status has no date of its
+     * own to give (nginx's header filter drops it there too) */
+    if (c->resp_status == 200 || c->resp_status == 206
+        || c->resp_status == 304) {
+        NICD_RESP_HEADER(c, "Last-Modified", f->last_modified,
+                         NICD_HTTP_DATE_LEN);
+    }
+    if (c->loc->etag) {
         NICD_RESP_HEADER(c, "ETag", f->etag, f->etag_len);
     }
+}
+
+/* the file's type by extension, else the location's default_type */
+static const char *
+mime_of(nicd_conn_t *c, nicd_file_t *f)
+{
+    return f->mime != NULL ? f->mime : c->loc->default_type;
 }
 
 static void
 content_type(nicd_conn_t *c, nicd_file_t *f)
 {
-    NICD_RESP_HEADER(c, "Content-Type", f->mime, strlen(f->mime));
+    const char *t = c->type_of != NULL ? c->type_of : mime_of(c, f);
+
+    nicd_resp_content_type(c, t, strlen(t));
+    if (c->gzipped) {
+        NICD_RESP_HEADER(c, "Content-Encoding", "gzip", 4);
+    }
+}
+
+/* does Accept-Encoding v take gzip (not with q=0)? */
+static int
+accepts_gzip(const nicd_str_t *v)
+{
+    size_t i, k;
+
+    for (i = 0; v->p != NULL && i + 4 <= v->len; i++) {
+        if (strncasecmp(v->p + i, "gzip", 4) != 0
+            || (i > 0 && v->p[i - 1] != ' ' && v->p[i - 1] != ',')
+            || (i + 4 < v->len && v->p[i + 4] != ',' && v->p[i + 4] != ';'
+                && v->p[i + 4] != ' ')) {
+            continue;
+        }
+        for (k = i + 4; k < v->len && v->p[k] == ' '; k++) {
+        }
+        if (k + 3 <= v->len && v->p[k] == ';'
+            && strncmp(v->p + k, ";q=0", 4) == 0) {
+            for (k += 4; k < v->len && (v->p[k] == '0' || v->p[k] == '.');
+                 k++) {
+            }
+            if (k == v->len || v->p[k] == ',' || v->p[k] == ' ') {
+                return 0; /* q=0, q=0.0, ...: refused */
+            }
+        }
+        return 1;
+    }
+    return 0;
+}
+
+static void static_file(nicd_conn_t *c, const nicd_request_t *r,
+                        nicd_file_t *f);
+
+/*
+ * gzip_static: the file's ".gz" beside it, for a client that takes gzip
+ * (nginx's ngx_http_gzip_static_module; with gzip_vary, Vary says the
+ * answer depends on Accept-Encoding whenever a .gz exists).  1 when it
+ * answered.  The bytes go out as they are on disk: no compression here.
+ */
+static int
+gzip_static(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
+            nicd_file_t *f, const char *path, size_t len)
+{
+    nicd_file_t *gz;
+    char        *p;
+    int          err;
+
+    p = malloc(len + 4);
+    if (p == NULL) {
+        return 0;
+    }
+    memcpy(p, path, len);
+    memcpy(p + len, ".gz", 4);
+    if (nicd_static_lookup(c, lc, p, len + 3, &gz, &err) != 0) {
+        free(p);
+        return 0;
+    }
+    free(p);
+    if (gz->is_dir) {
+        nicd_ofc_release(&c->w->ofc, gz);
+        return 0;
+    }
+    c->vary_ae = lc->gzip_vary;
+    if (!accepts_gzip(&r->hdr[NICD_HDR_ACCEPT_ENCODING])) {
+        nicd_ofc_release(&c->w->ofc, gz);
+        return 0;
+    }
+    c->gzipped = 1;
+    c->type_of = mime_of(c, f);
+    static_file(c, r, gz);
+    nicd_ofc_release(&c->w->ofc, gz);
+    return 1;
 }
 
 static void
@@ -167,31 +259,32 @@ send_not_modified(nicd_conn_t *c, nicd_file_t *f)
 
 /* the header of one part of a multipart/byteranges body */
 static int
-part_header(char *buf, size_t len, const char *boundary, nicd_file_t *f,
-            const nicd_range_t *rg)
+part_header(char *buf, size_t len, const char *boundary, const char *mime,
+            nicd_file_t *f, const nicd_range_t *rg)
 {
     return snprintf(buf, len,
                     "\r\n--%s\r\nContent-Type: %s\r\nContent-Range: bytes "
                     "%lld-%lld/%lld\r\n\r\n",
-                    boundary, f->mime, (long long) rg->start,
-                    (long long) rg->end, (long long) f->file.size);
+                    boundary, mime, (long long) rg->start, (long long) rg->end,
+                    (long long) f->file.size);
 }
 
 static void
 send_multipart(nicd_conn_t *c, nicd_file_t *f, nicd_range_t *rg, int n,
                int head)
 {
-    char     boundary[24], part[256], ctype[80], tail[32];
-    size_t   tlen;
-    uint64_t total = 0;
-    int      i, k;
+    char        boundary[24], part[256], ctype[80], tail[32];
+    const char *mime = mime_of(c, f);
+    size_t      tlen;
+    uint64_t    total = 0;
+    int         i, k;
 
     snprintf(boundary, sizeof(boundary), "%020llu",
              (unsigned long long) ++boundary_seq);
 
     /* every part header differs only in its range: size them first */
     for (i = 0; i < n; i++) {
-        k = part_header(part, sizeof(part), boundary, f, &rg[i]);
+        k = part_header(part, sizeof(part), boundary, mime, f, &rg[i]);
         total += (uint64_t) k + (uint64_t) (rg[i].end - rg[i].start + 1);
     }
     tlen = (size_t) snprintf(tail, sizeof(tail), "\r\n--%s--\r\n", boundary);
@@ -207,7 +300,7 @@ send_multipart(nicd_conn_t *c, nicd_file_t *f, nicd_range_t *rg, int n,
 
     if (!head) {
         for (i = 0; i < n; i++) {
-            k = part_header(part, sizeof(part), boundary, f, &rg[i]);
+            k = part_header(part, sizeof(part), boundary, mime, f, &rg[i]);
             nicd_resp_body_mem(c, part, (size_t) k);
             nicd_resp_body_file(c, f, rg[i].start,
                                 (size_t) (rg[i].end - rg[i].start + 1));
@@ -217,15 +310,15 @@ send_multipart(nicd_conn_t *c, nicd_file_t *f, nicd_range_t *rg, int n,
     nicd_resp_finish(c, 206);
 }
 
-void
-nicd_static_file(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *f)
+static void
+static_file(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *f)
 {
-    const nicd_conf_t *cf = c->w->cycle->conf;
-    const nicd_str_t  *range = &r->hdr[NICD_HDR_RANGE];
-    nicd_range_t      *rg;
-    char               cr[80];
-    int                status, n = 0, k, rc = NICD_RANGE_IGNORE;
-    int                head = r->method == NICD_M_HEAD;
+    const nicd_loc_conf_t *cf = c->loc;
+    const nicd_str_t      *range = &r->hdr[NICD_HDR_RANGE];
+    nicd_range_t          *rg;
+    char                   cr[80];
+    int                    status, n = 0, k, rc = NICD_RANGE_IGNORE;
+    int                    head = r->method == NICD_M_HEAD;
 
     status = preconditions(c, r, f);
     if (status == 304) {
@@ -301,26 +394,223 @@ nicd_static_file(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *f)
     nicd_resp_finish(c, 200);
 }
 
+/* a directory entry of a listing */
+typedef struct {
+    char  *name;
+    size_t len;
+    int    dir;
+    off_t  size;
+    time_t mtime;
+} entry_t;
+
+/* nginx's order: directories first, then by name */
 static int
-name_cmp(const void *a, const void *b)
+entry_cmp(const void *a, const void *b)
 {
-    return strcmp(*(char *const *) a, *(char *const *) b);
+    const entry_t *x = a, *y = b;
+
+    if (x->dir != y->dir) {
+        return x->dir ? -1 : 1;
+    }
+    return strcmp(x->name, y->name);
 }
 
-/* autoindex: an HTML listing, names sorted, hidden files left out */
+/* characters, not bytes, of a UTF-8 name (nginx pads by those) */
+static size_t
+utf8_len(const char *s, size_t len)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < len; i++) {
+        n += ((unsigned char) s[i] & 0xC0) != 0x80;
+    }
+    return n;
+}
+
+static void
+json_string(nicd_buf_t *b, const char *s, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char) s[i];
+
+        if (ch == '"' || ch == '\\') {
+            nicd_buf_addf(b, "\\%c", ch);
+        } else if (ch < 0x20) {
+            nicd_buf_addf(b, "\\u%04x", ch);
+        } else {
+            nicd_buf_add(b, s + i, 1);
+        }
+    }
+}
+
+static void
+listing_html(nicd_buf_t *b, const nicd_loc_conf_t *lc, const char *path,
+             entry_t *e, size_t n)
+{
+    static const char *const months[] = {"Jan", "Feb", "Mar", "Apr",
+                                         "May", "Jun", "Jul", "Aug",
+                                         "Sep", "Oct", "Nov", "Dec"};
+    char     *esc = malloc(3 * 256 + 1), *html = malloc(6 * 256 + 1);
+    char     *title = malloc(6 * strlen(path) + 1);
+    struct tm tm;
+    size_t    i, chars;
+    long long v;
+    char      scale;
+
+    if (esc == NULL || html == NULL || title == NULL) {
+        b->len = (size_t) -1;
+        goto done;
+    }
+    nicd_html_escape(path, strlen(path), title);
+    nicd_buf_addf(b,
+                  "<html>\r\n<head><title>Index of %s</title></head>\r\n"
+                  "<body>\r\n<h1>Index of %s</h1><hr><pre><a href=\"../\">"
+                  "../</a>\r\n",
+                  title, title);
+    for (i = 0; i < n; i++) {
+        nicd_path_escape(e[i].name, e[i].len, esc);
+        nicd_buf_addf(b, "<a href=\"%s%s\">", esc, e[i].dir ? "/" : "");
+        /* nginx counts characters only where the charset is UTF-8 */
+        chars = (lc->charset != NULL && strcasecmp(lc->charset, "utf-8") == 0
+                     ? utf8_len(e[i].name, e[i].len)
+                     : e[i].len)
+                + (size_t) e[i].dir;
+        if (chars > 50) {
+            /* 47 characters and "..>", as nginx cuts a long name */
+            size_t k = 0, c47 = 0;
+
+            while (k < e[i].len && c47 < 47) {
+                k++;
+                while (k < e[i].len
+                       && ((unsigned char) e[i].name[k] & 0xC0) == 0x80) {
+                    k++;
+                }
+                c47++;
+            }
+            nicd_html_escape(e[i].name, k, html);
+            nicd_buf_addf(b, "%s..&gt;</a>", html);
+            chars = 50;
+        } else {
+            nicd_html_escape(e[i].name, e[i].len, html);
+            nicd_buf_addf(b, "%s%s</a>", html, e[i].dir ? "/" : "");
+        }
+        nicd_buf_addf(b, "%*s", (int) (50 - chars + 1), "");
+        if (lc->autoindex_localtime) {
+            localtime_r(&e[i].mtime, &tm);
+        } else {
+            gmtime_r(&e[i].mtime, &tm);
+        }
+        nicd_buf_addf(b, "%02d-%s-%d %02d:%02d ", tm.tm_mday, months[tm.tm_mon],
+                      tm.tm_year + 1900, tm.tm_hour, tm.tm_min);
+        if (lc->autoindex_exact_size) {
+            if (e[i].dir) {
+                nicd_buf_addf(b, "%19s", "-");
+            } else {
+                nicd_buf_addf(b, "%19lld", (long long) e[i].size);
+            }
+        } else if (e[i].dir) {
+            nicd_buf_addf(b, "%7s", "-");
+        } else {
+            /* nginx's rounding: K above 9999 bytes, then M and G */
+            v = (long long) e[i].size;
+            scale = '\0';
+            if (v > 1024LL * 1024 * 1024 - 1) {
+                v = v / (1024LL * 1024 * 1024)
+                    + ((v % (1024LL * 1024 * 1024))
+                       > (1024LL * 1024 * 512 - 1));
+                scale = 'G';
+            } else if (v > 1024 * 1024 - 1) {
+                v = v / (1024 * 1024)
+                    + ((v % (1024 * 1024)) > (1024 * 512 - 1));
+                scale = 'M';
+            } else if (v > 9999) {
+                v = v / 1024 + ((v % 1024) > 511);
+                scale = 'K';
+            }
+            if (scale) {
+                nicd_buf_addf(b, "%6lld%c", v, scale);
+            } else {
+                nicd_buf_addf(b, " %6lld", v);
+            }
+        }
+        NICD_BUF_LIT(b, "\r\n");
+    }
+    NICD_BUF_LIT(b, "</pre><hr></body>\r\n</html>\r\n");
+done:
+    free(esc);
+    free(html);
+    free(title);
+}
+
+static void
+listing_json(nicd_buf_t *b, entry_t *e, size_t n)
+{
+    char   date[NICD_HTTP_DATE_LEN + 1];
+    size_t i;
+
+    NICD_BUF_LIT(b, "[\r\n");
+    for (i = 0; i < n; i++) {
+        nicd_http_date(date, e[i].mtime);
+        NICD_BUF_LIT(b, "{ \"name\":\"");
+        json_string(b, e[i].name, e[i].len);
+        nicd_buf_addf(b, "\", \"type\":\"%s\", \"mtime\":\"%s\"",
+                      e[i].dir ? "directory" : "file", date);
+        if (!e[i].dir) {
+            nicd_buf_addf(b, ", \"size\":%lld", (long long) e[i].size);
+        }
+        nicd_buf_addf(b, " }%s\r\n", i + 1 < n ? "," : "");
+    }
+    NICD_BUF_LIT(b, "]");
+}
+
+static void
+listing_xml(nicd_buf_t *b, entry_t *e, size_t n)
+{
+    char     *html = malloc(6 * 256 + 1);
+    struct tm tm;
+    size_t    i;
+
+    if (html == NULL) {
+        b->len = (size_t) -1;
+        return;
+    }
+    NICD_BUF_LIT(b, "<?xml version=\"1.0\"?>\r\n<list>\r\n");
+    for (i = 0; i < n; i++) {
+        gmtime_r(&e[i].mtime, &tm);
+        nicd_html_escape(e[i].name, e[i].len, html);
+        nicd_buf_addf(b, "<%s mtime=\"%04d-%02d-%02dT%02d:%02d:%02dZ\"",
+                      e[i].dir ? "directory" : "file", tm.tm_year + 1900,
+                      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                      tm.tm_sec);
+        if (!e[i].dir) {
+            nicd_buf_addf(b, " size=\"%lld\"", (long long) e[i].size);
+        }
+        nicd_buf_addf(b, ">%s</%s>\r\n", html, e[i].dir ? "directory" : "file");
+    }
+    NICD_BUF_LIT(b, "</list>\r\n");
+    free(html);
+}
+
+/*
+ * autoindex: a listing as nginx's ngx_http_autoindex_module writes it
+ * (html, json or xml; hidden files left out; directories first), sent
+ * with its length where nginx streams it chunked.
+ */
 static void
 serve_listing(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
-              const char *path)
+              const nicd_loc_conf_t *lc, const char *path)
 {
-    nicd_buf_t     b = {0};
-    DIR           *d;
-    struct dirent *de;
-    struct stat    st;
-    char         **names = NULL, **nn;
-    size_t         n = 0, cap = 0, i, len;
-    char          *esc, *html;
-    char           date[32];
-    int            fd, head = r->method == NICD_M_HEAD;
+    nicd_buf_t               b = {0};
+    DIR                     *d;
+    struct dirent           *de;
+    struct stat              st;
+    entry_t                 *e = NULL, *ne;
+    size_t                   n = 0, cap = 0, i;
+    int                      fd, head = r->method == NICD_M_HEAD;
+    static const char *const types[] = {"text/html", "application/json",
+                                        "text/xml; charset=utf-8"};
 
     fd = dup(dir->file.fd);
     d = fd == -1 ? NULL : fdopendir(fd);
@@ -336,75 +626,50 @@ serve_listing(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
         if (de->d_name[0] == '.') {
             continue;
         }
+        if (fstatat(dirfd(d), de->d_name, &st, 0) != 0) {
+            continue; /* gone, or a dangling link: nginx leaves it out */
+        }
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
-            nn = realloc(names, cap * sizeof(char *));
-            if (nn == NULL) {
+            ne = realloc(e, cap * sizeof(*e));
+            if (ne == NULL) {
                 break;
             }
-            names = nn;
+            e = ne;
         }
-        names[n] = strdup(de->d_name);
-        if (names[n] != NULL) {
+        e[n].len = strlen(de->d_name);
+        e[n].name = strdup(de->d_name);
+        e[n].dir = S_ISDIR(st.st_mode);
+        e[n].size = st.st_size;
+        e[n].mtime = st.st_mtim.tv_sec;
+        if (e[n].name != NULL && e[n].len <= 255) {
             n++;
+        } else {
+            free(e[n].name);
         }
     }
-    if (n > 0) {
-        qsort(names, n, sizeof(char *), name_cmp);
-    }
-
-    len = strlen(path);
-    html = malloc(6 * len + 1 + 6 * 256 + 1);
-    esc = malloc(3 * 256 + 1);
-    if (html != NULL && esc != NULL) {
-        nicd_html_escape(path, len, html);
-        nicd_buf_addf(&b,
-                      "<html>\r\n<head><title>Index of %s</title></head>\r\n"
-                      "<body>\r\n<h1>Index of %s</h1><hr><pre><a href=\"../\">"
-                      "../</a>\r\n",
-                      html, html);
-        for (i = 0; i < n; i++) {
-            int isdir = 0;
-
-            if (fstatat(dirfd(d), names[i], &st, 0) == 0) {
-                isdir = S_ISDIR(st.st_mode);
-            } else {
-                memset(&st, 0, sizeof(st));
-            }
-            len = strlen(names[i]);
-            if (len > 255) {
-                continue;
-            }
-            nicd_path_escape(names[i], len, esc);
-            nicd_html_escape(names[i], len, html);
-            nicd_http_date(date, st.st_mtim.tv_sec);
-            if (isdir) {
-                nicd_buf_addf(&b, "<a href=\"%s/\">%s/</a> %*s %s %19s\r\n",
-                              esc, html, (int) (len < 50 ? 50 - len : 0), "",
-                              date, "-");
-            } else {
-                nicd_buf_addf(&b, "<a href=\"%s\">%s</a> %*s %s %19lld\r\n",
-                              esc, html, (int) (len < 51 ? 51 - len : 0), "",
-                              date, (long long) st.st_size);
-            }
-        }
-        NICD_BUF_LIT(&b, "</pre><hr></body>\r\n</html>\r\n");
-    }
-    free(html);
-    free(esc);
-    for (i = 0; i < n; i++) {
-        free(names[i]);
-    }
-    free(names);
     closedir(d);
+    if (n > 0) {
+        qsort(e, n, sizeof(*e), entry_cmp);
+    }
+    switch (lc->autoindex_format) {
+    case NICD_AUTOINDEX_JSON: listing_json(&b, e, n); break;
+    case NICD_AUTOINDEX_XML: listing_xml(&b, e, n); break;
+    default: listing_html(&b, lc, path, e, n);
+    }
+    for (i = 0; i < n; i++) {
+        free(e[i].name);
+    }
+    free(e);
 
-    if (nicd_buf_failed(&b) || html == NULL || esc == NULL) {
+    if (nicd_buf_failed(&b)) {
         nicd_buf_free(&b);
         nicd_respond_error(c, 500, head, NULL, 0);
         return;
     }
     nicd_resp_start(c, 200);
-    NICD_RESP_HEADER(c, "Content-Type", "text/html", 9);
+    nicd_resp_content_type(c, types[lc->autoindex_format],
+                           strlen(types[lc->autoindex_format]));
     nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) b.len);
     nicd_resp_end_headers(c);
     if (!head) {
@@ -414,20 +679,30 @@ serve_listing(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
     nicd_resp_finish(c, 200);
 }
 
-void
-nicd_static_directory(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
-                      const char *path, size_t len)
+/*
+ * A directory: "/dir" -> "/dir/" (301, keeping the query, as nginx does);
+ * "/dir/": the first index file that exists, by an internal redirect as
+ * nginx's index module does (its location is found again), else a
+ * listing with autoindex, else 403.
+ */
+static void
+static_directory(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
+                 const nicd_loc_conf_t *lc, const char *path, size_t len)
 {
-    const nicd_conf_t *cf = c->w->cycle->conf;
-    nicd_file_t       *f;
-    nicd_buf_t        *loc = &c->w->scratch;
-    int                i, err, head = r->method == NICD_M_HEAD;
-    size_t             ilen;
+    nicd_file_t *f;
+    nicd_buf_t  *loc = &c->w->scratch;
+    int          i, err, head = r->method == NICD_M_HEAD;
+    size_t       ilen;
+    char        *uri;
 
     if (path[len - 1] != '/') {
-        /* "/dir" -> "/dir/", keeping the query, as nginx does */
+        /* the URI at hand (after rewrites), as nginx builds it */
         loc->len = 0;
-        nicd_buf_add(loc, r->path.p, r->path.len);
+        if (nicd_buf_reserve(loc, 3 * len + 1) != 0) {
+            nicd_respond_error(c, 500, head, NULL, 0);
+            return;
+        }
+        loc->len = nicd_path_escape(path, len, loc->data);
         NICD_BUF_LIT(loc, "/");
         if (r->query.len > 0) {
             NICD_BUF_LIT(loc, "?");
@@ -437,46 +712,121 @@ nicd_static_directory(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
             nicd_respond_error(c, 500, head, NULL, 0);
             return;
         }
-        nicd_respond_error(c, 301, head, loc->data, loc->len);
+        nicd_redirect(c, r, 301, loc->data, loc->len);
         return;
     }
 
-    for (i = 0; i < cf->nindex; i++) {
-        ilen = strlen(cf->index[i]);
-        loc->len = 0;
-        nicd_buf_add(loc, path, len);
-        nicd_buf_add(loc, cf->index[i], ilen);
-        nicd_buf_add(loc, "", 1);
-        if (nicd_buf_failed(loc)) {
+    for (i = 0; i < lc->nindex; i++) {
+        ilen = strlen(lc->index[i]);
+        uri = malloc(len + ilen + 1);
+        if (uri == NULL) {
             nicd_respond_error(c, 500, head, NULL, 0);
             return;
         }
-        err = nicd_ofc_open(&c->w->ofc, loc->data, loc->len - 1,
-                            nicd_worker_now_ms(c->w), &f);
-        if (err == ENOENT || err == ENOTDIR) {
-            continue;
-        }
-        if (err != 0) {
-            nicd_respond_error(c, nicd_open_status(c, err, loc->data), head,
-                               NULL, 0);
+        memcpy(uri, path, len);
+        memcpy(uri + len, lc->index[i], ilen + 1);
+        if (nicd_static_lookup(c, lc, uri, len + ilen, &f, &err) != 0) {
+            free(uri);
+            if (err == ENOENT || err == ENOTDIR) {
+                continue;
+            }
+            nicd_respond_error(c, nicd_open_status(c, err, path), head, NULL,
+                               0);
             return;
         }
-        if (f->is_dir) {
-            nicd_ofc_release(&c->w->ofc, f);
-            continue;
-        }
-        nicd_static_file(c, r, f);
         nicd_ofc_release(&c->w->ofc, f);
+        nicd_internal_redirect(c, r, uri, len + ilen);
+        free(uri);
         return;
     }
 
-    if (cf->autoindex) {
-        serve_listing(c, r, dir, path);
+    if (lc->autoindex) {
+        serve_listing(c, r, dir, lc, path);
         return;
     }
     log_error(LOG_ERR, 0,
               "directory index of \"%s%s\" is forbidden, "
               "client: %s",
-              cf->root, path, c->addr);
+              lc->root, path, c->addr);
     nicd_respond_error(c, 403, head, NULL, 0);
+}
+
+int
+nicd_static_lookup(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
+                   size_t len, nicd_file_t **out, int *err)
+{
+    nicd_buf_t *b = &c->w->path;
+    const char *rel = path;
+    size_t      rlen = len;
+
+    if (lc->alias && lc->root_vars) {
+        /* alias /dir/$1 of a regex location: its captures of this URI */
+        void *md = nicd_regex_match(c->w, lc->re, path, len);
+
+        if (md == NULL || nicd_expand_captures(c, lc->root, md, path, b) != 0) {
+            *err = ENOENT;
+            return -1;
+        }
+        rel = b->data;
+        rlen = b->len;
+    } else if (lc->alias
+               && (lc->kind == NICD_LOC_PREFIX || lc->kind == NICD_LOC_NOREGEX
+                   || lc->kind == NICD_LOC_EXACT)) {
+        /* the location's prefix replaced by the alias' directory */
+        rel = path + lc->name_len;
+        rlen = len - lc->name_len;
+        if (rlen == 0 || rel[0] != '/') {
+            b->len = 0;
+            nicd_buf_add(b, "/", 1);
+            nicd_buf_add(b, rel, rlen);
+            nicd_buf_add(b, "", 1);
+            if (nicd_buf_failed(b)) {
+                *err = ENOMEM;
+                return -1;
+            }
+            rel = b->data;
+            rlen = b->len - 1;
+        }
+    } else if (lc->alias) {
+        rel = "/"; /* a regex location's alias names the file itself */
+        rlen = 1;
+    }
+    if (lc->root_fd == -1) {
+        *err = ENOENT; /* the default root, missing */
+        return -1;
+    }
+    *err = nicd_ofc_open(&c->w->ofc, lc->root_fd, rel, rlen,
+                         nicd_worker_now_ms(c->w), out);
+    return *err == 0 ? 0 : -1;
+}
+
+void
+nicd_static_serve(nicd_conn_t *c, const nicd_request_t *r,
+                  const nicd_loc_conf_t *lc, const char *path, size_t len)
+{
+    int          head = r->method == NICD_M_HEAD;
+    nicd_file_t *f;
+    int          err, status;
+
+    if (r->method != NICD_M_GET && !head) {
+        nicd_respond_error(c, 405, head, NULL, 0);
+        return;
+    }
+    if (nicd_static_lookup(c, lc, path, len, &f, &err) != 0) {
+        status = nicd_open_status(c, err, path);
+        if (status == 404) {
+            log_error(LOG_INFO, 0, "\"%s%s\" not found, client: %s", lc->root,
+                      path, c->addr);
+        }
+        nicd_respond_error(c, status, head, NULL, 0);
+        return;
+    }
+    if (f->is_dir) {
+        static_directory(c, r, f, lc, path, len);
+    } else if (path[len - 1] == '/') {
+        nicd_respond_error(c, 404, head, NULL, 0); /* "/file/" names none */
+    } else if (!lc->gzip_static || !gzip_static(c, r, lc, f, path, len)) {
+        static_file(c, r, f);
+    }
+    nicd_ofc_release(&c->w->ofc, f);
 }

@@ -35,6 +35,8 @@
  *   they started with (reference counted).
  */
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -224,6 +226,7 @@ err:
 typedef struct {
     char    *name; /* the server_name, as written (a copy: a connection
                     * may outlive its configuration) */
+    void    *re;   /* a "~" name compiled (pcre2_code, its own copy) */
     SSL_CTX *ctx;  /* a reference of its own; NULL: the default SSL_CTX
                     * (which holds this table: no reference to itself) */
 } sni_name_t;
@@ -252,40 +255,11 @@ sni_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl,
     }
     for (i = 0; i < sni->n; i++) {
         free(sni->names[i].name);
+        pcre2_code_free(sni->names[i].re);
         SSL_CTX_free(sni->names[i].ctx);
     }
     free(sni->names);
     free(sni);
-}
-
-/*
- * How well server_name pattern p matches host name h (len bytes, any
- * case), nginx's order: an exact name first, then the longest wildcard
- * in front ("*.example.org", ".example.org" also matching example.org),
- * then the longest wildcard at the end ("www.example.*").  0: no match.
- */
-static size_t
-sni_match(const char *p, const char *h, size_t len)
-{
-    size_t plen = strlen(p);
-
-    if (plen == len && strncasecmp(p, h, len) == 0) {
-        return 3 * 256 + 255; /* exact */
-    }
-    if (p[0] == '*' && p[1] == '.' && len > plen - 1
-        && strncasecmp(h + len - (plen - 1), p + 1, plen - 1) == 0) {
-        return 2 * 256 + (plen > 255 ? 255 : plen);
-    }
-    if (p[0] == '.'
-        && ((len == plen - 1 && strncasecmp(h, p + 1, len) == 0)
-            || (len > plen && strncasecmp(h + len - plen, p, plen) == 0))) {
-        return 2 * 256 + (plen > 255 ? 255 : plen);
-    }
-    if (plen >= 2 && p[plen - 1] == '*' && p[plen - 2] == '.' && len > plen - 1
-        && strncasecmp(h, p, plen - 1) == 0) {
-        return 1 * 256 + (plen > 255 ? 255 : plen);
-    }
-    return 0;
 }
 
 static int
@@ -303,7 +277,21 @@ sni_select(SSL *ssl, int *alert, void *arg)
     }
     len = strlen(host);
     for (i = 0; i < sni->n; i++) {
-        q = sni_match(sni->names[i].name, host, len);
+        if (sni->names[i].re != NULL) {
+            /* a regex ranks below the exact and wildcard names (nginx) */
+            pcre2_match_data *md =
+                pcre2_match_data_create_from_pattern(sni->names[i].re, NULL);
+
+            q = md != NULL
+                        && pcre2_match(sni->names[i].re, (PCRE2_SPTR) host, len,
+                                       0, 0, md, NULL)
+                               >= 0
+                    ? 1
+                    : 0;
+            pcre2_match_data_free(md);
+        } else {
+            q = nicd_server_name_match(sni->names[i].name, host, len);
+        }
         if (q > bestq) {
             bestq = q;
             best = sni->names[i].ctx;
@@ -333,7 +321,7 @@ sni_setup(SSL_CTX *dflt, const nicd_conf_t *cf, char *err, size_t errlen)
     int                       i, j, k, total = 0, rc = -1;
 
     for (i = 0; i < cf->nservers; i++) {
-        total += cf->servers[i].cert != NULL ? cf->servers[i].nnames : 0;
+        total += cf->servers[i]->cert != NULL ? cf->servers[i]->nnames : 0;
     }
     if (total == 0) {
         return 0;
@@ -357,7 +345,7 @@ sni_setup(SSL_CTX *dflt, const nicd_conf_t *cf, char *err, size_t errlen)
     }
     /* from here on sni is freed with dflt */
     for (i = 0; i < cf->nservers; i++) {
-        sv = &cf->servers[i];
+        sv = cf->servers[i];
         if (sv->cert == NULL || sv->nnames == 0) {
             continue;
         }
@@ -366,7 +354,7 @@ sni_setup(SSL_CTX *dflt, const nicd_conf_t *cf, char *err, size_t errlen)
                   : NULL;
         for (j = 0; j < i && ctx == NULL; j++) {
             if (made[j] != NULL
-                && same_cert(sv, cf->servers[j].cert, cf->servers[j].key)) {
+                && same_cert(sv, cf->servers[j]->cert, cf->servers[j]->key)) {
                 ctx = made[j];
             }
         }
@@ -380,6 +368,14 @@ sni_setup(SSL_CTX *dflt, const nicd_conf_t *cf, char *err, size_t errlen)
             if ((sni->names[sni->n].name = strdup(sv->names[k])) == NULL) {
                 snprintf(err, errlen, "out of memory");
                 goto done;
+            }
+            if (sv->names[k][0] == '~') {
+                int        ec;
+                PCRE2_SIZE off;
+
+                sni->names[sni->n].re = pcre2_compile(
+                    (PCRE2_SPTR) sv->names[k] + 1, PCRE2_ZERO_TERMINATED,
+                    PCRE2_CASELESS, &ec, &off, NULL);
             }
             if (ctx != dflt) {
                 SSL_CTX_up_ref(ctx);

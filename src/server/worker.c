@@ -224,6 +224,9 @@ worker_main(void *arg)
     nicd_h2_worker_free(w);
     nicd_buf_free(&w->scratch);
     nicd_buf_free(&w->logline);
+    nicd_buf_free(&w->uri);
+    nicd_buf_free(&w->expand);
+    nicd_phases_worker_free(w);
 
     for (i = 0; i < w->nlisten; i++) {
         event_free(w->listen_evs[i]);
@@ -292,9 +295,9 @@ nicd_worker_start(nicd_worker_t *w)
             goto err;
         }
     }
-    if (nicd_ofc_init(&w->ofc, w->cycle->root_fd, cf->disable_symlinks,
-                      cf->open_file_cache_max, cf->open_file_cache_valid,
-                      cf->open_file_cache_inactive, cf)
+    if (nicd_ofc_init(&w->ofc, cf->disable_symlinks, cf->open_file_cache_max,
+                      cf->open_file_cache_valid, cf->open_file_cache_inactive,
+                      cf)
             != 0
         || log_buf_init(&w->log, w->cycle->access_log, cf->access_log_buffer)
                != 0) {

@@ -170,7 +170,7 @@ setup_one(int b)
     w->accepting = 1; /* no listeners to enable */
     w->base = event_base_new();
     if (w->base == NULL
-        || nicd_ofc_init(&w->ofc, cy->root_fd, cf->disable_symlinks,
+        || nicd_ofc_init(&w->ofc, cf->disable_symlinks,
                          cf->open_file_cache_max, cf->open_file_cache_valid,
                          cf->open_file_cache_inactive, cf)
                != 0

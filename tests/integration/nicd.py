@@ -311,6 +311,16 @@ class Conn:
         self.sock.close()
 
 
+def free_port():
+    """A port the kernel says is free now (for servers that cannot be
+    given port 0, such as nginx)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
 def build(path="/", method="GET", headers=None, version="1.1"):
     h = {"Host": "localhost"}
     h.update(headers or {})

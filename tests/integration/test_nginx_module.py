@@ -15,8 +15,8 @@ import subprocess
 import tempfile
 import threading
 
-from nicd import (DEADLINE, NICD, Server, Skip, check, get, open_paths,
-                  pattern, wait_until)
+from nicd import (DEADLINE, NICD, Server, Skip, check, free_port, get,
+                  open_paths, pattern, wait_until)
 from test_nic import REPORTS, policy_churn, status
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -41,14 +41,6 @@ def module_path():
     if not os.path.exists(NGINX):
         raise Skip("nginx is not installed")
     return so
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 class Nginx:

@@ -72,14 +72,25 @@ def test_directories():
         s.put("e/file.txt", b"x")
         r = get(s.port, "/d/")
         check(r.status == 200 and r.body == b"index of d", repr(r))
+        # nginx's absolute_redirect: scheme, Host and the port it came to
         r = get(s.port, "/d?x=1")
-        check(r.status == 301 and r.header("Location") == "/d/?x=1", repr(r))
+        check(r.status == 301 and r.header("Location")
+              == "http://localhost:%d/d/?x=1" % s.port, repr(r))
         r = get(s.port, "/e/")
         check(r.status == 403, "no index, no autoindex: %d" % r.status)
         check(b"file.txt" not in r.body, "listing leaked")
         r = get(s.port, "/e/file.txt/")
         check(r.status == 404, "file with a slash: %d" % r.status)
         s.wait_log(r"directory index of .*/e/\" is forbidden")
+
+
+def test_relative_redirect():
+    """absolute_redirect off: the Location of a directory without its
+    slash is the path alone, as nginx writes it then."""
+    with Server(conf="absolute_redirect off;") as s:
+        s.put("d/index.html", b"index of d")
+        r = get(s.port, "/d?x=1")
+        check(r.status == 301 and r.header("Location") == "/d/?x=1", repr(r))
 
 
 def test_autoindex():

@@ -34,13 +34,16 @@ test_defaults(void)
     CHECK_INT(c->nlistens, 1);
     CHECK_STR(c->listens[0].text, "127.0.0.1:8080");
     CHECK_STR(c->backend, "sendfile");
-    CHECK_INT(c->nindex, 1);
-    CHECK_STR(c->index[0], "index.html");
+    CHECK_INT(c->nservers, 1);
+    CHECK_INT(c->http->nindex, 1);
+    CHECK_STR(c->http->index[0], "index.html");
+    CHECK_STR(c->http->root, "html");
+    CHECK_STR(c->http->default_type, "text/plain");
     CHECK_INT(c->keepalive_timeout, 75000);
     CHECK_INT(c->open_file_cache_max, 0);
     CHECK(c->access_log == NULL);
     CHECK_STR(nicd_conf_mime(c, "/a/b.HTML", 9), "text/html");
-    CHECK_STR(nicd_conf_mime(c, "/a.b/c", 6), "text/plain");
+    CHECK(nicd_conf_mime(c, "/a.b/c", 6) == NULL);
     nicd_conf_free(c);
 }
 
@@ -78,7 +81,8 @@ test_nginx_shape(void)
     CHECK_INT(c->worker_connections, 100);
     CHECK_STR(nicd_conf_mime(c, "x.foo", 5), "text/x-foo");
     CHECK_STR(nicd_conf_mime(c, "x.foo2", 6), "text/x-foo");
-    CHECK_STR(nicd_conf_mime(c, "x.txt", 5), "application/octet-stream");
+    CHECK(nicd_conf_mime(c, "x.txt", 5) == NULL);
+    CHECK_STR(c->http->default_type, "application/octet-stream");
     CHECK_INT(c->open_file_cache_max, 10);
     CHECK_INT(c->open_file_cache_valid, 0);
     CHECK_INT(c->open_file_cache_inactive, 5000);
@@ -93,9 +97,11 @@ test_nginx_shape(void)
     CHECK_INT(c->listens[1].lowat, 16384);
     CHECK_INT(c->listens[2].lowat, NICD_NOTSENT_LOWAT);
     CHECK_INT(c->listens[1].addr.ss_family, AF_INET6);
-    CHECK_STR(c->root, "/srv/my www");
-    CHECK_INT(c->nindex, 2);
-    CHECK_STR(c->index[1], "index.html");
+    CHECK_INT(c->nservers, 1);
+    CHECK_STR(c->servers[0]->loc->root, "/srv/my www");
+    CHECK_INT(c->servers[0]->loc->nindex, 2);
+    CHECK_STR(c->servers[0]->loc->index[1], "index.html");
+    CHECK_STR(c->servers[0]->loc->default_type, "application/octet-stream");
     CHECK_INT(c->keepalive_timeout, 5000);
     nicd_conf_free(c);
 }
@@ -135,19 +141,51 @@ test_errors_name_file_line_directive(void)
                                "test.conf:3"},
         {"root /a }", "unexpected \"}\" in test.conf:1"},
         {"root \"/a;", "unexpected end of file, expecting \" in test.conf:1"},
-        {"location / { root /a; }",
-         "a location holds exactly one handler: a report (such as "
-         "\"nic_metrics;\" or \"nic_status;\") or "
-         "\"lua_content_handler FILE;\"; files are served from the root in "
-         "test.conf:1"},
         {"location /x/ { lua_content_handler /nonexistent.lua; }",
-         "lua_content_handler: cannot open /nonexistent.lua: No such file or "
-         "directory in test.conf:1"},
-        {"location ~ \\.php$ { nic_status; }",
-         "\"location\" takes [=] PATH (regular expressions and other "
-         "modifiers are not supported) in test.conf:1"},
-        {"location = x { nic_status; }",
-         "a location's path must start with \"/\" in test.conf:1"},
+         "cannot open /nonexistent.lua: No such file or directory in "
+         "\"lua_content_handler\" directive in test.conf:1"},
+        {"location ~ \"(\" { }",
+         "pcre2_compile() failed: missing closing parenthesis in \"(\" at "
+         "\"\" in test.conf:1"},
+        {"location /x/ { nic_status; nic_metrics; }",
+         "\"nic_metrics\" is duplicate: the location already has "
+         "\"nic_status\" in test.conf:1"},
+        {"http { location / { } }",
+         "\"location\" directive is not allowed in http in test.conf:1"},
+        {"location /a/ {\n listen 80; }",
+         "\"listen\" directive is not allowed in location in test.conf:2"},
+        {"http { server { alias /x; } }",
+         "\"alias\" directive is not allowed in server in test.conf:1"},
+        {"location /a/ { location /b/ { } }",
+         "location \"/b/\" is outside location \"/a/\" in test.conf:1"},
+        {"location @a { location /b { } }",
+         "location \"/b\" cannot be inside the named location \"@a\" in "
+         "test.conf:1"},
+        {"location /a/ { location @b { } }",
+         "named location \"@b\" can be on the server level only in "
+         "test.conf:1"},
+        {"location ^^ /a/ { }",
+         "invalid location modifier \"^^\" in test.conf:1"},
+        {"listen 80 default_server;\nhttp { server { listen 80 "
+         "default_server; } }",
+         "a duplicate default server for 80 in \"listen\" directive in "
+         "test.conf:2"},
+        {"location /a/ { root /x; alias /y; }",
+         "\"alias\" directive is duplicate, \"root\" was specified earlier "
+         "in \"alias\" directive in test.conf:1"},
+        {"rewrite ^/a( /b;",
+         "pcre2_compile() failed: missing closing parenthesis in \"^/a(\" at "
+         "\"\" in \"rewrite\" directive in test.conf:1"},
+        {"return abc;", "invalid return code \"abc\" in \"return\" "
+                        "directive in test.conf:1"},
+        {"try_files $uri;", "invalid number of arguments in \"try_files\" "
+                            "directive in test.conf:1"},
+        {"if ($x) { return 404; }",
+         "\"if\" blocks are not supported: use try_files, or a regex "
+         "location with return or rewrite in test.conf:1"},
+        {"http { nic_cache_size 1m; server { nic_cache_size 2m; } }",
+         "\"nic_cache_size\" directive is not allowed here (a send backend's "
+         "settings apply to every server: put it in http {}) in test.conf:1"},
         {"open_file_cache valid=1s;", "\"max\" parameter is required in "
                                       "\"open_file_cache\" directive in "
                                       "test.conf:1"},
@@ -192,9 +230,13 @@ test_include_and_set(void)
     c = nicd_conf_new();
     CHECK_INT(nicd_conf_parse_file(c, path, err, sizeof(err)), 0);
     CHECK_STR(nicd_conf_mime(c, "a.inc", 5), "text/x-inc");
+    CHECK_STR(c->http->root, "/srv");
+    a[0] = "text/x-other";
+    CHECK_INT(nicd_conf_set(c, "default_type", a, 1, err, sizeof(err)), 0);
+    CHECK_STR(c->http->default_type, "text/x-other");
     a[0] = "/other";
-    CHECK_INT(nicd_conf_set(c, "root", a, 1, err, sizeof(err)), 0);
-    CHECK_STR(c->root, "/other");
+    CHECK_INT(nicd_conf_set(c, "root", a, 1, err, sizeof(err)), -1);
+    CHECK_STR(err, "\"root\" directive is duplicate");
     CHECK_INT(nicd_conf_set(c, "nonsense", a, 1, err, sizeof(err)), -1);
     CHECK_STR(err, "unknown directive \"nonsense\"");
     nicd_conf_free(c);
@@ -222,6 +264,156 @@ test_listen_parse(void)
     CHECK_INT(nicd_listen_parse(&l, "host:"), -1);
 }
 
+/* which location answers uri, by its name ("" for the server's own) */
+static const char *
+where(const nicd_conf_t *c, int srv, const char *uri)
+{
+    static pcre2_match_data *md;
+    const nicd_loc_conf_t   *l;
+
+    if (md == NULL) {
+        md = pcre2_match_data_create(10, NULL);
+    }
+    l = nicd_conf_find_location(c->servers[srv], uri, strlen(uri), md);
+    return l->kind == NICD_LOC_SERVER ? "" : l->name;
+}
+
+/* nginx's order: "=" exact, longest prefix and its nested locations,
+ * "^~" stopping regexes, regexes in file order (nested ones first) */
+static void
+test_locations(void)
+{
+    nicd_conf_t *c = load("http { server {\n"
+                          "  location / { }\n"
+                          "  location = / { }\n"
+                          "  location /docs/ { location /docs/api/ { }\n"
+                          "                    location ~ \\.md$ { } }\n"
+                          "  location ^~ /static/ { }\n"
+                          "  location ~* \\.(png|JPG)$ { }\n"
+                          "  location ~ \\.png$ { }\n"
+                          "  location @fallback { }\n"
+                          "} }\n");
+
+    CHECK(c != NULL);
+    if (c == NULL) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    CHECK_STR(where(c, 0, "/"), "/");
+    CHECK_STR(c->servers[0]->loc->locs[1]->name, "/");
+    CHECK_INT(nicd_conf_find_location(c->servers[0], "/", 1, NULL)->kind,
+              NICD_LOC_EXACT);
+    CHECK_STR(where(c, 0, "/index.html"), "/");
+    CHECK_STR(where(c, 0, "/docs/x"), "/docs/");
+    CHECK_STR(where(c, 0, "/docs/api/y"), "/docs/api/");
+    CHECK_STR(where(c, 0, "/docs/a.md"), "\\.md$");
+    CHECK_STR(where(c, 0, "/docs/a.png"), "\\.(png|JPG)$");
+    CHECK_STR(where(c, 0, "/static/a.png"), "/static/");
+    CHECK_STR(where(c, 0, "/img/A.PNG"), "\\.(png|JPG)$");
+    CHECK_STR(where(c, 0, "/img/a.jpg"), "\\.(png|JPG)$");
+    CHECK(nicd_conf_named(c->servers[0], "@fallback") != NULL);
+    CHECK(nicd_conf_named(c->servers[0], "@other") == NULL);
+    nicd_conf_free(c);
+
+    /* no "/" location: the server's own settings */
+    c = load("location /a/ { }");
+    CHECK(c != NULL);
+    if (c != NULL) {
+        CHECK_STR(where(c, 0, "/b"), "");
+        nicd_conf_free(c);
+    }
+}
+
+/* servers by address, then Host: exact, *.leading, trailing.*, ~regex,
+ * else the default_server, else the first */
+static void
+test_servers(void)
+{
+    nicd_conf_t *c = load(
+        "http {\n"
+        "  server { listen 127.0.0.1:1; server_name first; root /1; }\n"
+        "  server { listen 127.0.0.1:1 default_server; server_name dflt; }\n"
+        "  server { listen 127.0.0.1:1; server_name *.w.test w.test; }\n"
+        "  server { listen 127.0.0.1:1; server_name www.t.*; }\n"
+        "  server { listen 127.0.0.1:1; server_name ~^re[0-9]+$; }\n"
+        "  server { listen 127.0.0.1:2; server_name other; }\n"
+        "  root /http;\n"
+        "}\n");
+    const nicd_server_conf_t *s;
+
+    CHECK(c != NULL);
+    if (c == NULL) {
+        fprintf(stderr, "%s\n", err);
+        return;
+    }
+    CHECK_INT(c->nlistens, 2);
+    CHECK_INT(c->listen_nservers[0], 5);
+    CHECK_STR(nicd_conf_find_server(c, 0, NULL, 0)->names[0], "dflt");
+    CHECK_STR(nicd_conf_find_server(c, 0, "nobody", 6)->names[0], "dflt");
+    CHECK_STR(nicd_conf_find_server(c, 0, "FIRST", 5)->names[0], "first");
+    CHECK_STR(nicd_conf_find_server(c, 0, "a.w.test", 8)->names[0], "*.w.test");
+    CHECK_STR(nicd_conf_find_server(c, 0, "w.test", 6)->names[0], "*.w.test");
+    CHECK_STR(nicd_conf_find_server(c, 0, "www.t.org", 9)->names[0], "www.t.*");
+    CHECK_STR(nicd_conf_find_server(c, 0, "re42", 4)->names[0], "~^re[0-9]+$");
+    CHECK_STR(nicd_conf_find_server(c, 0, "rex", 3)->names[0], "dflt");
+    s = nicd_conf_find_server(c, 1, "first", 5);
+    CHECK_STR(s->names[0], "other");
+    /* each server its own root, inherited from http where unset */
+    CHECK_STR(c->servers[0]->loc->root, "/1");
+    CHECK_STR(c->servers[1]->loc->root, "/http");
+    nicd_conf_free(c);
+}
+
+/* include with a glob: every match in name order; none is no error */
+static void
+test_include_glob(void)
+{
+    char         dir[] = "/tmp/nicd-glob-XXXXXX";
+    char         path[256], text[512];
+    FILE        *f;
+    nicd_conf_t *c;
+    int          i;
+
+    CHECK(mkdtemp(dir) != NULL);
+    for (i = 0; i < 2; i++) {
+        snprintf(path, sizeof(path), "%s/%c.conf", dir, 'a' + i);
+        f = fopen(path, "w");
+        fprintf(f, "server { listen 127.0.0.1:%d; server_name s%d; }\n", 10 + i,
+                i);
+        fclose(f);
+    }
+    snprintf(text, sizeof(text),
+             "http { include %s/*.conf; include %s/none-*.conf; }", dir, dir);
+    c = load(text);
+    CHECK(c != NULL);
+    if (c != NULL) {
+        CHECK_INT(c->nservers, 2);
+        CHECK_STR(c->servers[0]->names[0], "s0");
+        CHECK_STR(c->servers[1]->names[0], "s1");
+        nicd_conf_free(c);
+    }
+    for (i = 0; i < 2; i++) {
+        snprintf(path, sizeof(path), "%s/%c.conf", dir, 'a' + i);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+/* a backslash stays before other characters, as nginx reads it */
+static void
+test_backslash(void)
+{
+    nicd_conf_t *c = load("location ~ \\.php$ { }\n"
+                          "location ~ \"\\.x\\\"y\" { }\n");
+
+    CHECK(c != NULL);
+    if (c != NULL) {
+        CHECK_STR(c->http->locs[0]->name, "\\.php$");
+        CHECK_STR(c->http->locs[1]->name, "\\.x\"y");
+        nicd_conf_free(c);
+    }
+}
+
 int
 main(void)
 {
@@ -230,5 +422,9 @@ main(void)
     RUN(test_errors_name_file_line_directive);
     RUN(test_include_and_set);
     RUN(test_listen_parse);
+    RUN(test_locations);
+    RUN(test_servers);
+    RUN(test_include_glob);
+    RUN(test_backslash);
     return harness_report("test_conf");
 }

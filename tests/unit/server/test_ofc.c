@@ -80,25 +80,25 @@ test_open_and_cache(void)
     nicd_ofc_t   c;
     nicd_file_t *f, *g;
 
-    CHECK_INT(nicd_ofc_init(&c, root_fd, NICD_SYMLINKS_OUTSIDE, 10, 60000,
+    CHECK_INT(nicd_ofc_init(&c, NICD_SYMLINKS_OUTSIDE, 10, 60000,
                             60000, conf), 0);
-    CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 1000, &f), 0);
+    CHECK_INT(nicd_ofc_open(&c, root_fd, "/a.txt", 6, 1000, &f), 0);
     CHECK_INT(f->file.size, 5);
     CHECK(!f->is_dir);
     CHECK_STR(f->mime, "text/plain");
     CHECK(f->etag[0] == '"' && f->etag[f->etag_len - 1] == '"');
-    CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 2000, &g), 0);
+    CHECK_INT(nicd_ofc_open(&c, root_fd, "/a.txt", 6, 2000, &g), 0);
     CHECK(f == g);
     CHECK_INT(c.hits, 1);
     CHECK_INT(f->refs, 2);
     nicd_ofc_release(&c, f);
     nicd_ofc_release(&c, g);
 
-    CHECK_INT(nicd_ofc_open(&c, "/", 1, 2000, &f), 0);
+    CHECK_INT(nicd_ofc_open(&c, root_fd, "/", 1, 2000, &f), 0);
     CHECK(f->is_dir);
     nicd_ofc_release(&c, f);
-    CHECK_INT(nicd_ofc_open(&c, "/nope", 5, 2000, &f), ENOENT);
-    CHECK_INT(nicd_ofc_open(&c, "/a.txt/x", 8, 2000, &f), ENOTDIR);
+    CHECK_INT(nicd_ofc_open(&c, root_fd, "/nope", 5, 2000, &f), ENOENT);
+    CHECK_INT(nicd_ofc_open(&c, root_fd, "/a.txt/x", 8, 2000, &f), ENOTDIR);
     nicd_ofc_free(&c);
 }
 
@@ -113,14 +113,14 @@ test_revalidation(void)
     ino_t        ino;
     char         tmp[512], dst[512];
 
-    nicd_ofc_init(&c, root_fd, NICD_SYMLINKS_OUTSIDE, 10, 0, 60000, conf);
-    CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 1000, &f), 0);
+    nicd_ofc_init(&c, NICD_SYMLINKS_OUTSIDE, 10, 0, 60000, conf);
+    CHECK_INT(nicd_ofc_open(&c, root_fd, "/a.txt", 6, 1000, &f), 0);
     rev = f->file.revision;
     ino = f->file.id_ino;
     nicd_ofc_release(&c, f);
 
     put(root, "a.txt", "hello, world");
-    CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 1000, &f), 0);
+    CHECK_INT(nicd_ofc_open(&c, root_fd, "/a.txt", 6, 1000, &f), 0);
     CHECK_INT(f->file.size, 12);
     CHECK(f->file.revision != rev);
     CHECK(f->file.id_ino == ino);
@@ -134,7 +134,7 @@ test_revalidation(void)
     {
         nicd_file_t *g;
 
-        CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 1000, &g), 0);
+        CHECK_INT(nicd_ofc_open(&c, root_fd, "/a.txt", 6, 1000, &g), 0);
         CHECK(g != f);
         CHECK(g->file.mem != NULL
               && memcmp(g->file.mem, "HELLO, WORLD", 12) == 0);
@@ -148,7 +148,7 @@ test_revalidation(void)
     snprintf(dst, sizeof(dst), "%s/a.txt", root);
     put(root, "a.tmp", "replaced");
     CHECK_INT(rename(tmp, dst), 0);
-    CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 1000, &f), 0);
+    CHECK_INT(nicd_ofc_open(&c, root_fd, "/a.txt", 6, 1000, &f), 0);
     CHECK_INT(f->file.size, 8);
     CHECK(f->file.id_ino != ino);
     CHECK_INT(c.reopens, 2);
@@ -156,14 +156,14 @@ test_revalidation(void)
 
     /* with a validity period the cached stat is used until it expires */
     nicd_ofc_free(&c);
-    nicd_ofc_init(&c, root_fd, NICD_SYMLINKS_OUTSIDE, 10, 5000, 60000, conf);
-    CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 1000, &f), 0);
+    nicd_ofc_init(&c, NICD_SYMLINKS_OUTSIDE, 10, 5000, 60000, conf);
+    CHECK_INT(nicd_ofc_open(&c, root_fd, "/a.txt", 6, 1000, &f), 0);
     nicd_ofc_release(&c, f);
     put(root, "a.txt", "x");
-    CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 2000, &f), 0);
+    CHECK_INT(nicd_ofc_open(&c, root_fd, "/a.txt", 6, 2000, &f), 0);
     CHECK_INT(f->file.size, 8);
     nicd_ofc_release(&c, f);
-    CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 7000, &f), 0);
+    CHECK_INT(nicd_ofc_open(&c, root_fd, "/a.txt", 6, 7000, &f), 0);
     CHECK_INT(f->file.size, 1);
     nicd_ofc_release(&c, f);
     nicd_ofc_free(&c);
@@ -175,20 +175,20 @@ test_symlinks(void)
     nicd_ofc_t   c;
     nicd_file_t *f;
 
-    nicd_ofc_init(&c, root_fd, NICD_SYMLINKS_OUTSIDE, 0, 0, 0, conf);
-    CHECK_INT(nicd_ofc_open(&c, "/out_abs", 8, 0, &f), EXDEV);
-    CHECK_INT(nicd_ofc_open(&c, "/out_rel", 8, 0, &f), EXDEV);
-    CHECK_INT(nicd_ofc_open(&c, "/in_rel", 7, 0, &f), 0);
+    nicd_ofc_init(&c, NICD_SYMLINKS_OUTSIDE, 0, 0, 0, conf);
+    CHECK_INT(nicd_ofc_open(&c, root_fd, "/out_abs", 8, 0, &f), EXDEV);
+    CHECK_INT(nicd_ofc_open(&c, root_fd, "/out_rel", 8, 0, &f), EXDEV);
+    CHECK_INT(nicd_ofc_open(&c, root_fd, "/in_rel", 7, 0, &f), 0);
     CHECK_INT(f->file.size, 3);
     nicd_ofc_release(&c, f);
     nicd_ofc_free(&c);
 
-    nicd_ofc_init(&c, root_fd, NICD_SYMLINKS_ON, 0, 0, 0, conf);
-    CHECK_INT(nicd_ofc_open(&c, "/in_rel", 7, 0, &f), ELOOP);
+    nicd_ofc_init(&c, NICD_SYMLINKS_ON, 0, 0, 0, conf);
+    CHECK_INT(nicd_ofc_open(&c, root_fd, "/in_rel", 7, 0, &f), ELOOP);
     nicd_ofc_free(&c);
 
-    nicd_ofc_init(&c, root_fd, NICD_SYMLINKS_OFF, 0, 0, 0, conf);
-    CHECK_INT(nicd_ofc_open(&c, "/out_abs", 8, 0, &f), 0);
+    nicd_ofc_init(&c, NICD_SYMLINKS_OFF, 0, 0, 0, conf);
+    CHECK_INT(nicd_ofc_open(&c, root_fd, "/out_abs", 8, 0, &f), 0);
     CHECK_INT(f->file.size, 6);
     nicd_ofc_release(&c, f);
     nicd_ofc_free(&c);
@@ -202,9 +202,9 @@ test_eviction_keeps_references(void)
     nicd_file_t *f, *g;
     char         buf[8];
 
-    nicd_ofc_init(&c, root_fd, NICD_SYMLINKS_OUTSIDE, 1, 60000, 1000, conf);
-    CHECK_INT(nicd_ofc_open(&c, "/a.txt", 6, 0, &f), 0);
-    CHECK_INT(nicd_ofc_open(&c, "/sub/b.html", 11, 0, &g), 0);
+    nicd_ofc_init(&c, NICD_SYMLINKS_OUTSIDE, 1, 60000, 1000, conf);
+    CHECK_INT(nicd_ofc_open(&c, root_fd, "/a.txt", 6, 0, &f), 0);
+    CHECK_INT(nicd_ofc_open(&c, root_fd, "/sub/b.html", 11, 0, &g), 0);
     CHECK_INT(c.count, 1);
     CHECK(!f->in_cache);
     CHECK(pread(f->file.fd, buf, 1, 0) == 1); /* still open */

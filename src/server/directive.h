@@ -1,0 +1,85 @@
+/*
+ * What a module needs to own directives (nginx's ngx_command_t and
+ * ngx_conf_set_*_slot): the contexts, the directive entry, the reader's
+ * state a setter sees, and the configuration's allocator.  Modules list
+ * their directives in a table ending with a NULL name; conf.c reads
+ * every table and knows no module's directive by name.
+ */
+
+#ifndef NICD_DIRECTIVE_H
+#define NICD_DIRECTIVE_H
+
+#include <stddef.h>
+
+#include "conf.h"
+
+#define MAX_ARGS 16
+
+/* contexts a directive may stand in */
+#define CTX_MAIN 0x01 /* the top level and events {} */
+#define CTX_HTTP 0x02 /* http {} (and the top level) */
+#define CTX_SRV  0x04 /* server {} (and the top level: its implicit one) */
+#define CTX_LOC  0x08 /* location {} */
+#define CTX_ONE  0x10 /* one value for every server, wherever written */
+#define CTX_TOP  (CTX_MAIN | CTX_HTTP | CTX_SRV)
+#define CTX_HSL  (CTX_HTTP | CTX_SRV | CTX_LOC)
+
+typedef struct parse_s     parse_t;
+typedef struct directive_s directive_t;
+
+typedef const char *(*set_pt)(parse_t *ps, const char **a, int n);
+
+/* a directive: its contexts, argument counts and setter; a generic
+ * setter (slot_*) writes the field at offset of the level's settings
+ * (the location's with CTX_LOC among its contexts, else nicd_conf_t), as
+ * nginx's ngx_conf_set_*_slot */
+struct directive_s {
+    const char *name;
+    unsigned    ctx;
+    int         min, max; /* argument counts */
+    set_pt      set;
+    size_t      offset;
+};
+
+/* the tokenizer's state, and where the directive at hand goes */
+struct parse_s {
+    nicd_conf_t        *conf;
+    const char         *name; /* file name for messages */
+    const char         *dir;  /* directory for include */
+    const char         *p;
+    const char         *end;
+    int                 line;
+    char               *err;
+    size_t              errlen;
+    int                 depth;
+    char               *words[MAX_ARGS + 2];
+    int                 nwords;
+    unsigned            ctx;      /* CTX_* of the block at hand */
+    nicd_server_conf_t *srv;      /* the server {} at hand, or NULL */
+    nicd_loc_conf_t    *loc;      /* the settings directives at hand go to */
+    const directive_t  *d;        /* the directive being set */
+    int                 override; /* -g: a setting may replace one */
+};
+
+/* the configuration's arena (freed with it), for settings */
+void *nicd_conf_alloc(nicd_conf_t *c, size_t n);
+char *nicd_conf_strdup(nicd_conf_t *c, const char *s);
+/* arr of n elements of size, grown by one (a new block) */
+void *nicd_conf_grow(nicd_conf_t *c, void *arr, int n, size_t size);
+/* a compiled regex for the configuration's lifetime (pcre2_code *), or
+ * NULL with err */
+void *nicd_conf_regex(nicd_conf_t *c, const char *re, int caseless, char *err,
+                      size_t errlen);
+/* a message for a setter to return (a static buffer) */
+const char *nicd_conf_msg(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+/* "on"/"off" into *out: NULL or a message */
+const char *nicd_conf_flag(const char *v, int *out);
+
+/* the module tables conf.c reads (modules/) */
+extern const directive_t nicd_rewrite_directives[];
+extern const directive_t nicd_try_files_directives[];
+extern const directive_t nicd_error_page_directives[];
+extern const directive_t nicd_headers_directives[];
+
+#endif /* NICD_DIRECTIVE_H */

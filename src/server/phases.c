@@ -1,0 +1,759 @@
+/*
+ * A request's walk through its server's configuration, nginx's phases:
+ *
+ *   server selection   the listen address, then Host against server_name
+ *   server rewrite     the server's rewrite and return, in order
+ *   find location      "=", longest prefix (its nested ones), regexes
+ *   rewrite            the location's rewrite and return; "last" finds a
+ *                      location again for the new URI
+ *   access             internal locations refuse outside requests (404)
+ *   try_files          the first file that exists, else the last item
+ *   content            the location's handler (a report, Lua) or files
+ *   header filters     add_header, expires, charset (nicd_resp_end_headers)
+ *   error_page         an error status redirects internally
+ *
+ * An internal redirect (rewrite last, try_files' last item, error_page, a
+ * named location) starts again at "find location"; more than
+ * internal_redirects of them (10, as nginx) is a 500 and a log line.
+ * Everything here runs synchronously within one call of nicd_handle(), so
+ * the connection's srv and loc describe the request at hand, for HTTP/2's
+ * streams too.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "handler.h"
+#include "path.h"
+
+#define MATCH_PAIRS 10 /* $0..$9 */
+
+/* the Host a request names, without a port or a trailing dot */
+static void
+request_host(const nicd_request_t *r, const char **host, size_t *len)
+{
+    const char *h = r->hdr[NICD_HDR_HOST].p;
+    size_t      n = r->hdr[NICD_HDR_HOST].len, i;
+
+    if (h == NULL) {
+        *host = NULL;
+        *len = 0;
+        return;
+    }
+    if (n > 0 && h[0] != '[') {
+        for (i = 0; i < n && h[i] != ':'; i++) {
+        }
+        n = i;
+    }
+    if (n > 0 && h[n - 1] == '.') {
+        n--;
+    }
+    *host = h;
+    *len = n;
+}
+
+static const nicd_server_conf_t *
+server_of(nicd_conn_t *c, const nicd_request_t *r)
+{
+    const char *host;
+    size_t      len;
+
+    request_host(r, &host, &len);
+    return nicd_conf_find_server(c->w->cycle->conf, c->sc.listener, host, len);
+}
+
+static pcre2_match_data *
+match_data(nicd_worker_t *w)
+{
+    if (w->match == NULL) {
+        w->match = pcre2_match_data_create(MATCH_PAIRS, NULL);
+    }
+    return w->match;
+}
+
+void *
+nicd_regex_match(nicd_worker_t *w, void *re, const char *s, size_t len)
+{
+    pcre2_match_data *md = match_data(w);
+
+    if (md == NULL
+        || pcre2_match(re, (PCRE2_SPTR) s, len, 0, 0, md, NULL) < 0) {
+        return NULL;
+    }
+    return md;
+}
+
+static int expand(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
+                  size_t ulen, const char *tmpl, nicd_buf_t *b,
+                  const char *subject, const PCRE2_SIZE *caps, int ncaps);
+
+int
+nicd_expand_captures(nicd_conn_t *c, const char *tmpl, void *md,
+                     const char *subject, nicd_buf_t *b)
+{
+    if (expand(c, c->cur_request, subject, strlen(subject), tmpl, b, subject,
+               pcre2_get_ovector_pointer(md), (int) pcre2_get_ovector_count(md))
+        != 0) {
+        return -1;
+    }
+    nicd_buf_add(b, "", 1);
+    b->len--;
+    return nicd_buf_failed(b) ? -1 : 0;
+}
+
+/* the port of the address the connection came to */
+static unsigned
+local_port(nicd_conn_t *c)
+{
+    struct sockaddr_storage ss;
+    socklen_t               len = sizeof(ss);
+
+    if (getsockname(c->sc.fd, (struct sockaddr *) &ss, &len) != 0) {
+        return 0;
+    }
+    return ss.ss_family == AF_INET6
+               ? ntohs(((struct sockaddr_in6 *) &ss)->sin6_port)
+               : ntohs(((struct sockaddr_in *) &ss)->sin_port);
+}
+
+static int
+is_url(const char *s, size_t n)
+{
+    return (n >= 7 && strncmp(s, "http://", 7) == 0)
+           || (n >= 8 && strncmp(s, "https://", 8) == 0);
+}
+
+/*
+ * Append the value of variable name (len bytes) to b: the nginx
+ * variables static sites use.  $1..$9 come from the last regex match
+ * (caps: its pairs, n of them).  0, or -1 for an unknown variable.
+ */
+static int
+variable(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t ulen,
+         const char *name, size_t len, nicd_buf_t *b, const char *subject,
+         const PCRE2_SIZE *caps, int ncaps)
+{
+    const char *host;
+    size_t      hlen;
+
+#define IS(lit) (len == sizeof(lit) - 1 && memcmp(name, lit, len) == 0)
+    if (len == 1 && name[0] >= '0' && name[0] <= '9') {
+        int k = name[0] - '0';
+
+        if (caps != NULL && k < ncaps && caps[2 * k] != PCRE2_UNSET) {
+            nicd_buf_add(b, subject + caps[2 * k],
+                         caps[2 * k + 1] - caps[2 * k]);
+        }
+        return 0;
+    }
+    if (IS("uri") || IS("document_uri")) {
+        nicd_buf_add(b, uri, ulen);
+    } else if (IS("request_uri")) {
+        const nicd_str_t *t = &r->path;
+
+        nicd_buf_add(b, t->p, t->len);
+        if (r->query.len > 0) {
+            nicd_buf_add(b, "?", 1);
+            nicd_buf_add(b, r->query.p, r->query.len);
+        }
+    } else if (IS("args") || IS("query_string")) {
+        nicd_buf_add(b, r->query.p, r->query.len);
+    } else if (IS("is_args")) {
+        if (r->query.len > 0) {
+            nicd_buf_add(b, "?", 1);
+        }
+    } else if (IS("host")) {
+        request_host(r, &host, &hlen);
+        if (host == NULL || hlen == 0) {
+            host = c->srv->nnames > 0 ? c->srv->names[0] : "";
+            hlen = strlen(host);
+        }
+        nicd_buf_add(b, host, hlen);
+    } else if (IS("http_host")) {
+        nicd_buf_add(b, r->hdr[NICD_HDR_HOST].p, r->hdr[NICD_HDR_HOST].len);
+    } else if (IS("server_name")) {
+        host = c->srv->nnames > 0 ? c->srv->names[0] : "";
+        nicd_buf_add(b, host, strlen(host));
+    } else if (IS("scheme")) {
+        nicd_buf_addf(b, "%s", c->tp == &nicd_transport_tls ? "https" : "http");
+    } else if (IS("remote_addr")) {
+        nicd_buf_add(b, c->addr, strlen(c->addr));
+    } else if (IS("server_port")) {
+        nicd_buf_addf(b, "%u", local_port(c));
+    } else if (IS("request_method")) {
+        nicd_buf_addf(b, "%s", nicd_http_method_name(r->method));
+    } else if (IS("document_root")) {
+        nicd_buf_add(b, c->loc->root, strlen(c->loc->root));
+    } else {
+        return -1;
+    }
+#undef IS
+    return 0;
+}
+
+/*
+ * Expand the variables of tmpl into b (cleared first).  0, or -1 (logged)
+ * for an unknown variable.
+ */
+static int
+expand(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t ulen,
+       const char *tmpl, nicd_buf_t *b, const char *subject,
+       const PCRE2_SIZE *caps, int ncaps)
+{
+    const char *p = tmpl, *s;
+    size_t      n;
+
+    b->len = 0;
+    while (*p != '\0') {
+        if (*p != '$') {
+            s = strchr(p, '$');
+            n = s == NULL ? strlen(p) : (size_t) (s - p);
+            nicd_buf_add(b, p, n);
+            p += n;
+            continue;
+        }
+        p++;
+        if (*p == '{') {
+            s = strchr(p, '}');
+            if (s == NULL) {
+                return -1;
+            }
+            n = (size_t) (s - p - 1);
+            if (variable(c, r, uri, ulen, p + 1, n, b, subject, caps, ncaps)
+                != 0) {
+                goto unknown;
+            }
+            p = s + 1;
+            continue;
+        }
+        if (*p >= '0' && *p <= '9') {
+            n = 1;
+        } else {
+            for (n = 0; (p[n] >= 'a' && p[n] <= 'z') || p[n] == '_'
+                        || (p[n] >= '0' && p[n] <= '9');
+                 n++) {
+            }
+        }
+        if (n == 0) {
+            nicd_buf_add(b, "$", 1);
+            continue;
+        }
+        if (variable(c, r, uri, ulen, p, n, b, subject, caps, ncaps) != 0) {
+            goto unknown;
+        }
+        p += n;
+    }
+    return nicd_buf_failed(b) ? -1 : 0;
+
+unknown:
+    log_error(LOG_ERR, 0, "unknown variable in \"%s\", client: %s", tmpl,
+              c->addr);
+    return -1;
+}
+
+/*
+ * A redirect to target (a URL, or a path made absolute with the request's
+ * scheme, Host and the port it came to, as nginx's absolute_redirect).
+ */
+#define redirect nicd_redirect
+
+void
+nicd_redirect(nicd_conn_t *c, const nicd_request_t *r, int status,
+              const char *target, size_t len)
+{
+    nicd_buf_t  own = {0}, *b = &own; /* target may be in w->scratch */
+    const char *host;
+    size_t      hlen;
+    unsigned    port;
+    int         tls = c->tp == &nicd_transport_tls;
+
+    if (!is_url(target, len) && c->loc->absolute_redirect) {
+        request_host(r, &host, &hlen);
+        if (host == NULL || hlen == 0) {
+            host = c->srv->nnames > 0 && c->srv->names[0][0] != '\0'
+                       ? c->srv->names[0]
+                       : "localhost";
+            hlen = strlen(host);
+        }
+        port = local_port(c);
+        nicd_buf_addf(b, "%s://%.*s", tls ? "https" : "http", (int) hlen, host);
+        if (port != (tls ? 443u : 80u)) {
+            nicd_buf_addf(b, ":%u", port);
+        }
+    }
+    nicd_buf_add(b, target, len);
+    if (nicd_buf_failed(b)) {
+        nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
+        return;
+    }
+    nicd_respond_error(c, status, r->method == NICD_M_HEAD, b->data, b->len);
+    nicd_buf_free(b);
+}
+
+/* "return CODE TEXT": the text as the body (text/plain, nginx's
+ * default_type for it is the location's) */
+static void
+return_text(nicd_conn_t *c, const nicd_request_t *r, int code, const char *text,
+            size_t len)
+{
+    nicd_resp_start(c, code);
+    nicd_resp_content_type(c, c->loc->default_type,
+                           strlen(c->loc->default_type));
+    nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) len);
+    nicd_resp_end_headers(c);
+    if (r->method != NICD_M_HEAD && len > 0) {
+        nicd_resp_body_mem(c, text, len);
+    }
+    nicd_resp_finish(c, code);
+}
+
+enum { RW_GO_ON = 0, RW_DONE, RW_AGAIN, RW_BREAK };
+
+/*
+ * Run the rewrites of lc on uri.  RW_DONE: answered; RW_AGAIN: the URI
+ * (in w->uri) is to find a location again; RW_BREAK: the URI (w->uri)
+ * stays in this location; RW_GO_ON: nothing applied.
+ */
+static int
+rewrite_phase(nicd_conn_t *c, const nicd_request_t *r,
+              const nicd_loc_conf_t *lc, const char *uri, size_t len)
+{
+    nicd_worker_t        *w = c->w;
+    pcre2_match_data     *md = match_data(w);
+    const PCRE2_SIZE     *caps = NULL;
+    int                   i, n = 0, rc = RW_GO_ON, code;
+    const nicd_rewrite_t *rw;
+    nicd_buf_t            cur = {0};
+
+    if (md == NULL) {
+        nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
+        return RW_DONE;
+    }
+    /* the URI the rules see changes as they apply */
+    nicd_buf_add(&cur, uri, len);
+    for (i = 0; i < lc->nrewrites; i++) {
+        rw = &lc->rewrites[i];
+        if (rw->flag == NICD_REWRITE_RETURN) {
+            if (expand(c, r, cur.data, cur.len, rw->replacement, &w->expand,
+                       cur.data, caps, n)
+                != 0) {
+                nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
+                goto done;
+            }
+            code = rw->code;
+            if (code == 301 || code == 302 || code == 303 || code == 307
+                || code == 308) {
+                redirect(c, r, code, w->expand.data, w->expand.len);
+            } else if (rw->replacement[0] == '\0') {
+                /* no text: nginx's page for the code, if it has one */
+                nicd_respond_error(c, code, r->method == NICD_M_HEAD, NULL, 0);
+            } else {
+                return_text(c, r, code, w->expand.data, w->expand.len);
+            }
+            rc = RW_DONE;
+            goto done;
+        }
+        n = pcre2_match(rw->re, (PCRE2_SPTR) cur.data, cur.len, 0, 0, md, NULL);
+        if (n < 0) {
+            continue;
+        }
+        caps = pcre2_get_ovector_pointer(md);
+        if (expand(c, r, cur.data, cur.len, rw->replacement, &w->expand,
+                   cur.data, caps, n)
+            != 0) {
+            nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
+            rc = RW_DONE;
+            goto done;
+        }
+        if (rw->flag == NICD_REWRITE_REDIRECT
+            || rw->flag == NICD_REWRITE_PERMANENT) {
+            /* the request's arguments follow unless the new URI has its
+             * own (nginx) */
+            if (r->query.len > 0
+                && memchr(w->expand.data, '?', w->expand.len) == NULL) {
+                nicd_buf_add(&w->expand, "?", 1);
+                nicd_buf_add(&w->expand, r->query.p, r->query.len);
+            }
+            redirect(c, r, rw->flag == NICD_REWRITE_PERMANENT ? 301 : 302,
+                     w->expand.data, w->expand.len);
+            rc = RW_DONE;
+            goto done;
+        }
+        cur.len = 0;
+        nicd_buf_add(&cur, w->expand.data, w->expand.len);
+        caps = NULL;
+        n = 0;
+        rc = RW_BREAK;
+        if (rw->flag == NICD_REWRITE_LAST) {
+            rc = RW_AGAIN;
+            break;
+        }
+        if (rw->flag == NICD_REWRITE_BREAK) {
+            break;
+        }
+    }
+    if (rc != RW_GO_ON) {
+        w->uri.len = 0;
+        nicd_buf_add(&w->uri, cur.data, cur.len);
+        nicd_buf_add(&w->uri, "", 1);
+        if (nicd_buf_failed(&w->uri)) {
+            nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
+            rc = RW_DONE;
+        }
+    }
+done:
+    nicd_buf_free(&cur);
+    return rc;
+}
+
+static void run(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
+                size_t len, const nicd_loc_conf_t *named, int server_rw);
+
+#define internal_redirect nicd_internal_redirect
+
+/* expand the first n bytes of tmpl (try_files' items) */
+static int
+expand_n(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t ulen,
+         const char *tmpl, size_t n, nicd_buf_t *b)
+{
+    char *t = strndup(tmpl, n);
+    int   rc;
+
+    if (t == NULL) {
+        return -1;
+    }
+    rc = expand(c, r, uri, ulen, t, b, NULL, NULL, 0);
+    free(t);
+    return rc;
+}
+
+/* an internal redirect to uri (a copy is made: uri may be in w->uri) */
+void
+nicd_internal_redirect(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
+                       size_t len)
+{
+    char  *copy = malloc(len + 1);
+    size_t n;
+    int    status;
+
+    if (copy == NULL) {
+        nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
+        return;
+    }
+    /* the new URI may carry arguments and escapes: normalise its path */
+    n = strcspn(uri, "?");
+    if (n > len) {
+        n = len;
+    }
+    status = nicd_path_normalize(uri, n, copy, &n);
+    if (status != 0) {
+        free(copy);
+        nicd_respond_error(c, status, r->method == NICD_M_HEAD, NULL, 0);
+        return;
+    }
+    copy[n] = '\0';
+    run(c, r, copy, n, NULL, 0);
+    free(copy);
+}
+
+/*
+ * try_files: 1 when it answered (or redirected), 0 to serve *uri as it
+ * stands (set to the file found).
+ */
+static int
+try_files_phase(nicd_conn_t *c, const nicd_request_t *r,
+                const nicd_loc_conf_t *lc, const char *uri, size_t len)
+{
+    nicd_worker_t *w = c->w;
+    nicd_file_t   *f;
+    const char    *last = lc->try_files[lc->ntry_files - 1];
+    int            i, err, dir, head = r->method == NICD_M_HEAD;
+    char          *copy;
+
+    for (i = 0; i < lc->ntry_files - 1; i++) {
+        /* an item written with a trailing "/" looks for a directory,
+         * named without that slash (nginx decides it on the item as
+         * written, not on what it expands to) */
+        size_t ilen = strlen(lc->try_files[i]);
+
+        dir = ilen > 0 && lc->try_files[i][ilen - 1] == '/';
+        if (expand_n(c, r, uri, len, lc->try_files[i], ilen - (size_t) dir,
+                     &w->expand)
+                != 0
+            || w->expand.len == 0) {
+            continue;
+        }
+        nicd_buf_add(&w->expand, "", 1);
+        copy = malloc(w->expand.len);
+        if (copy == NULL) {
+            nicd_respond_error(c, 500, head, NULL, 0);
+            return 1;
+        }
+        memcpy(copy, w->expand.data, w->expand.len);
+        if (nicd_static_lookup(c, lc, copy, w->expand.len - 1, &f, &err) == 0) {
+            int ok = f->is_dir == (unsigned) dir;
+
+            nicd_ofc_release(&w->ofc, f);
+            if (ok) {
+                nicd_static_serve(c, r, lc, copy, w->expand.len - 1);
+                free(copy);
+                return 1;
+            }
+        } else if (err != ENOENT && err != ENOTDIR && err != ENAMETOOLONG) {
+            nicd_respond_error(c, nicd_open_status(c, err, copy), head, NULL,
+                               0);
+            free(copy);
+            return 1;
+        }
+        free(copy);
+    }
+    if (last[0] == '=') {
+        nicd_respond_error(c, atoi(last + 1), head, NULL, 0);
+        return 1;
+    }
+    if (last[0] == '@') {
+        const nicd_loc_conf_t *nl = nicd_conf_named(c->srv, last);
+
+        if (nl == NULL) {
+            log_error(LOG_ERR, 0,
+                      "could not find named location \"%s\", "
+                      "client: %s",
+                      last, c->addr);
+            nicd_respond_error(c, 500, head, NULL, 0);
+            return 1;
+        }
+        run(c, r, uri, len, nl, 0);
+        return 1;
+    }
+    if (expand(c, r, uri, len, last, &w->expand, NULL, NULL, 0) != 0) {
+        nicd_respond_error(c, 500, head, NULL, 0);
+        return 1;
+    }
+    internal_redirect(c, r, w->expand.data, w->expand.len);
+    return 1;
+}
+
+/* the phases from "find location" on, for uri (normalised) */
+static void
+run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
+    const nicd_loc_conf_t *named, int server_rw)
+{
+    const nicd_conf_t     *cf = c->w->cycle->conf;
+    const nicd_loc_conf_t *lc;
+    int                    head = r->method == NICD_M_HEAD, rc;
+    char                  *own = NULL;
+
+    if (++c->redirects > cf->internal_redirects + 1) {
+        log_error(LOG_ERR, 0,
+                  "rewrite or internal redirection cycle while processing "
+                  "\"%.*s\", client: %s",
+                  (int) len, uri, c->addr);
+        c->error_paged = 1; /* no error_page for this one */
+        nicd_respond_error(c, 500, head, NULL, 0);
+        return;
+    }
+    if (server_rw && c->srv->loc->nrewrites > 0) {
+        c->loc = c->srv->loc;
+        rc = rewrite_phase(c, r, c->srv->loc, uri, len);
+        if (rc == RW_DONE) {
+            return;
+        }
+        if (rc != RW_GO_ON) {
+            own = strdup(c->w->uri.data);
+            if (own == NULL) {
+                nicd_respond_error(c, 500, head, NULL, 0);
+                return;
+            }
+            uri = own;
+            len = strlen(own);
+        }
+    }
+
+    for (;;) {
+        lc = named != NULL
+                 ? named
+                 : nicd_conf_find_location(c->srv, uri, len, match_data(c->w));
+        c->loc = lc;
+        if (lc->internal && c->redirects <= 1) {
+            nicd_respond_error(c, 404, head, NULL, 0);
+            goto out;
+        }
+        if (lc->nrewrites == 0 || lc == c->srv->loc) {
+            break;
+        }
+        rc = rewrite_phase(c, r, lc, uri, len);
+        if (rc == RW_DONE) {
+            goto out;
+        }
+        if (rc == RW_GO_ON) {
+            break;
+        }
+        free(own);
+        own = strdup(c->w->uri.data);
+        if (own == NULL) {
+            nicd_respond_error(c, 500, head, NULL, 0);
+            return;
+        }
+        uri = own;
+        len = strlen(own);
+        if (rc == RW_BREAK) {
+            break;
+        }
+        /* "last": a location again, counted as nginx counts it */
+        named = NULL;
+        if (++c->redirects > cf->internal_redirects + 1) {
+            log_error(LOG_ERR, 0,
+                      "rewrite or internal redirection cycle while "
+                      "processing \"%.*s\", client: %s",
+                      (int) len, uri, c->addr);
+            c->error_paged = 1;
+            nicd_respond_error(c, 500, head, NULL, 0);
+            goto out;
+        }
+    }
+
+    if (lc->ntry_files > 0 && try_files_phase(c, r, lc, uri, len)) {
+        goto out;
+    }
+    if (lc->handler != NULL) {
+        if (lc->handler != nicd_lua_content && r->method != NICD_M_GET
+            && !head) {
+            nicd_respond_error(c, 405, head, NULL, 0);
+        } else {
+            lc->handler(c, r, lc);
+        }
+        goto out;
+    }
+    nicd_static_serve(c, r, lc, uri, len);
+out:
+    free(own);
+}
+
+void
+nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
+{
+    int    head = r->method == NICD_M_HEAD;
+    char  *path;
+    size_t len;
+    int    status;
+
+    c->srv = server_of(c, r);
+    c->loc = c->srv->loc;
+    c->cur_request = r;
+    c->redirects = 0;
+    c->status_override = 0;
+    c->error_paged = 0;
+    c->gzipped = 0;
+    c->vary_ae = 0;
+    c->type_of = NULL;
+    if (nicd_buf_reserve(&c->w->path, r->path.len + 2) != 0) {
+        nicd_respond_error(c, 500, head, NULL, 0);
+        return;
+    }
+    path = c->w->path.data;
+    status = nicd_path_normalize(r->path.p, r->path.len, path, &len);
+    if (status != 0) {
+        log_error(LOG_INFO, 0, "client sent invalid path, client: %s", c->addr);
+        nicd_respond_error(c, status, head, NULL, 0);
+        return;
+    }
+    path = strndup(path, len); /* w->path is the static handler's */
+    if (path == NULL) {
+        nicd_respond_error(c, 500, head, NULL, 0);
+        return;
+    }
+    run(c, r, path, len, NULL, 1);
+    free(path);
+    c->loc = NULL;
+    c->cur_request = NULL;
+}
+
+int
+nicd_lua_location(nicd_conn_t *c, const nicd_request_t *r)
+{
+    const nicd_conf_t        *cf = c->w->cycle->conf;
+    const nicd_server_conf_t *srv;
+    const nicd_loc_conf_t    *lc;
+    size_t                    n;
+
+    if (cf->nlua == 0 || nicd_buf_reserve(&c->w->path, r->path.len + 2) != 0
+        || nicd_path_normalize(r->path.p, r->path.len, c->w->path.data, &n)
+               != 0) {
+        return 0;
+    }
+    srv = server_of(c, r);
+    lc = nicd_conf_find_location(srv, c->w->path.data, n, match_data(c->w));
+    return lc->handler == nicd_lua_content;
+}
+
+/*
+ * error_page: answer status by the page the location names for it, once
+ * a request.  1 when it did.
+ */
+int
+nicd_error_page(nicd_conn_t *c, int status, int head)
+{
+    const nicd_loc_conf_t   *lc = c->loc;
+    const nicd_error_page_t *ep = NULL;
+    nicd_request_t           r;
+    int                      i;
+
+    if (lc == NULL || c->error_paged || c->cur_request == NULL) {
+        return 0;
+    }
+    for (i = 0; i < lc->nerror_pages && ep == NULL; i++) {
+        if (lc->error_pages[i].status == status) {
+            ep = &lc->error_pages[i];
+        }
+    }
+    if (ep == NULL) {
+        return 0;
+    }
+    c->error_paged = 1;
+    r = *c->cur_request;
+    if (r.method != NICD_M_HEAD) {
+        r.method = NICD_M_GET; /* nginx: the page is fetched with GET */
+    }
+    for (i = 0; i < NICD_NHDR; i++) {
+        if (i != NICD_HDR_HOST) {
+            r.hdr[i].p = NULL; /* no ranges or conditionals on the page */
+            r.hdr[i].len = 0;
+        }
+    }
+    (void) head;
+    if (is_url(ep->uri, strlen(ep->uri))) {
+        redirect(c, &r, ep->override > 0 ? ep->override : 302, ep->uri,
+                 strlen(ep->uri));
+        return 1;
+    }
+    /* "=" alone: the status of what the page's URI answers */
+    c->status_override = ep->override == 0    ? status
+                         : ep->override == -1 ? 0
+                                              : ep->override;
+    if (ep->uri[0] == '@') {
+        const nicd_loc_conf_t *nl = nicd_conf_named(c->srv, ep->uri);
+
+        if (nl == NULL) {
+            c->status_override = 0;
+            return 0;
+        }
+        run(c, &r, ep->uri, strlen(ep->uri), nl, 0);
+        return 1;
+    }
+    internal_redirect(c, &r, ep->uri, strlen(ep->uri));
+    return 1;
+}
+
+void
+nicd_phases_worker_free(nicd_worker_t *w)
+{
+    pcre2_match_data_free(w->match);
+    w->match = NULL;
+}

@@ -1,0 +1,89 @@
+"""Virtual hosts and one server per port: every server {} is a site of its
+own (the issue's report: two servers on two ports served the second's
+root on both); a nicd refuses an address another process listens on,
+whether that process is another nicd or not, while its own workers share
+it and a reload keeps it."""
+
+import os
+import socket
+import subprocess
+import tempfile
+
+from nicd import DEADLINE, NICD, Server, check, free_port, get
+
+
+def test_two_servers_two_roots():
+    a, b = free_port(), free_port()
+    with tempfile.TemporaryDirectory() as d:
+        for name in ("a", "b"):
+            os.makedirs(os.path.join(d, name))
+            with open(os.path.join(d, name, "who"), "w") as f:
+                f.write(name)
+        conf = ("http {\n  server { listen 127.0.0.1:%d; root %s/a; }\n"
+                "  server { listen 127.0.0.1:%d; root %s/b; }\n}\n"
+                % (a, d, b, d))
+        with Server(conf=conf, listen="") as s:
+            check(get(a, "/who").body == b"a", "port A serves a")
+            check(get(b, "/who").body == b"b", "port B serves b")
+            # the generated top-level listen is the implicit server's
+            check(get(s.port, "/who").status == 404, "the top level's root")
+
+
+def test_host_chooses_the_server():
+    with tempfile.TemporaryDirectory() as d:
+        for name in ("a", "b"):
+            os.makedirs(os.path.join(d, name))
+            with open(os.path.join(d, name, "who"), "w") as f:
+                f.write(name)
+        conf = ("server { server_name a.test; root %s/a; }\n"
+                "server { server_name *.b.test; root %s/b; }\n" % (d, d))
+        with Server(conf=conf) as s:
+            s.put("who", b"top")
+            for host, want in (("a.test", b"a"), ("A.TEST:80", b"a"),
+                               ("x.b.test", b"b"), ("other", b"top"),
+                               (None, b"top")):
+                r = get(s.port, "/who", headers={"Host": host},
+                        version="1.0" if host is None else "1.1")
+                check(r.body == want, "%s: %r" % (host, r.body))
+
+
+def test_a_second_nicd_is_refused():
+    port = free_port()
+    conf = "listen 127.0.0.1:%d;\n" % port
+    with Server(conf=conf) as s:
+        s.put("f", b"first")
+        d = tempfile.mkdtemp()
+        path = os.path.join(d, "second.conf")
+        with open(path, "w") as f:
+            f.write("listen 127.0.0.1:%d;\nroot %s;\n" % (port, d))
+        p = subprocess.run([NICD, "-c", path], capture_output=True,
+                           timeout=DEADLINE)
+        err = p.stderr.decode()
+        check(p.returncode != 0 and "bind() to 127.0.0.1:%d failed" % port
+              in err and "another process listens there" in err, err)
+        for _ in range(8):
+            check(get(port, "/f").body == b"first", "the first still serves")
+        # a reload keeps its own sockets: no refusal of itself
+        s.reload()
+        check(get(port, "/f").body == b"first", "after the reload")
+
+
+def test_another_program_on_the_port_is_refused():
+    other = socket.socket()
+    other.bind(("127.0.0.1", 0))
+    other.listen(1)
+    port = other.getsockname()[1]
+    try:
+        d = tempfile.mkdtemp()
+        path = os.path.join(d, "n.conf")
+        with open(path, "w") as f:
+            f.write("listen 127.0.0.1:%d;\nroot %s;\n" % (port, d))
+        p = subprocess.run([NICD, "-t", "-c", path], capture_output=True,
+                           timeout=DEADLINE)
+        check(p.returncode == 0, "nicd -t binds nothing")
+        p = subprocess.run([NICD, "-c", path], capture_output=True,
+                           timeout=DEADLINE)
+        check(p.returncode != 0 and b"another process listens there"
+              in p.stderr, p.stderr.decode())
+    finally:
+        other.close()
