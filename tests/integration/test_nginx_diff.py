@@ -1,0 +1,603 @@
+"""nicd against Debian's nginx on the configurations of real static sites.
+
+Each site below is one nginx.conf, written once per server with only the
+port and the temporary directory told apart; both load it, both serve
+the same docroot, and every request of the site's list goes to both.
+Compared: status, Location (the port written as PORT), Content-Type,
+Content-Length, Content-Encoding, Content-Range, Vary, Cache-Control,
+the presence of Expires (its value moves with the clock), ETag,
+Last-Modified, the X-* headers add_header writes, and the body.
+
+Intended differences, each with its reason (DIFFERENCES below): the
+bodies of the built-in error pages and redirects name the server ("nicd"
+where nginx says "nginx"), so those bodies are not compared (custom
+error_page bodies are); and the Server header.
+
+The test ends with a line per site and a total of requests that agree.
+"""
+
+import gzip
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+from nicd import (DEADLINE, NICD, Skip, TestFailure, check, free_port,
+                  wait_until)
+
+NGINX = "/usr/sbin/nginx"
+MIME = "/etc/nginx/mime.types"
+
+COMPARED = ("Location", "Content-Type", "Content-Length", "Content-Encoding",
+            "Content-Range", "Vary", "Cache-Control", "ETag",
+            "Last-Modified", "Allow")
+
+DIFFERENCES = {
+    "server-page": "the built-in error and redirect pages say \"nicd\" "
+                   "where nginx's say \"nginx/1.22.1\": their status and "
+                   "headers are compared, not their bodies or lengths",
+    "405-allow": "a 405 carries Allow: GET, HEAD (RFC 9110, 15.5.6: MUST); "
+                 "nginx sends none",
+    "listing-framing": "nginx streams an autoindex listing chunked; nicd "
+                       "sends its Content-Length (compared with the length "
+                       "of nginx's de-chunked body)",
+}
+
+MAIN = """daemon off; master_process off; worker_processes 1;
+pid %(d)s/server.pid;
+error_log %(d)s/error.log info;
+events { worker_connections 256; }
+http {
+    include %(mime)s;
+    default_type application/octet-stream;
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    types_hash_max_size 2048;
+%(body)s
+}
+"""
+
+# the sites: (name, http-level body, requests); %(port)d, %(root)s and
+# %(port2)d stand for the server's own values
+SITES = []
+
+
+def site(name, body, requests):
+    SITES.append((name, body, requests))
+
+
+site("docs", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        server_name docs.example;
+        root %(root)s/docs;
+        index index.html;
+        location / {
+            try_files $uri $uri.html $uri/ =404;
+        }
+        error_page 404 /404.html;
+        location = /404.html { internal; }
+    }
+""", ["/", "/guide", "/guide.html", "/guide/", "/api/", "/api", "/missing",
+      "/404.html", "/api/index.html", "/guide.html?x=1", "/%67uide",
+      ("/guide", {"Range": "bytes=0-9"}), "/../etc/passwd", "/api/v1"])
+
+site("spa", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/spa;
+        location / {
+            try_files $uri /index.html;
+        }
+        location /assets/ {
+            expires 1y;
+            add_header X-Asset yes;
+        }
+    }
+""", ["/", "/app/route", "/app/route?q=1", "/assets/app.js", "/favicon.ico",
+      "/assets/missing.js", "/index.html",
+      ("/app/deep/link", {"If-None-Match": "*"})])
+
+site("vhosts", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        server_name a.example www.a.example;
+        root %(root)s/a;
+    }
+    server {
+        listen 127.0.0.1:%(port)d default_server;
+        server_name b.example;
+        root %(root)s/b;
+    }
+    server {
+        listen 127.0.0.1:%(port)d;
+        server_name *.c.example;
+        root %(root)s/c;
+    }
+    server {
+        listen 127.0.0.1:%(port)d;
+        server_name ~^(?<sub>[a-z]+)\\.d\\.example$;
+        root %(root)s/a;
+        add_header X-Regex-Host yes;
+    }
+""", [("/", {"Host": "a.example"}), ("/", {"Host": "www.a.example"}),
+      ("/", {"Host": "b.example"}), ("/", {"Host": "x.c.example"}),
+      ("/", {"Host": "unknown.example"}), ("/", {"Host": "A.EXAMPLE"}),
+      ("/", {"Host": "a.example:8080"}), ("/", {"Host": "q.d.example"}),
+      ("/who.txt", {"Host": "a.example"}), ("/who.txt", {"Host": "c.example"}),
+      ("/who.txt", {"Host": "y.c.example"})])
+
+site("https-redirect", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        server_name secure.example;
+        return 301 https://$host$request_uri;
+    }
+""", ["/", "/page?x=1&y=2", ("/a/b", {"Host": "secure.example"}),
+      ("/", {"Host": "other.example:99"})])
+
+site("downloads", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        location /downloads/ {
+            alias %(root)s/files/;
+            autoindex on;
+        }
+        location /dl {
+            alias %(root)s/files;
+        }
+        location ~ ^/get/(.+\\.bin)$ {
+            alias %(root)s/files/$1;
+        }
+        location /json/ {
+            alias %(root)s/files/;
+            autoindex on;
+            autoindex_format json;
+        }
+        location /xml/ {
+            alias %(root)s/files/;
+            autoindex on;
+            autoindex_format xml;
+        }
+        location /approx/ {
+            alias %(root)s/files/;
+            autoindex on;
+            autoindex_exact_size off;
+        }
+    }
+""", ["/json/", "/xml/", "/approx/", "/json/sub/", "/downloads/", "/downloads/a.bin", "/downloads/sub/", "/downloads/sub",
+      "/downloads/nope", "/dl/a.bin", "/dl/", "/get/a.bin", "/get/none.bin",
+      ("/downloads/a.bin", {"Range": "bytes=100-199"}),
+      ("/downloads/a.bin", {"Range": "bytes=-10"})])
+
+site("precompressed", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        gzip_static on;
+        gzip_vary on;
+        location ~* \\.(js|css)$ {
+            expires max;
+            add_header X-Static compressed;
+        }
+    }
+""", ["/app.js", ("/app.js", {"Accept-Encoding": "gzip, br"}),
+      ("/app.js", {"Accept-Encoding": "br"}),
+      ("/style.css", {"Accept-Encoding": "gzip"}), "/style.css",
+      ("/app.js", {"Accept-Encoding": "gzip;q=0"}),
+      ("/index.html", {"Accept-Encoding": "gzip"})])
+
+site("error-pages", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        error_page 404 /errors/404.html;
+        error_page 403 =404 /errors/404.html;
+        error_page 500 502 503 504 /errors/50x.html;
+        location /errors/ { internal; }
+        location /private/ { return 403; }
+        location /broken { return 500; }
+        location /gone { return 410; }
+        location /teapot { error_page 418 = /errors/teapot.txt; return 418; }
+    }
+""", ["/missing", "/private/x", "/broken", "/gone", "/errors/404.html",
+      "/teapot", "/index.html", ("/missing", {"Range": "bytes=0-3"})])
+
+site("assets-regex", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        location / { }
+        location ^~ /static/ { add_header X-Where static; }
+        location ~* \\.(png|jpg|gif)$ {
+            expires 30d;
+            add_header X-Where image;
+            add_header X-Also always always;
+        }
+        location ~ \\.txt$ { add_header X-Where text; }
+        location = /exact.txt { add_header X-Where exact; }
+    }
+""", ["/img/logo.png", "/img/LOGO.PNG", "/static/logo.png", "/exact.txt",
+      "/a.txt", "/img/none.png", "/index.html", "/static/"])
+
+site("rewrites", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        rewrite ^/old/(.*)$ /new/$1 permanent;
+        rewrite ^/moved$ /index.html redirect;
+        location /blog/ {
+            rewrite ^/blog/(\\d+)$ /posts/$1.txt last;
+            rewrite ^/blog/b/(.*)$ /posts/$1 break;
+        }
+        location /posts/ { add_header X-Post yes; }
+        location = /where {
+            return 200 "$scheme $host $request_uri $uri $args $is_args\\n";
+        }
+        location /loop { rewrite ^ /loop last; }
+        location /to-google { return 302 http://example.com/$args; }
+    }
+""", ["/old/a/b", "/old/x?y=1", "/moved", "/moved?keep=1", "/blog/42",
+      "/blog/b/42.txt", "/blog/x", "/where?a=b", "/where", "/loop",
+      "/to-google?q", ("/blog/42", {"Range": "bytes=0-1"})])
+
+site("index-and-slashes", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        index index.htm index.html;
+        charset utf-8;
+        location /nolist/ { autoindex off; }
+    }
+""", ["/", "/sub", "/sub/", "/sub?x=1", "/a.txt", "/a.txt/", "/nolist/",
+      "/%73ub/", "//a.txt", "/sub/./../a.txt", "/img/"])
+
+site("named-location", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        location / {
+            try_files $uri $uri/ @fallback;
+        }
+        location @fallback {
+            add_header X-Fallback yes;
+            return 200 "fallback for $uri\\n";
+        }
+    }
+""", ["/a.txt", "/nothing/here", "/sub/", "/sub"])
+
+site("default-type-and-types", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        location /raw/ { default_type text/plain; }
+        location /bin/ { default_type application/x-custom; }
+    }
+""", ["/noext", "/raw/data", "/a.txt", "/img/logo.png"])
+
+site("head-and-conditionals", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        etag on;
+        location /noetag/ { etag off; }
+        if_modified_since before;
+    }
+""", [("/a.txt", {}, "HEAD"), ("/a.txt", {"If-None-Match": "*"}),
+      ("/a.txt", {"If-Modified-Since": "Thu, 01 Jan 2099 00:00:00 GMT"}),
+      ("/a.txt", {"If-Match": "\"nope\""}), "/noetag/x.txt",
+      ("/a.txt", {}, "POST"), ("/a.txt", {"Range": "bytes=5-"}),
+      ("/a.txt", {"Range": "bytes=0-0,2-3"}),
+      ("/a.txt", {"Range": "bytes=0-,0-"})])
+
+site("return-codes", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        location = /health { return 200 "ok\\n"; }
+        location = /empty { return 204; }
+        location = /teapot { return 418; }
+        location = /go { return https://example.org/; }
+        location = /see { return 303 /a.txt; }
+        location = /perm { return 308 /a.txt; }
+        location = /text { default_type text/plain; return 404 "gone\\n"; }
+    }
+""", ["/health", ("/health", {}, "HEAD"), "/empty", "/teapot", "/go", "/see",
+      "/perm", "/text"])
+
+site("nested-and-limits", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        location /app/ {
+            add_header X-App outer;
+            location /app/admin/ {
+                add_header X-App inner;
+                return 403;
+            }
+            location ~ \\.txt$ {
+                add_header X-App text;
+            }
+        }
+        location /sub/ {
+            limit_rate 1m;
+            max_ranges 1;
+        }
+    }
+""", ["/app/x", "/app/admin/y", "/app/a.txt", "/sub/b.txt",
+      ("/sub/b.txt", {"Range": "bytes=0-1,4-5"}),
+      ("/sub/b.txt", {"Range": "bytes=2-3"})])
+
+
+def make_docroot(top):
+    def put(rel, data):
+        path = os.path.join(top, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data if isinstance(data, bytes) else data.encode())
+
+    put("docs/index.html", "<h1>docs</h1>\n")
+    put("docs/guide.html", "<p>the guide, a page long enough</p>\n")
+    put("docs/404.html", "<p>custom not found</p>\n")
+    put("docs/api/index.html", "<p>api</p>\n")
+    put("spa/index.html", "<div id=app></div>\n")
+    put("spa/assets/app.js", "console.log('app');\n")
+    put("a/index.html", "site a\n")
+    put("a/who.txt", "a\n")
+    put("b/index.html", "site b\n")
+    put("c/index.html", "site c\n")
+    put("c/who.txt", "c\n")
+    put("files/a.bin", bytes(range(256)) * 4)
+    put("files/sub/b.bin", b"b" * 100)
+    put("files/big.bin", b"z" * 123456)
+    put("files/a-name-longer-than-fifty-characters-to-see-it-cut.bin", "x")
+    put("files/caf\u00e9.txt", "utf-8 name\n")
+    put("www/index.html", "<h1>www</h1>\n")
+    put("www/a.txt", "hello, world\n")
+    put("www/exact.txt", "exact\n")
+    put("www/noext", "no extension\n")
+    put("www/raw/data", "raw\n")
+    put("www/noetag/x.txt", "x\n")
+    put("www/sub/index.html", "<p>sub</p>\n")
+    put("www/sub/b.txt", "0123456789\n")
+    put("www/nolist/file", "f\n")
+    put("www/app/a.txt", "app text\n")
+    put("www/app/x", "app x\n")
+    put("www/img/logo.png", b"\x89PNG\r\n\x1a\nfake")
+    put("www/img/LOGO.PNG", b"\x89PNG\r\n\x1a\nFAKE")
+    put("www/static/logo.png", b"\x89PNG static")
+    put("www/new/a/b", "new a/b\n")
+    put("www/posts/42.txt", "post 42\n")
+    put("www/errors/404.html", "<p>our 404</p>\n")
+    put("www/errors/50x.html", "<p>our 50x</p>\n")
+    put("www/errors/teapot.txt", "short and stout\n")
+    js = "function f() { return 1; }\n" * 40
+    put("www/app.js", js)
+    put("www/app.js.gz", gzip.compress(js.encode(), mtime=0))
+    put("www/style.css", "body { color: red; }\n")
+    # the same times on every file, so ETag and Last-Modified agree
+    for dirpath, dirs, files in os.walk(top):
+        for name in files + dirs:
+            os.utime(os.path.join(dirpath, name), (1700000000, 1700000000))
+    os.chmod(top, 0o755)
+
+
+class Peer:
+    """nginx or nicd on one site's configuration, in its own directory."""
+
+    def __init__(self, kind, body, top):
+        self.kind = kind
+        self.dir = tempfile.mkdtemp(prefix="nicd-diff-%s-" % kind)
+        self.port = free_port()
+        self.conf = os.path.join(self.dir, "nginx.conf")
+        with open(self.conf, "w") as f:
+            f.write(MAIN % {"d": self.dir, "mime": MIME,
+                            "body": body % {"port": self.port,
+                                            "root": top}})
+        if kind == "nginx":
+            cmd = [NGINX, "-p", self.dir, "-c", self.conf]
+        else:
+            cmd = [NICD, "-c", self.conf]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE)
+
+        def up():
+            if self.proc.poll() is not None:
+                raise TestFailure("%s exited: %s\n%s" % (
+                    kind, self.proc.stderr.read().decode(), self.log()))
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 1).close()
+                return True
+            except OSError:
+                return False
+        wait_until(up, "%s to listen" % kind)
+
+    def log(self):
+        try:
+            return open(os.path.join(self.dir, "error.log")).read()
+        except OSError:
+            return ""
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM if self.kind == "nicd"
+                              else signal.SIGQUIT)
+        try:
+            self.proc.wait(DEADLINE)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        err = self.proc.stderr.read().decode()
+        check("AddressSanitizer" not in err and "runtime error:" not in err,
+              "sanitizer report from %s:\n%s" % (self.kind, err[-3000:]))
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def fetch(port, path, headers, method):
+    """(status, {name: [values]}, body) of one request on its own
+    connection, read to the close."""
+    h = {"Host": "localhost", "Connection": "close"}
+    h.update(headers)
+    req = "%s %s HTTP/1.1\r\n" % (method, path)
+    req += "".join("%s: %s\r\n" % kv for kv in h.items()) + "\r\n"
+    s = socket.create_connection(("127.0.0.1", port), timeout=DEADLINE)
+    s.sendall(req.encode("latin-1"))
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    s.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    fields = {}
+    for line in lines[1:]:
+        k, _, v = line.partition(":")
+        fields.setdefault(k.strip().lower(), []).append(v.strip())
+    if fields.get("transfer-encoding") == ["chunked"]:
+        out = b""
+        while True:
+            size, _, body = body.partition(b"\r\n")
+            n = int(size.split(b";")[0], 16)
+            if n == 0:
+                break
+            out += body[:n]
+            body = body[n + 2:]
+        body = out
+    return status, fields, body
+
+
+def view(port, status, fields, body, custom_bodies):
+    """What is compared of a response."""
+    out = {"status": status}
+    for name in COMPARED:
+        v = fields.get(name.lower())
+        if v is not None:
+            out[name] = [re.sub(r":%d\b" % port, ":PORT", x) for x in v]
+    out["Expires"] = "expires" in fields
+    for k, v in fields.items():
+        if k.startswith("x-"):
+            out[k] = v
+    builtin = status >= 300 and b"<center>" in body
+    if builtin and not custom_bodies:
+        out["body"] = "(a built-in page)"
+        out.pop("Content-Length", None)
+    else:
+        out["body"] = body
+    if fields.get("transfer-encoding") == ["chunked"]:
+        out["Content-Length"] = [str(len(body))]  # listing-framing
+    if status == 405:
+        out.pop("Allow", None)  # 405-allow
+    return out
+
+
+def normalise(items):
+    out = []
+    for it in items:
+        if isinstance(it, str):
+            it = (it, {}, "GET")
+        elif len(it) == 2:
+            it = (it[0], it[1], "GET")
+        out.append(it)
+    return out
+
+
+def test_static_sites_agree_with_nginx():
+    """The sites above, request by request: nicd answers as nginx does."""
+    if not os.path.exists(NGINX):
+        raise Skip("nginx is not installed (scripts/deps.sh test)")
+    top = tempfile.mkdtemp(prefix="nicd-diff-root-")
+    make_docroot(top)
+    agree = total = 0
+    report = []
+    failures = []
+    try:
+        for name, body, requests in SITES:
+            peers = []
+            try:
+                peers.append(Peer("nginx", body, top))
+                peers.append(Peer("nicd", body, top))
+            except TestFailure as e:
+                failures.append("%s: %s" % (name, e))
+                total += len(requests)
+                report.append("%-24s did not start" % name)
+                for p in peers:
+                    p.stop()
+                continue
+            try:
+                ok = 0
+                for path, headers, method in normalise(requests):
+                    got = []
+                    for p in peers:
+                        st, fields, data = fetch(p.port, path, headers,
+                                                 method)
+                        got.append(view(p.port, st, fields, data, False))
+                    total += 1
+                    if got[0] == got[1]:
+                        ok += 1
+                    else:
+                        diff = {k: (got[0].get(k), got[1].get(k))
+                                for k in set(got[0]) | set(got[1])
+                                if got[0].get(k) != got[1].get(k)}
+                        failures.append("%s %s %s %r: nginx vs nicd %r"
+                                        % (name, method, path, headers, diff))
+                agree += ok
+                report.append("%-24s %d of %d agree" % (name, ok,
+                                                       len(requests)))
+            finally:
+                for p in peers:
+                    p.stop()
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+    print("    nginx differential, %d sites:" % len(SITES))
+    for line in report:
+        print("      " + line)
+    print("    %d of %d requests agree" % (agree, total))
+    check(not failures, "%d requests differ:\n  %s"
+          % (len(failures), "\n  ".join(failures)))
+
+
+def test_configs_nginx_accepts_nicd_accepts():
+    """nginx -t and nicd -t agree on every site's file."""
+    if not os.path.exists(NGINX):
+        raise Skip("nginx is not installed (scripts/deps.sh test)")
+    top = tempfile.mkdtemp(prefix="nicd-diff-root-")
+    make_docroot(top)
+    try:
+        for name, body, _ in SITES:
+            d = tempfile.mkdtemp(prefix="nicd-diff-t-")
+            conf = os.path.join(d, "nginx.conf")
+            with open(conf, "w") as f:
+                f.write(MAIN % {"d": d, "mime": MIME,
+                                "body": body % {"port": free_port(),
+                                                "root": top}})
+            n = subprocess.run([NGINX, "-t", "-p", d, "-c", conf],
+                               capture_output=True, timeout=DEADLINE)
+            m = subprocess.run([NICD, "-t", "-c", conf], capture_output=True,
+                               timeout=DEADLINE)
+            check(n.returncode == 0, "nginx -t %s: %s" % (name, n.stderr))
+            check(m.returncode == 0, "nicd -t %s: %s" % (name, m.stderr))
+            shutil.rmtree(d, ignore_errors=True)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def test_unknown_directive_named_with_file_and_line():
+    d = tempfile.mkdtemp(prefix="nicd-diff-u-")
+    conf = os.path.join(d, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write("events { }\nhttp {\n  server {\n    listen 127.0.0.1:%d;\n"
+                "    proxy_pass http://x;\n  }\n}\n" % free_port())
+    m = subprocess.run([NICD, "-t", "-c", conf], capture_output=True,
+                       timeout=DEADLINE)
+    shutil.rmtree(d, ignore_errors=True)
+    err = m.stderr.decode()
+    check(m.returncode == 1 and 'unknown directive "proxy_pass" in %s:5'
+          % conf in err, err)
