@@ -15,6 +15,7 @@
 #   make bench-specweb nicload's capacity search against nicd (sendfile, nic, uncached)
 #   make bench-peers  nicd against nginx, lighttpd and h2o, plain and pipelined
 #   make bench-sim-peers nicsim against libCacheSim (a venv), every shared policy
+#   make bench-builds  this build's nicd against an older revision's (OLD=REV), CPU per request
 #   make module       build the nginx module (modules/, needs nginx-dev)
 #   make bench-module nginx with the module against nginx without it
 #   make fuzz         run the libFuzzer targets for FUZZ_SECONDS each
@@ -39,7 +40,7 @@ PREFIX ?= /usr/local
 
 CPPFLAGS_ALL = -D_GNU_SOURCE -Ibuild -Isrc/server $(EVENT_CFLAGS) $(LUAJIT_CFLAGS) $(PCRE2_CFLAGS)
 CFLAGS_ALL = -std=gnu11 -pthread $(OPT) $(DEBUG) $(WARN) $(SAN) $(CFLAGS)
-LDLIBS_ALL = $(EVENT_LIBS) $(SSL_LIBS) $(NGHTTP2_LIBS) $(LUAJIT_LIBS) $(PCRE2_LIBS) -lm -pthread $(SAN) $(LDFLAGS)
+LDLIBS_ALL = $(EVENT_LIBS) $(SSL_LIBS) $(NGHTTP2_LIBS) $(LUAJIT_LIBS) $(PCRE2_LIBS) $(CRYPT_LIBS) -lm -pthread $(SAN) $(LDFLAGS)
 
 SNIC_SRCS = $(sort $(wildcard src/sendfile_nic/*.c src/sendfile_nic/*/*.c))
 UTIL_SRCS = $(sort $(wildcard src/util/*.c))
@@ -60,7 +61,7 @@ UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all deps run test test-unit test-integration test-asan bench module module-build deb bench-module \
-        bench-policy bench-splice bench-nicsim bench-replayer bench-nic bench-h2 bench-traces bench-specweb bench-peers bench-sim-peers fuzz \
+        bench-policy bench-splice bench-nicsim bench-replayer bench-nic bench-h2 bench-traces bench-specweb bench-peers bench-sim-peers bench-builds fuzz \
         install format format-check clean distclean help
 
 TOOLS = $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
@@ -208,6 +209,10 @@ bench-sim-peers: $(BUILD)/nicsim $(BUILD)/nictrace
 bench-peers: $(BUILD)/nicd
 	@$(MAKE) --no-print-directory deps DEPS="build bench"
 	sh bench/peers.sh
+
+bench-builds: $(BUILD)/nicd
+	@$(MAKE) --no-print-directory deps DEPS="build bench"
+	sh bench/builds.sh
 
 bench-specweb: $(BUILD)/nicd $(BUILD)/nicload
 	@$(MAKE) --no-print-directory deps DEPS="build bench"

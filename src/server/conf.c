@@ -332,6 +332,16 @@ loc_merge(nicd_loc_conf_t *l, const nicd_loc_conf_t *p)
         l->error_pages = p->error_pages;
         l->nerror_pages = p->nerror_pages;
     }
+    if (l->access == NULL && p != NULL) {
+        l->access = p->access;
+        l->naccess = p->naccess;
+    }
+    if (l->auth_realm == NULL && p != NULL) {
+        l->auth_realm = p->auth_realm;
+    }
+    if (l->auth_file == NULL && p != NULL) {
+        l->auth_file = p->auth_file;
+    }
     if (l->headers == NULL && p != NULL) {
         l->headers = p->headers;
         l->nheaders = p->nheaders;
@@ -1299,6 +1309,12 @@ set_handler(parse_t *ps, nicd_content_pt h, const char *name)
     return l->handler_name == NULL ? "out of memory" : NULL;
 }
 
+const char *
+nicd_conf_handler(parse_t *ps, nicd_content_pt h)
+{
+    return set_handler(ps, h, ps->d->name);
+}
+
 static const char *
 set_lua_handler(parse_t *ps, const char **a, int n)
 {
@@ -1432,7 +1448,8 @@ static const directive_t core_directives[] = {
 static const directive_t *const directive_tables[] = {
     core_directives,           nicd_rewrite_directives,
     nicd_try_files_directives, nicd_error_page_directives,
-    nicd_headers_directives,   NULL,
+    nicd_headers_directives,   nicd_status_directives,
+    nicd_access_directives,    NULL,
 };
 
 static const directive_t *

@@ -171,6 +171,11 @@ struct nicd_loc_conf_s {
     int                nheaders;
     int                expires_kind; /* NICD_EXPIRES_*, NICD_UNSET */
     long               expires;      /* seconds */
+    /* modules/access.c: allow and deny, in order; auth_basic */
+    struct nicd_access_rule_s *access;
+    int                        naccess;
+    char                      *auth_realm; /* NULL: off */
+    char                      *auth_file;
     /* gzip_static (static.c) */
     int gzip_static;
     int gzip_vary;

@@ -158,6 +158,7 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     }
     w->conns = c;
     w->nconns++;
+    __atomic_store_n(&w->stats->active, (uint32_t) w->nconns, __ATOMIC_RELAXED);
 
     start_reading(c);
     set_timer(c, T_HEADER);
@@ -229,6 +230,7 @@ nicd_conn_close(nicd_conn_t *c)
         c->next->prev = c->prev;
     }
     w->nconns--;
+    __atomic_store_n(&w->stats->active, (uint32_t) w->nconns, __ATOMIC_RELAXED);
 
     nicd_http_held_free(c);
     free(c->in);
@@ -339,6 +341,7 @@ consume(nicd_conn_t *c, size_t n)
         n -= take;
         if (it->body) {
             c->body_sent += take;
+            NICD_STAT_ADD(c->w->stats->body_bytes, take);
         }
         if (it->len > 0) {
             break;
@@ -610,6 +613,7 @@ conn_run(nicd_conn_t *c)
                 break;
             }
             c->nrequests++;
+            NICD_STAT_ADD(c->w->stats->requests, 1);
             c->timer = T_NONE; /* the header timeout ends with the head */
             if (rc != NICD_HTTP_DONE) {
                 log_error(LOG_INFO, 0,

@@ -76,10 +76,15 @@ const char *nicd_conf_msg(const char *fmt, ...)
 /* "on"/"off" into *out: NULL or a message */
 const char *nicd_conf_flag(const char *v, int *out);
 
+/* a location's content handler, once (NULL or a message) */
+const char *nicd_conf_handler(parse_t *ps, nicd_content_pt h);
+
 /* the module tables conf.c reads (modules/) */
 extern const directive_t nicd_rewrite_directives[];
 extern const directive_t nicd_try_files_directives[];
 extern const directive_t nicd_error_page_directives[];
 extern const directive_t nicd_headers_directives[];
+extern const directive_t nicd_status_directives[];
+extern const directive_t nicd_access_directives[];
 
 #endif /* NICD_DIRECTIVE_H */

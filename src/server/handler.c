@@ -75,8 +75,16 @@ nicd_resp_start(nicd_conn_t *c, int status)
 void
 nicd_resp_finish(nicd_conn_t *c, int status)
 {
+    nicd_stats_t *st = c->w->stats;
+    int           k;
+
     if (c->status_override > 0 && status == 200) {
         status = c->status_override;
+    }
+    k = status >= 100 && status < 600 ? status / 100 : 0;
+    NICD_STAT_ADD(st->responses[k], 1);
+    if (c->srv != NULL && st->srv != NULL && k > 0) {
+        NICD_STAT_ADD(st->srv[c->srv->index * NICD_SRV_STATS + k], 1);
     }
     c->proto->finish(c, status);
 }
@@ -204,6 +212,15 @@ void
 nicd_respond_error(nicd_conn_t *c, int status, int head, const char *location,
                    size_t location_len)
 {
+    nicd_respond_error_hdr(c, status, head,
+                           location != NULL ? "Location" : NULL, location,
+                           location_len);
+}
+
+void
+nicd_respond_error_hdr(nicd_conn_t *c, int status, int head, const char *name,
+                       const char *value, size_t len)
+{
     char page[512];
     int  n;
 
@@ -216,8 +233,8 @@ nicd_respond_error(nicd_conn_t *c, int status, int head, const char *location,
         if (status != 204 && status != 304) {
             NICD_RESP_HEADER(c, "Content-Length", "0", 1);
         }
-        if (location != NULL) {
-            NICD_RESP_HEADER(c, "Location", location, location_len);
+        if (name != NULL) {
+            nicd_resp_header(c, name, strlen(name), value, len);
         }
         nicd_resp_end_headers(c);
         nicd_resp_finish(c, status);
@@ -238,8 +255,8 @@ nicd_respond_error(nicd_conn_t *c, int status, int head, const char *location,
         NICD_RESP_HEADER(c, "Allow", "GET, HEAD", 9);
     } else if (status == 503) {
         NICD_RESP_HEADER(c, "Retry-After", "1", 1);
-    } else if (location != NULL) {
-        NICD_RESP_HEADER(c, "Location", location, location_len);
+    } else if (name != NULL) {
+        nicd_resp_header(c, name, strlen(name), value, len);
     }
     nicd_resp_end_headers(c);
     if (!head) {

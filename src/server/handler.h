@@ -43,6 +43,7 @@ enum {
     NICD_HDR_IF_UNMODIFIED_SINCE,
     NICD_HDR_HOST, /* or HTTP/2's :authority */
     NICD_HDR_ACCEPT_ENCODING,
+    NICD_HDR_AUTHORIZATION,
     NICD_NHDR
 };
 
@@ -133,6 +134,10 @@ void nicd_handle(nicd_conn_t *c, const nicd_request_t *r);
 void nicd_respond_error(nicd_conn_t *c, int status, int head,
                         const char *location, size_t location_len);
 
+/* The same with one more header field (WWW-Authenticate: ...). */
+void nicd_respond_error_hdr(nicd_conn_t *c, int status, int head,
+                            const char *name, const char *value, size_t len);
+
 /* The reason phrase of status ("Not Found"). */
 const char *nicd_status_reason(int status);
 
@@ -170,6 +175,14 @@ int nicd_lua_location(nicd_conn_t *c, const nicd_request_t *r);
  */
 void nicd_internal_redirect(nicd_conn_t *c, const nicd_request_t *r,
                             const char *uri, size_t len);
+/*
+ * modules/access.c: allow/deny (403), then auth_basic (401 with its
+ * realm; 500 when the user file cannot be read), as nginx's "satisfy
+ * all".  1 when it answered, 0 to go on.
+ */
+int nicd_access_phase(nicd_conn_t *c, const nicd_request_t *r,
+                      const nicd_loc_conf_t *lc);
+
 /* error_page: 1 when the location's page for status answered instead */
 int nicd_error_page(nicd_conn_t *c, int status, int head);
 

@@ -250,7 +250,7 @@ fill_request(nicd_conn_t *c, const char *base, nicd_request_t *q,
     const int              idx[NICD_NHDR] = {
                      r->h_range,         r->h_if_range,          r->h_if_match,
                      r->h_if_none_match, r->h_if_modified_since, r->h_if_unmodified_since,
-                     r->h_host,          r->h_accept_encoding};
+                     r->h_host,          r->h_accept_encoding,   r->h_authorization};
     int i;
 
     memset(q, 0, sizeof(*q));

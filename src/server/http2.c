@@ -495,6 +495,7 @@ static const struct {
     {NAME("if-unmodified-since")},
     {NAME("host")},
     {NAME("accept-encoding")},
+    {NAME("authorization")},
 };
 #undef NAME
 
@@ -609,6 +610,7 @@ answer(nicd_conn_t *c, h2_stream_t *st)
         }
     }
     c->nrequests++;
+    NICD_STAT_ADD(c->w->stats->requests, 1);
     c->h2->cur = st;
     nicd_handle(c, &r);
     c->h2->cur = NULL;

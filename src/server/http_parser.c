@@ -312,7 +312,7 @@ finish_head(nicd_http_req_t *p, const char *buf)
     p->h_host = p->h_if_none_match = p->h_if_modified_since = -1;
     p->h_if_match = p->h_if_unmodified_since = p->h_range = -1;
     p->h_if_range = p->h_referer = p->h_user_agent = -1;
-    p->h_accept_encoding = -1;
+    p->h_accept_encoding = p->h_authorization = -1;
 
     for (i = 0; i < p->nheaders; i++) {
         nicd_span_t n = p->headers[i].name, v = p->headers[i].value;
@@ -359,6 +359,8 @@ finish_head(nicd_http_req_t *p, const char *buf)
         case 13:
             if (nicd_span_ieq(buf, n, "if-none-match")) {
                 SET_INDEX(h_if_none_match);
+            } else if (nicd_span_ieq(buf, n, "authorization")) {
+                SET_INDEX(h_authorization);
             }
             break;
         case 14:

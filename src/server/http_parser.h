@@ -79,7 +79,7 @@ typedef struct {
     uint64_t content_length;
     int      h_host, h_if_none_match, h_if_modified_since, h_if_match,
         h_if_unmodified_since, h_range, h_if_range, h_referer, h_user_agent,
-        h_accept_encoding; /* index into headers, or -1 */
+        h_accept_encoding, h_authorization; /* index into headers, or -1 */
 } nicd_http_req_t;
 
 /* Set the limits of p and make it ready for a first request. */

@@ -155,6 +155,10 @@ cycle_destroy(nicd_cycle_t *cy)
     snic_instance_stop(&cy->backend);
     nicd_tls_ctx_free(cy->tls);
     nicd_conf_close_roots(cy->conf);
+    if (cy->stats != NULL) {
+        free(cy->stats[0].srv);
+    }
+    free(cy->stats);
     nicd_conf_free(cy->conf);
     free(cy);
 }
@@ -167,6 +171,7 @@ cycle_create(nicd_conf_t *conf, char *err, size_t errlen)
     const snic_backend_t *b;
     snic_options_t        opt;
     snic_param_t         *params = NULL;
+    uint64_t             *srv;
     int                   i, n = 0;
     long                  cpus;
 
@@ -234,6 +239,21 @@ cycle_create(nicd_conf_t *conf, char *err, size_t errlen)
     cy->nworkers = conf->worker_threads > 0 ? conf->worker_threads
                                             : (cpus > 0 ? (int) cpus : 1);
     cy->generation = ++generation;
+    cy->started = (uint64_t) time(NULL);
+    cy->stats = calloc((size_t) cy->nworkers, sizeof(nicd_stats_t));
+    srv =
+        calloc((size_t) cy->nworkers * (size_t) conf->nservers * NICD_SRV_STATS,
+               sizeof(uint64_t));
+    if (cy->stats == NULL || srv == NULL) {
+        free(srv);
+        free(cy->stats);
+        cy->stats = NULL; /* counted in each worker's own, unread */
+    } else {
+        for (i = 0; i < cy->nworkers; i++) {
+            cy->stats[i].srv =
+                srv + (size_t) i * (size_t) conf->nservers * NICD_SRV_STATS;
+        }
+    }
     return cy;
 
 err:

@@ -23,20 +23,42 @@
 #define NICD_VERSION "0.1.0"
 
 /*
+ * A worker's counters (modules/status.c reads them).  Only the worker
+ * writes its own, with relaxed atomic stores (NICD_STAT_ADD: no locked
+ * instruction on the hot path); a status request of any worker of the
+ * generation reads them all.  They live in the cycle, so they outlast a
+ * worker that retires first.
+ */
+typedef struct {
+    uint64_t  accepted, handled, requests;
+    uint64_t  responses[6]; /* by status class: [1] 1xx .. [5] 5xx */
+    uint64_t  body_bytes;   /* response body bytes sent */
+    uint32_t  active;       /* open connections now */
+    uint32_t  reading, writing, waiting; /* at the worker's last tick */
+    uint64_t *srv; /* per server: requests, then responses[1..5] */
+} nicd_stats_t;
+
+#define NICD_SRV_STATS 6 /* uint64_t per server in nicd_stats_t.srv */
+
+#define NICD_STAT_ADD(x, n) __atomic_store_n(&(x), (x) + (n), __ATOMIC_RELAXED)
+#define NICD_STAT_GET(x)    __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+/*
  * One configuration generation: what a SIGHUP replaces as a whole.
  * Workers of an old generation finish their connections with it.
  */
 typedef struct nicd_cycle_s {
     nicd_conf_t    *conf;
     snic_instance_t backend;
-    int             root_fd;
     nicd_logfile_t *access_log;
     int             generation;
     int             nworkers;
     int             alive;           /* workers still running */
     char            server_line[64]; /* "Server: nicd/0.1.0\r\n" */
     size_t          server_line_len;
-    void           *tls; /* the TLS context of "ssl" listeners, or NULL */
+    void           *tls;     /* the TLS context of "ssl" listeners, or NULL */
+    nicd_stats_t   *stats;   /* one a worker, by id (NULL: none kept) */
+    uint64_t        started; /* time(NULL) when it was made */
 } nicd_cycle_t;
 
 enum { NICD_RUNNING = 0, NICD_RETIRING, NICD_STOPPING };
@@ -72,6 +94,8 @@ typedef struct nicd_worker_s {
     int          nconns;
     int          state;
 
+    nicd_stats_t *stats; /* its slot in the cycle's, or own_stats */
+    nicd_stats_t  own_stats;
     nicd_ofc_t    ofc;
     nicd_logbuf_t log;
     nicd_buf_t    path;      /* the normalised path of the request at hand */

@@ -439,19 +439,19 @@ void
 nicd_internal_redirect(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
                        size_t len)
 {
-    char  *copy = malloc(len + 1);
-    size_t n;
-    int    status;
+    char       *copy = malloc(len + 1);
+    const char *q;
+    size_t      n;
+    int         status;
 
     if (copy == NULL) {
         nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
         return;
     }
-    /* the new URI may carry arguments and escapes: normalise its path */
-    n = strcspn(uri, "?");
-    if (n > len) {
-        n = len;
-    }
+    /* the new URI may carry arguments and escapes: normalise its path
+     * (uri need not end in a NUL: it may be w->expand's bytes) */
+    q = memchr(uri, '?', len);
+    n = q != NULL ? (size_t) (q - uri) : len;
     status = nicd_path_normalize(uri, n, copy, &n);
     if (status != 0) {
         free(copy);
@@ -619,6 +619,10 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
         }
     }
 
+    if ((lc->naccess > 0 || lc->auth_realm != NULL)
+        && nicd_access_phase(c, r, lc)) {
+        goto out;
+    }
     if (lc->ntry_files > 0 && try_files_phase(c, r, lc, uri, len)) {
         goto out;
     }
@@ -647,6 +651,9 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
     c->srv = server_of(c, r);
     c->loc = c->srv->loc;
     c->cur_request = r;
+    if (c->w->stats->srv != NULL) {
+        NICD_STAT_ADD(c->w->stats->srv[c->srv->index * NICD_SRV_STATS], 1);
+    }
     c->redirects = 0;
     c->status_override = 0;
     c->error_paged = 0;

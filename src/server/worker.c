@@ -101,6 +101,8 @@ accept_cb(evutil_socket_t lfd, short ev, void *arg)
             default: log_error(LOG_ERR, errno, "accept4() failed"); return;
             }
         }
+        NICD_STAT_ADD(w->stats->accepted, 1);
+        NICD_STAT_ADD(w->stats->handled, 1);
         nicd_conn_accept(w, fd, listener, (struct sockaddr *) &sa);
     }
 }
@@ -163,6 +165,28 @@ cmd_cb(evutil_socket_t fd, short ev, void *arg)
     }
 }
 
+/* stub_status' Reading, Writing, Waiting: this worker's connections as
+ * they stand, counted once a second */
+static void
+stub_counts(nicd_worker_t *w)
+{
+    nicd_conn_t *c;
+    uint32_t     reading = 0, writing = 0, waiting = 0;
+
+    for (c = w->conns; c != NULL; c = c->next) {
+        if (c->writing || c->nitems > c->ihead) {
+            writing++;
+        } else if (c->timer == T_KEEPALIVE) {
+            waiting++;
+        } else {
+            reading++;
+        }
+    }
+    __atomic_store_n(&w->stats->reading, reading, __ATOMIC_RELAXED);
+    __atomic_store_n(&w->stats->writing, writing, __ATOMIC_RELAXED);
+    __atomic_store_n(&w->stats->waiting, waiting, __ATOMIC_RELAXED);
+}
+
 static void
 tick_cb(evutil_socket_t fd, short ev, void *arg)
 {
@@ -174,6 +198,7 @@ tick_cb(evutil_socket_t fd, short ev, void *arg)
         log_buf_flush(&w->log);
     }
     nicd_ofc_expire(&w->ofc, nicd_worker_now_ms(w));
+    stub_counts(w);
 }
 
 static const struct timeval *
@@ -295,6 +320,8 @@ nicd_worker_start(nicd_worker_t *w)
             goto err;
         }
     }
+    w->stats =
+        w->cycle->stats != NULL ? &w->cycle->stats[w->id] : &w->own_stats;
     if (nicd_ofc_init(&w->ofc, cf->disable_symlinks, cf->open_file_cache_max,
                       cf->open_file_cache_valid, cf->open_file_cache_inactive,
                       cf)

@@ -120,7 +120,7 @@ setup_one(int b)
     nicd_worker_t *w = &workers[b];
     nicd_conf_t   *cf = nicd_conf_new();
     snic_options_t opt;
-    char           text[1024], err[256];
+    char           text[2048], err[256];
 
     snprintf(text, sizeof(text),
              "root %s/www; access_log off; send_backend %s;"
@@ -132,25 +132,36 @@ setup_one(int b)
 #endif
              " autoindex on; http2_max_concurrent_streams 8;"
              " client_max_body_size 64k; lua_time_limit 50ms;"
-             " location /l/ { lua_content_handler %s/echo.lua; }",
+             " location /l/ { lua_content_handler %s/echo.lua; }"
+             /* the phases: rewrites, try_files, error pages, headers */
+             " rewrite ^/old/(.*)$ /new/$1 permanent;"
+             " location ~* \\.(png|txt)$ { expires 1d; add_header X-A b; }"
+             " location /t/ { try_files $uri $uri/ @fb; }"
+             " location @fb { return 200 \"fb $uri $args $host\"; }"
+             " location /r/ { rewrite ^/r/(.*)$ /$1 last; }"
+             " location /loop/ { rewrite ^ /loop/ last; }"
+             " location /a/ { alias %s/www/; gzip_static on; }"
+             " location /p/ { auth_basic x; auth_basic_user_file /dev/null;"
+             " deny 10.0.0.0/8; }"
+             " location = /s { stub_status; }"
+             " error_page 404 /404.html; charset utf-8;"
+             " server { server_name v.test; return 301 https://$host; }",
              dir, backends[b],
 #if defined(HAVE_OPENSSL)
              dir, dir,
 #endif
-             dir);
+             dir, dir);
     if (cf == NULL || nicd_conf_parse_string(cf, text, "fuzz", err, sizeof(err))
         || nicd_conf_finish(cf, err, sizeof(err))) {
         fprintf(stderr, "fuzz_conn: %s\n", err);
         return -1;
     }
     cy->conf = cf;
-    snprintf(text, sizeof(text), "%s/www", dir);
-    cy->root_fd = open(text, O_PATH | O_DIRECTORY | O_CLOEXEC);
     memset(&opt, 0, sizeof(opt));
     opt.max_chunk = cf->sendfile_max_chunk;
     opt.params = cf->params;
     opt.nparams = strcmp(backends[b], "nic") == 0 ? cf->nparams : 0;
-    if (cy->root_fd == -1
+    if (nicd_conf_open_roots(cf, err, sizeof(err)) != 0
         || snic_instance_start(&cy->backend, snic_backend_find(backends[b]),
                                &opt, err, sizeof(err))
                != 0) {
@@ -167,6 +178,7 @@ setup_one(int b)
     cy->nworkers = cy->alive = 1;
 
     w->cycle = cy;
+    w->stats = &w->own_stats; /* counters nobody reads here */
     w->accepting = 1; /* no listeners to enable */
     w->base = event_base_new();
     if (w->base == NULL

@@ -16,7 +16,9 @@ error_page bodies are); and the Server header.
 The test ends with a line per site and a total of requests that agree.
 """
 
+import base64
 import gzip
+import hashlib
 import os
 import re
 import shutil
@@ -34,7 +36,7 @@ MIME = "/etc/nginx/mime.types"
 
 COMPARED = ("Location", "Content-Type", "Content-Length", "Content-Encoding",
             "Content-Range", "Vary", "Cache-Control", "ETag",
-            "Last-Modified", "Allow")
+            "Last-Modified", "Allow", "WWW-Authenticate")
 
 DIFFERENCES = {
     "server-page": "the built-in error and redirect pages say \"nicd\" "
@@ -335,6 +337,70 @@ site("nested-and-limits", """
       ("/sub/b.txt", {"Range": "bytes=2-3"})])
 
 
+def basic(user, pw):
+    return {"Authorization": "Basic "
+            + base64.b64encode(("%s:%s" % (user, pw)).encode()).decode()}
+
+
+site("basic-auth-and-access", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        location /private/ {
+            auth_basic "Members only";
+            auth_basic_user_file %(root)s/htpasswd;
+            location /private/open/ { auth_basic off; }
+        }
+        location /nofile/ {
+            auth_basic "x";
+            auth_basic_user_file %(root)s/no-such-file;
+        }
+        location /lan/ { allow 10.0.0.0/8; deny all; }
+        location /local/ { deny 10.1.2.3; allow 127.0.0.0/8; deny all; }
+        location /v6/ { allow ::1; deny all; }
+    }
+""", ["/private/a.txt", ("/private/a.txt", basic("apr", "secret1")),
+      ("/private/a.txt", basic("apr", "wrong")),
+      ("/private/a.txt", basic("md5", "secret2")),
+      ("/private/a.txt", basic("sha512", "secret3")),
+      ("/private/a.txt", basic("sha", "secret4")),
+      ("/private/a.txt", basic("ssha", "secret5")),
+      ("/private/a.txt", basic("plain", "secret6")),
+      ("/private/a.txt", basic("bcrypt", "secret7")),
+      ("/private/a.txt", basic("bcrypt", "secret8")),
+      ("/private/a.txt", basic("des", "secret8")),
+      ("/private/a.txt", basic("nobody", "x")),
+      ("/private/a.txt", {"Authorization": "Basic !!!"}),
+      ("/private/a.txt", {"Authorization": "Bearer abc"}),
+      ("/private/a.txt", basic("apr", "secret1:more")),
+      "/private/open/b.txt", "/nofile/x", "/lan/x", "/local/x", "/v6/x"])
+
+
+def htpasswd():
+    """One user per hash format Debian's nginx reads."""
+    import crypt  # deprecated in 3.11, gone in 3.13: only for test data
+    sha = hashlib.sha1(b"secret4").digest()
+    ssha = hashlib.sha1(b"secret5" + b"salt").digest() + b"salt"
+    lines = [
+        "apr:" + subprocess.check_output(
+            ["openssl", "passwd", "-apr1", "-salt", "abcdefgh", "secret1"],
+            text=True).strip(),
+        "md5:" + subprocess.check_output(
+            ["openssl", "passwd", "-1", "-salt", "xy", "secret2"],
+            text=True).strip(),
+        "sha512:" + subprocess.check_output(
+            ["openssl", "passwd", "-6", "-salt", "saltsalt", "secret3"],
+            text=True).strip(),
+        "sha:{SHA}" + base64.b64encode(sha).decode(),
+        "ssha:{SSHA}" + base64.b64encode(ssha).decode(),
+        "plain:{PLAIN}secret6",
+        "# a comment",
+        "bcrypt:" + crypt.crypt("secret7", crypt.mksalt(crypt.METHOD_BLOWFISH)),
+        "des:" + (crypt.crypt("secret8", "ab") or "*"),
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def make_docroot(top):
     def put(rel, data):
         path = os.path.join(top, rel)
@@ -381,6 +447,12 @@ def make_docroot(top):
     put("www/app.js", js)
     put("www/app.js.gz", gzip.compress(js.encode(), mtime=0))
     put("www/style.css", "body { color: red; }\n")
+    put("www/private/a.txt", "members\n")
+    put("www/private/open/b.txt", "open\n")
+    put("www/lan/x", "lan\n")
+    put("www/local/x", "local\n")
+    put("www/v6/x", "v6\n")
+    put("htpasswd", htpasswd())
     # the same times on every file, so ETag and Last-Modified agree
     for dirpath, dirs, files in os.walk(top):
         for name in files + dirs:

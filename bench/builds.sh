@@ -1,0 +1,61 @@
+#!/bin/sh
+# Two builds of nicd on the same files: the one in build/ against the one
+# a git revision makes (OLD, default HEAD~1), to show what a change costs
+# a plain static location.  Each nicd is one thread pinned to CPU 0 with
+# the same settings (as bench/peers.sh), the files of 1 KiB to 256 KiB;
+# both are checked first (status 200, the length); then both are loaded
+# at once (two wrk -c32 on CPU 1) RUNS times per size, and the table is
+# each worker's CPU time per request and the median of the rounds'
+# ratios (bench/together.py).  Whatever makes this machine slower or
+# faster for a while hits both alike; two cores shared by servers and
+# load generator: read the ratio, not the rates.
+# Usage: OLD=REV sh bench/builds.sh   (env: DURATION=5 RUNS=5
+#        SIZES="1 16 256")
+# Writes build/bench/builds-together.json.
+set -eu
+DURATION=${DURATION:-5}
+RUNS=${RUNS:-5}
+SIZES=${SIZES:-"1 16 256"}
+OLD=${OLD:-HEAD~1}
+NEW=${NEW:-build/nicd}
+. bench/lib.sh
+bench_init
+
+rev=$(git rev-parse --short "$OLD")
+echo "old: $rev ($(git log -1 --format=%s "$rev" | cut -c1-60)); new: $NEW"
+git worktree add --detach -q "$work/old" "$rev"
+trap 'git worktree remove --force "$work/old" 2>/dev/null || true; cleanup' EXIT
+make -C "$work/old" -j2 build/nicd > "$work/old-build.log" 2>&1 ||
+    { tail -20 "$work/old-build.log"; exit 1; }
+
+for s in $SIZES; do
+    head -c $((s * 1024)) /dev/urandom > "$work/www/$s.bin"
+done
+
+start() {
+    taskset -c 0 "$1" --root "$work/www" --listen "127.0.0.1:$2" \
+        --threads 1 -g "access_log off; error_log $work/$3.log warn;
+        open_file_cache max=1000; open_file_cache_valid 60s;
+        keepalive_requests 1000000;" &
+    pids="$pids $!"
+    eval "pid_$3=\$!"
+    wait_port "$2"
+}
+p_old=$(free_port)
+p_new=$(free_port)
+start "$work/old/build/nicd" "$p_old" old
+start "$NEW" "$p_new" new
+
+for s in $SIZES; do
+    for p in $p_old $p_new; do
+        got=$(curl -s -o /dev/null -w '%{http_code} %{size_download}' \
+            "http://127.0.0.1:$p/$s.bin")
+        [ "$got" = "200 $((s * 1024))" ] ||
+            { echo "port $p, $s.bin: $got" >&2; exit 1; }
+    done
+done
+
+# shellcheck disable=SC2086,SC2154
+together_rounds "http://127.0.0.1:$p_old" "$pid_old" \
+    "http://127.0.0.1:$p_new" "$pid_new" "$OUT/builds-together.json" \
+    "old-$rev" new $SIZES

@@ -1,0 +1,435 @@
+/*
+ * Who may have a location (nginx's access and auth_basic modules, with
+ * "satisfy all"):
+ *
+ *   allow ADDR[/BITS] | all;  deny ADDR[/BITS] | all;
+ *       the first rule that matches the client's address decides; none
+ *       matching lets it through; a denied client gets 403 and a log line.
+ *   auth_basic REALM | off;  auth_basic_user_file FILE;
+ *       a client must send Authorization: Basic with a user and password
+ *       of FILE, else 401 with WWW-Authenticate.  FILE is read on each
+ *       request, as nginx does (a changed file needs no reload); it is
+ *       htpasswd's: "user:hash" lines, # comments; hashes as Debian's
+ *       nginx takes them: {PLAIN}, {SHA} (base64 SHA-1), {SSHA}, $apr1$
+ *       (Apache's MD5, computed here), and whatever crypt(3) knows
+ *       (libxcrypt: DES, $1$, $5$, $6$, bcrypt $2b$/$2y$, yescrypt $y$).
+ *       A file that cannot be read is a 500 and a log line.
+ */
+
+#include <arpa/inet.h>
+#include <crypt.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+#include "../directive.h"
+#include "../handler.h"
+
+struct nicd_access_rule_s {
+    int     deny;
+    int     family; /* AF_INET, AF_INET6; 0: all */
+    uint8_t addr[16], mask[16];
+};
+
+typedef struct nicd_access_rule_s rule_t;
+
+static const char *
+set_rule(parse_t *ps, const char **a, int n)
+{
+    nicd_loc_conf_t *l = ps->loc;
+    rule_t           r;
+    char             text[64], *slash, *end;
+    long             bits;
+    int              i, len;
+
+    (void) n;
+    memset(&r, 0, sizeof(r));
+    r.deny = strcmp(ps->d->name, "deny") == 0;
+    if (strcmp(a[0], "all") != 0) {
+        if (strlen(a[0]) >= sizeof(text)) {
+            return nicd_conf_msg("invalid parameter \"%s\"", a[0]);
+        }
+        strcpy(text, a[0]);
+        slash = strchr(text, '/');
+        if (slash != NULL) {
+            *slash++ = '\0';
+        }
+        if (inet_pton(AF_INET, text, r.addr) == 1) {
+            r.family = AF_INET;
+            len = 4;
+        } else if (inet_pton(AF_INET6, text, r.addr) == 1) {
+            r.family = AF_INET6;
+            len = 16;
+        } else {
+            return nicd_conf_msg("invalid parameter \"%s\"", a[0]);
+        }
+        bits = len * 8;
+        if (slash != NULL) {
+            bits = strtol(slash, &end, 10);
+            if (*slash == '\0' || *end != '\0' || bits < 0 || bits > len * 8) {
+                return nicd_conf_msg("invalid parameter \"%s\"", a[0]);
+            }
+        }
+        for (i = 0; i < len; i++, bits -= 8) {
+            r.mask[i] = bits >= 8  ? 0xff
+                        : bits > 0 ? (uint8_t) (0xff << (8 - bits))
+                                   : 0;
+            r.addr[i] &= r.mask[i];
+        }
+    }
+    l->access = nicd_conf_grow(ps->conf, l->access, l->naccess, sizeof(r));
+    if (l->access == NULL) {
+        return "out of memory";
+    }
+    l->access[l->naccess++] = r;
+    return NULL;
+}
+
+static const char *
+set_auth_basic(parse_t *ps, const char **a, int n)
+{
+    (void) n;
+    /* "off" switches an inherited realm off: an empty string, not NULL */
+    ps->loc->auth_realm =
+        nicd_conf_strdup(ps->conf, strcmp(a[0], "off") == 0 ? "" : a[0]);
+    return ps->loc->auth_realm == NULL ? "out of memory" : NULL;
+}
+
+static const char *
+set_user_file(parse_t *ps, const char **a, int n)
+{
+    (void) n;
+    ps->loc->auth_file = nicd_conf_strdup(ps->conf, a[0]);
+    return ps->loc->auth_file == NULL ? "out of memory" : NULL;
+}
+
+/* 1 when rules let the client (its address as text) through */
+static int
+allowed(const nicd_loc_conf_t *lc, const char *addr)
+{
+    uint8_t bin[16];
+    int     i, k, len, family;
+
+    if (inet_pton(AF_INET, addr, bin) == 1) {
+        family = AF_INET;
+        len = 4;
+    } else if (inet_pton(AF_INET6, addr, bin) == 1) {
+        family = AF_INET6;
+        len = 16;
+    } else {
+        family = 0; /* a Unix socket: only "all" matches */
+        len = 0;
+    }
+    for (i = 0; i < lc->naccess; i++) {
+        const rule_t *r = &lc->access[i];
+
+        if (r->family != 0 && r->family != family) {
+            continue;
+        }
+        for (k = 0; r->family != 0 && k < len; k++) {
+            if ((bin[k] & r->mask[k]) != r->addr[k]) {
+                break;
+            }
+        }
+        if (r->family == 0 || k == len) {
+            return !r->deny;
+        }
+    }
+    return 1;
+}
+
+/* Apache's MD5 crypt ("$apr1$salt$hash": md5crypt with its own magic) */
+static int
+apr1(const char *pw, const char *setting, char *out, size_t outlen)
+{
+    static const char itoa64[] =
+        "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    static const char magic[] = "$apr1$";
+    unsigned char     fin[16];
+    const char       *salt = setting + 6, *e;
+    size_t            pl = strlen(pw), sl, i, k;
+    EVP_MD_CTX       *ctx = EVP_MD_CTX_new();
+    unsigned long     v;
+    char             *p;
+
+    if (ctx == NULL) {
+        return -1;
+    }
+    e = strchr(salt, '$');
+    sl = e != NULL ? (size_t) (e - salt) : strlen(salt);
+    if (sl > 8) {
+        sl = 8;
+    }
+    /* pw salt pw */
+    EVP_DigestInit_ex(ctx, EVP_md5(), NULL);
+    EVP_DigestUpdate(ctx, pw, pl);
+    EVP_DigestUpdate(ctx, salt, sl);
+    EVP_DigestUpdate(ctx, pw, pl);
+    EVP_DigestFinal_ex(ctx, fin, NULL);
+    /* pw magic salt, the above for pw's length, bits of the length */
+    EVP_DigestInit_ex(ctx, EVP_md5(), NULL);
+    EVP_DigestUpdate(ctx, pw, pl);
+    EVP_DigestUpdate(ctx, magic, 6);
+    EVP_DigestUpdate(ctx, salt, sl);
+    for (k = pl; k > 0; k -= k > 16 ? 16 : k) {
+        EVP_DigestUpdate(ctx, fin, k > 16 ? 16 : k);
+    }
+    for (k = pl; k != 0; k >>= 1) {
+        EVP_DigestUpdate(ctx, (k & 1) ? "" : pw, 1);
+    }
+    EVP_DigestFinal_ex(ctx, fin, NULL);
+    /* a thousand rounds, to be slow */
+    for (i = 0; i < 1000; i++) {
+        EVP_DigestInit_ex(ctx, EVP_md5(), NULL);
+        if (i & 1) {
+            EVP_DigestUpdate(ctx, pw, pl);
+        } else {
+            EVP_DigestUpdate(ctx, fin, 16);
+        }
+        if (i % 3) {
+            EVP_DigestUpdate(ctx, salt, sl);
+        }
+        if (i % 7) {
+            EVP_DigestUpdate(ctx, pw, pl);
+        }
+        if (i & 1) {
+            EVP_DigestUpdate(ctx, fin, 16);
+        } else {
+            EVP_DigestUpdate(ctx, pw, pl);
+        }
+        EVP_DigestFinal_ex(ctx, fin, NULL);
+    }
+    EVP_MD_CTX_free(ctx);
+    if (outlen < 6 + sl + 1 + 22 + 1) {
+        return -1;
+    }
+    p = out + snprintf(out, outlen, "%s%.*s$", magic, (int) sl, salt);
+    for (i = 0; i < 5; i++) {
+        v = ((unsigned long) fin[i] << 16) | ((unsigned long) fin[i + 6] << 8)
+            | fin[i == 4 ? 5 : i + 12];
+        for (k = 0; k < 4; k++, v >>= 6) {
+            *p++ = itoa64[v & 0x3f];
+        }
+    }
+    v = fin[11];
+    for (k = 0; k < 2; k++, v >>= 6) {
+        *p++ = itoa64[v & 0x3f];
+    }
+    *p = '\0';
+    return 0;
+}
+
+/* {SHA} and {SSHA}: base64 of SHA-1(pw [salt]) [salt] */
+static int
+sha_match(const char *pw, const char *b64, int salted)
+{
+    unsigned char raw[128], md[20];
+    size_t        n = strlen(b64), len;
+    EVP_MD_CTX   *ctx;
+    int           dec, ok;
+
+    if (n > 160) {
+        return 0;
+    }
+    dec = EVP_DecodeBlock(raw, (const unsigned char *) b64, (int) n);
+    if (dec < 20) {
+        return 0;
+    }
+    len = (size_t) dec - (n >= 1 && b64[n - 1] == '=')
+          - (n >= 2 && b64[n - 2] == '='); /* DecodeBlock counts padding */
+    if ((!salted && len != 20) || len < 20) {
+        return 0;
+    }
+    ctx = EVP_MD_CTX_new();
+    if (ctx == NULL) {
+        return 0;
+    }
+    EVP_DigestInit_ex(ctx, EVP_sha1(), NULL);
+    EVP_DigestUpdate(ctx, pw, strlen(pw));
+    if (salted) {
+        EVP_DigestUpdate(ctx, raw + 20, len - 20);
+    }
+    EVP_DigestFinal_ex(ctx, md, NULL);
+    EVP_MD_CTX_free(ctx);
+    ok = CRYPTO_memcmp(md, raw, 20) == 0;
+    return ok;
+}
+
+/* does pw match the htpasswd hash? */
+static int
+password_ok(const char *pw, const char *hash)
+{
+    struct crypt_data *cd;
+    char               buf[128];
+    const char        *got;
+    int                ok;
+
+    if (strncmp(hash, "{PLAIN}", 7) == 0) {
+        return strlen(hash + 7) == strlen(pw)
+               && CRYPTO_memcmp(hash + 7, pw, strlen(pw)) == 0;
+    }
+    if (strncmp(hash, "{SHA}", 5) == 0) {
+        return sha_match(pw, hash + 5, 0);
+    }
+    if (strncmp(hash, "{SSHA}", 6) == 0) {
+        return sha_match(pw, hash + 6, 1);
+    }
+    if (strncmp(hash, "$apr1$", 6) == 0) {
+        return apr1(pw, hash, buf, sizeof(buf)) == 0
+               && strlen(buf) == strlen(hash)
+               && CRYPTO_memcmp(buf, hash, strlen(hash)) == 0;
+    }
+    cd = calloc(1, sizeof(*cd));
+    if (cd == NULL) {
+        return 0;
+    }
+    got = crypt_r(pw, hash, cd);
+    ok = got != NULL && got[0] != '*' && strlen(got) == strlen(hash)
+         && CRYPTO_memcmp(got, hash, strlen(hash)) == 0;
+    free(cd);
+    return ok;
+}
+
+/*
+ * The user and password of an Authorization: Basic value, in buf (NUL
+ * between them): the password, or NULL.
+ */
+static const char *
+credentials(const nicd_str_t *v, char *buf, size_t len)
+{
+    size_t i = 0;
+    int    n;
+    char  *colon;
+
+    if (v->p == NULL || v->len < 6 || strncasecmp(v->p, "Basic ", 6) != 0) {
+        return NULL;
+    }
+    for (i = 6; i < v->len && v->p[i] == ' '; i++) {
+    }
+    if ((v->len - i) / 4 * 3 + 1 > len || (v->len - i) % 4 != 0) {
+        return NULL;
+    }
+    n = EVP_DecodeBlock((unsigned char *) buf, (const unsigned char *) v->p + i,
+                        (int) (v->len - i));
+    if (n < 0) {
+        return NULL;
+    }
+    while (n > 0 && buf[n - 1] == '\0') {
+        n--; /* the padding DecodeBlock counted */
+    }
+    buf[n] = '\0';
+    if (strlen(buf) != (size_t) n) {
+        return NULL; /* a NUL inside */
+    }
+    colon = strchr(buf, ':');
+    if (colon == NULL) {
+        return NULL;
+    }
+    *colon = '\0';
+    return colon + 1;
+}
+
+static void
+unauthorized(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc)
+{
+    char hdr[512];
+    int  n;
+
+    n = snprintf(hdr, sizeof(hdr), "Basic realm=\"%s\"", lc->auth_realm);
+    if (n < 0 || (size_t) n >= sizeof(hdr)) {
+        n = snprintf(hdr, sizeof(hdr), "Basic realm=\"\"");
+    }
+    nicd_respond_error_hdr(c, 401, r->method == NICD_M_HEAD, "WWW-Authenticate",
+                           hdr, (size_t) n);
+}
+
+/* 0: the user and password are in the file; 1: not; -1: it cannot be
+ * read (logged) */
+static int
+check_file(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *user,
+           const char *pw)
+{
+    FILE  *f = fopen(lc->auth_file, "re");
+    char   line[1024], *hash, *end;
+    size_t ulen = strlen(user);
+    int    rc = 1, found = 0;
+
+    if (f == NULL) {
+        log_error(LOG_ERR, errno, "open() \"%s\" failed, client: %s",
+                  lc->auth_file, c->addr);
+        return -1;
+    }
+    while (fgets(line, sizeof(line), f) != NULL) {
+        if (line[0] == '#' || strncmp(line, user, ulen) != 0
+            || line[ulen] != ':') {
+            continue;
+        }
+        hash = line + ulen + 1;
+        end = strpbrk(hash, ":\r\n");
+        if (end != NULL) {
+            *end = '\0';
+        }
+        found = 1;
+        rc = password_ok(pw, hash) ? 0 : 1;
+        break;
+    }
+    fclose(f);
+    if (!found) {
+        log_error(LOG_ERR, 0, "user \"%s\" was not found in \"%s\", client: %s",
+                  user, lc->auth_file, c->addr);
+    } else if (rc != 0) {
+        log_error(LOG_ERR, 0, "user \"%s\": password mismatch, client: %s",
+                  user, c->addr);
+    }
+    return rc;
+}
+
+int
+nicd_access_phase(nicd_conn_t *c, const nicd_request_t *r,
+                  const nicd_loc_conf_t *lc)
+{
+    char        buf[768];
+    const char *pw;
+    int         head = r->method == NICD_M_HEAD;
+
+    if (lc->naccess > 0 && !allowed(lc, c->addr)) {
+        log_error(LOG_ERR, 0, "access forbidden by rule, client: %s", c->addr);
+        nicd_respond_error(c, 403, head, NULL, 0);
+        return 1;
+    }
+    if (lc->auth_realm == NULL || lc->auth_realm[0] == '\0') {
+        return 0;
+    }
+    if (lc->auth_file == NULL) {
+        log_error(LOG_ERR, 0,
+                  "auth_basic without auth_basic_user_file, "
+                  "client: %s",
+                  c->addr);
+        nicd_respond_error(c, 500, head, NULL, 0);
+        return 1;
+    }
+    pw = credentials(&r->hdr[NICD_HDR_AUTHORIZATION], buf, sizeof(buf));
+    if (pw == NULL) {
+        unauthorized(c, r, lc);
+        return 1;
+    }
+    switch (check_file(c, lc, buf, pw)) {
+    case 0: return 0;
+    case 1: unauthorized(c, r, lc); return 1;
+    }
+    nicd_respond_error(c, 500, head, NULL, 0);
+    return 1;
+}
+
+const directive_t nicd_access_directives[] = {
+    {"allow", CTX_HTTP | CTX_SRV | CTX_LOC, 1, 1, set_rule, 0},
+    {"deny", CTX_HTTP | CTX_SRV | CTX_LOC, 1, 1, set_rule, 0},
+    {"auth_basic", CTX_HTTP | CTX_SRV | CTX_LOC, 1, 1, set_auth_basic, 0},
+    {"auth_basic_user_file", CTX_HTTP | CTX_SRV | CTX_LOC, 1, 1, set_user_file,
+     0},
+    {NULL, 0, 0, 0, NULL, 0},
+};
