@@ -26,8 +26,8 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
-#include "../directive.h"
-#include "../handler.h"
+#include "directive.h"
+#include "handler.h"
 
 struct nicd_access_rule_s {
     int     deny;

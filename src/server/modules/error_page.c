@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../directive.h"
+#include "directive.h"
 
 static const char *
 set_error_page(parse_t *ps, const char **a, int n)

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../buf.h"
-#include "../directive.h"
+#include "buf.h"
+#include "directive.h"
 
 static const char *
 set_add_header(parse_t *ps, const char **a, int n)

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../directive.h"
-#include "../handler.h"
+#include "directive.h"
+#include "handler.h"
 
 static const char *
 add(parse_t *ps, nicd_rewrite_t *rw)

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../directive.h"
-#include "../handler.h"
+#include "directive.h"
+#include "handler.h"
 
 enum { FORMAT_STUB = 0, FORMAT_JSON, FORMAT_PROMETHEUS };
 

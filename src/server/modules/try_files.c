@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "../directive.h"
+#include "directive.h"
 
 static const char *
 set_try_files(parse_t *ps, const char **a, int n)

@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "../sendfile_nic/snic.h"
+#include "../../sendfile_nic/snic.h"
 #include "buf.h"
 #include "conf.h"
 #include "http_parser.h"

@@ -1,9 +1,9 @@
-/* Unit tests of src/server/conf.c */
+/* Unit tests of src/server/conf/conf.c */
 
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../../src/server/conf.c"
+#include "../../../../src/server/conf/conf.c"
 #include "harness.h"
 
 static char err[1024];

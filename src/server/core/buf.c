@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#include "../util/civil.h"
+#include "../../util/civil.h"
 #include "buf.h"
 
 int

@@ -1,10 +1,10 @@
-/* Unit tests of src/server/ofc.c */
+/* Unit tests of src/server/core/ofc.c */
 
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../../src/server/ofc.c"
+#include "../../../../src/server/core/ofc.c"
 #include "harness.h"
 
 static char        root[] = "/tmp/nicd-ofc-XXXXXX";

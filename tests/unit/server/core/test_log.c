@@ -1,10 +1,10 @@
-/* Unit tests of src/server/log.c */
+/* Unit tests of src/server/core/log.c */
 
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../../src/server/log.c"
+#include "../../../../src/server/core/log.c"
 #include "harness.h"
 
 static size_t

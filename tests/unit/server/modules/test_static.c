@@ -1,6 +1,6 @@
-/* Unit tests of src/server/static.c: the pieces that need no connection */
+/* Unit tests of src/server/modules/static.c: the pieces that need no connection */
 
-#include "../../../src/server/static.c"
+#include "../../../../src/server/modules/static.c"
 #include "harness.h"
 
 static void

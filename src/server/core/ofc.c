@@ -22,7 +22,7 @@
 #include <linux/openat2.h>
 #endif
 
-#include "../util/hash.h"
+#include "../../util/hash.h"
 #include "buf.h"
 #include "conf.h"
 #include "ofc.h"
