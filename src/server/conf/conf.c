@@ -523,6 +523,24 @@ time_val(const char *v, long *out)
     return NULL;
 }
 
+const char *
+nicd_conf_size(const char *v, size_t *out)
+{
+    return size_val(v, out);
+}
+
+const char *
+nicd_conf_time(const char *v, long *out)
+{
+    return time_val(v, out);
+}
+
+const char *
+nicd_conf_str(char **dst, const char *v)
+{
+    return set_str(dst, v);
+}
+
 static const char *
 set_lua_time_limit(parse_t *ps, const char **a, int n)
 {
@@ -843,44 +861,6 @@ set_disable_symlinks(parse_t *ps, const char **a, int n)
                     a[0]);
     }
     return NULL;
-}
-
-static const char *
-set_access_log(parse_t *ps, const char **a, int n)
-{
-    nicd_conf_t *c = ps->conf;
-    int          i;
-    const char  *err;
-
-    if (strcmp(a[0], "off") == 0) {
-        if (n > 1) {
-            return "invalid parameter after \"off\"";
-        }
-        free(c->access_log);
-        c->access_log = NULL;
-        return NULL;
-    }
-    for (i = 1; i < n; i++) {
-        if (strcmp(a[i], "combined") == 0) {
-            continue;
-        } else if (strncmp(a[i], "buffer=", 7) == 0) {
-            if ((err = size_val(a[i] + 7, &c->access_log_buffer)) != NULL) {
-                return err;
-            }
-            if (c->access_log_buffer < 512) {
-                c->access_log_buffer = 512;
-            }
-        } else if (strncmp(a[i], "flush=", 6) == 0) {
-            if ((err = time_val(a[i] + 6, &c->access_log_flush)) != NULL) {
-                return err;
-            }
-        } else {
-            return msgf("invalid parameter \"%s\" (only the combined "
-                        "format is supported)",
-                        a[i]);
-        }
-    }
-    return set_str(&c->access_log, a[0]);
 }
 
 static const char *
@@ -1388,7 +1368,6 @@ static const directive_t core_directives[] = {
     {"absolute_redirect", CTX_HSL, 1, 1, slot_flag, LOC(absolute_redirect)},
     {"lua_content_handler", CTX_LOC, 1, 1, set_lua_handler, 0},
     {"disable_symlinks", MHS, 1, 1, set_disable_symlinks, 0},
-    {"access_log", MHS, 1, 4, set_access_log, 0},
     {"error_log", MHS, 1, 2, set_error_log, 0},
     {"send_backend", MH, 1, 1, set_backend, 0},
     {"sendfile", MHS, 1, 1, set_sendfile, 0},
@@ -1446,10 +1425,15 @@ static const directive_t core_directives[] = {
 };
 
 static const directive_t *const directive_tables[] = {
-    core_directives,           nicd_rewrite_directives,
-    nicd_try_files_directives, nicd_error_page_directives,
-    nicd_headers_directives,   nicd_status_directives,
-    nicd_access_directives,    NULL,
+    core_directives,
+    nicd_rewrite_directives,
+    nicd_try_files_directives,
+    nicd_error_page_directives,
+    nicd_headers_directives,
+    nicd_status_directives,
+    nicd_access_directives,
+    nicd_log_format_directives,
+    NULL,
 };
 
 static const directive_t *
@@ -2426,6 +2410,11 @@ nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen)
                  "no \"ssl_certificate%s\" is defined for the \"listen %s "
                  "ssl\" directive",
                  c->ssl_certificate == NULL ? "" : "_key", c->listens[i].text);
+        return -1;
+    }
+    if (c->access_log != NULL && c->access_format == NULL
+        && (c->access_format = nicd_log_format_find(c, "combined")) == NULL) {
+        snprintf(err, errlen, "out of memory");
         return -1;
     }
     if (c->client_header_buffer_size < 128) {

@@ -223,11 +223,14 @@ typedef struct nicd_conf_s {
 
     int disable_symlinks;
 
-    char  *access_log; /* NULL: off */
-    size_t access_log_buffer;
-    long   access_log_flush; /* ms */
-    char  *error_log;        /* NULL: stderr */
-    int    error_level;
+    char                           *access_log;    /* NULL: off */
+    const struct nicd_log_format_s *access_format; /* its log_format */
+    struct nicd_log_format_s      **log_formats;
+    int                             nlog_formats;
+    size_t                          access_log_buffer;
+    long                            access_log_flush; /* ms */
+    char                           *error_log;        /* NULL: stderr */
+    int                             error_level;
 
     char         *backend;
     snic_param_t *params;

@@ -70,6 +70,12 @@ void *nicd_conf_grow(nicd_conf_t *c, void *arr, int n, size_t size);
  * NULL with err */
 void *nicd_conf_regex(nicd_conf_t *c, const char *re, int caseless, char *err,
                       size_t errlen);
+/* "on"/"off", sizes and times, for setters (NULL or a message) */
+const char *nicd_conf_size(const char *v, size_t *out);
+const char *nicd_conf_time(const char *v, long *out);
+/* replace *dst (heap) with a copy of v */
+const char *nicd_conf_str(char **dst, const char *v);
+
 /* a message for a setter to return (a static buffer) */
 const char *nicd_conf_msg(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
@@ -86,5 +92,11 @@ extern const directive_t nicd_error_page_directives[];
 extern const directive_t nicd_headers_directives[];
 extern const directive_t nicd_status_directives[];
 extern const directive_t nicd_access_directives[];
+extern const directive_t nicd_log_format_directives[];
+
+/* sets of directive-owning modules' wrappers conf.c calls when finishing */
+/* the log format NAME (defined earlier, or "combined"), or NULL */
+const struct nicd_log_format_s *nicd_log_format_find(nicd_conf_t *c,
+                                                     const char  *name);
 
 #endif /* NICD_DIRECTIVE_H */

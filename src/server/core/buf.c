@@ -378,3 +378,43 @@ nicd_buf_add_escaped(nicd_buf_t *b, const char *s, size_t len)
         }
     }
 }
+
+int
+nicd_base64_decode(unsigned char *out, const char *in, size_t len)
+{
+    static const char alpha[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t   i, k, o = 0;
+    uint32_t v;
+    int      pad;
+
+    if (len % 4 != 0) {
+        return -1;
+    }
+    for (i = 0; i < len; i += 4) {
+        v = 0;
+        pad = 0;
+        for (k = 0; k < 4; k++) {
+            const char *p;
+
+            if (in[i + k] == '=' && i + 4 == len && k >= 2) {
+                pad++;
+                v <<= 6;
+                continue;
+            }
+            p = in[i + k] != '\0' ? strchr(alpha, in[i + k]) : NULL;
+            if (p == NULL || pad > 0) {
+                return -1;
+            }
+            v = (v << 6) | (uint32_t) (p - alpha);
+        }
+        out[o++] = (unsigned char) (v >> 16);
+        if (pad < 2) {
+            out[o++] = (unsigned char) (v >> 8);
+        }
+        if (pad < 1) {
+            out[o++] = (unsigned char) v;
+        }
+    }
+    return (int) o;
+}

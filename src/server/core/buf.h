@@ -66,4 +66,11 @@ int nicd_parse_msec(const char *s, long *out);
  */
 int nicd_parse_time(const char *s, int seconds, long long *out);
 
+/*
+ * Standard base64 (RFC 4648, with its padding) of in (len bytes, a
+ * multiple of 4) into out (at least len / 4 * 3 bytes): the decoded
+ * length, or -1 for anything else.
+ */
+int nicd_base64_decode(unsigned char *out, const char *in, size_t len);
+
 #endif /* NICD_BUF_H */

@@ -174,12 +174,10 @@ log_response(nicd_conn_t *c, const nicd_out_t *it)
         return;
     }
     b->len = 0;
-    nicd_buf_add(b, c->logb.data + it->log_off, it->log_split - it->log_off);
-    nicd_buf_add_u64(b, (uint64_t) it->status);
-    NICD_BUF_LIT(b, " ");
-    nicd_buf_add_u64(b, c->body_sent);
-    nicd_buf_add(b, c->logb.data + it->log_split,
-                 it->log_off + it->log_len - it->log_split);
+    /* the status, bytes and time it was waiting for (log_format.c) */
+    nicd_log_fill(
+        b, c->logb.data + it->log_off, it->log_len, it->status, c->body_sent,
+        (uint32_t) ((uint32_t) nicd_worker_now_ms(c->w) - it->log_t0) / 1000.0);
     if (!nicd_buf_failed(b)) {
         log_buf_write(&c->w->log, b->data, b->len);
     } else {
@@ -311,7 +309,7 @@ nicd_conn_out_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len)
 
 void
 nicd_conn_out_end(nicd_conn_t *c, int status, uint32_t log_off,
-                  uint32_t log_split, uint32_t log_len)
+                  uint32_t log_len)
 {
     nicd_out_t *it;
 
@@ -322,7 +320,7 @@ nicd_conn_out_end(nicd_conn_t *c, int status, uint32_t log_off,
     it->last = 1;
     it->status = status;
     it->log_off = log_off;
-    it->log_split = log_split;
+    it->log_t0 = (uint32_t) nicd_worker_now_ms(c->w);
     it->log_len = log_len;
 }
 

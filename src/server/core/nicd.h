@@ -124,7 +124,7 @@ typedef struct {
     int          status;   /* on last: the response status */
     uint32_t     log_off;  /* on last: the log record in logb */
     uint32_t     log_len;
-    uint32_t     log_split; /* where status and bytes go in the record */
+    uint32_t     log_t0; /* on last: when it was queued (ms, wrapping) */
 } nicd_out_t;
 
 enum { OUT_MEM = 0, OUT_FILE = 1 };
@@ -157,6 +157,8 @@ struct nicd_conn_s {
     const nicd_server_conf_t    *srv;
     const nicd_loc_conf_t       *loc;
     const struct nicd_request_s *cur_request;
+    const char                  *cur_uri; /* the URI at hand, after rewrites */
+    size_t                       cur_uri_len;
     int                          redirects;
     int                          status_override;
     int                          resp_status;
@@ -197,7 +199,7 @@ void nicd_conn_out_mem(nicd_conn_t *c, size_t off, size_t len, int body);
 void nicd_conn_out_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len);
 /* The last item of a response: its status and its access log record. */
 void nicd_conn_out_end(nicd_conn_t *c, int status, uint32_t log_off,
-                       uint32_t log_split, uint32_t log_len);
+                       uint32_t log_len);
 /* The worker is stopping: close c now if no request is in progress. */
 void nicd_conn_shutdown(nicd_conn_t *c);
 /*

@@ -170,6 +170,39 @@ void nicd_lua_worker_free(nicd_worker_t *w);
 int nicd_lua_location(nicd_conn_t *c, const nicd_request_t *r);
 
 /*
+ * What an access log line is made of (modules/log_format.c), filled by
+ * the protocol that answered: the request as it came, and (late_known)
+ * what the response did.
+ */
+typedef struct {
+    const char       *addr;
+    nicd_str_t        line; /* the request line as sent (p NULL: none) */
+    const char       *method;
+    nicd_str_t        path, query;
+    nicd_str_t        uri;      /* $uri: normalised, after rewrites (p NULL:
+                              the path as sent) */
+    const char       *protocol; /* "HTTP/1.1", "HTTP/2.0" */
+    const nicd_str_t *hname, *hvalue;
+    int               nheaders;
+    const char       *server_name;
+    int               tls;
+    int               late_known;
+    int               status;
+    uint64_t          body_bytes;
+    double            request_time;
+} nicd_log_view_t;
+
+typedef struct nicd_log_format_s nicd_log_format_t;
+
+/* Append the line of format f for view v to b (with markers for what
+ * is not known yet). */
+void nicd_log_render(const nicd_log_format_t *f, const nicd_log_view_t *v,
+                     nicd_buf_t *b);
+/* Append record rec (len bytes) to out with its markers filled in. */
+void nicd_log_fill(nicd_buf_t *out, const char *rec, size_t len, int status,
+                   uint64_t body_bytes, double request_time);
+
+/*
  * phases.c: an internal redirect to uri (a path with an optional query,
  * not yet normalised): a location is found for it again.
  */

@@ -67,61 +67,51 @@ nicd_http_keepalive_allowed(nicd_conn_t *c)
 
 #define REQ_BASE(c) ((c)->in + (c)->in_start)
 
-static nicd_span_t
-header_value(nicd_conn_t *c, int idx)
-{
-    nicd_span_t none = {0, 0};
-
-    return idx < 0 ? none : c->req.headers[idx].value;
-}
-
-static void
-log_quoted_header(nicd_conn_t *c, nicd_buf_t *b, int idx)
-{
-    nicd_span_t v = header_value(c, idx);
-
-    NICD_BUF_LIT(b, "\"");
-    if (idx < 0) {
-        NICD_BUF_LIT(b, "-");
-    } else {
-        nicd_buf_add_escaped(b, REQ_BASE(c) + v.off, v.len);
-    }
-    NICD_BUF_LIT(b, "\"");
-}
-
 /*
- * Start the access log record of the response being built:
- *   $remote_addr - - [$time_local] "$request" | " "$http_referer"
- *   "$http_user_agent"\n
- * with status and body bytes put at the split when the response is sent.
+ * Start the access log record of the response being built, in the
+ * configuration's log_format (modules/log_format.c): what the request
+ * says now, the status, bytes and time as markers filled in when the
+ * response has been sent (conn.c).
  */
 static void
-log_record(nicd_conn_t *c, uint32_t *off, uint32_t *split, uint32_t *len)
+log_record(nicd_conn_t *c, uint32_t *off, uint32_t *len)
 {
-    nicd_buf_t *b = &c->logb;
+    nicd_http_req_t *r = &c->req;
+    nicd_log_view_t  v;
+    nicd_str_t      *hn = c->w->hname, *hv = c->w->hvalue;
+    int              i;
 
-    *off = (uint32_t) b->len;
-    nicd_buf_adds(b, c->addr);
-    NICD_BUF_LIT(b, " - - [");
-    nicd_buf_add(b, dates.log, NICD_LOG_DATE_LEN);
-    NICD_BUF_LIT(b, "] \"");
-    if (c->req.line.len > 0) {
-        nicd_buf_add_escaped(b, REQ_BASE(c) + c->req.line.off, c->req.line.len);
+    memset(&v, 0, sizeof(v));
+    v.addr = c->addr;
+    if (r->line.len > 0) {
+        v.line.p = REQ_BASE(c) + r->line.off;
+        v.line.len = r->line.len;
+        v.method = nicd_http_method_name(r->method);
+        v.path.p = REQ_BASE(c) + r->path.off;
+        v.path.len = r->path.len;
+        v.query.p = REQ_BASE(c) + r->query.off;
+        v.query.len = r->query.len;
+        for (i = 0; i < r->nheaders; i++) {
+            hn[i].p = REQ_BASE(c) + r->headers[i].name.off;
+            hn[i].len = r->headers[i].name.len;
+            hv[i].p = REQ_BASE(c) + r->headers[i].value.off;
+            hv[i].len = r->headers[i].value.len;
+        }
+        v.hname = hn;
+        v.hvalue = hv;
+        v.nheaders = r->nheaders;
     } else {
-        NICD_BUF_LIT(b, "-");
+        v.method = "-";
     }
-    NICD_BUF_LIT(b, "\" ");
-    *split = (uint32_t) b->len;
-    NICD_BUF_LIT(b, " ");
-    if (c->req.line.len > 0) {
-        log_quoted_header(c, b, c->req.h_referer);
-        NICD_BUF_LIT(b, " ");
-        log_quoted_header(c, b, c->req.h_user_agent);
-    } else {
-        NICD_BUF_LIT(b, "\"-\" \"-\"");
-    }
-    NICD_BUF_LIT(b, "\n");
-    *len = (uint32_t) (b->len - *off);
+    v.uri.p = c->cur_uri;
+    v.uri.len = c->cur_uri_len;
+    v.protocol = r->version == 10 ? "HTTP/1.0" : "HTTP/1.1";
+    v.server_name =
+        c->srv != NULL && c->srv->nnames > 0 ? c->srv->names[0] : "";
+    v.tls = c->tp == &nicd_transport_tls;
+    *off = (uint32_t) c->logb.len;
+    nicd_log_render(c->w->cycle->conf->access_format, &v, &c->logb);
+    *len = (uint32_t) (c->logb.len - *off);
 }
 
 /* "HTTP/1.1 200 OK", Server and Date */
@@ -159,12 +149,12 @@ end_headers(nicd_conn_t *c)
 static void
 finish_response(nicd_conn_t *c, int status)
 {
-    uint32_t off = 0, split = 0, len = 0;
+    uint32_t off = 0, len = 0;
 
     if (c->w->log.file != NULL) {
-        log_record(c, &off, &split, &len);
+        log_record(c, &off, &len);
     }
-    nicd_conn_out_end(c, status, off, split, len);
+    nicd_conn_out_end(c, status, off, len);
 }
 
 /* ---- the protocol's response operations (handler.h) ---- */

@@ -67,6 +67,7 @@ typedef struct h2_stream_s {
     int                 has_path, has_hdr[NICD_NHDR], has_ref, has_ua;
     size_t              header_bytes;
     int                 nall; /* regular request header fields */
+    char               *uri;  /* $uri for the access log, or NULL */
     int                 status;
     char                code[4]; /* :status, for nghttp2 to take uncopied */
     int                 nh;      /* response header fields */
@@ -141,6 +142,8 @@ stream_free(nicd_conn_t *c, h2_stream_t *st)
     nicd_worker_t *w = c->w;
     int            i;
 
+    free(st->uri);
+    st->uri = NULL;
     for (i = 0; i < st->npieces; i++) {
         if (st->pieces[i].f != NULL) {
             nicd_ofc_release(&w->ofc, st->pieces[i].f);
@@ -326,6 +329,9 @@ h2_finish(nicd_conn_t *c, int status)
     int                   i;
 
     (void) status;
+    if (c->w->log.file != NULL && c->cur_uri != NULL && st->uri == NULL) {
+        st->uri = strndup(c->cur_uri, c->cur_uri_len); /* for $uri */
+    }
     /* statuses are 100 to 599: three digits */
     code[0] = (char) ('0' + st->status / 100 % 10);
     code[1] = (char) ('0' + st->status / 10 % 10);
@@ -684,38 +690,47 @@ on_frame_recv(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
     return 0;
 }
 
-/* the access log record of a stream: nginx's combined format */
+/* the access log line of a stream, in the configuration's log_format:
+ * everything is known by the time it closes */
 static void
 log_stream(nicd_conn_t *c, h2_stream_t *st)
 {
-    nicd_buf_t *b = &c->w->logline;
+    nicd_buf_t     *b = &c->w->logline;
+    nicd_log_view_t v;
+    int             i;
 
     if (c->w->log.file == NULL || !st->answered) {
         return;
     }
+    memset(&v, 0, sizeof(v));
+    v.addr = c->addr;
+    v.method =
+        st->method == NICD_M_UNKNOWN ? "-" : nicd_http_method_name(st->method);
+    v.path.p = st->rq.data + st->path_off;
+    v.path.len = st->path_len;
+    v.query.p = st->rq.data + st->query_off;
+    v.query.len = st->query_len;
+    if (st->uri != NULL) {
+        v.uri.p = st->uri;
+        v.uri.len = strlen(st->uri);
+    }
+    v.protocol = "HTTP/2.0";
+    for (i = 0; i < st->nall; i++) {
+        c->w->hname[i].p = st->rq.data + st->all_noff[i];
+        c->w->hname[i].len = st->all_nlen[i];
+        c->w->hvalue[i].p = st->rq.data + st->all_voff[i];
+        c->w->hvalue[i].len = st->all_vlen[i];
+    }
+    v.hname = c->w->hname;
+    v.hvalue = c->w->hvalue;
+    v.nheaders = st->nall;
+    v.server_name = "";
+    v.tls = c->tp == &nicd_transport_tls;
+    v.late_known = 1;
+    v.status = st->status;
+    v.body_bytes = st->sent;
     b->len = 0;
-    nicd_buf_addf(
-        b, "%s - - [%s] \"%s ", c->addr, nicd_date_log(),
-        st->method == NICD_M_UNKNOWN ? "-" : nicd_http_method_name(st->method));
-    nicd_buf_add_escaped(b, st->rq.data + st->path_off, st->path_len);
-    if (st->query_len > 0) {
-        NICD_BUF_LIT(b, "?");
-        nicd_buf_add_escaped(b, st->rq.data + st->query_off, st->query_len);
-    }
-    nicd_buf_addf(b, " HTTP/2.0\" %d %llu \"", st->status,
-                  (unsigned long long) st->sent);
-    if (st->has_ref) {
-        nicd_buf_add_escaped(b, st->rq.data + st->ref_off, st->ref_len);
-    } else {
-        NICD_BUF_LIT(b, "-");
-    }
-    NICD_BUF_LIT(b, "\" \"");
-    if (st->has_ua) {
-        nicd_buf_add_escaped(b, st->rq.data + st->ua_off, st->ua_len);
-    } else {
-        NICD_BUF_LIT(b, "-");
-    }
-    NICD_BUF_LIT(b, "\"\n");
+    nicd_log_render(c->w->cycle->conf->access_format, &v, b);
     if (!nicd_buf_failed(b)) {
         log_buf_write(&c->w->log, b->data, b->len);
     }

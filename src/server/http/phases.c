@@ -581,6 +581,8 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
                  ? named
                  : nicd_conf_find_location(c->srv, uri, len, match_data(c->w));
         c->loc = lc;
+        c->cur_uri = uri;
+        c->cur_uri_len = len;
         if (lc->internal && c->redirects <= 1) {
             nicd_respond_error(c, 404, head, NULL, 0);
             goto out;
@@ -603,6 +605,8 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
         }
         uri = own;
         len = strlen(own);
+        c->cur_uri = uri;
+        c->cur_uri_len = len;
         if (rc == RW_BREAK) {
             break;
         }
@@ -651,6 +655,7 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
     c->srv = server_of(c, r);
     c->loc = c->srv->loc;
     c->cur_request = r;
+    c->cur_uri = NULL;
     if (c->w->stats->srv != NULL) {
         NICD_STAT_ADD(c->w->stats->srv[c->srv->index * NICD_SRV_STATS], 1);
     }
@@ -680,6 +685,7 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
     free(path);
     c->loc = NULL;
     c->cur_request = NULL;
+    c->cur_uri = NULL;
 }
 
 int

@@ -235,12 +235,11 @@ sha_match(const char *pw, const char *b64, int salted)
     if (n > 160) {
         return 0;
     }
-    dec = EVP_DecodeBlock(raw, (const unsigned char *) b64, (int) n);
+    dec = nicd_base64_decode(raw, b64, n);
     if (dec < 20) {
         return 0;
     }
-    len = (size_t) dec - (n >= 1 && b64[n - 1] == '=')
-          - (n >= 2 && b64[n - 2] == '='); /* DecodeBlock counts padding */
+    len = (size_t) dec;
     if ((!salted && len != 20) || len < 20) {
         return 0;
     }
@@ -313,13 +312,9 @@ credentials(const nicd_str_t *v, char *buf, size_t len)
     if ((v->len - i) / 4 * 3 + 1 > len || (v->len - i) % 4 != 0) {
         return NULL;
     }
-    n = EVP_DecodeBlock((unsigned char *) buf, (const unsigned char *) v->p + i,
-                        (int) (v->len - i));
+    n = nicd_base64_decode((unsigned char *) buf, v->p + i, v->len - i);
     if (n < 0) {
         return NULL;
-    }
-    while (n > 0 && buf[n - 1] == '\0') {
-        n--; /* the padding DecodeBlock counted */
     }
     buf[n] = '\0';
     if (strlen(buf) != (size_t) n) {

@@ -103,6 +103,22 @@ test_parse_time(void)
 }
 
 static void
+test_base64(void)
+{
+    unsigned char out[16];
+
+    CHECK_INT(nicd_base64_decode(out, "dXNlcjpwdw==", 12), 7);
+    CHECK(memcmp(out, "user:pw", 7) == 0);
+    CHECK_INT(nicd_base64_decode(out, "YWJj", 4), 3);
+    CHECK_INT(nicd_base64_decode(out, "YWI=", 4), 2);
+    CHECK_INT(nicd_base64_decode(out, "", 0), 0);
+    CHECK_INT(nicd_base64_decode(out, "YWJ", 3), -1);   /* not 4k long */
+    CHECK_INT(nicd_base64_decode(out, "Y!Jj", 4), -1);  /* not base64 */
+    CHECK_INT(nicd_base64_decode(out, "YQ==YWJj", 8), -1); /* = inside */
+    CHECK_INT(nicd_base64_decode(out, "Y=Jj", 4), -1);
+}
+
+static void
 test_escaped(void)
 {
     nicd_buf_t b = {0};
@@ -122,6 +138,7 @@ main(void)
     RUN(test_log_date);
     RUN(test_sizes_and_times);
     RUN(test_parse_time);
+    RUN(test_base64);
     RUN(test_escaped);
     return harness_report("test_buf");
 }

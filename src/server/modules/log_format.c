@@ -1,0 +1,514 @@
+/*
+ * log_format NAME [escape=default|json|none] STRING ...;  and the access
+ * log lines it shapes (nginx's ngx_http_log_module).  "combined" is
+ * built in, as nginx's.
+ *
+ * A format is compiled once into literal pieces and variables.  A line
+ * is rendered when its response is answered: what the request says then
+ * (address, time, request line, headers) goes in at once; what is known
+ * only once the response has gone (status, body bytes, request time)
+ * goes in as a marker, a byte 0x01 and the variable's letter (escaped
+ * values never hold a 0x01), filled in by nicd_log_fill() when the last
+ * byte is sent (HTTP/1.1), or at once where the protocol knows them
+ * already (HTTP/2 logs a stream when it closes).
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "directive.h"
+#include "handler.h"
+
+enum {
+    V_LITERAL = 0,
+    V_REMOTE_ADDR,
+    V_REMOTE_USER,
+    V_TIME_LOCAL,
+    V_TIME_ISO8601,
+    V_MSEC,
+    V_REQUEST,
+    V_REQUEST_METHOD,
+    V_REQUEST_URI,
+    V_URI,
+    V_ARGS,
+    V_SERVER_PROTOCOL,
+    V_HOST,
+    V_SERVER_NAME,
+    V_SCHEME,
+    V_HTTP, /* $http_NAME: a request header */
+    /* known once the response is sent: markers */
+    V_STATUS,
+    V_BODY_BYTES,
+    V_BYTES_SENT,
+    V_REQUEST_TIME
+};
+
+#define MARK 0x01
+
+typedef struct {
+    int         var;
+    const char *text; /* V_LITERAL: the text; V_HTTP: the header name */
+    size_t      len;
+} piece_t;
+
+struct nicd_log_format_s {
+    char    *name;
+    int      escape; /* 0 default, 1 json, 2 none */
+    piece_t *pieces;
+    int      npieces;
+};
+
+static const struct {
+    const char *name;
+    int         var;
+} vars[] = {
+    {"remote_addr", V_REMOTE_ADDR},
+    {"remote_user", V_REMOTE_USER},
+    {"time_local", V_TIME_LOCAL},
+    {"time_iso8601", V_TIME_ISO8601},
+    {"msec", V_MSEC},
+    {"request", V_REQUEST},
+    {"request_method", V_REQUEST_METHOD},
+    {"request_uri", V_REQUEST_URI},
+    {"uri", V_URI},
+    {"document_uri", V_URI},
+    {"args", V_ARGS},
+    {"query_string", V_ARGS},
+    {"server_protocol", V_SERVER_PROTOCOL},
+    {"host", V_HOST},
+    {"server_name", V_SERVER_NAME},
+    {"scheme", V_SCHEME},
+    {"status", V_STATUS},
+    {"body_bytes_sent", V_BODY_BYTES},
+    {"bytes_sent", V_BYTES_SENT},
+    {"request_time", V_REQUEST_TIME},
+};
+
+/* the marker letters of the late variables, by var - V_STATUS */
+static const char late_letter[] = "sbBt";
+
+static const char *
+compile(nicd_conf_t *c, nicd_log_format_t *f, const char *s)
+{
+    const char *p = s, *q;
+    piece_t     pc;
+    size_t      n, i;
+
+    while (*p != '\0') {
+        memset(&pc, 0, sizeof(pc));
+        if (*p != '$') {
+            q = strchr(p, '$');
+            n = q == NULL ? strlen(p) : (size_t) (q - p);
+            pc.var = V_LITERAL;
+            pc.text = p;
+            pc.len = n;
+            p += n;
+        } else {
+            int brace = p[1] == '{';
+
+            p += 1 + brace;
+            for (n = 0; (p[n] >= 'a' && p[n] <= 'z') || p[n] == '_'
+                        || (p[n] >= '0' && p[n] <= '9');
+                 n++) {
+            }
+            if (n == 0 || (brace && p[n] != '}')) {
+                return nicd_conf_msg("invalid variable name in \"%s\"", s);
+            }
+            if (n > 5 && strncmp(p, "http_", 5) == 0) {
+                pc.var = V_HTTP;
+                pc.text = p + 5;
+                pc.len = n - 5;
+            } else {
+                for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+                    if (strlen(vars[i].name) == n
+                        && strncmp(vars[i].name, p, n) == 0) {
+                        pc.var = vars[i].var;
+                        break;
+                    }
+                }
+                if (pc.var == V_LITERAL) {
+                    return nicd_conf_msg("unknown \"%.*s\" variable", (int) n,
+                                         p);
+                }
+            }
+            p += n + (size_t) brace;
+        }
+        f->pieces = nicd_conf_grow(c, f->pieces, f->npieces, sizeof(pc));
+        if (f->pieces == NULL) {
+            return "out of memory";
+        }
+        f->pieces[f->npieces++] = pc;
+    }
+    return NULL;
+}
+
+static const char combined[] =
+    "$remote_addr - $remote_user [$time_local] \"$request\" $status "
+    "$body_bytes_sent \"$http_referer\" \"$http_user_agent\"";
+
+const struct nicd_log_format_s *
+nicd_log_format_find(nicd_conf_t *c, const char *name)
+{
+    int i;
+
+    for (i = 0; i < c->nlog_formats; i++) {
+        if (strcmp(c->log_formats[i]->name, name) == 0) {
+            return c->log_formats[i];
+        }
+    }
+    if (strcmp(name, "combined") == 0) {
+        /* made on first use, as if the file had said it */
+        nicd_log_format_t  *f = nicd_conf_alloc(c, sizeof(*f));
+        nicd_log_format_t **all;
+
+        all = nicd_conf_grow(c, c->log_formats, c->nlog_formats, sizeof(f));
+        if (f == NULL || all == NULL
+            || (f->name = nicd_conf_strdup(c, "combined")) == NULL
+            || compile(c, f, combined) != NULL) {
+            return NULL;
+        }
+        all[c->nlog_formats++] = f;
+        c->log_formats = all;
+        return f;
+    }
+    return NULL;
+}
+
+static const char *
+set_log_format(parse_t *ps, const char **a, int n)
+{
+    nicd_conf_t       *c = ps->conf;
+    nicd_log_format_t *f, **all;
+    const char        *msg;
+    char              *text;
+    int                i = 1;
+    size_t             len = 0;
+
+    if (strcmp(a[0], "combined") == 0) {
+        return "duplicate \"log_format\" name \"combined\"";
+    }
+    for (i = 0; i < c->nlog_formats; i++) {
+        if (strcmp(c->log_formats[i]->name, a[0]) == 0) {
+            return nicd_conf_msg("duplicate \"log_format\" name \"%s\"", a[0]);
+        }
+    }
+    f = nicd_conf_alloc(c, sizeof(*f));
+    if (f == NULL || (f->name = nicd_conf_strdup(c, a[0])) == NULL) {
+        return "out of memory";
+    }
+    i = 1;
+    if (n > 2 && strncmp(a[1], "escape=", 7) == 0) {
+        if (strcmp(a[1] + 7, "default") == 0) {
+            f->escape = 0;
+        } else if (strcmp(a[1] + 7, "json") == 0) {
+            f->escape = 1;
+        } else if (strcmp(a[1] + 7, "none") == 0) {
+            f->escape = 2;
+        } else {
+            return nicd_conf_msg("unknown log format escaping \"%s\"",
+                                 a[1] + 7);
+        }
+        i = 2;
+    }
+    /* the strings run together, as nginx joins them */
+    for (int k = i; k < n; k++) {
+        len += strlen(a[k]);
+    }
+    text = nicd_conf_alloc(c, len + 1);
+    if (text == NULL) {
+        return "out of memory";
+    }
+    text[0] = '\0';
+    for (; i < n; i++) {
+        strcat(text, a[i]);
+    }
+    if ((msg = compile(c, f, text)) != NULL) {
+        return msg;
+    }
+    all = nicd_conf_grow(c, c->log_formats, c->nlog_formats, sizeof(f));
+    if (all == NULL) {
+        return "out of memory";
+    }
+    all[c->nlog_formats++] = f;
+    c->log_formats = all;
+    return NULL;
+}
+
+static void
+add_value(nicd_buf_t *b, int escape, const char *p, size_t len)
+{
+    size_t i;
+
+    if (p == NULL || len == 0) {
+        if (escape != 1) {
+            nicd_buf_add(b, "-", 1);
+        }
+        return;
+    }
+    switch (escape) {
+    case 2: nicd_buf_add(b, p, len); return;
+    case 1:
+        for (i = 0; i < len; i++) {
+            unsigned char ch = (unsigned char) p[i];
+
+            if (ch == '"' || ch == '\\') {
+                nicd_buf_addf(b, "\\%c", ch);
+            } else if (ch < 0x20) {
+                nicd_buf_addf(b, "\\u%04x", ch);
+            } else {
+                nicd_buf_add(b, p + i, 1);
+            }
+        }
+        return;
+    }
+    nicd_buf_add_escaped(b, p, len);
+}
+
+/* a request header by name (len bytes, '_' for '-', any case) */
+static const nicd_str_t *
+header(const nicd_log_view_t *v, const char *name, size_t len)
+{
+    size_t i;
+    int    k;
+
+    for (k = 0; k < v->nheaders; k++) {
+        if (v->hname[k].len != len) {
+            continue;
+        }
+        for (i = 0; i < len; i++) {
+            char a = v->hname[k].p[i], b = name[i];
+
+            if (a == '-') {
+                a = '_';
+            }
+            if ((a | 0x20) != (b | 0x20)) {
+                break;
+            }
+        }
+        if (i == len) {
+            return &v->hvalue[k];
+        }
+    }
+    return NULL;
+}
+
+/* $remote_user: the user of an Authorization: Basic header */
+static void
+remote_user(const nicd_log_view_t *v, nicd_buf_t *b, int escape)
+{
+    const nicd_str_t *h = header(v, "authorization", 13);
+    unsigned char     dec[256];
+    size_t            i = 6;
+    int               n;
+    char             *colon;
+
+    if (h == NULL || h->len < 7 || strncasecmp(h->p, "Basic ", 6) != 0
+        || (h->len - i) % 4 != 0 || (h->len - i) / 4 * 3 >= sizeof(dec)) {
+        add_value(b, escape, NULL, 0);
+        return;
+    }
+    n = nicd_base64_decode(dec, h->p + i, h->len - i);
+    colon = n > 0 ? memchr(dec, ':', (size_t) n) : NULL;
+    add_value(b, escape, (const char *) dec,
+              colon != NULL ? (size_t) (colon - (char *) dec) : 0);
+}
+
+static void
+late(nicd_buf_t *b, int var, const nicd_log_view_t *v, int escape)
+{
+    char num[32];
+    int  n;
+
+    if (!v->late_known) {
+        char mark[3] = {MARK, late_letter[var - V_STATUS], '\0'};
+
+        nicd_buf_add(b, mark, 2);
+        return;
+    }
+    switch (var) {
+    case V_STATUS: n = snprintf(num, sizeof(num), "%d", v->status); break;
+    case V_REQUEST_TIME:
+        n = snprintf(num, sizeof(num), "%.3f", v->request_time);
+        break;
+    default: n = snprintf(num, sizeof(num), "%" PRIu64, v->body_bytes);
+    }
+    add_value(b, escape, num, (size_t) n);
+}
+
+void
+nicd_log_render(const nicd_log_format_t *f, const nicd_log_view_t *v,
+                nicd_buf_t *b)
+{
+    const piece_t    *pc;
+    char              t[64];
+    struct tm         tm;
+    struct timespec   ts;
+    int               i, n;
+    const nicd_str_t *h;
+
+    for (i = 0; i < f->npieces; i++) {
+        pc = &f->pieces[i];
+        switch (pc->var) {
+        case V_LITERAL: nicd_buf_add(b, pc->text, pc->len); break;
+        case V_REMOTE_ADDR:
+            add_value(b, f->escape, v->addr, strlen(v->addr));
+            break;
+        case V_REMOTE_USER: remote_user(v, b, f->escape); break;
+        case V_TIME_LOCAL:
+            nicd_buf_add(b, nicd_date_log(), NICD_LOG_DATE_LEN);
+            break;
+        case V_TIME_ISO8601:
+            clock_gettime(CLOCK_REALTIME, &ts);
+            localtime_r(&ts.tv_sec, &tm);
+            n = (int) strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%S%z", &tm);
+            if (n == 24) { /* +hhmm -> +hh:mm */
+                memmove(t + 23, t + 22, 3);
+                t[22] = ':';
+                n = 25;
+            }
+            nicd_buf_add(b, t, (size_t) n);
+            break;
+        case V_MSEC:
+            clock_gettime(CLOCK_REALTIME, &ts);
+            nicd_buf_addf(b, "%lld.%03ld", (long long) ts.tv_sec,
+                          ts.tv_nsec / 1000000);
+            break;
+        case V_REQUEST:
+            if (v->line.p != NULL || v->path.p == NULL) {
+                /* as sent; none (a request that did not parse): "-" */
+                add_value(b, f->escape, v->line.p, v->line.len);
+                break;
+            }
+            add_value(b, f->escape, v->method, strlen(v->method));
+            nicd_buf_add(b, " ", 1);
+            add_value(b, f->escape, v->path.p, v->path.len);
+            if (v->query.len > 0) {
+                nicd_buf_add(b, "?", 1);
+                add_value(b, f->escape, v->query.p, v->query.len);
+            }
+            nicd_buf_add(b, " ", 1);
+            nicd_buf_adds(b, v->protocol);
+            break;
+        case V_REQUEST_METHOD:
+            add_value(b, f->escape, v->method, strlen(v->method));
+            break;
+        case V_REQUEST_URI:
+            add_value(b, f->escape, v->path.p, v->path.len);
+            if (v->query.len > 0) {
+                nicd_buf_add(b, "?", 1);
+                add_value(b, f->escape, v->query.p, v->query.len);
+            }
+            break;
+        case V_URI:
+            if (v->uri.p != NULL) {
+                add_value(b, f->escape, v->uri.p, v->uri.len);
+            } else {
+                add_value(b, f->escape, v->path.p, v->path.len);
+            }
+            break;
+        case V_ARGS: add_value(b, f->escape, v->query.p, v->query.len); break;
+        case V_SERVER_PROTOCOL: nicd_buf_adds(b, v->protocol); break;
+        case V_HOST:
+            h = header(v, "host", 4);
+            add_value(b, f->escape, h != NULL ? h->p : v->server_name,
+                      h != NULL ? h->len : strlen(v->server_name));
+            break;
+        case V_SERVER_NAME:
+            add_value(b, f->escape, v->server_name, strlen(v->server_name));
+            break;
+        case V_SCHEME: nicd_buf_adds(b, v->tls ? "https" : "http"); break;
+        case V_HTTP:
+            h = header(v, pc->text, pc->len);
+            add_value(b, f->escape, h != NULL ? h->p : NULL,
+                      h != NULL ? h->len : 0);
+            break;
+        default: late(b, pc->var, v, f->escape);
+        }
+    }
+    nicd_buf_add(b, "\n", 1);
+}
+
+void
+nicd_log_fill(nicd_buf_t *out, const char *rec, size_t len, int status,
+              uint64_t body_bytes, double request_time)
+{
+    const char *p = rec, *end = rec + len, *m;
+
+    while (p < end) {
+        m = memchr(p, MARK, (size_t) (end - p));
+        if (m == NULL || m + 1 >= end) {
+            nicd_buf_add(out, p, (size_t) (end - p));
+            return;
+        }
+        nicd_buf_add(out, p, (size_t) (m - p));
+        switch (m[1]) {
+        case 's': nicd_buf_addf(out, "%d", status); break;
+        case 't': nicd_buf_addf(out, "%.3f", request_time); break;
+        default: nicd_buf_addf(out, "%" PRIu64, body_bytes);
+        }
+        p = m + 2;
+    }
+}
+
+/*
+ * access_log PATH [FORMAT [buffer=SIZE] [flush=TIME]] | off: one file for
+ * every server (nicd keeps one), in a format defined before (nginx's
+ * rule), "combined" by default.
+ */
+static const char *
+set_access_log(parse_t *ps, const char **a, int n)
+{
+    nicd_conf_t *c = ps->conf;
+    const char  *err;
+    int          i;
+
+    if (strcmp(a[0], "off") == 0) {
+        if (n > 1) {
+            return "invalid parameter after \"off\"";
+        }
+        free(c->access_log);
+        c->access_log = NULL;
+        return NULL;
+    }
+    c->access_format = NULL;
+    for (i = 1; i < n; i++) {
+        if (strncmp(a[i], "buffer=", 7) == 0) {
+            if ((err = nicd_conf_size(a[i] + 7, &c->access_log_buffer))
+                != NULL) {
+                return err;
+            }
+            if (c->access_log_buffer < 512) {
+                c->access_log_buffer = 512;
+            }
+        } else if (strncmp(a[i], "flush=", 6) == 0) {
+            if ((err = nicd_conf_time(a[i] + 6, &c->access_log_flush))
+                != NULL) {
+                return err;
+            }
+        } else if (strchr(a[i], '=') != NULL) {
+            return nicd_conf_msg("invalid parameter \"%s\" (buffer= and "
+                                 "flush= are supported; if=, gzip= and "
+                                 "syslog are not)",
+                                 a[i]);
+        } else if (i == 1) {
+            c->access_format = nicd_log_format_find(c, a[i]);
+            if (c->access_format == NULL) {
+                return nicd_conf_msg("unknown log format \"%s\"", a[i]);
+            }
+        } else {
+            return nicd_conf_msg("invalid parameter \"%s\"", a[i]);
+        }
+    }
+    return nicd_conf_str(&c->access_log, a[0]);
+}
+
+const directive_t nicd_log_format_directives[] = {
+    {"log_format", CTX_HTTP, 2, MAX_ARGS, set_log_format, 0},
+    {"access_log", CTX_MAIN | CTX_HTTP | CTX_SRV | CTX_LOC | CTX_ONE, 1, 4,
+     set_access_log, 0},
+    {NULL, 0, 0, 0, NULL, 0},
+};
