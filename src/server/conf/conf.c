@@ -288,6 +288,9 @@ loc_new(nicd_conf_t *c, int kind)
     l->gzip_static = NICD_UNSET;
     l->gzip_vary = NICD_UNSET;
     l->absolute_redirect = NICD_UNSET;
+    l->gzip = NICD_UNSET;
+    l->gzip_comp_level = NICD_UNSET;
+    l->gzip_min_length = NICD_UNSET;
     l->internal = 0;
     return l;
 }
@@ -353,6 +356,13 @@ loc_merge(nicd_loc_conf_t *l, const nicd_loc_conf_t *p)
     MERGE_INT(gzip_static, 0);
     MERGE_INT(gzip_vary, 0);
     MERGE_INT(absolute_redirect, 1);
+    MERGE_INT(gzip, 0);
+    MERGE_INT(gzip_comp_level, 1);
+    MERGE_INT(gzip_min_length, 20);
+    if (l->gzip_types == NULL && p != NULL) {
+        l->gzip_types = p->gzip_types;
+        l->ngzip_types = p->ngzip_types;
+    }
 }
 
 /* defaults */
@@ -1047,6 +1057,12 @@ slot_flag(parse_t *ps, const char **a, int n)
     return flag(a[0], SLOT(ps, int));
 }
 
+const char *
+nicd_conf_slot_flag(parse_t *ps, const char **a, int n)
+{
+    return slot_flag(ps, a, n);
+}
+
 static const char *
 slot_msec(parse_t *ps, const char **a, int n)
 {
@@ -1425,15 +1441,11 @@ static const directive_t core_directives[] = {
 };
 
 static const directive_t *const directive_tables[] = {
-    core_directives,
-    nicd_rewrite_directives,
-    nicd_try_files_directives,
-    nicd_error_page_directives,
-    nicd_headers_directives,
-    nicd_status_directives,
-    nicd_access_directives,
-    nicd_log_format_directives,
-    NULL,
+    core_directives,           nicd_rewrite_directives,
+    nicd_try_files_directives, nicd_error_page_directives,
+    nicd_headers_directives,   nicd_status_directives,
+    nicd_access_directives,    nicd_log_format_directives,
+    nicd_gzip_directives,      NULL,
 };
 
 static const directive_t *
@@ -1625,6 +1637,7 @@ ctx_name(unsigned ctx)
     case CTX_HTTP: return "http";
     case CTX_SRV: return "server";
     case CTX_LOC: return "location";
+    case CTX_IF: return "if";
     }
     return "the top level";
 }
@@ -1729,6 +1742,7 @@ nicd_conf_set(nicd_conf_t *c, const char *name, const char **args, int nargs,
 }
 
 static int parse_block(parse_t *ps, const char *block);
+static int block_directive(parse_t *ps);
 static int parse_text(parse_t *outer, const char *text, size_t len,
                       const char *name, const char *dir);
 
@@ -1957,6 +1971,36 @@ parse_types(parse_t *ps)
     }
 }
 
+/* A directive with a block of its own ("if (...) {"): its setter says
+ * where the block's directives go (ps->loc), read with the context the
+ * directive names, then where things were is restored. */
+static int
+block_directive(parse_t *ps)
+{
+    const directive_t *d = directive_find(ps->words[0]);
+    nicd_loc_conf_t   *loc = ps->loc;
+    unsigned           ctx = ps->ctx;
+    char               name[32], where[512];
+    int                rc;
+
+    snprintf(where, sizeof(where), "%s:%d", ps->name, ps->line);
+    snprintf(name, sizeof(name), "%s", ps->words[0]);
+    if (apply(ps, ps->words[0], (const char **) ps->words + 1, ps->nwords - 1,
+              where)
+        != 0) {
+        ps->loc = loc;
+        return -1;
+    }
+    free_words(ps);
+    ps->ctx = d->block;
+    ps->depth++;
+    rc = parse_block(ps, name);
+    ps->depth--;
+    ps->loc = loc;
+    ps->ctx = ctx;
+    return rc;
+}
+
 static int
 directive(parse_t *ps)
 {
@@ -1968,6 +2012,11 @@ directive(parse_t *ps)
             return -1;
         }
         return do_include(ps, ps->words[1]);
+    }
+    if (directive_find(ps->words[0]) != NULL
+        && directive_find(ps->words[0])->block != 0) {
+        fail(ps, "directive \"%s\" has no opening \"{\"", ps->words[0]);
+        return -1;
     }
     snprintf(where, sizeof(where), "%s:%d", ps->name, ps->line);
     return apply(ps, ps->words[0], (const char **) ps->words + 1,
@@ -2100,11 +2149,14 @@ parse_block(parse_t *ps, const char *block)
                 }
                 break;
             }
-            if (strcmp(ps->words[0], "if") == 0) {
+            if (directive_find(ps->words[0]) != NULL
+                && directive_find(ps->words[0])->block != 0) {
+                rc = block_directive(ps);
                 free_words(ps);
-                fail(ps, "\"if\" blocks are not supported: use try_files, "
-                         "or a regex location with return or rewrite");
-                return -1;
+                if (rc != 0) {
+                    return -1;
+                }
+                break;
             }
             fail(ps, "\"%s\" blocks are not supported", ps->words[0]);
             free_words(ps);

@@ -82,13 +82,35 @@ typedef void (*nicd_content_pt)(struct nicd_conn_s          *c,
                                 const struct nicd_request_s *r,
                                 const nicd_loc_conf_t       *lc);
 
-/* "rewrite REGEX REPLACEMENT [FLAG];" and "return CODE [TEXT|URL];", in
- * the order written (modules/rewrite.c) */
+/* "if (CONDITION) { ... }": what it tests (modules/rewrite.c) */
 typedef struct {
-    void *re;          /* pcre2_code; NULL for return */
-    char *replacement; /* rewrite: the new URI; return: text or URL */
-    int   flag;        /* NICD_REWRITE_* */
-    int   code;        /* return's status */
+    char *var; /* the left side, with variables ("$host") */
+    int   op;  /* NICD_IF_* */
+    int   negate;
+    char *value; /* "=" and "!=": the right side, with variables */
+    void *re;    /* "~" and "~*": pcre2_code */
+} nicd_if_t;
+
+enum {
+    NICD_IF_TRUE = 0, /* not empty and not "0" */
+    NICD_IF_EQ,
+    NICD_IF_RE,
+    NICD_IF_FILE,   /* -f */
+    NICD_IF_DIR,    /* -d */
+    NICD_IF_EXISTS, /* -e */
+    NICD_IF_EXEC    /* -x */
+};
+
+/* "rewrite REGEX REPLACEMENT [FLAG];", "return CODE [TEXT|URL];",
+ * "break;" and "if (...) { ... }", in the order written
+ * (modules/rewrite.c) */
+typedef struct {
+    void            *re;          /* pcre2_code of a rewrite */
+    char            *replacement; /* rewrite: the new URI; return: text */
+    int              flag;        /* NICD_REWRITE_* */
+    int              code;        /* return's status */
+    nicd_if_t       *cond;        /* an if's condition */
+    nicd_loc_conf_t *block;       /* an if's rules: its rewrites */
 } nicd_rewrite_t;
 
 enum {
@@ -97,7 +119,9 @@ enum {
     NICD_REWRITE_BREAK,
     NICD_REWRITE_REDIRECT,
     NICD_REWRITE_PERMANENT,
-    NICD_REWRITE_RETURN
+    NICD_REWRITE_RETURN,
+    NICD_REWRITE_STOP, /* break; */
+    NICD_REWRITE_IF
 };
 
 /* "error_page CODE ... [=[CODE]] URI;" (modules/error_page.c) */
@@ -176,9 +200,14 @@ struct nicd_loc_conf_s {
     int                        naccess;
     char                      *auth_realm; /* NULL: off */
     char                      *auth_file;
-    /* gzip_static (static.c) */
-    int gzip_static;
-    int gzip_vary;
+    /* gzip_static (static.c), gzip (modules/gzip.c) */
+    int    gzip_static;
+    int    gzip_vary;
+    int    gzip;
+    int    gzip_comp_level;
+    long   gzip_min_length;
+    char **gzip_types;
+    int    ngzip_types;
 };
 
 /*

@@ -21,6 +21,7 @@
 #define CTX_SRV  0x04 /* server {} (and the top level: its implicit one) */
 #define CTX_LOC  0x08 /* location {} */
 #define CTX_ONE  0x10 /* one value for every server, wherever written */
+#define CTX_IF   0x20 /* if (...) {}: the rewrite module's directives */
 #define CTX_TOP  (CTX_MAIN | CTX_HTTP | CTX_SRV)
 #define CTX_HSL  (CTX_HTTP | CTX_SRV | CTX_LOC)
 
@@ -39,6 +40,8 @@ struct directive_s {
     int         min, max; /* argument counts */
     set_pt      set;
     size_t      offset;
+    unsigned    block; /* a block directive: the context of its block, whose
+                          directives go to ps->loc as its setter left it */
 };
 
 /* the tokenizer's state, and where the directive at hand goes */
@@ -93,6 +96,10 @@ extern const directive_t nicd_headers_directives[];
 extern const directive_t nicd_status_directives[];
 extern const directive_t nicd_access_directives[];
 extern const directive_t nicd_log_format_directives[];
+extern const directive_t nicd_gzip_directives[];
+
+/* the generic "on"/"off" setter, for modules' tables (field at offset) */
+const char *nicd_conf_slot_flag(parse_t *ps, const char **a, int n);
 
 /* sets of directive-owning modules' wrappers conf.c calls when finishing */
 /* the log format NAME (defined earlier, or "combined"), or NULL */

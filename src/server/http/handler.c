@@ -221,8 +221,11 @@ void
 nicd_respond_error_hdr(nicd_conn_t *c, int status, int head, const char *name,
                        const char *value, size_t len)
 {
-    char page[512];
-    int  n;
+    char        page[512];
+    const char *body;
+    nicd_buf_t  z = {0};
+    size_t      blen;
+    int         n;
 
     if (status >= 300 && nicd_error_page(c, status, head)) {
         return;
@@ -247,10 +250,15 @@ nicd_respond_error_hdr(nicd_conn_t *c, int status, int head, const char *name,
                  "\r\n</body>\r\n</html>\r\n",
                  status, nicd_status_reason(status), status,
                  nicd_status_reason(status));
+    blen = (size_t) n;
 
+    body = nicd_gzip_body(c, "text/html", 9, page, &blen, &z);
     nicd_resp_start(c, status);
     nicd_resp_content_type(c, "text/html", 9);
-    nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) n);
+    if (body != page) {
+        NICD_RESP_HEADER(c, "Content-Encoding", "gzip", 4);
+    }
+    nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) blen);
     if (status == 405) {
         NICD_RESP_HEADER(c, "Allow", "GET, HEAD", 9);
     } else if (status == 503) {
@@ -260,8 +268,9 @@ nicd_respond_error_hdr(nicd_conn_t *c, int status, int head, const char *name,
     }
     nicd_resp_end_headers(c);
     if (!head) {
-        nicd_resp_body_mem(c, page, (size_t) n);
+        nicd_resp_body_mem(c, body, blen);
     }
+    nicd_buf_free(&z);
     nicd_resp_finish(c, status);
 }
 

@@ -203,6 +203,24 @@ void nicd_log_fill(nicd_buf_t *out, const char *rec, size_t len, int status,
                    uint64_t body_bytes, double request_time);
 
 /*
+ * modules/gzip.c.  Does Accept-Encoding v take gzip (not with q=0)?
+ * Should a response of type (tlen bytes) and len bytes be compressed for
+ * the request at hand (and notes Vary)?  The gzip of in into out (0 or
+ * -1).  A file of location lc compressed and answered: 1, or 0 when it
+ * could not be (send it as it is).
+ */
+int nicd_gzip_accepted(const nicd_str_t *v);
+int nicd_gzip_wanted(nicd_conn_t *c, const nicd_loc_conf_t *lc,
+                     const char *type, size_t tlen, uint64_t len);
+int nicd_gzip_compress(int level, const char *in, size_t len, nicd_buf_t *out);
+int nicd_gzip_file(nicd_conn_t *c, const nicd_request_t *r,
+                   const nicd_loc_conf_t *lc, nicd_file_t *f, const char *type);
+/* A body in memory, compressed into tmp where the location's gzip wants
+ * it (then *len is the new length): what to send. */
+const char *nicd_gzip_body(nicd_conn_t *c, const char *type, size_t tlen,
+                           const char *body, size_t *len, nicd_buf_t *tmp);
+
+/*
  * phases.c: an internal redirect to uri (a path with an optional query,
  * not yet normalised): a location is found for it again.
  */

@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <netinet/in.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -189,6 +191,52 @@ variable(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t ulen,
         nicd_buf_addf(b, "%u", local_port(c));
     } else if (IS("request_method")) {
         nicd_buf_addf(b, "%s", nicd_http_method_name(r->method));
+    } else if (len > 5 && memcmp(name, "http_", 5) == 0) {
+        /* a request header, "-" written "_", any case */
+        int    k;
+        size_t i;
+
+        for (k = 0; k < r->nheaders; k++) {
+            if (r->hname[k].len != len - 5) {
+                continue;
+            }
+            for (i = 0; i < len - 5; i++) {
+                char a = r->hname[k].p[i] == '-' ? '_' : r->hname[k].p[i];
+
+                if ((a | 0x20) != (name[5 + i] | 0x20)) {
+                    break;
+                }
+            }
+            if (i == len - 5) {
+                nicd_buf_add(b, r->hvalue[k].p, r->hvalue[k].len);
+                break;
+            }
+        }
+    } else if (len > 4 && memcmp(name, "arg_", 4) == 0) {
+        /* an argument of the query: NAME=VALUE, the first one */
+        const char *q = r->query.p, *end = q + r->query.len, *e, *amp;
+
+        while (q != NULL && q < end) {
+            amp = memchr(q, '&', (size_t) (end - q));
+            e = amp != NULL ? amp : end;
+            if ((size_t) (e - q) > len - 4 && memcmp(q, name + 4, len - 4) == 0
+                && q[len - 4] == '=') {
+                nicd_buf_add(b, q + len - 3, (size_t) (e - q) - (len - 3));
+                break;
+            }
+            q = amp != NULL ? amp + 1 : NULL;
+        }
+    } else if (IS("request_filename")) {
+        const nicd_loc_conf_t *lc = c->loc;
+
+        nicd_buf_add(b, lc->root, strlen(lc->root));
+        if (lc->alias && lc->name_len <= ulen
+            && (lc->kind == NICD_LOC_PREFIX || lc->kind == NICD_LOC_NOREGEX
+                || lc->kind == NICD_LOC_EXACT)) {
+            nicd_buf_add(b, uri + lc->name_len, ulen - lc->name_len);
+        } else if (!lc->alias) {
+            nicd_buf_add(b, uri, ulen);
+        }
     } else if (IS("document_root")) {
         nicd_buf_add(b, c->loc->root, strlen(c->loc->root));
     } else {
@@ -303,49 +351,139 @@ static void
 return_text(nicd_conn_t *c, const nicd_request_t *r, int code, const char *text,
             size_t len)
 {
+    const char *t = c->loc->default_type, *body;
+    nicd_buf_t  z = {0};
+
+    body = nicd_gzip_body(c, t, strlen(t), text, &len, &z);
     nicd_resp_start(c, code);
-    nicd_resp_content_type(c, c->loc->default_type,
-                           strlen(c->loc->default_type));
+    nicd_resp_content_type(c, t, strlen(t));
+    if (body != text) {
+        NICD_RESP_HEADER(c, "Content-Encoding", "gzip", 4);
+    }
     nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) len);
     nicd_resp_end_headers(c);
     if (r->method != NICD_M_HEAD && len > 0) {
-        nicd_resp_body_mem(c, text, len);
+        nicd_resp_body_mem(c, body, len);
     }
+    nicd_buf_free(&z);
     nicd_resp_finish(c, code);
 }
 
 enum { RW_GO_ON = 0, RW_DONE, RW_AGAIN, RW_BREAK };
 
+/* the rewrite module's state while a list of rules runs */
+typedef struct {
+    nicd_buf_t        cur;  /* the URI as the rules change it */
+    nicd_buf_t        subj; /* what the last regex matched, for $1..$9 */
+    const PCRE2_SIZE *caps;
+    int               ncaps;
+    int               changed;
+} rw_state_t;
+
+/* a path test of if: -f, -d, -e, -x */
+static int
+path_test(int op, const char *path)
+{
+    struct stat st;
+
+    if (stat(path, &st) != 0) {
+        return 0;
+    }
+    switch (op) {
+    case NICD_IF_FILE: return !S_ISDIR(st.st_mode);
+    case NICD_IF_DIR: return S_ISDIR(st.st_mode);
+    case NICD_IF_EXEC: return access(path, X_OK) == 0;
+    }
+    return 1;
+}
+
+/* if's condition: 1 true, 0 false, -1 an error (logged) */
+static int
+condition(nicd_conn_t *c, const nicd_request_t *r, const nicd_if_t *cond,
+          rw_state_t *st, pcre2_match_data *md)
+{
+    nicd_buf_t *v = &c->w->expand, rhs = {0};
+    int         t, n;
+
+    if (expand(c, r, st->cur.data, st->cur.len, cond->var, v, st->subj.data,
+               st->caps, st->ncaps)
+        != 0) {
+        return -1;
+    }
+    nicd_buf_add(v, "", 1);
+    if (nicd_buf_failed(v)) {
+        return -1;
+    }
+    v->len--;
+    switch (cond->op) {
+    case NICD_IF_TRUE:
+        t = v->len > 0 && !(v->len == 1 && v->data[0] == '0');
+        break;
+    case NICD_IF_EQ:
+        if (expand(c, r, st->cur.data, st->cur.len, cond->value, &rhs,
+                   st->subj.data, st->caps, st->ncaps)
+            != 0) {
+            nicd_buf_free(&rhs);
+            return -1;
+        }
+        t = rhs.len == v->len && memcmp(rhs.data, v->data, v->len) == 0;
+        nicd_buf_free(&rhs);
+        break;
+    case NICD_IF_RE:
+        n = pcre2_match(cond->re, (PCRE2_SPTR) v->data, v->len, 0, 0, md, NULL);
+        t = n >= 0;
+        if (t && !cond->negate) {
+            /* its captures serve the block's rules */
+            st->subj.len = 0;
+            nicd_buf_add(&st->subj, v->data, v->len);
+            nicd_buf_add(&st->subj, "", 1);
+            st->caps = pcre2_get_ovector_pointer(md);
+            st->ncaps = n;
+        }
+        break;
+    default: t = path_test(cond->op, v->data);
+    }
+    return cond->negate ? !t : t;
+}
+
 /*
- * Run the rewrites of lc on uri.  RW_DONE: answered; RW_AGAIN: the URI
- * (in w->uri) is to find a location again; RW_BREAK: the URI (w->uri)
- * stays in this location; RW_GO_ON: nothing applied.
+ * Run rules (n of them) on st->cur.  RW_DONE: answered; RW_AGAIN: "last";
+ * RW_BREAK: "break" (the flag or the directive); RW_GO_ON: all ran.
  */
 static int
-rewrite_phase(nicd_conn_t *c, const nicd_request_t *r,
-              const nicd_loc_conf_t *lc, const char *uri, size_t len)
+rules(nicd_conn_t *c, const nicd_request_t *r, const nicd_rewrite_t *rw,
+      int nrw, rw_state_t *st)
 {
-    nicd_worker_t        *w = c->w;
-    pcre2_match_data     *md = match_data(w);
-    const PCRE2_SIZE     *caps = NULL;
-    int                   i, n = 0, rc = RW_GO_ON, code;
-    const nicd_rewrite_t *rw;
-    nicd_buf_t            cur = {0};
+    nicd_worker_t    *w = c->w;
+    pcre2_match_data *md = match_data(w);
+    int               i, n, rc, code, head = r->method == NICD_M_HEAD;
 
     if (md == NULL) {
-        nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
+        nicd_respond_error(c, 500, head, NULL, 0);
         return RW_DONE;
     }
-    /* the URI the rules see changes as they apply */
-    nicd_buf_add(&cur, uri, len);
-    for (i = 0; i < lc->nrewrites; i++) {
-        rw = &lc->rewrites[i];
-        if (rw->flag == NICD_REWRITE_RETURN) {
-            if (expand(c, r, cur.data, cur.len, rw->replacement, &w->expand,
-                       cur.data, caps, n)
+    for (i = 0; i < nrw; i++, rw++) {
+        switch (rw->flag) {
+        case NICD_REWRITE_STOP: return RW_BREAK;
+        case NICD_REWRITE_IF:
+            rc = condition(c, r, rw->cond, st, md);
+            if (rc < 0) {
+                nicd_respond_error(c, 500, head, NULL, 0);
+                return RW_DONE;
+            }
+            if (rc == 1) {
+                rc = rules(c, r, rw->block->rewrites, rw->block->nrewrites, st);
+                if (rc != RW_GO_ON) {
+                    return rc;
+                }
+            }
+            continue;
+        case NICD_REWRITE_RETURN:
+            if (expand(c, r, st->cur.data, st->cur.len, rw->replacement,
+                       &w->expand, st->subj.data, st->caps, st->ncaps)
                 != 0) {
-                nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
-                goto done;
+                nicd_respond_error(c, 500, head, NULL, 0);
+                return RW_DONE;
             }
             code = rw->code;
             if (code == 301 || code == 302 || code == 303 || code == 307
@@ -353,24 +491,27 @@ rewrite_phase(nicd_conn_t *c, const nicd_request_t *r,
                 redirect(c, r, code, w->expand.data, w->expand.len);
             } else if (rw->replacement[0] == '\0') {
                 /* no text: nginx's page for the code, if it has one */
-                nicd_respond_error(c, code, r->method == NICD_M_HEAD, NULL, 0);
+                nicd_respond_error(c, code, head, NULL, 0);
             } else {
                 return_text(c, r, code, w->expand.data, w->expand.len);
             }
-            rc = RW_DONE;
-            goto done;
+            return RW_DONE;
         }
-        n = pcre2_match(rw->re, (PCRE2_SPTR) cur.data, cur.len, 0, 0, md, NULL);
+        n = pcre2_match(rw->re, (PCRE2_SPTR) st->cur.data, st->cur.len, 0, 0,
+                        md, NULL);
         if (n < 0) {
             continue;
         }
-        caps = pcre2_get_ovector_pointer(md);
-        if (expand(c, r, cur.data, cur.len, rw->replacement, &w->expand,
-                   cur.data, caps, n)
+        st->subj.len = 0;
+        nicd_buf_add(&st->subj, st->cur.data, st->cur.len);
+        nicd_buf_add(&st->subj, "", 1);
+        st->caps = pcre2_get_ovector_pointer(md);
+        st->ncaps = n;
+        if (expand(c, r, st->cur.data, st->cur.len, rw->replacement, &w->expand,
+                   st->subj.data, st->caps, st->ncaps)
             != 0) {
-            nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
-            rc = RW_DONE;
-            goto done;
+            nicd_respond_error(c, 500, head, NULL, 0);
+            return RW_DONE;
         }
         if (rw->flag == NICD_REWRITE_REDIRECT
             || rw->flag == NICD_REWRITE_PERMANENT) {
@@ -383,33 +524,55 @@ rewrite_phase(nicd_conn_t *c, const nicd_request_t *r,
             }
             redirect(c, r, rw->flag == NICD_REWRITE_PERMANENT ? 301 : 302,
                      w->expand.data, w->expand.len);
-            rc = RW_DONE;
-            goto done;
+            return RW_DONE;
         }
-        cur.len = 0;
-        nicd_buf_add(&cur, w->expand.data, w->expand.len);
-        caps = NULL;
-        n = 0;
-        rc = RW_BREAK;
+        st->cur.len = 0;
+        nicd_buf_add(&st->cur, w->expand.data, w->expand.len);
+        st->changed = 1;
         if (rw->flag == NICD_REWRITE_LAST) {
-            rc = RW_AGAIN;
-            break;
+            return RW_AGAIN;
         }
         if (rw->flag == NICD_REWRITE_BREAK) {
-            break;
+            return RW_BREAK;
         }
     }
-    if (rc != RW_GO_ON) {
+    return RW_GO_ON;
+}
+
+/*
+ * Run the rewrites of lc on uri.  RW_DONE: answered; RW_AGAIN: the URI
+ * (in w->uri) is to find a location again ("last", or a rewrite without
+ * a flag that changed it, as nginx's post-rewrite phase does); RW_BREAK:
+ * the URI (w->uri) stays in this location; RW_GO_ON: nothing changed.
+ */
+static int
+rewrite_phase(nicd_conn_t *c, const nicd_request_t *r,
+              const nicd_loc_conf_t *lc, const char *uri, size_t len)
+{
+    nicd_worker_t *w = c->w;
+    rw_state_t     st;
+    int            rc;
+
+    memset(&st, 0, sizeof(st));
+    nicd_buf_add(&st.cur, uri, len);
+    rc = rules(c, r, lc->rewrites, lc->nrewrites, &st);
+    if (rc == RW_GO_ON && st.changed) {
+        rc = RW_AGAIN;
+    }
+    if (rc == RW_BREAK && !st.changed) {
+        rc = RW_GO_ON;
+    }
+    if (rc == RW_AGAIN || rc == RW_BREAK) {
         w->uri.len = 0;
-        nicd_buf_add(&w->uri, cur.data, cur.len);
+        nicd_buf_add(&w->uri, st.cur.data, st.cur.len);
         nicd_buf_add(&w->uri, "", 1);
-        if (nicd_buf_failed(&w->uri)) {
+        if (nicd_buf_failed(&w->uri) || nicd_buf_failed(&st.cur)) {
             nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
             rc = RW_DONE;
         }
     }
-done:
-    nicd_buf_free(&cur);
+    nicd_buf_free(&st.cur);
+    nicd_buf_free(&st.subj);
     return rc;
 }
 

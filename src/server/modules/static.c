@@ -175,35 +175,6 @@ content_type(nicd_conn_t *c, nicd_file_t *f)
     }
 }
 
-/* does Accept-Encoding v take gzip (not with q=0)? */
-static int
-accepts_gzip(const nicd_str_t *v)
-{
-    size_t i, k;
-
-    for (i = 0; v->p != NULL && i + 4 <= v->len; i++) {
-        if (strncasecmp(v->p + i, "gzip", 4) != 0
-            || (i > 0 && v->p[i - 1] != ' ' && v->p[i - 1] != ',')
-            || (i + 4 < v->len && v->p[i + 4] != ',' && v->p[i + 4] != ';'
-                && v->p[i + 4] != ' ')) {
-            continue;
-        }
-        for (k = i + 4; k < v->len && v->p[k] == ' '; k++) {
-        }
-        if (k + 3 <= v->len && v->p[k] == ';'
-            && strncmp(v->p + k, ";q=0", 4) == 0) {
-            for (k += 4; k < v->len && (v->p[k] == '0' || v->p[k] == '.');
-                 k++) {
-            }
-            if (k == v->len || v->p[k] == ',' || v->p[k] == ' ') {
-                return 0; /* q=0, q=0.0, ...: refused */
-            }
-        }
-        return 1;
-    }
-    return 0;
-}
-
 static void static_file(nicd_conn_t *c, const nicd_request_t *r,
                         nicd_file_t *f);
 
@@ -237,7 +208,7 @@ gzip_static(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
         return 0;
     }
     c->vary_ae = lc->gzip_vary;
-    if (!accepts_gzip(&r->hdr[NICD_HDR_ACCEPT_ENCODING])) {
+    if (!nicd_gzip_accepted(&r->hdr[NICD_HDR_ACCEPT_ENCODING])) {
         nicd_ofc_release(&c->w->ofc, gz);
         return 0;
     }
@@ -328,6 +299,17 @@ static_file(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *f)
     if (status == 412) {
         nicd_respond_error(c, 412, head, NULL, 0);
         return;
+    }
+
+    /* gzip on the fly (not for a .gz gzip_static already chose): the
+     * whole body compressed, ranges and all (modules/gzip.c) */
+    if (cf->gzip && !c->gzipped) {
+        const char *t = mime_of(c, f);
+
+        if (nicd_gzip_wanted(c, cf, t, strlen(t), (uint64_t) f->file.size)
+            && nicd_gzip_file(c, r, cf, f, t)) {
+            return;
+        }
     }
 
     /* GET is the only method with range semantics: a HEAD gets what a

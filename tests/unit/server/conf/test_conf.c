@@ -180,9 +180,22 @@ test_errors_name_file_line_directive(void)
                         "directive in test.conf:1"},
         {"try_files $uri;", "invalid number of arguments in \"try_files\" "
                             "directive in test.conf:1"},
-        {"if ($x) { return 404; }",
-         "\"if\" blocks are not supported: use try_files, or a regex "
-         "location with return or rewrite in test.conf:1"},
+        {"location / { if ($x) { root /a; } }",
+         "\"root\" directive is not allowed in if in test.conf:1"},
+        {"location / { if $x { return 404; } }",
+         "invalid condition \"$x\" in \"if\" directive in test.conf:1"},
+        {"location / { if ($x == y) { return 404; } }",
+         "unexpected \"==\" in condition in \"if\" directive in "
+         "test.conf:1"},
+        {"location / { if (-z $x) { return 404; } }",
+         "invalid condition \"-z\" in \"if\" directive in test.conf:1"},
+        {"location / { if ($x ~ \"(\") { return 404; } }",
+         "pcre2_compile() failed: missing closing parenthesis in \"(\" at "
+         "\"\" in \"if\" directive in test.conf:1"},
+        {"location / { if ($x); }",
+         "directive \"if\" has no opening \"{\" in test.conf:1"},
+        {"http { if ($x) { return 404; } }",
+         "\"if\" directive is not allowed in http in test.conf:1"},
         {"http { nic_cache_size 1m; server { nic_cache_size 2m; } }",
          "\"nic_cache_size\" directive is not allowed here (a send backend's "
          "settings apply to every server: put it in http {}) in test.conf:1"},
