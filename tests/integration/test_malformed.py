@@ -30,7 +30,13 @@ CORPUS = [
      b"Content-Length: 2\r\n\r\n", 400),
     (b"POST / HTTP/1.1\r\n" + H + b"Content-Length: 5\r\n"
      b"Transfer-Encoding: chunked\r\n\r\n", 400),
-    (b"POST / HTTP/1.1\r\n" + H + b"Transfer-Encoding: gzip\r\n\r\n", 400),
+    (b"POST / HTTP/1.1\r\n" + H + b"Transfer-Encoding: gzip\r\n\r\n", 501),
+    # nginx's strictness (issue 32): identical Content-Length lines, a list
+    (b"POST / HTTP/1.1\r\n" + H + b"Content-Length: 1\r\n"
+     b"Content-Length: 1\r\n\r\nx", 400),
+    (b"POST / HTTP/1.1\r\n" + H + b"Content-Length: 1, 1\r\n\r\nx", 400),
+    (b"POST / HTTP/1.1\r\n" + H + b"Transfer-Encoding: identity, chunked"
+     b"\r\n\r\n0\r\n\r\n", 501),
     (b"POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", 400),
     (b"POST / HTTP/1.1\r\n" + H + b"Content-Length: 99999999999\r\n\r\n",
      413),

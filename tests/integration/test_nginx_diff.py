@@ -809,3 +809,51 @@ def test_log_format_lines_agree_with_nginx():
     finally:
         shutil.rmtree(top, ignore_errors=True)
 
+
+FRAMING = [
+    b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n"
+    b"Content-Length: 1\r\n\r\nx",
+    b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1, 1\r\n\r\nx",
+    b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: identity, chunked"
+    b"\r\n\r\n0\r\n\r\n",
+    b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked"
+    b"\r\n\r\n0\r\n\r\n",
+    b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n"
+    b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+    b"0\r\n\r\n",
+]
+
+
+def status_of(port, data):
+    s = socket.create_connection(("127.0.0.1", port), timeout=DEADLINE)
+    s.sendall(data)
+    got = b""
+    while b"\r\n" not in got:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        got += chunk
+    s.close()
+    return int(got.split()[1]) if got else None
+
+
+def test_framing_agrees_with_nginx():
+    """Request framing as strict as nginx's (issue 32): duplicate and
+    listed Content-Length, Transfer-Encoding lists, both at once."""
+    if not os.path.exists(NGINX):
+        raise Skip("nginx is not installed (scripts/deps.sh test)")
+    top = tempfile.mkdtemp(prefix="nicd-diff-root-")
+    make_docroot(top)
+    body = "server { listen 127.0.0.1:%(port)d; root %(root)s/www; }"
+    peers = []
+    try:
+        peers = [Peer("nginx", body, top), Peer("nicd", body, top)]
+        for data in FRAMING:
+            got = [status_of(p.port, data) for p in peers]
+            check(got[0] == got[1], "%r: nginx %s, nicd %s"
+                  % (data, got[0], got[1]))
+    finally:
+        for p in peers:
+            p.stop()
+        shutil.rmtree(top, ignore_errors=True)

@@ -207,72 +207,30 @@ list_has(const char *buf, nicd_span_t v, const char *token)
     return 0;
 }
 
-/* The last coding of a Transfer-Encoding value, lowercase compared. */
-static int
-last_coding_is_chunked(const char *buf, nicd_span_t v)
-{
-    uint32_t e = v.len, s;
-
-    while (e > 0
-           && (buf[v.off + e - 1] == ' ' || buf[v.off + e - 1] == '\t'
-               || buf[v.off + e - 1] == ',')) {
-        e--;
-    }
-    s = e;
-    while (s > 0 && buf[v.off + s - 1] != ',') {
-        s--;
-    }
-    while (s < e && (buf[v.off + s] == ' ' || buf[v.off + s] == '\t')) {
-        s++;
-    }
-    return nicd_span_ieq(buf, (nicd_span_t){v.off + s, e - s}, "chunked");
-}
-
 /*
- * Content-Length: 1*DIGIT, or a list of identical values ("42, 42").
+ * Content-Length: 1*DIGIT, one of them, in one field line: a list, even
+ * of identical values ("42, 42"), and a second Content-Length line are
+ * refused as nginx refuses them (RFC 9112, 6.3 lets a recipient reject
+ * them; accepting lists is where request smuggling starts).
  * Returns 0 with *out set, or -1.
  */
 static int
 parse_content_length(const char *buf, nicd_span_t v, uint64_t *out)
 {
     uint32_t i = 0;
-    uint64_t n, first = 0;
-    int      seen = 0, digits;
+    uint64_t n = 0;
 
-    while (i < v.len) {
-        n = 0;
-        digits = 0;
-        while (i < v.len && buf[v.off + i] >= '0' && buf[v.off + i] <= '9') {
-            if (n > (UINT64_MAX - 9) / 10) {
-                return -1;
-            }
-            n = n * 10 + (uint64_t) (buf[v.off + i] - '0');
-            digits++;
-            i++;
-        }
-        if (digits == 0 || (seen && n != first)) {
+    while (i < v.len && buf[v.off + i] >= '0' && buf[v.off + i] <= '9') {
+        if (n > (UINT64_MAX - 9) / 10) {
             return -1;
         }
-        first = n;
-        seen = 1;
-        while (i < v.len && (buf[v.off + i] == ' ' || buf[v.off + i] == '\t')) {
-            i++;
-        }
-        if (i < v.len) {
-            if (buf[v.off + i] != ',') {
-                return -1;
-            }
-            i++;
-            while (i < v.len
-                   && (buf[v.off + i] == ' ' || buf[v.off + i] == '\t')) {
-                i++;
-            }
-        }
+        n = n * 10 + (uint64_t) (buf[v.off + i] - '0');
+        i++;
     }
-    if (!seen) {
+    if (i == 0 || i != v.len) {
         return -1;
     }
-    *out = first;
+    *out = n;
     return 0;
 }
 
@@ -365,8 +323,7 @@ finish_head(nicd_http_req_t *p, const char *buf)
             break;
         case 14:
             if (nicd_span_ieq(buf, n, "content-length")) {
-                if (parse_content_length(buf, v, &cl) != 0
-                    || (have_cl && cl != p->content_length)) {
+                if (have_cl || parse_content_length(buf, v, &cl) != 0) {
                     return 400;
                 }
                 have_cl = 1;
@@ -377,8 +334,14 @@ finish_head(nicd_http_req_t *p, const char *buf)
             if (nicd_span_ieq(buf, n, "if-modified-since")) {
                 SET_INDEX(h_if_modified_since);
             } else if (nicd_span_ieq(buf, n, "transfer-encoding")) {
-                if (p->version == 10 || !last_coding_is_chunked(buf, v)) {
+                if (p->version == 10 || p->chunked) {
                     return 400;
+                }
+                /* "chunked" alone: nginx answers any other coding, and
+                 * a list ("identity, chunked", "gzip, chunked"), with 501
+                 * (RFC 9112, 6.1: a coding the server does not know) */
+                if (!nicd_span_ieq(buf, v, "chunked")) {
+                    return 501;
                 }
                 p->chunked = 1;
             }

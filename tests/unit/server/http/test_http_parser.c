@@ -132,11 +132,21 @@ test_bodies(void)
     CHECK(req.has_body);
     CHECK_INT(req.content_length, 5);
     CHECK_INT(req.method, NICD_M_POST);
-    CHECK_INT(parse("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5, 5\r\n"
-                    "\r\n"), NICD_HTTP_DONE);
-    CHECK_INT(parse("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, "
-                    "chunked\r\n\r\n"), NICD_HTTP_DONE);
+    CHECK_INT(parse("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: "
+                    "Chunked\r\n\r\n"), NICD_HTTP_DONE);
     CHECK(req.chunked);
+    /* as strict as nginx (issue 32): a list in Content-Length, a second
+     * Content-Length line, and a coding other than chunked alone */
+    CHECK_INT(parse("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5, 5\r\n"
+                    "\r\n"), 400);
+    CHECK_INT(parse("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n"
+                    "Content-Length: 5\r\n\r\n"), 400);
+    CHECK_INT(parse("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: "
+                    "identity, chunked\r\n\r\n"), 501);
+    CHECK_INT(parse("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, "
+                    "chunked\r\n\r\n"), 501);
+    CHECK_INT(parse("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: "
+                    "chunked\r\nTransfer-Encoding: chunked\r\n\r\n"), 400);
 }
 
 static void
@@ -166,7 +176,7 @@ test_malformed(void)
         {"GET / HTTP/1.1\rHost: a\r\n\r\n", 400},          /* bare CR */
         {"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n"
          "Transfer-Encoding: chunked\r\n\r\n", 400},
-        {"GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip\r\n\r\n", 400},
+        {"GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip\r\n\r\n", 501},
         {"GET / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", 400},
         {"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n"
          "Content-Length: 2\r\n\r\n", 400},
