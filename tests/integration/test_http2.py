@@ -10,6 +10,8 @@ import json
 import os
 import re
 import shutil
+import socket
+import struct
 import subprocess
 import tempfile
 
@@ -180,6 +182,74 @@ def test_bad_input_is_closed_and_others_served():
                 check(b"HTTP/1.1 200" not in data, "answered %r" % junk[:20])
                 for name, url, args in urls(h2c, tls, "/"):
                     check(curl(url, *args)[2] == b"ok\n", name + " after junk")
+
+
+def frame(ftype, flags, stream, payload=b""):
+    return (struct.pack(">I", len(payload))[1:] + bytes([ftype, flags])
+            + struct.pack(">I", stream) + payload)
+
+
+def frames(data):
+    """(type, flags, stream, payload) of each whole frame in data."""
+    out = []
+    while len(data) >= 9:
+        n = int.from_bytes(data[:3], "big")
+        if len(data) < 9 + n:
+            break
+        out.append((data[3], data[4],
+                    int.from_bytes(data[5:9], "big") & 0x7fffffff,
+                    data[9:9 + n]))
+        data = data[9 + n:]
+    return out
+
+
+def test_refused_stream_flood_gets_goaway():
+    """A client that keeps opening streams past the concurrency limit
+    without resetting them (each stays open, waiting for its body) gets
+    a bounded number of REFUSED_STREAM resets and then GOAWAY
+    (ENHANCE_YOUR_CALM), not one reset per stream forever (issue 32)."""
+    limit = 8
+    with Server(H2C_LISTEN + "http2_max_concurrent_streams %d;\n" % limit) \
+            as s:
+        h2c = int(s.wait_log(
+            r"listening on http://127\.0\.0\.3:(\d+)/").group(1))
+        sock = socket.create_connection(("127.0.0.3", h2c), timeout=DEADLINE)
+        sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0))
+        got = b""
+        while not any(t == 4 and not f & 1 for t, f, _, _ in frames(got)):
+            chunk = sock.recv(65536)
+            check(chunk, "no SETTINGS from the server")
+            got += chunk
+        # no SETTINGS ACK: nghttp2 then refuses the streams past the limit
+        # one by one (after an ACK it ends the connection itself)
+        # POST / (HPACK: :method POST, :scheme http, :path /, :authority x)
+        block = b"\x83\x86\x84\x01\x01x"
+        burst = b"".join(frame(1, 4, 1 + 2 * i, block) for i in range(2000))
+        try:
+            sock.sendall(burst)
+        except OSError:
+            pass  # closed by the server before it read everything
+        sock.settimeout(5)
+        try:
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                got += chunk
+        except (socket.timeout, ConnectionResetError):
+            pass
+        sock.close()
+        fs = frames(got)
+        resets = sum(1 for t, _, _, p in fs if t == 3
+                     and int.from_bytes(p[:4], "big") == 7)  # REFUSED_STREAM
+        goaway = [p for t, _, _, p in fs if t == 7]
+        check(goaway and int.from_bytes(goaway[-1][4:8], "big") == 11,
+              "GOAWAY ENHANCE_YOUR_CALM after %d resets: %r"
+              % (resets, goaway))
+        check(resets <= limit * 2 + 100, "%d resets" % resets)
+        s.wait_log(r"streams past the limit of %d" % limit)
+        s.put("f", b"x")
+        check(get(s.port, "/f").status == 200, "serving on")
 
 
 def h2spec_binary():

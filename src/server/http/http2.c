@@ -96,7 +96,18 @@ struct nicd_h2_s {
     h2_stream_t     *cur;  /* the stream a handler is answering */
     h2_stream_t     *last; /* the newest stream: its headers are arriving */
     int              failed;
+    int              refused; /* streams refused for the concurrency limit */
 };
+
+/*
+ * A client that goes on opening streams past
+ * http2_max_concurrent_streams gets each refused (RST_STREAM
+ * REFUSED_STREAM, by nghttp2) and, after this many, a GOAWAY
+ * (ENHANCE_YOUR_CALM) that ends the connection: without it one client
+ * could make the server send millions of resets (nginx and h2o stop
+ * such a client too).
+ */
+#define H2_MAX_REFUSED(cf) ((cf)->http2_max_concurrent_streams * 2 + 100)
 
 /* a stream by id: the newest one without asking nghttp2's stream map (once
  * per header field) */
@@ -452,6 +463,25 @@ on_send_data(nghttp2_session *s, nghttp2_frame *frame, const uint8_t *framehd,
     return 0;
 }
 
+/* count the streams refused for the concurrency limit; too many: GOAWAY */
+static int
+on_frame_send(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
+{
+    nicd_conn_t *c = ud;
+
+    if (frame->hd.type == NGHTTP2_RST_STREAM
+        && frame->rst_stream.error_code == NGHTTP2_REFUSED_STREAM
+        && ++c->h2->refused == H2_MAX_REFUSED(c->w->cycle->conf)) {
+        log_error(LOG_INFO, 0,
+                  "client opened %d streams past the limit of %d, "
+                  "closing the connection, client: %s",
+                  c->h2->refused,
+                  c->w->cycle->conf->http2_max_concurrent_streams, c->addr);
+        nghttp2_session_terminate_session(s, NGHTTP2_ENHANCE_YOUR_CALM);
+    }
+    return 0;
+}
+
 static int
 on_begin_headers(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
 {
@@ -778,6 +808,7 @@ nicd_h2_start(nicd_conn_t *c)
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb,
                                                               on_data_chunk);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
+    nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
     rc = nghttp2_session_server_new(&h2->s, cb, c);
     nghttp2_session_callbacks_del(cb);
     if (rc != 0) {
