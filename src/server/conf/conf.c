@@ -855,25 +855,6 @@ set_h2_recv_buffer(parse_t *ps, const char **a, int n)
 }
 
 static const char *
-set_disable_symlinks(parse_t *ps, const char **a, int n)
-{
-    nicd_conf_t *c = ps->conf;
-    (void) n;
-    if (strcmp(a[0], "off") == 0) {
-        c->disable_symlinks = NICD_SYMLINKS_OFF;
-    } else if (strcmp(a[0], "on") == 0) {
-        c->disable_symlinks = NICD_SYMLINKS_ON;
-    } else if (strcmp(a[0], "outside") == 0) {
-        c->disable_symlinks = NICD_SYMLINKS_OUTSIDE;
-    } else {
-        return msgf("invalid value \"%s\", it must be \"off\", \"outside\" "
-                    "or \"on\"",
-                    a[0]);
-    }
-    return NULL;
-}
-
-static const char *
 set_error_log(parse_t *ps, const char **a, int n)
 {
     nicd_conf_t *c = ps->conf;
@@ -1063,6 +1044,47 @@ nicd_conf_slot_flag(parse_t *ps, const char **a, int n)
     return slot_flag(ps, a, n);
 }
 
+/* one of the names of the directive's table (post), as its value:
+ * nginx's ngx_conf_set_enum_slot */
+static const char *
+slot_enum(parse_t *ps, const char **a, int n)
+{
+    const nicd_conf_enum_t *e = ps->d->post;
+    char                    names[256];
+    size_t                  len = 0;
+
+    (void) n;
+    for (; e->name != NULL; e++) {
+        if (strcmp(a[0], e->name) == 0) {
+            *SLOT(ps, int) = e->value;
+            return NULL;
+        }
+    }
+    for (e = ps->d->post; e->name != NULL && len < sizeof(names); e++) {
+        len += (size_t) snprintf(names + len, sizeof(names) - len, "%s\"%s\"",
+                                 e == ps->d->post        ? ""
+                                 : (e + 1)->name == NULL ? " or "
+                                                         : ", ",
+                                 e->name);
+    }
+    return msgf("invalid value \"%s\", it must be %s", a[0], names);
+}
+
+static const nicd_conf_enum_t ims_values[] = {{"off", NICD_IMS_OFF},
+                                              {"exact", NICD_IMS_EXACT},
+                                              {"before", NICD_IMS_BEFORE},
+                                              {NULL, 0}};
+static const nicd_conf_enum_t autoindex_formats[] = {
+    {"html", NICD_AUTOINDEX_HTML},
+    {"json", NICD_AUTOINDEX_JSON},
+    {"xml", NICD_AUTOINDEX_XML},
+    {NULL, 0}};
+static const nicd_conf_enum_t symlink_modes[] = {
+    {"off", NICD_SYMLINKS_OFF},
+    {"outside", NICD_SYMLINKS_OUTSIDE},
+    {"on", NICD_SYMLINKS_ON},
+    {NULL, 0}};
+
 static const char *
 slot_msec(parse_t *ps, const char **a, int n)
 {
@@ -1191,38 +1213,6 @@ set_server_name(parse_t *ps, const char **a, int n)
             }
         }
         sv->nnames++;
-    }
-    return NULL;
-}
-
-static const char *
-set_autoindex_format(parse_t *ps, const char **a, int n)
-{
-    (void) n;
-    if (strcmp(a[0], "html") == 0) {
-        ps->loc->autoindex_format = NICD_AUTOINDEX_HTML;
-    } else if (strcmp(a[0], "json") == 0) {
-        ps->loc->autoindex_format = NICD_AUTOINDEX_JSON;
-    } else if (strcmp(a[0], "xml") == 0) {
-        ps->loc->autoindex_format = NICD_AUTOINDEX_XML;
-    } else {
-        return msgf("invalid value \"%s\" (html, json or xml)", a[0]);
-    }
-    return NULL;
-}
-
-static const char *
-set_ims(parse_t *ps, const char **a, int n)
-{
-    (void) n;
-    if (strcmp(a[0], "off") == 0) {
-        ps->loc->if_modified_since = NICD_IMS_OFF;
-    } else if (strcmp(a[0], "exact") == 0) {
-        ps->loc->if_modified_since = NICD_IMS_EXACT;
-    } else if (strcmp(a[0], "before") == 0) {
-        ps->loc->if_modified_since = NICD_IMS_BEFORE;
-    } else {
-        return msgf("invalid value \"%s\"", a[0]);
     }
     return NULL;
 }
@@ -1371,10 +1361,12 @@ static const directive_t core_directives[] = {
     {"autoindex_exact_size", CTX_HSL, 1, 1, slot_flag,
      LOC(autoindex_exact_size)},
     {"autoindex_localtime", CTX_HSL, 1, 1, slot_flag, LOC(autoindex_localtime)},
-    {"autoindex_format", CTX_HSL, 1, 1, set_autoindex_format, 0},
+    {"autoindex_format", CTX_HSL, 1, 1, slot_enum, LOC(autoindex_format), 0,
+     autoindex_formats},
     {"default_type", CTX_HSL, 1, 1, slot_str, LOC(default_type)},
     {"charset", CTX_HSL, 1, 1, slot_str, LOC(charset)},
-    {"if_modified_since", CTX_HSL, 1, 1, set_ims, 0},
+    {"if_modified_since", CTX_HSL, 1, 1, slot_enum, LOC(if_modified_since), 0,
+     ims_values},
     {"etag", CTX_HSL, 1, 1, slot_flag, LOC(etag)},
     {"max_ranges", CTX_HSL, 1, 1, set_max_ranges, 0},
     {"limit_rate", CTX_HSL, 1, 1, set_limit_rate, 0},
@@ -1383,7 +1375,8 @@ static const directive_t core_directives[] = {
     {"gzip_vary", CTX_HSL, 1, 1, slot_flag, LOC(gzip_vary)},
     {"absolute_redirect", CTX_HSL, 1, 1, slot_flag, LOC(absolute_redirect)},
     {"lua_content_handler", CTX_LOC, 1, 1, set_lua_handler, 0},
-    {"disable_symlinks", MHS, 1, 1, set_disable_symlinks, 0},
+    {"disable_symlinks", MHS, 1, 1, slot_enum, CONF(disable_symlinks), 0,
+     symlink_modes},
     {"error_log", MHS, 1, 2, set_error_log, 0},
     {"send_backend", MH, 1, 1, set_backend, 0},
     {"sendfile", MHS, 1, 1, set_sendfile, 0},

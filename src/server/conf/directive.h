@@ -42,7 +42,15 @@ struct directive_s {
     size_t      offset;
     unsigned    block; /* a block directive: the context of its block, whose
                           directives go to ps->loc as its setter left it */
+    const void *post;  /* what a generic setter needs more (slot_enum: its
+                          names and values) */
 };
+
+/* slot_enum's table: names and their values, ending with a NULL name */
+typedef struct {
+    const char *name;
+    int         value;
+} nicd_conf_enum_t;
 
 /* the tokenizer's state, and where the directive at hand goes */
 struct parse_s {

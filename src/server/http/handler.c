@@ -198,6 +198,27 @@ nicd_resp_content_type(nicd_conn_t *c, const char *t, size_t len)
     NICD_RESP_HEADER(c, "Content-Type", t, len);
 }
 
+void
+nicd_respond_mem(nicd_conn_t *c, int status, int head, const char *type,
+                 int no_store, const nicd_buf_t *b)
+{
+    if (nicd_buf_failed(b)) {
+        nicd_respond_error(c, 500, head, NULL, 0);
+        return;
+    }
+    nicd_resp_start(c, status);
+    nicd_resp_content_type(c, type, strlen(type));
+    if (no_store) {
+        NICD_RESP_HEADER(c, "Cache-Control", "no-store", 8);
+    }
+    nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) b->len);
+    nicd_resp_end_headers(c);
+    if (!head && b->len > 0) {
+        nicd_resp_body_mem(c, b->data, b->len);
+    }
+    nicd_resp_finish(c, status);
+}
+
 /* the statuses nginx has a page of its own for; others go out empty */
 static int
 has_page(int status)

@@ -134,6 +134,20 @@ void nicd_handle(nicd_conn_t *c, const nicd_request_t *r);
 void nicd_respond_error(nicd_conn_t *c, int status, int head,
                         const char *location, size_t location_len);
 
+/*
+ * A whole response whose body is b (a 500 when b failed): Content-Type
+ * type (with the location's charset), Cache-Control: no-store with
+ * no_store, the length; head: no body.
+ */
+void nicd_respond_mem(nicd_conn_t *c, int status, int head, const char *type,
+                      int no_store, const nicd_buf_t *b);
+
+/*
+ * modules/report.c: the send backend's report in fmt (SNIC_REPORT_*)
+ * appended to b: 1, or 0 when the backend has none.
+ */
+int nicd_backend_report(nicd_conn_t *c, int fmt, nicd_buf_t *b);
+
 /* The same with one more header field (WWW-Authenticate: ...). */
 void nicd_respond_error_hdr(nicd_conn_t *c, int status, int head,
                             const char *name, const char *value, size_t len);

@@ -703,23 +703,37 @@ try_files_phase(nicd_conn_t *c, const nicd_request_t *r,
     return 1;
 }
 
+/*
+ * One more internal redirect (or "last"): past internal_redirects of them
+ * (nginx's 10), a 500, no error_page, and nginx's log line.  1 when it
+ * answered so.
+ */
+static int
+redirect_cycle(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
+               size_t len)
+{
+    if (++c->redirects <= c->w->cycle->conf->internal_redirects + 1) {
+        return 0;
+    }
+    log_error(LOG_ERR, 0,
+              "rewrite or internal redirection cycle while processing "
+              "\"%.*s\", client: %s",
+              (int) len, uri, c->addr);
+    c->error_paged = 1;
+    nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
+    return 1;
+}
+
 /* the phases from "find location" on, for uri (normalised) */
 static void
 run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
     const nicd_loc_conf_t *named, int server_rw)
 {
-    const nicd_conf_t     *cf = c->w->cycle->conf;
     const nicd_loc_conf_t *lc;
     int                    head = r->method == NICD_M_HEAD, rc;
     char                  *own = NULL;
 
-    if (++c->redirects > cf->internal_redirects + 1) {
-        log_error(LOG_ERR, 0,
-                  "rewrite or internal redirection cycle while processing "
-                  "\"%.*s\", client: %s",
-                  (int) len, uri, c->addr);
-        c->error_paged = 1; /* no error_page for this one */
-        nicd_respond_error(c, 500, head, NULL, 0);
+    if (redirect_cycle(c, r, uri, len)) {
         return;
     }
     if (server_rw && c->srv->loc->nrewrites > 0) {
@@ -775,13 +789,7 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
         }
         /* "last": a location again, counted as nginx counts it */
         named = NULL;
-        if (++c->redirects > cf->internal_redirects + 1) {
-            log_error(LOG_ERR, 0,
-                      "rewrite or internal redirection cycle while "
-                      "processing \"%.*s\", client: %s",
-                      (int) len, uri, c->addr);
-            c->error_paged = 1;
-            nicd_respond_error(c, 500, head, NULL, 0);
+        if (redirect_cycle(c, r, uri, len)) {
             goto out;
         }
     }

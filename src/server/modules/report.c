@@ -9,13 +9,33 @@
 
 #include "handler.h"
 
+int
+nicd_backend_report(nicd_conn_t *c, int fmt, nicd_buf_t *b)
+{
+    const snic_instance_t *in = &c->w->cycle->backend;
+    size_t                 need, n;
+
+    if (in->ops->report == NULL) {
+        return 0;
+    }
+    need = in->ops->report(in->state, fmt, NULL, 0);
+    if (nicd_buf_reserve(b, need + 1) != 0) {
+        b->len = (size_t) -1;
+        return 1;
+    }
+    n = in->ops->report(in->state, fmt, b->data + b->len, need + 1);
+    b->len += n > need ? need : n; /* grew in between: cut, still well
+                                      formed enough */
+    return 1;
+}
+
 void
 nicd_report(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *loc)
 {
     const snic_instance_t *in = &c->w->cycle->backend;
     int                    head = r->method == NICD_M_HEAD;
-    size_t                 n, need;
-    char                  *text;
+    size_t                 n;
+    nicd_buf_t             b = {0};
 
     n = strlen(in->ops->name);
     if (in->ops->report == NULL
@@ -29,34 +49,17 @@ nicd_report(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *loc)
         nicd_respond_error(c, 404, head, NULL, 0);
         return;
     }
-    need = in->ops->report(in->state, loc->format, NULL, 0);
-    text = malloc(need + 1);
-    if (text == NULL) {
-        nicd_respond_error(c, 500, head, NULL, 0);
-        return;
-    }
-    n = in->ops->report(in->state, loc->format, text, need + 1);
-    if (n > need) {
-        n = need; /* grew in between: cut, still well formed enough */
-    }
+    (void) nicd_backend_report(c, loc->format, &b);
     if (r->query.len == 5 && memcmp(r->query.p, "reset", 5) == 0
         && in->ops->reset != NULL) {
         in->ops->reset(in->state);
         log_error(LOG_NOTICE, 0, "%s counters reset, client: %s", in->ops->name,
                   c->addr);
     }
-    nicd_resp_start(c, 200);
-    if (loc->format == SNIC_REPORT_JSON) {
-        NICD_RESP_HEADER(c, "Content-Type", "application/json", 16);
-    } else {
-        NICD_RESP_HEADER(c, "Content-Type", "text/plain; version=0.0.4", 25);
-    }
-    NICD_RESP_HEADER(c, "Cache-Control", "no-store", 8);
-    nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) n);
-    nicd_resp_end_headers(c);
-    if (!head) {
-        nicd_resp_body_mem(c, text, n);
-    }
-    free(text);
-    nicd_resp_finish(c, 200);
+    nicd_respond_mem(c, 200, head,
+                     loc->format == SNIC_REPORT_JSON
+                         ? "application/json"
+                         : "text/plain; version=0.0.4",
+                     1, &b);
+    nicd_buf_free(&b);
 }

@@ -644,21 +644,8 @@ serve_listing(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
     }
     free(e);
 
-    if (nicd_buf_failed(&b)) {
-        nicd_buf_free(&b);
-        nicd_respond_error(c, 500, head, NULL, 0);
-        return;
-    }
-    nicd_resp_start(c, 200);
-    nicd_resp_content_type(c, types[lc->autoindex_format],
-                           strlen(types[lc->autoindex_format]));
-    nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) b.len);
-    nicd_resp_end_headers(c);
-    if (!head) {
-        nicd_resp_body_mem(c, b.data, b.len);
-    }
+    nicd_respond_mem(c, 200, head, types[lc->autoindex_format], 0, &b);
     nicd_buf_free(&b);
-    nicd_resp_finish(c, 200);
 }
 
 /*

@@ -81,26 +81,6 @@ srv_name(nicd_buf_t *b, const nicd_server_conf_t *sv)
     }
 }
 
-/* the send backend's report in fmt (SNIC_REPORT_*), appended, if it has
- * one */
-static int
-backend_report(nicd_conn_t *c, int fmt, nicd_buf_t *b)
-{
-    const snic_instance_t *in = &c->w->cycle->backend;
-    size_t                 need, n;
-
-    if (in->ops->report == NULL) {
-        return 0;
-    }
-    need = in->ops->report(in->state, fmt, NULL, 0);
-    if (nicd_buf_reserve(b, need + 1) != 0) {
-        return 0;
-    }
-    n = in->ops->report(in->state, fmt, b->data + b->len, need + 1);
-    b->len += n > need ? need : n;
-    return 1;
-}
-
 static void
 stub(nicd_buf_t *b, const totals_t *t)
 {
@@ -149,7 +129,7 @@ json(nicd_conn_t *c, nicd_buf_t *b, const totals_t *t)
     NICD_BUF_LIT(b, "]");
     if (cy->backend.ops->report != NULL) {
         NICD_BUF_LIT(b, ",\"backend\":");
-        backend_report(c, SNIC_REPORT_JSON, b);
+        nicd_backend_report(c, SNIC_REPORT_JSON, b);
         /* the backend's text may end in a newline: JSON allows it */
     }
     NICD_BUF_LIT(b, "}\n");
@@ -204,7 +184,7 @@ prometheus(nicd_conn_t *c, nicd_buf_t *b, const totals_t *t)
                           srv_count(cy, i, k));
         }
     }
-    backend_report(c, SNIC_REPORT_PROMETHEUS, b);
+    nicd_backend_report(c, SNIC_REPORT_PROMETHEUS, b);
 }
 
 static void
@@ -223,21 +203,8 @@ status_content(nicd_conn_t *c, const nicd_request_t *r,
     case FORMAT_PROMETHEUS: prometheus(c, &b, &t); break;
     default: stub(&b, &t);
     }
-    if (nicd_buf_failed(&b)) {
-        nicd_buf_free(&b);
-        nicd_respond_error(c, 500, head, NULL, 0);
-        return;
-    }
-    nicd_resp_start(c, 200);
-    nicd_resp_content_type(c, types[lc->format], strlen(types[lc->format]));
-    NICD_RESP_HEADER(c, "Cache-Control", "no-store", 8);
-    nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) b.len);
-    nicd_resp_end_headers(c);
-    if (!head) {
-        nicd_resp_body_mem(c, b.data, b.len);
-    }
+    nicd_respond_mem(c, 200, head, types[lc->format], 1, &b);
     nicd_buf_free(&b);
-    nicd_resp_finish(c, 200);
 }
 
 static const char *

@@ -180,6 +180,12 @@ test_errors_name_file_line_directive(void)
                         "directive in test.conf:1"},
         {"try_files $uri;", "invalid number of arguments in \"try_files\" "
                             "directive in test.conf:1"},
+        {"autoindex_format yaml;",
+         "invalid value \"yaml\", it must be \"html\", \"json\" or \"xml\" in "
+         "\"autoindex_format\" directive in test.conf:1"},
+        {"disable_symlinks maybe;",
+         "invalid value \"maybe\", it must be \"off\", \"outside\" or "
+         "\"on\" in \"disable_symlinks\" directive in test.conf:1"},
         {"location / { if ($x) { root /a; } }",
          "\"root\" directive is not allowed in if in test.conf:1"},
         {"location / { if $x { return 404; } }",
