@@ -77,6 +77,15 @@ read_line(struct trace_reader_s *t, size_t *len)
             t->size = t->size ? t->size * 2 : 4096;
         }
         if (gzgets(t->f, t->line + n, (int) (t->size - n)) == NULL) {
+            int zerr;
+
+            /* a gzip stream that stops short ("unexpected end of file")
+             * or is damaged: an error, never the end of the trace (the
+             * partial line before it is not a record) */
+            (void) gzerror(t->f, &zerr);
+            if (zerr != Z_OK && zerr != Z_STREAM_END) {
+                return -1;
+            }
             if (n > 0) {
                 break; /* a last line without a newline */
             }

@@ -485,3 +485,24 @@ def test_synth_refuses_bad_options():
         check(rc == rc_want and msg in err, "%r: %d %s" % (args, rc, err))
     rc, _, err = run("synth", "extra")
     check(rc == 2 and "usage" in err, err)
+
+
+def test_truncated_gzip_log_is_an_error():
+    """A gzip log cut short is an error naming where it stopped, in every
+    tool that reads it, not "1 parse error" and exit 0 (issue 32)."""
+    with tempfile.TemporaryDirectory() as d:
+        whole = open(NASA10K, "rb").read()
+        cut = os.path.join(d, "cut.log.gz")
+        with open(cut, "wb") as f:
+            f.write(whole[:len(whole) // 2])
+        rc, _, err = run("stats", cut)
+        check(rc == 1 and "unexpected end of file" in err
+              and re.search(r"after line \d+", err),
+              "stats: %d %s" % (rc, err))
+        p = subprocess.run([os.path.join(os.path.dirname(NICD), "nicsim"),
+                            cut], capture_output=True, text=True,
+                           timeout=60)
+        check(p.returncode != 0 and "unexpected end of file" in p.stderr,
+              "nicsim: %d %s" % (p.returncode, p.stderr[-300:]))
+        # the whole stream still reads to its end
+        check(run("stats", NASA10K)[0] == 0, "whole")
