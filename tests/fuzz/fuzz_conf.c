@@ -47,7 +47,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (li = 0; li < c->nlistens; li++) {
         for (k = 0; k < 4; k++) {
             const nicd_server_conf_t *srv =
-                nicd_conf_find_server(c, li, hosts[k], strlen(hosts[k]));
+                nicd_conf_find_server(c, li, hosts[k], strlen(hosts[k]), md);
 
             for (i = 0; i < 5; i++) {
                 (void) nicd_conf_find_location(srv, uris[i], strlen(uris[i]),

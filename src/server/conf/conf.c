@@ -2501,7 +2501,7 @@ nicd_server_name_match(const char *p, const char *h, size_t len)
 
 const nicd_server_conf_t *
 nicd_conf_find_server(const nicd_conf_t *c, int li, const char *host,
-                      size_t len)
+                      size_t len, void *match_data)
 {
     nicd_server_conf_t *const *list = c->listen_servers[li];
     const nicd_server_conf_t  *best = NULL, *re_best = NULL;
@@ -2515,15 +2515,20 @@ nicd_conf_find_server(const nicd_conf_t *c, int li, const char *host,
         for (k = 0; k < list[i]->nnames; k++) {
             if (list[i]->name_re[k] != NULL) {
                 if (re_best == NULL) {
-                    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+                    pcre2_match_data *md = match_data;
 
+                    if (md == NULL) {
+                        md = pcre2_match_data_create(1, NULL);
+                    }
                     if (md != NULL
                         && pcre2_match(list[i]->name_re[k], (PCRE2_SPTR) host,
                                        len, 0, 0, md, NULL)
                                >= 0) {
                         re_best = list[i];
                     }
-                    pcre2_match_data_free(md);
+                    if (md != match_data) {
+                        pcre2_match_data_free(md);
+                    }
                 }
                 continue;
             }
@@ -2534,10 +2539,8 @@ nicd_conf_find_server(const nicd_conf_t *c, int li, const char *host,
             }
         }
     }
-    /* exact and leading wildcards, then trailing, then regexes (nginx) */
-    if (best != NULL && bestq >= 2 * 256) {
-        return best;
-    }
+    /* exact, then leading wildcards, then trailing (best ranks them),
+     * then the first regex that matched (nginx's order) */
     if (best != NULL) {
         return best;
     }

@@ -338,9 +338,11 @@ const nicd_loc_conf_t *nicd_conf_find_location(const nicd_server_conf_t *srv,
                                                const char *uri, size_t len,
                                                void *match_data);
 
-/* The server of listen li for host (len bytes; NULL: none given). */
+/* The server of listen li for host (len bytes; NULL: none given);
+ * match_data (pcre2's, or NULL) serves regex names. */
 const nicd_server_conf_t *nicd_conf_find_server(const nicd_conf_t *c, int li,
-                                                const char *host, size_t len);
+                                                const char *host, size_t len,
+                                                void *match_data);
 
 /* The @name location of srv, or NULL. */
 const nicd_loc_conf_t *nicd_conf_named(const nicd_server_conf_t *srv,

@@ -101,6 +101,7 @@ typedef struct nicd_worker_s {
     nicd_buf_t    path;      /* the normalised path of the request at hand */
     nicd_buf_t    scratch;   /* index candidates, Location, ranges */
     nicd_buf_t    logline;   /* an access log line being put together */
+    nicd_buf_t    reqpath;   /* the request's path, normalised (phases.c) */
     nicd_buf_t    uri;       /* a rewritten or redirected URI (phases.c) */
     nicd_buf_t    expand;    /* a replacement being expanded (phases.c) */
     void         *match;     /* pcre2 match data for locations, rewrites */

@@ -250,6 +250,7 @@ worker_main(void *arg)
     nicd_buf_free(&w->scratch);
     nicd_buf_free(&w->logline);
     nicd_buf_free(&w->uri);
+    nicd_buf_free(&w->reqpath);
     nicd_buf_free(&w->expand);
     nicd_phases_worker_free(w);
 

@@ -61,16 +61,6 @@ request_host(const nicd_request_t *r, const char **host, size_t *len)
     *len = n;
 }
 
-static const nicd_server_conf_t *
-server_of(nicd_conn_t *c, const nicd_request_t *r)
-{
-    const char *host;
-    size_t      len;
-
-    request_host(r, &host, &len);
-    return nicd_conf_find_server(c->w->cycle->conf, c->sc.listener, host, len);
-}
-
 static pcre2_match_data *
 match_data(nicd_worker_t *w)
 {
@@ -78,6 +68,17 @@ match_data(nicd_worker_t *w)
         w->match = pcre2_match_data_create(MATCH_PAIRS, NULL);
     }
     return w->match;
+}
+
+static const nicd_server_conf_t *
+server_of(nicd_conn_t *c, const nicd_request_t *r)
+{
+    const char *host;
+    size_t      len;
+
+    request_host(r, &host, &len);
+    return nicd_conf_find_server(c->w->cycle->conf, c->sc.listener, host, len,
+                                 match_data(c->w));
 }
 
 void *
@@ -836,24 +837,20 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
     c->gzipped = 0;
     c->vary_ae = 0;
     c->type_of = NULL;
-    if (nicd_buf_reserve(&c->w->path, r->path.len + 2) != 0) {
+    /* the request's own buffer (w->path is the static handler's): no
+     * copy on the way to the file */
+    if (nicd_buf_reserve(&c->w->reqpath, r->path.len + 2) != 0) {
         nicd_respond_error(c, 500, head, NULL, 0);
         return;
     }
-    path = c->w->path.data;
+    path = c->w->reqpath.data;
     status = nicd_path_normalize(r->path.p, r->path.len, path, &len);
     if (status != 0) {
         log_error(LOG_INFO, 0, "client sent invalid path, client: %s", c->addr);
         nicd_respond_error(c, status, head, NULL, 0);
         return;
     }
-    path = strndup(path, len); /* w->path is the static handler's */
-    if (path == NULL) {
-        nicd_respond_error(c, 500, head, NULL, 0);
-        return;
-    }
     run(c, r, path, len, NULL, 1);
-    free(path);
     c->loc = NULL;
     c->cur_request = NULL;
     c->cur_uri = NULL;

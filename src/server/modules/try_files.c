@@ -6,6 +6,7 @@
  * "=CODE".
  */
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "directive.h"
@@ -29,6 +30,14 @@ set_try_files(parse_t *ps, const char **a, int n)
         }
     }
     l->ntry_files = n;
+    if (a[n - 1][0] == '=') {
+        char *end;
+        long  code = strtol(a[n - 1] + 1, &end, 10);
+
+        if (a[n - 1][1] == '\0' || *end != '\0' || code < 100 || code > 999) {
+            return nicd_conf_msg("invalid code \"%s\"", a[n - 1]);
+        }
+    }
     return NULL;
 }
 

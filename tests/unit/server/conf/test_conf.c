@@ -180,6 +180,8 @@ test_errors_name_file_line_directive(void)
                         "directive in test.conf:1"},
         {"try_files $uri;", "invalid number of arguments in \"try_files\" "
                             "directive in test.conf:1"},
+        {"try_files $uri =4x;", "invalid code \"=4x\" in \"try_files\" "
+                                "directive in test.conf:1"},
         {"autoindex_format yaml;",
          "invalid value \"yaml\", it must be \"html\", \"json\" or \"xml\" in "
          "\"autoindex_format\" directive in test.conf:1"},
@@ -367,15 +369,15 @@ test_servers(void)
     }
     CHECK_INT(c->nlistens, 2);
     CHECK_INT(c->listen_nservers[0], 5);
-    CHECK_STR(nicd_conf_find_server(c, 0, NULL, 0)->names[0], "dflt");
-    CHECK_STR(nicd_conf_find_server(c, 0, "nobody", 6)->names[0], "dflt");
-    CHECK_STR(nicd_conf_find_server(c, 0, "FIRST", 5)->names[0], "first");
-    CHECK_STR(nicd_conf_find_server(c, 0, "a.w.test", 8)->names[0], "*.w.test");
-    CHECK_STR(nicd_conf_find_server(c, 0, "w.test", 6)->names[0], "*.w.test");
-    CHECK_STR(nicd_conf_find_server(c, 0, "www.t.org", 9)->names[0], "www.t.*");
-    CHECK_STR(nicd_conf_find_server(c, 0, "re42", 4)->names[0], "~^re[0-9]+$");
-    CHECK_STR(nicd_conf_find_server(c, 0, "rex", 3)->names[0], "dflt");
-    s = nicd_conf_find_server(c, 1, "first", 5);
+    CHECK_STR(nicd_conf_find_server(c, 0, NULL, 0, NULL)->names[0], "dflt");
+    CHECK_STR(nicd_conf_find_server(c, 0, "nobody", 6, NULL)->names[0], "dflt");
+    CHECK_STR(nicd_conf_find_server(c, 0, "FIRST", 5, NULL)->names[0], "first");
+    CHECK_STR(nicd_conf_find_server(c, 0, "a.w.test", 8, NULL)->names[0], "*.w.test");
+    CHECK_STR(nicd_conf_find_server(c, 0, "w.test", 6, NULL)->names[0], "*.w.test");
+    CHECK_STR(nicd_conf_find_server(c, 0, "www.t.org", 9, NULL)->names[0], "www.t.*");
+    CHECK_STR(nicd_conf_find_server(c, 0, "re42", 4, NULL)->names[0], "~^re[0-9]+$");
+    CHECK_STR(nicd_conf_find_server(c, 0, "rex", 3, NULL)->names[0], "dflt");
+    s = nicd_conf_find_server(c, 1, "first", 5, NULL);
     CHECK_STR(s->names[0], "other");
     /* each server its own root, inherited from http where unset */
     CHECK_STR(c->servers[0]->loc->root, "/1");
