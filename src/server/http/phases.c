@@ -725,6 +725,23 @@ redirect_cycle(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
     return 1;
 }
 
+/* the URI the rewrites left in w->uri, made the one at hand (*own, the
+ * previous copy, freed): 0, or -1 after answering 500 */
+static int
+take_uri(nicd_conn_t *c, const nicd_request_t *r, char **own, const char **uri,
+         size_t *len)
+{
+    free(*own);
+    *own = strdup(c->w->uri.data);
+    if (*own == NULL) {
+        nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
+        return -1;
+    }
+    *uri = *own;
+    *len = strlen(*own);
+    return 0;
+}
+
 /* the phases from "find location" on, for uri (normalised) */
 static void
 run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
@@ -743,14 +760,8 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
         if (rc == RW_DONE) {
             return;
         }
-        if (rc != RW_GO_ON) {
-            own = strdup(c->w->uri.data);
-            if (own == NULL) {
-                nicd_respond_error(c, 500, head, NULL, 0);
-                return;
-            }
-            uri = own;
-            len = strlen(own);
+        if (rc != RW_GO_ON && take_uri(c, r, &own, &uri, &len) != 0) {
+            return;
         }
     }
 
@@ -775,14 +786,9 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
         if (rc == RW_GO_ON) {
             break;
         }
-        free(own);
-        own = strdup(c->w->uri.data);
-        if (own == NULL) {
-            nicd_respond_error(c, 500, head, NULL, 0);
+        if (take_uri(c, r, &own, &uri, &len) != 0) {
             return;
         }
-        uri = own;
-        len = strlen(own);
         c->cur_uri = uri;
         c->cur_uri_len = len;
         if (rc == RW_BREAK) {
