@@ -780,13 +780,18 @@ def test_log_format_lines_agree_with_nginx():
         for fmt in ("main", "js"):
             body = LOG_SITE.replace("main.log main", "main.log %s" % fmt)
             peers = []
-            for kind in ("nginx", "nicd"):
-                d = tempfile.mkdtemp(prefix="nicd-diff-log-")
-                text = body.replace("%(d)s", d)
-                p = Peer(kind, text, top,
-                         MAIN.replace("    access_log off;\n", ""))
-                p.logdir = d
-                peers.append(p)
+            try:
+                for kind in ("nginx", "nicd"):
+                    d = tempfile.mkdtemp(prefix="nicd-diff-log-")
+                    text = body.replace("%(d)s", d)
+                    p = Peer(kind, text, top,
+                             MAIN.replace("    access_log off;\n", ""))
+                    p.logdir = d
+                    peers.append(p)
+            except TestFailure:
+                for p in peers:
+                    p.stop()
+                raise
             for p in peers:
                 for path, headers in (
                         ("/a.txt", {"User-Agent": 'x "quoted" \\ ua'}),
@@ -848,7 +853,8 @@ def test_framing_agrees_with_nginx():
     body = "server { listen 127.0.0.1:%(port)d; root %(root)s/www; }"
     peers = []
     try:
-        peers = [Peer("nginx", body, top), Peer("nicd", body, top)]
+        for kind in ("nginx", "nicd"):
+            peers.append(Peer(kind, body, top))  # stopped even if one fails
         for data in FRAMING:
             got = [status_of(p.port, data) for p in peers]
             check(got[0] == got[1], "%r: nginx %s, nicd %s"
