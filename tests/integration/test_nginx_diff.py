@@ -28,7 +28,7 @@ import subprocess
 import tempfile
 import time
 
-from nicd import (DEADLINE, NICD, Skip, TestFailure, check, free_port,
+from nicd import (DEADLINE, NICD, Skip, TestFailure, check, free_port, raw,
                   wait_until)
 
 NGINX = "/usr/sbin/nginx"
@@ -587,15 +587,7 @@ def fetch(port, path, headers, method):
     h.update(headers)
     req = "%s %s HTTP/1.1\r\n" % (method, path)
     req += "".join("%s: %s\r\n" % kv for kv in h.items()) + "\r\n"
-    s = socket.create_connection(("127.0.0.1", port), timeout=DEADLINE)
-    s.sendall(req.encode("latin-1"))
-    data = b""
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    s.close()
+    data = raw(port, req.encode("latin-1"))
     head, _, body = data.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
     status = int(lines[0].split()[1])

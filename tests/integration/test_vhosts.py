@@ -12,13 +12,18 @@ import tempfile
 from nicd import DEADLINE, NICD, Server, check, free_port, get
 
 
+def two_roots(d):
+    """d/a and d/b, each with a file "who" that names it."""
+    for name in ("a", "b"):
+        os.makedirs(os.path.join(d, name))
+        with open(os.path.join(d, name, "who"), "w") as f:
+            f.write(name)
+
+
 def test_two_servers_two_roots():
     a, b = free_port(), free_port()
     with tempfile.TemporaryDirectory() as d:
-        for name in ("a", "b"):
-            os.makedirs(os.path.join(d, name))
-            with open(os.path.join(d, name, "who"), "w") as f:
-                f.write(name)
+        two_roots(d)
         conf = ("http {\n  server { listen 127.0.0.1:%d; root %s/a; }\n"
                 "  server { listen 127.0.0.1:%d; root %s/b; }\n}\n"
                 % (a, d, b, d))
@@ -31,10 +36,7 @@ def test_two_servers_two_roots():
 
 def test_host_chooses_the_server():
     with tempfile.TemporaryDirectory() as d:
-        for name in ("a", "b"):
-            os.makedirs(os.path.join(d, name))
-            with open(os.path.join(d, name, "who"), "w") as f:
-                f.write(name)
+        two_roots(d)
         conf = ("server { server_name a.test; root %s/a; }\n"
                 "server { server_name *.b.test; root %s/b; }\n" % (d, d))
         with Server(conf=conf) as s:
