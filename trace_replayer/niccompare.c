@@ -69,7 +69,8 @@ typedef struct {
 
 static struct {
     const char *trace, *policy, *workdir, *json, *plots, *report, *format;
-    const char *mapping, *window;
+    const char *mapping, *window, *held;
+    int         allow_truncated;
     uint64_t    sizes[MAX_SIZES];
     int         nsizes;
     const char *testbeds[MAX_TESTBEDS];
@@ -319,6 +320,13 @@ trace_args(char **argv, int k)
         argv[k++] = "--reorder-window";
         argv[k++] = (char *) o.window;
     }
+    if (o.held != NULL) {
+        argv[k++] = "--reorder-max";
+        argv[k++] = (char *) o.held;
+    }
+    if (o.allow_truncated) {
+        argv[k++] = "--allow-truncated";
+    }
     return k;
 }
 
@@ -352,7 +360,7 @@ make_docroot(void)
     char        stamp[PATH_MAX + 64], want[PATH_MAX + 64], real[PATH_MAX];
     char        have[PATH_MAX + 64] = "", errs[PATH_MAX];
     FILE       *f;
-    char       *argv[16];
+    char       *argv[20];
     int         k = 0;
 
     if (stat(o.trace, &st) != 0 || realpath(o.trace, real) == NULL) {
@@ -401,7 +409,7 @@ make_docroot(void)
 static void
 simulate(void)
 {
-    char    sizes[MAX_SIZES * 24] = "", split[16], out[PATH_MAX], *argv[20];
+    char    sizes[MAX_SIZES * 24] = "", split[16], out[PATH_MAX], *argv[26];
     char    errs[PATH_MAX];
     char    one[24];
     json_t *v;
@@ -569,7 +577,7 @@ live(run_t *r, int index, int total, double eta)
     char          conf[PATH_MAX], log[PATH_MAX], out[PATH_MAX], why[512];
     char          errs[PATH_MAX];
     char          urls[MAX_NICS][64], conns[16], dur[32], size[24];
-    char         *argv[24 + MAX_NICS], *body, err[256];
+    char         *argv[30 + MAX_NICS], *body, err[256];
     int           ports[MAX_NICS], i, k = 0, rc;
     FILE         *f;
     pid_t         pid;
@@ -1069,7 +1077,11 @@ usage(FILE *f)
             "  --workdir DIR   docroot, configs, logs (default niccompare.d)\n"
             "  --json FILE     one object per configuration (- for stdout)\n"
             "  --plots DIR     PNG figures (python3-matplotlib)\n"
-            "  --report FILE   a Markdown page with the tables and figures\n");
+            "  --report FILE   a Markdown page with the tables and figures\n"
+            "  -q              no progress lines\n"
+            "\nReading the trace (passed to nictrace, nicsim and nicreplay):\n"
+            "%s",
+            TRACE_SRC_USAGE);
 }
 
 int
@@ -1119,6 +1131,8 @@ main(int argc, char **argv)
         case 'f': o.format = optarg; break;
         case 'm': o.mapping = optarg; break;
         case 'W': o.window = optarg; break; /* the tools check it */
+        case TRACE_OPT_HELD: o.held = optarg; break;
+        case TRACE_OPT_TRUNC: o.allow_truncated = 1; break;
         case 'q': o.quiet = 1; break;
         case 'd':
             o.duration = strtod(optarg, &end);

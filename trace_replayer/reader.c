@@ -5,6 +5,8 @@
  * streams both, and standard input too.
  */
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,10 +49,13 @@ struct trace_reader_s {
     struct held_s *heap;
     size_t         nheap, heap_cap;
     int64_t        window_us;
+    size_t         held_max;
     int64_t        seen_max, out_last; /* microseconds */
     uint64_t       seq, late;
     char          *out_url; /* the record last handed out owns it */
     int            raw_eof;
+    int            allow_truncated;
+    char          *path;
 };
 
 typedef struct held_s {
@@ -392,7 +397,13 @@ trace_open(const char *path, const char *format, const char *mapping, char *err,
     }
     t->file_size = -1;
     t->window_us = (int64_t) TRACE_WINDOW_DEFAULT * 1000000;
+    t->held_max = TRACE_HELD_DEFAULT;
     t->out_last = INT64_MIN;
+    t->path = strdup(path);
+    if (t->path == NULL) {
+        snprintf(err, errlen, "out of memory");
+        goto err;
+    }
     if (strcmp(path, "-") == 0) {
         t->f = gzdopen(dup(STDIN_FILENO), "rb");
     } else {
@@ -557,6 +568,18 @@ trace_set_window(trace_reader_t *t, double window_s)
     t->window_us = window_s <= 0 ? 0 : (int64_t) (window_s * 1e6);
 }
 
+void
+trace_set_held_max(trace_reader_t *t, uint64_t max_held)
+{
+    t->held_max = max_held == 0 ? TRACE_HELD_DEFAULT : (size_t) max_held;
+}
+
+void
+trace_allow_truncated(trace_reader_t *t, int allow)
+{
+    t->allow_truncated = allow;
+}
+
 uint64_t
 trace_late_count(const trace_reader_t *t)
 {
@@ -583,6 +606,19 @@ trace_src_option(trace_src_t *s, int c, const char *arg, char *err,
         }
         s->window = w;
         return 1;
+    case TRACE_OPT_HELD:
+        errno = 0;
+        s->held_max = strtoull(arg, &end, 10);
+        if (end == arg || *end != '\0' || errno != 0 || s->held_max == 0
+            || arg[0] == '-' || s->held_max > (uint64_t) SIZE_MAX / 256) {
+            snprintf(err, errlen,
+                     "--reorder-max: \"%s\" is not a positive number of "
+                     "records",
+                     arg);
+            return -1;
+        }
+        return 1;
+    case TRACE_OPT_TRUNC: s->allow_truncated = 1; return 1;
     }
     return 0;
 }
@@ -594,6 +630,10 @@ trace_src_open(const trace_src_t *s, char *err, size_t errlen)
 
     if (t != NULL && s->window >= 0) {
         trace_set_window(t, s->window);
+    }
+    if (t != NULL) {
+        trace_set_held_max(t, s->held_max);
+        trace_allow_truncated(t, s->allow_truncated);
     }
     return t;
 }
@@ -630,8 +670,9 @@ trace_next(trace_reader_t *t, trace_req_t *r, char *err, size_t errlen)
         t->out_last = key;
         return 1;
     }
-    /* read until the earliest held record is a window behind the log */
-    while (!t->raw_eof
+    /* read until the earliest held record is a window behind the log,
+     * or as many records are held as the reader may hold */
+    while (!t->raw_eof && t->nheap < t->held_max
            && (t->nheap == 0 || t->heap[0].key > t->seen_max - t->window_us)) {
         int64_t key;
 
@@ -689,6 +730,14 @@ raw_next(trace_reader_t *t, trace_req_t *r, char *err, size_t errlen)
         int         zerr;
         const char *msg = gzerror(t->f, &zerr);
 
+        if (t->allow_truncated && zerr != Z_ERRNO && zerr != Z_OK
+            && zerr != Z_MEM_ERROR) {
+            fprintf(stderr,
+                    "warning: %s: %s after line %llu; read as far as it "
+                    "goes (--allow-truncated)\n",
+                    t->path, msg, (unsigned long long) t->lineno);
+            return 0;
+        }
         snprintf(err, errlen, "read error after line %llu: %s",
                  (unsigned long long) t->lineno,
                  zerr == Z_ERRNO ? "I/O error"
@@ -749,5 +798,6 @@ trace_close(trace_reader_t *t)
     free(t->out_url);
     free(t->line);
     free(t->nbuf);
+    free(t->path);
     free(t);
 }

@@ -50,7 +50,24 @@ int trace_next(trace_reader_t *t, trace_req_t *r, char *err, size_t errlen);
  */
 #define TRACE_WINDOW_DEFAULT 120
 
+/*
+ * The window is also bounded in records: a burst of one timestamp (or a
+ * long window over a busy log) cannot hold more than max_held records;
+ * when that many are held the earliest goes out before its window ends,
+ * and a later record older than it is clamped and counted as late.
+ */
+#define TRACE_HELD_DEFAULT 262144
+
 void     trace_set_window(trace_reader_t *t, double window_s);
+void     trace_set_held_max(trace_reader_t *t, uint64_t max_held);
+
+/*
+ * A gzip stream that stops short (or is damaged) is a read error naming
+ * the line it stopped after.  With allow set, it is instead the end of
+ * the trace, and one warning line naming the file and the line goes to
+ * standard error (the tool's exit status no longer says it).
+ */
+void     trace_allow_truncated(trace_reader_t *t, int allow);
 uint64_t trace_late_count(const trace_reader_t *t);
 
 /*
@@ -63,20 +80,28 @@ typedef struct {
     const char *path;
     const char *format;
     const char *mapping;
-    double      window; /* < 0: TRACE_WINDOW_DEFAULT */
+    double      window;   /* < 0: TRACE_WINDOW_DEFAULT */
+    uint64_t    held_max; /* 0: TRACE_HELD_DEFAULT */
+    int         allow_truncated;
 } trace_src_t;
 
 #define TRACE_SRC_INIT                                                         \
     {                                                                          \
-        NULL, "auto", NULL, -1                                                 \
+        NULL, "auto", NULL, -1, 0, 0                                           \
     }
+
+/* getopt values of the long-only trace options (clear of any letter) */
+#define TRACE_OPT_HELD  0x7001
+#define TRACE_OPT_TRUNC 0x7002
 
 #define TRACE_SRC_LONGOPTS                                                     \
     {"format", required_argument, NULL, 'f'},                                  \
         {"log-format", required_argument, NULL, 'f'},                          \
         {"mapping", required_argument, NULL, 'm'},                             \
+        {"reorder-window", required_argument, NULL, 'W'},                      \
+        {"reorder-max", required_argument, NULL, TRACE_OPT_HELD},              \
     {                                                                          \
-        "reorder-window", required_argument, NULL, 'W'                         \
+        "allow-truncated", no_argument, NULL, TRACE_OPT_TRUNC                  \
     }
 
 #define TRACE_SRC_USAGE                                                        \
@@ -87,7 +112,12 @@ typedef struct {
     "      --log-format F    the same as --format\n"                           \
     "      --mapping FILE    WorldCup98 object mapping\n"                      \
     "      --reorder-window S  sort lines by time within S seconds "           \
-    "(default 120; 0: log order)\n"
+    "(default 120; 0: log order)\n"                                           \
+    "      --reorder-max N   hold at most N records for sorting "              \
+    "(default 262144)\n"                                                      \
+    "      --allow-truncated a gzip log cut short ends the trace "             \
+    "(a warning),\n"                                                          \
+    "                        not an error\n"
 
 /* 1: c was a trace option (applied), 0: not one, -1: bad value (err). */
 int trace_src_option(trace_src_t *s, int c, const char *arg, char *err,

@@ -8,6 +8,7 @@ import os
 import re
 import struct
 import subprocess
+import sys
 import tempfile
 
 from nicd import NICD, check
@@ -506,3 +507,50 @@ def test_truncated_gzip_log_is_an_error():
               "nicsim: %d %s" % (p.returncode, p.stderr[-300:]))
         # the whole stream still reads to its end
         check(run("stats", NASA10K)[0] == 0, "whole")
+        # --allow-truncated: the records before the cut, one warning line
+        rc, out, err = run("stats", cut, "--json", "--allow-truncated")
+        got = json.loads(out) if rc == 0 else {}
+        check(rc == 0 and 0 < got.get("requests", 0) < 10000
+              and "warning" in err and cut in err
+              and "--allow-truncated" in err,
+              "allow: %d %s %s" % (rc, out[:200], err))
+        p = subprocess.run([os.path.join(os.path.dirname(NICD), "nicsim"),
+                            cut, "--allow-truncated"], capture_output=True,
+                           text=True, timeout=60)
+        check(p.returncode == 0 and "warning" in p.stderr,
+              "nicsim allow: %d %s" % (p.returncode, p.stderr[-300:]))
+
+
+def test_reorder_window_is_bounded_in_records():
+    """A burst of one timestamp cannot make the reader hold every record
+    (issue 32): with --reorder-max the peak memory stays near the log-order
+    read's, while an unbounded hold grows with the burst."""
+    n = 300000
+    with tempfile.TemporaryDirectory() as d:
+        log = os.path.join(d, "burst.log")
+        with open(log, "w") as f:
+            line = ('10.0.0.1 - - [01/Jul/1995:00:00:01 -0400] "GET /%s '
+                    'HTTP/1.0" 200 100\n')
+            f.write("".join(line % ("x/" * 20 + str(i)) for i in range(n)))
+
+        def peak(*args):
+            tool = os.path.join(os.path.dirname(NICD), "nictrace")
+            code = ("import resource,subprocess,sys;"
+                    "p=subprocess.run(sys.argv[1:],capture_output=True);"
+                    "print(p.returncode,resource.getrusage("
+                    "resource.RUSAGE_CHILDREN).ru_maxrss)")
+            p = subprocess.run([sys.executable, "-c", code, tool, "stats",
+                                log, "--json", *args], capture_output=True,
+                               text=True, timeout=60)
+            rc, kb = p.stdout.split()
+            check(rc == "0", "stats %r: %s" % (args, p.stderr))
+            return int(kb)
+
+        base = peak("--reorder-window", "0")
+        capped = peak("--reorder-max", "1000")
+        held = peak("--reorder-max", str(n * 2))
+        check(capped < base + 8 * 1024 and held > base + 20 * 1024,
+              "peak KiB: log order %d, capped %d, unbounded %d"
+              % (base, capped, held))
+        rc, out, err = run("stats", log, "--reorder-max", "0")
+        check(rc == 2 and "--reorder-max" in err, "%d %s" % (rc, err))
