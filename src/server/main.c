@@ -6,7 +6,8 @@
  *   SIGHUP   reload: a new generation of workers with the new
  *            configuration takes over the same listening sockets (the
  *            same descriptors, so no connection waiting in a backlog is
- *            lost), then the old workers retire after their connections;
+ *            lost), then the old workers close their idle connections and retire
+ *            after the responses in progress;
  *   SIGUSR1  reopen the logs;
  *   SIGTERM, SIGINT  stop now;
  *   SIGQUIT  stop gracefully: in-flight responses finish.

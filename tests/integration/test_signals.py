@@ -144,3 +144,36 @@ def test_term_stops():
     check(c.wait_closed(), "connection left open")
     s.wait_log(r"exiting \(signal 15\)")
     s.cleanup()
+
+
+def test_reloads_retire_idle_connections():
+    """Reloads while clients hold idle keep-alive connections leave one
+    generation's threads, not one per reload until keepalive_timeout (issue
+    32): an old worker closes its idle connections and exits.  A request
+    sent on such a connection just after the reload is still answered."""
+    with Server(threads=2, conf="keepalive_timeout 300s;") as s:
+        s.put("a.txt", b"aaa")
+        tasks = lambda: len(os.listdir("/proc/%d/task" % s.proc.pid))
+        base = tasks()
+        idle = [s.connect() for _ in range(8)]
+        for c in idle:
+            check(c.request("/a.txt").status == 200, "first request")
+        busy = s.connect()
+        check(busy.request("/a.txt").status == 200, "busy's first")
+        s.reload()
+        # the one just used (within the grace) answers once more, and says
+        # it closes
+        r = busy.request("/a.txt")
+        check(r.status == 200 and r.header("Connection") == "close",
+              "after the reload: %d %r" % (r.status, r.header("Connection")))
+        for _ in range(9):
+            s.reload()
+        wait_until(lambda: tasks() == base,
+                   "threads back to one generation's %d (now %d)"
+                   % (base, tasks()))
+        for c in idle:
+            c.sock.settimeout(10)
+            check(c.sock.recv(100) == b"", "an idle connection left open")
+            c.close()
+        check(get(s.port, "/a.txt").status == 200, "serving after")
+        s.wait_log(r"generation \d+ retired", count=10)

@@ -45,6 +45,9 @@ set_timer(nicd_conn_t *c, int kind)
     if (kind == T_HEADER && c->timer == T_HEADER) {
         return; /* the header timeout counts from the request's start */
     }
+    if (kind == T_HEADER || kind == T_KEEPALIVE) {
+        c->idle_ms = (uint32_t) nicd_worker_now_ms(c->w);
+    }
     switch (kind) {
     case T_HEADER: tv = c->w->tv_header; break;
     case T_KEEPALIVE: tv = c->w->tv_keepalive; break;
@@ -866,9 +869,23 @@ conn_timer_cb(evutil_socket_t fd, short ev, void *arg)
     nicd_conn_close(c);
 }
 
+/* No request in progress: idle between requests, or accepted and silent
+ * so far (nothing is lost by closing it, but for the race below). */
+static int
+conn_idle(const nicd_conn_t *c)
+{
+    return c->h2 == NULL && c->nitems == c->ihead && c->in_start == c->in_end
+           && c->discard == 0 && c->collect == 0 && !c->in_chunked
+           && !c->lingering && !c->writing;
+}
+
 void
 nicd_conn_shutdown(nicd_conn_t *c)
 {
+    uint32_t       waited;
+    struct timeval tv;
+    char           b;
+
     if (c->h2 != NULL) {
         /* GOAWAY; the connection closes when its streams are answered */
         if (c->w->state == NICD_STOPPING) {
@@ -877,11 +894,51 @@ nicd_conn_shutdown(nicd_conn_t *c)
         }
         return;
     }
-    /* no request in progress (idle between requests, or accepted and
-     * silent so far): nothing is lost by closing now */
-    if (c->w->state == NICD_STOPPING && c->nitems == c->ihead
-        && c->in_start == c->in_end && c->discard == 0 && c->collect == 0
-        && !c->in_chunked && !c->lingering) {
-        nicd_conn_close(c);
+    if (c->w->state != NICD_STOPPING || !conn_idle(c)) {
+        return; /* it closes after its response (Connection: close) */
     }
+    /* a request already in the socket is read and answered */
+    if (recv(c->sc.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 1) {
+        return;
+    }
+    waited = (uint32_t) nicd_worker_now_ms(c->w) - c->idle_ms;
+    if (waited >= NICD_RETIRE_GRACE_MS) {
+        nicd_conn_close(c);
+        return;
+    }
+    /* the rest of the grace: its timer then closes it, and a request
+     * that comes first is answered with "Connection: close" */
+    waited = NICD_RETIRE_GRACE_MS - waited;
+    tv.tv_sec = waited / 1000;
+    tv.tv_usec = (suseconds_t) (waited % 1000) * 1000;
+    event_add(&c->tev, &tv);
+}
+
+nicd_conn_t *
+nicd_conn_reusable(nicd_worker_t *w)
+{
+    nicd_conn_t *c, *idle = NULL, *head = NULL;
+    uint32_t     now = (uint32_t) nicd_worker_now_ms(w), age, idle_age = 0,
+             head_age = 0;
+
+    /* the list is short enough to walk when the worker is full (at most
+     * worker_connections), and walking costs nothing until then; it runs
+     * newest first, so of equal ages the older connection wins */
+    for (c = w->conns; c != NULL; c = c->next) {
+        age = now - c->idle_ms;
+        if (c->timer == T_KEEPALIVE && conn_idle(c)) {
+            if (idle == NULL || age >= idle_age) {
+                idle = c;
+                idle_age = age;
+            }
+        } else if (c->timer == T_HEADER && c->h2 == NULL
+                   && c->nitems == c->ihead && !c->writing && !c->lingering
+                   && c->discard == 0 && c->collect == 0 && !c->in_chunked) {
+            if (head == NULL || age >= head_age) {
+                head = c;
+                head_age = age;
+            }
+        }
+    }
+    return idle != NULL ? idle : head;
 }

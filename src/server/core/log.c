@@ -138,6 +138,32 @@ log_error(int level, int err, const char *fmt, ...)
 }
 
 void
+log_error_limited(log_limit_t *l, long now_ms, int level, int err,
+                  const char *fmt, ...)
+{
+    char    msg[1024], more[64] = "";
+    va_list ap;
+
+    if (level > error_level) {
+        return;
+    }
+    if (l->last_ms != 0 && now_ms - l->last_ms < 1000) {
+        l->held++;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (l->held > 0) {
+        snprintf(more, sizeof(more), " (%u more like it not logged)",
+                 l->held);
+    }
+    l->last_ms = now_ms != 0 ? now_ms : 1;
+    l->held = 0;
+    log_error(level, err, "%s%s", msg, more);
+}
+
+void
 nicd_assert_fail(const char *expr, const char *file, int line)
 {
     log_error(LOG_ALERT, 0, "assertion \"%s\" failed at %s:%d", expr, file,

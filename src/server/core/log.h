@@ -39,6 +39,20 @@ int log_error_level(void);
 void log_error(int level, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/*
+ * One line a second about one condition (a thread's own limiter): the
+ * lines held back in between are counted, and the next line that is
+ * written says how many ("... (41 more like it not logged)").
+ */
+typedef struct {
+    long     last_ms; /* when the last line was written; 0: never */
+    unsigned held;
+} log_limit_t;
+
+void log_error_limited(log_limit_t *l, long now_ms, int level, int err,
+                       const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 #ifdef NICD_DEBUG
 #define log_debug(...) log_error(LOG_DEBUG, 0, __VA_ARGS__)
 #else

@@ -61,7 +61,7 @@ typedef struct nicd_cycle_s {
     uint64_t        started; /* time(NULL) when it was made */
 } nicd_cycle_t;
 
-enum { NICD_RUNNING = 0, NICD_RETIRING, NICD_STOPPING };
+enum { NICD_RUNNING = 0, NICD_STOPPING };
 
 typedef struct nicd_conn_s     nicd_conn_t;
 typedef struct nicd_protocol_s nicd_protocol_t; /* handler.h */
@@ -112,6 +112,7 @@ typedef struct nicd_worker_s {
     nicd_str_t    hname[NICD_HTTP_MAX_HEADERS], hvalue[NICD_HTTP_MAX_HEADERS];
 
     const struct timeval *tv_header, *tv_keepalive, *tv_send, *tv_linger;
+    log_limit_t           lim_full, lim_reuse, lim_accept; /* a line a second */
 } nicd_worker_t;
 
 /* an item of a connection's output queue */
@@ -143,6 +144,8 @@ struct nicd_conn_s {
     struct event            rev, wev, tev;
     struct event            pev; /* a pacing backend asked to be called later */
     int                     timer;
+    uint32_t                idle_ms; /* when it began waiting for a request
+                                        (ms, wrapping) */
 
     char               *in;
     uint32_t            in_size, in_start, in_end, in_max;
@@ -201,8 +204,21 @@ void nicd_conn_out_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len);
 /* The last item of a response: its status and its access log record. */
 void nicd_conn_out_end(nicd_conn_t *c, int status, uint32_t log_off,
                        uint32_t log_len);
-/* The worker is stopping: close c now if no request is in progress. */
+/*
+ * The worker is stopping: close c now if no request is in progress and it
+ * has waited for one for NICD_RETIRE_GRACE_MS (else when it has, unless a
+ * request comes first: a client that just had its response may be
+ * sending the next request, and closing under it would lose it).
+ */
+#define NICD_RETIRE_GRACE_MS 1000
 void nicd_conn_shutdown(nicd_conn_t *c);
+/*
+ * The worker is out of connection slots or descriptors: the connection to
+ * close for a new one, the one that has waited longest for a request, an
+ * idle keep-alive one first, else one whose request head has not all
+ * come (nginx's "reusing connections"); NULL when every one is busy.
+ */
+nicd_conn_t *nicd_conn_reusable(nicd_worker_t *w);
 /*
  * Send the queue: 1 when it is empty, 0 when the connection waits for the
  * socket or a pacing backend (events set; keep_reading: go on reading

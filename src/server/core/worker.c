@@ -3,10 +3,11 @@
  * per listen address each (the kernel spreads new connections over them),
  * commands from the master through a pipe.
  *
- * Commands: 'r' retire (a reload replaced this generation: stop
- * accepting, answer what comes on open connections with
- * "Connection: close", exit when the last one is gone), 'q' graceful stop
- * (the same, and idle connections are closed at once), 't' stop now.
+ * Commands: 'r' retire (a reload replaced this generation) and 'q'
+ * graceful stop: stop accepting, close idle connections at once (an
+ * HTTP/2 one gets GOAWAY), answer requests in progress or already sent
+ * with "Connection: close", exit when the last connection is gone, as
+ * nginx's old workers do; 't' stop now.
  */
 
 #include <errno.h>
@@ -68,13 +69,22 @@ accept_cb(evutil_socket_t lfd, short ev, void *arg)
     }
 
     for (i = 0; i < 64; i++) {
+        nicd_conn_t *victim = NULL;
+
         if (w->nconns >= w->cycle->conf->worker_connections) {
-            log_error(LOG_WARN, 0,
-                      "%d worker_connections are not enough, "
-                      "not accepting until one closes",
-                      w->cycle->conf->worker_connections);
-            listen_enable(w, 0);
-            return;
+            /* room is made as nginx makes it (the longest idle keep-alive
+             * connection, else the oldest still sending its head), once
+             * there is a connection to make it for */
+            victim = nicd_conn_reusable(w);
+            if (victim == NULL) {
+                log_error_limited(&w->lim_full, nicd_worker_now_ms(w),
+                                  LOG_WARN, 0,
+                                  "%d worker_connections are not enough, "
+                                  "not accepting until one closes",
+                                  w->cycle->conf->worker_connections);
+                listen_enable(w, 0);
+                return;
+            }
         }
 
         len = sizeof(sa);
@@ -88,18 +98,42 @@ accept_cb(evutil_socket_t lfd, short ev, void *arg)
             case EPROTO: continue;
             case EMFILE:
             case ENFILE:
+                /* out of descriptors: free one by closing a connection
+                 * that waits for a request, and try again */
+                victim = nicd_conn_reusable(w);
+                if (victim != NULL) {
+                    log_error_limited(&w->lim_accept, nicd_worker_now_ms(w),
+                                      LOG_CRIT, errno,
+                                      "accept4() failed, reusing "
+                                      "connections");
+                    nicd_conn_close(victim);
+                    continue;
+                }
+                /* fall through */
             case ENOBUFS:
             case ENOMEM:
                 /* the connection stays in the backlog; accepting again at
                  * once would spin on the same error */
-                log_error(LOG_CRIT, errno,
-                          "accept4() failed, not accepting "
-                          "new connections for 100 ms");
+                log_error_limited(&w->lim_accept, nicd_worker_now_ms(w),
+                                  LOG_CRIT, errno,
+                                  "accept4() failed, not accepting "
+                                  "new connections for 100 ms");
                 listen_enable(w, 0);
                 evtimer_add(w->resume_ev, &tv);
                 return;
-            default: log_error(LOG_ERR, errno, "accept4() failed"); return;
+            default:
+                log_error_limited(&w->lim_accept, nicd_worker_now_ms(w),
+                                  LOG_ERR, errno, "accept4() failed");
+                return;
             }
+        }
+        if (victim != NULL) {
+            log_error_limited(&w->lim_reuse, nicd_worker_now_ms(w), LOG_WARN,
+                              0,
+                              "%d worker_connections are not enough, "
+                              "reusing connections",
+                              w->cycle->conf->worker_connections);
+            nicd_conn_close(victim);
         }
         NICD_STAT_ADD(w->stats->accepted, 1);
         NICD_STAT_ADD(w->stats->handled, 1);
@@ -158,7 +192,7 @@ cmd_cb(evutil_socket_t fd, short ev, void *arg)
     n = read(fd, cmd, sizeof(cmd));
     for (i = 0; i < n; i++) {
         switch (cmd[i]) {
-        case 'r': stop(w, NICD_RETIRING); break;
+        case 'r':
         case 'q': stop(w, NICD_STOPPING); break;
         case 't': event_base_loopbreak(w->base); break;
         }
