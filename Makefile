@@ -16,6 +16,7 @@
 #   make bench-peers  nicd against nginx, lighttpd and h2o, plain and pipelined
 #   make bench-sim-peers nicsim against libCacheSim (a venv), every shared policy
 #   make bench-builds  this build's nicd against an older revision's (OLD=REV), CPU per request
+#   make bench-conns  memory per connection and latency under slowloris, against nginx
 #   make module       build the nginx module (modules/, needs nginx-dev)
 #   make bench-module nginx with the module against nginx without it
 #   make fuzz         run the libFuzzer targets for FUZZ_SECONDS each
@@ -60,7 +61,7 @@ UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 
 FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all deps run test test-unit test-integration test-asan bench module module-build deb bench-module \
+.PHONY: all deps run test test-unit test-integration test-asan bench module module-build deb bench-module bench-conns \
         bench-policy bench-splice bench-nicsim bench-replayer bench-nic bench-h2 bench-traces bench-specweb bench-peers bench-sim-peers bench-builds fuzz \
         install format format-check clean distclean help
 
@@ -173,6 +174,10 @@ test-asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
 	    SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    test-unit test-integration
+
+bench-conns: $(BUILD)/nicd
+	@$(MAKE) --no-print-directory deps DEPS="build bench"
+	sh bench/conns.sh
 
 bench-module: module
 	@$(MAKE) --no-print-directory deps DEPS="bench"

@@ -80,6 +80,96 @@ stop_reading(nicd_conn_t *c)
     }
 }
 
+/* A buffer goes back to the pool it came from, unless it grew (then it
+ * was realloc()ed off the pool's size and is freed). */
+static void
+buf_give_back(nicd_worker_t *w, nicd_buf_t *b)
+{
+    if (b->data != NULL && b->size == NICD_POOL_BUF_SIZE) {
+        nicd_pool_put(nicd_worker_pool(w, NICD_POOL_BUF), b->data);
+    } else {
+        free(b->data);
+    }
+    b->data = NULL;
+    b->len = b->size = 0;
+}
+
+static int
+buf_borrow(nicd_worker_t *w, nicd_buf_t *b)
+{
+    if (b->data == NULL) {
+        b->data = nicd_pool_get(nicd_worker_pool(w, NICD_POOL_BUF));
+        if (b->data == NULL) {
+            return -1;
+        }
+        b->size = NICD_POOL_BUF_SIZE;
+        b->len = 0;
+    }
+    return 0;
+}
+
+/* The request head buffer, before a read. */
+static int
+in_borrow(nicd_conn_t *c)
+{
+    nicd_pool_t *p = nicd_worker_pool(c->w, NICD_POOL_IN);
+
+    if (c->in == NULL) {
+        c->in = nicd_pool_get(p);
+        if (c->in == NULL) {
+            return -1;
+        }
+        c->in_size = (uint32_t) p->size;
+        c->in_start = c->in_end = 0;
+    }
+    return 0;
+}
+
+/* The parser and the response buffers, before a request is parsed. */
+static int
+req_borrow(nicd_conn_t *c)
+{
+    const nicd_conf_t *cf = c->w->cycle->conf;
+
+    if (c->req == NULL) {
+        c->req = nicd_pool_get(nicd_worker_pool(c->w, NICD_POOL_REQ));
+        if (c->req == NULL) {
+            return -1;
+        }
+        nicd_http_req_init(c->req, (uint32_t) cf->large_header_buffer_size,
+                           (uint32_t) cf->large_header_buffer_size,
+                           c->in_max);
+    }
+    return buf_borrow(c->w, &c->out) == 0 && buf_borrow(c->w, &c->logb) == 0
+               ? 0
+               : -1;
+}
+
+/* No request in progress and nothing queued: the connection keeps no
+ * buffer while it waits (nginx frees its header buffer the same way). */
+static void
+conn_give_back(nicd_conn_t *c)
+{
+    nicd_worker_t *w = c->w;
+
+    if (c->in != NULL) {
+        if (c->in_size == nicd_worker_pool(w, NICD_POOL_IN)->size) {
+            nicd_pool_put(nicd_worker_pool(w, NICD_POOL_IN), c->in);
+        } else {
+            free(c->in); /* grown for a large head, or HTTP/2's */
+        }
+        c->in = NULL;
+        c->in_size = c->in_start = c->in_end = 0;
+    }
+    nicd_pool_put(nicd_worker_pool(w, NICD_POOL_REQ), c->req);
+    c->req = NULL;
+    buf_give_back(w, &c->out);
+    buf_give_back(w, &c->logb);
+    free(c->items);
+    c->items = NULL;
+    c->items_size = c->nitems = c->ihead = 0;
+}
+
 void
 nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
                  const struct sockaddr *sa)
@@ -112,19 +202,10 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
         strcpy(c->addr, "-");
     }
 
+    /* the request head buffer and the parser are borrowed when bytes
+     * come (in_borrow(), req_borrow()) */
     c->in_max = (uint32_t) (cf->large_header_buffer_size
                             * (size_t) cf->large_header_buffers);
-    c->in_size = (uint32_t) cf->client_header_buffer_size;
-    c->in = malloc(c->in_size);
-    if (c->in == NULL) {
-        log_error(LOG_CRIT, errno, "malloc() failed, closing connection");
-        free(c);
-        close(fd);
-        return;
-    }
-
-    nicd_http_req_init(&c->req, (uint32_t) cf->large_header_buffer_size,
-                       (uint32_t) cf->large_header_buffer_size, c->in_max);
 
     /* responses are packed by MSG_MORE and TCP_CORK, never by Nagle */
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -132,11 +213,9 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     event_assign(&c->rev, w->base, fd, EV_READ | EV_PERSIST, conn_read_cb, c);
     event_assign(&c->wev, w->base, fd, EV_WRITE | EV_PERSIST, conn_write_cb, c);
     evtimer_assign(&c->tev, w->base, conn_timer_cb, c);
-    evtimer_assign(&c->pev, w->base, conn_write_cb, c);
 
     if (c->tp->start != NULL) {
         if (c->tp->start(c, w->cycle->tls) != 0) {
-            free(c->in);
             free(c);
             close(fd);
             return;
@@ -149,7 +228,6 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
         /* "listen ... http2" in clear text: HTTP/2 with prior knowledge
          * only, as nginx's; nghttp2 checks the preface */
         snic_conn_close(&w->cycle->backend, &c->sc);
-        free(c->in);
         free(c);
         close(fd);
         return;
@@ -214,7 +292,9 @@ nicd_conn_close(nicd_conn_t *c)
     event_del(&c->rev);
     event_del(&c->wev);
     event_del(&c->tev);
-    event_del(&c->pev);
+    if (c->pev != NULL) {
+        event_free(c->pev);
+    }
     snic_conn_close(&w->cycle->backend, &c->sc);
     nicd_h2_free(c);
     if (c->tp->close != NULL) {
@@ -234,10 +314,7 @@ nicd_conn_close(nicd_conn_t *c)
     __atomic_store_n(&w->stats->active, (uint32_t) w->nconns, __ATOMIC_RELAXED);
 
     nicd_http_held_free(c);
-    free(c->in);
-    nicd_buf_free(&c->out);
-    nicd_buf_free(&c->logb);
-    free(c->items);
+    conn_give_back(c);
     free(c);
 
     nicd_worker_conn_closed(w);
@@ -534,7 +611,15 @@ nicd_conn_send(nicd_conn_t *c, int keep_reading)
             event_del(&c->wev);
             c->writing = 0;
         }
-        event_add(&c->pev, &tv);
+        if (c->pev == NULL) {
+            c->pev = evtimer_new(c->w->base, conn_write_cb, c);
+            if (c->pev == NULL) {
+                log_error(LOG_CRIT, 0, "out of memory, client: %s", c->addr);
+                nicd_conn_close(c);
+                return -1;
+            }
+        }
+        event_add(c->pev, &tv);
     } else if (rc == 0 && !c->writing) {
         event_add(&c->wev, NULL);
         c->writing = 1;
@@ -608,7 +693,13 @@ conn_run(nicd_conn_t *c)
                 break;
             }
 
-            rc = nicd_http_parse(&c->req, c->in + c->in_start,
+            if (req_borrow(c) != 0) {
+                log_error(LOG_CRIT, errno, "out of memory, client: %s",
+                          c->addr);
+                nicd_conn_close(c);
+                return;
+            }
+            rc = nicd_http_parse(c->req, c->in + c->in_start,
                                  c->in_end - c->in_start);
             if (rc == NICD_HTTP_AGAIN) {
                 break;
@@ -628,8 +719,8 @@ conn_run(nicd_conn_t *c)
             if (!c->keepalive && c->collect == 0) {
                 c->closing = 1; /* (a held request closes when answered) */
             }
-            c->in_start += c->req.head_len;
-            nicd_http_req_reset(&c->req);
+            c->in_start += c->req->head_len;
+            nicd_http_req_reset(c->req);
         }
 
         rc = nicd_conn_send(c, 0);
@@ -662,10 +753,14 @@ conn_run(nicd_conn_t *c)
             nicd_conn_close(c);
             return;
         }
+        if (c->discard > 0 || c->collect > 0 || c->in_chunked) {
+            start_reading(c);
+            set_timer(c, T_HEADER);
+            return;
+        }
+        conn_give_back(c);
         start_reading(c);
-        set_timer(c, c->discard > 0 || c->collect > 0 || c->in_chunked
-                         ? T_HEADER
-                         : T_KEEPALIVE);
+        set_timer(c, T_KEEPALIVE);
         return;
     }
 
@@ -768,6 +863,11 @@ conn_read_cb(evutil_socket_t fd, short ev, void *arg)
         return;
     }
 
+    if (in_borrow(c) != 0) {
+        log_error(LOG_CRIT, errno, "out of memory, client: %s", c->addr);
+        nicd_conn_close(c);
+        return;
+    }
     if (c->in_end == c->in_size) {
         if (c->in_start > 0) {
             memmove(c->in, c->in + c->in_start, c->in_end - c->in_start);

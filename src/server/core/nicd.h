@@ -17,6 +17,7 @@
 #include "conf.h"
 #include "http_parser.h"
 #include "log.h"
+#include "pool.h"
 #include "ofc.h"
 #include "transport.h"
 
@@ -113,7 +114,17 @@ typedef struct nicd_worker_s {
 
     const struct timeval *tv_header, *tv_keepalive, *tv_send, *tv_linger;
     log_limit_t           lim_full, lim_reuse, lim_accept; /* a line a second */
+
+    /* what connections borrow (nicd_worker_pool()) */
+    nicd_pool_t pools[4];
+    int         pools_ready;
 } nicd_worker_t;
+
+/* the pools of a worker: request parsers, request head buffers
+ * (client_header_buffer_size), response and log buffers, gather buffers */
+enum { NICD_POOL_REQ = 0, NICD_POOL_IN, NICD_POOL_BUF, NICD_POOL_GATHER };
+#define NICD_POOL_BUF_SIZE    1024
+#define NICD_POOL_GATHER_SIZE (64 * 1024)
 
 /* an item of a connection's output queue */
 typedef struct {
@@ -142,7 +153,8 @@ struct nicd_conn_s {
     size_t                  resp_head; /* where the head being built starts
                                           in out (HTTP/1.1) */
     struct event            rev, wev, tev;
-    struct event            pev; /* a pacing backend asked to be called later */
+    struct event           *pev; /* a pacing backend asked to be called later
+                                    (made the first time) */
     int                     timer;
     uint32_t                idle_ms; /* when it began waiting for a request
                                         (ms, wrapping) */
@@ -154,7 +166,7 @@ struct nicd_conn_s {
     struct nicd_held_s *held;    /* the request they belong to (http.c) */
     nicd_chunked_t      chunked; /* a chunked request body being skipped */
 
-    nicd_http_req_t req;
+    nicd_http_req_t *req; /* borrowed while a request is read or answered */
 
     /* the request being answered (phases.c): its server and location,
      * internal redirects so far, the status an error_page keeps */
@@ -255,5 +267,8 @@ int  nicd_worker_start(nicd_worker_t *w);
 void nicd_worker_command(nicd_worker_t *w, char cmd);
 void nicd_worker_conn_closed(nicd_worker_t *w);
 long nicd_worker_now_ms(nicd_worker_t *w);
+nicd_pool_t *nicd_worker_pool(nicd_worker_t *w, int which);
+/* Give every pool's spare blocks back (the worker ends). */
+void nicd_worker_pools_free(nicd_worker_t *w);
 
 #endif /* NICD_H */

@@ -9,7 +9,8 @@
  * it, and up to GATHER_FILE when other bytes share the send (the backend
  * reads them, from the file or from NIC memory, and accounts them as it
  * always does); the others are sent by the backend itself with zero copy
- * once the buffer is out. */
+ * once the buffer is out.  The buffer is borrowed from the worker's pool
+ * for the time it holds bytes: an idle connection holds none. */
 
 #include <errno.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@
 #include "nicd.h"
 #include "transport.h"
 
-#define GATHER_BUF   (64 * 1024)
+#define GATHER_BUF   NICD_POOL_GATHER_SIZE
 #define GATHER_FILE  (16 * 1024) /* a DATA frame at the default size */
 #define GATHER_SMALL (4 * 1024)
 
@@ -30,9 +31,19 @@ plain_recv(nicd_conn_t *c, void *buf, size_t len)
 }
 
 typedef struct {
-    char  *buf;
-    size_t start, len; /* buf[start, len) is still to send */
+    char          *buf;        /* NULL while empty: back in the pool */
+    size_t         start, len; /* buf[start, len) is still to send */
+    nicd_worker_t *w;
 } gather_t;
+
+static void
+gather_give_back(gather_t *g)
+{
+    if (g->buf != NULL) {
+        nicd_pool_put(nicd_worker_pool(g->w, NICD_POOL_GATHER), g->buf);
+        g->buf = NULL;
+    }
+}
 
 /* Send what the buffer holds: 1 all out, 0 the socket is full, -1 failed. */
 static int
@@ -51,6 +62,7 @@ gather_out(int fd, gather_t *g)
         g->start += (size_t) n;
     }
     g->start = g->len = 0;
+    gather_give_back(g);
     return 1;
 }
 
@@ -76,6 +88,13 @@ gather_write(snic_conn_t *sc, const struct iovec *iov, int n)
             g->start = 0;
         }
     }
+    if (g->buf == NULL) {
+        g->buf = nicd_pool_get(nicd_worker_pool(g->w, NICD_POOL_GATHER));
+        if (g->buf == NULL) {
+            errno = ENOMEM;
+            return -1;
+        }
+    }
     for (i = 0; i < n && g->len < GATHER_BUF; i++) {
         take = iov[i].iov_len < GATHER_BUF - g->len ? iov[i].iov_len
                                                     : GATHER_BUF - g->len;
@@ -92,11 +111,11 @@ gather_start(nicd_conn_t *c, void *ctx)
     gather_t *g = calloc(1, sizeof(*g));
 
     (void) ctx;
-    if (g == NULL || (g->buf = malloc(GATHER_BUF)) == NULL) {
-        log_error(LOG_CRIT, errno, "malloc() failed, client: %s", c->addr);
-        free(g);
+    if (g == NULL) {
+        log_error(LOG_CRIT, errno, "calloc() failed, client: %s", c->addr);
         return -1;
     }
+    g->w = c->w;
     c->tp_data = g;
     c->sc.transport = g;
     c->sc.write = gather_write;
@@ -115,7 +134,7 @@ gather_close(nicd_conn_t *c)
     gather_t *g = c->tp_data;
 
     if (g != NULL) {
-        free(g->buf);
+        gather_give_back(g);
         free(g);
     }
     c->tp_data = NULL;

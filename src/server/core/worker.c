@@ -165,6 +165,36 @@ nicd_worker_now_ms(nicd_worker_t *w)
     return (long) tv.tv_sec * 1000 + (long) tv.tv_usec / 1000;
 }
 
+nicd_pool_t *
+nicd_worker_pool(nicd_worker_t *w, int which)
+{
+    if (!w->pools_ready) {
+        /* spares kept: enough for a busy moment of a worker's
+         * connections, a few hundred KiB in all */
+        nicd_pool_init(&w->pools[NICD_POOL_REQ], sizeof(nicd_http_req_t), 64,
+                       0);
+        nicd_pool_init(&w->pools[NICD_POOL_IN],
+                       w->cycle->conf->client_header_buffer_size, 64, 0);
+        nicd_pool_init(&w->pools[NICD_POOL_BUF], NICD_POOL_BUF_SIZE, 128, 0);
+        nicd_pool_init(&w->pools[NICD_POOL_GATHER], NICD_POOL_GATHER_SIZE, 8,
+                       1);
+        w->pools_ready = 1;
+    }
+    return &w->pools[which];
+}
+
+void
+nicd_worker_pools_free(nicd_worker_t *w)
+{
+    int i;
+
+    if (w->pools_ready) {
+        for (i = 0; i < 4; i++) {
+            nicd_pool_drain(&w->pools[i]);
+        }
+    }
+}
+
 static void
 stop(nicd_worker_t *w, int state)
 {
@@ -287,6 +317,7 @@ worker_main(void *arg)
     nicd_buf_free(&w->reqpath);
     nicd_buf_free(&w->expand);
     nicd_phases_worker_free(w);
+    nicd_worker_pools_free(w);
 
     for (i = 0; i < w->nlisten; i++) {
         event_free(w->listen_evs[i]);

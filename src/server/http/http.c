@@ -76,7 +76,7 @@ nicd_http_keepalive_allowed(nicd_conn_t *c)
 static void
 log_record(nicd_conn_t *c, uint32_t *off, uint32_t *len)
 {
-    nicd_http_req_t *r = &c->req;
+    nicd_http_req_t *r = c->req;
     nicd_log_view_t  v;
     nicd_str_t      *hn = c->w->hname, *hv = c->w->hvalue;
     int              i;
@@ -140,7 +140,7 @@ end_headers(nicd_conn_t *c)
 
     if (!c->keepalive) {
         NICD_BUF_LIT(b, "Connection: close\r\n");
-    } else if (c->req.version == 10) {
+    } else if (c->req->version == 10) {
         NICD_BUF_LIT(b, "Connection: keep-alive\r\n");
     }
     NICD_BUF_LIT(b, "\r\n");
@@ -228,7 +228,9 @@ void
 nicd_http_error(nicd_conn_t *c, int status)
 {
     c->keepalive = 0;
-    nicd_respond_error(c, status, c->req.method == NICD_M_HEAD, NULL, 0);
+    nicd_respond_error(c, status,
+                       c->req != NULL && c->req->method == NICD_M_HEAD, NULL,
+                       0);
 }
 
 /* q from the parsed request whose head starts at base */
@@ -236,7 +238,7 @@ static void
 fill_request(nicd_conn_t *c, const char *base, nicd_request_t *q,
              nicd_str_t *hname, nicd_str_t *hvalue)
 {
-    const nicd_http_req_t *r = &c->req;
+    const nicd_http_req_t *r = c->req;
     const int              idx[NICD_NHDR] = {
                      r->h_range,         r->h_if_range,          r->h_if_match,
                      r->h_if_none_match, r->h_if_modified_since, r->h_if_unmodified_since,
@@ -274,7 +276,7 @@ fill_request(nicd_conn_t *c, const char *base, nicd_request_t *q,
 static int
 hold(nicd_conn_t *c, int loc)
 {
-    nicd_http_req_t *r = &c->req;
+    nicd_http_req_t *r = c->req;
     nicd_held_t     *h;
 
     if (r->chunked) {
@@ -351,7 +353,7 @@ void
 nicd_http_handle(nicd_conn_t *c)
 {
     const nicd_conf_t *cf = c->w->cycle->conf;
-    nicd_http_req_t   *r = &c->req;
+    nicd_http_req_t   *r = c->req;
     nicd_request_t     q;
 
     c->keepalive = r->keepalive && nicd_http_keepalive_allowed(c);
