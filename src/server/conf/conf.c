@@ -1337,6 +1337,38 @@ set_housekeeping(parse_t *ps, const char **a, int n)
     return NULL;
 }
 
+/* "types { TYPE EXT ...; }": one table for every server */
+static const char *
+types_line(parse_t *ps, const char **a, int n)
+{
+    int i;
+
+    if (n < 2) {
+        return nicd_conf_msg("a type without extensions (\"%s\")", a[0]);
+    }
+    for (i = 1; i < n; i++) {
+        if (mime_add(ps->conf->types, a[i], a[0]) != 0) {
+            return "out of memory";
+        }
+    }
+    return NULL;
+}
+
+static const char *
+set_types(parse_t *ps, const char **a, int n)
+{
+    (void) a;
+    (void) n;
+    if (ps->conf->types == NULL) {
+        ps->conf->types = calloc(1, sizeof(nicd_mime_t));
+        if (ps->conf->types == NULL) {
+            return "out of memory";
+        }
+    }
+    ps->lines = types_line;
+    return NULL;
+}
+
 #define CONF(f) offsetof(nicd_conf_t, f)
 #define LOC(f)  offsetof(nicd_loc_conf_t, f)
 #define MH      (CTX_MAIN | CTX_HTTP)
@@ -1430,6 +1462,7 @@ static const directive_t core_directives[] = {
     {"ssl_stapling_verify", CTX_TOP, 1, 1, set_housekeeping, 0},
     {"server_name_in_redirect", CTX_HSL, 1, 1, set_housekeeping, 0},
     {"port_in_redirect", CTX_HSL, 1, 1, set_housekeeping, 0},
+    {"types", MHS, 0, 0, set_types, 0, CTX_LINES},
     {NULL, 0, 0, 0, NULL, 0},
 };
 
@@ -1438,7 +1471,8 @@ static const directive_t *const directive_tables[] = {
     nicd_try_files_directives, nicd_error_page_directives,
     nicd_headers_directives,   nicd_status_directives,
     nicd_access_directives,    nicd_log_format_directives,
-    nicd_gzip_directives,      NULL,
+    nicd_gzip_directives,
+    NULL,
 };
 
 static const directive_t *
@@ -1916,18 +1950,15 @@ parse_location(parse_t *ps)
     return rc;
 }
 
+/* The lines of a CTX_LINES block up to its "}": each one's words go to
+ * the handler the block's directive set (ps->lines). */
 static int
-parse_types(parse_t *ps)
+parse_lines(parse_t *ps, const char *block)
 {
-    char *w;
-    int   t, i;
+    const char *msg;
+    char       *w;
+    int         t;
 
-    if (ps->conf->types == NULL) {
-        ps->conf->types = calloc(1, sizeof(nicd_mime_t));
-        if (ps->conf->types == NULL) {
-            return fail(ps, "out of memory");
-        }
-    }
     for (;;) {
         t = next_token(ps, &w);
         if (t == T_ERROR) {
@@ -1938,7 +1969,7 @@ parse_types(parse_t *ps)
             if (ps->nwords == MAX_ARGS + 2) {
                 free(w);
                 free_words(ps);
-                fail(ps, "too many extensions in \"types\"");
+                fail(ps, "too many words in a \"%s\" line", block);
                 return -1;
             }
             ps->words[ps->nwords++] = w;
@@ -1947,20 +1978,18 @@ parse_types(parse_t *ps)
         if (t == T_CLOSE && ps->nwords == 0) {
             return 0;
         }
-        if (t != T_SEMI || ps->nwords < 2) {
+        if (t != T_SEMI || ps->nwords == 0) {
             free_words(ps);
-            fail(ps, "unexpected %s in \"types\"",
-                 t == T_EOF ? "end of file" : "\";\" or \"}\"");
+            fail(ps, "unexpected %s in \"%s\"",
+                 t == T_EOF ? "end of file" : "\";\" or \"}\"", block);
             return -1;
         }
-        for (i = 1; i < ps->nwords; i++) {
-            if (mime_add(ps->conf->types, ps->words[i], ps->words[0]) != 0) {
-                free_words(ps);
-                fail(ps, "out of memory");
-                return -1;
-            }
-        }
+        msg = ps->lines(ps, (const char **) ps->words, ps->nwords);
         free_words(ps);
+        if (msg != NULL) {
+            fail(ps, "%s in \"%s\"", msg, block);
+            return -1;
+        }
     }
 }
 
@@ -1987,10 +2016,11 @@ block_directive(parse_t *ps)
     free_words(ps);
     ps->ctx = d->block;
     ps->depth++;
-    rc = parse_block(ps, name);
+    rc = d->block == CTX_LINES ? parse_lines(ps, name) : parse_block(ps, name);
     ps->depth--;
     ps->loc = loc;
     ps->ctx = ctx;
+    ps->lines = NULL;
     return rc;
 }
 
@@ -2096,13 +2126,6 @@ parse_block(parse_t *ps, const char *block)
                 free_words(ps);
                 fail(ps, "blocks nested too deeply");
                 return -1;
-            }
-            if (strcmp(ps->words[0], "types") == 0 && ps->nwords == 1) {
-                free_words(ps);
-                if (parse_types(ps) != 0) {
-                    return -1;
-                }
-                break;
             }
             if (strcmp(ps->words[0], "location") == 0) {
                 if (!(ps->ctx & (CTX_SRV | CTX_LOC))) {

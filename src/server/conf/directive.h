@@ -22,6 +22,9 @@
 #define CTX_LOC  0x08 /* location {} */
 #define CTX_ONE  0x10 /* one value for every server, wherever written */
 #define CTX_IF   0x20 /* if (...) {}: the rewrite module's directives */
+/* a block of lines that are not directives ("map ... {", "types {"): its
+ * setter sets ps->lines, called with the words of each line */
+#define CTX_LINES 0x40
 #define CTX_TOP  (CTX_MAIN | CTX_HTTP | CTX_SRV)
 #define CTX_HSL  (CTX_HTTP | CTX_SRV | CTX_LOC)
 
@@ -70,6 +73,8 @@ struct parse_s {
     nicd_loc_conf_t    *loc;      /* the settings directives at hand go to */
     const directive_t  *d;        /* the directive being set */
     int                 override; /* -g: a setting may replace one */
+    set_pt              lines;    /* a CTX_LINES block's line handler */
+    void               *lines_data; /* ... and what it fills */
 };
 
 /* the configuration's arena (freed with it), for settings */
@@ -105,6 +110,7 @@ extern const directive_t nicd_status_directives[];
 extern const directive_t nicd_access_directives[];
 extern const directive_t nicd_log_format_directives[];
 extern const directive_t nicd_gzip_directives[];
+extern const directive_t nicd_map_directives[];
 
 /* the generic "on"/"off" setter, for modules' tables (field at offset) */
 const char *nicd_conf_slot_flag(parse_t *ps, const char **a, int n);

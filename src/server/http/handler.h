@@ -159,9 +159,10 @@ const char *nicd_status_reason(int status);
 int nicd_open_status(nicd_conn_t *c, int err, const char *path);
 
 /*
- * phases.c: the match data of re against s (len bytes), or NULL when it
- * does not match; and tmpl with its $1..$9 from that match, into b
- * (NUL-terminated, b->len without it): 0 or -1.
+ * variables.c: the match data of re against s (len bytes), or NULL when
+ * it does not match; and tmpl with its $1..$9 from that match, into b
+ * (NUL-terminated, b->len without it): 0 or -1.  phases.c: the worker's
+ * match data freed.
  */
 void *nicd_regex_match(nicd_worker_t *w, void *re, const char *s, size_t len);
 void  nicd_phases_worker_free(nicd_worker_t *w);

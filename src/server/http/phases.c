@@ -34,41 +34,7 @@
 
 #include "handler.h"
 #include "path.h"
-
-#define MATCH_PAIRS 10 /* $0..$9 */
-
-/* the Host a request names, without a port or a trailing dot */
-static void
-request_host(const nicd_request_t *r, const char **host, size_t *len)
-{
-    const char *h = r->hdr[NICD_HDR_HOST].p;
-    size_t      n = r->hdr[NICD_HDR_HOST].len, i;
-
-    if (h == NULL) {
-        *host = NULL;
-        *len = 0;
-        return;
-    }
-    if (n > 0 && h[0] != '[') {
-        for (i = 0; i < n && h[i] != ':'; i++) {
-        }
-        n = i;
-    }
-    if (n > 0 && h[n - 1] == '.') {
-        n--;
-    }
-    *host = h;
-    *len = n;
-}
-
-static pcre2_match_data *
-match_data(nicd_worker_t *w)
-{
-    if (w->match == NULL) {
-        w->match = pcre2_match_data_create(MATCH_PAIRS, NULL);
-    }
-    return w->match;
-}
+#include "variables.h"
 
 static const nicd_server_conf_t *
 server_of(nicd_conn_t *c, const nicd_request_t *r)
@@ -76,54 +42,9 @@ server_of(nicd_conn_t *c, const nicd_request_t *r)
     const char *host;
     size_t      len;
 
-    request_host(r, &host, &len);
+    nicd_request_host(r, &host, &len);
     return nicd_conf_find_server(c->w->cycle->conf, c->sc.listener, host, len,
-                                 match_data(c->w));
-}
-
-void *
-nicd_regex_match(nicd_worker_t *w, void *re, const char *s, size_t len)
-{
-    pcre2_match_data *md = match_data(w);
-
-    if (md == NULL
-        || pcre2_match(re, (PCRE2_SPTR) s, len, 0, 0, md, NULL) < 0) {
-        return NULL;
-    }
-    return md;
-}
-
-static int expand(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
-                  size_t ulen, const char *tmpl, nicd_buf_t *b,
-                  const char *subject, const PCRE2_SIZE *caps, int ncaps);
-
-int
-nicd_expand_captures(nicd_conn_t *c, const char *tmpl, void *md,
-                     const char *subject, nicd_buf_t *b)
-{
-    if (expand(c, c->cur_request, subject, strlen(subject), tmpl, b, subject,
-               pcre2_get_ovector_pointer(md), (int) pcre2_get_ovector_count(md))
-        != 0) {
-        return -1;
-    }
-    nicd_buf_add(b, "", 1);
-    b->len--;
-    return nicd_buf_failed(b) ? -1 : 0;
-}
-
-/* the port of the address the connection came to */
-static unsigned
-local_port(nicd_conn_t *c)
-{
-    struct sockaddr_storage ss;
-    socklen_t               len = sizeof(ss);
-
-    if (getsockname(c->sc.fd, (struct sockaddr *) &ss, &len) != 0) {
-        return 0;
-    }
-    return ss.ss_family == AF_INET6
-               ? ntohs(((struct sockaddr_in6 *) &ss)->sin6_port)
-               : ntohs(((struct sockaddr_in *) &ss)->sin_port);
+                                 nicd_match_data(c->w));
 }
 
 static int
@@ -131,180 +52,6 @@ is_url(const char *s, size_t n)
 {
     return (n >= 7 && strncmp(s, "http://", 7) == 0)
            || (n >= 8 && strncmp(s, "https://", 8) == 0);
-}
-
-/*
- * Append the value of variable name (len bytes) to b: the nginx
- * variables static sites use.  $1..$9 come from the last regex match
- * (caps: its pairs, n of them).  0, or -1 for an unknown variable.
- */
-static int
-variable(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t ulen,
-         const char *name, size_t len, nicd_buf_t *b, const char *subject,
-         const PCRE2_SIZE *caps, int ncaps)
-{
-    const char *host;
-    size_t      hlen;
-
-#define IS(lit) (len == sizeof(lit) - 1 && memcmp(name, lit, len) == 0)
-    if (len == 1 && name[0] >= '0' && name[0] <= '9') {
-        int k = name[0] - '0';
-
-        if (caps != NULL && k < ncaps && caps[2 * k] != PCRE2_UNSET) {
-            nicd_buf_add(b, subject + caps[2 * k],
-                         caps[2 * k + 1] - caps[2 * k]);
-        }
-        return 0;
-    }
-    if (IS("uri") || IS("document_uri")) {
-        nicd_buf_add(b, uri, ulen);
-    } else if (IS("request_uri")) {
-        const nicd_str_t *t = &r->path;
-
-        nicd_buf_add(b, t->p, t->len);
-        if (r->query.len > 0) {
-            nicd_buf_add(b, "?", 1);
-            nicd_buf_add(b, r->query.p, r->query.len);
-        }
-    } else if (IS("args") || IS("query_string")) {
-        nicd_buf_add(b, r->query.p, r->query.len);
-    } else if (IS("is_args")) {
-        if (r->query.len > 0) {
-            nicd_buf_add(b, "?", 1);
-        }
-    } else if (IS("host")) {
-        request_host(r, &host, &hlen);
-        if (host == NULL || hlen == 0) {
-            host = c->srv->nnames > 0 ? c->srv->names[0] : "";
-            hlen = strlen(host);
-        }
-        nicd_buf_add(b, host, hlen);
-    } else if (IS("http_host")) {
-        nicd_buf_add(b, r->hdr[NICD_HDR_HOST].p, r->hdr[NICD_HDR_HOST].len);
-    } else if (IS("server_name")) {
-        host = c->srv->nnames > 0 ? c->srv->names[0] : "";
-        nicd_buf_add(b, host, strlen(host));
-    } else if (IS("scheme")) {
-        nicd_buf_addf(b, "%s", c->tp == &nicd_transport_tls ? "https" : "http");
-    } else if (IS("remote_addr")) {
-        nicd_buf_add(b, c->addr, strlen(c->addr));
-    } else if (IS("server_port")) {
-        nicd_buf_addf(b, "%u", local_port(c));
-    } else if (IS("request_method")) {
-        nicd_buf_addf(b, "%s", nicd_http_method_name(r->method));
-    } else if (len > 5 && memcmp(name, "http_", 5) == 0) {
-        /* a request header, "-" written "_", any case */
-        int    k;
-        size_t i;
-
-        for (k = 0; k < r->nheaders; k++) {
-            if (r->hname[k].len != len - 5) {
-                continue;
-            }
-            for (i = 0; i < len - 5; i++) {
-                char a = r->hname[k].p[i] == '-' ? '_' : r->hname[k].p[i];
-
-                if ((a | 0x20) != (name[5 + i] | 0x20)) {
-                    break;
-                }
-            }
-            if (i == len - 5) {
-                nicd_buf_add(b, r->hvalue[k].p, r->hvalue[k].len);
-                break;
-            }
-        }
-    } else if (len > 4 && memcmp(name, "arg_", 4) == 0) {
-        /* an argument of the query: NAME=VALUE, the first one */
-        const char *q = r->query.p, *end = q + r->query.len, *e, *amp;
-
-        while (q != NULL && q < end) {
-            amp = memchr(q, '&', (size_t) (end - q));
-            e = amp != NULL ? amp : end;
-            if ((size_t) (e - q) > len - 4 && memcmp(q, name + 4, len - 4) == 0
-                && q[len - 4] == '=') {
-                nicd_buf_add(b, q + len - 3, (size_t) (e - q) - (len - 3));
-                break;
-            }
-            q = amp != NULL ? amp + 1 : NULL;
-        }
-    } else if (IS("request_filename")) {
-        const nicd_loc_conf_t *lc = c->loc;
-
-        nicd_buf_add(b, lc->root, strlen(lc->root));
-        if (lc->alias && lc->name_len <= ulen
-            && (lc->kind == NICD_LOC_PREFIX || lc->kind == NICD_LOC_NOREGEX
-                || lc->kind == NICD_LOC_EXACT)) {
-            nicd_buf_add(b, uri + lc->name_len, ulen - lc->name_len);
-        } else if (!lc->alias) {
-            nicd_buf_add(b, uri, ulen);
-        }
-    } else if (IS("document_root")) {
-        nicd_buf_add(b, c->loc->root, strlen(c->loc->root));
-    } else {
-        return -1;
-    }
-#undef IS
-    return 0;
-}
-
-/*
- * Expand the variables of tmpl into b (cleared first).  0, or -1 (logged)
- * for an unknown variable.
- */
-static int
-expand(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t ulen,
-       const char *tmpl, nicd_buf_t *b, const char *subject,
-       const PCRE2_SIZE *caps, int ncaps)
-{
-    const char *p = tmpl, *s;
-    size_t      n;
-
-    b->len = 0;
-    while (*p != '\0') {
-        if (*p != '$') {
-            s = strchr(p, '$');
-            n = s == NULL ? strlen(p) : (size_t) (s - p);
-            nicd_buf_add(b, p, n);
-            p += n;
-            continue;
-        }
-        p++;
-        if (*p == '{') {
-            s = strchr(p, '}');
-            if (s == NULL) {
-                return -1;
-            }
-            n = (size_t) (s - p - 1);
-            if (variable(c, r, uri, ulen, p + 1, n, b, subject, caps, ncaps)
-                != 0) {
-                goto unknown;
-            }
-            p = s + 1;
-            continue;
-        }
-        if (*p >= '0' && *p <= '9') {
-            n = 1;
-        } else {
-            for (n = 0; (p[n] >= 'a' && p[n] <= 'z') || p[n] == '_'
-                        || (p[n] >= '0' && p[n] <= '9');
-                 n++) {
-            }
-        }
-        if (n == 0) {
-            nicd_buf_add(b, "$", 1);
-            continue;
-        }
-        if (variable(c, r, uri, ulen, p, n, b, subject, caps, ncaps) != 0) {
-            goto unknown;
-        }
-        p += n;
-    }
-    return nicd_buf_failed(b) ? -1 : 0;
-
-unknown:
-    log_error(LOG_ERR, 0, "unknown variable in \"%s\", client: %s", tmpl,
-              c->addr);
-    return -1;
 }
 
 /*
@@ -324,14 +71,14 @@ nicd_redirect(nicd_conn_t *c, const nicd_request_t *r, int status,
     int         tls = c->tp == &nicd_transport_tls;
 
     if (!is_url(target, len) && c->loc->absolute_redirect) {
-        request_host(r, &host, &hlen);
+        nicd_request_host(r, &host, &hlen);
         if (host == NULL || hlen == 0) {
             host = c->srv->nnames > 0 && c->srv->names[0][0] != '\0'
                        ? c->srv->names[0]
                        : "localhost";
             hlen = strlen(host);
         }
-        port = local_port(c);
+        port = nicd_local_port(c);
         nicd_buf_addf(b, "%s://%.*s", tls ? "https" : "http", (int) hlen, host);
         if (port != (tls ? 443u : 80u)) {
             nicd_buf_addf(b, ":%u", port);
@@ -406,7 +153,7 @@ condition(nicd_conn_t *c, const nicd_request_t *r, const nicd_if_t *cond,
     nicd_buf_t *v = &c->w->expand, rhs = {0};
     int         t, n;
 
-    if (expand(c, r, st->cur.data, st->cur.len, cond->var, v, st->subj.data,
+    if (nicd_expand(c, r, st->cur.data, st->cur.len, cond->var, v, st->subj.data,
                st->caps, st->ncaps)
         != 0) {
         return -1;
@@ -421,7 +168,7 @@ condition(nicd_conn_t *c, const nicd_request_t *r, const nicd_if_t *cond,
         t = v->len > 0 && !(v->len == 1 && v->data[0] == '0');
         break;
     case NICD_IF_EQ:
-        if (expand(c, r, st->cur.data, st->cur.len, cond->value, &rhs,
+        if (nicd_expand(c, r, st->cur.data, st->cur.len, cond->value, &rhs,
                    st->subj.data, st->caps, st->ncaps)
             != 0) {
             nicd_buf_free(&rhs);
@@ -456,7 +203,7 @@ rules(nicd_conn_t *c, const nicd_request_t *r, const nicd_rewrite_t *rw,
       int nrw, rw_state_t *st)
 {
     nicd_worker_t    *w = c->w;
-    pcre2_match_data *md = match_data(w);
+    pcre2_match_data *md = nicd_match_data(w);
     int               i, n, rc, code, head = r->method == NICD_M_HEAD;
 
     if (md == NULL) {
@@ -480,7 +227,7 @@ rules(nicd_conn_t *c, const nicd_request_t *r, const nicd_rewrite_t *rw,
             }
             continue;
         case NICD_REWRITE_RETURN:
-            if (expand(c, r, st->cur.data, st->cur.len, rw->replacement,
+            if (nicd_expand(c, r, st->cur.data, st->cur.len, rw->replacement,
                        &w->expand, st->subj.data, st->caps, st->ncaps)
                 != 0) {
                 nicd_respond_error(c, 500, head, NULL, 0);
@@ -508,7 +255,7 @@ rules(nicd_conn_t *c, const nicd_request_t *r, const nicd_rewrite_t *rw,
         nicd_buf_add(&st->subj, "", 1);
         st->caps = pcre2_get_ovector_pointer(md);
         st->ncaps = n;
-        if (expand(c, r, st->cur.data, st->cur.len, rw->replacement, &w->expand,
+        if (nicd_expand(c, r, st->cur.data, st->cur.len, rw->replacement, &w->expand,
                    st->subj.data, st->caps, st->ncaps)
             != 0) {
             nicd_respond_error(c, 500, head, NULL, 0);
@@ -593,7 +340,7 @@ expand_n(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t ulen,
     if (t == NULL) {
         return -1;
     }
-    rc = expand(c, r, uri, ulen, t, b, NULL, NULL, 0);
+    rc = nicd_expand(c, r, uri, ulen, t, b, NULL, NULL, 0);
     free(t);
     return rc;
 }
@@ -696,7 +443,7 @@ try_files_phase(nicd_conn_t *c, const nicd_request_t *r,
         run(c, r, uri, len, nl, 0);
         return 1;
     }
-    if (expand(c, r, uri, len, last, &w->expand, NULL, NULL, 0) != 0) {
+    if (nicd_expand(c, r, uri, len, last, &w->expand, NULL, NULL, 0) != 0) {
         nicd_respond_error(c, 500, head, NULL, 0);
         return 1;
     }
@@ -768,7 +515,7 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
     for (;;) {
         lc = named != NULL
                  ? named
-                 : nicd_conf_find_location(c->srv, uri, len, match_data(c->w));
+                 : nicd_conf_find_location(c->srv, uri, len, nicd_match_data(c->w));
         c->loc = lc;
         c->cur_uri = uri;
         c->cur_uri_len = len;
@@ -876,7 +623,7 @@ nicd_lua_location(nicd_conn_t *c, const nicd_request_t *r)
         return 0;
     }
     srv = server_of(c, r);
-    lc = nicd_conf_find_location(srv, c->w->path.data, n, match_data(c->w));
+    lc = nicd_conf_find_location(srv, c->w->path.data, n, nicd_match_data(c->w));
     return lc->handler == nicd_lua_content;
 }
 
