@@ -381,6 +381,57 @@ site("if-and-break", """
       "/arg/?x=1&y=two&x=3", "/arg/?xx=1", "/arg/",
       "/dir/", "/dir/file"])
 
+site("maps-and-set", """
+    map $http_user_agent $client {
+        default        other;
+        curl/8.0       exact-curl;
+        ~*bot          robot;
+        ~^Mozilla/(\\d+) mozilla-$1;
+        \\default      literal-default;
+    }
+    map $uri $legacy {
+        /old-a.html    /a.txt;
+        ~^/blog/(\\d+)/(.*)$ /posts/$2-$1;
+    }
+    map $host$uri $hu { default no; a.example/hu/ yes; }
+    map $arg_v $mapped_from_set { 1 one; default none; }
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        set $section main;
+        location /ua/ { return 200 "client=$client\\n"; }
+        location /hu/ { return 200 "hu=$hu\\n"; }
+        location /legacy/ {
+            if ($legacy) { return 301 $legacy; }
+            return 404;
+        }
+        location / {
+            if ($legacy) { rewrite ^ $legacy last; }
+        }
+        location /blog/ {
+            if ($legacy) { return 302 $legacy; }
+        }
+        location /set/ {
+            set $who "$arg_name-$section";
+            set $section inner;
+            add_header X-Section $section;
+            return 200 "who=$who section=$section\\n";
+        }
+        location /status/ { return 200 "status=$status\\n"; }
+        location /chain/ {
+            set $v $arg_v;
+            return 200 "mapped=$mapped_from_set v=$v\\n";
+        }
+    }
+""", [("/ua/", {"User-Agent": "curl/8.0"}), ("/ua/", {"User-Agent": "CURL/8.0"}),
+      ("/ua/", {"User-Agent": "GoogleBot/2.1"}),
+      ("/ua/", {"User-Agent": "Mozilla/5.0 (X11)"}),
+      ("/ua/", {"User-Agent": "default"}), ("/ua/", {"User-Agent": "wget"}),
+      "/ua/", ("/hu/", {"Host": "a.example"}), ("/hu/", {"Host": "b.example"}),
+      "/old-a.html", "/OLD-A.HTML", "/legacy/x", "/blog/2019/hello",
+      "/blog/x/hello", "/set/?name=ann", "/set/", "/status/",
+      "/chain/?v=1", "/chain/?v=2", "/a.txt"])
+
 GZ = {"Accept-Encoding": "gzip"}
 
 site("gzip-on-the-fly", """

@@ -1327,8 +1327,8 @@ set_lua_handler(parse_t *ps, const char **a, int n)
 
 /* accepted for nginx compatibility, meaning nothing to nicd: said once
  * at info level (docs/config.md lists them) */
-static const char *
-set_housekeeping(parse_t *ps, const char **a, int n)
+const char *
+nicd_conf_housekeeping(parse_t *ps, const char **a, int n)
 {
     (void) a;
     (void) n;
@@ -1444,24 +1444,24 @@ static const directive_t core_directives[] = {
     {"http2_max_field_size", MH, 1, 1, slot_size, CONF(http2_max_header_size)},
     {"http2_recv_buffer_size", MH, 1, 1, set_h2_recv_buffer, 0},
     /* nginx's housekeeping: nothing to do for nicd (docs/config.md) */
-    {"tcp_nopush", CTX_HSL | CTX_MAIN, 1, 1, set_housekeeping, 0},
-    {"tcp_nodelay", CTX_HSL | CTX_MAIN, 1, 1, set_housekeeping, 0},
-    {"user", CTX_MAIN, 1, 2, set_housekeeping, 0},
-    {"daemon", CTX_MAIN, 1, 1, set_housekeeping, 0},
-    {"master_process", CTX_MAIN, 1, 1, set_housekeeping, 0},
-    {"multi_accept", CTX_MAIN, 1, 1, set_housekeeping, 0},
-    {"use", CTX_MAIN, 1, 1, set_housekeeping, 0},
-    {"accept_mutex", CTX_MAIN, 1, 1, set_housekeeping, 0},
-    {"pcre_jit", CTX_MAIN, 1, 1, set_housekeeping, 0},
-    {"types_hash_max_size", CTX_HSL | CTX_MAIN, 1, 1, set_housekeeping, 0},
-    {"types_hash_bucket_size", CTX_HSL | CTX_MAIN, 1, 1, set_housekeeping, 0},
-    {"server_names_hash_bucket_size", MH, 1, 1, set_housekeeping, 0},
-    {"server_names_hash_max_size", MH, 1, 1, set_housekeeping, 0},
-    {"ssl_session_ticket_key", MH, 1, 1, set_housekeeping, 0},
-    {"ssl_stapling", CTX_TOP, 1, 1, set_housekeeping, 0},
-    {"ssl_stapling_verify", CTX_TOP, 1, 1, set_housekeeping, 0},
-    {"server_name_in_redirect", CTX_HSL, 1, 1, set_housekeeping, 0},
-    {"port_in_redirect", CTX_HSL, 1, 1, set_housekeeping, 0},
+    {"tcp_nopush", CTX_HSL | CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
+    {"tcp_nodelay", CTX_HSL | CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
+    {"user", CTX_MAIN, 1, 2, nicd_conf_housekeeping, 0},
+    {"daemon", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
+    {"master_process", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
+    {"multi_accept", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
+    {"use", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
+    {"accept_mutex", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
+    {"pcre_jit", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
+    {"types_hash_max_size", CTX_HSL | CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
+    {"types_hash_bucket_size", CTX_HSL | CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
+    {"server_names_hash_bucket_size", MH, 1, 1, nicd_conf_housekeeping, 0},
+    {"server_names_hash_max_size", MH, 1, 1, nicd_conf_housekeeping, 0},
+    {"ssl_session_ticket_key", MH, 1, 1, nicd_conf_housekeeping, 0},
+    {"ssl_stapling", CTX_TOP, 1, 1, nicd_conf_housekeeping, 0},
+    {"ssl_stapling_verify", CTX_TOP, 1, 1, nicd_conf_housekeeping, 0},
+    {"server_name_in_redirect", CTX_HSL, 1, 1, nicd_conf_housekeeping, 0},
+    {"port_in_redirect", CTX_HSL, 1, 1, nicd_conf_housekeeping, 0},
     {"types", MHS, 0, 0, set_types, 0, CTX_LINES},
     {NULL, 0, 0, 0, NULL, 0},
 };
@@ -1471,7 +1471,7 @@ static const directive_t *const directive_tables[] = {
     nicd_try_files_directives, nicd_error_page_directives,
     nicd_headers_directives,   nicd_status_directives,
     nicd_access_directives,    nicd_log_format_directives,
-    nicd_gzip_directives,
+    nicd_gzip_directives,      nicd_map_directives,
     NULL,
 };
 

@@ -82,6 +82,25 @@ typedef void (*nicd_content_pt)(struct nicd_conn_s          *c,
                                 const struct nicd_request_s *r,
                                 const nicd_loc_conf_t       *lc);
 
+/* "map SOURCE $NAME { ... }" (modules/map.c; http/variables.c evaluates
+ * it when $NAME is used) */
+typedef struct {
+    char *key;   /* a string, matched ignoring case; NULL: re */
+    void *re;    /* "~" or "~*": pcre2_code */
+    char *value; /* with variables, and $1..$9 of re */
+} nicd_map_entry_t;
+
+typedef struct {
+    char             *source; /* a template: "$uri", "$host$uri" */
+    char             *name;   /* the variable it makes, without "$" */
+    size_t            name_len;
+    nicd_map_entry_t *entries; /* in the order written */
+    int               nentries;
+    char             *deflt; /* "" unless "default" */
+    int               volatile_; /* "volatile": evaluated at every use,
+                                    else once a request (nginx) */
+} nicd_map_t;
+
 /* "if (CONDITION) { ... }": what it tests (modules/rewrite.c) */
 typedef struct {
     char *var; /* the left side, with variables ("$host") */
@@ -102,7 +121,7 @@ enum {
 };
 
 /* "rewrite REGEX REPLACEMENT [FLAG];", "return CODE [TEXT|URL];",
- * "break;" and "if (...) { ... }", in the order written
+ * "break;", "set $VAR VALUE;" and "if (...) { ... }", in the order written
  * (modules/rewrite.c) */
 typedef struct {
     void            *re;          /* pcre2_code of a rewrite */
@@ -111,6 +130,7 @@ typedef struct {
     int              code;        /* return's status */
     nicd_if_t       *cond;        /* an if's condition */
     nicd_loc_conf_t *block;       /* an if's rules: its rewrites */
+    char            *var;         /* set's variable, without "$" */
 } nicd_rewrite_t;
 
 enum {
@@ -121,7 +141,8 @@ enum {
     NICD_REWRITE_PERMANENT,
     NICD_REWRITE_RETURN,
     NICD_REWRITE_STOP, /* break; */
-    NICD_REWRITE_IF
+    NICD_REWRITE_IF,
+    NICD_REWRITE_SET /* set $var value; */
 };
 
 /* "error_page CODE ... [=[CODE]] URI;" (modules/error_page.c) */
@@ -137,6 +158,7 @@ typedef struct {
     char  *name, *value;
     size_t nlen, vlen;
     int    always;
+    int    vars; /* value holds variables: expanded per response */
 } nicd_add_header_t;
 
 /*
@@ -256,6 +278,10 @@ typedef struct nicd_conf_s {
     const struct nicd_log_format_s *access_format; /* its log_format */
     struct nicd_log_format_s      **log_formats;
     int                             nlog_formats;
+    nicd_map_t                    **maps; /* modules/map.c */
+    int                             nmaps;
+    char                          **set_names; /* variables "set" makes */
+    int                             nset_names;
     size_t                          access_log_buffer;
     long                            access_log_flush; /* ms */
     char                           *error_log;        /* NULL: stderr */

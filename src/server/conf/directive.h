@@ -98,6 +98,9 @@ const char *nicd_conf_msg(const char *fmt, ...)
 /* "on"/"off" into *out: NULL or a message */
 const char *nicd_conf_flag(const char *v, int *out);
 
+/* a directive nginx has that means nothing to nicd: an info line */
+const char *nicd_conf_housekeeping(parse_t *ps, const char **a, int n);
+
 /* a location's content handler, once (NULL or a message) */
 const char *nicd_conf_handler(parse_t *ps, nicd_content_pt h);
 

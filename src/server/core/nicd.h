@@ -105,7 +105,11 @@ typedef struct nicd_worker_s {
     nicd_buf_t    reqpath;   /* the request's path, normalised (phases.c) */
     nicd_buf_t    uri;       /* a rewritten or redirected URI (phases.c) */
     nicd_buf_t    expand;    /* a replacement being expanded (phases.c) */
+    nicd_buf_t    hexpand;   /* an add_header value being expanded: the
+                                body may still be in expand */
     void         *match;     /* pcre2 match data for locations, rewrites */
+    void         *map_match; /* ... for maps, evaluated amid a rewrite */
+    nicd_buf_t    vars;      /* the request's "set" variables (variables.c) */
     void         *lua;       /* lua.c's state of this thread */
     void         *tls_spare; /* a TLS ciphertext buffer kept for reuse */
     void         *h2_spare;  /* HTTP/2 streams kept for reuse (http2.c) */

@@ -316,6 +316,7 @@ worker_main(void *arg)
     nicd_buf_free(&w->uri);
     nicd_buf_free(&w->reqpath);
     nicd_buf_free(&w->expand);
+    nicd_buf_free(&w->hexpand);
     nicd_phases_worker_free(w);
     nicd_worker_pools_free(w);
 

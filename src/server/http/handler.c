@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "handler.h"
+#include "variables.h"
 #include "path.h"
 
 const char *
@@ -139,10 +140,30 @@ header_filters(nicd_conn_t *c)
         }
     }
     for (i = 0; i < lc->nheaders; i++) {
-        if (ok || lc->headers[i].always) {
-            nicd_resp_header(c, lc->headers[i].name, lc->headers[i].nlen,
-                             lc->headers[i].value, lc->headers[i].vlen);
+        const nicd_add_header_t *h = &lc->headers[i];
+        nicd_buf_t              *b = &c->w->hexpand;
+
+        if (!ok && !h->always) {
+            continue;
         }
+        if (!h->vars) {
+            nicd_resp_header(c, h->name, h->nlen, h->value, h->vlen);
+            continue;
+        }
+        /* variables: of the request at hand (none for a request that did
+         * not parse: the field is left out) */
+        if (c->cur_request == NULL
+            || nicd_expand(c, c->cur_request,
+                           c->cur_uri != NULL ? c->cur_uri
+                                              : c->cur_request->path.p,
+                           c->cur_uri != NULL ? c->cur_uri_len
+                                              : c->cur_request->path.len,
+                           h->value, b, NULL, NULL, 0)
+                   != 0
+            || b->len == 0) {
+            continue;
+        }
+        nicd_resp_header(c, h->name, h->nlen, b->data, b->len);
     }
 }
 

@@ -213,6 +213,16 @@ rules(nicd_conn_t *c, const nicd_request_t *r, const nicd_rewrite_t *rw,
     for (i = 0; i < nrw; i++, rw++) {
         switch (rw->flag) {
         case NICD_REWRITE_STOP: return RW_BREAK;
+        case NICD_REWRITE_SET:
+            if (nicd_expand(c, r, st->cur.data, st->cur.len, rw->replacement,
+                            &w->expand, st->subj.data, st->caps, st->ncaps)
+                    != 0
+                || nicd_var_set(w, rw->var, w->expand.data, w->expand.len)
+                       != 0) {
+                nicd_respond_error(c, 500, head, NULL, 0);
+                return RW_DONE;
+            }
+            continue;
         case NICD_REWRITE_IF:
             rc = condition(c, r, rw->cond, st, md);
             if (rc < 0) {
@@ -227,6 +237,7 @@ rules(nicd_conn_t *c, const nicd_request_t *r, const nicd_rewrite_t *rw,
             }
             continue;
         case NICD_REWRITE_RETURN:
+            c->resp_status = rw->code; /* $status in the text, as nginx */
             if (nicd_expand(c, r, st->cur.data, st->cur.len, rw->replacement,
                        &w->expand, st->subj.data, st->caps, st->ncaps)
                 != 0) {
@@ -581,6 +592,8 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
     c->loc = c->srv->loc;
     c->cur_request = r;
     c->cur_uri = NULL;
+    c->w->vars.len = 0; /* "set" variables live for one request */
+    c->resp_status = 0;  /* $status: "000" until a response starts */
     if (c->w->stats->srv != NULL) {
         NICD_STAT_ADD(c->w->stats->srv[c->srv->index * NICD_SRV_STATS], 1);
     }
@@ -690,4 +703,7 @@ nicd_phases_worker_free(nicd_worker_t *w)
 {
     pcre2_match_data_free(w->match);
     w->match = NULL;
+    pcre2_match_data_free(w->map_match);
+    w->map_match = NULL;
+    nicd_buf_free(&w->vars);
 }

@@ -1,14 +1,16 @@
 /*
  * The nginx variables static sites use ($uri, $request_uri, $args, $host,
  * $scheme, $remote_addr, $http_NAME, $arg_NAME, $document_root,
- * $request_filename, captures), and templates that hold them: what
- * rewrite, return, if, try_files and error_page expand.  Regex matching
+ * $request_filename, $status, captures), "set" variables and maps, and
+ * templates that hold them: what rewrite, return, set, if, try_files,
+ * error_page and access_log's if= expand.  Regex matching
  * with the worker's match data.
  */
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 
@@ -92,6 +94,138 @@ nicd_local_port(nicd_conn_t *c)
     return ss.ss_family == AF_INET6
                ? ntohs(((struct sockaddr_in6 *) &ss)->sin6_port)
                : ntohs(((struct sockaddr_in *) &ss)->sin_port);
+}
+
+/* "set" variables: records of [name length][value length][name][value]
+ * (lengths as uint32_t), the last one of a name wins */
+int
+nicd_var_set(nicd_worker_t *w, const char *name, const char *value,
+             size_t len)
+{
+    uint32_t n[2] = {(uint32_t) strlen(name), (uint32_t) len};
+
+    nicd_buf_add(&w->vars, n, sizeof(n));
+    nicd_buf_add(&w->vars, name, n[0]);
+    nicd_buf_add(&w->vars, value, len);
+    return nicd_buf_failed(&w->vars) ? -1 : 0;
+}
+
+static int
+var_get(const nicd_worker_t *w, const char *name, size_t len,
+        const char **value, size_t *vlen)
+{
+    size_t   off = 0;
+    uint32_t n[2];
+    int      found = 0;
+
+    while (off + sizeof(n) <= w->vars.len) {
+        memcpy(n, w->vars.data + off, sizeof(n));
+        off += sizeof(n);
+        if (n[0] == len && memcmp(w->vars.data + off, name, len) == 0) {
+            *value = w->vars.data + off + n[0];
+            *vlen = n[1];
+            found = 1;
+        }
+        off += n[0] + n[1];
+    }
+    return found;
+}
+
+static const nicd_map_t *
+map_of(const nicd_conf_t *cf, const char *name, size_t len)
+{
+    int i;
+
+    for (i = 0; i < cf->nmaps; i++) {
+        if (cf->maps[i]->name_len == len
+            && memcmp(cf->maps[i]->name, name, len) == 0) {
+            return cf->maps[i];
+        }
+    }
+    return NULL;
+}
+
+#define MAP_DEPTH 8 /* a map whose value uses a map ... (a loop: an error) */
+
+/*
+ * A map's value for this request, appended to b: its source expanded,
+ * then the first string equal to it (ignoring case), else the first
+ * regex matching it (its captures for $1..$9 in the value), else the
+ * default.  0, or -1 (logged).
+ */
+static int
+map_value(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
+          size_t ulen, const nicd_map_t *m, nicd_buf_t *b)
+{
+    static __thread int depth;
+    nicd_buf_t          src = {0}, val = {0};
+    pcre2_match_data   *md;
+    PCRE2_SIZE          caps[2 * MATCH_PAIRS];
+    const char         *value = m->deflt != NULL ? m->deflt : "";
+    int                 i, n = 0, rc = -1;
+
+    if (depth >= MAP_DEPTH) {
+        log_error(LOG_ERR, 0, "map $%s: variables nested too deeply, "
+                  "client: %s", m->name, c->addr);
+        return -1;
+    }
+    depth++;
+    if (nicd_expand(c, r, uri, ulen, m->source, &src, NULL, NULL, 0) != 0) {
+        goto done;
+    }
+    for (i = 0; i < m->nentries; i++) {
+        if (m->entries[i].key != NULL
+            && strlen(m->entries[i].key) == src.len
+            && strncasecmp(m->entries[i].key, src.data != NULL ? src.data : "",
+                           src.len)
+                   == 0) {
+            value = m->entries[i].value;
+            goto found;
+        }
+    }
+    if (c->w->map_match == NULL) {
+        c->w->map_match = pcre2_match_data_create(MATCH_PAIRS, NULL);
+        if (c->w->map_match == NULL) {
+            goto done;
+        }
+    }
+    md = c->w->map_match;
+    for (i = 0; i < m->nentries; i++) {
+        if (m->entries[i].re == NULL) {
+            continue;
+        }
+        n = pcre2_match(m->entries[i].re,
+                        (PCRE2_SPTR) (src.data != NULL ? src.data : ""),
+                        src.len, 0, 0, md, NULL);
+        if (n > 0) {
+            /* a copy: the value's own maps match with the same data */
+            memcpy(caps, pcre2_get_ovector_pointer(md),
+                   sizeof(PCRE2_SIZE) * 2 * (size_t) n);
+            value = m->entries[i].value;
+            goto found;
+        }
+    }
+    n = 0;
+found:
+    nicd_buf_add(&src, "", 1); /* the subject of $1..$9, NUL-terminated */
+    if (nicd_expand(c, r, uri, ulen, value, &val, src.data,
+                    n > 0 ? caps : NULL, n)
+        == 0) {
+        nicd_buf_add(b, val.data, val.len);
+        /* kept for the rest of the request, as nginx caches it */
+        rc = m->volatile_
+                     || nicd_var_set(c->w, m->name, val.data != NULL ? val.data
+                                                                     : "",
+                                     val.len)
+                            == 0
+                 ? 0
+                 : -1;
+    }
+done:
+    depth--;
+    nicd_buf_free(&src);
+    nicd_buf_free(&val);
+    return rc;
 }
 
 /*
@@ -201,8 +335,33 @@ variable(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t ulen,
         }
     } else if (IS("document_root")) {
         nicd_buf_add(b, c->loc->root, strlen(c->loc->root));
+    } else if (IS("status")) {
+        nicd_buf_addf(b, "%03d", c->resp_status);
     } else {
-        return -1;
+        const nicd_map_t *m;
+        const char       *v;
+        size_t            vlen;
+
+        const nicd_conf_t *cf = c->w->cycle->conf;
+        int                k;
+
+        if (var_get(c->w, name, len, &v, &vlen)) {
+            nicd_buf_add(b, v, vlen);
+        } else if ((m = map_of(cf, name, len)) != NULL) {
+            return map_value(c, r, uri, ulen, m, b);
+        } else {
+            for (k = 0; k < cf->nset_names; k++) {
+                if (strlen(cf->set_names[k]) == len
+                    && memcmp(cf->set_names[k], name, len) == 0) {
+                    log_error(LOG_WARN, 0,
+                              "using uninitialized \"%.*s\" variable, "
+                              "client: %s",
+                              (int) len, name, c->addr);
+                    return 0; /* "set" somewhere: empty until then */
+                }
+            }
+            return -1;
+        }
     }
 #undef IS
     return 0;

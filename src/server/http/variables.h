@@ -29,4 +29,10 @@ int nicd_expand(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
                 size_t ulen, const char *tmpl, nicd_buf_t *b,
                 const char *subject, const PCRE2_SIZE *caps, int ncaps);
 
+/* "set": name (NUL-terminated, without "$") is value for the rest of the
+ * request at hand (the worker's, cleared when a request starts).  0 or
+ * -1 (out of memory). */
+int nicd_var_set(nicd_worker_t *w, const char *name, const char *value,
+                 size_t len);
+
 #endif /* NICD_VARIABLES_H */

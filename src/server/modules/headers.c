@@ -2,6 +2,8 @@
  * add_header NAME VALUE [always] and expires (nginx's
  * ngx_http_headers_module): added to responses of status 200, 201, 204,
  * 206, 301, 302, 303, 304, 307 and 308, or of any status with "always".
+ * VALUE may hold variables (a field whose value expands to nothing is left
+ * out, as nginx does).
  * "expires TIME|epoch|max|off|modified TIME" sets Expires and
  * Cache-Control (max-age, or no-cache for a time in the past).
  */
@@ -21,14 +23,12 @@ set_add_header(parse_t *ps, const char **a, int n)
     if (n == 3 && strcmp(a[2], "always") != 0) {
         return nicd_conf_msg("invalid parameter \"%s\"", a[2]);
     }
-    if (strchr(a[1], '$') != NULL) {
-        return nicd_conf_msg("variables in \"%s\" are not supported", a[1]);
-    }
     h.name = nicd_conf_strdup(ps->conf, a[0]);
     h.value = nicd_conf_strdup(ps->conf, a[1]);
     h.nlen = strlen(a[0]);
     h.vlen = strlen(a[1]);
     h.always = n == 3;
+    h.vars = strchr(a[1], '$') != NULL;
     l->headers = nicd_conf_grow(ps->conf, l->headers, l->nheaders, sizeof(h));
     if (h.name == NULL || h.value == NULL || l->headers == NULL) {
         return "out of memory";

@@ -1,6 +1,5 @@
 /*
- * rewrite, return, break and if (nginx's ngx_http_rewrite_module, without
- * "set"): at a server's level they run before a location is chosen, in a
+ * rewrite, return, break, set and if (nginx's ngx_http_rewrite_module): at a server's level they run before a location is chosen, in a
  * location's after; in the order written.  "if (CONDITION) { ... }" holds
  * these directives only (nginx allows more, and warns that "if is evil"):
  * CONDITION is a variable (true unless empty or "0"), "$v = text",
@@ -12,6 +11,8 @@
  * $scheme is a redirect); "last" looks for a location again, "break" stops
  * the rewrites and serves the new URI where it is.  "return CODE [TEXT]",
  * "return CODE URL" (301, 302, 303, 307, 308), "return URL" (302).
+ * "set $VAR VALUE": VALUE (with variables) is $VAR for the rest of the
+ * request (http/variables.c keeps it).
  */
 
 #include <stdlib.h>
@@ -108,6 +109,54 @@ set_break(parse_t *ps, const char **a, int n)
     memset(&rw, 0, sizeof(rw));
     rw.flag = NICD_REWRITE_STOP;
     return add(ps, &rw);
+}
+
+static const char *
+set_set(parse_t *ps, const char **a, int n)
+{
+    nicd_rewrite_t rw;
+    size_t         i;
+
+    (void) n;
+    if (a[0][0] != '$' || a[0][1] == '\0') {
+        return nicd_conf_msg("invalid variable name \"%s\"", a[0]);
+    }
+    for (i = 1; a[0][i] != '\0'; i++) {
+        char ch = a[0][i];
+
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')
+              || (ch >= '0' && ch <= '9') || ch == '_')) {
+            return nicd_conf_msg("invalid variable name \"%s\"", a[0]);
+        }
+    }
+    /* the name is known everywhere from now on (empty until set) */
+    {
+        nicd_conf_t *c = ps->conf;
+        int          k;
+
+        for (k = 0; k < c->nset_names; k++) {
+            if (strcmp(c->set_names[k], a[0] + 1) == 0) {
+                break;
+            }
+        }
+        if (k == c->nset_names) {
+            c->set_names =
+                nicd_conf_grow(c, c->set_names, c->nset_names, sizeof(char *));
+            if (c->set_names == NULL
+                || (c->set_names[c->nset_names] =
+                        nicd_conf_strdup(c, a[0] + 1))
+                       == NULL) {
+                return "out of memory";
+            }
+            c->nset_names++;
+        }
+    }
+    memset(&rw, 0, sizeof(rw));
+    rw.flag = NICD_REWRITE_SET;
+    rw.var = nicd_conf_strdup(ps->conf, a[0] + 1);
+    rw.replacement = nicd_conf_strdup(ps->conf, a[1]);
+    return rw.var == NULL || rw.replacement == NULL ? "out of memory"
+                                                    : add(ps, &rw);
 }
 
 /* the words of "if (...)", parentheses stripped, as one condition */
@@ -217,6 +266,7 @@ const directive_t nicd_rewrite_directives[] = {
     {"rewrite", CTX_SRV | CTX_LOC | CTX_IF, 2, 3, set_rewrite, 0, 0},
     {"return", CTX_SRV | CTX_LOC | CTX_IF, 1, 2, set_return, 0, 0},
     {"break", CTX_SRV | CTX_LOC | CTX_IF, 0, 0, set_break, 0, 0},
+    {"set", CTX_SRV | CTX_LOC | CTX_IF, 2, 2, set_set, 0, 0},
     {"if", CTX_SRV | CTX_LOC, 1, 8, set_if, 0, CTX_IF},
     {NULL, 0, 0, 0, NULL, 0, 0},
 };
