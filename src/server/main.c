@@ -160,6 +160,7 @@ cycle_destroy(nicd_cycle_t *cy)
         free(cy->stats[0].srv);
     }
     free(cy->stats);
+    free(cy->access_logs); /* the files stay open, shared by path */
     nicd_conf_free(cy->conf);
     free(cy);
 }
@@ -221,13 +222,24 @@ cycle_create(nicd_conf_t *conf, char *err, size_t errlen)
         }
     }
 
-    if (conf->access_log != NULL) {
-        cy->access_log = log_access_open(conf->access_log);
-        if (cy->access_log == NULL) {
-            snprintf(err, errlen, "open() \"%s\" failed: %s", conf->access_log,
-                     strerror(errno));
+    if (conf->naccess_paths > 0) {
+        cy->access_logs =
+            calloc((size_t) conf->naccess_paths, sizeof(nicd_logfile_t *));
+        if (cy->access_logs == NULL) {
+            snprintf(err, errlen, "out of memory");
             snic_instance_stop(&cy->backend);
             nicd_tls_ctx_free(cy->tls);
+            goto err;
+        }
+    }
+    for (i = 0; i < conf->naccess_paths; i++) {
+        cy->access_logs[i] = log_access_open(conf->access_paths[i]);
+        if (cy->access_logs[i] == NULL) {
+            snprintf(err, errlen, "open() \"%s\" failed: %s",
+                     conf->access_paths[i], strerror(errno));
+            snic_instance_stop(&cy->backend);
+            nicd_tls_ctx_free(cy->tls);
+            free(cy->access_logs);
             goto err;
         }
     }

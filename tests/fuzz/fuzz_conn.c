@@ -185,9 +185,8 @@ setup_one(int b)
         || nicd_ofc_init(&w->ofc, cf->disable_symlinks,
                          cf->open_file_cache_max, cf->open_file_cache_valid,
                          cf->open_file_cache_inactive, cf)
-               != 0
-        || log_buf_init(&w->log, NULL, 0) != 0) {
-        return -1;
+               != 0) {
+        return -1; /* no access log: w->nlogs is 0 */
     }
     w->tv_header = w->tv_keepalive = w->tv_send = w->tv_linger =
         event_base_init_common_timeout(w->base,

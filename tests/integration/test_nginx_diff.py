@@ -858,6 +858,84 @@ def test_log_format_lines_agree_with_nginx():
         shutil.rmtree(top, ignore_errors=True)
 
 
+LOGS_SITE = """
+    log_format t '$host $request_method $request_uri $status';
+    map $status $loggable { ~^[23] 1; default 0; }
+    map $arg_quiet $noisy { 1 0; default 1; }
+    access_log %(d)s/http.log t;
+    server {
+        listen 127.0.0.1:%(port)d;
+        server_name a.example;
+        root %(root)s/www;
+        access_log %(d)s/a.log t;
+        access_log %(d)s/a-ok.log t if=$loggable;
+        location /quiet/ { access_log off; return 200 "q\\n"; }
+        location /both/ {
+            access_log %(d)s/a.log t;
+            access_log %(d)s/both.log t if=$noisy;
+            return 200 "b\\n";
+        }
+    }
+    server {
+        listen 127.0.0.1:%(port)d;
+        server_name b.example;
+        root %(root)s/www;
+    }
+"""
+
+
+def test_access_logs_per_server_and_if_agree_with_nginx():
+    """access_log per server and location (several at a level, off, taken
+    from the enclosing level) and if= on a map of $status: the same lines
+    in the same files from nginx and nicd."""
+    if not os.path.exists(NGINX):
+        raise Skip("nginx is not installed (scripts/deps.sh test)")
+    top = tempfile.mkdtemp(prefix="nicd-diff-root-")
+    make_docroot(top)
+    files = ("http.log", "a.log", "a-ok.log", "both.log")
+    got = {}
+    try:
+        peers = []
+        try:
+            for kind in ("nginx", "nicd"):
+                d = tempfile.mkdtemp(prefix="nicd-diff-log-")
+                p = Peer(kind, LOGS_SITE.replace("%(d)s", d), top,
+                         MAIN.replace("    access_log off;\n", ""))
+                p.logdir = d
+                peers.append(p)
+        except TestFailure:
+            for p in peers:
+                p.stop()
+            raise
+        for p in peers:
+            for path, host in (("/a.txt", "a.example"),
+                               ("/missing", "a.example"),
+                               ("/quiet/", "a.example"),
+                               ("/both/", "a.example"),
+                               ("/both/?quiet=1", "a.example"),
+                               ("/a.txt", "b.example"),
+                               ("/missing", "b.example"),
+                               ("/sub", "a.example")):
+                fetch(p.port, path, {"Host": host}, "GET")
+        for p in peers:
+            p.stop()
+            got[p.kind] = {}
+            for f in files:
+                try:
+                    got[p.kind][f] = open(os.path.join(p.logdir, f)).read()
+                except OSError:
+                    got[p.kind][f] = None
+            shutil.rmtree(p.logdir, ignore_errors=True)
+        for f in files:
+            check(got["nginx"][f] == got["nicd"][f],
+                  "%s differs:\nnginx:\n%s\nnicd:\n%s"
+                  % (f, got["nginx"][f], got["nicd"][f]))
+        check(got["nicd"]["a.log"] and got["nicd"]["both.log"],
+              "nothing logged: %r" % got["nicd"])
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
 FRAMING = [
     b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n"
     b"Content-Length: 1\r\n\r\nx",

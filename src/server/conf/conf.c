@@ -335,6 +335,11 @@ loc_merge(nicd_loc_conf_t *l, const nicd_loc_conf_t *p)
         l->error_pages = p->error_pages;
         l->nerror_pages = p->nerror_pages;
     }
+    if (!l->logs_set && p != NULL) {
+        l->logs = p->logs;
+        l->nlogs = p->nlogs;
+        l->logs_set = 1;
+    }
     if (l->access == NULL && p != NULL) {
         l->access = p->access;
         l->naccess = p->naccess;
@@ -425,7 +430,6 @@ nicd_conf_free(nicd_conf_t *c)
         free(c->listens[i].text);
     }
     free(c->listens);
-    free(c->access_log);
     free(c->error_log);
     free(c->backend);
     for (i = 0; i < c->nparams; i++) {
@@ -2478,11 +2482,6 @@ nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen)
                  "no \"ssl_certificate%s\" is defined for the \"listen %s "
                  "ssl\" directive",
                  c->ssl_certificate == NULL ? "" : "_key", c->listens[i].text);
-        return -1;
-    }
-    if (c->access_log != NULL && c->access_format == NULL
-        && (c->access_format = nicd_log_format_find(c, "combined")) == NULL) {
-        snprintf(err, errlen, "out of memory");
         return -1;
     }
     if (c->client_header_buffer_size < 128) {

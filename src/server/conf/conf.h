@@ -145,6 +145,14 @@ enum {
     NICD_REWRITE_SET /* set $var value; */
 };
 
+/* "access_log PATH [FORMAT] [buffer=] [flush=] [if=COND];"
+ * (modules/log_format.c) */
+typedef struct {
+    int                             file;   /* in nicd_conf_t.access_paths */
+    const struct nicd_log_format_s *format; /* "combined" unless named */
+    char                           *cond;   /* if=: a template, NULL: none */
+} nicd_access_log_t;
+
 /* "error_page CODE ... [=[CODE]] URI;" (modules/error_page.c) */
 typedef struct {
     int   status;
@@ -210,6 +218,11 @@ struct nicd_loc_conf_s {
     char **try_files;
     int    ntry_files;
     /* modules/error_page.c */
+    /* modules/log_format.c: where responses are logged (none: off);
+     * taken whole from the enclosing level when a level has none */
+    nicd_access_log_t *logs;
+    int                nlogs;
+    int                logs_set; /* access_log written here (off too) */
     nicd_error_page_t *error_pages;
     int                nerror_pages;
     /* modules/headers.c */
@@ -274,8 +287,9 @@ typedef struct nicd_conf_s {
 
     int disable_symlinks;
 
-    char                           *access_log;    /* NULL: off */
-    const struct nicd_log_format_s *access_format; /* its log_format */
+    char **access_paths; /* every access log's file, once (their index is
+                            nicd_access_log_t.file) */
+    int    naccess_paths;
     struct nicd_log_format_s      **log_formats;
     int                             nlog_formats;
     nicd_map_t                    **maps; /* modules/map.c */

@@ -245,24 +245,38 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     set_timer(c, T_HEADER);
 }
 
-/* Write the access log record of a finished (or abandoned) response. */
+/* Write the access log records of a finished (or abandoned) response:
+ * one per log it goes to (nicd_logrec_t), each filled in and handed to
+ * its file's buffer. */
 static void
 log_response(nicd_conn_t *c, const nicd_out_t *it)
 {
-    nicd_buf_t *b = &c->w->logline;
+    nicd_buf_t   *b = &c->w->logline;
+    const char   *p = c->logb.data, *end;
+    nicd_logrec_t h;
+    double        t;
 
-    if (c->w->log.file == NULL) {
+    if (it->log_len == 0) {
         return;
     }
-    b->len = 0;
-    /* the status, bytes and time it was waiting for (log_format.c) */
-    nicd_log_fill(
-        b, c->logb.data + it->log_off, it->log_len, it->status, c->body_sent,
-        (uint32_t) ((uint32_t) nicd_worker_now_ms(c->w) - it->log_t0) / 1000.0);
-    if (!nicd_buf_failed(b)) {
-        log_buf_write(&c->w->log, b->data, b->len);
-    } else {
+    p += it->log_off;
+    end = p + it->log_len;
+    t = (uint32_t) ((uint32_t) nicd_worker_now_ms(c->w) - it->log_t0) / 1000.0;
+    while (p + sizeof(h) <= end) {
+        memcpy(&h, p, sizeof(h));
+        p += sizeof(h);
+        if (h.len > (size_t) (end - p) || (int) h.file >= c->w->nlogs) {
+            return;
+        }
         b->len = 0;
+        /* the status, bytes and time it was waiting for (log_format.c) */
+        nicd_log_fill(b, p, h.len, it->status, c->body_sent, t);
+        if (!nicd_buf_failed(b)) {
+            log_buf_write(&c->w->logs[h.file], b->data, b->len);
+        } else {
+            b->len = 0;
+        }
+        p += h.len;
     }
 }
 

@@ -51,7 +51,7 @@ typedef struct {
 typedef struct nicd_cycle_s {
     nicd_conf_t    *conf;
     snic_instance_t backend;
-    nicd_logfile_t *access_log;
+    nicd_logfile_t **access_logs; /* by nicd_conf_t.access_paths' index */
     int             generation;
     int             nworkers;
     int             alive;           /* workers still running */
@@ -98,7 +98,8 @@ typedef struct nicd_worker_s {
     nicd_stats_t *stats; /* its slot in the cycle's, or own_stats */
     nicd_stats_t  own_stats;
     nicd_ofc_t    ofc;
-    nicd_logbuf_t log;
+    nicd_logbuf_t *logs; /* one buffer an access log file, by its index */
+    int            nlogs;
     nicd_buf_t    path;      /* the normalised path of the request at hand */
     nicd_buf_t    scratch;   /* index candidates, Location, ranges */
     nicd_buf_t    logline;   /* an access log line being put together */
@@ -129,6 +130,16 @@ typedef struct nicd_worker_s {
 enum { NICD_POOL_REQ = 0, NICD_POOL_IN, NICD_POOL_BUF, NICD_POOL_GATHER };
 #define NICD_POOL_BUF_SIZE    1024
 #define NICD_POOL_GATHER_SIZE (64 * 1024)
+
+/*
+ * A response's access log records, one per log it goes to, each a header
+ * and its line (with late markers, log_format.c) in the connection's
+ * logb; the response's queue item points at the group.
+ */
+typedef struct {
+    uint32_t file; /* the log's file index */
+    uint32_t len;  /* bytes of the line after this header */
+} nicd_logrec_t;
 
 /* an item of a connection's output queue */
 typedef struct {

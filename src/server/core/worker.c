@@ -255,11 +255,14 @@ static void
 tick_cb(evutil_socket_t fd, short ev, void *arg)
 {
     nicd_worker_t *w = arg;
+    int            i;
 
     (void) fd;
     (void) ev;
-    if (w->log.len > 0) {
-        log_buf_flush(&w->log);
+    for (i = 0; i < w->nlogs; i++) {
+        if (w->logs[i].len > 0) {
+            log_buf_flush(&w->logs[i]);
+        }
     }
     nicd_ofc_expire(&w->ofc, nicd_worker_now_ms(w));
     stub_counts(w);
@@ -305,7 +308,10 @@ worker_main(void *arg)
     while ((c = w->conns) != NULL) {
         nicd_conn_close(c);
     }
-    log_buf_free(&w->log);
+    for (i = 0; i < w->nlogs; i++) {
+        log_buf_free(&w->logs[i]);
+    }
+    free(w->logs);
     nicd_ofc_free(&w->ofc);
     nicd_buf_free(&w->path);
     nicd_lua_worker_free(w);
@@ -332,6 +338,31 @@ worker_main(void *arg)
     unused = write(w->notify_fd, &w, sizeof(w));
     (void) unused;
     return NULL;
+}
+
+/* a buffer for each access log file of the configuration */
+static int
+logs_init(nicd_worker_t *w)
+{
+    const nicd_conf_t *cf = w->cycle->conf;
+    int                i;
+
+    if (cf->naccess_paths == 0) {
+        return 0;
+    }
+    w->logs = calloc((size_t) cf->naccess_paths, sizeof(nicd_logbuf_t));
+    if (w->logs == NULL) {
+        return -1;
+    }
+    w->nlogs = cf->naccess_paths;
+    for (i = 0; i < w->nlogs; i++) {
+        if (log_buf_init(&w->logs[i], w->cycle->access_logs[i],
+                         cf->access_log_buffer)
+            != 0) {
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /*
@@ -393,8 +424,7 @@ nicd_worker_start(nicd_worker_t *w)
                       cf->open_file_cache_valid, cf->open_file_cache_inactive,
                       cf)
             != 0
-        || log_buf_init(&w->log, w->cycle->access_log, cf->access_log_buffer)
-               != 0) {
+        || logs_init(w) != 0) {
         log_error(LOG_EMERG, 0, "out of memory");
         goto err;
     }

@@ -207,6 +207,22 @@ typedef struct {
     double            request_time;
 } nicd_log_view_t;
 
+/*
+ * The access logs of the request at hand (modules/log_format.c): those of
+ * its location (else its server's, else the default server's of the
+ * address, for a request that did not parse), and of them the ones whose
+ * if= passes now (bit i: lc->logs[i]).  0: none.
+ */
+uint32_t nicd_log_select(nicd_conn_t *c, const nicd_loc_conf_t **lc);
+/* Append to b one record (nicd_logrec_t and its line) for each log of lc
+ * in mask, rendered from v. */
+void nicd_log_records(const nicd_loc_conf_t *lc, uint32_t mask,
+                      const nicd_log_view_t *v, nicd_buf_t *b);
+/* The same written at once to the worker's log buffers (a view with
+ * late_known set: HTTP/2 logs a stream when it closes). */
+void nicd_log_write(nicd_worker_t *w, const nicd_loc_conf_t *lc,
+                    uint32_t mask, const nicd_log_view_t *v);
+
 typedef struct nicd_log_format_s nicd_log_format_t;
 
 /* Append the line of format f for view v to b (with markers for what

@@ -68,22 +68,29 @@ nicd_http_keepalive_allowed(nicd_conn_t *c)
 #define REQ_BASE(c) ((c)->in + (c)->in_start)
 
 /*
- * Start the access log record of the response being built, in the
- * configuration's log_format (modules/log_format.c): what the request
- * says now, the status, bytes and time as markers filled in when the
- * response has been sent (conn.c).
+ * Start the access log records of the response being built, one for each
+ * of its location's logs that takes it (modules/log_format.c): what the
+ * request says now, the status, bytes and time as markers filled in when
+ * the response has been sent (conn.c).
  */
 static void
 log_record(nicd_conn_t *c, uint32_t *off, uint32_t *len)
 {
-    nicd_http_req_t *r = c->req;
-    nicd_log_view_t  v;
-    nicd_str_t      *hn = c->w->hname, *hv = c->w->hvalue;
-    int              i;
+    nicd_http_req_t       *r = c->req;
+    nicd_log_view_t        v;
+    nicd_str_t            *hn = c->w->hname, *hv = c->w->hvalue;
+    const nicd_loc_conf_t *lc;
+    uint32_t               mask = nicd_log_select(c, &lc);
+    int                    i;
 
+    *off = (uint32_t) c->logb.len;
+    *len = 0;
+    if (mask == 0) {
+        return;
+    }
     memset(&v, 0, sizeof(v));
     v.addr = c->addr;
-    if (r->line.len > 0) {
+    if (r != NULL && r->line.len > 0) {
         v.line.p = REQ_BASE(c) + r->line.off;
         v.line.len = r->line.len;
         v.method = nicd_http_method_name(r->method);
@@ -105,12 +112,11 @@ log_record(nicd_conn_t *c, uint32_t *off, uint32_t *len)
     }
     v.uri.p = c->cur_uri;
     v.uri.len = c->cur_uri_len;
-    v.protocol = r->version == 10 ? "HTTP/1.0" : "HTTP/1.1";
+    v.protocol = r != NULL && r->version == 10 ? "HTTP/1.0" : "HTTP/1.1";
     v.server_name =
         c->srv != NULL && c->srv->nnames > 0 ? c->srv->names[0] : "";
     v.tls = c->tp == &nicd_transport_tls;
-    *off = (uint32_t) c->logb.len;
-    nicd_log_render(c->w->cycle->conf->access_format, &v, &c->logb);
+    nicd_log_records(lc, mask, &v, &c->logb);
     *len = (uint32_t) (c->logb.len - *off);
 }
 
@@ -151,7 +157,7 @@ finish_response(nicd_conn_t *c, int status)
 {
     uint32_t off = 0, len = 0;
 
-    if (c->w->log.file != NULL) {
+    if (c->w->nlogs > 0) {
         log_record(c, &off, &len);
     }
     nicd_conn_out_end(c, status, off, len);

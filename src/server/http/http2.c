@@ -68,6 +68,8 @@ typedef struct h2_stream_s {
     size_t              header_bytes;
     int                 nall; /* regular request header fields */
     char               *uri;  /* $uri for the access log, or NULL */
+    const nicd_loc_conf_t *log_lc; /* whose access logs take it ... */
+    uint32_t               log_mask; /* ... which of them (answer time) */
     int                 status;
     char                code[4]; /* :status, for nghttp2 to take uncopied */
     int                 nh;      /* response header fields */
@@ -340,8 +342,12 @@ h2_finish(nicd_conn_t *c, int status)
     int                   i;
 
     (void) status;
-    if (c->w->log.file != NULL && c->cur_uri != NULL && st->uri == NULL) {
-        st->uri = strndup(c->cur_uri, c->cur_uri_len); /* for $uri */
+    if (c->w->nlogs > 0 && st->log_lc == NULL) {
+        /* which logs take it is decided now, as HTTP/1.1 does */
+        st->log_mask = nicd_log_select(c, &st->log_lc);
+        if (st->log_mask != 0 && c->cur_uri != NULL && st->uri == NULL) {
+            st->uri = strndup(c->cur_uri, c->cur_uri_len); /* for $uri */
+        }
     }
     /* statuses are 100 to 599: three digits */
     code[0] = (char) ('0' + st->status / 100 % 10);
@@ -725,11 +731,10 @@ on_frame_recv(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
 static void
 log_stream(nicd_conn_t *c, h2_stream_t *st)
 {
-    nicd_buf_t     *b = &c->w->logline;
     nicd_log_view_t v;
     int             i;
 
-    if (c->w->log.file == NULL || !st->answered) {
+    if (st->log_mask == 0 || !st->answered) {
         return;
     }
     memset(&v, 0, sizeof(v));
@@ -759,11 +764,7 @@ log_stream(nicd_conn_t *c, h2_stream_t *st)
     v.late_known = 1;
     v.status = st->status;
     v.body_bytes = st->sent;
-    b->len = 0;
-    nicd_log_render(c->w->cycle->conf->access_format, &v, b);
-    if (!nicd_buf_failed(b)) {
-        log_buf_write(&c->w->log, b->data, b->len);
-    }
+    nicd_log_write(c->w, st->log_lc, st->log_mask, &v);
 }
 
 static int

@@ -22,6 +22,7 @@
 
 #include "directive.h"
 #include "handler.h"
+#include "variables.h"
 
 enum {
     V_LITERAL = 0,
@@ -454,27 +455,118 @@ nicd_log_fill(nicd_buf_t *out, const char *rec, size_t len, int status,
     }
 }
 
+uint32_t
+nicd_log_select(nicd_conn_t *c, const nicd_loc_conf_t **out)
+{
+    const nicd_loc_conf_t *lc = c->loc;
+    const nicd_request_t  *r = c->cur_request;
+    nicd_buf_t            *b = &c->w->hexpand;
+    uint32_t               mask = 0;
+    int                    i;
+
+    if (lc == NULL) {
+        lc = c->srv != NULL ? c->srv->loc
+                            : nicd_conf_find_server(c->w->cycle->conf,
+                                                    c->sc.listener, NULL, 0,
+                                                    NULL)
+                                  ->loc;
+    }
+    *out = lc;
+    for (i = 0; i < lc->nlogs && i < 32; i++) {
+        const nicd_access_log_t *log = &lc->logs[i];
+
+        if (log->cond != NULL && r != NULL) {
+            /* logged unless it comes to "" or "0" (nginx); a condition
+             * that cannot be evaluated logs (and says why) */
+            if (nicd_expand(c, r,
+                            c->cur_uri != NULL ? c->cur_uri : r->path.p,
+                            c->cur_uri != NULL ? c->cur_uri_len
+                                               : r->path.len,
+                            log->cond, b, NULL, NULL, 0)
+                    == 0
+                && (b->len == 0 || (b->len == 1 && b->data[0] == '0'))) {
+                continue;
+            }
+        }
+        mask |= 1u << i;
+    }
+    return mask;
+}
+
+void
+nicd_log_records(const nicd_loc_conf_t *lc, uint32_t mask,
+                 const nicd_log_view_t *v, nicd_buf_t *b)
+{
+    nicd_logrec_t h;
+    size_t        at;
+    int           i;
+
+    for (i = 0; i < lc->nlogs && i < 32; i++) {
+        if (!(mask & (1u << i))) {
+            continue;
+        }
+        h.file = (uint32_t) lc->logs[i].file;
+        h.len = 0;
+        at = b->len;
+        nicd_buf_add(b, &h, sizeof(h));
+        nicd_log_render(lc->logs[i].format, v, b);
+        if (nicd_buf_failed(b)) {
+            return;
+        }
+        h.len = (uint32_t) (b->len - at - sizeof(h));
+        memcpy(b->data + at, &h, sizeof(h));
+    }
+}
+
+void
+nicd_log_write(nicd_worker_t *w, const nicd_loc_conf_t *lc, uint32_t mask,
+               const nicd_log_view_t *v)
+{
+    nicd_buf_t *b = &w->logline;
+    int         i;
+
+    for (i = 0; i < lc->nlogs && i < 32; i++) {
+        if (!(mask & (1u << i)) || lc->logs[i].file >= w->nlogs) {
+            continue;
+        }
+        b->len = 0;
+        nicd_log_render(lc->logs[i].format, v, b);
+        if (!nicd_buf_failed(b)) {
+            log_buf_write(&w->logs[lc->logs[i].file], b->data, b->len);
+        } else {
+            b->len = 0;
+        }
+    }
+}
+
 /*
- * access_log PATH [FORMAT [buffer=SIZE] [flush=TIME]] | off: one file for
- * every server (nicd keeps one), in a format defined before (nginx's
- * rule), "combined" by default.
+ * access_log PATH [FORMAT] [buffer=SIZE] [flush=TIME] [if=COND] | off, in
+ * http, server or location, as nginx's: several at one level all log; a
+ * level without any takes its enclosing level's.  FORMAT is defined
+ * before (nginx's rule), "combined" by default.  if=COND: the response is
+ * logged unless COND (a template: "$loggable") expands to "" or "0".
+ * Each distinct PATH is one file (nicd_conf_t.access_paths).  buffer= and
+ * flush= apply to every log (each worker keeps one buffer a file).
  */
 static const char *
 set_access_log(parse_t *ps, const char **a, int n)
 {
-    nicd_conf_t *c = ps->conf;
-    const char  *err;
-    int          i;
+    nicd_conf_t       *c = ps->conf;
+    nicd_loc_conf_t   *l = ps->loc;
+    nicd_access_log_t  log;
+    const char        *err;
+    int                i;
 
     if (strcmp(a[0], "off") == 0) {
         if (n > 1) {
             return "invalid parameter after \"off\"";
         }
-        free(c->access_log);
-        c->access_log = NULL;
+        l->logs = NULL;
+        l->nlogs = 0;
+        l->logs_set = 1;
         return NULL;
     }
-    c->access_format = NULL;
+    memset(&log, 0, sizeof(log));
     for (i = 1; i < n; i++) {
         if (strncmp(a[i], "buffer=", 7) == 0) {
             if ((err = nicd_conf_size(a[i] + 7, &c->access_log_buffer))
@@ -489,26 +581,62 @@ set_access_log(parse_t *ps, const char **a, int n)
                 != NULL) {
                 return err;
             }
+        } else if (strncmp(a[i], "if=", 3) == 0) {
+            if (a[i][3] == '\0') {
+                return nicd_conf_msg("invalid parameter \"%s\"", a[i]);
+            }
+            log.cond = nicd_conf_strdup(c, a[i] + 3);
+            if (log.cond == NULL) {
+                return "out of memory";
+            }
         } else if (strchr(a[i], '=') != NULL) {
-            return nicd_conf_msg("invalid parameter \"%s\" (buffer= and "
-                                 "flush= are supported; if=, gzip= and "
+            return nicd_conf_msg("invalid parameter \"%s\" (buffer=, "
+                                 "flush= and if= are supported; gzip= and "
                                  "syslog are not)",
                                  a[i]);
         } else if (i == 1) {
-            c->access_format = nicd_log_format_find(c, a[i]);
-            if (c->access_format == NULL) {
+            log.format = nicd_log_format_find(c, a[i]);
+            if (log.format == NULL) {
                 return nicd_conf_msg("unknown log format \"%s\"", a[i]);
             }
         } else {
             return nicd_conf_msg("invalid parameter \"%s\"", a[i]);
         }
     }
-    return nicd_conf_str(&c->access_log, a[0]);
+    if (log.format == NULL
+        && (log.format = nicd_log_format_find(c, "combined")) == NULL) {
+        return "out of memory";
+    }
+    for (i = 0; i < c->naccess_paths; i++) {
+        if (strcmp(c->access_paths[i], a[0]) == 0) {
+            break;
+        }
+    }
+    if (i == c->naccess_paths) {
+        c->access_paths =
+            nicd_conf_grow(c, c->access_paths, c->naccess_paths, sizeof(char *));
+        if (c->access_paths == NULL
+            || (c->access_paths[i] = nicd_conf_strdup(c, a[0])) == NULL) {
+            return "out of memory";
+        }
+        c->naccess_paths++;
+    }
+    log.file = i;
+    if (!l->logs_set || ps->override) {
+        l->logs = NULL; /* the first at this level (or -g's): its own list */
+        l->nlogs = 0;
+        l->logs_set = 1;
+    }
+    l->logs = nicd_conf_grow(c, l->logs, l->nlogs, sizeof(log));
+    if (l->logs == NULL) {
+        return "out of memory";
+    }
+    l->logs[l->nlogs++] = log;
+    return NULL;
 }
 
 const directive_t nicd_log_format_directives[] = {
     {"log_format", CTX_HTTP, 2, MAX_ARGS, set_log_format, 0},
-    {"access_log", CTX_MAIN | CTX_HTTP | CTX_SRV | CTX_LOC | CTX_ONE, 1, 4,
-     set_access_log, 0},
+    {"access_log", CTX_MAIN | CTX_HSL, 1, 5, set_access_log, 0},
     {NULL, 0, 0, 0, NULL, 0},
 };
