@@ -291,6 +291,7 @@ item_done(nicd_conn_t *c, nicd_out_t *it)
         c->sc.responses++;
         log_response(c, it);
         c->body_sent = 0;
+        c->rate_t0 = 0;
     }
 }
 
@@ -381,7 +382,8 @@ nicd_conn_out_mem(nicd_conn_t *c, size_t off, size_t len, int body)
 }
 
 void
-nicd_conn_out_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len)
+nicd_conn_out_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len,
+                   uint32_t rate)
 {
     nicd_out_t *it;
 
@@ -398,6 +400,7 @@ nicd_conn_out_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len)
     it->off = (size_t) off;
     it->len = len;
     it->file = f;
+    it->rate = rate;
     f->refs++;
 }
 
@@ -458,6 +461,39 @@ send_failed(nicd_conn_t *c)
  * Send the queue.  Returns 1 when it is empty, 0 when the socket is full,
  * -1 when the connection was closed.
  */
+/*
+ * limit_rate, as nginx's write filter: a response may have sent its rate
+ * times the seconds since its body started, plus one second's worth.
+ * Caps *len to what it may send now (0), or sets the pacing timer (the
+ * backends' wait_ns) and returns -1 when it must wait.
+ */
+static int
+rate_limit(nicd_conn_t *c, const nicd_out_t *it, size_t *len)
+{
+    uint32_t now = (uint32_t) nicd_worker_now_ms(c->w);
+    int64_t  allow;
+
+    if (c->rate_t0 == 0) {
+        c->rate_t0 = now != 0 ? now : 1;
+        c->rate_sent = 0;
+    }
+    allow = (int64_t) it->rate * ((int64_t) (uint32_t) (now - c->rate_t0)
+                                  + 1000)
+                / 1000
+            - (int64_t) c->rate_sent;
+    if (allow <= 0) {
+        /* until the rate allows a packet's worth more */
+        uint64_t ms = (uint64_t) (-allow + 1460) * 1000 / it->rate + 1;
+
+        c->sc.wait_ns = ms * 1000000;
+        return -1;
+    }
+    if ((uint64_t) allow < *len) {
+        *len = (size_t) allow;
+    }
+    return 0;
+}
+
 static int
 conn_flush(nicd_conn_t *c)
 {
@@ -475,6 +511,7 @@ conn_flush(nicd_conn_t *c)
         return -1;
     }
 
+    c->sc.wait_ns = 0; /* a wait limit_rate asked for is over */
     while (c->ihead < c->nitems) {
         memset(&req, 0, sizeof(req));
         k = 0;
@@ -492,6 +529,15 @@ conn_flush(nicd_conn_t *c)
             req.file = &c->items[i].file->file;
             req.offset = (off_t) c->items[i].off;
             req.len = c->items[i].len;
+            if (c->items[i].rate > 0
+                && rate_limit(c, &c->items[i], &req.len) != 0) {
+                if (k == 0) {
+                    return 0; /* the pacing timer calls again */
+                }
+                req.file = NULL; /* the headers before it go now */
+                req.len = 0;
+                i--;
+            }
             i++;
         }
         req.more = i < c->nitems;
@@ -506,6 +552,7 @@ conn_flush(nicd_conn_t *c)
             }
         }
         rc = snic_send(&c->w->cycle->backend, &c->sc, &req, &sent);
+        c->rate_sent += sent;
         consume(c, sent);
 
         if (rc == SNIC_AGAIN) {

@@ -153,6 +153,8 @@ typedef struct {
     uint32_t     log_off;  /* on last: the log record in logb */
     uint32_t     log_len;
     uint32_t     log_t0; /* on last: when it was queued (ms, wrapping) */
+    uint32_t     rate;   /* OUT_FILE: bytes a second at most (limit_rate;
+                            0: no limit) */
 } nicd_out_t;
 
 enum { OUT_MEM = 0, OUT_FILE = 1 };
@@ -203,6 +205,8 @@ struct nicd_conn_s {
     int         nitems, ihead, items_size;
     nicd_buf_t  logb;      /* pending access log records */
     uint64_t    body_sent; /* of the response being sent */
+    uint64_t    rate_sent; /* limit_rate: bytes of the response so far ... */
+    uint32_t    rate_t0;   /* ... since this time (ms, wrapping; 0: none) */
 
     int      nrequests;
     unsigned keepalive : 1; /* keep the connection after the queue */
@@ -225,9 +229,11 @@ struct nicd_conn_s {
 void nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
                       const struct sockaddr *sa);
 void nicd_conn_close(nicd_conn_t *c);
-/* Queue in-memory bytes (copied) or a file range as part of a response. */
+/* Queue in-memory bytes (copied) or a file range as part of a response
+ * (rate: limit_rate's bytes a second for it, 0 none). */
 void nicd_conn_out_mem(nicd_conn_t *c, size_t off, size_t len, int body);
-void nicd_conn_out_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len);
+void nicd_conn_out_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len,
+                        uint32_t rate);
 /* The last item of a response: its status and its access log record. */
 void nicd_conn_out_end(nicd_conn_t *c, int status, uint32_t log_off,
                        uint32_t log_len);

@@ -209,7 +209,8 @@ h1_body_mem(nicd_conn_t *c, const char *p, size_t len)
 static void
 h1_body_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len)
 {
-    nicd_conn_out_file(c, f, off, len);
+    nicd_conn_out_file(c, f, off, len,
+                       c->loc != NULL ? (uint32_t) c->loc->limit_rate : 0);
 }
 
 const nicd_protocol_t nicd_http1 = {

@@ -445,7 +445,7 @@ on_send_data(nghttp2_session *s, nghttp2_frame *frame, const uint8_t *framehd,
         p = &st->pieces[st->cur];
         n = p->len - st->cur_off < length ? p->len - st->cur_off : length;
         if (p->f != NULL) {
-            nicd_conn_out_file(c, p->f, p->off + (off_t) st->cur_off, n);
+            nicd_conn_out_file(c, p->f, p->off + (off_t) st->cur_off, n, 0);
         } else {
             start = c->out.len;
             nicd_buf_add(&c->out, st->body.data + p->off + st->cur_off, n);
