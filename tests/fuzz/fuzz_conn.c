@@ -120,7 +120,7 @@ setup_one(int b)
     nicd_worker_t *w = &workers[b];
     nicd_conf_t   *cf = nicd_conf_new();
     snic_options_t opt;
-    char           text[2048], err[256];
+    char           text[4096], err[256];
 
     snprintf(text, sizeof(text),
              "root %s/www; access_log off; send_backend %s;"
@@ -139,6 +139,10 @@ setup_one(int b)
              " location /t/ { try_files $uri $uri/ @fb; }"
              " location @fb { return 200 \"fb $uri $args $host\"; }"
              " location /r/ { rewrite ^/r/(.*)$ /$1 last; }"
+             /* variables: map, set, add_header with them */
+             " map $http_user_agent $ua { default o; ~*(b)ot b$1; x y; }"
+             " location /m/ { set $v \"$ua-$arg_a\"; add_header X-V $v;"
+             " return 200 \"$v $status\"; }"
              " location /loop/ { rewrite ^ /loop/ last; }"
              " location /a/ { alias %s/www/; gzip_static on; }"
              " location /p/ { auth_basic x; auth_basic_user_file /dev/null;"

@@ -11,19 +11,20 @@ mkdir -p build/fuzz
 objs=""
 # every library source: the programs' own (those defining main) stay out
 for src in src/sendfile_nic/*.c src/sendfile_nic/*/*.c src/util/*.c src/server/*.c \
-    trace_replayer/*.c; do
+    src/server/*/*.c trace_replayer/*.c; do
     grep -q '^main(' "$src" && continue
     objs="$objs $src"
 done
 # the libraries ./configure found (TLS, HTTP/2), as the Makefile links them
-libs=$(sed -n 's/^\(EVENT\|SSL\|NGHTTP2\|ZLIB\|LUAJIT\)_LIBS = //p' build/config.mk | tr '\n' ' ')
-cflags=$(sed -n 's/^LUAJIT_CFLAGS = //p' build/config.mk)
+libs=$(sed -n 's/^\(EVENT\|SSL\|NGHTTP2\|ZLIB\|LUAJIT\|PCRE2\|CRYPT\)_LIBS = //p' build/config.mk | tr '\n' ' ')
+cflags=$(sed -n 's/^\(LUAJIT\|PCRE2\|EVENT\)_CFLAGS = //p' build/config.mk | tr '\n' ' ')
 for target in ${TARGETS:-tests/fuzz/fuzz_*.c}; do
     name=$(basename "$target" .c)
     corpus="tests/fuzz/corpus/${name#fuzz_}"
     mkdir -p "$corpus"
     # shellcheck disable=SC2086
-    clang -g -O1 -std=gnu11 -D_GNU_SOURCE -Ibuild -Isrc/server $cflags \
+    clang -g -O1 -std=gnu11 -D_GNU_SOURCE -Ibuild -Isrc/server -Isrc/server/core -Isrc/server/http \
+        -Isrc/server/conf $cflags \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
         -o "build/fuzz/$name" "$target" $objs $libs -lm -pthread
     echo "fuzz: $name for ${seconds}s, corpus $corpus"
