@@ -29,6 +29,8 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "handler.h"
+#include "http2.h"
 #include "nicd.h"
 
 typedef struct {
@@ -251,6 +253,10 @@ cycle_create(nicd_conf_t *conf, char *err, size_t errlen)
     cpus = sysconf(_SC_NPROCESSORS_ONLN);
     cy->nworkers = conf->worker_threads > 0 ? conf->worker_threads
                                             : (cpus > 0 ? (int) cpus : 1);
+    cy->http1 = &nicd_http1_conn; /* the protocols the core runs */
+    cy->http2 = &nicd_http2_conn;
+    cy->worker_init = nicd_http_worker_init;
+    cy->worker_free = nicd_http_worker_free;
     cy->generation = ++generation;
     cy->started = (uint64_t) time(NULL);
     cy->stats = calloc((size_t) cy->nworkers, sizeof(nicd_stats_t));

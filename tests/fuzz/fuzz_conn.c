@@ -29,6 +29,8 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "handler.h"
+#include "http2.h"
 #include "nicd.h"
 
 #if defined(HAVE_OPENSSL)
@@ -180,6 +182,8 @@ setup_one(int b)
     cy->server_line_len = (size_t) snprintf(
         cy->server_line, sizeof(cy->server_line), "Server: nicd\r\n");
     cy->nworkers = cy->alive = 1;
+    cy->http1 = &nicd_http1_conn;
+    cy->http2 = &nicd_http2_conn;
 
     w->cycle = cy;
     w->stats = &w->own_stats; /* counters nobody reads here */

@@ -25,11 +25,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "handler.h"
-#include "http2.h"
+#include "nicd.h"
+#include "transport.h"
 
-#define MAX_QUEUED 64           /* items before we stop parsing */
-#define OUT_HIGH   (256 * 1024) /* queued memory before we stop parsing */
 #define FLUSH_IOV  64
 
 static void conn_read_cb(evutil_socket_t fd, short ev, void *arg);
@@ -125,24 +123,22 @@ in_borrow(nicd_conn_t *c)
     return 0;
 }
 
-/* The parser and the response buffers, before a request is parsed. */
-static int
-req_borrow(nicd_conn_t *c)
+int
+nicd_conn_borrow(nicd_conn_t *c)
 {
-    const nicd_conf_t *cf = c->w->cycle->conf;
+    int fresh = 0;
 
     if (c->req == NULL) {
         c->req = nicd_pool_get(nicd_worker_pool(c->w, NICD_POOL_REQ));
         if (c->req == NULL) {
             return -1;
         }
-        nicd_http_req_init(c->req, (uint32_t) cf->large_header_buffer_size,
-                           (uint32_t) cf->large_header_buffer_size,
-                           c->in_max);
+        fresh = 1;
     }
-    return buf_borrow(c->w, &c->out) == 0 && buf_borrow(c->w, &c->logb) == 0
-               ? 0
-               : -1;
+    if (buf_borrow(c->w, &c->out) != 0 || buf_borrow(c->w, &c->logb) != 0) {
+        return -1;
+    }
+    return fresh;
 }
 
 /* No request in progress and nothing queued: the connection keeps no
@@ -190,7 +186,12 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     c->sc.nic = cf->listens[listener].nic;
     c->tp = cf->listens[listener].ssl ? &nicd_transport_tls
                                       : &nicd_transport_gather;
-    c->proto = &nicd_http1;
+    /* "listen ... http2" in clear text: HTTP/2 with prior knowledge
+     * only, as nginx's (the protocol checks the preface); over TLS, ALPN
+     * chooses after the handshake */
+    c->ops = cf->listens[listener].http2 && c->tp->alpn == NULL
+                 ? w->cycle->http2
+                 : w->cycle->http1;
 
     if (sa->sa_family == AF_INET) {
         inet_ntop(AF_INET, &((const struct sockaddr_in *) sa)->sin_addr,
@@ -203,7 +204,7 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     }
 
     /* the request head buffer and the parser are borrowed when bytes
-     * come (in_borrow(), req_borrow()) */
+     * come (in_borrow(), nicd_conn_borrow()) */
     c->in_max = (uint32_t) (cf->large_header_buffer_size
                             * (size_t) cf->large_header_buffers);
 
@@ -223,11 +224,11 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
         c->handshaking = c->tp->handshake != NULL;
     }
     snic_conn_open(&w->cycle->backend, &c->sc);
-    if (cf->listens[listener].http2 && c->tp->alpn == NULL
-        && nicd_h2_start(c) != 0) {
-        /* "listen ... http2" in clear text: HTTP/2 with prior knowledge
-         * only, as nginx's; nghttp2 checks the preface */
+    if (c->ops == NULL || (c->ops->start != NULL && c->ops->start(c) != 0)) {
         snic_conn_close(&w->cycle->backend, &c->sc);
+        if (c->tp->close != NULL) {
+            c->tp->close(c);
+        }
         free(c);
         close(fd);
         return;
@@ -311,7 +312,9 @@ nicd_conn_close(nicd_conn_t *c)
         event_free(c->pev);
     }
     snic_conn_close(&w->cycle->backend, &c->sc);
-    nicd_h2_free(c);
+    if (c->ops->free != NULL) {
+        c->ops->free(c);
+    }
     if (c->tp->close != NULL) {
         c->tp->close(c);
     }
@@ -328,7 +331,6 @@ nicd_conn_close(nicd_conn_t *c)
     w->nconns--;
     __atomic_store_n(&w->stats->active, (uint32_t) w->nconns, __ATOMIC_RELAXED);
 
-    nicd_http_held_free(c);
     conn_give_back(c);
     free(c);
 
@@ -596,56 +598,6 @@ nicd_conn_linger(nicd_conn_t *c)
     set_timer(c, T_LINGER);
 }
 
-/* Skip request body bytes that nobody reads. */
-static void
-discard_body(nicd_conn_t *c)
-{
-    uint64_t n = c->in_end - c->in_start;
-
-    if (n > c->discard) {
-        n = c->discard;
-    }
-    c->in_start += (uint32_t) n;
-    c->discard -= n;
-}
-
-/*
- * Skip a chunked request body.  Returns NICD_HTTP_DONE when it has ended,
- * else NICD_HTTP_AGAIN (wait for more) or 400 (the connection is closing).
- */
-static int
-skip_chunked(nicd_conn_t *c)
-{
-    size_t used;
-    int    rc;
-
-    rc = nicd_http_chunked_skip(&c->chunked, c->in + c->in_start,
-                                c->in_end - c->in_start, &used);
-    c->in_start += (uint32_t) used;
-    if (rc == NICD_HTTP_DONE) {
-        c->in_chunked = 0;
-        return rc;
-    }
-    if (rc != NICD_HTTP_AGAIN) {
-        log_error(LOG_INFO, 0,
-                  "client sent invalid chunked body, "
-                  "closing, client: %s",
-                  c->addr);
-    } else if (c->chunked.total > c->w->cycle->conf->client_max_body_size) {
-        log_error(LOG_INFO, 0,
-                  "client sent too large chunked body, "
-                  "closing, client: %s",
-                  c->addr);
-        rc = 413;
-    } else {
-        return rc;
-    }
-    c->in_chunked = 0;
-    c->closing = 1;
-    c->linger_close = 1;
-    return rc;
-}
-
 /*
  * Send the queue.  Returns 1 when it is empty (and reset), 0 when the
  * connection waits (for a writable socket, or for a pacing backend's
@@ -710,133 +662,19 @@ nicd_conn_wait_read(nicd_conn_t *c, int timer)
     set_timer(c, timer);
 }
 
-/*
- * Parse and answer what is in the buffer, flush, and decide what the
- * connection waits for next (HTTP/2 connections: nicd_h2_run()).
- */
+void
+nicd_conn_keepalive(nicd_conn_t *c)
+{
+    conn_give_back(c);
+    start_reading(c);
+    set_timer(c, T_KEEPALIVE);
+}
+
+/* What came in: the protocol's to answer. */
 static void
 conn_run(nicd_conn_t *c)
 {
-    int rc, blocked;
-
-    if (c->h2 != NULL) {
-        nicd_h2_run(c);
-        return;
-    }
-
-    for (;;) {
-        blocked = 0;
-        while (!c->closing) {
-            if (c->collect > 0) {
-                nicd_http_collect(c);
-                if (c->collect > 0) {
-                    break;
-                }
-                if (!c->keepalive) {
-                    c->closing = 1;
-                    break;
-                }
-            }
-            if (c->discard > 0) {
-                discard_body(c);
-                if (c->discard > 0) {
-                    break;
-                }
-            }
-            if (c->in_chunked && skip_chunked(c) != NICD_HTTP_DONE) {
-                break;
-            }
-            if (c->in_start == c->in_end) {
-                break;
-            }
-            if (c->nitems - c->ihead >= MAX_QUEUED || c->out.len >= OUT_HIGH) {
-                blocked = 1; /* answer what is queued before parsing more */
-                break;
-            }
-
-            if (req_borrow(c) != 0) {
-                log_error(LOG_CRIT, errno, "out of memory, client: %s",
-                          c->addr);
-                nicd_conn_close(c);
-                return;
-            }
-            rc = nicd_http_parse(c->req, c->in + c->in_start,
-                                 c->in_end - c->in_start);
-            if (rc == NICD_HTTP_AGAIN) {
-                break;
-            }
-            c->nrequests++;
-            NICD_STAT_ADD(c->w->stats->requests, 1);
-            c->timer = T_NONE; /* the header timeout ends with the head */
-            if (rc != NICD_HTTP_DONE) {
-                log_error(LOG_INFO, 0,
-                          "client sent invalid request, "
-                          "answering %d, client: %s",
-                          rc, c->addr);
-                nicd_http_error(c, rc);
-                break;
-            }
-            nicd_http_handle(c);
-            if (!c->keepalive && c->collect == 0) {
-                c->closing = 1; /* (a held request closes when answered) */
-            }
-            c->in_start += c->req->head_len;
-            nicd_http_req_reset(c->req);
-        }
-
-        rc = nicd_conn_send(c, 0);
-        if (rc <= 0) {
-            return;
-        }
-        if (!blocked) {
-            break;
-        }
-    }
-
-    if (c->writing) {
-        event_del(&c->wev);
-        c->writing = 0;
-    }
-
-    if (c->closing) {
-        if (c->linger_close || c->in_start < c->in_end || c->discard > 0
-            || c->collect > 0) {
-            nicd_conn_linger(c);
-        } else {
-            nicd_conn_close(c);
-        }
-        return;
-    }
-
-    if (c->in_start == c->in_end) {
-        c->in_start = c->in_end = 0;
-        if (c->eof || c->w->state == NICD_STOPPING) {
-            nicd_conn_close(c);
-            return;
-        }
-        if (c->discard > 0 || c->collect > 0 || c->in_chunked) {
-            start_reading(c);
-            set_timer(c, T_HEADER);
-            return;
-        }
-        conn_give_back(c);
-        start_reading(c);
-        set_timer(c, T_KEEPALIVE);
-        return;
-    }
-
-    /* a partial request: keep its bytes at the start of the buffer */
-    if (c->eof) {
-        nicd_conn_close(c);
-        return;
-    }
-    if (c->in_start > 0) {
-        memmove(c->in, c->in + c->in_start, c->in_end - c->in_start);
-        c->in_end -= c->in_start;
-        c->in_start = 0;
-    }
-    start_reading(c);
-    set_timer(c, T_HEADER);
+    c->ops->run(c);
 }
 
 static void
@@ -894,12 +732,19 @@ handshake(nicd_conn_t *c)
         size_t      len;
         const char *p = c->tp->alpn(c, &len);
 
-        if (p != NULL && len == 2 && memcmp(p, "h2", 2) == 0
-            && nicd_h2_start(c) != 0) {
-            log_error(LOG_CRIT, 0, "HTTP/2 session not created, client: %s",
-                      c->addr);
-            nicd_conn_close(c);
-            return -1;
+        if (p != NULL && len == 2 && memcmp(p, "h2", 2) == 0) {
+            if (c->ops->free != NULL) {
+                c->ops->free(c);
+            }
+            c->ops = c->w->cycle->http2;
+            if (c->ops == NULL
+                || (c->ops->start != NULL && c->ops->start(c) != 0)) {
+                log_error(LOG_CRIT, 0,
+                          "HTTP/2 session not created, client: %s", c->addr);
+                c->ops = c->w->cycle->http1;
+                nicd_conn_close(c);
+                return -1;
+            }
         }
     }
     return 1;
@@ -1008,15 +853,9 @@ conn_timer_cb(evutil_socket_t fd, short ev, void *arg)
 
     switch (c->timer) {
     case T_HEADER:
-        if (c->h2 == NULL && c->in_end > c->in_start && c->nitems == c->ihead) {
-            log_error(LOG_INFO, 0,
-                      "client timed out while reading the "
-                      "request head, answering 408, client: %s",
-                      c->addr);
+        if (c->ops->header_timeout != NULL && c->ops->header_timeout(c)) {
             stop_reading(c);
-            nicd_http_error(c, 408);
-            c->in_start = c->in_end; /* the partial head is abandoned */
-            conn_run(c);
+            conn_run(c); /* the answer (408) goes, then it closes */
             return;
         }
         break;
@@ -1030,16 +869,6 @@ conn_timer_cb(evutil_socket_t fd, short ev, void *arg)
     nicd_conn_close(c);
 }
 
-/* No request in progress: idle between requests, or accepted and silent
- * so far (nothing is lost by closing it, but for the race below). */
-static int
-conn_idle(const nicd_conn_t *c)
-{
-    return c->h2 == NULL && c->nitems == c->ihead && c->in_start == c->in_end
-           && c->discard == 0 && c->collect == 0 && !c->in_chunked
-           && !c->lingering && !c->writing;
-}
-
 void
 nicd_conn_shutdown(nicd_conn_t *c)
 {
@@ -1047,15 +876,15 @@ nicd_conn_shutdown(nicd_conn_t *c)
     struct timeval tv;
     char           b;
 
-    if (c->h2 != NULL) {
-        /* GOAWAY; the connection closes when its streams are answered */
-        if (c->w->state == NICD_STOPPING) {
-            nicd_h2_shutdown(c);
-            nicd_h2_run(c);
-        }
+    if (c->w->state != NICD_STOPPING) {
         return;
     }
-    if (c->w->state != NICD_STOPPING || !conn_idle(c)) {
+    if (c->ops->shutdown != NULL) {
+        c->ops->shutdown(c); /* HTTP/2: GOAWAY, closed when answered */
+        return;
+    }
+    if (c->ops->waiting(c) != NICD_WAITS_REQUEST || c->lingering
+        || c->writing) {
         return; /* it closes after its response (Connection: close) */
     }
     /* a request already in the socket is read and answered */
@@ -1086,15 +915,16 @@ nicd_conn_reusable(nicd_worker_t *w)
      * worker_connections), and walking costs nothing until then; it runs
      * newest first, so of equal ages the older connection wins */
     for (c = w->conns; c != NULL; c = c->next) {
+        int waits = c->writing || c->lingering ? NICD_WAITS_NOT
+                                               : c->ops->waiting(c);
+
         age = now - c->idle_ms;
-        if (c->timer == T_KEEPALIVE && conn_idle(c)) {
+        if (c->timer == T_KEEPALIVE && waits == NICD_WAITS_REQUEST) {
             if (idle == NULL || age >= idle_age) {
                 idle = c;
                 idle_age = age;
             }
-        } else if (c->timer == T_HEADER && c->h2 == NULL
-                   && c->nitems == c->ihead && !c->writing && !c->lingering
-                   && c->discard == 0 && c->collect == 0 && !c->in_chunked) {
+        } else if (c->timer == T_HEADER && waits != NICD_WAITS_NOT) {
             if (head == NULL || age >= head_age) {
                 head = c;
                 head_age = age;

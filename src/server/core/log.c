@@ -6,6 +6,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -135,6 +136,29 @@ log_error(int level, int err, const char *fmt, ...)
 
     unused = write(error_fd == -1 ? STDERR_FILENO : error_fd, line, n);
     (void) unused;
+}
+
+/* the late variables of an access log record, filled in (log.h) */
+void
+nicd_log_fill(nicd_buf_t *out, const char *rec, size_t len, int status,
+              uint64_t body_bytes, double request_time)
+{
+    const char *p = rec, *end = rec + len, *m;
+
+    while (p < end) {
+        m = memchr(p, NICD_LOG_MARK, (size_t) (end - p));
+        if (m == NULL || m + 1 >= end) {
+            nicd_buf_add(out, p, (size_t) (end - p));
+            return;
+        }
+        nicd_buf_add(out, p, (size_t) (m - p));
+        switch (m[1]) {
+        case 's': nicd_buf_addf(out, "%d", status); break;
+        case 't': nicd_buf_addf(out, "%.3f", request_time); break;
+        default: nicd_buf_addf(out, "%" PRIu64, body_bytes);
+        }
+        p = m + 2;
+    }
 }
 
 void

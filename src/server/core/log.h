@@ -11,6 +11,9 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
 
 enum {
     LOG_EMERG = 0,
@@ -89,5 +92,16 @@ void log_buf_free(nicd_logbuf_t *b);
 /* Append one whole line; flushes first when it would not fit. */
 void log_buf_write(nicd_logbuf_t *b, const char *line, size_t len);
 void log_buf_flush(nicd_logbuf_t *b);
+
+/*
+ * An access log record is rendered when its response starts (the
+ * http/log_format module); what is known only once it has gone is a
+ * marker, NICD_LOG_MARK and a letter: 's' the status, 'b' body bytes,
+ * 'B' bytes sent, 't' the request time.  Append rec (len bytes) to out
+ * with them filled in.
+ */
+#define NICD_LOG_MARK 0x01
+void nicd_log_fill(nicd_buf_t *out, const char *rec, size_t len, int status,
+                   uint64_t body_bytes, double request_time);
 
 #endif /* NICD_LOG_H */

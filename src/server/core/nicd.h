@@ -44,6 +44,9 @@ typedef struct {
 #define NICD_STAT_ADD(x, n) __atomic_store_n(&(x), (x) + (n), __ATOMIC_RELAXED)
 #define NICD_STAT_GET(x)    __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
+struct nicd_worker_s;
+struct nicd_conn_ops_s;
+
 /*
  * One configuration generation: what a SIGHUP replaces as a whole.
  * Workers of an old generation finish their connections with it.
@@ -52,6 +55,11 @@ typedef struct nicd_cycle_s {
     nicd_conf_t    *conf;
     snic_instance_t backend;
     nicd_logfile_t **access_logs; /* by nicd_conf_t.access_paths' index */
+    const struct nicd_conn_ops_s *http1, *http2; /* the protocols (main.c) */
+    /* what the protocols and modules keep per worker thread, made before
+     * its first request and freed when it ends (main.c; NULL: none) */
+    void (*worker_init)(struct nicd_worker_s *w);
+    void (*worker_free)(struct nicd_worker_s *w);
     int             generation;
     int             nworkers;
     int             alive;           /* workers still running */
@@ -65,6 +73,39 @@ typedef struct nicd_cycle_s {
 enum { NICD_RUNNING = 0, NICD_STOPPING };
 
 typedef struct nicd_conn_s     nicd_conn_t;
+
+/*
+ * A connection's protocol as the core sees it, and all it sees of one
+ * (HTTP/1.1: http/http.c, HTTP/2: http/http2.c).  The core accepts, reads
+ * into c->in and calls run(); the protocol parses, answers, sends
+ * (nicd_conn_send) and says what it waits for (nicd_conn_wait_read,
+ * nicd_conn_keepalive, nicd_conn_linger, nicd_conn_close).  The cycle
+ * names the protocols (main.c), so the core depends on none.
+ */
+typedef struct nicd_conn_ops_s {
+    const char *name;
+    /* c takes this protocol (its buffered bytes are its start): 0, or -1
+     * (the connection is closed).  NULL: nothing to do. */
+    int (*start)(nicd_conn_t *c);
+    /* what came in c->in: parse, answer, send, then wait for what's next */
+    void (*run)(nicd_conn_t *c);
+    /* the worker stops or retires: end gracefully (HTTP/2's GOAWAY).
+     * NULL: the core closes c if waiting() says it waits for a request */
+    void (*shutdown)(nicd_conn_t *c);
+    /* client_header_timeout ran out: 1 when an answer was queued (408),
+     * 0 to close.  NULL: close. */
+    int (*header_timeout)(nicd_conn_t *c);
+    /* what c waits for: NICD_WAITS_* */
+    int (*waiting)(const nicd_conn_t *c);
+    /* the connection closes: its protocol state goes.  NULL: none */
+    void (*free)(nicd_conn_t *c);
+} nicd_conn_ops_t;
+
+enum {
+    NICD_WAITS_NOT = 0,  /* a request in progress, or not HTTP/1 */
+    NICD_WAITS_REQUEST, /* nothing in progress: between requests, or silent */
+    NICD_WAITS_HEAD     /* a request head has begun and not all come */
+};
 typedef struct nicd_protocol_s nicd_protocol_t; /* handler.h */
 typedef struct nicd_h2_s       nicd_h2_t;       /* http2.c */
 
@@ -165,7 +206,8 @@ struct nicd_conn_s {
     snic_conn_t             sc; /* sc.fd is the socket */
     const nicd_transport_t *tp; /* plain TCP or TLS */
     void                   *tp_data;
-    const nicd_protocol_t  *proto;     /* HTTP/1.1 or HTTP/2 */
+    const nicd_conn_ops_t  *ops;       /* its protocol, for the core */
+    const nicd_protocol_t  *proto;     /* ... and for the handlers */
     nicd_h2_t              *h2;        /* the HTTP/2 session, or NULL */
     size_t                  resp_head; /* where the head being built starts
                                           in out (HTTP/1.1) */
@@ -263,6 +305,13 @@ int nicd_conn_send(nicd_conn_t *c, int keep_reading);
 void nicd_conn_linger(nicd_conn_t *c);
 /* Wait for the peer's next bytes with timer (T_*). */
 void nicd_conn_wait_read(nicd_conn_t *c, int timer);
+/* Nothing in progress: give the borrowed buffers back and wait for the
+ * next request (keepalive_timeout). */
+void nicd_conn_keepalive(nicd_conn_t *c);
+/* The response and log buffers, and the request parser (c->req, for the
+ * protocol to initialise when it comes back NULL... see http.c), before a
+ * request is read: 0, or -1 (out of memory). */
+int nicd_conn_borrow(nicd_conn_t *c);
 
 /* tls.c: the cycle's TLS context from cf (NULL with err set) */
 void *nicd_tls_ctx_new(const nicd_conf_t *cf, char *err, size_t errlen);

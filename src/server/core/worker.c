@@ -18,8 +18,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "handler.h"
-#include "http2.h"
 #include "nicd.h"
 
 static void
@@ -299,7 +297,9 @@ worker_main(void *arg)
 
     event_add(w->cmd_ev, NULL);
     event_add(w->tick_ev, &tick);
-    nicd_lua_worker_init(w); /* the Lua scripts, before the first request */
+    if (w->cycle->worker_init != NULL) {
+        w->cycle->worker_init(w); /* Lua's scripts, before the first request */
+    }
     listen_enable(w, 1);
 
     event_base_dispatch(w->base);
@@ -314,16 +314,16 @@ worker_main(void *arg)
     free(w->logs);
     nicd_ofc_free(&w->ofc);
     nicd_buf_free(&w->path);
-    nicd_lua_worker_free(w);
+    if (w->cycle->worker_free != NULL) {
+        w->cycle->worker_free(w);
+    }
     nicd_tls_worker_free(w);
-    nicd_h2_worker_free(w);
     nicd_buf_free(&w->scratch);
     nicd_buf_free(&w->logline);
     nicd_buf_free(&w->uri);
     nicd_buf_free(&w->reqpath);
     nicd_buf_free(&w->expand);
     nicd_buf_free(&w->hexpand);
-    nicd_phases_worker_free(w);
     nicd_worker_pools_free(w);
 
     for (i = 0; i < w->nlisten; i++) {

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "handler.h"
+#include "http2.h"
 #include "variables.h"
 #include "path.h"
 
@@ -342,4 +343,18 @@ nicd_open_status(nicd_conn_t *c, int err, const char *path)
     }
     log_error(LOG_ERR, err, "open() \"%s\" failed, client: %s", path, c->addr);
     return 500;
+}
+
+void
+nicd_http_worker_init(nicd_worker_t *w)
+{
+    nicd_lua_worker_init(w);
+}
+
+void
+nicd_http_worker_free(nicd_worker_t *w)
+{
+    nicd_lua_worker_free(w);
+    nicd_h2_worker_free(w);
+    nicd_phases_worker_free(w);
 }

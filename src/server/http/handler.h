@@ -74,6 +74,13 @@ struct nicd_protocol_s {
 };
 
 extern const nicd_protocol_t nicd_http1;
+/* What HTTP and its modules keep per worker thread (the cycle's
+ * worker_init and worker_free, handler.c). */
+void nicd_http_worker_init(nicd_worker_t *w);
+void nicd_http_worker_free(nicd_worker_t *w);
+
+/* HTTP/1.1 as the core sees it (http.c) */
+extern const nicd_conn_ops_t nicd_http1_conn;
 
 /* the status line; an error_page redirect's status replaces a 200 */
 void nicd_resp_start(nicd_conn_t *c, int status);
@@ -229,9 +236,6 @@ typedef struct nicd_log_format_s nicd_log_format_t;
  * is not known yet). */
 void nicd_log_render(const nicd_log_format_t *f, const nicd_log_view_t *v,
                      nicd_buf_t *b);
-/* Append record rec (len bytes) to out with its markers filled in. */
-void nicd_log_fill(nicd_buf_t *out, const char *rec, size_t len, int status,
-                   uint64_t body_bytes, double request_time);
 
 /*
  * modules/gzip.c.  Does Accept-Encoding v take gzip (not with q=0)?

@@ -398,3 +398,220 @@ nicd_http_handle(nicd_conn_t *c)
     }
     nicd_handle(c, &q);
 }
+
+/* ---- the connection's protocol (nicd_conn_ops_t) ---- */
+
+#define MAX_QUEUED 64           /* items before we stop parsing */
+#define OUT_HIGH   (256 * 1024) /* queued memory before we stop parsing */
+
+/* Skip request body bytes that nobody reads. */
+static void
+discard_body(nicd_conn_t *c)
+{
+    uint64_t n = c->in_end - c->in_start;
+
+    if (n > c->discard) {
+        n = c->discard;
+    }
+    c->in_start += (uint32_t) n;
+    c->discard -= n;
+}
+
+/*
+ * Skip a chunked request body.  Returns NICD_HTTP_DONE when it has ended,
+ * else NICD_HTTP_AGAIN (wait for more) or 400 (the connection is closing).
+ */
+static int
+skip_chunked(nicd_conn_t *c)
+{
+    size_t used;
+    int    rc;
+
+    rc = nicd_http_chunked_skip(&c->chunked, c->in + c->in_start,
+                                c->in_end - c->in_start, &used);
+    c->in_start += (uint32_t) used;
+    if (rc == NICD_HTTP_DONE) {
+        c->in_chunked = 0;
+        return rc;
+    }
+    if (rc != NICD_HTTP_AGAIN) {
+        log_error(LOG_INFO, 0,
+                  "client sent invalid chunked body, "
+                  "closing, client: %s",
+                  c->addr);
+    } else if (c->chunked.total > c->w->cycle->conf->client_max_body_size) {
+        log_error(LOG_INFO, 0,
+                  "client sent too large chunked body, "
+                  "closing, client: %s",
+                  c->addr);
+        rc = 413;
+    } else {
+        return rc;
+    }
+    c->in_chunked = 0;
+    c->closing = 1;
+    c->linger_close = 1;
+    return rc;
+}
+
+/*
+ * The connection's loop (nicd_conn_ops_t.run): parse and answer what is
+ * in the buffer, send, and decide what the connection waits for next.
+ */
+static void
+h1_run(nicd_conn_t *c)
+{
+    const nicd_conf_t *cf = c->w->cycle->conf;
+    int                rc, blocked;
+
+    for (;;) {
+        blocked = 0;
+        while (!c->closing) {
+            if (c->collect > 0) {
+                nicd_http_collect(c);
+                if (c->collect > 0) {
+                    break;
+                }
+                if (!c->keepalive) {
+                    c->closing = 1;
+                    break;
+                }
+            }
+            if (c->discard > 0) {
+                discard_body(c);
+                if (c->discard > 0) {
+                    break;
+                }
+            }
+            if (c->in_chunked && skip_chunked(c) != NICD_HTTP_DONE) {
+                break;
+            }
+            if (c->in_start == c->in_end) {
+                break;
+            }
+            if (c->nitems - c->ihead >= MAX_QUEUED || c->out.len >= OUT_HIGH) {
+                blocked = 1; /* answer what is queued before parsing more */
+                break;
+            }
+
+            rc = nicd_conn_borrow(c);
+            if (rc < 0) {
+                log_error(LOG_CRIT, errno, "out of memory, client: %s",
+                          c->addr);
+                nicd_conn_close(c);
+                return;
+            }
+            if (rc == 1) { /* a parser fresh from the pool */
+                nicd_http_req_init(c->req,
+                                   (uint32_t) cf->large_header_buffer_size,
+                                   (uint32_t) cf->large_header_buffer_size,
+                                   c->in_max);
+            }
+            rc = nicd_http_parse(c->req, c->in + c->in_start,
+                                 c->in_end - c->in_start);
+            if (rc == NICD_HTTP_AGAIN) {
+                break;
+            }
+            c->nrequests++;
+            NICD_STAT_ADD(c->w->stats->requests, 1);
+            c->timer = T_NONE; /* the header timeout ends with the head */
+            if (rc != NICD_HTTP_DONE) {
+                log_error(LOG_INFO, 0,
+                          "client sent invalid request, "
+                          "answering %d, client: %s",
+                          rc, c->addr);
+                nicd_http_error(c, rc);
+                break;
+            }
+            nicd_http_handle(c);
+            if (!c->keepalive && c->collect == 0) {
+                c->closing = 1; /* (a held request closes when answered) */
+            }
+            c->in_start += c->req->head_len;
+            nicd_http_req_reset(c->req);
+        }
+
+        rc = nicd_conn_send(c, 0);
+        if (rc <= 0) {
+            return;
+        }
+        if (!blocked) {
+            break;
+        }
+    }
+
+    if (c->closing) {
+        if (c->linger_close || c->in_start < c->in_end || c->discard > 0
+            || c->collect > 0) {
+            nicd_conn_linger(c);
+        } else {
+            nicd_conn_close(c);
+        }
+        return;
+    }
+
+    if (c->in_start == c->in_end) {
+        c->in_start = c->in_end = 0;
+        if (c->eof || c->w->state == NICD_STOPPING) {
+            nicd_conn_close(c);
+            return;
+        }
+        if (c->discard > 0 || c->collect > 0 || c->in_chunked) {
+            nicd_conn_wait_read(c, T_HEADER);
+            return;
+        }
+        nicd_conn_keepalive(c);
+        return;
+    }
+
+    /* a partial request: keep its bytes at the start of the buffer */
+    if (c->eof) {
+        nicd_conn_close(c);
+        return;
+    }
+    if (c->in_start > 0) {
+        memmove(c->in, c->in + c->in_start, c->in_end - c->in_start);
+        c->in_end -= c->in_start;
+        c->in_start = 0;
+    }
+    nicd_conn_wait_read(c, T_HEADER);
+}
+
+/* client_header_timeout with part of a head in: 408, then close */
+static int
+h1_header_timeout(nicd_conn_t *c)
+{
+    if (c->in_end > c->in_start && c->nitems == c->ihead) {
+        log_error(LOG_INFO, 0,
+                  "client timed out while reading the "
+                  "request head, answering 408, client: %s",
+                  c->addr);
+        nicd_http_error(c, 408);
+        c->in_start = c->in_end; /* the partial head is abandoned */
+        return 1;
+    }
+    return 0;
+}
+
+static int
+h1_waiting(const nicd_conn_t *c)
+{
+    if (c->nitems != c->ihead || c->discard > 0 || c->collect > 0
+        || c->in_chunked) {
+        return NICD_WAITS_NOT;
+    }
+    return c->in_start == c->in_end ? NICD_WAITS_REQUEST : NICD_WAITS_HEAD;
+}
+
+static int
+h1_conn_start(nicd_conn_t *c)
+{
+    c->proto = &nicd_http1;
+    return 0;
+}
+
+const nicd_conn_ops_t nicd_http1_conn = {
+    "http/1.1",        h1_conn_start, h1_run,
+    NULL,              h1_header_timeout, h1_waiting,
+    nicd_http_held_free,
+};

@@ -949,3 +949,26 @@ nicd_h2_shutdown(nicd_conn_t *c)
 }
 
 #endif
+
+/* a graceful stop: GOAWAY, then the connection closes once its streams
+ * are answered */
+static void
+h2_conn_shutdown(nicd_conn_t *c)
+{
+    nicd_h2_shutdown(c);
+    nicd_h2_run(c);
+}
+
+/* an HTTP/2 connection never waits the way HTTP/1's does: no slot is
+ * reused from it, and a graceful stop is its GOAWAY */
+static int
+h2_waiting(const nicd_conn_t *c)
+{
+    (void) c;
+    return NICD_WAITS_NOT;
+}
+
+const nicd_conn_ops_t nicd_http2_conn = {
+    "h2",        nicd_h2_start, nicd_h2_run, h2_conn_shutdown,
+    NULL,        h2_waiting,    nicd_h2_free,
+};

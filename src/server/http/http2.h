@@ -15,6 +15,8 @@
 #define NICD_H2_PREFACE_LEN 24
 
 extern const nicd_protocol_t nicd_http2;
+/* HTTP/2 as the core sees it */
+extern const nicd_conn_ops_t nicd_http2_conn;
 
 /* Make c an HTTP/2 connection (its buffered bytes are the start of the
  * session).  0, or -1 (out of memory; no HTTP/2 compiled). */

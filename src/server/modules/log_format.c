@@ -48,7 +48,7 @@ enum {
     V_REQUEST_TIME
 };
 
-#define MARK 0x01
+#define MARK NICD_LOG_MARK
 
 typedef struct {
     int         var;
@@ -433,27 +433,6 @@ nicd_log_render(const nicd_log_format_t *f, const nicd_log_view_t *v,
     nicd_buf_add(b, "\n", 1);
 }
 
-void
-nicd_log_fill(nicd_buf_t *out, const char *rec, size_t len, int status,
-              uint64_t body_bytes, double request_time)
-{
-    const char *p = rec, *end = rec + len, *m;
-
-    while (p < end) {
-        m = memchr(p, MARK, (size_t) (end - p));
-        if (m == NULL || m + 1 >= end) {
-            nicd_buf_add(out, p, (size_t) (end - p));
-            return;
-        }
-        nicd_buf_add(out, p, (size_t) (m - p));
-        switch (m[1]) {
-        case 's': nicd_buf_addf(out, "%d", status); break;
-        case 't': nicd_buf_addf(out, "%.3f", request_time); break;
-        default: nicd_buf_addf(out, "%" PRIu64, body_bytes);
-        }
-        p = m + 2;
-    }
-}
 
 uint32_t
 nicd_log_select(nicd_conn_t *c, const nicd_loc_conf_t **out)
