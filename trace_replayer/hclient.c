@@ -32,6 +32,35 @@ hclient_now_ns(void)
     return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
+int
+hclient_limit_parse(const char *s, hclient_limit_t *l)
+{
+    char  *end;
+    double v = strtod(s, &end);
+
+    l->percent = *end == '%';
+    end += l->percent;
+    if (end == s || *end != '\0' || !(v >= 0)
+        || (l->percent && v > 100)) {
+        return -1;
+    }
+    l->value = v;
+    return 0;
+}
+
+int
+hclient_limit_exceeded(const hclient_limit_t *l, uint64_t failed,
+                       uint64_t tried)
+{
+    if (failed == 0) {
+        return 0;
+    }
+    if (l->percent) {
+        return tried == 0 || 100.0 * (double) failed / (double) tried > l->value;
+    }
+    return (double) failed > l->value;
+}
+
 void
 hclient_init(hclient_t *c, const hclient_ops_t *ops, void *ud)
 {

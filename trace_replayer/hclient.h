@@ -105,4 +105,20 @@ int hclient_parse_url(const char *url, struct addrinfo **ai, char *host,
 /* nanoseconds of CLOCK_MONOTONIC */
 uint64_t hclient_now_ns(void);
 
+/*
+ * --max-errors N|P%: how many connections (a count, or a share of those
+ * tried) may fail to connect before a run counts as failed; the default,
+ * 0, fails a run on the first one.  hclient_limit_parse: 0, or -1 for a
+ * value that is neither.  hclient_limit_exceeded: 1 when failed of
+ * tried is over the limit.
+ */
+typedef struct {
+    double value;
+    int    percent;
+} hclient_limit_t;
+
+int hclient_limit_parse(const char *s, hclient_limit_t *l);
+int hclient_limit_exceeded(const hclient_limit_t *l, uint64_t failed,
+                           uint64_t tried);
+
 #endif /* TRACE_HCLIENT_H */

@@ -344,3 +344,22 @@ json_get(const json_t *o, const char *key)
     }
     return NULL;
 }
+
+void
+json_write_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s != '\0'; s++) {
+        unsigned char ch = (unsigned char) *s;
+
+        if (ch == '"' || ch == '\\') {
+            fputc('\\', f);
+            fputc(ch, f);
+        } else if (ch < 0x20) {
+            fprintf(f, "\\u%04x", ch);
+        } else {
+            fputc(ch, f);
+        }
+    }
+    fputc('"', f);
+}

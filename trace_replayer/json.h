@@ -9,6 +9,7 @@
 #define TRACE_JSON_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 enum {
     JSON_NULL,
@@ -33,6 +34,10 @@ struct json_s {
 /* Parse p[0..n): the tree, or NULL with err set (and the byte offset). */
 json_t *json_parse(const char *p, size_t n, char *err, size_t errlen);
 void    json_free(json_t *v);
+
+/* Write s to f as a JSON string (quoted, '"', '\\' and control
+ * characters escaped). */
+void json_write_string(FILE *f, const char *s);
 
 /* The member key of object o, or NULL. */
 const json_t *json_get(const json_t *o, const char *key);

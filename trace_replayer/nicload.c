@@ -36,6 +36,7 @@
 #include "content.h"
 #include "hclient.h"
 #include "hist.h"
+#include "json.h"
 #include "specweb.h"
 
 #define MARKER ".nicload-fileset"
@@ -72,6 +73,7 @@ typedef struct {
     uint32_t         min, max;
     uint64_t         seed;
     const char      *json, *log;
+    hclient_limit_t  max_errors; /* connect failures a run may have */
 } conf_t;
 
 typedef struct {
@@ -86,6 +88,7 @@ typedef struct {
     double       bits;  /* received in the measurement, as conformance counts */
     double      *rates; /* of each connection, sorted */
     double       elapsed;
+    char         failure[256]; /* why the run failed ("": it did not) */
 } result_t;
 
 enum { C_WAIT = 0, C_ACTIVE };
@@ -100,6 +103,9 @@ typedef struct {
     uint64_t      seed;    /* of its bytes */
     uint64_t      got;     /* bytes of the response so far */
     int           checking, bad;
+    int           wrong; /* a request in the measurement was not answered
+                            200 with its bytes: the connection does not
+                            conform, whatever its rate */
     uint64_t      sent_ns; /* the slot's start */
     uint64_t      next_ns; /* the next slot's */
     int           left;    /* requests left on this TCP connection */
@@ -127,21 +133,30 @@ usage(FILE *out)
             "S] [--warmup S]\n"
             "               [--rate-per-conn 400k] [--mix static] "
             "[--fileset-connections N]\n"
-            "               [--verify] [--timeout S] [--seed N] [--json FILE] "
-            "[--log FILE] [-q]\n"
+            "               [--verify] [--timeout S] [--max-errors N|P%%] "
+            "[--seed N]\n"
+            "               [--json FILE] [--log FILE] [-q]\n"
             "       nicload http://HOST[:PORT]/ --search [--min N] [--max N] "
             "[--conform 0.95]\n"
             "               [--duration S] [--warmup S] [...]\n"
             "\n"
             "SPECweb99's static workload: N connections, each paced to "
             "--rate-per-conn\nbit/s (k and m are 1000s); one conforms when "
-            "it received at least 80 %% of\nthat rate over the measurement "
+            "it received at least 80 %% of\nthat rate over the measurement, "
+            "every request answered 200 with its bytes "
             "(--duration, default 30 s, after --warmup,\ndefault 5 s).  The "
             "file set must be made for at least N connections\n(nicload "
             "fileset, or --fileset-connections if it is larger); --search "
             "finds\nthe largest N, between --min (1) and --max (64), at "
             "which --conform of the\nconnections conform (default all), by "
-            "bisection, the file set made for\n--max.  See docs/nicload.md.\n");
+            "bisection, the file set made for\n--max.  See docs/nicload.md.\n"
+            "\n"
+            "Exit status: 0 when the run did what was asked; 1 when it did "
+            "not (nothing\nanswers, the file set is smaller than the "
+            "connections need, no request\nanswered, connections that could "
+            "not connect past --max-errors (default 0),\nmismatches under "
+            "--verify), with one line saying why (--json's \"run_failed\"\n"
+            "says it too); 2 for a bad command line.\n");
 }
 
 /* ---- the file set ---- */
@@ -505,11 +520,14 @@ on_done(void *ud, const hresp_t *r)
         trace_hist_add(&res.latency[c->req.cls], (now - c->sent_ns) / 1000, 1);
         if (r->status != 200) {
             res.errors[E_STATUS]++;
+            c->wrong = 1;
         } else if (c->kind == K_STATIC ? r->body != c->size
                                        : r->body < c->size + TRAILER_LEN) {
             res.errors[E_SIZE]++;
+            c->wrong = 1;
         }
         res.mismatches += c->bad;
+        c->wrong |= c->bad;
     }
     if (log_file != NULL) {
         char name[48];
@@ -559,6 +577,7 @@ on_lost(void *ud, int how, uint64_t answered)
                : how == HC_NOMEM ? E_PARSE
                                  : E_RESET]++;
     res.failed++;
+    c->wrong |= now >= win_a && now <= win_b;
     account(c, (double) c->got * 8, paced_end(c, c->got, now));
     /* the request's slot is spent: the next one comes at its paced end */
     wait_for(c, paced_end(c, c->size, now));
@@ -581,6 +600,7 @@ check_timeouts(uint64_t now)
             close_reset(c);
             res.errors[E_TIMEOUT]++;
             res.failed++;
+            c->wrong |= now >= win_a && now <= win_b;
             account(c, (double) c->got * 8, paced_end(c, c->got, now));
             wait_for(c, now);
         }
@@ -617,6 +637,38 @@ progress(uint64_t now, uint64_t t0)
 }
 
 /* One run of cf.conns connections: 0, or -1 when it could not start. */
+/* Why the run did not do what was asked (res.failure; "" when it did). */
+static void
+run_verdict(void)
+{
+    char *f = res.failure;
+
+    f[0] = '\0';
+    if (res.requests == 0) {
+        snprintf(f, sizeof(res.failure),
+                 "no request was answered in the measurement (%llu connect "
+                 "errors in %llu connections, %llu others)",
+                 (unsigned long long) res.errors[E_CONNECT],
+                 (unsigned long long) res.connections,
+                 (unsigned long long) (res.errors[E_RESET]
+                                       + res.errors[E_TIMEOUT]
+                                       + res.errors[E_PARSE]));
+    } else if (hclient_limit_exceeded(&cf.max_errors, res.errors[E_CONNECT],
+                                      res.connections)) {
+        snprintf(f, sizeof(res.failure),
+                 "%llu of %llu connections could not connect (--max-errors "
+                 "%g%s)",
+                 (unsigned long long) res.errors[E_CONNECT],
+                 (unsigned long long) res.connections, cf.max_errors.value,
+                 cf.max_errors.percent ? "%" : "");
+    } else if (cf.verify && res.mismatches > 0) {
+        snprintf(f, sizeof(res.failure),
+                 "%llu responses did not have the file set's bytes "
+                 "(--verify)",
+                 (unsigned long long) res.mismatches);
+    }
+}
+
 static int
 run(void)
 {
@@ -693,11 +745,12 @@ run(void)
         }
         rates[i] = c->bits / cf.duration;
         res.bits += c->bits;
-        res.conforming += rates[i] >= 0.8 * cf.rate;
+        res.conforming += rates[i] >= 0.8 * cf.rate && !c->wrong;
         close_reset(c);
         hclient_free(&c->hc);
     }
     qsort(rates, cf.conns, sizeof(double), cmp_double);
+    run_verdict();
     res.rate_min = rates[0];
     res.rate_median = rates[cf.conns / 2];
     res.rate_max = rates[cf.conns - 1];
@@ -764,7 +817,7 @@ print_summary(FILE *out)
             cf.duration, (unsigned long long) res.requests,
             (double) res.requests / cf.duration, res.bits / cf.duration / 1e6,
             (unsigned long long) res.connections);
-    for (k = 0; k < SPECWEB_CLASSES; k++) {
+    for (k = 0; res.requests > 0 && k < SPECWEB_CLASSES; k++) {
         fprintf(out,
                 "  class %d: %llu (%.2f %%, target %.0f %%), latency p50 "
                 "%.2f ms p99 %.2f ms\n",
@@ -774,16 +827,18 @@ print_summary(FILE *out)
                 (double) trace_hist_quantile(&res.latency[k], 0.5) / 1e3,
                 (double) trace_hist_quantile(&res.latency[k], 0.99) / 1e3);
     }
-    for (k = 0; cf.full && k < K_KINDS; k++) {
+    for (k = 0; res.requests > 0 && cf.full && k < K_KINDS; k++) {
         fprintf(out, "  %s: %llu (%.2f %%, target %.2f %%)\n", kind_names[k],
                 (unsigned long long) res.by_kind[k],
                 100 * share(res.by_kind[k], res.requests), 100 * kind_share[k]);
     }
-    fprintf(out,
-            "  mix: at most %.2f points from the target (chance explains "
-            "%.2f at this count)%s\n",
-            mix_deviation(), mix_spread(),
-            mix_deviation() > mix_spread() ? ": OFF TARGET" : "");
+    if (res.requests > 0) {
+        fprintf(out,
+                "  mix: at most %.2f points from the target (chance "
+                "explains %.2f at this count)%s\n",
+                mix_deviation(), mix_spread(),
+                mix_deviation() > mix_spread() ? ": OFF TARGET" : "");
+    }
     fprintf(out, "  errors:");
     for (k = 0; k < E_KINDS; k++) {
         fprintf(out, " %s %llu", error_names[k],
@@ -802,9 +857,15 @@ write_result(FILE *f)
 {
     int k;
 
+    fputs("{\"run_failed\": ", f);
+    if (res.failure[0] != '\0') {
+        json_write_string(f, res.failure);
+    } else {
+        fputs("null", f);
+    }
     fprintf(
         f,
-        "{\"connections\": %u, \"rate_per_conn_bps\": %.0f, "
+        ", \"connections\": %u, \"rate_per_conn_bps\": %.0f, "
         "\"conforming\": %u, \"non_conforming\": %u, "
         "\"conforming_share\": %.4f, \"conn_rate_bps\": {\"min\": %.0f, "
         "\"median\": %.0f, \"max\": %.0f}, \"duration_s\": %.3f, "
@@ -856,6 +917,64 @@ write_result(FILE *f)
     fprintf(f, "}}");
 }
 
+/*
+ * Before a run: does the server hold a file set as large as the
+ * connections need?  The last directory's smallest file must answer 200
+ * (a smaller set answers 404 there, and a run would count those as
+ * conforming traffic).  0, or -1 with the reason printed.
+ */
+static int
+probe_fileset(uint32_t nconns)
+{
+    uint32_t       dirs = specweb_dirs(nconns);
+    char           name[48], req[512], resp[64];
+    struct timeval tv = {5, 0};
+    ssize_t        n;
+    int            fd, status = 0;
+
+    specweb_name(dirs - 1, 0, 0, name);
+    fd = socket(cf.addr->ai_family, SOCK_STREAM | SOCK_CLOEXEC,
+                cf.addr->ai_protocol);
+    if (fd < 0) {
+        fprintf(stderr, "nicload: socket: %s\n", strerror(errno));
+        return -1;
+    }
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    if (connect(fd, cf.addr->ai_addr, cf.addr->ai_addrlen) != 0) {
+        fprintf(stderr, "nicload: failed: nothing answers at %s (%s)\n",
+                cf.url, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    n = snprintf(req, sizeof(req),
+                 "HEAD %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
+                 name, cf.host);
+    if (send(fd, req, (size_t) n, MSG_NOSIGNAL) != n
+        || (n = recv(fd, resp, sizeof(resp) - 1, 0)) <= 0) {
+        fprintf(stderr, "nicload: failed: %s did not answer HEAD %s\n",
+                cf.url, name);
+        close(fd);
+        return -1;
+    }
+    close(fd);
+    resp[n] = '\0';
+    if (sscanf(resp, "HTTP/1.%*d %d", &status) != 1 || status != 200) {
+        if (status == 404) {
+            fprintf(stderr,
+                    "nicload: failed: the file set at %s is smaller than %u "
+                    "connections need (%u directories: %s answers 404); make "
+                    "it with nicload fileset --connections %u\n",
+                    cf.url, nconns, dirs, name, nconns);
+        } else {
+            fprintf(stderr, "nicload: failed: %s answered %d to HEAD %s\n",
+                    cf.url, status, name);
+        }
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- search ---- */
 
 static int
@@ -882,6 +1001,15 @@ search(FILE *json)
         mid = first ? hi : lo + (hi - lo) / 2;
         cf.conns = mid;
         if (run() != 0) {
+            return 1;
+        }
+        if (res.requests == 0) {
+            fprintf(stderr, "nicload: failed: %s\n", res.failure);
+            if (json != NULL) {
+                fprintf(json, "%s", first ? "" : ", ");
+                write_result(json);
+                fprintf(json, "], \"capacity\": null}\n");
+            }
             return 1;
         }
         printf("search: %u connections: %u conform (%.1f %%), median %.0f "
@@ -957,6 +1085,7 @@ main(int argc, char **argv)
         {"dynamic-prefix", required_argument, NULL, 'P'},
         {"fileset-connections", required_argument, NULL, 'F'},
         {"verify", no_argument, NULL, 'v'},
+        {"max-errors", required_argument, NULL, 'E'},
         {"timeout", required_argument, NULL, 't'},
         {"seed", required_argument, NULL, 's'},
         {"json", required_argument, NULL, 'j'},
@@ -995,6 +1124,10 @@ main(int argc, char **argv)
         case 'm': bad = parse_u32(optarg, &cf.min) ? "--min" : bad; break;
         case 'x': bad = parse_u32(optarg, &cf.max) ? "--max" : bad; break;
         case 'r': root = optarg; break;
+        case 'E':
+            bad = hclient_limit_parse(optarg, &cf.max_errors) ? "--max-errors"
+                                                              : bad;
+            break;
         case 'd':
             cf.duration = strtod(optarg, &end);
             bad = *end != '\0' || !(cf.duration > 0) ? "--duration" : bad;
@@ -1093,6 +1226,16 @@ main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
+    if (probe_fileset(cf.search && cf.max > cf.fileset_conns ? cf.max
+                      : cf.fileset_conns > 0                ? cf.fileset_conns
+                                                            : cf.conns)
+        != 0) {
+        if (json != NULL) {
+            fclose(json);
+        }
+        freeaddrinfo(cf.addr);
+        return 1;
+    }
     if (cf.search) {
         cf.quiet = 1;
         rc = search(json);
@@ -1103,6 +1246,10 @@ main(int argc, char **argv)
             if (json != NULL) {
                 write_result(json);
                 fputc('\n', json);
+            }
+            if (res.failure[0] != '\0') {
+                fprintf(stderr, "nicload: failed: %s\n", res.failure);
+                rc = 1;
             }
         }
     }

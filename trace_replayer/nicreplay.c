@@ -115,6 +115,7 @@ typedef struct {
     int              poisson; /* ... with exponential gaps */
     double           speed;   /* --speed: the log's clock times this */
     const char      *hdr;     /* --hdr: an HdrHistogram log */
+    hclient_limit_t  max_errors; /* --max-errors: connect failures allowed */
 } conf_t;
 
 static conf_t       cf;
@@ -285,6 +286,10 @@ usage(FILE *out)
         "      --timeout S       a connection idle this long fails its "
         "requests\n"
         "                        (default 30)\n"
+        "      --max-errors N|P%% connections that may fail to connect, a "
+        "count or a\n"
+        "                        share of those tried (default 0: the first "
+        "fails the run)\n"
         "      --host NAME       the Host header (default: from the "
         "URL)\n" TRACE_SRC_USAGE
         "      --json FILE       write the results as JSON (- for stdout)\n"
@@ -297,7 +302,14 @@ usage(FILE *out)
         "with\nrequests unanswered), timeout, parse (not an HTTP/1.x "
         "response).  A server\nclosing a persistent connection is not an "
         "error: unanswered requests are\nsent again on a new connection "
-        "(reconnects).\n");
+        "(reconnects).\n"
+        "\n"
+        "Exit status: 0 when the run did what was asked; 1 when it did not "
+        "(no record\nparsed, nothing answered, connect errors past "
+        "--max-errors, mismatches under\n--verify, a read error), with one "
+        "line saying why (the summary, --json's\n\"run_failed\", --log and "
+        "--hdr are still written, and say so); 2 for a bad\ncommand line; "
+        "130 when interrupted.\n");
 }
 
 /* ---- results ---- */
@@ -348,6 +360,52 @@ json_latency(FILE *out, const char *key, const trace_hist_t *h, int mean)
     fprintf(out, "\"max\": %llu},\n", (unsigned long long) h->max);
 }
 
+/*
+ * Why the run did not do what was asked, into buf (one line), or NULL
+ * when it did: a trace with nothing to replay, no request answered,
+ * connections that could not connect past --max-errors, bytes that did
+ * not match under --verify.
+ */
+static const char *
+run_failure(const result_t *r, const feed_stats_t *fs, char *buf,
+            size_t len)
+{
+    if (fs != NULL && fs->records == 0) {
+        snprintf(buf, len, "no record of the trace parsed (%llu lines did "
+                 "not: nictrace stats lists them)",
+                 (unsigned long long) trace_bad_count(feed_reader(feed)));
+    } else if (fs != NULL && fs->kept == 0) {
+        snprintf(buf, len, "nothing to replay: of %llu records, %llu other "
+                 "methods, %llu not ok, %llu other shards",
+                 (unsigned long long) fs->records,
+                 (unsigned long long) fs->other_methods,
+                 (unsigned long long) fs->not_ok,
+                 (unsigned long long) fs->other_shards);
+    } else if (r->requests == 0) {
+        snprintf(buf, len, "no request was answered (%llu connect errors in "
+                 "%llu connections, %llu other errors)",
+                 (unsigned long long) r->errors[E_CONNECT],
+                 (unsigned long long) r->connections,
+                 (unsigned long long) (r->errors[E_RESET]
+                                       + r->errors[E_TIMEOUT]
+                                       + r->errors[E_PARSE]));
+    } else if (hclient_limit_exceeded(&cf.max_errors, r->errors[E_CONNECT],
+                                      r->connections)) {
+        snprintf(buf, len, "%llu of %llu connections could not connect "
+                 "(--max-errors %g%s)",
+                 (unsigned long long) r->errors[E_CONNECT],
+                 (unsigned long long) r->connections, cf.max_errors.value,
+                 cf.max_errors.percent ? "%" : "");
+    } else if (cf.verify && r->mismatches > 0) {
+        snprintf(buf, len, "%llu responses did not have the docroot's bytes "
+                 "(--verify)",
+                 (unsigned long long) r->mismatches);
+    } else {
+        return NULL;
+    }
+    return buf;
+}
+
 static void
 print_summary(const result_t *r, FILE *out)
 {
@@ -395,12 +453,17 @@ print_summary(const result_t *r, FILE *out)
     fprintf(out, "  mismatches   %llu (%llu body bytes verified)\n",
             (unsigned long long) r->mismatches,
             (unsigned long long) r->verified_bytes);
+    if (r->log_2xx == 0) {
+        /* no share of nothing: a 100 % of 0 would read as a success */
+        fprintf(out, "  fidelity     no 2xx request replayed");
+    } else {
+        fprintf(out, "  fidelity     2xx answered 2xx %.2f %%",
+                100.0 * (double) r->got_2xx / (double) r->log_2xx);
+    }
     fprintf(out,
-            "  fidelity     2xx answered 2xx %.2f %% (%llu of %llu, %llu of "
+            " (%llu of %llu, %llu of "
             "the logged size); 404 stayed 404: %llu of %llu; 3xx answered "
             "301: %llu of %llu\n",
-            r->log_2xx ? 100.0 * (double) r->got_2xx / (double) r->log_2xx
-                       : 100.0,
             (unsigned long long) r->got_2xx, (unsigned long long) r->log_2xx,
             (unsigned long long) r->logged_size,
             (unsigned long long) r->got_404, (unsigned long long) r->log_404,
@@ -414,7 +477,8 @@ print_summary(const result_t *r, FILE *out)
 }
 
 static int
-write_json(const result_t *r, const feed_stats_t *fs, const char *path)
+write_json(const result_t *r, const feed_stats_t *fs, const char *failure,
+           const char *path)
 {
     FILE    *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
     int      i, first = 1;
@@ -424,7 +488,13 @@ write_json(const result_t *r, const feed_stats_t *fs, const char *path)
         fprintf(stderr, "nicreplay: %s: %s\n", path, strerror(errno));
         return -1;
     }
-    fprintf(out, "{\n  \"requests\": %llu,\n  \"requests_sent\": %llu,\n",
+    fprintf(out, "{\n  \"run_failed\": ");
+    if (failure != NULL) {
+        json_write_string(out, failure);
+    } else {
+        fputs("null", out);
+    }
+    fprintf(out, ",\n  \"requests\": %llu,\n  \"requests_sent\": %llu,\n",
             (unsigned long long) r->requests, (unsigned long long) r->sent);
     fprintf(out, "  \"failed\": %llu,\n  \"duration_s\": %.6f,\n",
             (unsigned long long) r->failed, r->elapsed);
@@ -481,7 +551,7 @@ write_json(const result_t *r, const feed_stats_t *fs, const char *path)
             "\"answered_404\": %llu, \"log_3xx\": %llu, \"answered_301\": "
             "%llu, \"exceptions\": {",
             (unsigned long long) r->log_2xx, (unsigned long long) r->got_2xx,
-            r->log_2xx ? (double) r->got_2xx / (double) r->log_2xx : 1.0,
+            r->log_2xx ? (double) r->got_2xx / (double) r->log_2xx : 0.0,
             (unsigned long long) r->logged_size,
             (unsigned long long) r->log_404, (unsigned long long) r->got_404,
             (unsigned long long) r->log_3xx, (unsigned long long) r->got_301);
@@ -705,7 +775,7 @@ merge(int argc, char **argv, const char *json)
         if (rps > 0) {
             r->elapsed = (double) r->requests / rps;
         }
-        rc = write_json(r, NULL, json) == 0 ? 0 : 1;
+        rc = write_json(r, NULL, NULL, json) == 0 ? 0 : 1;
     }
     free(r);
     return rc;
@@ -1333,6 +1403,7 @@ main(int argc, char **argv)
         {"loop", no_argument, NULL, 'L'},
         {"shard", required_argument, NULL, 's'},
         {"verify", no_argument, NULL, 'V'},
+        {"max-errors", required_argument, NULL, 0x7101},
         {"as-logged", no_argument, NULL, 'A'},
         {"timeout", required_argument, NULL, 't'},
         {"host", required_argument, NULL, 'H'},
@@ -1441,6 +1512,15 @@ main(int argc, char **argv)
             break;
         }
         case 'V': cf.verify = 1; break;
+        case 0x7101:
+            if (hclient_limit_parse(optarg, &cf.max_errors) != 0) {
+                fprintf(stderr,
+                        "nicreplay: --max-errors: \"%s\" is not a count "
+                        "or a percentage\n",
+                        optarg);
+                return 2;
+            }
+            break;
         case 'A': cf.as_logged = 1; break;
         case 'r':
         case 'S': {
@@ -1570,6 +1650,11 @@ main(int argc, char **argv)
     {
         const feed_stats_t *fs = feed_stats(feed);
         uint64_t            bad = trace_bad_count(feed_reader(feed));
+        char                why[256];
+        const char         *failure =
+            interrupted || feed_error(feed) != NULL
+                        ? NULL
+                        : run_failure(&res, fs, why, sizeof(why));
 
         if (json == NULL || strcmp(json, "-") != 0) {
             print_summary(&res, stdout);
@@ -1586,7 +1671,18 @@ main(int argc, char **argv)
                 breakdown_print(bd, feed, res.elapsed, stdout);
             }
         }
-        if (json != NULL && write_json(&res, fs, json) != 0) {
+        if (json != NULL && write_json(&res, fs, failure, json) != 0) {
+            rc = 1;
+        }
+        if (failure != NULL) {
+            /* the partial outputs say so too */
+            if (cf.log != NULL) {
+                fprintf(cf.log, "# run failed: %s\n", failure);
+            }
+            if (hdr_file != NULL) {
+                fprintf(hdr_file, "#[run failed: %s]\n", failure);
+            }
+            fprintf(stderr, "nicreplay: failed: %s\n", failure);
             rc = 1;
         }
     }

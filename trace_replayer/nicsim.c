@@ -251,6 +251,7 @@ main(int argc, char **argv)
     trace_src_t          src = TRACE_SRC_INIT;
     char                 err[512], list[512], *tok, *save;
     uint64_t             size_v[MAX_SIZES], block = 4096, content = 0;
+    uint64_t             nrecords = 0;
     const snic_policy_t *pol[MAX_POLICIES];
     int                  nsizes = 0, npol = 0, split = 1, out = 0, ch, rc;
     int                  i, j, k;
@@ -358,9 +359,17 @@ main(int argc, char **argv)
             fprintf(stderr, "nicsim: out of memory\n");
             return 1;
         }
+        nrecords++;
     }
     if (rc < 0) {
         fprintf(stderr, "nicsim: %s: %s\n", path, err);
+        return 1;
+    }
+    if (nrecords == 0) {
+        fprintf(stderr,
+                "nicsim: failed: no record of %s parsed (%llu lines did "
+                "not; the wrong --format?)\n",
+                path, (unsigned long long) trace_bad_count(t));
         return 1;
     }
     if (trace_bad_count(t) > 0) {

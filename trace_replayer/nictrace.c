@@ -18,6 +18,7 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -207,6 +208,23 @@ scan(const trace_src_t *src, trace_sessions_t *sessions, int map, scan_t *sc)
     return 0;
 }
 
+/*
+ * A trace in which nothing parsed is a failure of every command: one line
+ * saying so (after what the command printed), and exit 1.
+ */
+static int
+no_records(const char *path, uint64_t records, const trace_reader_t *t)
+{
+    if (records > 0) {
+        return 0;
+    }
+    fprintf(stderr,
+            "nictrace: failed: no record of %s parsed (%llu lines did not; "
+            "the wrong --format?)\n",
+            path, (unsigned long long) trace_bad_count(t));
+    return 1;
+}
+
 static int
 stats(const trace_src_t *src, int json)
 {
@@ -263,8 +281,9 @@ stats(const trace_src_t *src, int json)
                    trace_err_str(bad[i].err));
         }
     }
+    i = no_records(src->path, sc.requests, sc.reader);
     scan_free(&sc);
-    return 0;
+    return i;
 }
 
 /* docroot */
@@ -294,6 +313,44 @@ share(uint64_t part, uint64_t whole)
     return whole > 0 ? (double) part / (double) whole : 1.0;
 }
 
+/*
+ * root holds the docroot of another trace (its manifest names one): 1
+ * after saying so.  Files of two traces in one docroot would serve
+ * neither right, and the manifest would describe only the last.
+ */
+static int
+foreign_docroot(const char *root, const char *trace)
+{
+    char  path[PATH_MAX], line[PATH_MAX + 16], mine[PATH_MAX], theirs[PATH_MAX];
+    FILE *f;
+    int   n;
+
+    snprintf(path, sizeof(path), "%s/%s", root, TRACE_MANIFEST_NAME);
+    f = fopen(path, "r");
+    if (f == NULL) {
+        return 0; /* a new docroot, or one half made */
+    }
+    n = fgets(line, sizeof(line), f) != NULL && fgets(line, sizeof(line), f)
+                                                    != NULL
+            ? (int) strcspn(line, "\n")
+            : -1;
+    fclose(f);
+    if (n < 9 || strncmp(line, "# trace: ", 9) != 0) {
+        return 0;
+    }
+    line[n] = '\0';
+    if (strcmp(line + 9, trace) == 0
+        || (realpath(line + 9, theirs) != NULL && realpath(trace, mine) != NULL
+            && strcmp(theirs, mine) == 0)) {
+        return 0;
+    }
+    fprintf(stderr,
+            "nictrace: failed: %s is the docroot of another trace (%s); "
+            "make this one's in an empty directory\n",
+            root, line + 9);
+    return 1;
+}
+
 static int
 docroot(const trace_src_t *src, const char *root, int json)
 {
@@ -305,10 +362,15 @@ docroot(const trace_src_t *src, const char *root, int json)
     uint32_t                 id;
     int                      dirfd = -1, fd, rc = 1;
     FILE                    *mf = NULL;
+    char                     real[PATH_MAX]; /* the manifest names it */
 
     if (buf == NULL || scan(src, NULL, 1, &sc) != 0) {
         free(buf);
         return 1;
+    }
+    if (no_records(src->path, sc.requests, sc.reader) != 0
+        || foreign_docroot(root, src->path) != 0) {
+        goto done;
     }
     if (trace_map_decide(sc.map) != 0) {
         fprintf(stderr, "nictrace: out of memory\n");
@@ -344,7 +406,11 @@ docroot(const trace_src_t *src, const char *root, int json)
     fd = openat(dirfd, TRACE_MANIFEST_NAME,
                 O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
     mf = fd == -1 ? NULL : fdopen(fd, "w");
-    if (mf == NULL || trace_map_write(sc.map, mf, src->path) != 0
+    if (mf == NULL
+        || trace_map_write(sc.map, mf,
+                           realpath(src->path, real) != NULL ? real
+                                                              : src->path)
+               != 0
         || fclose(mf) != 0) {
         fprintf(stderr, "nictrace: %s/%s: %s\n", root, TRACE_MANIFEST_NAME,
                 strerror(errno));
@@ -432,6 +498,11 @@ sessions(const trace_src_t *src, long conn_gap, long pipe_gap, int json)
 
     if (g == NULL || scan(src, g, 0, &sc) != 0) {
         trace_sessions_free(g);
+        return 1;
+    }
+    if (no_records(src->path, sc.requests, sc.reader) != 0) {
+        trace_sessions_free(g);
+        scan_free(&sc);
         return 1;
     }
     trace_sessions_stats(g, &st);
@@ -548,7 +619,7 @@ convert(const trace_src_t *src, const char *out_path, int json)
         printf("; %llu lines did not parse\n",
                (unsigned long long) trace_bad_count(t));
     }
-    rc = 0;
+    rc = no_records(src->path, records, t);
 
 done:
     if (out != NULL) {

@@ -20,19 +20,27 @@ from test_nictrace import (NASA, NASA10K, clf_records, content, file_name,
 NICREPLAY = os.path.join(os.path.dirname(NICD), "nicreplay")
 
 
-def replay(trace, url, *args, timeout=120):
+def replay(trace, url, *args, timeout=120, failure=None):
     """Run nicreplay; its JSON result and its log as a list of
-    (session, method, target, status, bytes)."""
+    (session, method, target, status, bytes).  failure: the run is to
+    fail (exit 1) with a reason holding it, its outputs still written."""
     with tempfile.TemporaryDirectory() as d:
         js, log = os.path.join(d, "r.json"), os.path.join(d, "r.log")
         p = subprocess.run([NICREPLAY, "-q", "--json", js, "--log", log]
                            + list(args) + [trace, url],
                            capture_output=True, timeout=timeout)
-        check(p.returncode == 0, "nicreplay exit %d: %s" %
-              (p.returncode, p.stderr.decode()))
+        check(p.returncode == (0 if failure is None else 1)
+              and (failure is None
+                   or "failed: " in p.stderr.decode()
+                   and failure in p.stderr.decode()),
+              "nicreplay exit %d: %s" % (p.returncode, p.stderr.decode()))
         res = json.load(open(js))
+        check((res["run_failed"] is None) == (failure is None),
+              "run_failed: %r" % res["run_failed"])
         lines = []
         for line in open(log, encoding="latin-1"):
+            if line.startswith("# run failed: "):
+                continue
             s, m, t, st, b = line.split(" ")[:5]
             lines.append((int(s), m, t, int(st), int(b)))
         res["_stdout"] = p.stdout.decode()
@@ -359,7 +367,7 @@ def test_http_cases_in_one_pipeline():
     srv = Scripted()
     try:
         res, log = replay(trace, "http://127.0.0.1:%d/" % srv.port,
-                          "--verify")
+                          "--verify", failure="did not have the docroot's")
     finally:
         srv.close()
         os.unlink(trace)
@@ -483,7 +491,8 @@ def test_errors_are_counted():
         s = socket.socket()
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # bound, not listening: refuses
-        res, log = replay(trace, "http://127.0.0.1:%d/" % port)
+        res, log = replay(trace, "http://127.0.0.1:%d/" % port,
+                          failure="no request was answered")
         s.close()
         check(res["errors"]["connect"] == 2 and res["failed"] == 3
               and res["requests"] == 0, repr(res))
@@ -497,7 +506,8 @@ def test_errors_are_counted():
                            capture_output=True, timeout=60)
         silent.close()
         out, err = p.stdout.decode(), p.stderr.decode()
-        check(p.returncode == 0 and "timeout 2" in out, out)
+        check(p.returncode == 1 and "timeout 2" in out
+              and "failed: no request was answered" in err, out + err)
         check("nicreplay: 0 requests" in err, "no progress line: %r" % err)
     finally:
         os.unlink(trace)
