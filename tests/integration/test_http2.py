@@ -146,7 +146,7 @@ def test_many_streams_and_flow_control():
 
 def test_nic_backend_counts_the_same_content_as_http11():
     keys = ("content_bytes", "saved_bytes", "crossed_bytes", "hits",
-            "misses", "inserts", "insert_bytes")
+            "misses", "inserts", "insert_bytes", "responses")
     with tempfile.TemporaryDirectory() as d:
         cert, key = make_cert(d)
         totals = []
