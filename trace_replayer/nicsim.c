@@ -45,6 +45,8 @@ typedef struct {
     snic_dir_t          *dir[MAX_SPLIT];
     uint64_t             cached; /* content bytes served from a cache */
     uint64_t             hits, misses, bypassed;
+    uint64_t             requests, req_misses; /* with content; a miss: a
+                                                  block of it missed */
 } sim_t;
 
 /* OPT needs the whole sequence: the accesses of each cache, recorded */
@@ -87,8 +89,9 @@ usage(FILE *out)
     fprintf(out,
             "usage: nicsim TRACE [--sizes 64k,128k,...] [--policy "
             "lru[,fifo,...]] [--block 4k]\n"
-            "              [--split N] [--conn-gap S] [TRACE OPTIONS] "
-            "[--json | --csv]\n"
+            "              [--split N] [--conn-gap S] [--warmup N|TIME] "
+            "[TRACE OPTIONS]\n"
+            "              [--json | --csv]\n"
             "\n"
             "Prints, per cache size and policy, the share of HTTP content "
             "bytes a NIC data\ncache would serve (they would not cross the "
@@ -105,7 +108,13 @@ usage(FILE *out)
             "than the cache bypasses it; --split N\nsends connection k (a "
             "client's requests less than --conn-gap, default 15 s,\napart) "
             "to cache k mod N, each cache of the given size.  share = "
-            "content bytes\nserved from a cache / all content bytes.  The "
+            "content bytes\nserved from a cache / all content bytes; "
+            "miss_ratio (of requests: one with a\nblock missed is a miss), "
+            "byte_miss_ratio (1 - share) and block_miss_ratio as\n"
+            "libCacheSim names them.  --warmup N (requests) or TIME (30s, "
+            "10m, 1h, 1d of\nthe trace) fills the caches uncounted.  "
+            "--block is a power of two; a cache\nsmaller than a block is "
+            "refused.  The "
             "trace is read twice: a file,\nnot standard input.  --repeat N "
             "replays it N times through the same (warm) caches\nand is "
             "for measuring speed; the rate goes to stderr.\n"
@@ -119,6 +128,36 @@ static int
 parse_size(const char *s, uint64_t *out)
 {
     return nicache_parse_size(s, out) != 0 || *out == 0 ? -1 : 0;
+}
+
+/* --warmup: a count of requests, or a time of the trace (s, m, h, d) */
+static int
+parse_warmup(const char *s, uint64_t *n, double *secs)
+{
+    char  *end;
+    double v = strtod(s, &end);
+
+    if (end == s || !(v >= 0)) {
+        return -1;
+    }
+    switch (*end) {
+    case '\0':
+        if (v != (double) (uint64_t) v) {
+            return -1;
+        }
+        *n = (uint64_t) v;
+        return 0;
+    case 's': break;
+    case 'm': v *= 60; break;
+    case 'h': v *= 3600; break;
+    case 'd': v *= 86400; break;
+    default: return -1;
+    }
+    if (end[1] != '\0') {
+        return -1;
+    }
+    *secs = v;
+    return 0;
 }
 
 static double
@@ -175,10 +214,12 @@ find_file(trace_files_t *files, const trace_req_t *r, uint64_t *fsize,
     return 0;
 }
 
-/* One request of the trace through every cache. */
+/* One request of the trace through every cache; counted unless it falls
+ * in the warm-up (the caches fill either way). */
 static void
 simulate(sim_t *sims, int nsims, trace_files_t *files, trace_sessions_t *sess,
-         const trace_req_t *r, uint64_t block, int split, uint64_t *content)
+         const trace_req_t *r, uint64_t block, int split, uint64_t *content,
+         int counting)
 {
     uint64_t        fsize, conn, b, nblocks, used;
     uint32_t        id;
@@ -191,7 +232,7 @@ simulate(sim_t *sims, int nsims, trace_files_t *files, trace_sessions_t *sess,
         || find_file(files, r, &fsize, &id) != 0) {
         return;
     }
-    *content += r->bytes;
+    *content += counting ? r->bytes : 0;
     nblocks = (r->bytes + block - 1) / block;
     bid.dev = 0;
     bid.ino = id;
@@ -212,18 +253,33 @@ simulate(sim_t *sims, int nsims, trace_files_t *files, trace_sessions_t *sess,
             continue; /* OPT: after the pass */
         }
         if (d == NULL || fsize > s->cache_bytes) {
-            s->bypassed += r->bytes;
+            if (counting) {
+                s->bypassed += r->bytes;
+                s->requests++;
+                s->req_misses++;
+            }
             continue;
         }
-        for (b = 0; b < nblocks; b++) {
-            bid.block = b;
-            used = r->bytes - b * block < block ? r->bytes - b * block : block;
-            if (snic_dir_lookup(d, &bid, 1) != SNIC_SLOT_NONE) {
-                s->cached += used;
-                s->hits++;
-            } else {
-                snic_dir_insert(d, &bid, 1, &ev);
-                s->misses++;
+        {
+            uint64_t hit = 0, hit_bytes = 0;
+
+            for (b = 0; b < nblocks; b++) {
+                bid.block = b;
+                used = r->bytes - b * block < block ? r->bytes - b * block
+                                                    : block;
+                if (snic_dir_lookup(d, &bid, 1) != SNIC_SLOT_NONE) {
+                    hit_bytes += used;
+                    hit++;
+                } else {
+                    snic_dir_insert(d, &bid, 1, &ev);
+                }
+            }
+            if (counting) {
+                s->cached += hit_bytes;
+                s->hits += hit;
+                s->misses += nblocks - hit;
+                s->requests++;
+                s->req_misses += hit < nblocks;
             }
         }
     }
@@ -243,6 +299,7 @@ main(int argc, char **argv)
         {"csv", no_argument, NULL, 'c'},
         {"repeat", required_argument, NULL, 'R'},
         {"oracle-out", required_argument, NULL, 'O'},
+        {"warmup", required_argument, NULL, 'W' + 256},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -252,11 +309,15 @@ main(int argc, char **argv)
     char                 err[512], list[512], *tok, *save;
     uint64_t             size_v[MAX_SIZES], block = 4096, content = 0;
     uint64_t             nrecords = 0;
+    uint64_t             warm_n = 0;   /* --warmup: records */
+    double               warm_s = 0;   /* ... or seconds of the trace */
     const snic_policy_t *pol[MAX_POLICIES];
     int                  nsizes = 0, npol = 0, split = 1, out = 0, ch, rc;
     int                  i, j, k;
     long                 gap = 15, repeat = 1, rep;
     double               t_start, t_sim;
+    uint64_t             seen = 0; /* records of pass 2 */
+    int64_t              t_first = 0;
     trace_reader_t      *t;
     trace_files_t       *files;
     trace_sessions_t    *sess;
@@ -277,8 +338,12 @@ main(int argc, char **argv)
         case 's': sizes = optarg; break;
         case 'p': policies = optarg; break;
         case 'b':
-            if (parse_size(optarg, &block) != 0 || block > (1 << 30)) {
-                fprintf(stderr, "nicsim: bad --block \"%s\"\n", optarg);
+            if (parse_size(optarg, &block) != 0 || block > (1 << 30)
+                || (block & (block - 1)) != 0) {
+                fprintf(stderr,
+                        "nicsim: --block \"%s\": a power of two up to 1g "
+                        "(512, 4k, 64k)\n",
+                        optarg);
                 return 2;
             }
             break;
@@ -294,6 +359,15 @@ main(int argc, char **argv)
             repeat = atol(optarg);
             if (repeat < 1) {
                 fprintf(stderr, "nicsim: --repeat takes a count >= 1\n");
+                return 2;
+            }
+            break;
+        case 'W' + 256:
+            if (parse_warmup(optarg, &warm_n, &warm_s) != 0) {
+                fprintf(stderr,
+                        "nicsim: --warmup: \"%s\" is neither a number of "
+                        "requests nor a time (30s, 10m, 1h, 1d)\n",
+                        optarg);
                 return 2;
             }
             break;
@@ -344,6 +418,24 @@ main(int argc, char **argv)
     }
     if (nsizes == 0 || npol == 0) {
         usage(stderr);
+        return 2;
+    }
+    for (i = 0; i < nsizes; i++) {
+        if (size_v[i] < block) {
+            char a[32], b[32];
+
+            nicache_size_str(size_v[i], a, sizeof(a));
+            nicache_size_str(block, b, sizeof(b));
+            fprintf(stderr,
+                    "nicsim: a cache of %s is smaller than one block (--block "
+                    "%s): it could hold nothing\n",
+                    a, b);
+            return 2;
+        }
+    }
+    if ((warm_n > 0 || warm_s > 0) && want_opt) {
+        fprintf(stderr, "nicsim: --warmup with opt is not supported (Belady's "
+                        "choice looks at the whole sequence)\n");
         return 2;
     }
 
@@ -430,7 +522,13 @@ main(int argc, char **argv)
             return 1;
         }
         while ((rc = trace_next(t, &r, err, sizeof(err))) == 1) {
-            simulate(sims, nsims, files, sess, &r, block, split, &content);
+            if (seen++ == 0) {
+                t_first = r.time;
+            }
+            simulate(sims, nsims, files, sess, &r, block, split, &content,
+                     rep > 0
+                         || (seen > warm_n
+                             && (double) (r.time - t_first) >= warm_s));
         }
         if (rc < 0) {
             fprintf(stderr, "nicsim: %s: %s\n", path, err);
@@ -494,44 +592,64 @@ main(int argc, char **argv)
                 t_sim > 0 ? (double) accesses / t_sim / 1e6 : 0);
     }
 
+    /* libCacheSim's names: miss_ratio (of requests: one with a block
+     * missed, or bypassing the cache, is a miss) and byte_miss_ratio; the
+     * paper's share is 1 - byte_miss_ratio; and the block stream's */
     if (out == 2) {
         printf("policy,cache_bytes,caches,block,share,cached_bytes,"
-               "content_bytes,block_hits,block_misses\n");
+               "content_bytes,block_hits,block_misses,requests,miss_ratio,"
+               "byte_miss_ratio,block_miss_ratio\n");
     } else if (out == 1) {
         printf("[");
     } else {
-        printf("%-7s %8s %6s %7s %14s %12s\n", "policy", "cache", "caches",
-               "share", "cached bytes", "block hits");
+        printf("%-7s %8s %6s %10s %15s %7s %14s %12s\n", "policy", "cache",
+               "caches", "miss ratio", "byte miss ratio", "share",
+               "cached bytes", "block hits");
     }
     for (i = 0; i < nsims; i++) {
-        sim_t *s = &sims[i];
-        double share = content ? (double) s->cached / (double) content : 0;
-        char   h[32];
+        sim_t   *s = &sims[i];
+        double   share = content ? (double) s->cached / (double) content : 0;
+        double   bmr = content ? 1 - share : 0;
+        uint64_t acc = s->hits + s->misses;
+        double   blmr = acc ? (double) s->misses / (double) acc : 0;
+        double   mr = s->requests ? (double) s->req_misses / (double) s->requests
+                                  : 0;
+        int      has_req = s->policy != NULL; /* opt counts blocks only */
+        char     h[32], mrs[32];
 
+        snprintf(mrs, sizeof(mrs), "%.6f", mr);
         if (out == 2) {
-            printf("%s,%llu,%d,%llu,%.6f,%llu,%llu,%llu,%llu\n",
+            printf("%s,%llu,%d,%llu,%.6f,%llu,%llu,%llu,%llu,%s%llu,%s,%.6f,"
+                   "%.6f\n",
                    (s->policy != NULL ? s->policy->name : "opt"),
                    (unsigned long long) s->cache_bytes, split,
                    (unsigned long long) block, share,
                    (unsigned long long) s->cached, (unsigned long long) content,
                    (unsigned long long) s->hits,
-                   (unsigned long long) s->misses);
+                   (unsigned long long) s->misses, "",
+                   (unsigned long long) s->requests, has_req ? mrs : "", bmr,
+                   blmr);
         } else if (out == 1) {
             printf("%s\n {\"policy\": \"%s\", \"cache_bytes\": %llu, "
                    "\"caches\": %d, \"block\": %llu, \"share\": %.6f, "
                    "\"cached_bytes\": %llu, \"content_bytes\": %llu, "
-                   "\"block_hits\": %llu, \"block_misses\": %llu}",
+                   "\"block_hits\": %llu, \"block_misses\": %llu, "
+                   "\"requests\": %llu, \"miss_ratio\": %s, "
+                   "\"byte_miss_ratio\": %.6f, \"block_miss_ratio\": %.6f}",
                    i ? "," : "", (s->policy != NULL ? s->policy->name : "opt"),
                    (unsigned long long) s->cache_bytes, split,
                    (unsigned long long) block, share,
                    (unsigned long long) s->cached, (unsigned long long) content,
                    (unsigned long long) s->hits,
-                   (unsigned long long) s->misses);
+                   (unsigned long long) s->misses,
+                   (unsigned long long) s->requests, has_req ? mrs : "null",
+                   bmr, blmr);
         } else {
             nicache_size_str(s->cache_bytes, h, sizeof(h));
-            printf("%-7s %8s %6d %7.4f %14llu %12llu\n",
+            snprintf(mrs, sizeof(mrs), has_req ? "%.4f" : "-", mr);
+            printf("%-7s %8s %6d %10s %15.4f %7.4f %14llu %12llu\n",
                    (s->policy != NULL ? s->policy->name : "opt"), h, split,
-                   share, (unsigned long long) s->cached,
+                   mrs, bmr, share, (unsigned long long) s->cached,
                    (unsigned long long) s->hits);
         }
         for (k = 0; k < split; k++) {

@@ -108,18 +108,52 @@ def test_every_policy_and_csv():
             # the whole data set fits: only first touches miss, whatever
             # the policy
             check(row["cached_bytes"] == GOLDEN[1][16777216], repr(row))
-    # a cache smaller than one block serves nothing, whatever the policy
-    for row in json.loads(nicsim("--json", "--sizes", "1k", "--policy",
-                                 "lru,opt", NASA)):
-        check(row["cached_bytes"] == 0 and row["share"] == 0, repr(row))
     csv = nicsim("--csv", "--sizes", "64k", NASA).splitlines()
     check(csv[0].startswith("policy,cache_bytes,caches,block,share"), csv[0])
+    check(csv[0].endswith(",requests,miss_ratio,byte_miss_ratio,"
+                          "block_miss_ratio"), csv[0])
     check(csv[1].startswith("lru,65536,1,4096,"), csv[1])
+
+
+def test_miss_ratios_as_libcachesim_names_them():
+    """miss_ratio (of requests), byte_miss_ratio (1 - share) and the block
+    stream's; LRU's fall as the cache grows (its inclusion property);
+    --warmup leaves the first requests out of the counts."""
+    rows = json.loads(nicsim("--json", "--sizes", "64k,1m,16m,64m", NASA))
+    for row in rows:
+        check(abs(row["byte_miss_ratio"] - (1 - row["share"])) < 1e-6
+              and 0 <= row["miss_ratio"] <= 1
+              and abs(row["block_miss_ratio"]
+                      - row["block_misses"] / (row["block_hits"]
+                                               + row["block_misses"])) < 1e-6,
+              repr(row))
+    for a, b in zip(rows, rows[1:]):
+        check(b["miss_ratio"] <= a["miss_ratio"]
+              and b["byte_miss_ratio"] <= a["byte_miss_ratio"], repr((a, b)))
+    # a cache holding the whole data set still misses first touches
+    big = rows[-1]
+    check(big["miss_ratio"] > 0 and big["block_misses"] > 0, repr(big))
+    warm = json.loads(nicsim("--json", "--sizes", "1m", "--warmup", "200",
+                             NASA))[0]
+    cold = json.loads(nicsim("--json", "--sizes", "1m", NASA))[0]
+    check(0 < warm["requests"] < cold["requests"]
+          and warm["content_bytes"] < cold["content_bytes"], repr((warm, cold)))
+    timed = json.loads(nicsim("--json", "--sizes", "1m", "--warmup", "10m",
+                              NASA))[0]
+    check(0 < timed["requests"] < cold["requests"], repr(timed))
+    opt = json.loads(nicsim("--json", "--sizes", "1m", "--policy", "opt",
+                            NASA))[0]
+    check(opt["miss_ratio"] is None and opt["byte_miss_ratio"] > 0, repr(opt))
 
 
 def test_usage_errors():
     for args, msg in ((["--policy", "belady", NASA], "unknown policy"),
                       (["--sizes", "12q", NASA], "bad size"),
+                      (["--block", "3000", NASA], "a power of two"),
+                      (["--sizes", "1k", NASA], "smaller than one block"),
+                      (["--warmup", "1x", NASA], "--warmup"),
+                      (["--warmup", "10", "--policy", "opt", NASA],
+                       "--warmup with opt"),
                       (["-"], "give a file"),
                       (["/nonexistent"], "cannot open")):
         p = subprocess.run([NICSIM] + args, capture_output=True, timeout=20,
