@@ -39,7 +39,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
+#include "../src/util/version.h"
 #include "../src/sendfile_nic/nic/bus.h"
 #include "../src/sendfile_nic/nic/host.h"
 #include "../src/sendfile_nic/policy/policy.h"
@@ -1078,7 +1080,9 @@ usage(FILE *f)
             "  --json FILE     one object per configuration (- for stdout)\n"
             "  --plots DIR     PNG figures (python3-matplotlib)\n"
             "  --report FILE   a Markdown page with the tables and figures\n"
-            "  -q              no progress lines\n"
+            "  -q, --quiet     no progress lines\n"
+            "  -h, --help      this text\n"
+            "      --version   the version and the compiled features\n"
             "\nReading the trace (passed to nictrace, nicsim and nicreplay):\n"
             "%s",
             TRACE_SRC_USAGE);
@@ -1102,6 +1106,7 @@ main(int argc, char **argv)
         {"report", required_argument, NULL, 'r'},
         TRACE_SRC_LONGOPTS,
         {"quiet", no_argument, NULL, 'q'},
+        {"version", no_argument, NULL, NICACHE_OPT_VERSION},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -1170,6 +1175,10 @@ main(int argc, char **argv)
               : ch == 'R' ? &o.runs
                           : &o.port) = (int) v;
             break;
+        case NICACHE_OPT_VERSION:
+            printf("%s (nicache) %s\nfeatures: gzip (zlib %s)\n", "niccompare",
+                   NICACHE_VERSION, zlibVersion());
+            return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

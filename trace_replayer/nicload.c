@@ -31,7 +31,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
+#include "../src/util/version.h"
 #include "../src/util/size.h"
 #include "content.h"
 #include "hclient.h"
@@ -150,6 +152,37 @@ usage(FILE *out)
             "finds\nthe largest N, between --min (1) and --max (64), at "
             "which --conform of the\nconnections conform (default all), by "
             "bisection, the file set made for\n--max.  See docs/nicload.md.\n"
+            "\n"
+            "  -c, --connections N       simultaneous connections\n"
+            "      --root DIR            where fileset makes the file set\n"
+            "      --duration S          the measurement (default 30)\n"
+            "      --warmup S            before it (default 5)\n"
+            "      --rate-per-conn R     bit/s a connection is paced to "
+            "(default 400k)\n"
+            "      --mix static|full     the static mix, or SPECweb99's "
+            "full one\n"
+            "      --dynamic-prefix P    the dynamic requests' prefix "
+            "(default /specweb/)\n"
+            "      --fileset-connections N  the file set was made for N "
+            "(more than -c)\n"
+            "      --verify              check every body byte\n"
+            "      --timeout S           a connection idle this long fails "
+            "(default 30)\n"
+            "      --max-errors N|P%%     connections that may fail to "
+            "connect (default 0)\n"
+            "      --seed N              of the request mix (default 1)\n"
+            "      --json FILE           the results as JSON\n"
+            "      --log FILE            one line per request\n"
+            "      --search              find the capacity (with --min, "
+            "--max, --conform)\n"
+            "      --min N, --max N      the search's bounds (default 1, "
+            "64)\n"
+            "      --conform F           the share that must conform "
+            "(default 1.0)\n"
+            "  -q, --quiet               no progress line\n"
+            "  -h, --help                this text\n"
+            "      --version             the version and the compiled "
+            "features\n"
             "\n"
             "Exit status: 0 when the run did what was asked; 1 when it did "
             "not (nothing\nanswers, the file set is smaller than the "
@@ -1095,6 +1128,7 @@ main(int argc, char **argv)
         {"max", required_argument, NULL, 'x'},
         {"conform", required_argument, NULL, 'C'},
         {"quiet", no_argument, NULL, 'q'},
+        {"version", no_argument, NULL, NICACHE_OPT_VERSION},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -1164,6 +1198,10 @@ main(int argc, char **argv)
         case 'l': cf.log = optarg; break;
         case 'S': cf.search = 1; break;
         case 'q': cf.quiet = 1; break;
+        case NICACHE_OPT_VERSION:
+            printf("%s (nicache) %s\nfeatures: gzip (zlib %s)\n", "nicload",
+                   NICACHE_VERSION, zlibVersion());
+            return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

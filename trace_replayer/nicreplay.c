@@ -32,7 +32,9 @@
 #include <math.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
+#include "../src/util/version.h"
 #include "breakdown.h"
 #include "content.h"
 #include "feed.h"
@@ -291,12 +293,35 @@ usage(FILE *out)
         "                        share of those tried (default 0: the first "
         "fails the run)\n"
         "      --host NAME       the Host header (default: from the "
-        "URL)\n" TRACE_SRC_USAGE
+        "URL)\n"
+        "      --docroot DIR     send each request to the URL nictrace "
+        "docroot gave its\n"
+        "                        object (DIR's manifest), so successes, "
+        "404s and\n"
+        "                        redirects stay what they were\n"
+        "      --manifest FILE   the same, naming the manifest itself\n"
+        "      --rate R          open loop: request k goes out at k/R "
+        "seconds (no\n"
+        "                        pipelining; latency from the intended "
+        "time)\n"
+        "      --poisson         ... with exponential gaps of mean 1/R "
+        "(seeded)\n"
+        "      --speed X         timed replay: each group at its logged "
+        "time, X times\n"
+        "                        faster (1: real time)\n"
+        "      --hdr FILE        the latency histogram as an HdrHistogram "
+        "log (1.3)\n"
+        "      --by-url N        the N URLs with the most requests, bytes "
+        "and latency\n"
+        "      --by-size[=specweb|pow2]  requests, bytes and latency by "
+        "response size\n" TRACE_SRC_USAGE
         "      --json FILE       write the results as JSON (- for stdout)\n"
         "      --log FILE        one line per request: session, method, "
         "target,\n"
         "                        status (0: none), body bytes, latency us\n"
         "  -q, --quiet           no progress line\n"
+        "  -h, --help            this text\n"
+        "      --version         the version and the compiled features\n"
         "\n"
         "Errors: connect (could not connect), reset (the connection broke "
         "with\nrequests unanswered), timeout, parse (not an HTTP/1.x "
@@ -1419,6 +1444,7 @@ main(int argc, char **argv)
         {"json", required_argument, NULL, 'j'},
         {"log", required_argument, NULL, 'l'},
         {"quiet", no_argument, NULL, 'q'},
+        {"version", no_argument, NULL, NICACHE_OPT_VERSION},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -1571,6 +1597,10 @@ main(int argc, char **argv)
         case 'j': json = optarg; break;
         case 'l': logpath = optarg; break;
         case 'q': cf.quiet = 1; break;
+        case NICACHE_OPT_VERSION:
+            printf("%s (nicache) %s\nfeatures: gzip (zlib %s)\n", "nicreplay",
+                   NICACHE_VERSION, zlibVersion());
+            return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

@@ -26,8 +26,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 #include <time.h>
 
+#include "../src/util/version.h"
 #include "../src/sendfile_nic/nic/directory.h"
 #include "../src/util/size.h"
 #include "files.h"
@@ -120,6 +122,8 @@ usage(FILE *out)
             "for measuring speed; the rate goes to stderr.\n"
             "--oracle-out FILE writes the block accesses (of cache 0 with "
             "--split) as\nlibCacheSim's oracleGeneral trace.\n"
+            "\n  -h, --help            this text\n"
+            "      --version         the version and the compiled features\n"
             "\nTrace options:\n" TRACE_SRC_USAGE);
 }
 
@@ -300,6 +304,7 @@ main(int argc, char **argv)
         {"repeat", required_argument, NULL, 'R'},
         {"oracle-out", required_argument, NULL, 'O'},
         {"warmup", required_argument, NULL, 'W' + 256},
+        {"version", no_argument, NULL, NICACHE_OPT_VERSION},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -377,6 +382,10 @@ main(int argc, char **argv)
             break;
         case 'j': out = 1; break;
         case 'c': out = 2; break;
+        case NICACHE_OPT_VERSION:
+            printf("%s (nicache) %s\nfeatures: gzip (zlib %s)\n", "nicsim",
+                   NICACHE_VERSION, zlibVersion());
+            return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

@@ -30,6 +30,7 @@
 
 #include <zlib.h>
 
+#include "../src/util/version.h"
 #include "../src/util/civil.h"
 #include "../src/util/size.h"
 #include "content.h"
@@ -56,7 +57,10 @@ usage(FILE *out)
             "             [--clients C] [--duration S] [--locality P] "
             "[--start T] [--seed N]\n"
             "             [--out FILE[.gz]]\n"
-            "options: --json, and\n" TRACE_SRC_USAGE "\n"
+            "options: --json, and\n" TRACE_SRC_USAGE
+            "  -h, --help            this text\n"
+            "      --version         the version and the compiled features\n"
+            "\n"
             "TRACE is a file (plain or gzip) or - for standard input (then "
             "give --format).\n"
             "stats prints the statistics of Kim, Rixner and Pai's Table 1:\n"
@@ -872,6 +876,7 @@ main(int argc, char **argv)
         {"out", required_argument, NULL, 'o'},
         {"conn-gap", required_argument, NULL, 'g'},
         {"pipeline-gap", required_argument, NULL, 'p'},
+        {"version", no_argument, NULL, NICACHE_OPT_VERSION},
         {"help", no_argument, NULL, 'h'},
         {"like", required_argument, NULL, 256 + SY_LIKE},
         {"requests", required_argument, NULL, 256 + SY_REQUESTS},
@@ -910,6 +915,10 @@ main(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'g': conn_gap = atol(optarg); break;
         case 'p': pipe_gap = atol(optarg); break;
+        case NICACHE_OPT_VERSION:
+            printf("%s (nicache) %s\nfeatures: gzip (zlib %s)\n", "nictrace",
+                   NICACHE_VERSION, zlibVersion());
+            return 0;
         case 'h': usage(stdout); return 0;
         default:
             if (ch >= 256 && ch < 256 + SY_N) {

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "../../sendfile_nic/snic.h"
+#include "../../util/version.h"
 #include "buf.h"
 #include "conf.h"
 #include "http_parser.h"
@@ -21,7 +22,7 @@
 #include "ofc.h"
 #include "transport.h"
 
-#define NICD_VERSION "0.1.0"
+#define NICD_VERSION NICACHE_VERSION
 
 /*
  * A worker's counters (modules/status.c reads them).  Only the worker

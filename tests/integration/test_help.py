@@ -1,0 +1,53 @@
+"""Every program answers --help with every long option its parser takes
+(read from its source's option tables, so the two cannot drift apart),
+and --version with its version (issue 34, item 1)."""
+
+import os
+import re
+import subprocess
+
+from nicd import NICD, check
+
+BIN = os.path.dirname(NICD)
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
+PROGRAMS = {
+    "nicd": "src/server/main.c",
+    "nictrace": "trace_replayer/nictrace.c",
+    "nicsim": "trace_replayer/nicsim.c",
+    "nicreplay": "trace_replayer/nicreplay.c",
+    "niccompare": "trace_replayer/niccompare.c",
+    "nicload": "trace_replayer/nicload.c",
+}
+OPTION = re.compile(r'"([a-z0-9][a-z0-9-]*)",\s*(?:no|required|optional)_argument')
+
+
+def options(src):
+    text = open(os.path.join(TOP, src)).read()
+    found = set(OPTION.findall(text))
+    if "TRACE_SRC_LONGOPTS" in text:
+        found |= set(OPTION.findall(
+            open(os.path.join(TOP, "trace_replayer/reader.h")).read()))
+    return found
+
+
+def test_help_lists_every_option():
+    missing = {}
+    for prog, src in PROGRAMS.items():
+        opts = options(src)
+        check(len(opts) > 3, "%s: no option table found in %s" % (prog, src))
+        p = subprocess.run([os.path.join(BIN, prog), "--help"],
+                           capture_output=True, text=True, timeout=20)
+        check(p.returncode == 0, "%s --help: rc %d" % (prog, p.returncode))
+        gone = sorted(o for o in opts if "--" + o not in p.stdout)
+        if gone:
+            missing[prog] = gone
+    check(not missing, "options the help does not list: %r" % missing)
+
+
+def test_version():
+    for prog in PROGRAMS:
+        p = subprocess.run([os.path.join(BIN, prog), "--version"],
+                           capture_output=True, text=True, timeout=20)
+        check(p.returncode == 0 and re.search(r"\b\d+\.\d+\.\d+\b", p.stdout),
+              "%s --version: rc %d %r" % (prog, p.returncode, p.stdout))
