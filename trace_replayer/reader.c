@@ -369,11 +369,116 @@ nic_next(struct trace_reader_s *t, trace_req_t *r, int *bad)
     return 1;
 }
 
+/*
+ * libCacheSim's own layouts, so one trace file runs through both tools:
+ * each record a GET answered 200 with the object's size, for URL
+ * "/object/ID", from no particular client.
+ * oracleGeneral: 24 bytes little-endian: u32 time, u64 object id, u32
+ * size, i64 the next access (ignored).
+ */
+#define ORACLE_RECORD 24
+
+static uint64_t
+le(const unsigned char *p, int n)
+{
+    uint64_t v = 0;
+
+    while (n-- > 0) {
+        v = v << 8 | p[n];
+    }
+    return v;
+}
+
+static void
+lcs_object(struct trace_reader_s *t, trace_req_t *r, int64_t time,
+           uint64_t obj, uint64_t size)
+{
+    r->time = time;
+    r->method = TRACE_GET;
+    r->status = 200;
+    r->bytes = size;
+    r->bytes_known = 1;
+    r->url_len = (size_t) snprintf(t->url, sizeof(t->url), "/object/%llu",
+                                   (unsigned long long) obj);
+    r->url = t->url;
+}
+
+static int
+oracle_next(struct trace_reader_s *t, trace_req_t *r, int *bad)
+{
+    unsigned char rec[ORACLE_RECORD];
+    int           n = gzread(t->f, rec, sizeof(rec));
+
+    if (n == 0) {
+        return 0;
+    }
+    t->lineno++;
+    if (n < 0) {
+        return -1;
+    }
+    if (n < (int) sizeof(rec)) {
+        *bad = TRACE_ERR_FIELDS; /* a truncated last record */
+        return -2;
+    }
+    lcs_object(t, r, (int64_t) le(rec, 4), le(rec + 4, 8), le(rec + 12, 4));
+    return 1;
+}
+
+/* libCacheSim's CSV reader's usual layout: "time,obj_id,obj_size" (a
+ * header line that does not start with a digit is skipped) */
+static int
+lcs_csv_next(struct trace_reader_s *t, trace_req_t *r, int *bad)
+{
+    size_t             len;
+    int                rc;
+    char              *p, *end;
+    long long          time;
+    unsigned long long obj, size;
+
+    for (;;) {
+        rc = read_line(t, &len);
+        if (rc <= 0) {
+            return rc;
+        }
+        t->line[len] = '\0';
+        p = t->line;
+        if (len == 0 || (t->lineno == 1 && (*p < '0' || *p > '9'))) {
+            continue; /* a header, or an empty line */
+        }
+        break;
+    }
+    time = strtoll(p, &end, 10);
+    if (end == p || *end != ',') {
+        *bad = TRACE_ERR_FIELDS;
+        return -2;
+    }
+    p = end + 1;
+    obj = strtoull(p, &end, 10);
+    if (end == p || *end != ',') {
+        *bad = TRACE_ERR_FIELDS;
+        return -2;
+    }
+    p = end + 1;
+    size = strtoull(p, &end, 10);
+    if (end == p || (*end != '\0' && *end != ',' && *end != '\r')) {
+        *bad = TRACE_ERR_FIELDS;
+        return -2;
+    }
+    lcs_object(t, r, (int64_t) time, obj, size);
+    return 1;
+}
+
 static const format_t fmt_clf = {"clf", clf_probe, clf_next};
 static const format_t fmt_nic = {"nic", nic_probe, nic_next};
 static const format_t fmt_wc98 = {"wc98", wc98_probe, wc98_next};
 static const format_t fmt_json = {"json", json_probe, fields_next};
 static const format_t fmt_template = {"log_format", NULL, fields_next};
+static const format_t fmt_oracle = {"oracle", NULL, oracle_next};
+static const format_t fmt_lcs_csv = {"lcs-csv", NULL, lcs_csv_next};
+
+/* named only (no bytes tell them apart): --format */
+static const format_t *const named_formats[] = {&fmt_oracle, &fmt_lcs_csv,
+                                                NULL};
 
 /* auto-detection asks them in this order */
 static const format_t *const formats[] = {&fmt_nic, &fmt_wc98, &fmt_json,
@@ -450,6 +555,15 @@ trace_open(const char *path, const char *format, const char *mapping, char *err,
                 break;
             }
         }
+        if (*f == NULL) {
+            for (f = named_formats; *f != NULL; f++) {
+                if (strcmp((*f)->name, format) == 0
+                    || (strcmp(format, "oracleGeneral") == 0
+                        && *f == &fmt_oracle)) {
+                    break;
+                }
+            }
+        }
     }
     if (*f == NULL) {
         snprintf(err, errlen,
@@ -457,7 +571,8 @@ trace_open(const char *path, const char *format, const char *mapping, char *err,
                      ? "%s: not a format I know (combined, common, json, "
                        "wc98, nic, or an nginx log_format string)"
                      : "unknown trace format \"%s\" (combined, common, json, "
-                       "wc98, nic, or an nginx log_format string with $)",
+                       "wc98, nic, oracle, lcs-csv, or an nginx log_format "
+                       "string with $)",
                  strcmp(format, "auto") == 0 ? path : format);
         goto err;
     }

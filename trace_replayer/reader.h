@@ -107,8 +107,10 @@ typedef struct {
 #define TRACE_SRC_USAGE                                                        \
     "      --format F        auto (default), combined, common, clf, json, "    \
     "wc98, nic,\n"                                                             \
-    "                        or an nginx log_format string ('$remote_addr "    \
-    "...')\n"                                                                  \
+    "                        libCacheSim's oracle (oracleGeneral) and "        \
+    "lcs-csv\n"                                                               \
+    "                        (time,obj_id,obj_size), or an nginx log_format\n" \
+    "                        string ('$remote_addr ...')\n"                                                                  \
     "      --log-format F    the same as --format\n"                           \
     "      --mapping FILE    WorldCup98 object mapping\n"                      \
     "      --reorder-window S  sort lines by time within S seconds "           \

@@ -245,3 +245,64 @@ def test_oracle_out_is_the_simulated_stream():
               "record %d: %r (next of its block: %r)"
               % (i, recs[i], last.get(key, -1)))
         last[key] = i
+
+
+def test_libcachesim_layouts_and_an_independent_lru():
+    """libCacheSim's oracleGeneral and CSV layouts read as the same
+    requests; on them nicsim's miss_ratio, byte_miss_ratio and block
+    counts equal an LRU over 4 KiB blocks written here (a request misses
+    when one of its blocks does; objects larger than the cache bypass)."""
+    import collections
+    import random
+    import struct
+    rnd = random.Random(7)
+    sizes = {o: rnd.choice([100, 4096, 5000, 20000, 70000, 300000])
+             for o in range(60)}
+    reqs = [(t, o, sizes[o]) for t, o in
+            enumerate(rnd.choices(range(60), weights=[1 / (k + 1)
+                                                      for k in range(60)],
+                                  k=3000))]
+    with tempfile.TemporaryDirectory() as d:
+        oracle, csv = os.path.join(d, "t.oracle"), os.path.join(d, "t.csv")
+        with open(oracle, "wb") as f:
+            for t, o, sz in reqs:
+                f.write(struct.pack("<IQIq", t, o, sz, -1))
+        with open(csv, "w") as f:
+            f.write("time,obj_id,obj_size\n")
+            f.writelines("%d,%d,%d\n" % r for r in reqs)
+        for cache in (65536, 262144, 1048576):
+            got = [json.loads(nicsim("--json", "--format", fmt, "--sizes",
+                                     str(cache), path))[0]
+                   for fmt, path in (("oracle", oracle), ("lcs-csv", csv))]
+            check(got[0] == got[1], "layouts differ: %r" % got)
+            lru = collections.OrderedDict()
+            slots = cache // 4096
+            hits = misses = req_miss = cached = content = 0
+            for _, o, sz in reqs:
+                content += sz
+                if sz > cache:
+                    req_miss += 1
+                    continue
+                missed = False
+                for b in range((sz + 4095) // 4096):
+                    used = min(4096, sz - b * 4096)
+                    if (o, b) in lru:
+                        lru.move_to_end((o, b))
+                        hits += 1
+                        cached += used
+                    else:
+                        lru[(o, b)] = True
+                        if len(lru) > slots:
+                            lru.popitem(last=False)
+                        misses += 1
+                        missed = True
+                req_miss += missed
+            row = got[0]
+            check(row["block_hits"] == hits and row["block_misses"] == misses
+                  and row["cached_bytes"] == cached
+                  and row["requests"] == len(reqs)
+                  and abs(row["miss_ratio"] - req_miss / len(reqs)) < 1e-6
+                  and abs(row["byte_miss_ratio"] - (1 - cached / content))
+                  < 1e-6,
+                  "cache %d: nicsim %r, here %r" % (
+                      cache, row, (hits, misses, cached, req_miss)))
