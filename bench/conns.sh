@@ -53,31 +53,11 @@ start_nicd() {
 # $1: processes (1: master_process off), $2: worker_connections
 start_nginx() {
     port=$(free_port)
-    mkdir -p "$work/nginx/logs" "$work/nginx/tmp"
-    if [ "$1" = 1 ]; then master=off; else master=on; fi
-    cat > "$work/nginx/nginx.conf" <<CONF
-worker_processes $1;
-worker_rlimit_nofile $nofile;
-daemon off;
-master_process $master;
-error_log $work/nginx/logs/error.log warn;
-pid $work/nginx/nginx.pid;
-events { worker_connections $2; }
-http {
-    sendfile on;
-    access_log off;
-    keepalive_requests 1000000;
+    NGINX_WORKERS=$1 NGINX_CONNS=$2 \
+        NGINX_MAIN="worker_rlimit_nofile $nofile;" nginx_conf off "
     keepalive_timeout 300s;
     client_header_timeout 60s;
-    default_type application/octet-stream;
-    client_body_temp_path $work/nginx/tmp;
-    proxy_temp_path $work/nginx/tmp;
-    fastcgi_temp_path $work/nginx/tmp;
-    uwsgi_temp_path $work/nginx/tmp;
-    scgi_temp_path $work/nginx/tmp;
-    server { listen 127.0.0.1:$port; root $work/www; }
-}
-CONF
+    server { listen 127.0.0.1:$port; root $work/www; }"
     /usr/sbin/nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" &
     pid=$!
     pids="$pids $pid"

@@ -123,16 +123,22 @@ cleanup() {
 # nginx.conf for Debian's nginx in $work/nginx, one worker in the
 # foreground, the settings every benchmark compares on (sendfile, access
 # log off, open file cache, unlimited keep-alive); $1: tcp_nopush, $2: more
-# http-level directives and the server blocks
+# http-level directives and the server blocks; env NGINX_WORKERS (default
+# 1; more runs a master), NGINX_CONNS (worker_connections, default 4096),
+# NGINX_MAIN (more top-level directives)
 nginx_conf() {
     mkdir -p "$work/nginx/logs" "$work/nginx/tmp"
+    # one process unless NGINX_WORKERS says more (then with its master)
+    workers=${NGINX_WORKERS:-1}
+    if [ "$workers" = 1 ]; then master=off; else master=on; fi
     cat > "$work/nginx/nginx.conf" <<CONF
-worker_processes 1;
+worker_processes $workers;
 daemon off;
-master_process off;
+master_process $master;
+${NGINX_MAIN:-}
 error_log $work/nginx/logs/error.log warn;
 pid $work/nginx/nginx.pid;
-events { worker_connections 4096; }
+events { worker_connections ${NGINX_CONNS:-4096}; }
 http {
     sendfile on;
     tcp_nopush $1;

@@ -184,14 +184,12 @@ wc98_probe(const unsigned char *p, size_t n)
     return 1;
 }
 
+/* One fixed-size binary record into rec: 1, 0 at the end, -1 a read
+ * error, -2 a truncated last record (*bad set). */
 static int
-wc98_next(struct trace_reader_s *t, trace_req_t *r, int *bad)
+read_record(struct trace_reader_s *t, unsigned char *rec, int size, int *bad)
 {
-    unsigned char rec[TRACE_WC98_RECORD];
-    int           n = gzread(t->f, rec, sizeof(rec));
-    uint32_t      obj;
-    const char   *u = NULL;
-    size_t        len = 0;
+    int n = gzread(t->f, rec, (unsigned) size);
 
     if (n == 0) {
         return 0;
@@ -200,9 +198,24 @@ wc98_next(struct trace_reader_s *t, trace_req_t *r, int *bad)
     if (n < 0) {
         return -1;
     }
-    if (n < (int) sizeof(rec)) {
-        *bad = TRACE_ERR_FIELDS; /* a truncated last record */
+    if (n < size) {
+        *bad = TRACE_ERR_FIELDS;
         return -2;
+    }
+    return 1;
+}
+
+static int
+wc98_next(struct trace_reader_s *t, trace_req_t *r, int *bad)
+{
+    unsigned char rec[TRACE_WC98_RECORD];
+    int           rc = read_record(t, rec, sizeof(rec), bad);
+    uint32_t      obj;
+    const char   *u = NULL;
+    size_t        len = 0;
+
+    if (rc != 1) {
+        return rc;
     }
     trace_wc98_decode(rec, r, &obj);
     if (t->map != NULL) {
@@ -407,18 +420,10 @@ static int
 oracle_next(struct trace_reader_s *t, trace_req_t *r, int *bad)
 {
     unsigned char rec[ORACLE_RECORD];
-    int           n = gzread(t->f, rec, sizeof(rec));
+    int           rc = read_record(t, rec, sizeof(rec), bad);
 
-    if (n == 0) {
-        return 0;
-    }
-    t->lineno++;
-    if (n < 0) {
-        return -1;
-    }
-    if (n < (int) sizeof(rec)) {
-        *bad = TRACE_ERR_FIELDS; /* a truncated last record */
-        return -2;
+    if (rc != 1) {
+        return rc;
     }
     lcs_object(t, r, (int64_t) le(rec, 4), le(rec + 4, 8), le(rec + 12, 4));
     return 1;

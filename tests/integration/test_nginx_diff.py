@@ -809,6 +809,24 @@ LOG_SITE = """
 """
 
 
+def log_peers(body, top):
+    """nginx and nicd on body with access logs on, each writing its logs
+    in a directory of its own (p.logdir, for "%(d)s" in body)."""
+    peers = []
+    try:
+        for kind in ("nginx", "nicd"):
+            d = tempfile.mkdtemp(prefix="nicd-diff-log-")
+            p = Peer(kind, body.replace("%(d)s", d), top,
+                     MAIN.replace("    access_log off;\n", ""))
+            p.logdir = d
+            peers.append(p)
+    except TestFailure:
+        for p in peers:
+            p.stop()
+        raise
+    return peers
+
+
 def test_log_format_lines_agree_with_nginx():
     """log_format and access_log NAME: nginx's packaged "main" format and
     an escape=json one, the same lines from both servers (the time told
@@ -822,19 +840,7 @@ def test_log_format_lines_agree_with_nginx():
     try:
         for fmt in ("main", "js"):
             body = LOG_SITE.replace("main.log main", "main.log %s" % fmt)
-            peers = []
-            try:
-                for kind in ("nginx", "nicd"):
-                    d = tempfile.mkdtemp(prefix="nicd-diff-log-")
-                    text = body.replace("%(d)s", d)
-                    p = Peer(kind, text, top,
-                             MAIN.replace("    access_log off;\n", ""))
-                    p.logdir = d
-                    peers.append(p)
-            except TestFailure:
-                for p in peers:
-                    p.stop()
-                raise
+            peers = log_peers(body, top)
             for p in peers:
                 for path, headers in (
                         ("/a.txt", {"User-Agent": 'x "quoted" \\ ua'}),
@@ -895,18 +901,7 @@ def test_access_logs_per_server_and_if_agree_with_nginx():
     files = ("http.log", "a.log", "a-ok.log", "both.log")
     got = {}
     try:
-        peers = []
-        try:
-            for kind in ("nginx", "nicd"):
-                d = tempfile.mkdtemp(prefix="nicd-diff-log-")
-                p = Peer(kind, LOGS_SITE.replace("%(d)s", d), top,
-                         MAIN.replace("    access_log off;\n", ""))
-                p.logdir = d
-                peers.append(p)
-        except TestFailure:
-            for p in peers:
-                p.stop()
-            raise
+        peers = log_peers(LOGS_SITE, top)
         for p in peers:
             for path, host in (("/a.txt", "a.example"),
                                ("/missing", "a.example"),
