@@ -149,7 +149,8 @@ test_stdin_and_errors(void)
     CHECK_STR(err, "/nonexistent: cannot open");
     CHECK_INT(count(NASA, "apache", NULL, NULL, NULL), -1);
     CHECK_STR(err, "unknown trace format \"apache\" (combined, common, json, "
-                   "wc98, nic, or an nginx log_format string with $)");
+                   "wc98, nic, oracle, lcs-csv, or an nginx log_format "
+                   "string with $)");
     CHECK_INT(count(WC98, "wc98", "/nonexistent", NULL, NULL), -1);
     CHECK_STR(err, "/nonexistent: cannot open");
 }
