@@ -462,15 +462,17 @@ main(int argc, char **argv)
         }
         nrecords++;
     }
-    if (rc < 0) {
-        fprintf(stderr, "nicsim: %s: %s\n", path, err);
-        return 1;
-    }
-    if (nrecords == 0) {
-        fprintf(stderr,
-                "nicsim: failed: no record of %s parsed (%llu lines did "
-                "not; the wrong --format?)\n",
-                path, (unsigned long long) trace_bad_count(t));
+    if (rc < 0 || nrecords == 0) {
+        if (rc < 0) {
+            fprintf(stderr, "nicsim: %s: %s\n", path, err);
+        } else {
+            fprintf(stderr,
+                    "nicsim: failed: no record of %s parsed (%llu lines did "
+                    "not; the wrong --format?)\n",
+                    path, (unsigned long long) trace_bad_count(t));
+        }
+        trace_close(t);
+        trace_files_free(files);
         return 1;
     }
     if (trace_bad_count(t) > 0) {

@@ -549,7 +549,10 @@ def test_reorder_window_is_bounded_in_records():
         base = peak("--reorder-window", "0")
         capped = peak("--reorder-max", "1000")
         held = peak("--reorder-max", str(n * 2))
-        check(capped < base + 8 * 1024 and held > base + 20 * 1024,
+        # (relative: under ASan every figure carries its allocator's
+        # redzones and quarantine)
+        check(held > base + 20 * 1024
+              and capped - base < (held - base) / 3,
               "peak KiB: log order %d, capped %d, unbounded %d"
               % (base, capped, held))
         rc, out, err = run("stats", log, "--reorder-max", "0")
