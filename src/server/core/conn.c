@@ -460,10 +460,6 @@ send_failed(nicd_conn_t *c)
 }
 
 /*
- * Send the queue.  Returns 1 when it is empty, 0 when the socket is full,
- * -1 when the connection was closed.
- */
-/*
  * limit_rate, as nginx's write filter: a response may have sent its rate
  * times the seconds since its body started, plus one second's worth.
  * Caps *len to what it may send now (0), or sets the pacing timer (the
@@ -496,6 +492,10 @@ rate_limit(nicd_conn_t *c, const nicd_out_t *it, size_t *len)
     return 0;
 }
 
+/*
+ * Send the queue.  Returns 1 when it is empty, 0 when the socket is full,
+ * -1 when the connection was closed.
+ */
 static int
 conn_flush(nicd_conn_t *c)
 {
