@@ -59,12 +59,7 @@ void nicd_log_date(char *out, time_t t);
  */
 int nicd_parse_size(const char *s, size_t *out);
 int nicd_parse_msec(const char *s, long *out);
-/*
- * nginx's time syntax: numbers with units ms, s, m, h, d, w, M (30 days),
- * y (365 days), none meaning seconds, several adding up ("1h 30m",
- * "1d12h").  In milliseconds, or in seconds with seconds set: 0 or -1.
- */
-int nicd_parse_time(const char *s, int seconds, long long *out);
+/* (nginx's time syntax itself: nicache_parse_time, src/util/duration.h) */
 
 /*
  * Standard base64 (RFC 4648, with its padding) of in (len bytes, a

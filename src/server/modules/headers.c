@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../util/duration.h"
 #include "buf.h"
 #include "directive.h"
 
@@ -67,7 +68,7 @@ set_expires(parse_t *ps, const char **a, int n)
         neg = t[0] == '-';
         t++;
     }
-    if (nicd_parse_time(t, 1, &secs) != 0 || secs > 0x7fffffffLL) {
+    if (nicache_parse_time(t, 1, &secs) != 0 || secs > 0x7fffffffLL) {
         return nicd_conf_msg("invalid value \"%s\"", a[n - 1]);
     }
     l->expires = (long) (neg ? -secs : secs);

@@ -90,16 +90,16 @@ test_parse_time(void)
 {
     long long t;
 
-    CHECK(nicd_parse_time("1y", 1, &t) == 0 && t == 31536000);
-    CHECK(nicd_parse_time("30d", 1, &t) == 0 && t == 2592000);
-    CHECK(nicd_parse_time("1M", 1, &t) == 0 && t == 2592000);
-    CHECK(nicd_parse_time("1h 30m", 1, &t) == 0 && t == 5400);
-    CHECK(nicd_parse_time("1d12h", 1, &t) == 0 && t == 129600);
-    CHECK(nicd_parse_time("90", 1, &t) == 0 && t == 90);
-    CHECK(nicd_parse_time("1500ms", 0, &t) == 0 && t == 1500);
-    CHECK(nicd_parse_time("1h x", 1, &t) == -1);
-    CHECK(nicd_parse_time("h", 1, &t) == -1);
-    CHECK(nicd_parse_time("99999999999999999999y", 1, &t) == -1);
+    CHECK(nicache_parse_time("1y", 1, &t) == 0 && t == 31536000);
+    CHECK(nicache_parse_time("30d", 1, &t) == 0 && t == 2592000);
+    CHECK(nicache_parse_time("1M", 1, &t) == 0 && t == 2592000);
+    CHECK(nicache_parse_time("1h 30m", 1, &t) == 0 && t == 5400);
+    CHECK(nicache_parse_time("1d12h", 1, &t) == 0 && t == 129600);
+    CHECK(nicache_parse_time("90", 1, &t) == 0 && t == 90);
+    CHECK(nicache_parse_time("1500ms", 0, &t) == 0 && t == 1500);
+    CHECK(nicache_parse_time("1h x", 1, &t) == -1);
+    CHECK(nicache_parse_time("h", 1, &t) == -1);
+    CHECK(nicache_parse_time("99999999999999999999y", 1, &t) == -1);
 }
 
 static void
