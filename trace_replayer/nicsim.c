@@ -31,6 +31,7 @@
 
 #include "../src/util/version.h"
 #include "../src/sendfile_nic/nic/directory.h"
+#include "../src/util/duration.h"
 #include "../src/util/size.h"
 #include "files.h"
 #include "opt.h"
@@ -134,33 +135,27 @@ parse_size(const char *s, uint64_t *out)
     return nicache_parse_size(s, out) != 0 || *out == 0 ? -1 : 0;
 }
 
-/* --warmup: a count of requests, or a time of the trace (s, m, h, d) */
+/* --warmup: a count of requests (a bare number), or a time of the trace
+ * in nginx's syntax ("30s", "10m", "1h 30m"; util/duration.c) */
 static int
 parse_warmup(const char *s, uint64_t *n, double *secs)
 {
-    char  *end;
-    double v = strtod(s, &end);
+    char              *end;
+    unsigned long long v;
+    long long          t;
 
-    if (end == s || !(v >= 0)) {
-        return -1;
-    }
-    switch (*end) {
-    case '\0':
-        if (v != (double) (uint64_t) v) {
-            return -1;
+    if (s[0] >= '0' && s[0] <= '9') {
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (*end == '\0' && errno == 0) {
+            *n = v;
+            return 0;
         }
-        *n = (uint64_t) v;
-        return 0;
-    case 's': break;
-    case 'm': v *= 60; break;
-    case 'h': v *= 3600; break;
-    case 'd': v *= 86400; break;
-    default: return -1;
     }
-    if (end[1] != '\0') {
+    if (nicache_parse_time(s, 1, &t) != 0) {
         return -1;
     }
-    *secs = v;
+    *secs = (double) t;
     return 0;
 }
 
