@@ -74,6 +74,17 @@ struct nicd_protocol_s {
 };
 
 extern const nicd_protocol_t nicd_http1;
+/*
+ * The output queue is as long as a protocol lets it grow before it stops
+ * parsing (HTTP/1.1) or producing (HTTP/2) and sends what is queued: 64
+ * items or 256 KiB of memory.
+ */
+static inline int
+nicd_queue_full(const nicd_conn_t *c)
+{
+    return c->nitems - c->ihead >= 64 || c->out.len >= 256 * 1024;
+}
+
 /* What HTTP and its modules keep per worker thread (the cycle's
  * worker_init and worker_free, handler.c). */
 void nicd_http_worker_init(nicd_worker_t *w);

@@ -401,8 +401,6 @@ nicd_http_handle(nicd_conn_t *c)
 
 /* ---- the connection's protocol (nicd_conn_ops_t) ---- */
 
-#define MAX_QUEUED 64           /* items before we stop parsing */
-#define OUT_HIGH   (256 * 1024) /* queued memory before we stop parsing */
 
 /* Skip request body bytes that nobody reads. */
 static void
@@ -489,7 +487,7 @@ h1_run(nicd_conn_t *c)
             if (c->in_start == c->in_end) {
                 break;
             }
-            if (c->nitems - c->ihead >= MAX_QUEUED || c->out.len >= OUT_HIGH) {
+            if (nicd_queue_full(c)) {
                 blocked = 1; /* answer what is queued before parsing more */
                 break;
             }

@@ -38,8 +38,6 @@
 #include <nghttp2/nghttp2.h>
 
 #define MAX_RESP_HEADERS 16
-#define OUT_HIGH         (256 * 1024) /* queued bytes before we stop */
-#define MAX_QUEUED       64           /* queued items before we stop */
 
 /* a piece of a response body: memory (in the stream's body buffer) or a
  * range of an open file */
@@ -398,12 +396,6 @@ const nicd_protocol_t nicd_http2 = {
 
 /* ---- the session's callbacks ---- */
 
-static int
-queue_full(nicd_conn_t *c)
-{
-    return c->nitems - c->ihead >= MAX_QUEUED || c->out.len >= OUT_HIGH;
-}
-
 static ssize_t
 on_send(nghttp2_session *s, const uint8_t *data, size_t len, int flags,
         void *ud)
@@ -413,7 +405,7 @@ on_send(nghttp2_session *s, const uint8_t *data, size_t len, int flags,
 
     (void) s;
     (void) flags;
-    if (queue_full(c)) {
+    if (nicd_queue_full(c)) {
         return NGHTTP2_ERR_WOULDBLOCK;
     }
     nicd_buf_add(&c->out, data, len);
@@ -431,7 +423,7 @@ on_send_data(nghttp2_session *s, nghttp2_frame *frame, const uint8_t *framehd,
     piece_t     *p;
 
     (void) s;
-    if (queue_full(c)) {
+    if (nicd_queue_full(c)) {
         return NGHTTP2_ERR_WOULDBLOCK;
     }
     nicd_buf_add(&c->out, framehd, 9);
