@@ -33,6 +33,73 @@ hclient_now_ns(void)
 }
 
 int
+hclient_fetch(const struct sockaddr *sa, socklen_t salen, const char *host,
+              const char *method, const char *path, int timeout_s,
+              char **body, size_t *blen)
+{
+    struct timeval tv = {timeout_s, 0};
+    char           req[1024], *buf = NULL, *b, *end;
+    size_t         cap = 0, n = 0;
+    ssize_t        k;
+    int            fd, len, status = 0;
+
+    fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        return -1;
+    }
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    if (connect(fd, sa, salen) != 0) {
+        close(fd);
+        return -1;
+    }
+    len = snprintf(req, sizeof(req),
+                   "%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
+                   method, path, host);
+    if (len < 0 || (size_t) len >= sizeof(req)
+        || send(fd, req, (size_t) len, MSG_NOSIGNAL) != len) {
+        close(fd);
+        return -2;
+    }
+    /* to the close (Connection: close) */
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            cap = cap ? cap * 2 : 16384;
+            if ((b = realloc(buf, cap)) == NULL) {
+                break;
+            }
+            buf = b;
+        }
+        k = recv(fd, buf + n, cap - n - 1, 0);
+        if (k < 0 && errno == EINTR) {
+            continue;
+        }
+        if (k <= 0) {
+            break;
+        }
+        n += (size_t) k;
+    }
+    close(fd);
+    if (n == 0) {
+        free(buf);
+        return -2;
+    }
+    buf[n] = '\0';
+    if (sscanf(buf, "HTTP/1.%*d %d", &status) != 1) {
+        status = 0;
+    }
+    if (body != NULL) {
+        end = strstr(buf, "\r\n\r\n");
+        *blen = end != NULL ? n - (size_t) (end + 4 - buf) : 0;
+        memmove(buf, end != NULL ? end + 4 : buf + n, *blen + 1);
+        *body = buf;
+    } else {
+        free(buf);
+    }
+    return status;
+}
+
+int
 hclient_limit_parse(const char *s, hclient_limit_t *l)
 {
     char  *end;

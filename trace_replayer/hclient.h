@@ -106,6 +106,19 @@ int hclient_parse_url(const char *url, struct addrinfo **ai, char *host,
 uint64_t hclient_now_ns(void);
 
 /*
+ * One request on a connection of its own, blocking: a tool's check before
+ * or after a run (a file set's size, a server's counters), never its load.
+ * METHOD path to sa with Host host and Connection: close, timeout_s each
+ * way.  Returns the response's status (0: not an HTTP/1.x response), -1
+ * when the connect failed, -2 when nothing came back (errno says why).
+ * body (may be NULL): the body, NUL-terminated, for the caller to free,
+ * and its length in *blen.
+ */
+int hclient_fetch(const struct sockaddr *sa, socklen_t salen, const char *host,
+                  const char *method, const char *path, int timeout_s,
+                  char **body, size_t *blen);
+
+/*
  * --max-errors N|P%: how many connections (a count, or a share of those
  * tried) may fail to connect before a run counts as failed; the default,
  * 0, fails a run on the first one.  hclient_limit_parse: 0, or -1 for a

@@ -46,6 +46,7 @@
 #include "../src/sendfile_nic/nic/host.h"
 #include "../src/sendfile_nic/policy/policy.h"
 #include "../src/util/size.h"
+#include "hclient.h"
 #include "json.h"
 #include "reader.h"
 
@@ -535,42 +536,19 @@ static char *
 http_get(int port, const char *path, size_t *blen)
 {
     struct sockaddr_in sa;
-    char               req[256], *buf, *body;
-    size_t             n;
-    int                fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    char              *body = NULL;
 
-    if (fd < 0) {
-        return NULL;
-    }
     memset(&sa, 0, sizeof(sa));
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t) port);
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) != 0) {
-        close(fd);
+    if (hclient_fetch((struct sockaddr *) &sa, sizeof(sa), "localhost", "GET",
+                      path, 30, &body, blen)
+        != 200) {
+        free(body);
         return NULL;
     }
-    snprintf(req, sizeof(req),
-             "GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
-             path);
-    if (write(fd, req, strlen(req)) != (ssize_t) strlen(req)) {
-        close(fd);
-        return NULL;
-    }
-    buf = slurp_fd(fd, &n);
-    close(fd);
-    if (buf == NULL) {
-        return NULL;
-    }
-    body = strstr(buf, "\r\n\r\n");
-    if (strncmp(buf, "HTTP/1.1 200", 12) != 0 || body == NULL) {
-        free(buf);
-        return NULL;
-    }
-    body += 4;
-    *blen = n - (size_t) (body - buf);
-    memmove(buf, body, *blen + 1);
-    return buf;
+    return body;
 }
 
 static void

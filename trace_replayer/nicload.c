@@ -959,53 +959,33 @@ write_result(FILE *f)
 static int
 probe_fileset(uint32_t nconns)
 {
-    uint32_t       dirs = specweb_dirs(nconns);
-    char           name[48], req[512], resp[64];
-    struct timeval tv = {5, 0};
-    ssize_t        n;
-    int            fd, status = 0;
+    uint32_t dirs = specweb_dirs(nconns);
+    char     name[48];
+    int      status;
 
     specweb_name(dirs - 1, 0, 0, name);
-    fd = socket(cf.addr->ai_family, SOCK_STREAM | SOCK_CLOEXEC,
-                cf.addr->ai_protocol);
-    if (fd < 0) {
-        fprintf(stderr, "nicload: socket: %s\n", strerror(errno));
-        return -1;
+    status = hclient_fetch(cf.addr->ai_addr, cf.addr->ai_addrlen, cf.host,
+                           "HEAD", name, 5, NULL, NULL);
+    if (status == 200) {
+        return 0;
     }
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-    if (connect(fd, cf.addr->ai_addr, cf.addr->ai_addrlen) != 0) {
+    if (status == -1) {
         fprintf(stderr, "nicload: failed: nothing answers at %s (%s)\n",
                 cf.url, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    n = snprintf(req, sizeof(req),
-                 "HEAD %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
-                 name, cf.host);
-    if (send(fd, req, (size_t) n, MSG_NOSIGNAL) != n
-        || (n = recv(fd, resp, sizeof(resp) - 1, 0)) <= 0) {
+    } else if (status == -2) {
         fprintf(stderr, "nicload: failed: %s did not answer HEAD %s\n",
                 cf.url, name);
-        close(fd);
-        return -1;
+    } else if (status == 404) {
+        fprintf(stderr,
+                "nicload: failed: the file set at %s is smaller than %u "
+                "connections need (%u directories: %s answers 404); make "
+                "it with nicload fileset --connections %u\n",
+                cf.url, nconns, dirs, name, nconns);
+    } else {
+        fprintf(stderr, "nicload: failed: %s answered %d to HEAD %s\n",
+                cf.url, status, name);
     }
-    close(fd);
-    resp[n] = '\0';
-    if (sscanf(resp, "HTTP/1.%*d %d", &status) != 1 || status != 200) {
-        if (status == 404) {
-            fprintf(stderr,
-                    "nicload: failed: the file set at %s is smaller than %u "
-                    "connections need (%u directories: %s answers 404); make "
-                    "it with nicload fileset --connections %u\n",
-                    cf.url, nconns, dirs, name, nconns);
-        } else {
-            fprintf(stderr, "nicload: failed: %s answered %d to HEAD %s\n",
-                    cf.url, status, name);
-        }
-        return -1;
-    }
-    return 0;
+    return -1;
 }
 
 /* ---- search ---- */
