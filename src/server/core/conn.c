@@ -29,6 +29,8 @@
 #include "transport.h"
 
 #define FLUSH_IOV  64
+/* output queue items in one of the pool's buffer blocks */
+#define ITEMS_BLOCK ((int) (NICD_POOL_BUF_SIZE / sizeof(nicd_out_t)))
 
 static void conn_read_cb(evutil_socket_t fd, short ev, void *arg);
 static void conn_write_cb(evutil_socket_t fd, short ev, void *arg);
@@ -161,7 +163,11 @@ conn_give_back(nicd_conn_t *c)
     c->req = NULL;
     buf_give_back(w, &c->out);
     buf_give_back(w, &c->logb);
-    free(c->items);
+    if (c->items != NULL && c->items_size == ITEMS_BLOCK) {
+        nicd_pool_put(nicd_worker_pool(w, NICD_POOL_BUF), c->items);
+    } else {
+        free(c->items); /* grown past a block */
+    }
     c->items = NULL;
     c->items_size = c->nitems = c->ihead = 0;
 }
@@ -343,8 +349,16 @@ new_item(nicd_conn_t *c)
     nicd_out_t *items;
     int         size;
 
+    if (c->items == NULL) {
+        /* borrowed like the buffers: a pool block holds ITEMS_BLOCK */
+        c->items = nicd_pool_get(nicd_worker_pool(c->w, NICD_POOL_BUF));
+        if (c->items == NULL) {
+            return NULL;
+        }
+        c->items_size = ITEMS_BLOCK;
+    }
     if (c->nitems == c->items_size) {
-        size = c->items_size ? c->items_size * 2 : 8;
+        size = c->items_size * 2;
         items = realloc(c->items, sizeof(*items) * (size_t) size);
         if (items == NULL) {
             return NULL;
