@@ -1,6 +1,6 @@
 /*
- * Unit tests of src/sendfile_nic/policy/policy.c: the table, the slot
- * list, and every policy through the directory against golden hit counts
+ * Unit tests of src/sendfile_nic/policy/policy.c: the table, and every
+ * policy through the directory against golden hit counts
  * from an independent implementation (reference.py in this folder).
  */
 
@@ -51,25 +51,6 @@ test_table(void)
     CHECK_INT(n, 7);
     CHECK_STR(snic_policies[0]->name, "lru");
     CHECK(snic_policy_find("belady") == NULL);
-}
-
-static void
-test_slist(void)
-{
-    snic_slist_t l;
-
-    CHECK_INT(snic_slist_init(&l, 4), 0);
-    snic_slist_push_head(&l, 2);
-    snic_slist_push_head(&l, 0);
-    snic_slist_push_head(&l, 3); /* 3 0 2 */
-    CHECK(l.head == 3 && l.tail == 2 && l.count == 3);
-    snic_slist_unlink(&l, 0); /* 3 2 */
-    CHECK(l.next[3] == 2 && l.prev[2] == 3);
-    snic_slist_unlink(&l, 2); /* 3 */
-    CHECK(l.head == 3 && l.tail == 3 && l.count == 1);
-    snic_slist_unlink(&l, 3);
-    CHECK(l.head == SNIC_SLOT_NONE && l.tail == SNIC_SLOT_NONE);
-    snic_slist_free(&l);
 }
 
 /*
@@ -193,7 +174,6 @@ int
 main(void)
 {
     RUN(test_table);
-    RUN(test_slist);
     RUN(test_golden);
     RUN(test_golden_over_files);
     RUN(test_invariants);
