@@ -31,6 +31,7 @@
 #include "config.h"
 #include "handler.h"
 #include "http2.h"
+#include "modules/modules.h"
 #include "nicd.h"
 
 typedef struct {
@@ -109,7 +110,7 @@ version(void)
 static nicd_conf_t *
 load_conf(char *err, size_t errlen)
 {
-    nicd_conf_t *c = nicd_conf_new();
+    nicd_conf_t *c = nicd_conf_new(nicd_modules);
     const char  *a[1];
 
     if (c == NULL) {
@@ -166,6 +167,21 @@ cycle_destroy(nicd_cycle_t *cy)
     free(cy->access_logs); /* the files stay open, shared by path */
     nicd_conf_free(cy->conf);
     free(cy);
+}
+
+/* what HTTP and its modules keep per worker thread (the cycle's hooks) */
+static void
+http_worker_init(nicd_worker_t *w)
+{
+    nicd_modules_worker_init(w);
+}
+
+static void
+http_worker_free(nicd_worker_t *w)
+{
+    nicd_modules_worker_free(w);
+    nicd_h2_worker_free(w);
+    nicd_phases_worker_free(w);
 }
 
 /* Everything of a configuration but the workers.  NULL with err set. */
@@ -256,8 +272,8 @@ cycle_create(nicd_conf_t *conf, char *err, size_t errlen)
                                             : (cpus > 0 ? (int) cpus : 1);
     cy->http1 = &nicd_http1_conn; /* the protocols the core runs */
     cy->http2 = &nicd_http2_conn;
-    cy->worker_init = nicd_http_worker_init;
-    cy->worker_free = nicd_http_worker_free;
+    cy->worker_init = http_worker_init;
+    cy->worker_free = http_worker_free;
     cy->generation = ++generation;
     cy->started = (uint64_t) time(NULL);
     cy->stats = calloc((size_t) cy->nworkers, sizeof(nicd_stats_t));
@@ -793,6 +809,7 @@ main(int argc, char **argv)
         return 2;
     }
 
+    nicd_modules_init(); /* their hooks into the phases */
     conf = load_conf(err, sizeof(err));
     if (conf == NULL) {
         fprintf(stderr, "nicd: [emerg] %s\n", err);

@@ -14,6 +14,7 @@
 #include <pcre2.h>
 
 #include "conf.h"
+#include "modules/modules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -22,7 +23,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char                    *text = malloc(size + 1);
     char                     err[512];
-    nicd_conf_t             *c = nicd_conf_new();
+    nicd_conf_t             *c = nicd_conf_new(nicd_modules);
     static const char *const uris[] = {"/", "/a/b.png", "/docs/", "/x.php",
                                        "/@named"};
     static const char *const hosts[] = {"example.org", "a.b.example.net",

@@ -32,6 +32,7 @@
 #include "handler.h"
 #include "http2.h"
 #include "nicd.h"
+#include "modules/modules.h"
 
 #if defined(HAVE_OPENSSL)
 #include <openssl/evp.h>
@@ -120,10 +121,11 @@ setup_one(int b)
 {
     nicd_cycle_t  *cy = &cycles[b];
     nicd_worker_t *w = &workers[b];
-    nicd_conf_t   *cf = nicd_conf_new();
+    nicd_conf_t   *cf = nicd_conf_new(nicd_modules);
     snic_options_t opt;
     char           text[4096], err[256];
 
+    nicd_modules_init(); /* their hooks into the phases */
     snprintf(text, sizeof(text),
              "root %s/www; access_log off; send_backend %s;"
              " nic_cache_size 64k; listen 127.0.0.1:1;"
@@ -186,6 +188,7 @@ setup_one(int b)
     cy->http2 = &nicd_http2_conn;
 
     w->cycle = cy;
+    nicd_worker_setup(w);
     w->stats = &w->own_stats; /* counters nobody reads here */
     w->accepting = 1; /* no listeners to enable */
     w->base = event_base_new();

@@ -373,13 +373,14 @@ loc_merge(nicd_loc_conf_t *l, const nicd_loc_conf_t *p)
 /* defaults */
 
 nicd_conf_t *
-nicd_conf_new(void)
+nicd_conf_new(const nicd_module_t *const *modules)
 {
     nicd_conf_t *c = calloc(1, sizeof(*c));
 
     if (c == NULL) {
         return NULL;
     }
+    c->modules = modules;
     c->http = loc_new(c, NICD_LOC_SERVER);
     if (c->http == NULL) {
         free(c);
@@ -553,17 +554,6 @@ const char *
 nicd_conf_str(char **dst, const char *v)
 {
     return set_str(dst, v);
-}
-
-static const char *
-set_lua_time_limit(parse_t *ps, const char **a, int n)
-{
-    nicd_conf_t *c = ps->conf;
-    (void) n;
-    if (time_val(a[0], &c->lua_time_limit) != NULL || c->lua_time_limit <= 0) {
-        return msgf("invalid time \"%s\"", a[0]);
-    }
-    return NULL;
 }
 
 static const char *
@@ -1300,33 +1290,9 @@ set_handler(parse_t *ps, nicd_content_pt h, const char *name)
 }
 
 const char *
-nicd_conf_handler(parse_t *ps, nicd_content_pt h)
+nicd_conf_handler(parse_t *ps, nicd_content_pt h, const char *name)
 {
-    return set_handler(ps, h, ps->d->name);
-}
-
-static const char *
-set_lua_handler(parse_t *ps, const char **a, int n)
-{
-    char              err[512];
-    const char       *msg;
-    nicd_loc_conf_t **all;
-
-    (void) n;
-    if (nicd_lua_check(a[0], err, sizeof(err)) != 0) {
-        return msgf("%s", err);
-    }
-    if ((msg = set_handler(ps, nicd_lua_content, ps->d->name)) != NULL) {
-        return msg;
-    }
-    all = conf_grow(ps->conf, ps->conf->lua_locs, ps->conf->nlua, sizeof(*all));
-    if (all == NULL || (ps->loc->lua = conf_strdup(ps->conf, a[0])) == NULL) {
-        return "out of memory";
-    }
-    ps->loc->lua_idx = ps->conf->nlua;
-    all[ps->conf->nlua++] = ps->loc;
-    ps->conf->lua_locs = all;
-    return NULL;
+    return set_handler(ps, h, name);
 }
 
 /* accepted for nginx compatibility, meaning nothing to nicd: said once
@@ -1410,7 +1376,6 @@ static const directive_t core_directives[] = {
     {"gzip_static", CTX_HSL, 1, 1, slot_flag, LOC(gzip_static)},
     {"gzip_vary", CTX_HSL, 1, 1, slot_flag, LOC(gzip_vary)},
     {"absolute_redirect", CTX_HSL, 1, 1, slot_flag, LOC(absolute_redirect)},
-    {"lua_content_handler", CTX_LOC, 1, 1, set_lua_handler, 0},
     {"disable_symlinks", MHS, 1, 1, slot_enum, CONF(disable_symlinks), 0,
      symlink_modes},
     {"error_log", MHS, 1, 2, set_error_log, 0},
@@ -1426,7 +1391,6 @@ static const directive_t core_directives[] = {
      CONF(client_header_buffer_size)},
     {"large_client_header_buffers", MHS, 2, 2, set_large_buffers, 0},
     {"client_max_body_size", MHS, 1, 1, slot_size, CONF(client_max_body_size)},
-    {"lua_time_limit", MH, 1, 1, set_lua_time_limit, 0},
     {"open_file_cache", MHS, 1, 3, set_open_file_cache, 0},
     {"open_file_cache_valid", MHS, 1, 1, slot_msec,
      CONF(open_file_cache_valid)},
@@ -1470,29 +1434,29 @@ static const directive_t core_directives[] = {
     {NULL, 0, 0, 0, NULL, 0},
 };
 
-static const directive_t *const directive_tables[] = {
-    core_directives,           nicd_rewrite_directives,
-    nicd_try_files_directives, nicd_error_page_directives,
-    nicd_headers_directives,   nicd_status_directives,
-    nicd_access_directives,    nicd_log_format_directives,
-    nicd_gzip_directives,      nicd_map_directives,
-    NULL,
-};
-
 static const directive_t *
-directive_find(const char *name)
+table_find(const directive_t *d, const char *name)
 {
-    const directive_t *d;
-    int                i;
-
-    for (i = 0; directive_tables[i] != NULL; i++) {
-        for (d = directive_tables[i]; d->name != NULL; d++) {
-            if (strcmp(d->name, name) == 0) {
-                return d;
-            }
+    for (; d != NULL && d->name != NULL; d++) {
+        if (strcmp(d->name, name) == 0) {
+            return d;
         }
     }
     return NULL;
+}
+
+/* the core's directive name, else a module's */
+static const directive_t *
+directive_find(const nicd_conf_t *c, const char *name)
+{
+    const directive_t *d = table_find(core_directives, name);
+    int                i;
+
+    for (i = 0; d == NULL && c->modules != NULL && c->modules[i] != NULL;
+         i++) {
+        d = table_find(c->modules[i]->directives, name);
+    }
+    return d;
 }
 
 static int
@@ -1678,9 +1642,9 @@ static int
 apply(parse_t *ps, const char *name, const char **args, int nargs,
       const char *where)
 {
-    const directive_t *d = directive_find(name);
+    const directive_t *d = directive_find(ps->conf, name);
     const char        *msg;
-    int                fmt;
+    int                i;
 
     if (d == NULL) {
         if (snic_backend_claims(name)) {
@@ -1703,16 +1667,19 @@ apply(parse_t *ps, const char *name, const char **args, int nargs,
             }
             return 0;
         }
-        /* a send backend's report ("nic_status;"), or stub_status */
-        fmt = snic_backend_report_format(name);
-        if (fmt >= 0 && nargs == 0 && ps->ctx == CTX_LOC) {
-            msg = set_handler(ps, nicd_report, name);
-            ps->loc->format = fmt;
-            if (msg != NULL) {
-                fail(ps, "\"%s\" %s", name, msg);
-                return -1;
+        /* a name a module makes its own (a send backend's report,
+         * "nic_status;") */
+        for (i = 0; ps->conf->modules != NULL && ps->conf->modules[i] != NULL;
+             i++) {
+            const nicd_module_t *m = ps->conf->modules[i];
+
+            if (m->unknown != NULL && m->unknown(ps, name, nargs, &msg)) {
+                if (msg != NULL) {
+                    fail(ps, "\"%s\" %s", name, msg);
+                    return -1;
+                }
+                return 0;
             }
-            return 0;
         }
         fail(ps, "unknown directive \"%s\"", name);
         return -1;
@@ -2003,7 +1970,7 @@ parse_lines(parse_t *ps, const char *block)
 static int
 block_directive(parse_t *ps)
 {
-    const directive_t *d = directive_find(ps->words[0]);
+    const directive_t *d = directive_find(ps->conf, ps->words[0]);
     nicd_loc_conf_t   *loc = ps->loc;
     unsigned           ctx = ps->ctx;
     char               name[32], where[512];
@@ -2040,8 +2007,8 @@ directive(parse_t *ps)
         }
         return do_include(ps, ps->words[1]);
     }
-    if (directive_find(ps->words[0]) != NULL
-        && directive_find(ps->words[0])->block != 0) {
+    if (directive_find(ps->conf, ps->words[0]) != NULL
+        && directive_find(ps->conf, ps->words[0])->block != 0) {
         fail(ps, "directive \"%s\" has no opening \"{\"", ps->words[0]);
         return -1;
     }
@@ -2169,8 +2136,8 @@ parse_block(parse_t *ps, const char *block)
                 }
                 break;
             }
-            if (directive_find(ps->words[0]) != NULL
-                && directive_find(ps->words[0])->block != 0) {
+            if (directive_find(ps->conf, ps->words[0]) != NULL
+                && directive_find(ps->conf, ps->words[0])->block != 0) {
                 rc = block_directive(ps);
                 free_words(ps);
                 if (rc != 0) {

@@ -267,13 +267,12 @@ struct nicd_srv_conf_s {
     int               index; /* in nicd_conf_t.servers */
 };
 
-/* the report and Lua handlers a location may name (report.c, lua.c) */
-void nicd_report(struct nicd_conn_s *c, const struct nicd_request_s *r,
-                 const nicd_loc_conf_t *lc);
-void nicd_lua_content(struct nicd_conn_s *c, const struct nicd_request_s *r,
-                      const nicd_loc_conf_t *lc);
+struct nicd_module_s;
 
 typedef struct nicd_conf_s {
+    /* the modules whose directives it reads, ending with NULL (main.c's
+     * list, modules/modules.c) */
+    const struct nicd_module_s *const *modules;
     char *file;  /* the main configuration file, NULL for none */
     void *arena; /* what the server and location settings allocate,
                     freed with the configuration */
@@ -396,8 +395,9 @@ const nicd_loc_conf_t *nicd_conf_named(const nicd_server_conf_t *srv,
  */
 size_t nicd_server_name_match(const char *p, const char *h, size_t len);
 
-/* A configuration with every default set. */
-nicd_conf_t *nicd_conf_new(void);
+/* A configuration with every default set, reading the directives of
+ * modules (a list ending with NULL) besides the core's. */
+nicd_conf_t *nicd_conf_new(const struct nicd_module_s *const *modules);
 void         nicd_conf_free(nicd_conf_t *c);
 
 /*
@@ -440,9 +440,5 @@ const char *nicd_conf_mime(const nicd_conf_t *c, const char *name, size_t len);
 
 /* Parse "addr:port", "port", "[v6]:port", "*:port" into l. 0 or -1. */
 int nicd_listen_parse(nicd_listen_conf_t *l, const char *text);
-
-/* lua.c: compile the script file (the configuration checks every
- * lua_content_handler): 0, or -1 with the error in err. */
-int nicd_lua_check(const char *file, char *err, size_t len);
 
 #endif /* NICD_CONF_H */

@@ -101,19 +101,34 @@ const char *nicd_conf_flag(const char *v, int *out);
 /* a directive nginx has that means nothing to nicd: an info line */
 const char *nicd_conf_housekeeping(parse_t *ps, const char **a, int n);
 
-/* a location's content handler, once (NULL or a message) */
-const char *nicd_conf_handler(parse_t *ps, nicd_content_pt h);
+/* a location's content handler, once, named by the directive name that
+ * set it (NULL or a message) */
+const char *nicd_conf_handler(parse_t *ps, nicd_content_pt h,
+                              const char *name);
 
-/* the module tables conf.c reads (modules/) */
-extern const directive_t nicd_rewrite_directives[];
-extern const directive_t nicd_try_files_directives[];
-extern const directive_t nicd_error_page_directives[];
-extern const directive_t nicd_headers_directives[];
-extern const directive_t nicd_status_directives[];
-extern const directive_t nicd_access_directives[];
-extern const directive_t nicd_log_format_directives[];
-extern const directive_t nicd_gzip_directives[];
-extern const directive_t nicd_map_directives[];
+/*
+ * A module, as nginx's ngx_module_t: the directives it owns, and what it
+ * does at start-up and in each worker.  main.c lists the modules
+ * (modules/modules.c) and gives the list to nicd_conf_new(); conf.c reads
+ * every module's table and knows none by name; the phases call what the
+ * modules hook into them (http/handler.h), so nothing below a module
+ * calls it by name.
+ */
+struct nicd_worker_s;
+typedef struct nicd_module_s {
+    const char        *name;
+    const directive_t *directives; /* ending with a NULL name, or NULL */
+    /* a directive no table names (a send backend's report, whose names
+     * the backends make): 1 when the module took it, with *msg NULL or
+     * the error; 0 when it is not the module's */
+    int (*unknown)(parse_t *ps, const char *name, int nargs, const char **msg);
+    /* once, before any configuration is read: its hooks into the phases */
+    void (*init)(void);
+    /* what it keeps per worker thread: made before the thread's first
+     * request, freed when it ends */
+    void (*worker_init)(struct nicd_worker_s *w);
+    void (*worker_free)(struct nicd_worker_s *w);
+} nicd_module_t;
 
 /* the generic "on"/"off" setter, for modules' tables (field at offset) */
 const char *nicd_conf_slot_flag(parse_t *ps, const char **a, int n);

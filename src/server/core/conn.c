@@ -340,7 +340,7 @@ nicd_conn_close(nicd_conn_t *c)
     conn_give_back(c);
     free(c);
 
-    nicd_worker_conn_closed(w);
+    w->conn_closed(w);
 }
 
 static nicd_out_t *

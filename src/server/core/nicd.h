@@ -16,7 +16,6 @@
 #include "../../util/version.h"
 #include "buf.h"
 #include "conf.h"
-#include "http_parser.h"
 #include "log.h"
 #include "pool.h"
 #include "ofc.h"
@@ -100,6 +99,9 @@ typedef struct nicd_conn_ops_s {
     int (*waiting)(const nicd_conn_t *c);
     /* the connection closes: its protocol state goes.  NULL: none */
     void (*free)(nicd_conn_t *c);
+    /* bytes of the parser state a request borrows (c->req) from the
+     * worker's pool */
+    size_t req_size;
 } nicd_conn_ops_t;
 
 enum {
@@ -109,6 +111,10 @@ enum {
 };
 typedef struct nicd_protocol_s nicd_protocol_t; /* handler.h */
 typedef struct nicd_h2_s       nicd_h2_t;       /* http2.c */
+
+/* the most header fields a request may have, in either protocol (the
+ * worker's hname and hvalue hold them while it is answered) */
+#define NICD_MAX_HEADERS 100
 
 /* bytes somewhere else (a request's field, a header) */
 typedef struct {
@@ -157,14 +163,15 @@ typedef struct nicd_worker_s {
     void         *tls_spare; /* a TLS ciphertext buffer kept for reuse */
     void         *h2_spare;  /* HTTP/2 streams kept for reuse (http2.c) */
     int           h2_nspare;
-    nicd_str_t    hname[NICD_HTTP_MAX_HEADERS], hvalue[NICD_HTTP_MAX_HEADERS];
+    nicd_str_t    hname[NICD_MAX_HEADERS], hvalue[NICD_MAX_HEADERS];
 
     const struct timeval *tv_header, *tv_keepalive, *tv_send, *tv_linger;
     log_limit_t           lim_full, lim_reuse, lim_accept; /* a line a second */
 
     /* what connections borrow (nicd_worker_pool()) */
     nicd_pool_t pools[4];
-    int         pools_ready;
+    /* conn.c tells the worker that one of its connections closed */
+    void (*conn_closed)(struct nicd_worker_s *w);
 } nicd_worker_t;
 
 /* the pools of a worker: request parsers, request head buffers
@@ -224,9 +231,11 @@ struct nicd_conn_s {
     uint64_t            discard; /* request body bytes still to skip */
     uint64_t            collect; /* request body bytes still to read (Lua) */
     struct nicd_held_s *held;    /* the request they belong to (http.c) */
-    nicd_chunked_t      chunked; /* a chunked request body being skipped */
 
-    nicd_http_req_t *req; /* borrowed while a request is read or answered */
+    /* the protocol's request state (HTTP/1.1's parser), borrowed from the
+     * worker's pool while a request is read or answered: the ops'
+     * req_size bytes, opaque to the core */
+    void *req;
 
     /* the request being answered (phases.c): its server and location,
      * internal redirects so far, the status an error_page keeps */
@@ -335,10 +344,27 @@ int nicd_http_keepalive_allowed(nicd_conn_t *c);
 
 /* worker.c */
 int  nicd_worker_start(nicd_worker_t *w);
+/* What nicd_worker_start() does before the thread runs, for a worker
+ * driven by hand (the fuzz target): the pools and the close callback. */
+void nicd_worker_setup(nicd_worker_t *w);
 void nicd_worker_command(nicd_worker_t *w, char cmd);
-void nicd_worker_conn_closed(nicd_worker_t *w);
-long nicd_worker_now_ms(nicd_worker_t *w);
-nicd_pool_t *nicd_worker_pool(nicd_worker_t *w, int which);
+
+/* the loop's cached clock, in milliseconds */
+static inline long
+nicd_worker_now_ms(nicd_worker_t *w)
+{
+    struct timeval tv;
+
+    event_base_gettimeofday_cached(w->base, &tv);
+    return (long) tv.tv_sec * 1000 + (long) tv.tv_usec / 1000;
+}
+
+/* one of the pools connections borrow from (NICD_POOL_*) */
+static inline nicd_pool_t *
+nicd_worker_pool(nicd_worker_t *w, int which)
+{
+    return &w->pools[which];
+}
 /* Give every pool's spare blocks back (the worker ends). */
 void nicd_worker_pools_free(nicd_worker_t *w);
 

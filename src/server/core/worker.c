@@ -139,8 +139,10 @@ accept_cb(evutil_socket_t lfd, short ev, void *arg)
     }
 }
 
-void
-nicd_worker_conn_closed(nicd_worker_t *w)
+/* a connection of w closed (w->conn_closed): stop when draining, take
+ * new ones again when slots were short */
+static void
+conn_closed(nicd_worker_t *w)
 {
     if (w->state != NICD_RUNNING) {
         if (w->nconns == 0) {
@@ -154,31 +156,17 @@ nicd_worker_conn_closed(nicd_worker_t *w)
     }
 }
 
-long
-nicd_worker_now_ms(nicd_worker_t *w)
+void
+nicd_worker_setup(nicd_worker_t *w)
 {
-    struct timeval tv;
-
-    event_base_gettimeofday_cached(w->base, &tv);
-    return (long) tv.tv_sec * 1000 + (long) tv.tv_usec / 1000;
-}
-
-nicd_pool_t *
-nicd_worker_pool(nicd_worker_t *w, int which)
-{
-    if (!w->pools_ready) {
-        /* spares kept: enough for a busy moment of a worker's
-         * connections, a few hundred KiB in all */
-        nicd_pool_init(&w->pools[NICD_POOL_REQ], sizeof(nicd_http_req_t), 64,
-                       0);
-        nicd_pool_init(&w->pools[NICD_POOL_IN],
-                       w->cycle->conf->client_header_buffer_size, 64, 0);
-        nicd_pool_init(&w->pools[NICD_POOL_BUF], NICD_POOL_BUF_SIZE, 128, 0);
-        nicd_pool_init(&w->pools[NICD_POOL_GATHER], NICD_POOL_GATHER_SIZE, 8,
-                       1);
-        w->pools_ready = 1;
-    }
-    return &w->pools[which];
+    w->conn_closed = conn_closed;
+    /* the pools connections borrow from: spares kept, enough for a busy
+     * moment of a worker's connections, a few hundred KiB in all */
+    nicd_pool_init(&w->pools[NICD_POOL_REQ], w->cycle->http1->req_size, 64, 0);
+    nicd_pool_init(&w->pools[NICD_POOL_IN],
+                   w->cycle->conf->client_header_buffer_size, 64, 0);
+    nicd_pool_init(&w->pools[NICD_POOL_BUF], NICD_POOL_BUF_SIZE, 128, 0);
+    nicd_pool_init(&w->pools[NICD_POOL_GATHER], NICD_POOL_GATHER_SIZE, 8, 1);
 }
 
 void
@@ -186,10 +174,8 @@ nicd_worker_pools_free(nicd_worker_t *w)
 {
     int i;
 
-    if (w->pools_ready) {
-        for (i = 0; i < 4; i++) {
-            nicd_pool_drain(&w->pools[i]);
-        }
+    for (i = 0; i < 4; i++) {
+        nicd_pool_drain(&w->pools[i]);
     }
 }
 
@@ -379,6 +365,7 @@ nicd_worker_start(nicd_worker_t *w)
     struct event_config *ecfg;
 
     w->cmd_fd[0] = w->cmd_fd[1] = -1;
+    nicd_worker_setup(w);
     /*
      * Precise timers (epoll with a timerfd) when the backend paces: it
      * asks to be called again in tens of microseconds, and epoll_wait()'s

@@ -220,103 +220,6 @@ nicd_resp_content_type(nicd_conn_t *c, const char *t, size_t len)
     NICD_RESP_HEADER(c, "Content-Type", t, len);
 }
 
-void
-nicd_respond_mem(nicd_conn_t *c, int status, int head, const char *type,
-                 int no_store, const nicd_buf_t *b)
-{
-    if (nicd_buf_failed(b)) {
-        nicd_respond_error(c, 500, head, NULL, 0);
-        return;
-    }
-    nicd_resp_start(c, status);
-    nicd_resp_content_type(c, type, strlen(type));
-    if (no_store) {
-        NICD_RESP_HEADER(c, "Cache-Control", "no-store", 8);
-    }
-    nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) b->len);
-    nicd_resp_end_headers(c);
-    if (!head && b->len > 0) {
-        nicd_resp_body_mem(c, b->data, b->len);
-    }
-    nicd_resp_finish(c, status);
-}
-
-/* the statuses nginx has a page of its own for; others go out empty */
-static int
-has_page(int status)
-{
-    return (status >= 301 && status <= 303) || status == 307 || status == 308
-           || (status >= 400 && status <= 416 && status != 407) || status == 421
-           || status == 429 || (status >= 494 && status <= 497)
-           || (status >= 500 && status <= 504) || status == 507;
-}
-
-void
-nicd_respond_error(nicd_conn_t *c, int status, int head, const char *location,
-                   size_t location_len)
-{
-    nicd_respond_error_hdr(c, status, head,
-                           location != NULL ? "Location" : NULL, location,
-                           location_len);
-}
-
-void
-nicd_respond_error_hdr(nicd_conn_t *c, int status, int head, const char *name,
-                       const char *value, size_t len)
-{
-    char        page[512];
-    const char *body;
-    nicd_buf_t  z = {0};
-    size_t      blen;
-    int         n;
-
-    if (status >= 300 && nicd_error_page(c, status, head)) {
-        return;
-    }
-    if (!has_page(status)) {
-        /* 204, 418, ...: no body, no type (and no length for 204) */
-        nicd_resp_start(c, status);
-        if (status != 204 && status != 304) {
-            NICD_RESP_HEADER(c, "Content-Length", "0", 1);
-        }
-        if (name != NULL) {
-            nicd_resp_header(c, name, strlen(name), value, len);
-        }
-        nicd_resp_end_headers(c);
-        nicd_resp_finish(c, status);
-        return;
-    }
-
-    n = snprintf(page, sizeof(page),
-                 "<html>\r\n<head><title>%d %s</title></head>\r\n<body>\r\n"
-                 "<center><h1>%d %s</h1></center>\r\n<hr><center>nicd</center>"
-                 "\r\n</body>\r\n</html>\r\n",
-                 status, nicd_status_reason(status), status,
-                 nicd_status_reason(status));
-    blen = (size_t) n;
-
-    body = nicd_gzip_body(c, "text/html", 9, page, &blen, &z);
-    nicd_resp_start(c, status);
-    nicd_resp_content_type(c, "text/html", 9);
-    if (body != page) {
-        NICD_RESP_HEADER(c, "Content-Encoding", "gzip", 4);
-    }
-    nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) blen);
-    if (status == 405) {
-        NICD_RESP_HEADER(c, "Allow", "GET, HEAD", 9);
-    } else if (status == 503) {
-        NICD_RESP_HEADER(c, "Retry-After", "1", 1);
-    } else if (name != NULL) {
-        nicd_resp_header(c, name, strlen(name), value, len);
-    }
-    nicd_resp_end_headers(c);
-    if (!head) {
-        nicd_resp_body_mem(c, body, blen);
-    }
-    nicd_buf_free(&z);
-    nicd_resp_finish(c, status);
-}
-
 int
 nicd_open_status(nicd_conn_t *c, int err, const char *path)
 {
@@ -345,16 +248,5 @@ nicd_open_status(nicd_conn_t *c, int err, const char *path)
     return 500;
 }
 
-void
-nicd_http_worker_init(nicd_worker_t *w)
-{
-    nicd_lua_worker_init(w);
-}
-
-void
-nicd_http_worker_free(nicd_worker_t *w)
-{
-    nicd_lua_worker_free(w);
-    nicd_h2_worker_free(w);
-    nicd_phases_worker_free(w);
-}
+/* the modules' hooks, set by their init (modules/modules.c) */
+nicd_http_hooks_t nicd_http_hooks;

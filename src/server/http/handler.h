@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "http_parser.h"
 #include "nicd.h"
 
 /* the request header fields handlers read */
@@ -84,11 +85,6 @@ nicd_queue_full(const nicd_conn_t *c)
 {
     return c->nitems - c->ihead >= 64 || c->out.len >= 256 * 1024;
 }
-
-/* What HTTP and its modules keep per worker thread (the cycle's
- * worker_init and worker_free, handler.c). */
-void nicd_http_worker_init(nicd_worker_t *w);
-void nicd_http_worker_free(nicd_worker_t *w);
 
 /* HTTP/1.1 as the core sees it (http.c) */
 extern const nicd_conn_ops_t nicd_http1_conn;
@@ -183,18 +179,15 @@ int nicd_open_status(nicd_conn_t *c, int err, const char *path);
  * match data freed.
  */
 void *nicd_regex_match(nicd_worker_t *w, void *re, const char *s, size_t len);
-void  nicd_phases_worker_free(nicd_worker_t *w);
 int   nicd_expand_captures(nicd_conn_t *c, const char *tmpl, void *md,
                            const char *subject, nicd_buf_t *b);
 
 /*
- * lua.c: nicd_lua_content (conf.h) answers a request for a Lua location
- * with its script's function.
+ * lua.c: nicd_lua_content answers a request for a Lua location with its
+ * script's function.
  */
-/* A worker's Lua state: made with the scripts loaded when the worker
- * starts (if the configuration has Lua locations), freed at its end. */
-void nicd_lua_worker_init(nicd_worker_t *w);
-void nicd_lua_worker_free(nicd_worker_t *w);
+void nicd_lua_content(nicd_conn_t *c, const nicd_request_t *r,
+                      const nicd_loc_conf_t *lc);
 
 /*
  * 1 when the request's location (for its path and Host) has a Lua
@@ -280,8 +273,6 @@ void nicd_internal_redirect(nicd_conn_t *c, const nicd_request_t *r,
 int nicd_access_phase(nicd_conn_t *c, const nicd_request_t *r,
                       const nicd_loc_conf_t *lc);
 
-/* error_page: 1 when the location's page for status answered instead */
-int nicd_error_page(nicd_conn_t *c, int status, int head);
 
 /*
  * static.c: open path (a URI, normalised) under lc's root or alias:
@@ -293,5 +284,62 @@ int nicd_static_lookup(nicd_conn_t *c, const nicd_loc_conf_t *lc,
 /* static.c: a file of location lc (after the phases) */
 void nicd_static_serve(nicd_conn_t *c, const nicd_request_t *r,
                        const nicd_loc_conf_t *lc, const char *path, size_t len);
+
+/*
+ * What the modules hook into the phases and the protocols, as nginx's
+ * phase handlers and filters: each module's init (modules/modules.c,
+ * once at start-up) sets its own, and the http layer calls them here, so
+ * it calls no module by name.  NULL: the module is not in the list
+ * (files and lookup are always there).
+ */
+typedef struct {
+    /* access (modules/access.c): as nicd_access_phase */
+    int (*access)(nicd_conn_t *c, const nicd_request_t *r,
+                  const nicd_loc_conf_t *lc);
+    /* content of a location without a handler of its own, and the file
+     * lookup try_files uses (modules/static.c): as nicd_static_serve and
+     * nicd_static_lookup */
+    void (*files)(nicd_conn_t *c, const nicd_request_t *r,
+                  const nicd_loc_conf_t *lc, const char *path, size_t len);
+    int (*lookup)(nicd_conn_t *c, const nicd_loc_conf_t *lc,
+                  const char *path, size_t len, nicd_file_t **out, int *err);
+    /* a body made in memory (error pages, return's text) through the
+     * body filter (modules/gzip.c): as nicd_gzip_body */
+    const char *(*body_filter)(nicd_conn_t *c, const char *type, size_t tlen,
+                               const char *body, size_t *len, nicd_buf_t *tmp);
+    /* the log phase (modules/log_format.c): as nicd_log_select,
+     * nicd_log_records and nicd_log_write */
+    uint32_t (*log_select)(nicd_conn_t *c, const nicd_loc_conf_t **lc);
+    void (*log_records)(const nicd_loc_conf_t *lc, uint32_t mask,
+                        const nicd_log_view_t *v, nicd_buf_t *b);
+    void (*log_write)(nicd_worker_t *w, const nicd_loc_conf_t *lc,
+                      uint32_t mask, const nicd_log_view_t *v);
+} nicd_http_hooks_t;
+
+extern nicd_http_hooks_t nicd_http_hooks;
+
+/* body through the body filter (unchanged without one) */
+static inline const char *
+nicd_body_filter(nicd_conn_t *c, const char *type, size_t tlen,
+                 const char *body, size_t *len, nicd_buf_t *tmp)
+{
+    return nicd_http_hooks.body_filter == NULL
+               ? body
+               : nicd_http_hooks.body_filter(c, type, tlen, body, len, tmp);
+}
+
+/* the access logs of the request at hand (0: none, or no log module) */
+static inline uint32_t
+nicd_log_phase_select(nicd_conn_t *c, const nicd_loc_conf_t **lc)
+{
+    return nicd_http_hooks.log_select == NULL
+               ? 0
+               : nicd_http_hooks.log_select(c, lc);
+}
+
+/* phases.c: error_page (1 when the location's page for status answered
+ * instead); the worker's match data freed */
+int  nicd_error_page(nicd_conn_t *c, int status, int head);
+void nicd_phases_worker_free(nicd_worker_t *w);
 
 #endif /* NICD_HANDLER_H */

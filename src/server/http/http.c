@@ -68,6 +68,23 @@ nicd_http_keepalive_allowed(nicd_conn_t *c)
 #define REQ_BASE(c) ((c)->in + (c)->in_start)
 
 /*
+ * What HTTP/1.1 keeps of a connection's request in the block it borrows
+ * (c->req, nicd_http1_conn.req_size): the parser, and the state of a
+ * chunked body being skipped after the head was answered.  The block is
+ * given back only when no body is left to skip (h1_waiting).
+ */
+typedef struct {
+    nicd_http_req_t p;
+    nicd_chunked_t  chunked;
+} h1_req_t;
+
+#define H1_REQ(c) (&((h1_req_t *) (c)->req)->p)
+#define H1_CHUNKED(c) (&((h1_req_t *) (c)->req)->chunked)
+
+_Static_assert(NICD_HTTP_MAX_HEADERS <= NICD_MAX_HEADERS,
+               "the worker's header arrays hold every field the parser does");
+
+/*
  * Start the access log records of the response being built, one for each
  * of its location's logs that takes it (modules/log_format.c): what the
  * request says now, the status, bytes and time as markers filled in when
@@ -76,11 +93,11 @@ nicd_http_keepalive_allowed(nicd_conn_t *c)
 static void
 log_record(nicd_conn_t *c, uint32_t *off, uint32_t *len)
 {
-    nicd_http_req_t       *r = c->req;
+    nicd_http_req_t       *r = H1_REQ(c);
     nicd_log_view_t        v;
     nicd_str_t            *hn = c->w->hname, *hv = c->w->hvalue;
     const nicd_loc_conf_t *lc;
-    uint32_t               mask = nicd_log_select(c, &lc);
+    uint32_t               mask = nicd_log_phase_select(c, &lc);
     int                    i;
 
     *off = (uint32_t) c->logb.len;
@@ -116,7 +133,7 @@ log_record(nicd_conn_t *c, uint32_t *off, uint32_t *len)
     v.server_name =
         c->srv != NULL && c->srv->nnames > 0 ? c->srv->names[0] : "";
     v.tls = c->tp == &nicd_transport_tls;
-    nicd_log_records(lc, mask, &v, &c->logb);
+    nicd_http_hooks.log_records(lc, mask, &v, &c->logb);
     *len = (uint32_t) (c->logb.len - *off);
 }
 
@@ -146,7 +163,7 @@ end_headers(nicd_conn_t *c)
 
     if (!c->keepalive) {
         NICD_BUF_LIT(b, "Connection: close\r\n");
-    } else if (c->req->version == 10) {
+    } else if (H1_REQ(c)->version == 10) {
         NICD_BUF_LIT(b, "Connection: keep-alive\r\n");
     }
     NICD_BUF_LIT(b, "\r\n");
@@ -236,7 +253,7 @@ nicd_http_error(nicd_conn_t *c, int status)
 {
     c->keepalive = 0;
     nicd_respond_error(c, status,
-                       c->req != NULL && c->req->method == NICD_M_HEAD, NULL,
+                       c->req != NULL && H1_REQ(c)->method == NICD_M_HEAD, NULL,
                        0);
 }
 
@@ -245,7 +262,7 @@ static void
 fill_request(nicd_conn_t *c, const char *base, nicd_request_t *q,
              nicd_str_t *hname, nicd_str_t *hvalue)
 {
-    const nicd_http_req_t *r = c->req;
+    const nicd_http_req_t *r = H1_REQ(c);
     const int              idx[NICD_NHDR] = {
                      r->h_range,         r->h_if_range,          r->h_if_match,
                      r->h_if_none_match, r->h_if_modified_since, r->h_if_unmodified_since,
@@ -283,7 +300,7 @@ fill_request(nicd_conn_t *c, const char *base, nicd_request_t *q,
 static int
 hold(nicd_conn_t *c, int loc)
 {
-    nicd_http_req_t *r = c->req;
+    nicd_http_req_t *r = H1_REQ(c);
     nicd_held_t     *h;
 
     if (r->chunked) {
@@ -360,7 +377,7 @@ void
 nicd_http_handle(nicd_conn_t *c)
 {
     const nicd_conf_t *cf = c->w->cycle->conf;
-    nicd_http_req_t   *r = c->req;
+    nicd_http_req_t   *r = H1_REQ(c);
     nicd_request_t     q;
 
     c->keepalive = r->keepalive && nicd_http_keepalive_allowed(c);
@@ -387,7 +404,7 @@ nicd_http_handle(nicd_conn_t *c)
         } else if (r->chunked) {
             /* skipped chunk by chunk after the head (conn.c) */
             c->in_chunked = 1;
-            memset(&c->chunked, 0, sizeof(c->chunked));
+            memset(H1_CHUNKED(c), 0, sizeof(nicd_chunked_t));
         } else {
             c->discard = r->content_length;
         }
@@ -425,7 +442,7 @@ skip_chunked(nicd_conn_t *c)
     size_t used;
     int    rc;
 
-    rc = nicd_http_chunked_skip(&c->chunked, c->in + c->in_start,
+    rc = nicd_http_chunked_skip(H1_CHUNKED(c), c->in + c->in_start,
                                 c->in_end - c->in_start, &used);
     c->in_start += (uint32_t) used;
     if (rc == NICD_HTTP_DONE) {
@@ -437,7 +454,7 @@ skip_chunked(nicd_conn_t *c)
                   "client sent invalid chunked body, "
                   "closing, client: %s",
                   c->addr);
-    } else if (c->chunked.total > c->w->cycle->conf->client_max_body_size) {
+    } else if (H1_CHUNKED(c)->total > c->w->cycle->conf->client_max_body_size) {
         log_error(LOG_INFO, 0,
                   "client sent too large chunked body, "
                   "closing, client: %s",
@@ -500,12 +517,12 @@ h1_run(nicd_conn_t *c)
                 return;
             }
             if (rc == 1) { /* a parser fresh from the pool */
-                nicd_http_req_init(c->req,
+                nicd_http_req_init(H1_REQ(c),
                                    (uint32_t) cf->large_header_buffer_size,
                                    (uint32_t) cf->large_header_buffer_size,
                                    c->in_max);
             }
-            rc = nicd_http_parse(c->req, c->in + c->in_start,
+            rc = nicd_http_parse(H1_REQ(c), c->in + c->in_start,
                                  c->in_end - c->in_start);
             if (rc == NICD_HTTP_AGAIN) {
                 break;
@@ -525,8 +542,8 @@ h1_run(nicd_conn_t *c)
             if (!c->keepalive && c->collect == 0) {
                 c->closing = 1; /* (a held request closes when answered) */
             }
-            c->in_start += c->req->head_len;
-            nicd_http_req_reset(c->req);
+            c->in_start += H1_REQ(c)->head_len;
+            nicd_http_req_reset(H1_REQ(c));
         }
 
         rc = nicd_conn_send(c, 0);
@@ -612,4 +629,5 @@ const nicd_conn_ops_t nicd_http1_conn = {
     "http/1.1",        h1_conn_start, h1_run,
     NULL,              h1_header_timeout, h1_waiting,
     nicd_http_held_free,
+    sizeof(h1_req_t),
 };

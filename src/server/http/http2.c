@@ -81,8 +81,8 @@ typedef struct h2_stream_s {
     /* read only below the counts above (hdr_off: where has_hdr is set) */
     size_t hdr_off[NICD_NHDR], hdr_len[NICD_NHDR];
     /* every regular header field (for the Lua handler) */
-    size_t all_noff[NICD_HTTP_MAX_HEADERS], all_nlen[NICD_HTTP_MAX_HEADERS];
-    size_t all_voff[NICD_HTTP_MAX_HEADERS], all_vlen[NICD_HTTP_MAX_HEADERS];
+    size_t all_noff[NICD_MAX_HEADERS], all_nlen[NICD_MAX_HEADERS];
+    size_t all_voff[NICD_MAX_HEADERS], all_vlen[NICD_MAX_HEADERS];
     size_t hn_off[MAX_RESP_HEADERS], hn_len[MAX_RESP_HEADERS];
     size_t hv_off[MAX_RESP_HEADERS], hv_len[MAX_RESP_HEADERS];
 } h2_stream_t;
@@ -342,7 +342,7 @@ h2_finish(nicd_conn_t *c, int status)
     (void) status;
     if (c->w->nlogs > 0 && st->log_lc == NULL) {
         /* which logs take it is decided now, as HTTP/1.1 does */
-        st->log_mask = nicd_log_select(c, &st->log_lc);
+        st->log_mask = nicd_log_phase_select(c, &st->log_lc);
         if (st->log_mask != 0 && c->cur_uri != NULL && st->uri == NULL) {
             st->uri = strndup(c->cur_uri, c->cur_uri_len); /* for $uri */
         }
@@ -578,7 +578,7 @@ on_header(nghttp2_session *s, const nghttp2_frame *frame, const uint8_t *name,
         }
         return 0;
     }
-    if (st->nall < NICD_HTTP_MAX_HEADERS) {
+    if (st->nall < NICD_MAX_HEADERS) {
         keep(st, name, nlen, &st->all_noff[st->nall], &st->all_nlen[st->nall]);
         keep(st, value, vlen, &st->all_voff[st->nall], &st->all_vlen[st->nall]);
         st->nall++;
@@ -756,7 +756,7 @@ log_stream(nicd_conn_t *c, h2_stream_t *st)
     v.late_known = 1;
     v.status = st->status;
     v.body_bytes = st->sent;
-    nicd_log_write(c->w, st->log_lc, st->log_mask, &v);
+    nicd_http_hooks.log_write(c->w, st->log_lc, st->log_mask, &v);
 }
 
 static int

@@ -102,7 +102,7 @@ return_text(nicd_conn_t *c, const nicd_request_t *r, int code, const char *text,
     const char *t = c->loc->default_type, *body;
     nicd_buf_t  z = {0};
 
-    body = nicd_gzip_body(c, t, strlen(t), text, &len, &z);
+    body = nicd_body_filter(c, t, strlen(t), text, &len, &z);
     nicd_resp_start(c, code);
     nicd_resp_content_type(c, t, strlen(t));
     if (body != text) {
@@ -419,12 +419,13 @@ try_files_phase(nicd_conn_t *c, const nicd_request_t *r,
             return 1;
         }
         memcpy(copy, w->expand.data, w->expand.len);
-        if (nicd_static_lookup(c, lc, copy, w->expand.len - 1, &f, &err) == 0) {
+        if (nicd_http_hooks.lookup(c, lc, copy, w->expand.len - 1, &f, &err)
+            == 0) {
             int ok = f->is_dir == (unsigned) dir;
 
             nicd_ofc_release(&w->ofc, f);
             if (ok) {
-                nicd_static_serve(c, r, lc, copy, w->expand.len - 1);
+                nicd_http_hooks.files(c, r, lc, copy, w->expand.len - 1);
                 free(copy);
                 return 1;
             }
@@ -560,14 +561,14 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
     }
 
     if ((lc->naccess > 0 || lc->auth_realm != NULL)
-        && nicd_access_phase(c, r, lc)) {
+        && nicd_http_hooks.access != NULL && nicd_http_hooks.access(c, r, lc)) {
         goto out;
     }
     if (lc->ntry_files > 0 && try_files_phase(c, r, lc, uri, len)) {
         goto out;
     }
     if (lc->handler != NULL) {
-        if (lc->handler != nicd_lua_content && r->method != NICD_M_GET
+        if (lc->lua == NULL && r->method != NICD_M_GET
             && !head) {
             nicd_respond_error(c, 405, head, NULL, 0);
         } else {
@@ -575,7 +576,7 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
         }
         goto out;
     }
-    nicd_static_serve(c, r, lc, uri, len);
+    nicd_http_hooks.files(c, r, lc, uri, len);
 out:
     free(own);
 }
@@ -637,7 +638,7 @@ nicd_lua_location(nicd_conn_t *c, const nicd_request_t *r)
     }
     srv = server_of(c, r);
     lc = nicd_conf_find_location(srv, c->w->path.data, n, nicd_match_data(c->w));
-    return lc->handler == nicd_lua_content;
+    return lc->lua != NULL;
 }
 
 /*
@@ -706,4 +707,101 @@ nicd_phases_worker_free(nicd_worker_t *w)
     pcre2_match_data_free(w->map_match);
     w->map_match = NULL;
     nicd_buf_free(&w->vars);
+}
+
+/* the statuses nginx has a page of its own for; others go out empty */
+static int
+has_page(int status)
+{
+    return (status >= 301 && status <= 303) || status == 307 || status == 308
+           || (status >= 400 && status <= 416 && status != 407) || status == 421
+           || status == 429 || (status >= 494 && status <= 497)
+           || (status >= 500 && status <= 504) || status == 507;
+}
+
+void
+nicd_respond_error(nicd_conn_t *c, int status, int head, const char *location,
+                   size_t location_len)
+{
+    nicd_respond_error_hdr(c, status, head,
+                           location != NULL ? "Location" : NULL, location,
+                           location_len);
+}
+
+void
+nicd_respond_error_hdr(nicd_conn_t *c, int status, int head, const char *name,
+                       const char *value, size_t len)
+{
+    char        page[512];
+    const char *body;
+    nicd_buf_t  z = {0};
+    size_t      blen;
+    int         n;
+
+    if (status >= 300 && nicd_error_page(c, status, head)) {
+        return;
+    }
+    if (!has_page(status)) {
+        /* 204, 418, ...: no body, no type (and no length for 204) */
+        nicd_resp_start(c, status);
+        if (status != 204 && status != 304) {
+            NICD_RESP_HEADER(c, "Content-Length", "0", 1);
+        }
+        if (name != NULL) {
+            nicd_resp_header(c, name, strlen(name), value, len);
+        }
+        nicd_resp_end_headers(c);
+        nicd_resp_finish(c, status);
+        return;
+    }
+
+    n = snprintf(page, sizeof(page),
+                 "<html>\r\n<head><title>%d %s</title></head>\r\n<body>\r\n"
+                 "<center><h1>%d %s</h1></center>\r\n<hr><center>nicd</center>"
+                 "\r\n</body>\r\n</html>\r\n",
+                 status, nicd_status_reason(status), status,
+                 nicd_status_reason(status));
+    blen = (size_t) n;
+
+    body = nicd_body_filter(c, "text/html", 9, page, &blen, &z);
+    nicd_resp_start(c, status);
+    nicd_resp_content_type(c, "text/html", 9);
+    if (body != page) {
+        NICD_RESP_HEADER(c, "Content-Encoding", "gzip", 4);
+    }
+    nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) blen);
+    if (status == 405) {
+        NICD_RESP_HEADER(c, "Allow", "GET, HEAD", 9);
+    } else if (status == 503) {
+        NICD_RESP_HEADER(c, "Retry-After", "1", 1);
+    } else if (name != NULL) {
+        nicd_resp_header(c, name, strlen(name), value, len);
+    }
+    nicd_resp_end_headers(c);
+    if (!head) {
+        nicd_resp_body_mem(c, body, blen);
+    }
+    nicd_buf_free(&z);
+    nicd_resp_finish(c, status);
+}
+
+void
+nicd_respond_mem(nicd_conn_t *c, int status, int head, const char *type,
+                 int no_store, const nicd_buf_t *b)
+{
+    if (nicd_buf_failed(b)) {
+        nicd_respond_error(c, 500, head, NULL, 0);
+        return;
+    }
+    nicd_resp_start(c, status);
+    nicd_resp_content_type(c, type, strlen(type));
+    if (no_store) {
+        NICD_RESP_HEADER(c, "Cache-Control", "no-store", 8);
+    }
+    nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) b->len);
+    nicd_resp_end_headers(c);
+    if (!head && b->len > 0) {
+        nicd_resp_body_mem(c, b->data, b->len);
+    }
+    nicd_resp_finish(c, status);
 }

@@ -420,11 +420,23 @@ nicd_access_phase(nicd_conn_t *c, const nicd_request_t *r,
     return 1;
 }
 
-const directive_t nicd_access_directives[] = {
+static const directive_t nicd_access_directives[] = {
     {"allow", CTX_HTTP | CTX_SRV | CTX_LOC, 1, 1, set_rule, 0},
     {"deny", CTX_HTTP | CTX_SRV | CTX_LOC, 1, 1, set_rule, 0},
     {"auth_basic", CTX_HTTP | CTX_SRV | CTX_LOC, 1, 1, set_auth_basic, 0},
     {"auth_basic_user_file", CTX_HTTP | CTX_SRV | CTX_LOC, 1, 1, set_user_file,
      0},
     {NULL, 0, 0, 0, NULL, 0},
+};
+
+static void
+access_init(void)
+{
+    nicd_http_hooks.access = nicd_access_phase;
+}
+
+const nicd_module_t nicd_access_module = {
+    .name = "access",
+    .directives = nicd_access_directives,
+    .init = access_init,
 };

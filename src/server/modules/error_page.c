@@ -55,7 +55,12 @@ set_error_page(parse_t *ps, const char **a, int n)
     return NULL;
 }
 
-const directive_t nicd_error_page_directives[] = {
+static const directive_t nicd_error_page_directives[] = {
     {"error_page", CTX_HSL, 2, MAX_ARGS, set_error_page, 0},
     {NULL, 0, 0, 0, NULL, 0},
+};
+
+const nicd_module_t nicd_error_page_module = {
+    .name = "error_page",
+    .directives = nicd_error_page_directives,
 };

@@ -238,7 +238,7 @@ nicd_gzip_file(nicd_conn_t *c, const nicd_request_t *r,
     return 1;
 }
 
-const directive_t nicd_gzip_directives[] = {
+static const directive_t nicd_gzip_directives[] = {
     {"gzip", CTX_HSL, 1, 1, nicd_conf_slot_flag,
      offsetof(nicd_loc_conf_t, gzip)},
     {"gzip_types", CTX_HSL, 1, MAX_ARGS, set_gzip_types, 0},
@@ -249,4 +249,16 @@ const directive_t nicd_gzip_directives[] = {
     {"gzip_http_version", CTX_HSL, 1, 1, set_nothing, 0},
     {"gzip_disable", CTX_HSL, 1, MAX_ARGS, set_nothing, 0},
     {NULL, 0, 0, 0, NULL, 0},
+};
+
+static void
+gzip_init(void)
+{
+    nicd_http_hooks.body_filter = nicd_gzip_body;
+}
+
+const nicd_module_t nicd_gzip_module = {
+    .name = "gzip",
+    .directives = nicd_gzip_directives,
+    .init = gzip_init,
 };

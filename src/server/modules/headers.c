@@ -76,8 +76,13 @@ set_expires(parse_t *ps, const char **a, int n)
     return NULL;
 }
 
-const directive_t nicd_headers_directives[] = {
+static const directive_t nicd_headers_directives[] = {
     {"add_header", CTX_HSL, 2, 3, set_add_header, 0},
     {"expires", CTX_HSL, 1, 2, set_expires, 0},
     {NULL, 0, 0, 0, NULL, 0},
+};
+
+const nicd_module_t nicd_headers_module = {
+    .name = "headers",
+    .directives = nicd_headers_directives,
 };

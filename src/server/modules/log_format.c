@@ -614,8 +614,22 @@ set_access_log(parse_t *ps, const char **a, int n)
     return NULL;
 }
 
-const directive_t nicd_log_format_directives[] = {
+static const directive_t nicd_log_format_directives[] = {
     {"log_format", CTX_HTTP, 2, MAX_ARGS, set_log_format, 0},
     {"access_log", CTX_MAIN | CTX_HSL, 1, 5, set_access_log, 0},
     {NULL, 0, 0, 0, NULL, 0},
+};
+
+static void
+log_init(void)
+{
+    nicd_http_hooks.log_select = nicd_log_select;
+    nicd_http_hooks.log_records = nicd_log_records;
+    nicd_http_hooks.log_write = nicd_log_write;
+}
+
+const nicd_module_t nicd_log_format_module = {
+    .name = "log",
+    .directives = nicd_log_format_directives,
+    .init = log_init,
 };

@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "directive.h"
 #include "handler.h"
 
 #if HAVE_LUAJIT
@@ -77,8 +78,8 @@ hook(lua_State *L, lua_Debug *ar)
     }
 }
 
-int
-nicd_lua_check(const char *file, char *err, size_t len)
+static int
+lua_check(const char *file, char *err, size_t len)
 {
     lua_State *L = luaL_newstate();
     int        rc = 0;
@@ -107,8 +108,8 @@ worker_close(lua_worker_t *lw)
     lw->cycle = NULL;
 }
 
-void
-nicd_lua_worker_free(nicd_worker_t *w)
+static void
+lua_worker_free(nicd_worker_t *w)
 {
     if (w->lua != NULL) {
         worker_close(w->lua);
@@ -321,8 +322,8 @@ respond(nicd_conn_t *c, const nicd_request_t *r, lua_State *L, const char *file)
     return 0;
 }
 
-void
-nicd_lua_worker_init(nicd_worker_t *w)
+static void
+lua_worker_init(nicd_worker_t *w)
 {
     const nicd_conf_t *cf = w->cycle->conf;
 
@@ -382,8 +383,8 @@ nicd_lua_content(nicd_conn_t *c, const nicd_request_t *r,
 
 #else /* !HAVE_LUAJIT */
 
-int
-nicd_lua_check(const char *file, char *err, size_t len)
+static int
+lua_check(const char *file, char *err, size_t len)
 {
     (void) file;
     snprintf(err, len, "nicd was built without LuaJIT (libluajit-5.1-dev)");
@@ -398,16 +399,67 @@ nicd_lua_content(nicd_conn_t *c, const nicd_request_t *r,
     nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
 }
 
-void
-nicd_lua_worker_init(nicd_worker_t *w)
+static void
+lua_worker_init(nicd_worker_t *w)
 {
     (void) w;
 }
 
-void
-nicd_lua_worker_free(nicd_worker_t *w)
+static void
+lua_worker_free(nicd_worker_t *w)
 {
     (void) w;
 }
 
 #endif
+
+/* "lua_content_handler FILE;": the script compiles now, so that one that
+ * does not parse fails start-up and "nicd -t" with its name */
+static const char *
+set_lua_handler(parse_t *ps, const char **a, int n)
+{
+    char              err[512];
+    const char       *msg;
+    nicd_loc_conf_t **all;
+
+    (void) n;
+    if (lua_check(a[0], err, sizeof(err)) != 0) {
+        return nicd_conf_msg("%s", err);
+    }
+    if ((msg = nicd_conf_handler(ps, nicd_lua_content, ps->d->name)) != NULL) {
+        return msg;
+    }
+    all = nicd_conf_grow(ps->conf, ps->conf->lua_locs, ps->conf->nlua,
+                         sizeof(*all));
+    if (all == NULL || (ps->loc->lua = nicd_conf_strdup(ps->conf, a[0])) == NULL) {
+        return "out of memory";
+    }
+    ps->loc->lua_idx = ps->conf->nlua;
+    all[ps->conf->nlua++] = ps->loc;
+    ps->conf->lua_locs = all;
+    return NULL;
+}
+
+static const char *
+set_lua_time_limit(parse_t *ps, const char **a, int n)
+{
+    (void) n;
+    if (nicd_conf_time(a[0], &ps->conf->lua_time_limit) != NULL
+        || ps->conf->lua_time_limit <= 0) {
+        return nicd_conf_msg("invalid time \"%s\"", a[0]);
+    }
+    return NULL;
+}
+
+static const directive_t lua_directives[] = {
+    {"lua_content_handler", CTX_LOC, 1, 1, set_lua_handler, 0},
+    {"lua_time_limit", CTX_MAIN | CTX_HTTP, 1, 1, set_lua_time_limit, 0},
+    {NULL, 0, 0, 0, NULL, 0},
+};
+
+const nicd_module_t nicd_lua_module = {
+    .name = "lua",
+    .directives = lua_directives,
+    .worker_init = lua_worker_init,
+    .worker_free = lua_worker_free,
+};

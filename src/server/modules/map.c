@@ -109,9 +109,14 @@ set_map(parse_t *ps, const char **a, int n)
     return NULL;
 }
 
-const directive_t nicd_map_directives[] = {
+static const directive_t nicd_map_directives[] = {
     {"map", CTX_HTTP, 2, 2, set_map, 0, CTX_LINES},
     {"map_hash_max_size", CTX_HTTP, 1, 1, nicd_conf_housekeeping, 0, 0},
     {"map_hash_bucket_size", CTX_HTTP, 1, 1, nicd_conf_housekeeping, 0, 0},
     {NULL, 0, 0, 0, NULL, 0, 0},
+};
+
+const nicd_module_t nicd_map_module = {
+    .name = "map",
+    .directives = nicd_map_directives,
 };

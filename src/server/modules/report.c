@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "directive.h"
 #include "handler.h"
 
 int
@@ -29,8 +30,8 @@ nicd_backend_report(nicd_conn_t *c, int fmt, nicd_buf_t *b)
     return 1;
 }
 
-void
-nicd_report(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *loc)
+static void
+report(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *loc)
 {
     const snic_instance_t *in = &c->w->cycle->backend;
     int                    head = r->method == NICD_M_HEAD;
@@ -63,3 +64,23 @@ nicd_report(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *loc)
                      1, &b);
     nicd_buf_free(&b);
 }
+
+/* "nic_status;": a name the send backends make (snic), so no table can
+ * list it; a location's content */
+static int
+report_directive(parse_t *ps, const char *name, int nargs, const char **msg)
+{
+    int fmt = snic_backend_report_format(name);
+
+    if (fmt < 0 || nargs != 0 || ps->ctx != CTX_LOC) {
+        return 0;
+    }
+    *msg = nicd_conf_handler(ps, report, name);
+    ps->loc->format = fmt;
+    return 1;
+}
+
+const nicd_module_t nicd_report_module = {
+    .name = "report",
+    .unknown = report_directive,
+};

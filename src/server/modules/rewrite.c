@@ -262,11 +262,16 @@ set_if(parse_t *ps, const char **a, int n)
     return NULL;
 }
 
-const directive_t nicd_rewrite_directives[] = {
+static const directive_t nicd_rewrite_directives[] = {
     {"rewrite", CTX_SRV | CTX_LOC | CTX_IF, 2, 3, set_rewrite, 0, 0},
     {"return", CTX_SRV | CTX_LOC | CTX_IF, 1, 2, set_return, 0, 0},
     {"break", CTX_SRV | CTX_LOC | CTX_IF, 0, 0, set_break, 0, 0},
     {"set", CTX_SRV | CTX_LOC | CTX_IF, 2, 2, set_set, 0, 0},
     {"if", CTX_SRV | CTX_LOC, 1, 8, set_if, 0, CTX_IF},
     {NULL, 0, 0, 0, NULL, 0, 0},
+};
+
+const nicd_module_t nicd_rewrite_module = {
+    .name = "rewrite",
+    .directives = nicd_rewrite_directives,
 };

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "directive.h"
 #include "handler.h"
 #include "path.h"
 #include "range.h"
@@ -799,3 +800,15 @@ nicd_static_serve(nicd_conn_t *c, const nicd_request_t *r,
     }
     nicd_ofc_release(&c->w->ofc, f);
 }
+
+static void
+static_init(void)
+{
+    nicd_http_hooks.files = nicd_static_serve;
+    nicd_http_hooks.lookup = nicd_static_lookup;
+}
+
+const nicd_module_t nicd_static_module = {
+    .name = "static",
+    .init = static_init,
+};

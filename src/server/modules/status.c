@@ -214,16 +214,21 @@ set_status(parse_t *ps, const char **a, int n)
 
     (void) a;
     (void) n;
-    msg = nicd_conf_handler(ps, status_content);
+    msg = nicd_conf_handler(ps, status_content, ps->d->name);
     if (msg == NULL) {
         ps->loc->format = (int) ps->d->offset; /* the format, by entry */
     }
     return msg;
 }
 
-const directive_t nicd_status_directives[] = {
+static const directive_t nicd_status_directives[] = {
     {"stub_status", CTX_LOC, 0, 1, set_status, FORMAT_STUB},
     {"nicd_status", CTX_LOC, 0, 0, set_status, FORMAT_JSON},
     {"nicd_metrics", CTX_LOC, 0, 0, set_status, FORMAT_PROMETHEUS},
     {NULL, 0, 0, 0, NULL, 0},
+};
+
+const nicd_module_t nicd_status_module = {
+    .name = "status",
+    .directives = nicd_status_directives,
 };

@@ -41,7 +41,12 @@ set_try_files(parse_t *ps, const char **a, int n)
     return NULL;
 }
 
-const directive_t nicd_try_files_directives[] = {
+static const directive_t nicd_try_files_directives[] = {
     {"try_files", CTX_SRV | CTX_LOC, 2, MAX_ARGS, set_try_files, 0},
     {NULL, 0, 0, 0, NULL, 0},
+};
+
+const nicd_module_t nicd_try_files_module = {
+    .name = "try_files",
+    .directives = nicd_try_files_directives,
 };

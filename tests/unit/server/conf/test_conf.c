@@ -5,13 +5,14 @@
 
 #include "../../../../src/server/conf/conf.c"
 #include "harness.h"
+#include "modules/modules.h"
 
 static char err[1024];
 
 static nicd_conf_t *
 load(const char *text)
 {
-    nicd_conf_t *c = nicd_conf_new();
+    nicd_conf_t *c = nicd_conf_new(nicd_modules);
 
     err[0] = '\0';
     if (nicd_conf_parse_string(c, text, "test.conf", err, sizeof(err)) != 0
@@ -253,7 +254,7 @@ test_include_and_set(void)
     fputs("include types.conf;\nroot /srv;\n", f);
     fclose(f);
 
-    c = nicd_conf_new();
+    c = nicd_conf_new(nicd_modules);
     CHECK_INT(nicd_conf_parse_file(c, path, err, sizeof(err)), 0);
     CHECK_STR(nicd_conf_mime(c, "a.inc", 5), "text/x-inc");
     CHECK_STR(c->http->root, "/srv");

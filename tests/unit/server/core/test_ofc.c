@@ -6,6 +6,7 @@
 
 #include "../../../../src/server/core/ofc.c"
 #include "harness.h"
+#include "modules/modules.h"
 
 static char        root[] = "/tmp/nicd-ofc-XXXXXX";
 static char        outside[] = "/tmp/nicd-out-XXXXXX";
@@ -57,7 +58,7 @@ setup(void)
         perror("symlink");
     }
     root_fd = open(root, O_PATH | O_DIRECTORY);
-    conf = nicd_conf_new();
+    conf = nicd_conf_new(nicd_modules);
     nicd_conf_finish(conf, err, sizeof(err));
 }
 
