@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "../../src/util/buf.h"
 #include "http_parser.h"
 #include "path.h"
 #include "range.h"

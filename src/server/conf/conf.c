@@ -21,11 +21,11 @@
 #include <glob.h>
 #include <pcre2.h>
 
-#include "buf.h"
+#include "../../util/buf.h"
 #include "conf.h"
 #include "config.h"
 #include "directive.h"
-#include "log.h"
+#include "../../util/log.h"
 
 #define MAX_DEPTH 8
 

@@ -14,9 +14,9 @@
 
 #include "../../sendfile_nic/snic.h"
 #include "../../util/version.h"
-#include "buf.h"
+#include "../../util/buf.h"
 #include "conf.h"
-#include "log.h"
+#include "../../util/log.h"
 #include "pool.h"
 #include "ofc.h"
 #include "transport.h"

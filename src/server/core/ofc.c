@@ -23,7 +23,7 @@
 #endif
 
 #include "../../util/hash.h"
-#include "buf.h"
+#include "../../util/buf.h"
 #include "conf.h"
 #include "ofc.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../../util/duration.h"
-#include "buf.h"
+#include "../../util/buf.h"
 #include "directive.h"
 
 static const char *

@@ -1,10 +1,10 @@
-/* Unit tests of src/server/core/log.c */
+/* Unit tests of src/util/log.c */
 
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../../../src/server/core/log.c"
+#include "../../../src/util/log.c"
 #include "harness.h"
 
 static size_t

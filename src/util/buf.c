@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#include "../../util/civil.h"
-#include "../../util/duration.h"
+#include "civil.h"
+#include "duration.h"
 #include "buf.h"
 
 int
