@@ -11,6 +11,7 @@
 
 #include "civil.h"
 #include "duration.h"
+#include "size.h"
 #include "buf.h"
 
 int
@@ -254,37 +255,12 @@ nicd_http_date_parse(const char *s, size_t len)
 int
 nicd_parse_size(const char *s, size_t *out)
 {
-    char              *end;
-    unsigned long long v;
-    unsigned long long mul = 1;
+    uint64_t v;
 
-    if (!isdigit((unsigned char) s[0])) {
+    if (nicache_parse_size(s, &v) != 0 || v > SIZE_MAX) {
         return -1;
     }
-    v = strtoull(s, &end, 10);
-    switch (*end) {
-    case '\0': break;
-    case 'k':
-    case 'K':
-        mul = 1024ULL;
-        end++;
-        break;
-    case 'm':
-    case 'M':
-        mul = 1024ULL * 1024;
-        end++;
-        break;
-    case 'g':
-    case 'G':
-        mul = 1024ULL * 1024 * 1024;
-        end++;
-        break;
-    default: return -1;
-    }
-    if (*end != '\0' || v > (unsigned long long) SIZE_MAX / mul) {
-        return -1;
-    }
-    *out = (size_t) (v * mul);
+    *out = (size_t) v;
     return 0;
 }
 
