@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "files.h"
-#include "objects.h"
 #include "strtab.h"
 
 struct trace_files_s {
@@ -115,6 +114,25 @@ trace_file_name(const char *url, size_t len, char *out, int resolve_dots)
     }
     out[o] = '\0';
     return o;
+}
+
+size_t
+trace_object_key(const char *url, size_t len, char *out)
+{
+    size_t plen = trace_path_len(url, len), n;
+
+    n = plen > 0 ? trace_file_name(url, plen, out, 1) : 0;
+    if (n == 0) {
+        out[0] = '\x01';
+        memcpy(out + 1, url, len);
+        return len + 1;
+    }
+    if (plen + 1 < len) {
+        out[n++] = '?';
+        memcpy(out + n, url + plen + 1, len - plen - 1);
+        n += len - plen - 1;
+    }
+    return n;
 }
 
 /* the object key of url in f->buf: its length, 0 when out of memory */

@@ -19,6 +19,14 @@ typedef struct trace_files_s trace_files_t;
 trace_files_t *trace_files_new(void);
 void           trace_files_free(trace_files_t *f);
 
+/*
+ * The key of target url into out (room for len + 16); its length: the
+ * file name the path rule gives (trace_file_name), with the query, or the
+ * target as it was when the rule refuses it.  Objects are known by it
+ * (objects.h).
+ */
+size_t trace_object_key(const char *url, size_t len, char *out);
+
 /* The path of a request target: up to '?' (or the end). */
 size_t trace_path_len(const char *url, size_t len);
 

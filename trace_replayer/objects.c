@@ -37,25 +37,6 @@ struct trace_map_s {
     trace_map_stats_t st;
 };
 
-size_t
-trace_object_key(const char *url, size_t len, char *out)
-{
-    size_t plen = trace_path_len(url, len), n;
-
-    n = plen > 0 ? trace_file_name(url, plen, out, 1) : 0;
-    if (n == 0) {
-        out[0] = '\x01';
-        memcpy(out + 1, url, len);
-        return len + 1;
-    }
-    if (plen + 1 < len) {
-        out[n++] = '?';
-        memcpy(out + n, url + plen + 1, len - plen - 1);
-        n += len - plen - 1;
-    }
-    return n;
-}
-
 trace_map_t *
 trace_map_new(void)
 {

@@ -32,8 +32,7 @@
 
 #include "trace.h"
 
-/* The key of target url into out (room for len + 16); its length. */
-size_t trace_object_key(const char *url, size_t len, char *out);
+#include "files.h" /* trace_object_key */
 
 enum {
     TRACE_OBJ_FILE = 'F',

@@ -83,10 +83,34 @@ test_sizes(void)
     trace_files_free(f);
 }
 
+static void
+check_key(const char *url, const char *want, size_t want_len)
+{
+    char   out[256];
+    size_t n = trace_object_key(url, strlen(url), out);
+
+    CHECK_INT((long) n, (long) want_len);
+    CHECK(memcmp(out, want, want_len) == 0);
+}
+
+static void
+test_keys(void)
+{
+    check_key("/a/b", "/a/b", 4);
+    check_key("/a/./b/../c%20d", "/a/c d", 6);
+    check_key("/x/", "/x/index.html", 13);
+    check_key("/q?b=1/2", "/q?b=1/2", 8);
+    check_key("/q?", "/q", 2); /* an empty query is none */
+    check_key("/a%2Fb", "\x01/a%2Fb", 7);
+    check_key("/../x", "\x01/../x", 6);
+    check_key("http://h/x", "\x01http://h/x", 11);
+}
+
 int
 main(void)
 {
     RUN(test_file_name);
+    RUN(test_keys);
     RUN(test_sizes);
     return harness_report("files");
 }
