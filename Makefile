@@ -66,7 +66,8 @@ FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
         install format format-check clean distclean help
 
 TOOLS = $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
-        $(BUILD)/niccompare $(BUILD)/niccompare-plot $(BUILD)/nicload
+        $(BUILD)/niccompare $(BUILD)/niccompare-plot $(BUILD)/nicload \
+        $(BUILD)/nicsim-plot
 
 all: $(TOOLS)
 
@@ -109,6 +110,11 @@ $(BUILD)/nicsim: $(BUILD)/obj/trace_replayer/nicsim.o $(TRACE_OBJS) $(SIM_OBJS) 
 
 $(BUILD)/niccompare: $(BUILD)/obj/trace_replayer/niccompare.o $(TRACE_OBJS) $(MODEL_OBJS) $(UTIL_OBJS)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
+
+# nicsim --plot runs it from beside itself
+$(BUILD)/nicsim-plot: trace_replayer/nicsim_plot.py
+	@mkdir -p $(dir $@)
+	cp $< $@ && chmod 755 $@
 
 # niccompare --plots runs it from beside itself
 $(BUILD)/niccompare-plot: trace_replayer/niccompare_plot.py
@@ -250,7 +256,7 @@ install: $(TOOLS)
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
 	    $(BUILD)/niccompare $(BUILD)/niccompare-plot $(BUILD)/nicload \
-	    $(DESTDIR)$(PREFIX)/bin/
+	    $(BUILD)/nicsim-plot $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 conf/nicd.conf conf/mime.types $(DESTDIR)$(PREFIX)/etc/nicd/
 
 # the C sources format and format-check look at

@@ -8,6 +8,8 @@
 # accesses.  Timed: nicsim's whole process (reading its compact trace
 # PASSES times), libCacheSim's process_trace() (the trace already
 # mapped); both pinned to CPU 1, RUNS alternating rounds, medians.
+# Last, nicsim --mrc (ten sizes in one pass) against libCacheSim's LRU at
+# the ten sizes one after the other.
 # With EXPLAIN=1 it then runs bench/libcachesim_explain.py on the same
 # trace: for S3-FIFO, ARC and OPT, whose hit ratios differ, libCacheSim
 # request by request against the reference model with libCacheSim's
@@ -88,6 +90,54 @@ for ours, theirs in POLICIES:
                  "nicsim_s": a, "libcachesim_s": b,
                  "speed_ratio": mb / ma, "nicsim_hit_ratio": hit_a,
                  "libcachesim_hit_ratio": hit_b})
+# the miss-ratio curve: nicsim --mrc, one pass for ten sizes, against
+# libCacheSim's LRU run at each size one after the other (as one draws a
+# curve with it); the hit ratios differ below the largest file only by
+# nicsim's rule that a file larger than the cache bypasses it
+SIZES = "64k,128k,256k,512k,1m,2m,4m,8m,16m,32m"
+
+
+def nicsim_mrc():
+    t = time.monotonic()
+    p = subprocess.run(["build/nicsim", "--mrc", "--sizes", SIZES,
+                        "--repeat", passes, "--json", work + "/nasa.nic"],
+                       capture_output=True, check=True)
+    return time.monotonic() - t, json.loads(p.stdout)
+
+
+def lcs_sizes():
+    total, hits = 0.0, []
+    for s in SIZES.split(","):
+        n = int(s[:-1]) << (10 if s[-1] == "k" else 20)
+        reader = lcs.TraceReader(trace=work + "/nasa.oracle",
+                                 trace_type=lcs.TraceType.ORACLE_GENERAL_TRACE)
+        cache = lcs.LRU(cache_size=n)
+        t = time.monotonic()
+        miss, _ = cache.process_trace(reader)
+        total += time.monotonic() - t
+        hits.append(1 - miss)
+    return total, hits
+
+
+a, b = [], []
+for _ in range(runs):
+    el, curve = nicsim_mrc()
+    a.append(el)
+    el, lhits = lcs_sizes()
+    b.append(el)
+ma, mb = statistics.median(a), statistics.median(b)
+print("mrc     %10.2f %10.2f %7.2fx  (nicsim --mrc, 10 sizes in one pass; "
+      "libCacheSim LRU at each size)" % (ma, mb, mb / ma))
+for r, h in zip(curve, lhits):
+    n = r["block_hits"] + r["block_misses"]
+    print("  %9s  nicsim hit %.4f  libCacheSim hit %.4f"
+          % (r["cache_bytes"], r["block_hits"] / n if n else 0, h))
+rows.append({"policy": "lru --mrc", "sizes": SIZES, "nicsim_s": a,
+             "libcachesim_s": b, "speed_ratio": mb / ma,
+             "nicsim_hit_ratios": [r["block_hits"] / max(1, r["block_hits"]
+                                                         + r["block_misses"])
+                                   for r in curve],
+             "libcachesim_hit_ratios": lhits})
 json.dump(rows, open(out, "w"), indent=1)
 print("speed = nicsim speed / libCacheSim speed (above 1: nicsim faster); "
       "results: " + out)

@@ -22,23 +22,30 @@
  */
 
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 #include <time.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../src/util/version.h"
 #include "../src/sendfile_nic/nic/directory.h"
 #include "../src/util/duration.h"
 #include "../src/util/size.h"
 #include "files.h"
+#include "mrc.h"
 #include "opt.h"
 #include "reader.h"
 #include "sessions.h"
 
-#define MAX_SIZES    32
+#define MAX_SIZES    255
+#define DEFAULT_SIZES "64k,128k,256k,512k,1m,2m,4m,8m,16m"
 #define MAX_POLICIES 16
 #define MAX_SPLIT    64
 
@@ -94,7 +101,8 @@ usage(FILE *out)
             "lru[,fifo,...]] [--block 4k]\n"
             "              [--split N] [--conn-gap S] [--warmup N|TIME] "
             "[TRACE OPTIONS]\n"
-            "              [--json | --csv]\n"
+            "              [--mrc [--sample RATE]] [--points N] [--plot "
+            "FILE.png] [--json | --csv]\n"
             "\n"
             "Prints, per cache size and policy, the share of HTTP content "
             "bytes a NIC data\ncache would serve (they would not cross the "
@@ -123,6 +131,15 @@ usage(FILE *out)
             "for measuring speed; the rate goes to stderr.\n"
             "--oracle-out FILE writes the block accesses (of cache 0 with "
             "--split) as\nlibCacheSim's oracleGeneral trace.\n"
+            "\nMiss-ratio curves: --sizes takes a list (64k,1m), a range "
+            "with a step\n(64k:16m:64k) or a range with --points N (N "
+            "sizes evenly on a log scale,\nwhole blocks; --points alone: "
+            "64k:16m).  --mrc gives LRU's result for every\nsize in one "
+            "pass (stack distances; the same numbers as simulating each "
+            "size);\n--sample RATE (0 < RATE <= 1) follows that share of "
+            "the blocks (SHARDS,\nfixed rate: an estimate, for traces of "
+            "millions of blocks; counts scaled by\n1 / RATE).  --plot "
+            "FILE.png draws the curves (python3-matplotlib).\n"
             "\n  -h, --help            this text\n"
             "      --version         the version and the compiled features\n"
             "\nTrace options:\n" TRACE_SRC_USAGE);
@@ -133,6 +150,86 @@ static int
 parse_size(const char *s, uint64_t *out)
 {
     return nicache_parse_size(s, out) != 0 || *out == 0 ? -1 : 0;
+}
+
+/*
+ * --sizes: a list ("64k,1m,16m"), a range with a step ("64k:16m:64k"), or
+ * a range cut into --points sizes evenly on a log scale ("64k:16m",
+ * rounded down to whole blocks); --points alone takes 64k:16m.  The count,
+ * or -1 after saying why.
+ */
+static int
+parse_sizes(const char *text, int points, uint64_t block, uint64_t *out)
+{
+    char    *copy, *tok, *save, *p;
+    uint64_t from, to, step = 0, v;
+    int      n = 0, i;
+
+    if (points > 0 && strchr(text, ':') == NULL) {
+        if (strchr(text, ',') != NULL && strcmp(text, DEFAULT_SIZES) != 0) {
+            fprintf(stderr, "nicsim: --points cuts a range: --sizes FROM:TO"
+                            "\n");
+            return -1;
+        }
+        text = "64k:16m";
+    }
+    if ((copy = strdup(text)) == NULL) {
+        fprintf(stderr, "nicsim: out of memory\n");
+        return -1;
+    }
+    if (strchr(copy, ':') == NULL) {
+        for (tok = strtok_r(copy, ",", &save); tok != NULL;
+             tok = strtok_r(NULL, ",", &save)) {
+            if (n == MAX_SIZES || parse_size(tok, &out[n]) != 0) {
+                fprintf(stderr, "nicsim: bad size \"%s\"\n", tok);
+                free(copy);
+                return -1;
+            }
+            n++;
+        }
+        free(copy);
+        return n;
+    }
+    tok = strtok_r(copy, ":", &save);
+    p = strtok_r(NULL, ":", &save);
+    if (tok == NULL || p == NULL || parse_size(tok, &from) != 0
+        || parse_size(p, &to) != 0 || to < from
+        || ((p = strtok_r(NULL, ":", &save)) != NULL
+            && (parse_size(p, &step) != 0 || points > 0))
+        || (step == 0 && points == 0) || strtok_r(NULL, ":", &save) != NULL) {
+        fprintf(stderr,
+                "nicsim: --sizes \"%s\": FROM:TO:STEP, or FROM:TO with "
+                "--points N\n",
+                text);
+        free(copy);
+        return -1;
+    }
+    free(copy);
+    for (i = 0; i < (step ? MAX_SIZES + 1 : points); i++) {
+        if (step) {
+            if (from + (uint64_t) i * step > to) {
+                break;
+            }
+            v = from + (uint64_t) i * step;
+        } else {
+            double x = (double) from
+                       * pow((double) to / (double) from,
+                             (double) i / (double) (points - 1));
+
+            v = (uint64_t) (x + 0.5) / block * block;
+            v = v < block ? block : v;
+            if (n > 0 && v <= out[n - 1]) {
+                continue; /* sizes closer than a block */
+            }
+        }
+        if (n == MAX_SIZES) {
+            fprintf(stderr, "nicsim: --sizes: more than %d sizes\n",
+                    MAX_SIZES);
+            return -1;
+        }
+        out[n++] = v;
+    }
+    return n;
 }
 
 /* --warmup: a count of requests (a bare number), or a time of the trace
@@ -213,6 +310,47 @@ find_file(trace_files_t *files, const trace_req_t *r, uint64_t *fsize,
     return 0;
 }
 
+/*
+ * What a request transfers: 0 with the cache it goes to (*conn, the
+ * connection's number: only --split looks at it), its file's size and
+ * number, when it carries content (a 200 or 206 of bytes > 0 of a file);
+ * -1 when it carries none.
+ */
+static int
+transfer_of(trace_files_t *files, trace_sessions_t *sess, const trace_req_t *r,
+            int split, uint64_t *conn, uint64_t *fsize, uint32_t *id)
+{
+    int opened, grouped;
+
+    /* the connection only chooses among several caches */
+    *conn = split > 1 ? trace_session(sess, r, &opened, &grouped) : 0;
+    if ((r->status != 200 && r->status != 206) || r->bytes == 0
+        || find_file(files, r, fsize, id) != 0) {
+        return -1;
+    }
+    return 0;
+}
+
+/* One request through the one-pass curves (--mrc), as simulate(). */
+static void
+simulate_mrc(trace_mrc_t **mrc, trace_files_t *files, trace_sessions_t *sess,
+             const trace_req_t *r, int split, uint64_t *content, int counting)
+{
+    uint64_t fsize, conn;
+    uint32_t id;
+
+    if (transfer_of(files, sess, r, split, &conn, &fsize, &id) != 0) {
+        return;
+    }
+    *content += counting ? r->bytes : 0;
+    if (trace_mrc_request(mrc[conn % (uint64_t) split], id, fsize, r->bytes,
+                          counting)
+        != 0) {
+        fprintf(stderr, "nicsim: failed: out of memory for the curve\n");
+        exit(1);
+    }
+}
+
 /* One request of the trace through every cache; counted unless it falls
  * in the warm-up (the caches fill either way). */
 static void
@@ -223,12 +361,9 @@ simulate(sim_t *sims, int nsims, trace_files_t *files, trace_sessions_t *sess,
     uint64_t        fsize, conn, b, nblocks, used;
     uint32_t        id;
     snic_block_id_t bid;
-    int             i, ev, opened, grouped;
+    int             i, ev;
 
-    /* the connection only chooses among several caches */
-    conn = split > 1 ? trace_session(sess, r, &opened, &grouped) : 0;
-    if ((r->status != 200 && r->status != 206) || r->bytes == 0
-        || find_file(files, r, &fsize, &id) != 0) {
+    if (transfer_of(files, sess, r, split, &conn, &fsize, &id) != 0) {
         return;
     }
     *content += counting ? r->bytes : 0;
@@ -284,6 +419,137 @@ simulate(sim_t *sims, int nsims, trace_files_t *files, trace_sessions_t *sess,
     }
 }
 
+/*
+ * The results in out's form (0 a table, 1 JSON, 2 CSV) to f.  libCacheSim's
+ * names: miss_ratio (of requests: one with a block missed, or bypassing
+ * the cache, is a miss) and byte_miss_ratio; the paper's share is
+ * 1 - byte_miss_ratio; and the block stream's.
+ */
+static void
+print_results(FILE *f, int out, const sim_t *sims, int nsims, int split,
+              uint64_t block, uint64_t content)
+{
+    int i;
+
+    if (out == 2) {
+        fprintf(f, "policy,cache_bytes,caches,block,share,cached_bytes,"
+               "content_bytes,block_hits,block_misses,requests,miss_ratio,"
+               "byte_miss_ratio,block_miss_ratio\n");
+    } else if (out == 1) {
+        fprintf(f, "[");
+    } else {
+        fprintf(f, "%-7s %8s %6s %10s %15s %7s %14s %12s\n", "policy", "cache",
+               "caches", "miss ratio", "byte miss ratio", "share",
+               "cached bytes", "block hits");
+    }
+    for (i = 0; i < nsims; i++) {
+        const sim_t *s = &sims[i];
+        double   share = content ? (double) s->cached / (double) content : 0;
+        double   bmr = content ? 1 - share : 0;
+        uint64_t acc = s->hits + s->misses;
+        double   blmr = acc ? (double) s->misses / (double) acc : 0;
+        double   mr = s->requests ? (double) s->req_misses / (double) s->requests
+                                  : 0;
+        int      has_req = s->policy != NULL; /* opt counts blocks only */
+        char     h[32], mrs[32];
+
+        snprintf(mrs, sizeof(mrs), "%.6f", mr);
+        if (out == 2) {
+            fprintf(f, "%s,%llu,%d,%llu,%.6f,%llu,%llu,%llu,%llu,%s%llu,%s,%.6f,"
+                   "%.6f\n",
+                   (s->policy != NULL ? s->policy->name : "opt"),
+                   (unsigned long long) s->cache_bytes, split,
+                   (unsigned long long) block, share,
+                   (unsigned long long) s->cached, (unsigned long long) content,
+                   (unsigned long long) s->hits,
+                   (unsigned long long) s->misses, "",
+                   (unsigned long long) s->requests, has_req ? mrs : "", bmr,
+                   blmr);
+        } else if (out == 1) {
+            fprintf(f, "%s\n {\"policy\": \"%s\", \"cache_bytes\": %llu, "
+                   "\"caches\": %d, \"block\": %llu, \"share\": %.6f, "
+                   "\"cached_bytes\": %llu, \"content_bytes\": %llu, "
+                   "\"block_hits\": %llu, \"block_misses\": %llu, "
+                   "\"requests\": %llu, \"miss_ratio\": %s, "
+                   "\"byte_miss_ratio\": %.6f, \"block_miss_ratio\": %.6f}",
+                   i ? "," : "", (s->policy != NULL ? s->policy->name : "opt"),
+                   (unsigned long long) s->cache_bytes, split,
+                   (unsigned long long) block, share,
+                   (unsigned long long) s->cached, (unsigned long long) content,
+                   (unsigned long long) s->hits,
+                   (unsigned long long) s->misses,
+                   (unsigned long long) s->requests, has_req ? mrs : "null",
+                   bmr, blmr);
+        } else {
+            nicache_size_str(s->cache_bytes, h, sizeof(h));
+            snprintf(mrs, sizeof(mrs), has_req ? "%.4f" : "-", mr);
+            fprintf(f, "%-7s %8s %6d %10s %15.4f %7.4f %14llu %12llu\n",
+                   (s->policy != NULL ? s->policy->name : "opt"), h, split,
+                   mrs, bmr, share, (unsigned long long) s->cached,
+                   (unsigned long long) s->hits);
+        }
+    }
+    if (out == 1) {
+        fprintf(f, "\n]\n");
+    }
+}
+
+/*
+ * --plot: the results as CSV into nicsim-plot (beside this program, else
+ * on PATH), which draws the miss-ratio curves into png.  0, or -1 after
+ * saying why.
+ */
+static int
+draw(const char *png, const char *trace, const sim_t *sims, int nsims,
+     int split, uint64_t block, uint64_t content)
+{
+    char  self[PATH_MAX], script[PATH_MAX + 16], *slash;
+    int   fds[2], status;
+    pid_t pid;
+    FILE *f;
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+    snprintf(script, sizeof(script), "nicsim-plot");
+    if (n > 0) {
+        self[n] = '\0';
+        if ((slash = strrchr(self, '/')) != NULL) {
+            *slash = '\0';
+            snprintf(script, sizeof(script), "%s/nicsim-plot", self);
+            if (access(script, X_OK) != 0) {
+                snprintf(script, sizeof(script), "nicsim-plot");
+            }
+        }
+    }
+    if (pipe(fds) != 0 || (pid = fork()) < 0) {
+        fprintf(stderr, "nicsim: --plot: %s\n", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(fds[0], 0);
+        close(fds[0]);
+        close(fds[1]);
+        execlp(script, script, png, trace, (char *) NULL);
+        fprintf(stderr, "nicsim: --plot: %s: %s\n", script, strerror(errno));
+        _exit(127);
+    }
+    close(fds[0]);
+    signal(SIGPIPE, SIG_IGN); /* a script that died is said below */
+    f = fdopen(fds[1], "w");
+    if (f != NULL) {
+        print_results(f, 2, sims, nsims, split, block, content);
+        fclose(f);
+    } else {
+        close(fds[1]);
+    }
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)
+        || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "nicsim: failed: nicsim-plot could not draw %s "
+                        "(python3-matplotlib installed?)\n", png);
+        return -1;
+    }
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -299,12 +565,20 @@ main(int argc, char **argv)
         {"repeat", required_argument, NULL, 'R'},
         {"oracle-out", required_argument, NULL, 'O'},
         {"warmup", required_argument, NULL, 'W' + 256},
+        {"mrc", no_argument, NULL, 'M' + 256},
+        {"sample", required_argument, NULL, 'S' + 256},
+        {"points", required_argument, NULL, 'P' + 256},
+        {"plot", required_argument, NULL, 'L' + 256},
         {"version", no_argument, NULL, NICACHE_OPT_VERSION},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char          *sizes = "64k,128k,256k,512k,1m,2m,4m,8m,16m";
+    const char          *sizes = DEFAULT_SIZES;
     const char          *policies = "lru", *path, *oracle = NULL;
+    const char          *plot = NULL;
+    trace_mrc_t         *mrc[MAX_SPLIT];
+    double               rate = 1;   /* --sample */
+    int                  want_mrc = 0, points = 0;
     trace_src_t          src = TRACE_SRC_INIT;
     char                 err[512], list[512], *tok, *save;
     uint64_t             size_v[MAX_SIZES], block = 4096, content = 0;
@@ -371,6 +645,27 @@ main(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'M' + 256: want_mrc = 1; break;
+        case 'S' + 256:
+            rate = strtod(optarg, &tok);
+            if (*tok != '\0' || !(rate > 0) || rate > 1) {
+                fprintf(stderr,
+                        "nicsim: --sample \"%s\": a rate above 0 and at "
+                        "most 1 (0.01 follows 1 %% of the blocks)\n",
+                        optarg);
+                return 2;
+            }
+            want_mrc = 1;
+            break;
+        case 'P' + 256:
+            points = atoi(optarg);
+            if (points < 2 || points > MAX_SIZES) {
+                fprintf(stderr, "nicsim: --points takes 2 to %d\n",
+                        MAX_SIZES);
+                return 2;
+            }
+            break;
+        case 'L' + 256: plot = optarg; break;
         case 'O':
             oracle = optarg;
             want_opt = 1; /* the block stream is recorded */
@@ -395,14 +690,9 @@ main(int argc, char **argv)
         return 2;
     }
 
-    snprintf(list, sizeof(list), "%s", sizes);
-    for (tok = strtok_r(list, ",", &save); tok != NULL;
-         tok = strtok_r(NULL, ",", &save)) {
-        if (nsizes == MAX_SIZES || parse_size(tok, &size_v[nsizes]) != 0) {
-            fprintf(stderr, "nicsim: bad size \"%s\"\n", tok);
-            return 2;
-        }
-        nsizes++;
+    nsizes = parse_sizes(sizes, points, block, size_v);
+    if (nsizes < 0) {
+        return 2;
     }
     snprintf(list, sizeof(list), "%s", policies);
     for (tok = strtok_r(list, ",", &save); tok != NULL;
@@ -436,6 +726,17 @@ main(int argc, char **argv)
                     a, b);
             return 2;
         }
+    }
+    if (want_mrc && (npol != 1 || pol[0] != snic_policy_find("lru"))) {
+        fprintf(stderr, "nicsim: --mrc and --sample draw LRU's curve in one "
+                        "pass; simulate other policies size by size (without "
+                        "--mrc)\n");
+        return 2;
+    }
+    if (want_mrc && oracle != NULL) {
+        fprintf(stderr, "nicsim: --oracle-out records the blocks of a "
+                        "simulation: not with --mrc\n");
+        return 2;
     }
     if ((warm_n > 0 || warm_s > 0) && want_opt) {
         fprintf(stderr, "nicsim: --warmup with opt is not supported (Belady's "
@@ -502,14 +803,22 @@ main(int argc, char **argv)
                 }
                 /* a cache smaller than a block holds nothing: no
                  * directory, every transfer bypasses it */
-                s->dir[k] = pol[i] != NULL && slots > 0
+                s->dir[k] = pol[i] != NULL && slots > 0 && !want_mrc
                                 ? snic_dir_create((uint32_t) slots, pol[i])
                                 : NULL;
-                if (pol[i] != NULL && slots > 0 && s->dir[k] == NULL) {
+                if (pol[i] != NULL && slots > 0 && !want_mrc
+                    && s->dir[k] == NULL) {
                     fprintf(stderr, "nicsim: out of memory\n");
                     return 1;
                 }
             }
+        }
+    }
+
+    for (k = 0; want_mrc && k < split; k++) {
+        if ((mrc[k] = trace_mrc_new(size_v, nsizes, block, rate)) == NULL) {
+            fprintf(stderr, "nicsim: out of memory\n");
+            return 1;
         }
     }
 
@@ -531,10 +840,16 @@ main(int argc, char **argv)
             if (seen++ == 0) {
                 t_first = r.time;
             }
-            simulate(sims, nsims, files, sess, &r, block, split, &content,
-                     rep > 0
-                         || (seen > warm_n
-                             && (double) (r.time - t_first) >= warm_s));
+            int counting = rep > 0
+                           || (seen > warm_n
+                               && (double) (r.time - t_first) >= warm_s);
+
+            if (want_mrc) {
+                simulate_mrc(mrc, files, sess, &r, split, &content, counting);
+            } else {
+                simulate(sims, nsims, files, sess, &r, block, split, &content,
+                         counting);
+            }
         }
         if (rc < 0) {
             fprintf(stderr, "nicsim: %s: %s\n", path, err);
@@ -543,6 +858,27 @@ main(int argc, char **argv)
         trace_close(t);
     }
     t_sim = now() - t_start;
+    for (k = 0; want_mrc && k < split; k++) {
+        /* the curve's counters are nicsim's, summed over the caches */
+        for (j = 0; j < nsizes; j++) {
+            trace_mrc_result_t m;
+
+            trace_mrc_result(mrc[k], j, &m);
+            sims[j].hits += m.hits;
+            sims[j].misses += m.misses;
+            sims[j].cached += m.cached;
+            sims[j].bypassed += m.bypassed;
+            sims[j].requests += m.requests;
+            sims[j].req_misses += m.req_misses;
+        }
+        fprintf(stderr,
+                "nicsim: %s curve of cache %d: %llu blocks followed, %.1f MiB"
+                "\n",
+                rate < 1 ? "sampled" : "exact", k,
+                (unsigned long long) trace_mrc_blocks(mrc[k]),
+                (double) trace_mrc_memory(mrc[k]) / 1048576.0);
+        trace_mrc_free(mrc[k]);
+    }
     for (i = 0; i < nsims; i++) {
         sim_t   *s = &sims[i];
         uint64_t hits, cached, accesses;
@@ -598,72 +934,15 @@ main(int argc, char **argv)
                 t_sim > 0 ? (double) accesses / t_sim / 1e6 : 0);
     }
 
-    /* libCacheSim's names: miss_ratio (of requests: one with a block
-     * missed, or bypassing the cache, is a miss) and byte_miss_ratio; the
-     * paper's share is 1 - byte_miss_ratio; and the block stream's */
-    if (out == 2) {
-        printf("policy,cache_bytes,caches,block,share,cached_bytes,"
-               "content_bytes,block_hits,block_misses,requests,miss_ratio,"
-               "byte_miss_ratio,block_miss_ratio\n");
-    } else if (out == 1) {
-        printf("[");
-    } else {
-        printf("%-7s %8s %6s %10s %15s %7s %14s %12s\n", "policy", "cache",
-               "caches", "miss ratio", "byte miss ratio", "share",
-               "cached bytes", "block hits");
+    print_results(stdout, out, sims, nsims, split, block, content);
+    if (plot != NULL && draw(plot, path, sims, nsims, split, block, content)
+                            != 0) {
+        return 1;
     }
     for (i = 0; i < nsims; i++) {
-        sim_t   *s = &sims[i];
-        double   share = content ? (double) s->cached / (double) content : 0;
-        double   bmr = content ? 1 - share : 0;
-        uint64_t acc = s->hits + s->misses;
-        double   blmr = acc ? (double) s->misses / (double) acc : 0;
-        double   mr = s->requests ? (double) s->req_misses / (double) s->requests
-                                  : 0;
-        int      has_req = s->policy != NULL; /* opt counts blocks only */
-        char     h[32], mrs[32];
-
-        snprintf(mrs, sizeof(mrs), "%.6f", mr);
-        if (out == 2) {
-            printf("%s,%llu,%d,%llu,%.6f,%llu,%llu,%llu,%llu,%s%llu,%s,%.6f,"
-                   "%.6f\n",
-                   (s->policy != NULL ? s->policy->name : "opt"),
-                   (unsigned long long) s->cache_bytes, split,
-                   (unsigned long long) block, share,
-                   (unsigned long long) s->cached, (unsigned long long) content,
-                   (unsigned long long) s->hits,
-                   (unsigned long long) s->misses, "",
-                   (unsigned long long) s->requests, has_req ? mrs : "", bmr,
-                   blmr);
-        } else if (out == 1) {
-            printf("%s\n {\"policy\": \"%s\", \"cache_bytes\": %llu, "
-                   "\"caches\": %d, \"block\": %llu, \"share\": %.6f, "
-                   "\"cached_bytes\": %llu, \"content_bytes\": %llu, "
-                   "\"block_hits\": %llu, \"block_misses\": %llu, "
-                   "\"requests\": %llu, \"miss_ratio\": %s, "
-                   "\"byte_miss_ratio\": %.6f, \"block_miss_ratio\": %.6f}",
-                   i ? "," : "", (s->policy != NULL ? s->policy->name : "opt"),
-                   (unsigned long long) s->cache_bytes, split,
-                   (unsigned long long) block, share,
-                   (unsigned long long) s->cached, (unsigned long long) content,
-                   (unsigned long long) s->hits,
-                   (unsigned long long) s->misses,
-                   (unsigned long long) s->requests, has_req ? mrs : "null",
-                   bmr, blmr);
-        } else {
-            nicache_size_str(s->cache_bytes, h, sizeof(h));
-            snprintf(mrs, sizeof(mrs), has_req ? "%.4f" : "-", mr);
-            printf("%-7s %8s %6d %10s %15.4f %7.4f %14llu %12llu\n",
-                   (s->policy != NULL ? s->policy->name : "opt"), h, split,
-                   mrs, bmr, share, (unsigned long long) s->cached,
-                   (unsigned long long) s->hits);
-        }
         for (k = 0; k < split; k++) {
-            snic_dir_destroy(s->dir[k]);
+            snic_dir_destroy(sims[i].dir[k]);
         }
-    }
-    if (out == 1) {
-        printf("\n]\n");
     }
     free(sims);
     trace_sessions_free(sess);
