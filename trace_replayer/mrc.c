@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/sendfile_nic/snic.h"
 #include "mrc.h"
 
 #define NONE UINT32_MAX
@@ -208,16 +209,12 @@ axis_free(axis_t *ax)
 
 /* ---- the blocks ---- */
 
+/* a block's hash: snic_mix(), splitmix64's finaliser, which the NIC
+ * directory hashes its blocks with too */
 static uint64_t
-mix(uint64_t x)
+mix(uint64_t key)
 {
-    /* splitmix64's finaliser: every key bit reaches every hash bit */
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
+    return snic_mix(0, key);
 }
 
 static int
