@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/util/urlpath.h"
 #include "files.h"
 #include "strtab.h"
 
@@ -50,63 +51,14 @@ trace_path_len(const char *url, size_t len)
     return q == NULL ? len : (size_t) (q - url);
 }
 
-static int
-hexval(int c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    c |= 0x20;
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 size_t
 trace_file_name(const char *url, size_t len, char *out, int resolve_dots)
 {
-    size_t i, o = 1, seg = 1;
-    int    hi, lo;
-    char   c;
+    size_t o;
 
-    if (len == 0 || url[0] != '/') {
+    /* nicd's own rule (util/urlpath.c) */
+    if (nicache_urlpath(url, len, out, &o, !resolve_dots) != 0) {
         return 0;
-    }
-    out[0] = '/';
-    for (i = 1; i <= len; i++) {
-        if (i == len || url[i] == '/') {
-            size_t n = o - seg;
-            int    dot = n == 1 && out[seg] == '.';
-            int    dotdot = n == 2 && out[seg] == '.' && out[seg + 1] == '.';
-
-            if ((dot || dotdot) && !resolve_dots) {
-                return 0;
-            }
-            if (dot) {
-                o = seg; /* "a/./" is "a/" */
-            } else if (dotdot) {
-                if (seg == 1) {
-                    return 0; /* above the root */
-                }
-                for (o = seg - 1; o > 1 && out[o - 1] != '/'; o--) {
-                }
-            } else if (n > 0 && i < len) {
-                out[o++] = '/';
-            }
-            seg = o;
-            continue;
-        }
-        c = url[i];
-        if (c == '%') {
-            if (i + 2 >= len + 1 || (hi = hexval(url[i + 1])) < 0
-                || (lo = hexval(url[i + 2])) < 0) {
-                return 0;
-            }
-            c = (char) (hi * 16 + lo);
-            if (c == '/' || c == '\0') {
-                return 0;
-            }
-            i += 2;
-        }
-        out[o++] = c;
     }
     if (out[o - 1] == '/') {
         memcpy(out + o, "index.html", 10);

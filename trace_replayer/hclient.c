@@ -20,17 +20,9 @@
 #include <unistd.h>
 
 #include "hclient.h"
+#include "../src/util/clock.h"
 
 #define READ_CHUNK (64 * 1024)
-
-uint64_t
-hclient_now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
 
 int
 hclient_fetch(const struct sockaddr *sa, socklen_t salen, const char *host,
@@ -184,7 +176,7 @@ hclient_open(hclient_t *c, int ep, const struct addrinfo *ai)
     }
     c->fd = fd;
     c->connecting = 1;
-    c->activity_ns = hclient_now_ns(); /* a timeout counts from here */
+    c->activity_ns = nicache_now_ns(); /* a timeout counts from here */
     return 0;
 }
 
@@ -229,7 +221,7 @@ hclient_commit(hclient_t *c, size_t n, uint64_t responses)
 {
     c->wlen += n;
     if (c->pending == 0 && responses > 0) {
-        c->activity_ns = hclient_now_ns();
+        c->activity_ns = nicache_now_ns();
         c->pending = responses;
         start(c);
     } else {
@@ -251,7 +243,7 @@ hclient_flush(hclient_t *c)
             return errno == EAGAIN ? 0 : -1;
         }
         c->woff += (size_t) n;
-        c->activity_ns = hclient_now_ns();
+        c->activity_ns = nicache_now_ns();
     }
     return 0;
 }
@@ -293,7 +285,7 @@ response_done(hclient_t *c)
 
     c->pending--;
     c->answered++;
-    c->activity_ns = hclient_now_ns();
+    c->activity_ns = nicache_now_ns();
     c->ops->done(c->ud, &c->resp);
     if (close_after) {
         if (c->pending > 0) {
@@ -348,7 +340,7 @@ on_readable(hclient_t *c, int hup)
             return;
         }
         c->rlen += (size_t) n;
-        c->activity_ns = hclient_now_ns();
+        c->activity_ns = nicache_now_ns();
         if (c->pending == 0) {
             lose(c, HC_PARSE); /* bytes nobody asked for */
             return;
@@ -403,7 +395,7 @@ hclient_event(hclient_t *c, uint32_t events)
                 return;
             }
             c->connecting = 0;
-            c->activity_ns = hclient_now_ns();
+            c->activity_ns = nicache_now_ns();
             c->ops->connected(c->ud);
         } else {
             (void) hclient_flush(c);

@@ -102,8 +102,6 @@ void hclient_event(hclient_t *c, uint32_t events);
 int hclient_parse_url(const char *url, struct addrinfo **ai, char *host,
                       size_t hlen, char *err, size_t errlen);
 
-/* nanoseconds of CLOCK_MONOTONIC */
-uint64_t hclient_now_ns(void);
 
 /*
  * One request on a connection of its own, blocking: a tool's check before

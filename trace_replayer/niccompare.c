@@ -49,6 +49,7 @@
 #include "hclient.h"
 #include "json.h"
 #include "reader.h"
+#include "../src/util/clock.h"
 
 #define MAX_SIZES    16
 #define MAX_TESTBEDS 8
@@ -133,15 +134,6 @@ on_signal(int sig)
     }
     signal(sig, SIG_DFL);
     raise(sig);
-}
-
-static double
-now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
 /* a cache size for the tables: "none" for no cache */
@@ -475,7 +467,7 @@ static int
 wait_ports(const char *log, const char *errs, pid_t pid, int *ports, int n,
            char *why, size_t whylen)
 {
-    double deadline = now_s() + 20;
+    double deadline = nicache_now_s() + 20;
     int    st;
 
     for (;;) {
@@ -523,7 +515,7 @@ wait_ports(const char *log, const char *errs, pid_t pid, int *ports, int n,
             return -1;
         }
         free(buf);
-        if (now_s() > deadline) {
+        if (nicache_now_s() > deadline) {
             snprintf(why, whylen, "did not report its ports in 20 s");
             return -1;
         }
@@ -1227,14 +1219,14 @@ main(int argc, char **argv)
      * before any server starts */
     simulate();
     make_docroot();
-    t0 = now_s();
+    t0 = nicache_now_s();
     for (i = 0; i < nruns; i++) {
         run_t rep[MAX_REPEATS];
 
         for (j = 0; j < o.runs; j++) {
             int done = i * o.runs + j, total = nruns * o.runs;
 
-            eta = done > 0 ? (now_s() - t0) / done * (total - done) : 0;
+            eta = done > 0 ? (nicache_now_s() - t0) / done * (total - done) : 0;
             rep[j] = runs[i];
             live(&rep[j], done + 1, total, eta);
         }

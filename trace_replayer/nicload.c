@@ -40,6 +40,8 @@
 #include "hist.h"
 #include "json.h"
 #include "specweb.h"
+#include "../src/util/clock.h"
+#include "../src/util/stop.h"
 
 #define MARKER ".nicload-fileset"
 
@@ -124,7 +126,6 @@ static specweb_t   *mix;
 static int          ep = -1;
 static uint64_t     win_a, win_b; /* the measurement */
 static FILE        *log_file;
-static volatile int interrupted;
 
 static void
 usage(FILE *out)
@@ -403,7 +404,7 @@ write_request(conn_t *c)
     if (w == NULL) {
         close_reset(c);
         res.errors[E_PARSE]++;
-        wait_for(c, paced_end(c, c->size, hclient_now_ns()));
+        wait_for(c, paced_end(c, c->size, nicache_now_ns()));
         return;
     }
     specweb_name(c->req.dir, c->req.cls, c->req.file, name);
@@ -457,7 +458,7 @@ send_request(conn_t *c)
     c->size = specweb_size(c->req.cls, c->req.file);
     specweb_name(c->req.dir, c->req.cls, c->req.file, name);
     c->seed = trace_content_seed(name, strlen(name));
-    c->sent_ns = hclient_now_ns();
+    c->sent_ns = nicache_now_ns();
     c->state = C_ACTIVE;
     if (c->hc.fd < 0) {
         if (hclient_open(&c->hc, ep, cf.addr) != 0) {
@@ -540,7 +541,7 @@ static void
 on_done(void *ud, const hresp_t *r)
 {
     conn_t  *c = ud;
-    uint64_t now = hclient_now_ns(), bytes = r->head_bytes + r->body;
+    uint64_t now = nicache_now_ns(), bytes = r->head_bytes + r->body;
     uint64_t end = paced_end(c, bytes, now);
     int      in = now >= win_a && now <= win_b;
 
@@ -599,7 +600,7 @@ static void
 on_lost(void *ud, int how, uint64_t answered)
 {
     conn_t  *c = ud;
-    uint64_t now = hclient_now_ns();
+    uint64_t now = nicache_now_ns();
 
     (void) answered;
     if (c->state != C_ACTIVE) {
@@ -646,13 +647,6 @@ cmp_double(const void *a, const void *b)
     double x = *(const double *) a, y = *(const double *) b;
 
     return x < y ? -1 : x > y;
-}
-
-static void
-on_signal(int sig)
-{
-    (void) sig;
-    interrupted = 1;
 }
 
 static void
@@ -725,7 +719,7 @@ run(void)
         return -1;
     }
     nheap = 0;
-    t0 = hclient_now_ns();
+    t0 = nicache_now_ns();
     win_a = t0 + (uint64_t) (cf.warmup * 1e9);
     win_b = win_a + (uint64_t) (cf.duration * 1e9);
     for (i = 0; i < cf.conns; i++) {
@@ -736,11 +730,11 @@ run(void)
     next_tick = t0 + 2000000000u;
     next_check = t0 + 250000000u;
     for (;;) {
-        now = hclient_now_ns();
+        now = nicache_now_ns();
         while (nheap > 0 && heap[0]->next_ns <= now) {
             send_request(heap_pop());
         }
-        if (now >= win_b || interrupted) {
+        if (now >= win_b || nicache_stopping()) {
             break;
         }
         if (now >= next_check) {
@@ -767,7 +761,7 @@ run(void)
             hclient_event(evs[k].data.ptr, evs[k].events);
         }
     }
-    now = hclient_now_ns();
+    now = nicache_now_ns();
     res.elapsed = (double) (now - t0) / 1e9;
     for (i = 0; i < cf.conns; i++) {
         conn_t *c = &conns[i];
@@ -1010,7 +1004,7 @@ search(FILE *json)
                 cf.min, cf.max, cf.conform);
     }
     /* the largest N in [lo, hi] that conforms, assuming fewer do too */
-    while (lo <= hi && !interrupted) {
+    while (lo <= hi && !nicache_stopping()) {
         mid = first ? hi : lo + (hi - lo) / 2;
         cf.conns = mid;
         if (run() != 0) {
@@ -1241,9 +1235,7 @@ main(int argc, char **argv)
             }
         }
     }
-    signal(SIGPIPE, SIG_IGN);
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
+    nicache_catch_stop();
     if (probe_fileset(cf.search && cf.max > cf.fileset_conns ? cf.max
                       : cf.fileset_conns > 0                ? cf.fileset_conns
                                                             : cf.conns)

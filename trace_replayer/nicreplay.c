@@ -43,6 +43,8 @@
 #include "hresp.h"
 #include "json.h"
 #include "objects.h"
+#include "../src/util/clock.h"
+#include "../src/util/stop.h"
 
 #define MAX_STATUS 600
 
@@ -126,7 +128,6 @@ static breakdown_t *bd; /* --by-url, --by-size (NULL: neither) */
 static result_t     res;
 static user_t      *users;
 static int          ep = -1;
-static volatile int interrupted;
 static uint64_t     t_start;
 static int          stop_issuing;
 
@@ -236,12 +237,6 @@ schedule(const user_t *u)
              / cf.speed;
     }
     return t_start + (uint64_t) (at > 0 ? at : 0);
-}
-
-static uint64_t
-now_ns(void)
-{
-    return hclient_now_ns();
 }
 
 static void
@@ -982,7 +977,7 @@ send_group(user_t *u)
         fail_group(u, E_RESET);
         return -1;
     }
-    u->sent_ns = now_ns();
+    u->sent_ns = nicache_now_ns();
     if (u->intended_ns == 0) {
         u->intended_ns = u->sent_ns;
     } else if (scheduled() && u->sent_ns > u->intended_ns) {
@@ -1005,7 +1000,7 @@ user_next(user_t *u)
     size_t n, max;
 
     for (;;) {
-        if (stop_issuing || interrupted) {
+        if (stop_issuing || nicache_stopping()) {
             break;
         }
         if (u->sess == NULL) {
@@ -1043,7 +1038,7 @@ user_next(user_t *u)
         u->intended_ns = 0;
         if (scheduled()) {
             u->intended_ns = schedule(u);
-            if (u->intended_ns > now_ns()) {
+            if (u->intended_ns > nicache_now_ns()) {
                 u->state = U_WAITING;
                 wait_push(u);
                 return;
@@ -1122,7 +1117,7 @@ response_done(void *ud, const hresp_t *resp)
 {
     user_t     *u = ud;
     feed_req_t *q = u->group;
-    uint64_t    t = now_ns(), us = (t - u->sent_ns) / 1000;
+    uint64_t    t = nicache_now_ns(), us = (t - u->sent_ns) / 1000;
 
     res.requests++;
     count_status(&res, resp->status, 1);
@@ -1267,13 +1262,6 @@ progress(uint64_t t, int final)
             tty ? (final ? "\n" : "    ") : "\n");
 }
 
-static void
-on_signal(int sig)
-{
-    (void) sig;
-    interrupted = 1;
-}
-
 static int
 replay(void)
 {
@@ -1292,7 +1280,7 @@ replay(void)
         fprintf(stderr, "nicreplay: out of memory\n");
         return -1;
     }
-    t_start = hdr_since = now_ns();
+    t_start = hdr_since = nicache_now_ns();
     if (cf.duration > 0) {
         deadline = t_start + (uint64_t) (cf.duration * 1e9);
     }
@@ -1307,14 +1295,14 @@ replay(void)
         for (active = 0, i = 0; i < cf.conns; i++) {
             active += users[i].state != U_DONE;
         }
-        if (active == 0 || interrupted) {
+        if (active == 0 || nicache_stopping()) {
             break;
         }
         {
             int wait_ms = 100;
 
             if (nwaiting > 0) {
-                t = now_ns();
+                t = nicache_now_ns();
                 wait_ms = waiting[0]->intended_ns <= t
                               ? 0
                               : (int) ((waiting[0]->intended_ns - t + 999999)
@@ -1330,7 +1318,7 @@ replay(void)
         for (i = 0; i < n; i++) {
             hclient_event(evs[i].data.ptr, evs[i].events);
         }
-        t = now_ns();
+        t = nicache_now_ns();
         /* the groups whose time has come go out */
         while (nwaiting > 0 && waiting[0]->intended_ns <= t) {
             user_t *u = wait_pop();
@@ -1357,7 +1345,7 @@ replay(void)
             next_tick = t + (uint64_t) tick_every * 1000000000u;
         }
     }
-    t = now_ns();
+    t = nicache_now_ns();
     res.elapsed = (double) (t - t_start) / 1e9;
     if (hdr_write(t) != 0) {
         fprintf(stderr, "nicreplay: --hdr: out of memory\n");
@@ -1663,15 +1651,7 @@ main(int argc, char **argv)
             return 1;
         }
     }
-    signal(SIGPIPE, SIG_IGN);
-    {
-        struct sigaction sa;
-
-        memset(&sa, 0, sizeof(sa));
-        sa.sa_handler = on_signal;
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-    }
+    nicache_catch_stop();
     rc = replay() == 0 ? 0 : 1;
     if (feed_error(feed) != NULL) {
         fprintf(stderr, "nicreplay: %s: %s\n", fo.src.path, feed_error(feed));
@@ -1682,7 +1662,7 @@ main(int argc, char **argv)
         uint64_t            bad = trace_bad_count(feed_reader(feed));
         char                why[256];
         const char         *failure =
-            interrupted || feed_error(feed) != NULL
+            nicache_stopping() || feed_error(feed) != NULL
                         ? NULL
                         : run_failure(&res, fs, why, sizeof(why));
 
@@ -1724,5 +1704,5 @@ main(int argc, char **argv)
     for (ch = 0; ch < cf.nservers; ch++) {
         freeaddrinfo(cf.addr[ch]);
     }
-    return interrupted && rc == 0 ? 130 : rc;
+    return nicache_stopping() && rc == 0 ? 130 : rc;
 }

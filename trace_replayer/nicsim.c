@@ -43,6 +43,7 @@
 #include "opt.h"
 #include "reader.h"
 #include "sessions.h"
+#include "../src/util/clock.h"
 
 #define MAX_SIZES    255
 #define DEFAULT_SIZES "64k,128k,256k,512k,1m,2m,4m,8m,16m"
@@ -254,15 +255,6 @@ parse_warmup(const char *s, uint64_t *n, double *secs)
     }
     *secs = (double) t;
     return 0;
-}
-
-static double
-now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
 /*
@@ -829,7 +821,7 @@ main(int argc, char **argv)
         fprintf(stderr, "nicsim: out of memory\n");
         return 1;
     }
-    t_start = now();
+    t_start = nicache_now_s();
     for (rep = 0; rep < repeat; rep++) {
         t = trace_src_open(&src, err, sizeof(err));
         if (t == NULL) {
@@ -857,7 +849,7 @@ main(int argc, char **argv)
         }
         trace_close(t);
     }
-    t_sim = now() - t_start;
+    t_sim = nicache_now_s() - t_start;
     for (k = 0; want_mrc && k < split; k++) {
         /* the curve's counters are nicsim's, summed over the caches */
         for (j = 0; j < nsizes; j++) {

@@ -40,6 +40,7 @@
 #include "sessions.h"
 #include "strtab.h"
 #include "synth.h"
+#include "../src/util/clock.h"
 
 static void
 usage(FILE *out)
@@ -90,15 +91,6 @@ usage(FILE *out)
             "(other options override them).\nDefaults: 10000 requests, 1000 "
             "files, Zipf 1, surge, locality 0.2, clients\nrequests/20, 3600 "
             "s, seed 1 (docs/traces.md).\n");
-}
-
-static double
-now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
 /* 1234567 -> "1,234,567" */
@@ -160,7 +152,7 @@ scan(const trace_src_t *src, trace_sessions_t *sessions, int map, scan_t *sc)
 {
     char        err[512], a[32];
     trace_req_t r;
-    double      start = now(), last = start;
+    double      start = nicache_now_s(), last = start;
     int         rc;
 
     memset(sc, 0, sizeof(*sc));
@@ -197,8 +189,8 @@ scan(const trace_src_t *src, trace_sessions_t *sessions, int map, scan_t *sc)
             rc = -1;
             break;
         }
-        if ((sc->requests & 0xffff) == 0 && now() - last >= 2.0) {
-            last = now();
+        if ((sc->requests & 0xffff) == 0 && nicache_now_s() - last >= 2.0) {
+            last = nicache_now_s();
             fprintf(stderr, "nictrace: %s records, %.0f/s\n",
                     thousands(sc->requests, a),
                     (double) sc->requests / (last - start));

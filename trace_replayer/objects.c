@@ -12,6 +12,7 @@
 #include "../src/util/hash.h"
 #include "files.h"
 #include "objects.h"
+#include "../src/util/hex.h"
 #include "strtab.h"
 
 #define NAME_MAX_BYTES 255  /* a component */
@@ -556,16 +557,6 @@ trace_map_write(const trace_map_t *m, FILE *f, const char *trace)
     return fflush(f);
 }
 
-static int
-hexdig(int c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    c |= 0x20;
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* undo put_escaped in place; the length, or -1 on a bad escape */
 static long
 unescape(char *p, size_t n)
@@ -574,10 +565,10 @@ unescape(char *p, size_t n)
 
     for (i = 0; i < n; i++) {
         if (p[i] == '%') {
-            if (i + 2 >= n || hexdig(p[i + 1]) < 0 || hexdig(p[i + 2]) < 0) {
+            if (i + 2 >= n || nicache_hexval(p[i + 1]) < 0 || nicache_hexval(p[i + 2]) < 0) {
                 return -1;
             }
-            p[o++] = (char) (hexdig(p[i + 1]) * 16 + hexdig(p[i + 2]));
+            p[o++] = (char) (nicache_hexval(p[i + 1]) * 16 + nicache_hexval(p[i + 2]));
             i += 2;
         } else {
             p[o++] = p[i];

@@ -25,6 +25,7 @@
 #include "../src/util/civil.h"
 #include "../src/util/hash.h"
 #include "json.h"
+#include "../src/util/hex.h"
 #include "trace.h"
 
 enum {
@@ -269,16 +270,6 @@ trace_fields_json(void)
     return t;
 }
 
-static int
-hexv(int c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    c |= 0x20;
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* Keep field f's value: p[0..n), decoding \xHH, \" and \\ when escaped. */
 static void
 keep(trace_fields_t *t, int f, const char *p, size_t n, size_t *used,
@@ -290,9 +281,9 @@ keep(trace_fields_t *t, int f, const char *p, size_t n, size_t *used,
     t->val[f] = o;
     for (i = 0; i < n; i++) {
         if (escaped && p[i] == '\\' && i + 1 < n) {
-            if (p[i + 1] == 'x' && i + 3 < n && hexv(p[i + 2]) >= 0
-                && hexv(p[i + 3]) >= 0) {
-                *o++ = (char) (hexv(p[i + 2]) * 16 + hexv(p[i + 3]));
+            if (p[i + 1] == 'x' && i + 3 < n && nicache_hexval(p[i + 2]) >= 0
+                && nicache_hexval(p[i + 3]) >= 0) {
+                *o++ = (char) (nicache_hexval(p[i + 2]) * 16 + nicache_hexval(p[i + 3]));
                 i += 3;
                 continue;
             }

@@ -68,6 +68,7 @@
 #include "policy/policy.h"
 #include "snic.h"
 #include "../util/size.h"
+#include "../util/clock.h"
 
 enum {
     FB_HEADER = 0,
@@ -158,15 +159,6 @@ typedef struct {
 } nic_conn_t;
 
 static uint64_t pace(nic_state_t *s, const uint64_t *t, int *by);
-
-static uint64_t
-now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
 
 /*
  * The locks: thread mutexes, or, when the state lives in memory shared by
@@ -337,7 +329,7 @@ nic_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
             return -1;
         }
     }
-    s->since = now_ns();
+    s->since = nicache_now_ns();
     *state = s;
     return 0;
 }
@@ -653,7 +645,7 @@ pace(nic_state_t *s, const uint64_t *t, int *by)
         return 0;
     }
     lock(&s->pace_lock);
-    wait = pace_at(s, t, now_ns(), by);
+    wait = pace_at(s, t, nicache_now_ns(), by);
     pthread_mutex_unlock(&s->pace_lock);
     return wait;
 }
@@ -1125,7 +1117,7 @@ nic_report(void *state, int format, char *buf, size_t len)
     int            i, k, bus_over, host_over;
 
     lock(&s->pace_lock);
-    el = (double) (now_ns() - s->since) / 1e9;
+    el = (double) (nicache_now_ns() - s->since) / 1e9;
     pthread_mutex_unlock(&s->pace_lock);
     for (k = 0; k < PACE_N; k++) {
         paced[k] = __atomic_load_n(&s->paced_ns[k], __ATOMIC_RELAXED);
@@ -1232,7 +1224,7 @@ nic_reset(void *state)
         pthread_mutex_unlock(&n->lock);
     }
     lock(&s->pace_lock);
-    s->since = now_ns();
+    s->since = nicache_now_ns();
     for (i = 0; i < PACE_N; i++) {
         __atomic_store_n(&s->paced_ns[i], 0, __ATOMIC_RELAXED);
     }

@@ -16,6 +16,7 @@
 
 #include <string.h>
 
+#include "../../util/hex.h"
 #include "http_parser.h"
 
 enum {
@@ -640,16 +641,6 @@ enum {
 
 #define CHUNK_LINE_MAX 4096
 
-static int
-hexdigit(unsigned char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    c = (unsigned char) (c | 0x20);
-    return (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
-}
-
 int
 nicd_http_chunked_skip(nicd_chunked_t *s, const char *buf, size_t len,
                        size_t *used)
@@ -664,7 +655,7 @@ nicd_http_chunked_skip(nicd_chunked_t *s, const char *buf, size_t len,
 
         switch (s->state) {
         case C_SIZE:
-            d = hexdigit(c);
+            d = nicache_hexval(c);
             if (d >= 0) {
                 if (s->left > (UINT64_MAX >> 4)) {
                     return 400;

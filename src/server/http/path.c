@@ -7,95 +7,20 @@
  * Linux root and decoding it would let a segment hide a separator.
  */
 
+#include "../../util/urlpath.h"
 #include "path.h"
-
-static int
-hexval(unsigned char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    c = (unsigned char) (c | 0x20);
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    return -1;
-}
 
 int
 nicd_path_normalize(const char *in, size_t len, char *out, size_t *outlen)
 {
-    size_t i, o, seg;
-    int    hi, lo;
-    char   c;
-
     if (len == 0) {
         out[0] = '/';
         out[1] = '\0';
         *outlen = 1;
         return 0;
     }
-    if (in[0] != '/') {
-        return 400;
-    }
-
-    /*
-     * One pass: o is the output length; seg is where the current segment
-     * starts in out (just after its '/').
-     */
-    out[0] = '/';
-    o = 1;
-    seg = 1;
-
-    for (i = 1; i <= len; i++) {
-        if (i == len || in[i] == '/') {
-            size_t n = o - seg;
-
-            if (n == 1 && out[seg] == '.') {
-                o = seg; /* "." */
-            } else if (n == 2 && out[seg] == '.' && out[seg + 1] == '.') {
-                /* "..": drop it and the segment before it */
-                if (seg == 1) {
-                    return 400;
-                }
-                o = seg - 1; /* at the '/' ending the previous segment */
-                while (o > 0 && out[o - 1] != '/') {
-                    o--;
-                }
-            } else if (n > 0 && i < len) {
-                out[o++] = '/';
-            }
-            /* n == 0: an empty segment ("//"), merged */
-            seg = o;
-            continue;
-        }
-
-        c = in[i];
-        if (c == '%') {
-            if (i + 2 >= len) {
-                return 400;
-            }
-            hi = hexval((unsigned char) in[i + 1]);
-            lo = hexval((unsigned char) in[i + 2]);
-            if (hi < 0 || lo < 0) {
-                return 400;
-            }
-            c = (char) (hi * 16 + lo);
-            if (c == '\0' || c == '/') {
-                return 400;
-            }
-            i += 2;
-        } else if (c == '\0') {
-            return 400;
-        }
-        out[o++] = c;
-    }
-
-    /* a removed "." or ".." leaves o just after a '/', so a path naming
-     * a directory keeps its trailing slash */
-    out[o] = '\0';
-    *outlen = o;
-    return 0;
+    /* the rule the trace tools name files by (util/urlpath.c) */
+    return nicache_urlpath(in, len, out, outlen, 0) == 0 ? 0 : 400;
 }
 
 size_t

@@ -27,6 +27,7 @@
 #include "config.h"
 #include "directive.h"
 #include "handler.h"
+#include "../../util/clock.h"
 
 #if HAVE_LUAJIT
 
@@ -44,15 +45,6 @@ typedef struct {
     uint64_t            deadline_ns;
     int                 expired;
 } lua_worker_t;
-
-static uint64_t
-mono_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
 
 /* the state's worker record, kept in the registry */
 static lua_worker_t *
@@ -72,7 +64,7 @@ hook(lua_State *L, lua_Debug *ar)
     lua_worker_t *lw = worker_of(L);
 
     (void) ar;
-    if (lw != NULL && mono_ns() > lw->deadline_ns) {
+    if (lw != NULL && nicache_now_ns() > lw->deadline_ns) {
         lw->expired = 1;
         luaL_error(L, "lua_time_limit exceeded");
     }
@@ -149,7 +141,7 @@ worker_load(lua_worker_t *lw, const nicd_cycle_t *cy)
         const char *file = cf->lua_locs[i]->lua;
 
         lw->refs[i] = LUA_NOREF;
-        lw->deadline_ns = mono_ns() + (uint64_t) cf->lua_time_limit * 1000000u;
+        lw->deadline_ns = nicache_now_ns() + (uint64_t) cf->lua_time_limit * 1000000u;
         lua_sethook(lw->L, hook, LUA_MASKCOUNT, HOOK_EVERY);
         if (luaL_loadfile(lw->L, file) != 0 || lua_pcall(lw->L, 0, 1, 0) != 0) {
             log_error(LOG_ERR, 0, "lua: %s: %s", file, lua_tostring(lw->L, -1));
@@ -363,7 +355,7 @@ nicd_lua_content(nicd_conn_t *c, const nicd_request_t *r,
     lua_rawgeti(L, LUA_REGISTRYINDEX, lw->refs[loc]);
     push_request(L, c, r);
     lw->expired = 0;
-    lw->deadline_ns = mono_ns() + (uint64_t) cf->lua_time_limit * 1000000u;
+    lw->deadline_ns = nicache_now_ns() + (uint64_t) cf->lua_time_limit * 1000000u;
     lua_sethook(L, hook, LUA_MASKCOUNT, HOOK_EVERY);
     if (lua_pcall(L, 1, 3, 0) != 0) {
         lua_sethook(L, NULL, 0, 0);
