@@ -48,7 +48,10 @@ UTIL_SRCS = $(sort $(wildcard src/util/*.c))
 SERVER_SRCS = $(filter-out src/server/main.c,$(sort $(wildcard src/server/*.c src/server/*/*.c)))
 LIB_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SNIC_SRCS) $(UTIL_SRCS) $(SERVER_SRCS))
 UTIL_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(UTIL_SRCS))
-TRACE_SRCS = $(filter-out trace_replayer/nictrace.c trace_replayer/nicsim.c trace_replayer/nicreplay.c trace_replayer/niccompare.c trace_replayer/nicload.c,$(sort $(wildcard trace_replayer/*.c)))
+# the trace library (trace_replayer/lib/) apart from the programs, each of
+# which is a folder of its own: main.c and its parts
+TRACE_SRCS = $(sort $(wildcard trace_replayer/lib/*.c))
+prog_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard trace_replayer/$(1)/*.c)))
 # what nicsim shares with the nic backend: the directory and the policies
 SIM_OBJS = $(filter $(BUILD)/obj/sendfile_nic/policy/%.o $(BUILD)/obj/sendfile_nic/nic/directory.o $(BUILD)/obj/sendfile_nic/mem.o,$(LIB_OBJS))
 # what niccompare needs of the models: the testbeds, buses and policy names
@@ -96,28 +99,28 @@ $(BUILD)/obj/trace_replayer/%.o: trace_replayer/%.c $(BUILD)/.flags $(CONFIG)
 $(BUILD)/nicd: $(LIB_OBJS) $(MAIN_OBJ)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/nictrace: $(BUILD)/obj/trace_replayer/nictrace.o $(TRACE_OBJS) $(UTIL_OBJS)
+$(BUILD)/nictrace: $(call prog_objs,nictrace) $(TRACE_OBJS) $(UTIL_OBJS)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
 
-$(BUILD)/nicreplay: $(BUILD)/obj/trace_replayer/nicreplay.o $(TRACE_OBJS) $(UTIL_OBJS)
+$(BUILD)/nicreplay: $(call prog_objs,nicreplay) $(TRACE_OBJS) $(UTIL_OBJS)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
 
-$(BUILD)/nicload: $(BUILD)/obj/trace_replayer/nicload.o $(TRACE_OBJS) $(UTIL_OBJS)
+$(BUILD)/nicload: $(call prog_objs,nicload) $(TRACE_OBJS) $(UTIL_OBJS)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
 
-$(BUILD)/nicsim: $(BUILD)/obj/trace_replayer/nicsim.o $(TRACE_OBJS) $(SIM_OBJS) $(UTIL_OBJS)
+$(BUILD)/nicsim: $(call prog_objs,nicsim) $(TRACE_OBJS) $(SIM_OBJS) $(UTIL_OBJS)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
 
-$(BUILD)/niccompare: $(BUILD)/obj/trace_replayer/niccompare.o $(TRACE_OBJS) $(MODEL_OBJS) $(UTIL_OBJS)
+$(BUILD)/niccompare: $(call prog_objs,niccompare) $(TRACE_OBJS) $(MODEL_OBJS) $(UTIL_OBJS)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
 
 # nicsim --plot runs it from beside itself
-$(BUILD)/nicsim-plot: trace_replayer/nicsim_plot.py
+$(BUILD)/nicsim-plot: trace_replayer/nicsim/plot.py
 	@mkdir -p $(dir $@)
 	cp $< $@ && chmod 755 $@
 
 # niccompare --plots runs it from beside itself
-$(BUILD)/niccompare-plot: trace_replayer/niccompare_plot.py
+$(BUILD)/niccompare-plot: trace_replayer/niccompare/plot.py
 	@mkdir -p $(dir $@)
 	cp $< $@ && chmod 755 $@
 
@@ -261,7 +264,7 @@ install: $(TOOLS)
 
 # the C sources format and format-check look at
 FORMAT_SRCS = $(wildcard src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h) \
-              $(wildcard trace_replayer/*.c trace_replayer/*.h)
+              $(wildcard trace_replayer/*/*.c trace_replayer/*/*.h)
 
 format:
 	clang-format -i $(FORMAT_SRCS)

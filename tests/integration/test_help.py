@@ -13,11 +13,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
 PROGRAMS = {
     "nicd": "src/server/main.c",
-    "nictrace": "trace_replayer/nictrace.c",
-    "nicsim": "trace_replayer/nicsim.c",
-    "nicreplay": "trace_replayer/nicreplay.c",
-    "niccompare": "trace_replayer/niccompare.c",
-    "nicload": "trace_replayer/nicload.c",
+    "nictrace": "trace_replayer/nictrace/main.c",
+    "nicsim": "trace_replayer/nicsim/main.c",
+    "nicreplay": "trace_replayer/nicreplay/main.c",
+    "niccompare": "trace_replayer/niccompare/main.c",
+    "nicload": "trace_replayer/nicload/main.c",
 }
 OPTION = re.compile(r'"([a-z0-9][a-z0-9-]*)",\s*(?:no|required|optional)_argument')
 
@@ -27,7 +27,7 @@ def options(src):
     found = set(OPTION.findall(text))
     if "TRACE_SRC_LONGOPTS" in text:
         found |= set(OPTION.findall(
-            open(os.path.join(TOP, "trace_replayer/reader.h")).read()))
+            open(os.path.join(TOP, "trace_replayer/lib/reader.h")).read()))
     return found
 
 

@@ -1,0 +1,469 @@
+/*
+ * One HTTP/1.1 client connection (see hclient.h).
+ *
+ * The socket is edge-triggered: a read that returns less than asked has
+ * drained it, and the next bytes or the peer's FIN make a new edge; a FIN
+ * that came with the data is reported with it (EPOLLRDHUP), so reading
+ * goes on to the end then.  Writes go out until EAGAIN, and EPOLLOUT says
+ * when more may.
+ */
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hclient.h"
+#include "../../src/util/clock.h"
+
+#define READ_CHUNK (64 * 1024)
+
+int
+hclient_fetch(const struct sockaddr *sa, socklen_t salen, const char *host,
+              const char *method, const char *path, int timeout_s,
+              char **body, size_t *blen)
+{
+    struct timeval tv = {timeout_s, 0};
+    char           req[1024], *buf = NULL, *b, *end;
+    size_t         cap = 0, n = 0;
+    ssize_t        k;
+    int            fd, len, status = 0;
+
+    fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        return -1;
+    }
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    if (connect(fd, sa, salen) != 0) {
+        close(fd);
+        return -1;
+    }
+    len = snprintf(req, sizeof(req),
+                   "%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
+                   method, path, host);
+    if (len < 0 || (size_t) len >= sizeof(req)
+        || send(fd, req, (size_t) len, MSG_NOSIGNAL) != len) {
+        close(fd);
+        return -2;
+    }
+    /* to the close (Connection: close) */
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            cap = cap ? cap * 2 : 16384;
+            if ((b = realloc(buf, cap)) == NULL) {
+                break;
+            }
+            buf = b;
+        }
+        k = recv(fd, buf + n, cap - n - 1, 0);
+        if (k < 0 && errno == EINTR) {
+            continue;
+        }
+        if (k <= 0) {
+            break;
+        }
+        n += (size_t) k;
+    }
+    close(fd);
+    if (n == 0) {
+        free(buf);
+        return -2;
+    }
+    buf[n] = '\0';
+    if (sscanf(buf, "HTTP/1.%*d %d", &status) != 1) {
+        status = 0;
+    }
+    if (body != NULL) {
+        end = strstr(buf, "\r\n\r\n");
+        *blen = end != NULL ? n - (size_t) (end + 4 - buf) : 0;
+        memmove(buf, end != NULL ? end + 4 : buf + n, *blen + 1);
+        *body = buf;
+    } else {
+        free(buf);
+    }
+    return status;
+}
+
+int
+hclient_limit_parse(const char *s, hclient_limit_t *l)
+{
+    char  *end;
+    double v = strtod(s, &end);
+
+    l->percent = *end == '%';
+    end += l->percent;
+    if (end == s || *end != '\0' || !(v >= 0)
+        || (l->percent && v > 100)) {
+        return -1;
+    }
+    l->value = v;
+    return 0;
+}
+
+int
+hclient_limit_exceeded(const hclient_limit_t *l, uint64_t failed,
+                       uint64_t tried)
+{
+    if (failed == 0) {
+        return 0;
+    }
+    if (l->percent) {
+        return tried == 0 || 100.0 * (double) failed / (double) tried > l->value;
+    }
+    return (double) failed > l->value;
+}
+
+void
+hclient_init(hclient_t *c, const hclient_ops_t *ops, void *ud)
+{
+    memset(c, 0, sizeof(*c));
+    c->fd = -1;
+    c->ops = ops;
+    c->ud = ud;
+}
+
+void
+hclient_close(hclient_t *c)
+{
+    if (c->fd >= 0) {
+        close(c->fd);
+        c->fd = -1;
+    }
+    c->connecting = 0;
+    c->rlen = c->wlen = c->woff = 0;
+    c->pending = c->answered = 0;
+}
+
+void
+hclient_free(hclient_t *c)
+{
+    hclient_close(c);
+    free(c->wbuf);
+    free(c->rbuf);
+    c->wbuf = c->rbuf = NULL;
+    c->wcap = c->rcap = 0;
+}
+
+int
+hclient_open(hclient_t *c, int ep, const struct addrinfo *ai)
+{
+    struct epoll_event ev;
+    int                fd, one = 1;
+
+    hclient_close(c);
+    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                0);
+    if (fd < 0) {
+        return -1;
+    }
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS) {
+        close(fd);
+        return -1;
+    }
+    ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+    ev.data.ptr = c;
+    if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        close(fd);
+        return -1;
+    }
+    c->fd = fd;
+    c->connecting = 1;
+    c->activity_ns = nicache_now_ns(); /* a timeout counts from here */
+    return 0;
+}
+
+static int
+reserve(char **buf, size_t *cap, size_t need)
+{
+    size_t n;
+    char  *b;
+
+    if (need <= *cap) {
+        return 0;
+    }
+    for (n = *cap ? *cap : 4096; n < need; n *= 2) {
+    }
+    b = realloc(*buf, n);
+    if (b == NULL) {
+        return -1;
+    }
+    *buf = b;
+    *cap = n;
+    return 0;
+}
+
+char *
+hclient_space(hclient_t *c, size_t n)
+{
+    if (c->woff == c->wlen) {
+        c->woff = c->wlen = 0;
+    }
+    return reserve(&c->wbuf, &c->wcap, c->wlen + n) == 0 ? c->wbuf + c->wlen
+                                                         : NULL;
+}
+
+static void
+start(hclient_t *c)
+{
+    hresp_init(&c->resp, c->ops->start(c->ud));
+}
+
+void
+hclient_commit(hclient_t *c, size_t n, uint64_t responses)
+{
+    c->wlen += n;
+    if (c->pending == 0 && responses > 0) {
+        c->activity_ns = nicache_now_ns();
+        c->pending = responses;
+        start(c);
+    } else {
+        c->pending += responses;
+    }
+}
+
+int
+hclient_flush(hclient_t *c)
+{
+    ssize_t n;
+
+    while (c->fd >= 0 && !c->connecting && c->woff < c->wlen) {
+        n = send(c->fd, c->wbuf + c->woff, c->wlen - c->woff, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return errno == EAGAIN ? 0 : -1;
+        }
+        c->woff += (size_t) n;
+        c->activity_ns = nicache_now_ns();
+    }
+    return 0;
+}
+
+static void
+lose(hclient_t *c, int how)
+{
+    uint64_t answered = c->answered;
+
+    hclient_close(c);
+    c->ops->lost(c->ud, how, answered);
+}
+
+/* nothing pending any more: the connection is the caller's again */
+static void
+idle(hclient_t *c, int closed)
+{
+    if (closed) {
+        hclient_close(c);
+    }
+    c->ops->idle(c->ud, closed);
+}
+
+static void
+body(void *arg, uint64_t off, const char *p, size_t n)
+{
+    hclient_t *c = arg;
+
+    if (c->ops->body != NULL) {
+        c->ops->body(c->ud, off, p, n);
+    }
+}
+
+/* a response is in: 1 when the event is over (a callback has c) */
+static int
+response_done(hclient_t *c)
+{
+    int close_after = c->resp.close;
+
+    c->pending--;
+    c->answered++;
+    c->activity_ns = nicache_now_ns();
+    c->ops->done(c->ud, &c->resp);
+    if (close_after) {
+        if (c->pending > 0) {
+            lose(c, HC_CLOSED);
+        } else {
+            idle(c, 1);
+        }
+        return 1;
+    }
+    if (c->pending > 0) {
+        start(c);
+    }
+    return 0;
+}
+
+/* hup: the peer's FIN is known to be in (read on to the end) */
+static void
+on_readable(hclient_t *c, int hup)
+{
+    ssize_t n, used;
+    size_t  want, off;
+
+    for (;;) {
+        if (reserve(&c->rbuf, &c->rcap, c->rlen + READ_CHUNK) != 0) {
+            lose(c, HC_NOMEM);
+            return;
+        }
+        want = c->rcap - c->rlen;
+        n = read(c->fd, c->rbuf + c->rlen, want);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0 && errno == EAGAIN) {
+            return;
+        }
+        if (n <= 0) {
+            /* closed or reset: a body that runs to the close ends */
+            if (n == 0 && c->pending > 0 && c->resp.state == HRESP_BODY_EOF) {
+                hresp_eof(&c->resp);
+                c->rlen = 0;
+                c->resp.close = 1;
+                response_done(c);
+                return;
+            }
+            if (c->pending == 0) {
+                idle(c, 1);
+            } else if (c->resp.state != HRESP_HEAD || c->rlen > 0) {
+                lose(c, HC_CUT);
+            } else {
+                lose(c, HC_CLOSED);
+            }
+            return;
+        }
+        c->rlen += (size_t) n;
+        c->activity_ns = nicache_now_ns();
+        if (c->pending == 0) {
+            lose(c, HC_PARSE); /* bytes nobody asked for */
+            return;
+        }
+        /* answer as many requests as the bytes allow */
+        for (off = 0; off < c->rlen && c->pending > 0;) {
+            used = hresp_feed(&c->resp, c->rbuf + off, c->rlen - off, body, c);
+            if (used < 0) {
+                lose(c, HC_PARSE);
+                return;
+            }
+            off += (size_t) used;
+            if (c->resp.state == HRESP_DONE) {
+                if (response_done(c)) {
+                    return;
+                }
+            } else if (used == 0) {
+                break; /* need more bytes */
+            }
+        }
+        memmove(c->rbuf, c->rbuf + off, c->rlen - off);
+        c->rlen -= off;
+        if (c->pending == 0) {
+            if (c->rlen > 0) {
+                lose(c, HC_PARSE);
+            } else {
+                idle(c, 0);
+            }
+            return;
+        }
+        if ((size_t) n < want && !hup) {
+            return; /* drained */
+        }
+    }
+}
+
+void
+hclient_event(hclient_t *c, uint32_t events)
+{
+    int fd = c->fd, err = 0;
+
+    socklen_t len = sizeof(err);
+
+    if (fd < 0) {
+        return; /* closed by an earlier event of the same round */
+    }
+    if (events & (EPOLLOUT | EPOLLERR)) {
+        if (c->connecting) {
+            if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0
+                || err != 0) {
+                lose(c, HC_CONNECT);
+                return;
+            }
+            c->connecting = 0;
+            c->activity_ns = nicache_now_ns();
+            c->ops->connected(c->ud);
+        } else {
+            (void) hclient_flush(c);
+        }
+    }
+    /* the callbacks may have moved on to another connection: its socket
+     * reports for itself */
+    if (c->fd == fd && !c->connecting
+        && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
+        on_readable(c, (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0);
+    }
+}
+
+int
+hclient_parse_url(const char *url, struct addrinfo **ai, char *hdr, size_t hlen,
+                  char *err, size_t errlen)
+{
+    char            host[256], portbuf[16], *close, *colon;
+    const char     *p, *port = "80", *slash;
+    struct addrinfo hints;
+    int             rc;
+    size_t          n;
+
+    if (strncmp(url, "http://", 7) != 0) {
+        snprintf(err, errlen, "%s: only http:// URLs", url);
+        return -1;
+    }
+    p = url + 7;
+    slash = strchr(p, '/');
+    n = slash != NULL ? (size_t) (slash - p) : strlen(p);
+    if (n == 0 || n >= sizeof(host) || n >= hlen) {
+        snprintf(err, errlen, "%s: no host", url);
+        return -1;
+    }
+    if (slash != NULL && strcmp(slash, "/") != 0) {
+        snprintf(err, errlen,
+                 "%s: the URL names the server only; the requests give the "
+                 "paths",
+                 url);
+        return -1;
+    }
+    memcpy(hdr, p, n);
+    hdr[n] = '\0';
+    memcpy(host, p, n);
+    host[n] = '\0';
+    if (host[0] == '[') { /* [v6]:port */
+        close = strchr(host, ']');
+        if (close == NULL) {
+            snprintf(err, errlen, "%s: bad IPv6 address", url);
+            return -1;
+        }
+        *close = '\0';
+        if (close[1] == ':') {
+            snprintf(portbuf, sizeof(portbuf), "%s", close + 2);
+            port = portbuf;
+        }
+        memmove(host, host + 1, strlen(host));
+    } else if ((colon = strchr(host, ':')) != NULL) {
+        *colon = '\0';
+        snprintf(portbuf, sizeof(portbuf), "%s", colon + 1);
+        port = portbuf;
+    }
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_socktype = SOCK_STREAM;
+    rc = getaddrinfo(host, port, &hints, ai);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: %s", url, gai_strerror(rc));
+        return -1;
+    }
+    return 0;
+}
