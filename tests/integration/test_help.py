@@ -13,17 +13,22 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
 PROGRAMS = {
     "nicd": "src/server/main.c",
-    "nictrace": "trace_replayer/nictrace/main.c",
-    "nicsim": "trace_replayer/nicsim/main.c",
-    "nicreplay": "trace_replayer/nicreplay/main.c",
-    "niccompare": "trace_replayer/niccompare/main.c",
-    "nicload": "trace_replayer/nicload/main.c",
+    "nictrace": "trace_replayer/nictrace",
+    "nicsim": "trace_replayer/nicsim",
+    "nicreplay": "trace_replayer/nicreplay",
+    "niccompare": "trace_replayer/niccompare",
+    "nicload": "trace_replayer/nicload",
 }
 OPTION = re.compile(r'"([a-z0-9][a-z0-9-]*)",\s*(?:no|required|optional)_argument')
 
 
 def options(src):
-    text = open(os.path.join(TOP, src)).read()
+    """the long options of a program's source: a file, or every C file of
+    its folder"""
+    path = os.path.join(TOP, src)
+    names = ([os.path.join(path, f) for f in sorted(os.listdir(path))
+              if f.endswith(".c")] if os.path.isdir(path) else [path])
+    text = "".join(open(n).read() for n in names)
     found = set(OPTION.findall(text))
     if "TRACE_SRC_LONGOPTS" in text:
         found |= set(OPTION.findall(
