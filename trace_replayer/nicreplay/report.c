@@ -1,0 +1,541 @@
+/*
+ * nicreplay's counts and reports (nicreplay.h): the summary for people,
+ * --json, --hdr, progress, and "nicreplay merge".
+ */
+
+#include "nicreplay.h"
+
+static const char *const error_names[E_KINDS] = {"connect", "reset", "timeout",
+                                                 "parse"};
+
+int
+nicreplay_hdr_write(replay_t *rp, uint64_t t)
+{
+    char *enc;
+    int   rc;
+
+    if (rp->hdr_file == NULL) {
+        return 0;
+    }
+    enc = trace_hist_hdr_encode(&rp->hdr_interval);
+    if (enc == NULL) {
+        return -1;
+    }
+    /* start (s since the log's StartTime), length (s), max (ms, as
+     * HdrHistogram's tools print microseconds), the histogram */
+    rc = fprintf(rp->hdr_file, "%.3f,%.3f,%.3f,%s\n",
+                 (double) (rp->hdr_since - rp->t_start) / 1e9,
+                 (double) (t - rp->hdr_since) / 1e9,
+                 (double) rp->hdr_interval.max / 1000.0, enc);
+    free(enc);
+    memset(&rp->hdr_interval, 0, sizeof(rp->hdr_interval));
+    rp->hdr_since = t;
+    return rc < 0 ? -1 : 0;
+}
+
+/* ---- results ---- */
+
+void
+nicreplay_count_status(result_t *r, int status, uint64_t n)
+{
+    if (status >= 0 && status < MAX_STATUS) {
+        r->status[status] += n;
+    } else {
+        r->status_other += n;
+    }
+}
+
+static double
+rate(uint64_t n, double s)
+{
+    return s > 0 ? (double) n / s : 0;
+}
+
+/* "LABEL p50 .. max ..SUFFIX" and its JSON member: one histogram each */
+static void
+print_latency(FILE *out, const char *label, const trace_hist_t *h,
+              const char *suffix)
+{
+    fprintf(out, "%s p50 %llu  p90 %llu  p99 %llu  p99.9 %llu  max %llu%s\n",
+            label, (unsigned long long) trace_hist_quantile(h, 0.5),
+            (unsigned long long) trace_hist_quantile(h, 0.9),
+            (unsigned long long) trace_hist_quantile(h, 0.99),
+            (unsigned long long) trace_hist_quantile(h, 0.999),
+            (unsigned long long) h->max, suffix);
+}
+
+static void
+json_latency(FILE *out, const char *key, const trace_hist_t *h, int mean)
+{
+    fprintf(out,
+            "  \"%s\": {\"p50\": %llu, \"p90\": %llu, \"p99\": %llu, "
+            "\"p999\": %llu, ",
+            key, (unsigned long long) trace_hist_quantile(h, 0.5),
+            (unsigned long long) trace_hist_quantile(h, 0.9),
+            (unsigned long long) trace_hist_quantile(h, 0.99),
+            (unsigned long long) trace_hist_quantile(h, 0.999));
+    if (mean) {
+        fprintf(out, "\"mean\": %.1f, ",
+                h->count ? (double) h->sum / (double) h->count : 0.0);
+    }
+    fprintf(out, "\"max\": %llu},\n", (unsigned long long) h->max);
+}
+
+/*
+ * Why the run did not do what was asked, into buf (one line), or NULL
+ * when it did: a trace with nothing to replay, no request answered,
+ * connections that could not connect past --max-errors, bytes that did
+ * not match under --verify.
+ */
+const char *
+nicreplay_failure(replay_t *rp, const result_t *r, const feed_stats_t *fs, char *buf,
+            size_t len)
+{
+    if (fs != NULL && fs->records == 0) {
+        snprintf(buf, len, "no record of the trace parsed (%llu lines did "
+                 "not: nictrace stats lists them)",
+                 (unsigned long long) trace_bad_count(feed_reader(rp->feed)));
+    } else if (fs != NULL && fs->kept == 0) {
+        snprintf(buf, len, "nothing to replay: of %llu records, %llu other "
+                 "methods, %llu not ok, %llu other shards",
+                 (unsigned long long) fs->records,
+                 (unsigned long long) fs->other_methods,
+                 (unsigned long long) fs->not_ok,
+                 (unsigned long long) fs->other_shards);
+    } else if (r->requests == 0) {
+        snprintf(buf, len, "no request was answered (%llu connect errors in "
+                 "%llu connections, %llu other errors)",
+                 (unsigned long long) r->errors[E_CONNECT],
+                 (unsigned long long) r->connections,
+                 (unsigned long long) (r->errors[E_RESET]
+                                       + r->errors[E_TIMEOUT]
+                                       + r->errors[E_PARSE]));
+    } else if (hclient_limit_exceeded(&rp->cf.max_errors, r->errors[E_CONNECT],
+                                      r->connections)) {
+        snprintf(buf, len, "%llu of %llu connections could not connect "
+                 "(--max-errors %g%s)",
+                 (unsigned long long) r->errors[E_CONNECT],
+                 (unsigned long long) r->connections, rp->cf.max_errors.value,
+                 rp->cf.max_errors.percent ? "%" : "");
+    } else if (rp->cf.verify && r->mismatches > 0) {
+        snprintf(buf, len, "%llu responses did not have the docroot's bytes "
+                 "(--verify)",
+                 (unsigned long long) r->mismatches);
+    } else {
+        return NULL;
+    }
+    return buf;
+}
+
+void
+nicreplay_print_summary(const result_t *r, FILE *out)
+{
+    int i, any = 0;
+
+    fprintf(out,
+            "%llu requests in %.2f s, %llu sessions, %llu connections "
+            "(%llu reconnects)\n",
+            (unsigned long long) r->requests, r->elapsed,
+            (unsigned long long) r->sessions,
+            (unsigned long long) r->connections,
+            (unsigned long long) r->reconnects);
+    fprintf(out, "  requests/s   %.1f\n", rate(r->requests, r->elapsed));
+    fprintf(out, "  content      %.2f Mb/s (%llu body bytes)\n",
+            rate(r->content_bytes, r->elapsed) * 8 / 1e6,
+            (unsigned long long) r->content_bytes);
+    fprintf(out, "  pipeline     %llu groups, depth mean %.2f, max %llu\n",
+            (unsigned long long) r->groups,
+            r->groups ? (double) r->sent / (double) r->groups : 0.0,
+            (unsigned long long) r->max_depth);
+    print_latency(out, "  latency us  ", &r->latency, "");
+    if (r->latency_sent.count > 0) {
+        print_latency(out, "  from send us", &r->latency_sent,
+                      " (uncorrected)");
+        fprintf(out, "  schedule     sends late by up to %.1f ms\n",
+                (double) r->lag_max_ns / 1e6);
+    }
+    fprintf(out, "  responses   ");
+    for (i = 0; i < MAX_STATUS; i++) {
+        if (r->status[i] > 0) {
+            fprintf(out, " %d: %llu", i, (unsigned long long) r->status[i]);
+            any = 1;
+        }
+    }
+    if (r->status_other > 0) {
+        fprintf(out, " other: %llu", (unsigned long long) r->status_other);
+    }
+    fprintf(out, "%s\n  errors      ", any ? "" : " none");
+    for (i = 0; i < E_KINDS; i++) {
+        fprintf(out, " %s %llu", error_names[i],
+                (unsigned long long) r->errors[i]);
+    }
+    fprintf(out, " (requests without a response: %llu)\n",
+            (unsigned long long) r->failed);
+    fprintf(out, "  mismatches   %llu (%llu body bytes verified)\n",
+            (unsigned long long) r->mismatches,
+            (unsigned long long) r->verified_bytes);
+    if (r->log_2xx == 0) {
+        /* no share of nothing: a 100 % of 0 would read as a success */
+        fprintf(out, "  fidelity     no 2xx request replayed");
+    } else {
+        fprintf(out, "  fidelity     2xx answered 2xx %.2f %%",
+                100.0 * (double) r->got_2xx / (double) r->log_2xx);
+    }
+    fprintf(out,
+            " (%llu of %llu, %llu of "
+            "the logged size); 404 stayed 404: %llu of %llu; 3xx answered "
+            "301: %llu of %llu\n",
+            (unsigned long long) r->got_2xx, (unsigned long long) r->log_2xx,
+            (unsigned long long) r->logged_size,
+            (unsigned long long) r->got_404, (unsigned long long) r->log_404,
+            (unsigned long long) r->got_301, (unsigned long long) r->log_3xx);
+    for (i = 0; i < MAX_STATUS; i++) {
+        if (r->miss_2xx[i] > 0) {
+            fprintf(out, "               2xx in the log answered %d: %llu\n", i,
+                    (unsigned long long) r->miss_2xx[i]);
+        }
+    }
+}
+
+int
+nicreplay_write_json(replay_t *rp, const result_t *r, const feed_stats_t *fs, const char *failure,
+           const char *path)
+{
+    FILE    *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    int      i, first = 1;
+    unsigned b;
+
+    if (out == NULL) {
+        fprintf(stderr, "nicreplay: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fprintf(out, "{\n  \"run_failed\": ");
+    if (failure != NULL) {
+        json_write_string(out, failure);
+    } else {
+        fputs("null", out);
+    }
+    fprintf(out, ",\n  \"requests\": %llu,\n  \"requests_sent\": %llu,\n",
+            (unsigned long long) r->requests, (unsigned long long) r->sent);
+    fprintf(out, "  \"failed\": %llu,\n  \"duration_s\": %.6f,\n",
+            (unsigned long long) r->failed, r->elapsed);
+    fprintf(out, "  \"requests_per_s\": %.3f,\n  \"content_mbps\": %.3f,\n",
+            rate(r->requests, r->elapsed),
+            rate(r->content_bytes, r->elapsed) * 8 / 1e6);
+    fprintf(out, "  \"content_bytes\": %llu,\n  \"header_bytes\": %llu,\n",
+            (unsigned long long) r->content_bytes,
+            (unsigned long long) r->head_bytes);
+    fprintf(out, "  \"responses_by_status\": {");
+    for (i = 0; i < MAX_STATUS; i++) {
+        if (r->status[i] > 0) {
+            fprintf(out, "%s\"%d\": %llu", first ? "" : ", ", i,
+                    (unsigned long long) r->status[i]);
+            first = 0;
+        }
+    }
+    if (r->status_other > 0) {
+        fprintf(out, "%s\"other\": %llu", first ? "" : ", ",
+                (unsigned long long) r->status_other);
+    }
+    fprintf(out, "},\n  \"errors\": {");
+    for (i = 0; i < E_KINDS; i++) {
+        fprintf(out, "%s\"%s\": %llu", i ? ", " : "", error_names[i],
+                (unsigned long long) r->errors[i]);
+    }
+    fprintf(out, "},\n  \"mismatches\": %llu,\n  \"verified_bytes\": %llu,\n",
+            (unsigned long long) r->mismatches,
+            (unsigned long long) r->verified_bytes);
+    fprintf(out,
+            "  \"sessions\": %llu,\n  \"connections\": %llu,\n"
+            "  \"reconnects\": %llu,\n",
+            (unsigned long long) r->sessions,
+            (unsigned long long) r->connections,
+            (unsigned long long) r->reconnects);
+    fprintf(out,
+            "  \"pipeline\": {\"groups\": %llu, \"mean_depth\": %.3f, "
+            "\"max_depth\": %llu},\n",
+            (unsigned long long) r->groups,
+            r->groups ? (double) r->sent / (double) r->groups : 0.0,
+            (unsigned long long) r->max_depth);
+    json_latency(out, "latency_us", &r->latency, 1);
+    if (r->latency_sent.count > 0) {
+        json_latency(out, "latency_from_send_us", &r->latency_sent, 0);
+        fprintf(out, "  \"schedule_lag_max_us\": %llu,\n",
+                (unsigned long long) (r->lag_max_ns / 1000));
+    }
+    if (fs != NULL && rp->bd != NULL) {
+        breakdown_json(rp->bd, rp->feed, r->elapsed, out);
+    }
+    fprintf(out,
+            "  \"fidelity\": {\"log_2xx\": %llu, \"answered_2xx\": %llu, "
+            "\"share_2xx\": %.6f, \"logged_size\": %llu, \"log_404\": %llu, "
+            "\"answered_404\": %llu, \"log_3xx\": %llu, \"answered_301\": "
+            "%llu, \"exceptions\": {",
+            (unsigned long long) r->log_2xx, (unsigned long long) r->got_2xx,
+            r->log_2xx ? (double) r->got_2xx / (double) r->log_2xx : 0.0,
+            (unsigned long long) r->logged_size,
+            (unsigned long long) r->log_404, (unsigned long long) r->got_404,
+            (unsigned long long) r->log_3xx, (unsigned long long) r->got_301);
+    first = 1;
+    for (i = 0; i < MAX_STATUS; i++) {
+        if (r->miss_2xx[i] > 0) {
+            fprintf(out, "%s\"2xx_answered_%d\": %llu", first ? "" : ", ", i,
+                    (unsigned long long) r->miss_2xx[i]);
+            first = 0;
+        }
+    }
+    fprintf(out, "}},\n");
+    if (fs != NULL) {
+        fprintf(out,
+                "  \"trace\": {\"records\": %llu, \"replayed\": %llu, "
+                "\"other_methods\": %llu, \"not_ok\": %llu, "
+                "\"other_shards\": %llu, \"parse_errors\": %llu},\n",
+                (unsigned long long) fs->records, (unsigned long long) fs->kept,
+                (unsigned long long) fs->other_methods,
+                (unsigned long long) fs->not_ok,
+                (unsigned long long) fs->other_shards,
+                (unsigned long long) trace_bad_count(feed_reader(rp->feed)));
+    }
+    /* the histogram as [smallest value of the bucket, count] pairs, so
+     * merge can add runs up and recompute the percentiles */
+    fprintf(out, "  \"latency_histogram_us\": [");
+    first = 1;
+    for (b = 0; b < TRACE_HIST_BUCKETS; b++) {
+        if (r->latency.bucket[b] > 0) {
+            fprintf(out, "%s[%llu, %llu]", first ? "" : ", ",
+                    (unsigned long long) trace_hist_low(b),
+                    (unsigned long long) r->latency.bucket[b]);
+            first = 0;
+        }
+    }
+    fprintf(out,
+            "],\n  \"latency_sum_us\": %llu,\n  \"latency_max_us\": "
+            "%llu\n}\n",
+            (unsigned long long) r->latency.sum,
+            (unsigned long long) r->latency.max);
+    if (out != stdout) {
+        return fclose(out) == 0 ? 0 : -1;
+    }
+    fflush(out);
+    return 0;
+}
+
+/* ---- merge ---- */
+
+static uint64_t
+num(const json_t *o, const char *key, int *bad)
+{
+    const json_t *v = json_get(o, key);
+
+    if (v == NULL || v->type != JSON_NUMBER || v->number < 0) {
+        *bad = 1;
+        return 0;
+    }
+    return (uint64_t) v->number;
+}
+
+static int
+merge_one(const char *path, result_t *r, double *rps, double *mbps)
+{
+    FILE         *f = fopen(path, "r");
+    char         *buf = NULL, err[256];
+    size_t        n = 0, cap = 0, k;
+    json_t       *root;
+    const json_t *o, *e;
+    int           bad = 0, i;
+
+    if (f == NULL) {
+        fprintf(stderr, "nicreplay merge: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    for (;;) {
+        if (cap - n < 65536) {
+            char *nb = realloc(buf, cap + 65536);
+
+            if (nb == NULL) {
+                break;
+            }
+            buf = nb;
+            cap += 65536;
+        }
+        k = fread(buf + n, 1, cap - n, f);
+        if (k == 0) {
+            break;
+        }
+        n += k;
+    }
+    fclose(f);
+    root = buf != NULL ? json_parse(buf, n, err, sizeof(err)) : NULL;
+    free(buf);
+    if (root == NULL) {
+        fprintf(stderr, "nicreplay merge: %s: not JSON (%s)\n", path,
+                buf != NULL ? err : "out of memory");
+        return -1;
+    }
+    r->requests += num(root, "requests", &bad);
+    r->sent += num(root, "requests_sent", &bad);
+    r->failed += num(root, "failed", &bad);
+    r->mismatches += num(root, "mismatches", &bad);
+    r->verified_bytes += num(root, "verified_bytes", &bad);
+    r->content_bytes += num(root, "content_bytes", &bad);
+    r->head_bytes += num(root, "header_bytes", &bad);
+    r->sessions += num(root, "sessions", &bad);
+    r->connections += num(root, "connections", &bad);
+    r->reconnects += num(root, "reconnects", &bad);
+    o = json_get(root, "pipeline");
+    r->groups += num(o, "groups", &bad);
+    k = num(o, "max_depth", &bad);
+    if (k > r->max_depth) {
+        r->max_depth = k;
+    }
+    e = json_get(root, "duration_s");
+    if (e == NULL || e->type != JSON_NUMBER) {
+        bad = 1;
+    } else if (e->number > r->elapsed) {
+        r->elapsed = e->number; /* the runs overlap: the longest */
+    }
+    e = json_get(root, "requests_per_s");
+    *rps += e != NULL && e->type == JSON_NUMBER ? e->number : 0;
+    e = json_get(root, "content_mbps");
+    *mbps += e != NULL && e->type == JSON_NUMBER ? e->number : 0;
+    o = json_get(root, "responses_by_status");
+    for (e = o != NULL ? o->child : NULL; e != NULL; e = e->next) {
+        char *end;
+        long  st = strtol(e->key, &end, 10);
+
+        if (e->type != JSON_NUMBER) {
+            bad = 1;
+        } else if (*end != '\0' || end == e->key) {
+            r->status_other += (uint64_t) e->number;
+        } else {
+            nicreplay_count_status(r, (int) st, (uint64_t) e->number);
+        }
+    }
+    o = json_get(root, "errors");
+    for (i = 0; i < E_KINDS; i++) {
+        r->errors[i] += num(o, error_names[i], &bad);
+    }
+    o = json_get(root, "latency_histogram_us");
+    if (o == NULL || o->type != JSON_ARRAY) {
+        bad = 1;
+    }
+    for (e = o != NULL ? o->child : NULL; e != NULL; e = e->next) {
+        const json_t *lo = e->child, *cnt = lo != NULL ? lo->next : NULL;
+
+        if (e->type != JSON_ARRAY || lo == NULL || cnt == NULL
+            || lo->type != JSON_NUMBER || cnt->type != JSON_NUMBER) {
+            bad = 1;
+            continue;
+        }
+        r->latency.bucket[trace_hist_index((uint64_t) lo->number)] +=
+            (uint64_t) cnt->number;
+        r->latency.count += (uint64_t) cnt->number;
+    }
+    o = json_get(root, "fidelity");
+    r->log_2xx += num(o, "log_2xx", &bad);
+    r->got_2xx += num(o, "answered_2xx", &bad);
+    r->logged_size += num(o, "logged_size", &bad);
+    r->log_404 += num(o, "log_404", &bad);
+    r->got_404 += num(o, "answered_404", &bad);
+    r->log_3xx += num(o, "log_3xx", &bad);
+    r->got_301 += num(o, "answered_301", &bad);
+    o = json_get(o, "exceptions");
+    for (e = o != NULL ? o->child : NULL; e != NULL; e = e->next) {
+        long st = strtol(e->key + (strlen(e->key) > 13 ? 13 : 0), NULL, 10);
+
+        if (e->type != JSON_NUMBER || strncmp(e->key, "2xx_answered_", 13) != 0
+            || st < 0 || st >= MAX_STATUS) {
+            bad = 1;
+            continue;
+        }
+        r->miss_2xx[st] += (uint64_t) e->number;
+    }
+    r->latency.sum += num(root, "latency_sum_us", &bad);
+    k = num(root, "latency_max_us", &bad);
+    if (k > r->latency.max) {
+        r->latency.max = k;
+    }
+    json_free(root);
+    if (bad) {
+        fprintf(stderr,
+                "nicreplay merge: %s: not a nicreplay result (a key is "
+                "missing or not a number)\n",
+                path);
+        return -1;
+    }
+    return 0;
+}
+
+int
+nicreplay_merge(int argc, char **argv, const char *json)
+{
+    result_t *r = calloc(1, sizeof(*r));
+    double    rps = 0, mbps = 0;
+    int       i, rc = 0;
+
+    if (r == NULL || argc == 0) {
+        free(r);
+        nicreplay_usage(stderr);
+        return 2;
+    }
+    for (i = 0; i < argc; i++) {
+        if (merge_one(argv[i], r, &rps, &mbps) != 0) {
+            free(r);
+            return 1;
+        }
+    }
+    /* runs side by side: their rates add up; the summary's rates come
+     * from the longest run's duration, so say what was added */
+    nicreplay_print_summary(r, stdout);
+    printf("  merged %d runs: requests/s %.1f, content %.2f Mb/s (sums of "
+           "the runs' rates)\n",
+           argc, rps, mbps);
+    if (json != NULL) {
+        /* write the summed rates: scale the duration so that
+         * requests / duration is their sum */
+        if (rps > 0) {
+            r->elapsed = (double) r->requests / rps;
+        }
+        /* no replay here: write_json reads rp only when fs is given */
+        rc = nicreplay_write_json(NULL, r, NULL, NULL, json) == 0 ? 0 : 1;
+    }
+    free(r);
+    return rc;
+}
+
+void
+nicreplay_progress(replay_t *rp, uint64_t t, int final)
+{
+    static int tty = -1;
+    double     el = (double) (t - rp->t_start) / 1e9, r, p, eta = -1;
+    char       etab[64] = "";
+
+    if (tty < 0) {
+        tty = isatty(STDERR_FILENO);
+    }
+    r = el > 0 ? (double) rp->res.requests / el : 0;
+    if (rp->cf.duration > 0) {
+        eta = rp->cf.duration - el;
+    }
+    if (rp->cf.max_requests > 0 && r > 0) {
+        double e = (double) (rp->cf.max_requests - rp->res.requests) / r;
+
+        eta = eta < 0 || e < eta ? e : eta;
+    }
+    p = feed_progress(rp->feed);
+    if (eta < 0 && p > 0.001) {
+        eta = el * (1 - p) / p;
+    }
+    if (eta >= 0 && !final) {
+        snprintf(etab, sizeof(etab), ", ETA %.0f s", eta);
+    }
+    if (nicreplay_scheduled(rp) && !final) {
+        size_t k = strlen(etab);
+
+        snprintf(etab + k, sizeof(etab) - k, ", lag %.1f ms",
+                 (double) rp->res.lag_last_ns / 1e6);
+    }
+    fprintf(stderr, "%snicreplay: %llu requests, %.0f/s, %.0f s%s%s",
+            tty ? "\r" : "", (unsigned long long) rp->res.requests, r, el, etab,
+            tty ? (final ? "\n" : "    ") : "\n");
+}
