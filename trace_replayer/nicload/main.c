@@ -115,17 +115,21 @@ typedef struct {
     int           left;    /* requests left on this TCP connection */
     double        bits;    /* in the measurement */
     size_t        heap;    /* index in the timer heap */
+    struct load_s *lp;     /* the run it belongs to */
 } conn_t;
 
-static conf_t       cf;
-static result_t     res;
-static conn_t      *conns;
-static conn_t     **heap;
-static size_t       nheap;
-static specweb_t   *mix;
-static int          ep = -1;
-static uint64_t     win_a, win_b; /* the measurement */
-static FILE        *log_file;
+/* a load run: everything it keeps (no state at file scope) */
+typedef struct load_s {
+    conf_t      cf;
+    result_t    res;
+    conn_t     *conns;
+    conn_t    **heap; /* the connections' timers, a binary heap */
+    size_t      nheap;
+    specweb_t  *mix;
+    int         ep;
+    uint64_t    win_a, win_b; /* the measurement */
+    FILE       *log_file;
+} load_t;
 
 static void
 usage(FILE *out)
@@ -295,46 +299,48 @@ done:
 static void
 heap_set(size_t i, conn_t *c)
 {
-    heap[i] = c;
+    load_t *lp = c->lp;
+    lp->heap[i] = c;
     c->heap = i;
 }
 
 static void
 heap_push(conn_t *c)
 {
+    load_t *lp = c->lp;
     size_t i, p;
 
-    for (i = nheap++; i > 0; i = p) {
+    for (i = lp->nheap++; i > 0; i = p) {
         p = (i - 1) / 2;
-        if (heap[p]->next_ns <= c->next_ns) {
+        if (lp->heap[p]->next_ns <= c->next_ns) {
             break;
         }
-        heap_set(i, heap[p]);
+        heap_set(i, lp->heap[p]);
     }
     heap_set(i, c);
 }
 
 static conn_t *
-heap_pop(void)
+heap_pop(load_t *lp)
 {
-    conn_t *top = heap[0], *last = heap[--nheap];
+    conn_t *top = lp->heap[0], *last = lp->heap[--lp->nheap];
     size_t  i = 0, k;
 
     for (;;) {
         k = 2 * i + 1;
-        if (k >= nheap) {
+        if (k >= lp->nheap) {
             break;
         }
-        if (k + 1 < nheap && heap[k + 1]->next_ns < heap[k]->next_ns) {
+        if (k + 1 < lp->nheap && lp->heap[k + 1]->next_ns < lp->heap[k]->next_ns) {
             k++;
         }
-        if (last->next_ns <= heap[k]->next_ns) {
+        if (last->next_ns <= lp->heap[k]->next_ns) {
             break;
         }
-        heap_set(i, heap[k]);
+        heap_set(i, lp->heap[k]);
         i = k;
     }
-    if (nheap > 0) {
+    if (lp->nheap > 0) {
         heap_set(i, last);
     }
     return top;
@@ -359,9 +365,9 @@ close_reset(conn_t *c)
 }
 
 static double
-overlap(uint64_t s, uint64_t e)
+overlap(load_t *lp, uint64_t s, uint64_t e)
 {
-    uint64_t a = s > win_a ? s : win_a, b = e < win_b ? e : win_b;
+    uint64_t a = s > lp->win_a ? s : lp->win_a, b = e < lp->win_b ? e : lp->win_b;
 
     return b > a ? (double) (b - a) : 0;
 }
@@ -370,9 +376,11 @@ overlap(uint64_t s, uint64_t e)
 static void
 account(conn_t *c, double bits, uint64_t end)
 {
+    load_t *lp = c->lp;
+
     if (end > c->sent_ns) {
         c->bits +=
-            bits * overlap(c->sent_ns, end) / (double) (end - c->sent_ns);
+            bits * overlap(lp, c->sent_ns, end) / (double) (end - c->sent_ns);
     }
 }
 
@@ -380,7 +388,8 @@ account(conn_t *c, double bits, uint64_t end)
 static uint64_t
 paced_end(const conn_t *c, uint64_t bytes, uint64_t now)
 {
-    uint64_t e = c->sent_ns + (uint64_t) ((double) bytes * 8 / cf.rate * 1e9);
+    load_t *lp = c->lp;
+    uint64_t e = c->sent_ns + (uint64_t) ((double) bytes * 8 / lp->cf.rate * 1e9);
 
     return e > now ? e : now;
 }
@@ -396,14 +405,15 @@ wait_for(conn_t *c, uint64_t t)
 static void
 write_request(conn_t *c)
 {
+    load_t *lp = c->lp;
     char   name[48], form[160];
-    char  *w = hclient_space(&c->hc, 512 + strlen(cf.host) + strlen(cf.prefix));
+    char  *w = hclient_space(&c->hc, 512 + strlen(lp->cf.host) + strlen(lp->cf.prefix));
     size_t n;
     int    f = 0;
 
     if (w == NULL) {
         close_reset(c);
-        res.errors[E_PARSE]++;
+        lp->res.errors[E_PARSE]++;
         wait_for(c, paced_end(c, c->size, nicache_now_ns()));
         return;
     }
@@ -415,23 +425,23 @@ write_request(conn_t *c)
                      "urlroot=/file_set/dir%05u/&dir=%05u&class=%d&num=%d"
                      "&client=%td",
                      c->req.dir, c->req.dir, c->req.cls, c->req.file,
-                     c - conns + 1);
+                     c - lp->conns + 1);
         n = (size_t) sprintf(w,
                              "POST %spost HTTP/1.1\r\nContent-Type: "
                              "application/x-www-form-urlencoded\r\n"
                              "Content-Length: %d\r\n",
-                             cf.prefix, f);
+                             lp->cf.prefix, f);
     } else {
-        n = (size_t) sprintf(w, "GET %s%s?%s HTTP/1.1\r\n", cf.prefix,
+        n = (size_t) sprintf(w, "GET %s%s?%s HTTP/1.1\r\n", lp->cf.prefix,
                              kind_path[c->kind], name);
         if (c->kind == K_AD) {
             n += (size_t) sprintf(w + n,
                                   "Cookie: my_cookie=user_id=%td&last_ad=%d"
                                   "\r\n",
-                                  c - conns + 1, c->last_ad);
+                                  c - lp->conns + 1, c->last_ad);
         }
     }
-    n += (size_t) sprintf(w + n, "Host: %s\r\n%s\r\n%s", cf.host,
+    n += (size_t) sprintf(w + n, "Host: %s\r\n%s\r\n%s", lp->cf.host,
                           c->left == 1 ? "Connection: close\r\n" : "",
                           f > 0 ? form : "");
     hclient_commit(&c->hc, n, 1);
@@ -441,12 +451,13 @@ write_request(conn_t *c)
 static void
 send_request(conn_t *c)
 {
+    load_t *lp = c->lp;
     char name[48];
 
-    specweb_draw(mix, &c->req);
+    specweb_draw(lp->mix, &c->req);
     c->kind = K_STATIC;
-    if (cf.full) {
-        double u = specweb_uniform(mix), sum = 0;
+    if (lp->cf.full) {
+        double u = specweb_uniform(lp->mix), sum = 0;
 
         for (c->kind = 0; c->kind < K_KINDS - 1; c->kind++) {
             sum += kind_share[c->kind];
@@ -461,14 +472,14 @@ send_request(conn_t *c)
     c->sent_ns = nicache_now_ns();
     c->state = C_ACTIVE;
     if (c->hc.fd < 0) {
-        if (hclient_open(&c->hc, ep, cf.addr) != 0) {
-            res.errors[E_CONNECT]++;
-            res.failed++;
+        if (hclient_open(&c->hc, lp->ep, lp->cf.addr) != 0) {
+            lp->res.errors[E_CONNECT]++;
+            lp->res.failed++;
             wait_for(c, paced_end(c, c->size, c->sent_ns));
             return;
         }
-        res.connections++;
-        c->left = specweb_conn_requests(mix);
+        lp->res.connections++;
+        c->left = specweb_conn_requests(lp->mix);
         return; /* the request goes when it is up */
     }
     write_request(c);
@@ -493,13 +504,14 @@ static void
 on_body(void *ud, uint64_t off, const char *p, size_t n)
 {
     conn_t       *c = ud;
+    load_t  *lp = c->lp;
     unsigned char want[4096];
     uint64_t      start = 0, end, o;
     size_t        k;
 
     c->got = off + n;
     if (c->checking < 0) {
-        c->checking = cf.verify && c->hc.resp.status == 200;
+        c->checking = lp->cf.verify && c->hc.resp.status == 200;
         if (c->checking && c->kind != K_STATIC
             && (c->hc.resp.length == UINT64_MAX
                 || c->hc.resp.length < c->size + TRAILER_LEN)) {
@@ -530,7 +542,7 @@ on_body(void *ud, uint64_t off, const char *p, size_t n)
         k = n < sizeof(want) ? n : sizeof(want);
         trace_content(c->seed, off - start, want, k);
         c->bad |= memcmp(want, p, k) != 0;
-        res.verified_bytes += win_a <= c->sent_ns ? k : 0;
+        lp->res.verified_bytes += lp->win_a <= c->sent_ns ? k : 0;
         off += k;
         p += k;
         n -= k;
@@ -541,33 +553,34 @@ static void
 on_done(void *ud, const hresp_t *r)
 {
     conn_t  *c = ud;
+    load_t  *lp = c->lp;
     uint64_t now = nicache_now_ns(), bytes = r->head_bytes + r->body;
     uint64_t end = paced_end(c, bytes, now);
-    int      in = now >= win_a && now <= win_b;
+    int      in = now >= lp->win_a && now <= lp->win_b;
 
     account(c, (double) bytes * 8, end);
     if (in) {
-        res.requests++;
-        res.bytes += bytes;
-        res.by_class[c->req.cls]++;
-        res.by_kind[c->kind]++;
-        trace_hist_add(&res.latency[c->req.cls], (now - c->sent_ns) / 1000, 1);
+        lp->res.requests++;
+        lp->res.bytes += bytes;
+        lp->res.by_class[c->req.cls]++;
+        lp->res.by_kind[c->kind]++;
+        trace_hist_add(&lp->res.latency[c->req.cls], (now - c->sent_ns) / 1000, 1);
         if (r->status != 200) {
-            res.errors[E_STATUS]++;
+            lp->res.errors[E_STATUS]++;
             c->wrong = 1;
         } else if (c->kind == K_STATIC ? r->body != c->size
                                        : r->body < c->size + TRAILER_LEN) {
-            res.errors[E_SIZE]++;
+            lp->res.errors[E_SIZE]++;
             c->wrong = 1;
         }
-        res.mismatches += c->bad;
+        lp->res.mismatches += c->bad;
         c->wrong |= c->bad;
     }
-    if (log_file != NULL) {
+    if (lp->log_file != NULL) {
         char name[48];
 
         specweb_name(c->req.dir, c->req.cls, c->req.file, name);
-        fprintf(log_file, "%td %s %d %llu %llu %d\n", c - conns, name,
+        fprintf(lp->log_file, "%td %s %d %llu %llu %d\n", c - lp->conns, name,
                 r->status, (unsigned long long) r->body,
                 (unsigned long long) ((now - c->sent_ns) / 1000), in);
     }
@@ -600,18 +613,19 @@ static void
 on_lost(void *ud, int how, uint64_t answered)
 {
     conn_t  *c = ud;
+    load_t  *lp = c->lp;
     uint64_t now = nicache_now_ns();
 
     (void) answered;
     if (c->state != C_ACTIVE) {
         return; /* an idle keep-alive connection the server closed */
     }
-    res.errors[how == HC_CONNECT ? E_CONNECT
+    lp->res.errors[how == HC_CONNECT ? E_CONNECT
                : how == HC_PARSE ? E_PARSE
                : how == HC_NOMEM ? E_PARSE
                                  : E_RESET]++;
-    res.failed++;
-    c->wrong |= now >= win_a && now <= win_b;
+    lp->res.failed++;
+    c->wrong |= now >= lp->win_a && now <= lp->win_b;
     account(c, (double) c->got * 8, paced_end(c, c->got, now));
     /* the request's slot is spent: the next one comes at its paced end */
     wait_for(c, paced_end(c, c->size, now));
@@ -621,20 +635,20 @@ static const hclient_ops_t load_ops = {on_start, on_body,      on_done,
                                        on_idle,  on_connected, on_lost};
 
 static void
-check_timeouts(uint64_t now)
+check_timeouts(load_t *lp, uint64_t now)
 {
-    uint64_t limit = (uint64_t) (cf.timeout * 1e9);
+    uint64_t limit = (uint64_t) (lp->cf.timeout * 1e9);
     uint32_t i;
 
-    for (i = 0; i < cf.conns; i++) {
-        conn_t *c = &conns[i];
+    for (i = 0; i < lp->cf.conns; i++) {
+        conn_t *c = &lp->conns[i];
 
         if (c->state == C_ACTIVE && c->hc.fd >= 0 && now > c->hc.activity_ns
             && now - c->hc.activity_ns > limit) {
             close_reset(c);
-            res.errors[E_TIMEOUT]++;
-            res.failed++;
-            c->wrong |= now >= win_a && now <= win_b;
+            lp->res.errors[E_TIMEOUT]++;
+            lp->res.failed++;
+            c->wrong |= now >= lp->win_a && now <= lp->win_b;
             account(c, (double) c->got * 8, paced_end(c, c->got, now));
             wait_for(c, now);
         }
@@ -650,54 +664,54 @@ cmp_double(const void *a, const void *b)
 }
 
 static void
-progress(uint64_t now, uint64_t t0)
+progress(load_t *lp, uint64_t now, uint64_t t0)
 {
     double el = (double) (now - t0) / 1e9;
 
     fprintf(stderr,
             "nicload: %u connections, %.0f s %s, %llu requests, %.2f Mb/s\n",
-            cf.conns, el, now < win_a ? "(warm-up)" : "",
-            (unsigned long long) res.requests,
-            now > win_a
-                ? (double) res.bytes * 8 / ((double) (now - win_a)) * 1e3
+            lp->cf.conns, el, now < lp->win_a ? "(warm-up)" : "",
+            (unsigned long long) lp->res.requests,
+            now > lp->win_a
+                ? (double) lp->res.bytes * 8 / ((double) (now - lp->win_a)) * 1e3
                 : 0);
 }
 
 /* One run of cf.conns connections: 0, or -1 when it could not start. */
 /* Why the run did not do what was asked (res.failure; "" when it did). */
 static void
-run_verdict(void)
+run_verdict(load_t *lp)
 {
-    char *f = res.failure;
+    char *f = lp->res.failure;
 
     f[0] = '\0';
-    if (res.requests == 0) {
-        snprintf(f, sizeof(res.failure),
+    if (lp->res.requests == 0) {
+        snprintf(f, sizeof(lp->res.failure),
                  "no request was answered in the measurement (%llu connect "
                  "errors in %llu connections, %llu others)",
-                 (unsigned long long) res.errors[E_CONNECT],
-                 (unsigned long long) res.connections,
-                 (unsigned long long) (res.errors[E_RESET]
-                                       + res.errors[E_TIMEOUT]
-                                       + res.errors[E_PARSE]));
-    } else if (hclient_limit_exceeded(&cf.max_errors, res.errors[E_CONNECT],
-                                      res.connections)) {
-        snprintf(f, sizeof(res.failure),
+                 (unsigned long long) lp->res.errors[E_CONNECT],
+                 (unsigned long long) lp->res.connections,
+                 (unsigned long long) (lp->res.errors[E_RESET]
+                                       + lp->res.errors[E_TIMEOUT]
+                                       + lp->res.errors[E_PARSE]));
+    } else if (hclient_limit_exceeded(&lp->cf.max_errors, lp->res.errors[E_CONNECT],
+                                      lp->res.connections)) {
+        snprintf(f, sizeof(lp->res.failure),
                  "%llu of %llu connections could not connect (--max-errors "
                  "%g%s)",
-                 (unsigned long long) res.errors[E_CONNECT],
-                 (unsigned long long) res.connections, cf.max_errors.value,
-                 cf.max_errors.percent ? "%" : "");
-    } else if (cf.verify && res.mismatches > 0) {
-        snprintf(f, sizeof(res.failure),
+                 (unsigned long long) lp->res.errors[E_CONNECT],
+                 (unsigned long long) lp->res.connections, lp->cf.max_errors.value,
+                 lp->cf.max_errors.percent ? "%" : "");
+    } else if (lp->cf.verify && lp->res.mismatches > 0) {
+        snprintf(f, sizeof(lp->res.failure),
                  "%llu responses did not have the file set's bytes "
                  "(--verify)",
-                 (unsigned long long) res.mismatches);
+                 (unsigned long long) lp->res.mismatches);
     }
 }
 
 static int
-run(void)
+run(load_t *lp)
 {
     struct epoll_event evs[256];
     uint64_t           t0, now, next_tick, next_check;
@@ -705,54 +719,55 @@ run(void)
     uint32_t           i, dirs;
     int                n, k, wait_ms;
 
-    free(res.rates);
-    memset(&res, 0, sizeof(res));
-    dirs = specweb_dirs(cf.fileset_conns ? cf.fileset_conns : cf.conns);
-    mix = specweb_new(dirs, cf.seed);
-    conns = calloc(cf.conns, sizeof(conn_t));
-    heap = calloc(cf.conns, sizeof(conn_t *));
-    rates = calloc(cf.conns, sizeof(double));
-    ep = epoll_create1(EPOLL_CLOEXEC);
-    if (mix == NULL || conns == NULL || heap == NULL || rates == NULL
-        || ep < 0) {
+    free(lp->res.rates);
+    memset(&lp->res, 0, sizeof(lp->res));
+    dirs = specweb_dirs(lp->cf.fileset_conns ? lp->cf.fileset_conns : lp->cf.conns);
+    lp->mix = specweb_new(dirs, lp->cf.seed);
+    lp->conns = calloc(lp->cf.conns, sizeof(conn_t));
+    lp->heap = calloc(lp->cf.conns, sizeof(conn_t *));
+    rates = calloc(lp->cf.conns, sizeof(double));
+    lp->ep = epoll_create1(EPOLL_CLOEXEC);
+    if (lp->mix == NULL || lp->conns == NULL || lp->heap == NULL || rates == NULL
+        || lp->ep < 0) {
         fprintf(stderr, "nicload: out of memory\n");
         return -1;
     }
-    nheap = 0;
+    lp->nheap = 0;
     t0 = nicache_now_ns();
-    win_a = t0 + (uint64_t) (cf.warmup * 1e9);
-    win_b = win_a + (uint64_t) (cf.duration * 1e9);
-    for (i = 0; i < cf.conns; i++) {
-        hclient_init(&conns[i].hc, &load_ops, &conns[i]);
+    lp->win_a = t0 + (uint64_t) (lp->cf.warmup * 1e9);
+    lp->win_b = lp->win_a + (uint64_t) (lp->cf.duration * 1e9);
+    for (i = 0; i < lp->cf.conns; i++) {
+        lp->conns[i].lp = lp;
+        hclient_init(&lp->conns[i].hc, &load_ops, &lp->conns[i]);
         /* spread the first requests over 100 ms */
-        wait_for(&conns[i], t0 + (uint64_t) (specweb_uniform(mix) * 1e8));
+        wait_for(&lp->conns[i], t0 + (uint64_t) (specweb_uniform(lp->mix) * 1e8));
     }
     next_tick = t0 + 2000000000u;
     next_check = t0 + 250000000u;
     for (;;) {
         now = nicache_now_ns();
-        while (nheap > 0 && heap[0]->next_ns <= now) {
-            send_request(heap_pop());
+        while (lp->nheap > 0 && lp->heap[0]->next_ns <= now) {
+            send_request(heap_pop(lp));
         }
-        if (now >= win_b || nicache_stopping()) {
+        if (now >= lp->win_b || nicache_stopping()) {
             break;
         }
         if (now >= next_check) {
-            check_timeouts(now);
+            check_timeouts(lp, now);
             next_check = now + 250000000u;
         }
         if (now >= next_tick) {
-            if (!cf.quiet) {
-                progress(now, t0);
+            if (!lp->cf.quiet) {
+                progress(lp, now, t0);
             }
             next_tick = now + 2000000000u;
         }
         wait_ms = 100;
-        if (nheap > 0) {
-            wait_ms = (int) ((heap[0]->next_ns - now) / 1000000);
+        if (lp->nheap > 0) {
+            wait_ms = (int) ((lp->heap[0]->next_ns - now) / 1000000);
             wait_ms = wait_ms > 100 ? 100 : wait_ms;
         }
-        n = epoll_wait(ep, evs, 256, wait_ms);
+        n = epoll_wait(lp->ep, evs, 256, wait_ms);
         if (n < 0 && errno != EINTR) {
             perror("nicload: epoll_wait");
             break;
@@ -762,30 +777,30 @@ run(void)
         }
     }
     now = nicache_now_ns();
-    res.elapsed = (double) (now - t0) / 1e9;
-    for (i = 0; i < cf.conns; i++) {
-        conn_t *c = &conns[i];
+    lp->res.elapsed = (double) (now - t0) / 1e9;
+    for (i = 0; i < lp->cf.conns; i++) {
+        conn_t *c = &lp->conns[i];
 
         if (c->state == C_ACTIVE) {
             /* in flight: paced like a whole slot, never above the rate */
             account(c, (double) c->got * 8, paced_end(c, c->got, now));
         }
-        rates[i] = c->bits / cf.duration;
-        res.bits += c->bits;
-        res.conforming += rates[i] >= 0.8 * cf.rate && !c->wrong;
+        rates[i] = c->bits / lp->cf.duration;
+        lp->res.bits += c->bits;
+        lp->res.conforming += rates[i] >= 0.8 * lp->cf.rate && !c->wrong;
         close_reset(c);
         hclient_free(&c->hc);
     }
-    qsort(rates, cf.conns, sizeof(double), cmp_double);
-    run_verdict();
-    res.rate_min = rates[0];
-    res.rate_median = rates[cf.conns / 2];
-    res.rate_max = rates[cf.conns - 1];
-    res.rates = rates;
-    free(conns);
-    free(heap);
-    specweb_free(mix);
-    close(ep);
+    qsort(rates, lp->cf.conns, sizeof(double), cmp_double);
+    run_verdict(lp);
+    lp->res.rate_min = rates[0];
+    lp->res.rate_median = rates[lp->cf.conns / 2];
+    lp->res.rate_max = rates[lp->cf.conns - 1];
+    lp->res.rates = rates;
+    free(lp->conns);
+    free(lp->heap);
+    specweb_free(lp->mix);
+    close(lp->ep);
     return 0;
 }
 
@@ -800,24 +815,24 @@ share(uint64_t part, uint64_t whole)
 /* three standard deviations, in points, of the largest class's share at
  * this number of requests: what chance alone explains */
 static double
-mix_spread(void)
+mix_spread(load_t *lp)
 {
     double p = specweb_class_share[1];
 
-    return res.requests > 0 ? 300 * sqrt(p * (1 - p) / (double) res.requests)
+    return lp->res.requests > 0 ? 300 * sqrt(p * (1 - p) / (double) lp->res.requests)
                             : 100;
 }
 
 /* the largest distance, in points, between the mix sent and the target */
 static double
-mix_deviation(void)
+mix_deviation(load_t *lp)
 {
     double worst = 0, d;
     int    k;
 
     for (k = 0; k < SPECWEB_CLASSES; k++) {
         d = 100
-            * (share(res.by_class[k], res.requests) - specweb_class_share[k]);
+            * (share(lp->res.by_class[k], lp->res.requests) - specweb_class_share[k]);
         d = d < 0 ? -d : d;
         worst = d > worst ? d : worst;
     }
@@ -825,68 +840,68 @@ mix_deviation(void)
 }
 
 static void
-print_summary(FILE *out)
+print_summary(load_t *lp, FILE *out)
 {
     int k;
 
     fprintf(out,
             "%u connections at %.0f bit/s: %u conforming (%.1f %%), %u "
             "not\n",
-            cf.conns, cf.rate, res.conforming,
-            100 * share(res.conforming, cf.conns), cf.conns - res.conforming);
+            lp->cf.conns, lp->cf.rate, lp->res.conforming,
+            100 * share(lp->res.conforming, lp->cf.conns), lp->cf.conns - lp->res.conforming);
     fprintf(out,
             "  per connection: min %.0f, median %.0f, max %.0f bit/s "
             "(conforming: %.0f)\n",
-            res.rate_min, res.rate_median, res.rate_max, 0.8 * cf.rate);
+            lp->res.rate_min, lp->res.rate_median, lp->res.rate_max, 0.8 * lp->cf.rate);
     fprintf(out,
             "  measured %.0f s: %llu requests (%.1f/s), %.2f Mb/s, %llu TCP "
             "connections\n",
-            cf.duration, (unsigned long long) res.requests,
-            (double) res.requests / cf.duration, res.bits / cf.duration / 1e6,
-            (unsigned long long) res.connections);
-    for (k = 0; res.requests > 0 && k < SPECWEB_CLASSES; k++) {
+            lp->cf.duration, (unsigned long long) lp->res.requests,
+            (double) lp->res.requests / lp->cf.duration, lp->res.bits / lp->cf.duration / 1e6,
+            (unsigned long long) lp->res.connections);
+    for (k = 0; lp->res.requests > 0 && k < SPECWEB_CLASSES; k++) {
         fprintf(out,
                 "  class %d: %llu (%.2f %%, target %.0f %%), latency p50 "
                 "%.2f ms p99 %.2f ms\n",
-                k, (unsigned long long) res.by_class[k],
-                100 * share(res.by_class[k], res.requests),
+                k, (unsigned long long) lp->res.by_class[k],
+                100 * share(lp->res.by_class[k], lp->res.requests),
                 100 * specweb_class_share[k],
-                (double) trace_hist_quantile(&res.latency[k], 0.5) / 1e3,
-                (double) trace_hist_quantile(&res.latency[k], 0.99) / 1e3);
+                (double) trace_hist_quantile(&lp->res.latency[k], 0.5) / 1e3,
+                (double) trace_hist_quantile(&lp->res.latency[k], 0.99) / 1e3);
     }
-    for (k = 0; res.requests > 0 && cf.full && k < K_KINDS; k++) {
+    for (k = 0; lp->res.requests > 0 && lp->cf.full && k < K_KINDS; k++) {
         fprintf(out, "  %s: %llu (%.2f %%, target %.2f %%)\n", kind_names[k],
-                (unsigned long long) res.by_kind[k],
-                100 * share(res.by_kind[k], res.requests), 100 * kind_share[k]);
+                (unsigned long long) lp->res.by_kind[k],
+                100 * share(lp->res.by_kind[k], lp->res.requests), 100 * kind_share[k]);
     }
-    if (res.requests > 0) {
+    if (lp->res.requests > 0) {
         fprintf(out,
-                "  mix: at most %.2f points from the target (chance "
+                "  lp->mix: at most %.2f points from the target (chance "
                 "explains %.2f at this count)%s\n",
-                mix_deviation(), mix_spread(),
-                mix_deviation() > mix_spread() ? ": OFF TARGET" : "");
+                mix_deviation(lp), mix_spread(lp),
+                mix_deviation(lp) > mix_spread(lp) ? ": OFF TARGET" : "");
     }
     fprintf(out, "  errors:");
     for (k = 0; k < E_KINDS; k++) {
         fprintf(out, " %s %llu", error_names[k],
-                (unsigned long long) res.errors[k]);
+                (unsigned long long) lp->res.errors[k]);
     }
-    fprintf(out, "; failed %llu\n", (unsigned long long) res.failed);
-    if (cf.verify) {
+    fprintf(out, "; failed %llu\n", (unsigned long long) lp->res.failed);
+    if (lp->cf.verify) {
         fprintf(out, "  verify: %llu bytes checked, %llu mismatches\n",
-                (unsigned long long) res.verified_bytes,
-                (unsigned long long) res.mismatches);
+                (unsigned long long) lp->res.verified_bytes,
+                (unsigned long long) lp->res.mismatches);
     }
 }
 
 static void
-write_result(FILE *f)
+write_result(load_t *lp, FILE *f)
 {
     int k;
 
     fputs("{\"run_failed\": ", f);
-    if (res.failure[0] != '\0') {
-        json_write_string(f, res.failure);
+    if (lp->res.failure[0] != '\0') {
+        json_write_string(f, lp->res.failure);
     } else {
         fputs("null", f);
     }
@@ -901,45 +916,45 @@ write_result(FILE *f)
         "\"failed\": %llu, \"mismatches\": %llu, \"verified_bytes\": "
         "%llu, \"mix_deviation_points\": %.3f, \"mix_spread_points\": "
         "%.3f, \"classes\": [",
-        cf.conns, cf.rate, res.conforming, cf.conns - res.conforming,
-        share(res.conforming, cf.conns), res.rate_min, res.rate_median,
-        res.rate_max, cf.duration, cf.warmup, (unsigned long long) res.requests,
-        (double) res.requests / cf.duration, res.bits / cf.duration,
-        (unsigned long long) res.connections, (unsigned long long) res.failed,
-        (unsigned long long) res.mismatches,
-        (unsigned long long) res.verified_bytes, mix_deviation(), mix_spread());
+        lp->cf.conns, lp->cf.rate, lp->res.conforming, lp->cf.conns - lp->res.conforming,
+        share(lp->res.conforming, lp->cf.conns), lp->res.rate_min, lp->res.rate_median,
+        lp->res.rate_max, lp->cf.duration, lp->cf.warmup, (unsigned long long) lp->res.requests,
+        (double) lp->res.requests / lp->cf.duration, lp->res.bits / lp->cf.duration,
+        (unsigned long long) lp->res.connections, (unsigned long long) lp->res.failed,
+        (unsigned long long) lp->res.mismatches,
+        (unsigned long long) lp->res.verified_bytes, mix_deviation(lp), mix_spread(lp));
     for (k = 0; k < SPECWEB_CLASSES; k++) {
-        const trace_hist_t *h = &res.latency[k];
+        const trace_hist_t *h = &lp->res.latency[k];
 
         fprintf(f,
                 "%s{\"class\": %d, \"requests\": %llu, \"share\": %.5f, "
                 "\"target\": %.2f, \"latency_us\": {\"p50\": %llu, \"p90\": "
                 "%llu, \"p99\": %llu, \"max\": %llu}}",
-                k ? ", " : "", k, (unsigned long long) res.by_class[k],
-                share(res.by_class[k], res.requests), specweb_class_share[k],
+                k ? ", " : "", k, (unsigned long long) lp->res.by_class[k],
+                share(lp->res.by_class[k], lp->res.requests), specweb_class_share[k],
                 (unsigned long long) trace_hist_quantile(h, 0.5),
                 (unsigned long long) trace_hist_quantile(h, 0.9),
                 (unsigned long long) trace_hist_quantile(h, 0.99),
                 (unsigned long long) h->max);
     }
-    fprintf(f, "], \"mix\": \"%s\", \"kinds\": [", cf.full ? "full" : "static");
+    fprintf(f, "], \"mix\": \"%s\", \"kinds\": [", lp->cf.full ? "full" : "static");
     for (k = 0; k < K_KINDS; k++) {
         fprintf(f,
                 "%s{\"kind\": \"%s\", \"requests\": %llu, \"share\": %.5f, "
                 "\"target\": %.4f}",
                 k ? ", " : "", kind_names[k],
-                (unsigned long long) res.by_kind[k],
-                share(res.by_kind[k], res.requests),
-                cf.full ? kind_share[k] : (k == K_STATIC));
+                (unsigned long long) lp->res.by_kind[k],
+                share(lp->res.by_kind[k], lp->res.requests),
+                lp->cf.full ? kind_share[k] : (k == K_STATIC));
     }
     fprintf(f, "], \"conn_rates_bps\": [");
-    for (k = 0; k < (int) cf.conns; k++) {
-        fprintf(f, "%s%.0f", k ? ", " : "", res.rates[k]);
+    for (k = 0; k < (int) lp->cf.conns; k++) {
+        fprintf(f, "%s%.0f", k ? ", " : "", lp->res.rates[k]);
     }
     fprintf(f, "], \"errors\": {");
     for (k = 0; k < E_KINDS; k++) {
         fprintf(f, "%s\"%s\": %llu", k ? ", " : "", error_names[k],
-                (unsigned long long) res.errors[k]);
+                (unsigned long long) lp->res.errors[k]);
     }
     fprintf(f, "}}");
 }
@@ -951,33 +966,33 @@ write_result(FILE *f)
  * conforming traffic).  0, or -1 with the reason printed.
  */
 static int
-probe_fileset(uint32_t nconns)
+probe_fileset(load_t *lp, uint32_t nconns)
 {
     uint32_t dirs = specweb_dirs(nconns);
     char     name[48];
     int      status;
 
     specweb_name(dirs - 1, 0, 0, name);
-    status = hclient_fetch(cf.addr->ai_addr, cf.addr->ai_addrlen, cf.host,
+    status = hclient_fetch(lp->cf.addr->ai_addr, lp->cf.addr->ai_addrlen, lp->cf.host,
                            "HEAD", name, 5, NULL, NULL);
     if (status == 200) {
         return 0;
     }
     if (status == -1) {
         fprintf(stderr, "nicload: failed: nothing answers at %s (%s)\n",
-                cf.url, strerror(errno));
+                lp->cf.url, strerror(errno));
     } else if (status == -2) {
         fprintf(stderr, "nicload: failed: %s did not answer HEAD %s\n",
-                cf.url, name);
+                lp->cf.url, name);
     } else if (status == 404) {
         fprintf(stderr,
                 "nicload: failed: the file set at %s is smaller than %u "
                 "connections need (%u directories: %s answers 404); make "
                 "it with nicload fileset --connections %u\n",
-                cf.url, nconns, dirs, name, nconns);
+                lp->cf.url, nconns, dirs, name, nconns);
     } else {
         fprintf(stderr, "nicload: failed: %s answered %d to HEAD %s\n",
-                cf.url, status, name);
+                lp->cf.url, status, name);
     }
     return -1;
 }
@@ -985,50 +1000,50 @@ probe_fileset(uint32_t nconns)
 /* ---- search ---- */
 
 static int
-conforms(void)
+conforms(load_t *lp)
 {
-    return (double) res.conforming >= cf.conform * (double) cf.conns - 1e-9;
+    return (double) lp->res.conforming >= lp->cf.conform * (double) lp->cf.conns - 1e-9;
 }
 
 static int
-search(FILE *json)
+search(load_t *lp, FILE *json)
 {
-    uint32_t lo = cf.min, hi = cf.max, mid, best = 0;
+    uint32_t lo = lp->cf.min, hi = lp->cf.max, mid, best = 0;
     int      first = 1;
 
-    cf.fileset_conns = cf.fileset_conns > cf.max ? cf.fileset_conns : cf.max;
+    lp->cf.fileset_conns = lp->cf.fileset_conns > lp->cf.max ? lp->cf.fileset_conns : lp->cf.max;
     if (json != NULL) {
         fprintf(json,
                 "{\"search\": {\"min\": %u, \"max\": %u, \"conform\": "
                 "%.3f}, \"steps\": [",
-                cf.min, cf.max, cf.conform);
+                lp->cf.min, lp->cf.max, lp->cf.conform);
     }
     /* the largest N in [lo, hi] that conforms, assuming fewer do too */
     while (lo <= hi && !nicache_stopping()) {
         mid = first ? hi : lo + (hi - lo) / 2;
-        cf.conns = mid;
-        if (run() != 0) {
+        lp->cf.conns = mid;
+        if (run(lp) != 0) {
             return 1;
         }
-        if (res.requests == 0) {
-            fprintf(stderr, "nicload: failed: %s\n", res.failure);
+        if (lp->res.requests == 0) {
+            fprintf(stderr, "nicload: failed: %s\n", lp->res.failure);
             if (json != NULL) {
                 fprintf(json, "%s", first ? "" : ", ");
-                write_result(json);
+                write_result(lp, json);
                 fprintf(json, "], \"capacity\": null}\n");
             }
             return 1;
         }
         printf("search: %u connections: %u conform (%.1f %%), median %.0f "
                "bit/s: %s\n",
-               mid, res.conforming, 100 * share(res.conforming, mid),
-               res.rate_median, conforms() ? "yes" : "no");
+               mid, lp->res.conforming, 100 * share(lp->res.conforming, mid),
+               lp->res.rate_median, conforms(lp) ? "yes" : "no");
         fflush(stdout);
         if (json != NULL) {
             fprintf(json, "%s", first ? "" : ", ");
-            write_result(json);
+            write_result(lp, json);
         }
-        if (conforms()) {
+        if (conforms(lp)) {
             best = mid;
             lo = mid + 1;
         } else {
@@ -1038,7 +1053,7 @@ search(FILE *json)
     }
     printf("capacity: %u conforming connections (%.0f %% conforming at "
            "%.0f bit/s each, between %u and %u)\n",
-           best, 100 * cf.conform, cf.rate, cf.min, cf.max);
+           best, 100 * lp->cf.conform, lp->cf.rate, lp->cf.min, lp->cf.max);
     if (json != NULL) {
         fprintf(json, "], \"capacity\": %u}\n", best);
     }
@@ -1110,52 +1125,55 @@ main(int argc, char **argv)
     char        err[512], *end;
     FILE       *json = NULL;
     int         ch, rc;
+    load_t      state, *lp = &state;
 
-    cf.duration = 30;
-    cf.warmup = 5;
-    cf.timeout = 30;
-    cf.rate = 400000;
-    cf.conform = 1.0;
-    cf.min = 1;
-    cf.max = 64;
-    cf.seed = 1;
-    cf.prefix = "/specweb/";
+    memset(&state, 0, sizeof(state));
+    state.ep = -1;
+    lp->cf.duration = 30;
+    lp->cf.warmup = 5;
+    lp->cf.timeout = 30;
+    lp->cf.rate = 400000;
+    lp->cf.conform = 1.0;
+    lp->cf.min = 1;
+    lp->cf.max = 64;
+    lp->cf.seed = 1;
+    lp->cf.prefix = "/specweb/";
     while ((ch = getopt_long(argc, argv, "c:qh", longopts, NULL)) != -1) {
         switch (ch) {
         case 'c':
-            bad = parse_u32(optarg, &cf.conns) ? "--connections" : bad;
+            bad = parse_u32(optarg, &lp->cf.conns) ? "--connections" : bad;
             break;
         case 'F':
-            bad = parse_u32(optarg, &cf.fileset_conns) ? "--fileset-connections"
+            bad = parse_u32(optarg, &lp->cf.fileset_conns) ? "--fileset-connections"
                                                        : bad;
             break;
-        case 'm': bad = parse_u32(optarg, &cf.min) ? "--min" : bad; break;
-        case 'x': bad = parse_u32(optarg, &cf.max) ? "--max" : bad; break;
+        case 'm': bad = parse_u32(optarg, &lp->cf.min) ? "--min" : bad; break;
+        case 'x': bad = parse_u32(optarg, &lp->cf.max) ? "--max" : bad; break;
         case 'r': root = optarg; break;
         case 'E':
-            bad = hclient_limit_parse(optarg, &cf.max_errors) ? "--max-errors"
+            bad = hclient_limit_parse(optarg, &lp->cf.max_errors) ? "--max-errors"
                                                               : bad;
             break;
         case 'd':
-            cf.duration = strtod(optarg, &end);
-            bad = *end != '\0' || !(cf.duration > 0) ? "--duration" : bad;
+            lp->cf.duration = strtod(optarg, &end);
+            bad = *end != '\0' || !(lp->cf.duration > 0) ? "--duration" : bad;
             break;
         case 'w':
-            cf.warmup = strtod(optarg, &end);
-            bad = *end != '\0' || !(cf.warmup >= 0) ? "--warmup" : bad;
+            lp->cf.warmup = strtod(optarg, &end);
+            bad = *end != '\0' || !(lp->cf.warmup >= 0) ? "--warmup" : bad;
             break;
         case 't':
-            cf.timeout = strtod(optarg, &end);
-            bad = *end != '\0' || !(cf.timeout > 0) ? "--timeout" : bad;
+            lp->cf.timeout = strtod(optarg, &end);
+            bad = *end != '\0' || !(lp->cf.timeout > 0) ? "--timeout" : bad;
             break;
         case 'C':
-            cf.conform = strtod(optarg, &end);
-            bad = *end != '\0' || !(cf.conform > 0 && cf.conform <= 1)
+            lp->cf.conform = strtod(optarg, &end);
+            bad = *end != '\0' || !(lp->cf.conform > 0 && lp->cf.conform <= 1)
                       ? "--conform"
                       : bad;
             break;
         case 'R':
-            bad = parse_rate(optarg, &cf.rate) ? "--rate-per-conn" : bad;
+            bad = parse_rate(optarg, &lp->cf.rate) ? "--rate-per-conn" : bad;
             break;
         case 'M':
             if (strcmp(optarg, "static") != 0 && strcmp(optarg, "full") != 0) {
@@ -1163,15 +1181,15 @@ main(int argc, char **argv)
                         optarg);
                 return 2;
             }
-            cf.full = strcmp(optarg, "full") == 0;
+            lp->cf.full = strcmp(optarg, "full") == 0;
             break;
-        case 'P': cf.prefix = optarg; break;
-        case 'v': cf.verify = 1; break;
-        case 's': cf.seed = strtoull(optarg, NULL, 10); break;
-        case 'j': cf.json = optarg; break;
-        case 'l': cf.log = optarg; break;
-        case 'S': cf.search = 1; break;
-        case 'q': cf.quiet = 1; break;
+        case 'P': lp->cf.prefix = optarg; break;
+        case 'v': lp->cf.verify = 1; break;
+        case 's': lp->cf.seed = strtoull(optarg, NULL, 10); break;
+        case 'j': lp->cf.json = optarg; break;
+        case 'l': lp->cf.log = optarg; break;
+        case 'S': lp->cf.search = 1; break;
+        case 'q': lp->cf.quiet = 1; break;
         case NICACHE_OPT_VERSION:
             printf("%s (nicache) %s\nfeatures: gzip (zlib %s)\n", "nicload",
                    NICACHE_VERSION, zlibVersion());
@@ -1185,41 +1203,41 @@ main(int argc, char **argv)
         }
     }
     if (argc - optind == 1 && strcmp(argv[optind], "fileset") == 0) {
-        if (cf.conns == 0 || root == NULL) {
+        if (lp->cf.conns == 0 || root == NULL) {
             fprintf(stderr, "nicload: fileset needs --connections N and "
                             "--root DIR\n");
             return 2;
         }
-        return fileset(cf.conns, root);
+        return fileset(lp->cf.conns, root);
     }
     if (argc - optind != 1) {
         usage(stderr);
         return 2;
     }
-    if ((cf.conns == 0) == !cf.search || cf.min > cf.max) {
+    if ((lp->cf.conns == 0) == !lp->cf.search || lp->cf.min > lp->cf.max) {
         fprintf(stderr, "nicload: give --connections N, or --search (with "
                         "--min <= --max)\n");
         return 2;
     }
-    cf.url = argv[optind];
-    if (hclient_parse_url(cf.url, &cf.addr, cf.host, sizeof(cf.host), err,
+    lp->cf.url = argv[optind];
+    if (hclient_parse_url(lp->cf.url, &lp->cf.addr, lp->cf.host, sizeof(lp->cf.host), err,
                           sizeof(err))
         != 0) {
         fprintf(stderr, "nicload: %s\n", err);
         return 2;
     }
-    if (cf.log != NULL && (log_file = fopen(cf.log, "w")) == NULL) {
-        fprintf(stderr, "nicload: %s: %s\n", cf.log, strerror(errno));
+    if (lp->cf.log != NULL && (lp->log_file = fopen(lp->cf.log, "w")) == NULL) {
+        fprintf(stderr, "nicload: %s: %s\n", lp->cf.log, strerror(errno));
         return 1;
     }
-    if (cf.json != NULL && (json = fopen(cf.json, "w")) == NULL) {
-        fprintf(stderr, "nicload: %s: %s\n", cf.json, strerror(errno));
+    if (lp->cf.json != NULL && (json = fopen(lp->cf.json, "w")) == NULL) {
+        fprintf(stderr, "nicload: %s: %s\n", lp->cf.json, strerror(errno));
         return 1;
     }
     /* a descriptor a connection: raise the soft limit to what is needed */
     {
         struct rlimit rl;
-        rlim_t        need = (cf.search ? cf.max : cf.conns) + 64;
+        rlim_t        need = (lp->cf.search ? lp->cf.max : lp->cf.conns) + 64;
 
         if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need) {
             rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
@@ -1236,41 +1254,41 @@ main(int argc, char **argv)
         }
     }
     nicache_catch_stop();
-    if (probe_fileset(cf.search && cf.max > cf.fileset_conns ? cf.max
-                      : cf.fileset_conns > 0                ? cf.fileset_conns
-                                                            : cf.conns)
+    if (probe_fileset(lp, lp->cf.search && lp->cf.max > lp->cf.fileset_conns ? lp->cf.max
+                      : lp->cf.fileset_conns > 0                ? lp->cf.fileset_conns
+                                                            : lp->cf.conns)
         != 0) {
         if (json != NULL) {
             fclose(json);
         }
-        freeaddrinfo(cf.addr);
+        freeaddrinfo(lp->cf.addr);
         return 1;
     }
-    if (cf.search) {
-        cf.quiet = 1;
-        rc = search(json);
+    if (lp->cf.search) {
+        lp->cf.quiet = 1;
+        rc = search(lp, json);
     } else {
-        rc = run() != 0;
+        rc = run(lp) != 0;
         if (rc == 0) {
-            print_summary(stdout);
+            print_summary(lp, stdout);
             if (json != NULL) {
-                write_result(json);
+                write_result(lp, json);
                 fputc('\n', json);
             }
-            if (res.failure[0] != '\0') {
-                fprintf(stderr, "nicload: failed: %s\n", res.failure);
+            if (lp->res.failure[0] != '\0') {
+                fprintf(stderr, "nicload: failed: %s\n", lp->res.failure);
                 rc = 1;
             }
         }
     }
     if (json != NULL && fclose(json) != 0) {
-        fprintf(stderr, "nicload: %s: %s\n", cf.json, strerror(errno));
+        fprintf(stderr, "nicload: %s: %s\n", lp->cf.json, strerror(errno));
         rc = 1;
     }
-    if (log_file != NULL) {
-        fclose(log_file);
+    if (lp->log_file != NULL) {
+        fclose(lp->log_file);
     }
-    freeaddrinfo(cf.addr);
-    free(res.rates);
+    freeaddrinfo(lp->cf.addr);
+    free(lp->res.rates);
     return rc;
 }
