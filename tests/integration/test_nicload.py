@@ -5,6 +5,7 @@ total rate the test sets, and Debian's nginx on the file set."""
 import asyncio
 import json
 import os
+import re
 import socket
 import subprocess
 import tempfile
@@ -85,9 +86,12 @@ def test_one_connection_is_paced():
     with tempfile.TemporaryDirectory() as root:
         make_fileset(root, 1)
         with Server(root=root) as s:
-            res, _ = load("http://127.0.0.1:%d/" % s.port, "--connections",
-                          "1", "--duration", "4", "--warmup", "1",
-                          "--verify")
+            res, out = load("http://127.0.0.1:%d/" % s.port,
+                            "--connections", "1", "--duration", "4",
+                            "--warmup", "1", "--verify")
+    # the summary's lines, as people read them
+    check(re.search(r"^  mix: at most [0-9.]+ points from the target",
+                    out, re.M), out)
     rate = res["conn_rate_bps"]["median"]
     check(abs(rate - 400000) <= 8000, "one connection: %.0f bit/s" % rate)
     check(res["conforming"] == 1 and res["requests"] > 5

@@ -876,7 +876,7 @@ print_summary(load_t *lp, FILE *out)
     }
     if (lp->res.requests > 0) {
         fprintf(out,
-                "  lp->mix: at most %.2f points from the target (chance "
+                "  mix: at most %.2f points from the target (chance "
                 "explains %.2f at this count)%s\n",
                 mix_deviation(lp), mix_spread(lp),
                 mix_deviation(lp) > mix_spread(lp) ? ": OFF TARGET" : "");
