@@ -71,7 +71,7 @@ typedef struct {
     double sim_share;
 } run_t;
 
-static struct {
+typedef struct {
     const char *trace, *policy, *workdir, *json, *plots, *report, *format;
     const char *mapping, *window, *held;
     int         allow_truncated;
@@ -82,14 +82,21 @@ static struct {
     int         nics, conns, threads, port, quiet, runs;
     double      duration;
     char        bindir[PATH_MAX - 64];
-} o;
+} opts_t;
 
 #define MAX_REPEATS 15
 
-static run_t runs[MAX_RUNS];
-static int   nruns;
+/* a comparison: what was asked, the runs and their results (no state at
+ * file scope but server_pid below) */
+typedef struct {
+    opts_t o;
+    run_t  runs[MAX_RUNS];
+    int    nruns;
+    char   docroot[PATH_MAX];
+} cmp_t;
 
-/* the servers this process started, stopped on every way out */
+/* the server this process started, stopped on every way out: at file
+ * scope because the signal handler and die() must reach it */
 static volatile pid_t server_pid = -1;
 
 static void die(const char *fmt, ...)
@@ -149,17 +156,17 @@ human(uint64_t v, char *buf, size_t len)
 
 /* A tool next to this program (build/ or bin/), in ../sbin, or on PATH. */
 static const char *
-tool(const char *name)
+tool(cmp_t *cp, const char *name)
 {
     static char buf[8][PATH_MAX];
     static int  k;
     char       *p = buf[k++ % 8];
 
-    snprintf(p, PATH_MAX, "%s/%s", o.bindir, name);
+    snprintf(p, PATH_MAX, "%s/%s", cp->o.bindir, name);
     if (access(p, X_OK) == 0) {
         return p;
     }
-    snprintf(p, PATH_MAX, "%s/../sbin/%s", o.bindir, name);
+    snprintf(p, PATH_MAX, "%s/../sbin/%s", cp->o.bindir, name);
     if (access(p, X_OK) == 0) {
         return p;
     }
@@ -301,33 +308,31 @@ num(const json_t *o_, const char *key)
 
 /* the options every trace tool takes to read the trace, at argv[k] */
 static int
-trace_args(char **argv, int k)
+trace_args(cmp_t *cp, char **argv, int k)
 {
-    if (o.format != NULL) {
+    if (cp->o.format != NULL) {
         argv[k++] = "--format";
-        argv[k++] = (char *) o.format;
+        argv[k++] = (char *) cp->o.format;
     }
-    if (o.mapping != NULL) {
+    if (cp->o.mapping != NULL) {
         argv[k++] = "--mapping";
-        argv[k++] = (char *) o.mapping;
+        argv[k++] = (char *) cp->o.mapping;
     }
-    if (o.window != NULL) {
+    if (cp->o.window != NULL) {
         argv[k++] = "--reorder-window";
-        argv[k++] = (char *) o.window;
+        argv[k++] = (char *) cp->o.window;
     }
-    if (o.held != NULL) {
+    if (cp->o.held != NULL) {
         argv[k++] = "--reorder-max";
-        argv[k++] = (char *) o.held;
+        argv[k++] = (char *) cp->o.held;
     }
-    if (o.allow_truncated) {
+    if (cp->o.allow_truncated) {
         argv[k++] = "--allow-truncated";
     }
     return k;
 }
 
 /* ---- the docroot ---- */
-
-static char docroot[PATH_MAX];
 
 static int
 warm_one(const char *path, const struct stat *st, int flag, struct FTW *f)
@@ -349,7 +354,7 @@ warm_one(const char *path, const struct stat *st, int flag, struct FTW *f)
 }
 
 static void
-make_docroot(void)
+make_docroot(cmp_t *cp)
 {
     struct stat st;
     char        stamp[PATH_MAX + 64], want[PATH_MAX + 64], real[PATH_MAX];
@@ -358,15 +363,15 @@ make_docroot(void)
     char       *argv[20];
     int         k = 0;
 
-    if (stat(o.trace, &st) != 0 || realpath(o.trace, real) == NULL) {
-        die("%s: %s", o.trace, strerror(errno));
+    if (stat(cp->o.trace, &st) != 0 || realpath(cp->o.trace, real) == NULL) {
+        die("%s: %s", cp->o.trace, strerror(errno));
     }
     snprintf(want, sizeof(want), "%s %lld %lld.%09ld\n", real,
              (long long) st.st_size, (long long) st.st_mtim.tv_sec,
              st.st_mtim.tv_nsec);
-    snprintf(docroot, sizeof(docroot), "%s/docroot", o.workdir);
-    snprintf(errs, sizeof(errs), "%s/nictrace.err", o.workdir);
-    snprintf(stamp, sizeof(stamp), "%s/.niccompare-trace", o.workdir);
+    snprintf(cp->docroot, sizeof(cp->docroot), "%s/docroot", cp->o.workdir);
+    snprintf(errs, sizeof(errs), "%s/nictrace.err", cp->o.workdir);
+    snprintf(stamp, sizeof(stamp), "%s/.niccompare-trace", cp->o.workdir);
     f = fopen(stamp, "r");
     if (f != NULL) {
         if (fgets(have, sizeof(have), f) == NULL) {
@@ -375,16 +380,16 @@ make_docroot(void)
         fclose(f);
     }
     if (strcmp(have, want) != 0) {
-        if (!o.quiet) {
-            fprintf(stderr, "niccompare: making the docroot in %s\n", docroot);
+        if (!cp->o.quiet) {
+            fprintf(stderr, "niccompare: making the docroot in %s\n", cp->docroot);
         }
         unlink(stamp);
-        argv[k++] = (char *) tool("nictrace");
+        argv[k++] = (char *) tool(cp, "nictrace");
         argv[k++] = "docroot";
-        argv[k++] = (char *) o.trace;
+        argv[k++] = (char *) cp->o.trace;
         argv[k++] = "--root";
-        argv[k++] = docroot;
-        k = trace_args(argv, k);
+        argv[k++] = cp->docroot;
+        k = trace_args(cp, argv, k);
         argv[k] = NULL;
         if (run(argv, "/dev/null", errs) != 0) {
             die("%s", first_line(errs, "nictrace docroot failed"));
@@ -393,16 +398,16 @@ make_docroot(void)
         if (f == NULL || fputs(want, f) < 0 || fclose(f) != 0) {
             die("%s: %s", stamp, strerror(errno));
         }
-    } else if (!o.quiet) {
-        fprintf(stderr, "niccompare: reusing the docroot in %s\n", docroot);
+    } else if (!cp->o.quiet) {
+        fprintf(stderr, "niccompare: reusing the docroot in %s\n", cp->docroot);
     }
-    nftw(docroot, warm_one, 16, FTW_PHYS);
+    nftw(cp->docroot, warm_one, 16, FTW_PHYS);
 }
 
 /* ---- nicsim ---- */
 
 static void
-simulate(void)
+simulate(cmp_t *cp)
 {
     char    sizes[MAX_SIZES * 24] = "", split[16], out[PATH_MAX], *argv[26];
     char    errs[PATH_MAX];
@@ -410,10 +415,10 @@ simulate(void)
     json_t *v;
     int     i, j, k = 0, any = 0;
 
-    for (i = 0; i < o.nsizes; i++) {
-        if (o.sizes[i] > 0) {
+    for (i = 0; i < cp->o.nsizes; i++) {
+        if (cp->o.sizes[i] > 0) {
             snprintf(one, sizeof(one), "%s%llu", any ? "," : "",
-                     (unsigned long long) o.sizes[i]);
+                     (unsigned long long) cp->o.sizes[i]);
             strcat(sizes, one);
             any = 1;
         }
@@ -421,36 +426,36 @@ simulate(void)
     if (!any) {
         return;
     }
-    snprintf(split, sizeof(split), "%d", o.nics);
-    snprintf(out, sizeof(out), "%s/nicsim.json", o.workdir);
-    argv[k++] = (char *) tool("nicsim");
-    argv[k++] = (char *) o.trace;
+    snprintf(split, sizeof(split), "%d", cp->o.nics);
+    snprintf(out, sizeof(out), "%s/nicsim.json", cp->o.workdir);
+    argv[k++] = (char *) tool(cp, "nicsim");
+    argv[k++] = (char *) cp->o.trace;
     argv[k++] = "--sizes";
     argv[k++] = sizes;
     argv[k++] = "--policy";
-    argv[k++] = (char *) o.policy;
+    argv[k++] = (char *) cp->o.policy;
     argv[k++] = "--split";
     argv[k++] = split;
-    k = trace_args(argv, k);
+    k = trace_args(cp, argv, k);
     argv[k++] = "--json";
     argv[k] = NULL;
-    snprintf(errs, sizeof(errs), "%s/nicsim.err", o.workdir);
+    snprintf(errs, sizeof(errs), "%s/nicsim.err", cp->o.workdir);
     if (run(argv, out, errs) != 0) {
         die("%s", first_line(errs, "nicsim failed"));
     }
     v = read_json(out, "nicsim");
-    for (i = 0; i < nruns; i++) {
+    for (i = 0; i < cp->nruns; i++) {
         const json_t *e;
 
         for (e = v->child; e != NULL; e = e->next) {
-            if ((uint64_t) num(e, "cache_bytes") == runs[i].cache) {
-                runs[i].sim_share = num(e, "share");
+            if ((uint64_t) num(e, "cache_bytes") == cp->runs[i].cache) {
+                cp->runs[i].sim_share = num(e, "share");
             }
         }
     }
-    for (j = 0; j < nruns; j++) {
-        if (runs[j].cache == 0) {
-            runs[j].sim_share = 0;
+    for (j = 0; j < cp->nruns; j++) {
+        if (cp->runs[j].cache == 0) {
+            cp->runs[j].sim_share = 0;
         }
     }
     json_free(v);
@@ -544,7 +549,7 @@ http_get(int port, const char *path, size_t *blen)
 }
 
 static void
-live(run_t *r, int index, int total, double eta)
+live(cmp_t *cp, run_t *r, int index, int total, double eta)
 {
     char          conf[PATH_MAX], log[PATH_MAX], out[PATH_MAX], why[512];
     char          errs[PATH_MAX];
@@ -558,17 +563,17 @@ live(run_t *r, int index, int total, double eta)
     const json_t *t;
 
     human(r->cache, size, sizeof(size));
-    if (!o.quiet) {
+    if (!cp->o.quiet) {
         fprintf(stderr, "niccompare: [%d/%d] %s, %d x %s: replaying%s", index,
-                total, r->testbed, o.nics, size, eta > 0 ? " (ETA " : "");
+                total, r->testbed, cp->o.nics, size, eta > 0 ? " (ETA " : "");
         if (eta > 0) {
             fprintf(stderr, "%dm%02ds)", (int) eta / 60, (int) eta % 60);
         }
         fputc('\n', stderr);
     }
-    snprintf(conf, sizeof(conf), "%s/nicd.conf", o.workdir);
-    snprintf(log, sizeof(log), "%s/nicd-error.log", o.workdir);
-    snprintf(errs, sizeof(errs), "%s/nicd-stderr.log", o.workdir);
+    snprintf(conf, sizeof(conf), "%s/nicd.conf", cp->o.workdir);
+    snprintf(log, sizeof(log), "%s/nicd-error.log", cp->o.workdir);
+    snprintf(errs, sizeof(errs), "%s/nicd-stderr.log", cp->o.workdir);
     f = fopen(conf, "w");
     if (f == NULL) {
         die("%s: %s", conf, strerror(errno));
@@ -581,12 +586,12 @@ live(run_t *r, int index, int total, double eta)
             "send_backend nic;\nnic_count %d;\nnic_cache_size %llu;\n"
             "nic_policy %s;\nnic_testbed %s;\nnic_bus_limit on;\n"
             "location = /nic-status { nic_status; }\n",
-            r->testbed, o.nics, (unsigned long long) r->cache, o.threads, log,
-            docroot, o.nics, (unsigned long long) r->cache, o.policy,
+            r->testbed, cp->o.nics, (unsigned long long) r->cache, cp->o.threads, log,
+            cp->docroot, cp->o.nics, (unsigned long long) r->cache, cp->o.policy,
             r->testbed);
-    for (i = 0; i < o.nics; i++) {
+    for (i = 0; i < cp->o.nics; i++) {
         fprintf(f, "listen 127.0.0.%d:%d nic=%d;\n", i + 1,
-                o.port ? o.port + i : 0, i);
+                cp->o.port ? cp->o.port + i : 0, i);
     }
     if (fclose(f) != 0) {
         die("%s: %s", conf, strerror(errno));
@@ -607,14 +612,14 @@ live(run_t *r, int index, int total, double eta)
             dup2(fd, 1);
             dup2(ef, 2);
         }
-        execlp(tool("nicd"), "nicd", "-c", conf, (char *) NULL);
+        execlp(tool(cp, "nicd"), "nicd", "-c", conf, (char *) NULL);
         _exit(127);
     }
     server_pid = pid;
-    if (wait_ports(log, errs, pid, ports, o.nics, why, sizeof(why)) != 0) {
+    if (wait_ports(log, errs, pid, ports, cp->o.nics, why, sizeof(why)) != 0) {
         die("nicd did not start (%s): %s", conf, why);
     }
-    for (i = 0; i < o.nics; i++) {
+    for (i = 0; i < cp->o.nics; i++) {
         snprintf(urls[i], sizeof(urls[i]), "http://127.0.0.%d:%d/", i + 1,
                  ports[i]);
     }
@@ -624,28 +629,28 @@ live(run_t *r, int index, int total, double eta)
         die("no counters from http://127.0.0.1:%d/nic-status", ports[0]);
     }
     free(body);
-    snprintf(out, sizeof(out), "%s/nicreplay.json", o.workdir);
-    snprintf(conns, sizeof(conns), "%d", o.conns);
-    argv[k++] = (char *) tool("nicreplay");
+    snprintf(out, sizeof(out), "%s/nicreplay.json", cp->o.workdir);
+    snprintf(conns, sizeof(conns), "%d", cp->o.conns);
+    argv[k++] = (char *) tool(cp, "nicreplay");
     argv[k++] = "--as-logged";
     argv[k++] = "--verify";
     argv[k++] = "--docroot";
-    argv[k++] = docroot;
+    argv[k++] = cp->docroot;
     argv[k++] = "-c";
     argv[k++] = conns;
     argv[k++] = "--json";
     argv[k++] = out;
-    if (o.duration > 0) {
-        snprintf(dur, sizeof(dur), "%g", o.duration);
+    if (cp->o.duration > 0) {
+        snprintf(dur, sizeof(dur), "%g", cp->o.duration);
         argv[k++] = "--duration";
         argv[k++] = dur;
     }
-    k = trace_args(argv, k);
-    if (o.quiet || !isatty(2)) {
+    k = trace_args(cp, argv, k);
+    if (cp->o.quiet || !isatty(2)) {
         argv[k++] = "-q";
     }
-    argv[k++] = (char *) o.trace;
-    for (i = 0; i < o.nics; i++) {
+    argv[k++] = (char *) cp->o.trace;
+    for (i = 0; i < cp->o.nics; i++) {
         argv[k++] = urls[i];
     }
     argv[k] = NULL;
@@ -704,13 +709,13 @@ live(run_t *r, int index, int total, double eta)
 /* ---- results ---- */
 
 static const run_t *
-baseline(const run_t *r)
+baseline(cmp_t *cp, const run_t *r)
 {
     int i;
 
-    for (i = 0; i < nruns; i++) {
-        if (runs[i].cache == 0 && strcmp(runs[i].testbed, r->testbed) == 0) {
-            return &runs[i];
+    for (i = 0; i < cp->nruns; i++) {
+        if (cp->runs[i].cache == 0 && strcmp(cp->runs[i].testbed, r->testbed) == 0) {
+            return &cp->runs[i];
         }
     }
     return NULL;
@@ -754,7 +759,7 @@ per_response(const run_t *r, int cat)
 }
 
 static void
-tables(FILE *f, int md)
+tables(cmp_t *cp, FILE *f, int md)
 {
     const char *sep = md ? " | " : "  ";
     char        size[24];
@@ -765,7 +770,7 @@ tables(FILE *f, int md)
     fprintf(f,
             "%sFigure 7a: bus traffic by category, per response, "
             "normalised to no cache (%d NICs, %s)\n\n",
-            md ? "### " : "", o.nics, o.policy);
+            md ? "### " : "", cp->o.nics, cp->o.policy);
     ROW_START();
     fprintf(f, "%-12s%s%6s", "testbed", sep, "cache");
     for (k = 0; k < SNIC_BUS_NCAT; k++) {
@@ -776,19 +781,19 @@ tables(FILE *f, int md)
     if (md) {
         fputs("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n", f);
     }
-    for (i = 0; i < nruns; i++) {
-        const run_t *b = baseline(&runs[i]);
+    for (i = 0; i < cp->nruns; i++) {
+        const run_t *b = baseline(cp, &cp->runs[i]);
         double       base = b != NULL ? per_response(b, -1) : 0;
 
-        human(runs[i].cache, size, sizeof(size));
+        human(cp->runs[i].cache, size, sizeof(size));
         ROW_START();
-        fprintf(f, "%-12s%s%6s", runs[i].testbed, sep, size);
+        fprintf(f, "%-12s%s%6s", cp->runs[i].testbed, sep, size);
         for (k = 0; k < SNIC_BUS_NCAT; k++) {
             fprintf(f, "%s%11.3f", sep,
-                    base > 0 ? per_response(&runs[i], k) / base : 0);
+                    base > 0 ? per_response(&cp->runs[i], k) / base : 0);
         }
         fprintf(f, "%s%7.3f", sep,
-                base > 0 ? per_response(&runs[i], -1) / base : 0);
+                base > 0 ? per_response(&cp->runs[i], -1) / base : 0);
         ROW_END();
     }
 
@@ -806,8 +811,8 @@ tables(FILE *f, int md)
               "| ---: |\n",
               f);
     }
-    for (i = 0; i < nruns; i++) {
-        const run_t *r = &runs[i], *b = baseline(r);
+    for (i = 0; i < cp->nruns; i++) {
+        const run_t *r = &cp->runs[i], *b = baseline(cp, r);
 
         human(r->cache, size, sizeof(size));
         ROW_START();
@@ -833,8 +838,8 @@ tables(FILE *f, int md)
     if (md) {
         fputs("| --- | ---: | ---: | ---: | ---: |\n", f);
     }
-    for (i = 0; i < nruns; i++) {
-        const run_t *r = &runs[i];
+    for (i = 0; i < cp->nruns; i++) {
+        const run_t *r = &cp->runs[i];
 
         human(r->cache, size, sizeof(size));
         ROW_START();
@@ -858,8 +863,8 @@ tables(FILE *f, int md)
     if (md) {
         fputs("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n", f);
     }
-    for (i = 0; i < nruns; i++) {
-        const run_t *r = &runs[i];
+    for (i = 0; i < cp->nruns; i++) {
+        const run_t *r = &cp->runs[i];
         uint64_t     tot = bus_total(r);
 
         if (r->cache != 0) {
@@ -875,29 +880,29 @@ tables(FILE *f, int md)
         fprintf(f, "%s%7.3f", sep, r->bus_util);
         ROW_END();
     }
-    for (k = 0; k < o.ntestbeds; k++) {
-        for (i = 0; i < nruns; i++) {
-            if (runs[i].testbed == o.testbeds[k]
-                && strcmp(runs[i].limited_by, "none") == 0) {
+    for (k = 0; k < cp->o.ntestbeds; k++) {
+        for (i = 0; i < cp->nruns; i++) {
+            if (cp->runs[i].testbed == cp->o.testbeds[k]
+                && strcmp(cp->runs[i].limited_by, "none") == 0) {
                 break;
             }
         }
-        if (i < nruns) {
+        if (i < cp->nruns) {
             fprintf(f,
                     "\nNote: neither modelled resource limited some %s "
                     "runs: this machine set the pace, so their throughput "
                     "differences are the emulation's own cost (inserts are "
                     "real copies), not the cache's effect.  Read the bus "
                     "bytes and the saved share instead.\n",
-                    o.testbeds[k]);
+                    cp->o.testbeds[k]);
         }
     }
-    for (i = 0; i < nruns; i++) {
-        if (runs[i].bus_over || runs[i].host_over) {
+    for (i = 0; i < cp->nruns; i++) {
+        if (cp->runs[i].bus_over || cp->runs[i].host_over) {
             fprintf(f,
                     "\nNote: the modelled %s would have limited the %s run "
                     "(utilisation above what it can do).\n",
-                    runs[i].bus_over ? "bus" : "host", runs[i].testbed);
+                    cp->runs[i].bus_over ? "bus" : "host", cp->runs[i].testbed);
         }
     }
 #undef ROW_START
@@ -905,7 +910,7 @@ tables(FILE *f, int md)
 }
 
 static void
-write_json(const char *path)
+write_json(cmp_t *cp, const char *path)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
     int   i, k;
@@ -914,8 +919,8 @@ write_json(const char *path)
         die("%s: %s", path, strerror(errno));
     }
     fprintf(f, "[\n");
-    for (i = 0; i < nruns; i++) {
-        const run_t *r = &runs[i], *b = baseline(r);
+    for (i = 0; i < cp->nruns; i++) {
+        const run_t *r = &cp->runs[i], *b = baseline(cp, r);
 
         fprintf(f,
                 " {\"testbed\": \"%s\", \"nics\": %d, \"cache_bytes\": %llu, "
@@ -925,8 +930,8 @@ write_json(const char *path)
                 "\"content_mbps\": %.3f, \"throughput_gain\": %.3f, "
                 "\"request_rate_gain\": %.3f, \"responses\": %llu, "
                 "\"bus_bytes\": {",
-                r->testbed, o.nics, (unsigned long long) r->cache, o.policy,
-                o.conns, o.runs, r->seconds, (unsigned long long) r->requests,
+                r->testbed, cp->o.nics, (unsigned long long) r->cache, cp->o.policy,
+                cp->o.conns, cp->o.runs, r->seconds, (unsigned long long) r->requests,
                 r->rps, r->mbps, b != NULL ? gain(r->mbps, b->mbps) : 0,
                 b != NULL ? gain(r->rps, b->rps) : 0,
                 (unsigned long long) r->responses);
@@ -946,7 +951,7 @@ write_json(const char *path)
                 (unsigned long long) r->content, (unsigned long long) r->saved,
                 r->live_share, r->sim_share, (unsigned long long) r->mismatches,
                 (unsigned long long) r->errors, (unsigned long long) r->failed,
-                i + 1 < nruns ? "," : "");
+                i + 1 < cp->nruns ? "," : "");
     }
     fprintf(f, "]\n");
     if (f != stdout && fclose(f) != 0) {
@@ -955,53 +960,53 @@ write_json(const char *path)
 }
 
 static void
-plots(void)
+plots(cmp_t *cp)
 {
     char  data[PATH_MAX], script[PATH_MAX];
     char *argv[5];
 
-    if (mkdir(o.plots, 0755) != 0 && errno != EEXIST) {
-        die("%s: %s", o.plots, strerror(errno));
+    if (mkdir(cp->o.plots, 0755) != 0 && errno != EEXIST) {
+        die("%s: %s", cp->o.plots, strerror(errno));
     }
-    snprintf(data, sizeof(data), "%s/niccompare.json", o.plots);
-    write_json(data);
-    snprintf(script, sizeof(script), "%s", tool("niccompare-plot"));
+    snprintf(data, sizeof(data), "%s/niccompare.json", cp->o.plots);
+    write_json(cp, data);
+    snprintf(script, sizeof(script), "%s", tool(cp, "niccompare-plot"));
     argv[0] = script;
     argv[1] = data;
-    argv[2] = (char *) o.plots;
+    argv[2] = (char *) cp->o.plots;
     argv[3] = NULL;
     if (run(argv, NULL, NULL) != 0) {
         die("niccompare-plot could not draw the figures into %s "
             "(python3-matplotlib installed?)",
-            o.plots);
+            cp->o.plots);
     }
 }
 
 static void
-report(void)
+report(cmp_t *cp)
 {
-    FILE *f = fopen(o.report, "w");
+    FILE *f = fopen(cp->o.report, "w");
 
     if (f == NULL) {
-        die("%s: %s", o.report, strerror(errno));
+        die("%s: %s", cp->o.report, strerror(errno));
     }
     fprintf(f,
             "# NIC data cache: cached versus uncached\n\n"
             "Trace `%s`, %d NICs, policy %s, %d connections%s.  Measured: "
             "throughput, request rate, mismatches (nicreplay); modelled: bus "
             "and host time and traffic (docs/interconnect.md).\n\n",
-            o.trace, o.nics, o.policy, o.conns,
-            o.duration > 0 ? " (timed replay)" : " (whole trace)");
-    tables(f, 1);
-    if (o.plots != NULL) {
+            cp->o.trace, cp->o.nics, cp->o.policy, cp->o.conns,
+            cp->o.duration > 0 ? " (timed replay)" : " (whole trace)");
+    tables(cp, f, 1);
+    if (cp->o.plots != NULL) {
         fprintf(f,
                 "\n![Figure 7a](%s/fig7a.png)\n![Figure 7b](%s/fig7b.png)\n"
                 "![Figure 7c](%s/fig7c.png)\n![Figure 3](%s/fig3.png)\n"
                 "![Figure 4](%s/fig4.png)\n",
-                o.plots, o.plots, o.plots, o.plots, o.plots);
+                cp->o.plots, cp->o.plots, cp->o.plots, cp->o.plots, cp->o.plots);
     }
     if (fclose(f) != 0) {
-        die("%s: %s", o.report, strerror(errno));
+        die("%s: %s", cp->o.report, strerror(errno));
     }
 }
 
@@ -1087,31 +1092,33 @@ main(int argc, char **argv)
     int         ch, i, j;
     double      t0, eta;
     long        v;
+    static cmp_t cmp; /* main's own: too large for the stack */
+    cmp_t       *cp = &cmp;
 
-    o.policy = "lru";
-    o.workdir = "niccompare.d";
-    o.nics = 2;
-    o.conns = 16;
-    o.runs = 1;
-    o.threads = 1;
+    cp->o.policy = "lru";
+    cp->o.workdir = "niccompare.d";
+    cp->o.nics = 2;
+    cp->o.conns = 16;
+    cp->o.runs = 1;
+    cp->o.threads = 1;
     while ((ch = getopt_long(argc, argv, "c:qh", longopts, NULL)) != -1) {
         switch (ch) {
         case 's': sizes = optarg; break;
         case 't': tbs = optarg; break;
-        case 'p': o.policy = optarg; break;
-        case 'w': o.workdir = optarg; break;
-        case 'j': o.json = optarg; break;
-        case 'g': o.plots = optarg; break;
-        case 'r': o.report = optarg; break;
-        case 'f': o.format = optarg; break;
-        case 'm': o.mapping = optarg; break;
-        case 'W': o.window = optarg; break; /* the tools check it */
-        case TRACE_OPT_HELD: o.held = optarg; break;
-        case TRACE_OPT_TRUNC: o.allow_truncated = 1; break;
-        case 'q': o.quiet = 1; break;
+        case 'p': cp->o.policy = optarg; break;
+        case 'w': cp->o.workdir = optarg; break;
+        case 'j': cp->o.json = optarg; break;
+        case 'g': cp->o.plots = optarg; break;
+        case 'r': cp->o.report = optarg; break;
+        case 'f': cp->o.format = optarg; break;
+        case 'm': cp->o.mapping = optarg; break;
+        case 'W': cp->o.window = optarg; break; /* the tools check it */
+        case TRACE_OPT_HELD: cp->o.held = optarg; break;
+        case TRACE_OPT_TRUNC: cp->o.allow_truncated = 1; break;
+        case 'q': cp->o.quiet = 1; break;
         case 'd':
-            o.duration = strtod(optarg, &end);
-            if (end == optarg || *end != '\0' || !(o.duration > 0)) {
+            cp->o.duration = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || !(cp->o.duration > 0)) {
                 fprintf(stderr,
                         "niccompare: --duration: \"%s\" is not a "
                         "number of seconds\n",
@@ -1139,11 +1146,11 @@ main(int argc, char **argv)
                         optarg);
                 return 2;
             }
-            *(ch == 'n'   ? &o.nics
-              : ch == 'c' ? &o.conns
-              : ch == 'T' ? &o.threads
-              : ch == 'R' ? &o.runs
-                          : &o.port) = (int) v;
+            *(ch == 'n'   ? &cp->o.nics
+              : ch == 'c' ? &cp->o.conns
+              : ch == 'T' ? &cp->o.threads
+              : ch == 'R' ? &cp->o.runs
+                          : &cp->o.port) = (int) v;
             break;
         case NICACHE_OPT_VERSION:
             printf("%s (nicache) %s\nfeatures: gzip (zlib %s)\n", "niccompare",
@@ -1157,101 +1164,101 @@ main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    o.trace = argv[optind];
-    if (access(o.trace, R_OK) != 0) {
-        fprintf(stderr, "niccompare: %s: %s\n", o.trace, strerror(errno));
+    cp->o.trace = argv[optind];
+    if (access(cp->o.trace, R_OK) != 0) {
+        fprintf(stderr, "niccompare: %s: %s\n", cp->o.trace, strerror(errno));
         return 2;
     }
     for (list = sizes; (tok = strtok_r(list, ",", &save)) != NULL;
          list = NULL) {
-        if (o.nsizes == MAX_SIZES
-            || nicache_parse_size(tok, &o.sizes[o.nsizes]) != 0
-            || (o.sizes[o.nsizes] > 0 && o.sizes[o.nsizes] < 4096)) {
+        if (cp->o.nsizes == MAX_SIZES
+            || nicache_parse_size(tok, &cp->o.sizes[cp->o.nsizes]) != 0
+            || (cp->o.sizes[cp->o.nsizes] > 0 && cp->o.sizes[cp->o.nsizes] < 4096)) {
             fprintf(stderr,
                     "niccompare: --sizes: \"%s\" is not a size (0, or 4k "
                     "and up, like 512k or 16m)\n",
                     tok);
             return 2;
         }
-        o.nsizes++;
+        cp->o.nsizes++;
     }
     for (list = tbs; (tok = strtok_r(list, ",", &save)) != NULL; list = NULL) {
-        if (o.ntestbeds == MAX_TESTBEDS || snic_testbed_find(tok) == NULL) {
+        if (cp->o.ntestbeds == MAX_TESTBEDS || snic_testbed_find(tok) == NULL) {
             fprintf(stderr,
                     "niccompare: --testbed: no testbed \"%s\" (see "
                     "niccompare --help)\n",
                     tok);
             return 2;
         }
-        o.testbeds[o.ntestbeds++] = tok;
+        cp->o.testbeds[cp->o.ntestbeds++] = tok;
     }
-    if (snic_policy_find(o.policy) == NULL) {
-        fprintf(stderr, "niccompare: --policy: no policy \"%s\"\n", o.policy);
+    if (snic_policy_find(cp->o.policy) == NULL) {
+        fprintf(stderr, "niccompare: --policy: no policy \"%s\"\n", cp->o.policy);
         return 2;
     }
     /* the tools next to this program */
-    snprintf(o.bindir, sizeof(o.bindir), "%s", argv[0]);
-    slash = strrchr(o.bindir, '/');
+    snprintf(cp->o.bindir, sizeof(cp->o.bindir), "%s", argv[0]);
+    slash = strrchr(cp->o.bindir, '/');
     if (slash != NULL) {
         *slash = '\0';
     } else {
-        snprintf(o.bindir, sizeof(o.bindir), ".");
+        snprintf(cp->o.bindir, sizeof(cp->o.bindir), ".");
     }
-    if ((mkdir(o.workdir, 0755) != 0 && errno != EEXIST)
-        || realpath(o.workdir, workdir) == NULL) {
-        fprintf(stderr, "niccompare: %s: %s\n", o.workdir, strerror(errno));
+    if ((mkdir(cp->o.workdir, 0755) != 0 && errno != EEXIST)
+        || realpath(cp->o.workdir, workdir) == NULL) {
+        fprintf(stderr, "niccompare: %s: %s\n", cp->o.workdir, strerror(errno));
         return 1;
     }
-    o.workdir = workdir;
+    cp->o.workdir = workdir;
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);
     signal(SIGPIPE, SIG_IGN);
 
-    for (i = 0; i < o.ntestbeds; i++) {
-        for (j = 0; j < o.nsizes; j++) {
-            runs[nruns].testbed = o.testbeds[i];
-            runs[nruns].cache = o.sizes[j];
-            nruns++;
+    for (i = 0; i < cp->o.ntestbeds; i++) {
+        for (j = 0; j < cp->o.nsizes; j++) {
+            cp->runs[cp->nruns].testbed = cp->o.testbeds[i];
+            cp->runs[cp->nruns].cache = cp->o.sizes[j];
+            cp->nruns++;
         }
     }
     /* the simulation first: it also says whether the trace parses,
      * before any server starts */
-    simulate();
-    make_docroot();
+    simulate(cp);
+    make_docroot(cp);
     t0 = nicache_now_s();
-    for (i = 0; i < nruns; i++) {
+    for (i = 0; i < cp->nruns; i++) {
         run_t rep[MAX_REPEATS];
 
-        for (j = 0; j < o.runs; j++) {
-            int done = i * o.runs + j, total = nruns * o.runs;
+        for (j = 0; j < cp->o.runs; j++) {
+            int done = i * cp->o.runs + j, total = cp->nruns * cp->o.runs;
 
             eta = done > 0 ? (nicache_now_s() - t0) / done * (total - done) : 0;
-            rep[j] = runs[i];
-            live(&rep[j], done + 1, total, eta);
+            rep[j] = cp->runs[i];
+            live(cp, &rep[j], done + 1, total, eta);
         }
         /* the median replay by throughput, with its counters */
-        qsort(rep, (size_t) o.runs, sizeof(run_t), by_mbps);
-        runs[i] = rep[o.runs / 2];
+        qsort(rep, (size_t) cp->o.runs, sizeof(run_t), by_mbps);
+        cp->runs[i] = rep[cp->o.runs / 2];
     }
-    tables(stdout, 0);
-    if (o.json != NULL) {
-        write_json(o.json);
+    tables(cp, stdout, 0);
+    if (cp->o.json != NULL) {
+        write_json(cp, cp->o.json);
     }
-    if (o.plots != NULL) {
-        plots();
+    if (cp->o.plots != NULL) {
+        plots(cp);
     }
-    if (o.report != NULL) {
-        report();
+    if (cp->o.report != NULL) {
+        report(cp);
     }
-    for (i = 0; i < nruns; i++) {
-        if (runs[i].mismatches > 0 || runs[i].errors > 0) {
+    for (i = 0; i < cp->nruns; i++) {
+        if (cp->runs[i].mismatches > 0 || cp->runs[i].errors > 0) {
             fprintf(stderr,
                     "niccompare: %s, cache %llu: %llu mismatches, %llu "
                     "errors\n",
-                    runs[i].testbed, (unsigned long long) runs[i].cache,
-                    (unsigned long long) runs[i].mismatches,
-                    (unsigned long long) runs[i].errors);
+                    cp->runs[i].testbed, (unsigned long long) cp->runs[i].cache,
+                    (unsigned long long) cp->runs[i].mismatches,
+                    (unsigned long long) cp->runs[i].errors);
             return 1;
         }
     }
