@@ -1,0 +1,320 @@
+/*
+ * niccompare's report (niccompare.h): tables, JSON, figures, Markdown.
+ */
+
+#include "niccompare.h"
+
+/* a cache size for the tables: "none" for no cache */
+void
+niccompare_human(uint64_t v, char *buf, size_t len)
+{
+    if (v == 0) {
+        snprintf(buf, len, "none");
+    } else {
+        nicache_size_str(v, buf, len);
+    }
+}
+
+/* ---- results ---- */
+
+static const run_t *
+baseline(cmp_t *cp, const run_t *r)
+{
+    int i;
+
+    for (i = 0; i < cp->nruns; i++) {
+        if (cp->runs[i].cache == 0 && strcmp(cp->runs[i].testbed, r->testbed) == 0) {
+            return &cp->runs[i];
+        }
+    }
+    return NULL;
+}
+
+int
+niccompare_by_mbps(const void *a, const void *b)
+{
+    double x = ((const run_t *) a)->mbps, y = ((const run_t *) b)->mbps;
+
+    return (x > y) - (x < y);
+}
+
+static double
+gain(double v, double base)
+{
+    return base > 0 ? 100.0 * (v / base - 1.0) : 0;
+}
+
+static uint64_t
+bus_total(const run_t *r)
+{
+    uint64_t t = 0;
+    int      i;
+
+    for (i = 0; i < SNIC_BUS_NCAT; i++) {
+        t += r->bus[i];
+    }
+    return t;
+}
+
+/* bus bytes per response of category cat (-1: all) */
+static double
+per_response(const run_t *r, int cat)
+{
+    if (r->responses == 0) {
+        return 0;
+    }
+    return (double) (cat < 0 ? bus_total(r) : r->bus[cat])
+           / (double) r->responses;
+}
+
+void
+niccompare_tables(cmp_t *cp, FILE *f, int md)
+{
+    const char *sep = md ? " | " : "  ";
+    char        size[24];
+    int         i, k;
+
+#define ROW_START() fputs(md ? "| " : "", f)
+#define ROW_END()   fputs(md ? " |\n" : "\n", f)
+    fprintf(f,
+            "%sFigure 7a: bus traffic by category, per response, "
+            "normalised to no cache (%d NICs, %s)\n\n",
+            md ? "### " : "", cp->o.nics, cp->o.policy);
+    ROW_START();
+    fprintf(f, "%-12s%s%6s", "testbed", sep, "cache");
+    for (k = 0; k < SNIC_BUS_NCAT; k++) {
+        fprintf(f, "%s%11s", sep, snic_bus_category[k]);
+    }
+    fprintf(f, "%s%7s", sep, "total");
+    ROW_END();
+    if (md) {
+        fputs("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n", f);
+    }
+    for (i = 0; i < cp->nruns; i++) {
+        const run_t *b = baseline(cp, &cp->runs[i]);
+        double       base = b != NULL ? per_response(b, -1) : 0;
+
+        niccompare_human(cp->runs[i].cache, size, sizeof(size));
+        ROW_START();
+        fprintf(f, "%-12s%s%6s", cp->runs[i].testbed, sep, size);
+        for (k = 0; k < SNIC_BUS_NCAT; k++) {
+            fprintf(f, "%s%11.3f", sep,
+                    base > 0 ? per_response(&cp->runs[i], k) / base : 0);
+        }
+        fprintf(f, "%s%7.3f", sep,
+                base > 0 ? per_response(&cp->runs[i], -1) / base : 0);
+        ROW_END();
+    }
+
+    fprintf(f,
+            "\n%sFigures 7b and 7c: HTTP content throughput and request "
+            "rate (measured, paced by the models)\n\n",
+            md ? "### " : "");
+    ROW_START();
+    fprintf(f, "%-12s%s%6s%s%9s%s%7s%s%9s%s%7s%s%6s%s%6s%s%8s%s%10s", "testbed",
+            sep, "cache", sep, "Mb/s", sep, "gain%", sep, "req/s", sep, "gain%",
+            sep, "bus", sep, "host", sep, "limited", sep, "mismatches");
+    ROW_END();
+    if (md) {
+        fputs("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- "
+              "| ---: |\n",
+              f);
+    }
+    for (i = 0; i < cp->nruns; i++) {
+        const run_t *r = &cp->runs[i], *b = baseline(cp, r);
+
+        niccompare_human(r->cache, size, sizeof(size));
+        ROW_START();
+        fprintf(f,
+                "%-12s%s%6s%s%9.1f%s%+7.1f%s%9.1f%s%+7.1f%s%6.3f%s%6.3f%s%8s"
+                "%s%10llu",
+                r->testbed, sep, size, sep, r->mbps, sep,
+                b != NULL ? gain(r->mbps, b->mbps) : 0, sep, r->rps, sep,
+                b != NULL ? gain(r->rps, b->rps) : 0, sep, r->bus_util, sep,
+                r->host_util, sep, r->limited_by, sep,
+                (unsigned long long) r->mismatches);
+        ROW_END();
+    }
+
+    fprintf(f,
+            "\n%sFigure 3: share of content served from NIC memory, "
+            "simulated (nicsim) and live\n\n",
+            md ? "### " : "");
+    ROW_START();
+    fprintf(f, "%-12s%s%6s%s%9s%s%9s%s%7s", "testbed", sep, "cache", sep,
+            "nicsim", sep, "live", sep, "points");
+    ROW_END();
+    if (md) {
+        fputs("| --- | ---: | ---: | ---: | ---: |\n", f);
+    }
+    for (i = 0; i < cp->nruns; i++) {
+        const run_t *r = &cp->runs[i];
+
+        niccompare_human(r->cache, size, sizeof(size));
+        ROW_START();
+        fprintf(f, "%-12s%s%6s%s%9.4f%s%9.4f%s%+7.2f", r->testbed, sep, size,
+                sep, r->sim_share, sep, r->live_share, sep,
+                100.0 * (r->live_share - r->sim_share));
+        ROW_END();
+    }
+
+    fprintf(f,
+            "\n%sFigure 4: bus utilisation by category without a cache "
+            "(modelled)\n\n",
+            md ? "### " : "");
+    ROW_START();
+    fprintf(f, "%-12s", "testbed");
+    for (k = 0; k < SNIC_BUS_NCAT; k++) {
+        fprintf(f, "%s%11s", sep, snic_bus_category[k]);
+    }
+    fprintf(f, "%s%7s", sep, "total");
+    ROW_END();
+    if (md) {
+        fputs("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n", f);
+    }
+    for (i = 0; i < cp->nruns; i++) {
+        const run_t *r = &cp->runs[i];
+        uint64_t     tot = bus_total(r);
+
+        if (r->cache != 0) {
+            continue;
+        }
+        ROW_START();
+        fprintf(f, "%-12s", r->testbed);
+        for (k = 0; k < SNIC_BUS_NCAT; k++) {
+            fprintf(f, "%s%11.3f", sep,
+                    tot > 0 ? r->bus_util * (double) r->bus[k] / (double) tot
+                            : 0);
+        }
+        fprintf(f, "%s%7.3f", sep, r->bus_util);
+        ROW_END();
+    }
+    for (k = 0; k < cp->o.ntestbeds; k++) {
+        for (i = 0; i < cp->nruns; i++) {
+            if (cp->runs[i].testbed == cp->o.testbeds[k]
+                && strcmp(cp->runs[i].limited_by, "none") == 0) {
+                break;
+            }
+        }
+        if (i < cp->nruns) {
+            fprintf(f,
+                    "\nNote: neither modelled resource limited some %s "
+                    "runs: this machine set the pace, so their throughput "
+                    "differences are the emulation's own cost (inserts are "
+                    "real copies), not the cache's effect.  Read the bus "
+                    "bytes and the saved share instead.\n",
+                    cp->o.testbeds[k]);
+        }
+    }
+    for (i = 0; i < cp->nruns; i++) {
+        if (cp->runs[i].bus_over || cp->runs[i].host_over) {
+            fprintf(f,
+                    "\nNote: the modelled %s would have limited the %s run "
+                    "(utilisation above what it can do).\n",
+                    cp->runs[i].bus_over ? "bus" : "host", cp->runs[i].testbed);
+        }
+    }
+#undef ROW_START
+#undef ROW_END
+}
+
+void
+niccompare_write_json(cmp_t *cp, const char *path)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    int   i, k;
+
+    if (f == NULL) {
+        niccompare_die("%s: %s", path, strerror(errno));
+    }
+    fprintf(f, "[\n");
+    for (i = 0; i < cp->nruns; i++) {
+        const run_t *r = &cp->runs[i], *b = baseline(cp, r);
+
+        fprintf(f,
+                " {\"testbed\": \"%s\", \"nics\": %d, \"cache_bytes\": %llu, "
+                "\"policy\": \"%s\", \"connections\": %d, \"runs\": %d, "
+                "\"seconds\": %.3f, "
+                "\"requests\": %llu, \"requests_per_s\": %.3f, "
+                "\"content_mbps\": %.3f, \"throughput_gain\": %.3f, "
+                "\"request_rate_gain\": %.3f, \"responses\": %llu, "
+                "\"bus_bytes\": {",
+                r->testbed, cp->o.nics, (unsigned long long) r->cache, cp->o.policy,
+                cp->o.conns, cp->o.runs, r->seconds, (unsigned long long) r->requests,
+                r->rps, r->mbps, b != NULL ? gain(r->mbps, b->mbps) : 0,
+                b != NULL ? gain(r->rps, b->rps) : 0,
+                (unsigned long long) r->responses);
+        for (k = 0; k < SNIC_BUS_NCAT; k++) {
+            fprintf(f, "%s\"%s\": %llu", k ? ", " : "", snic_bus_category[k],
+                    (unsigned long long) r->bus[k]);
+        }
+        fprintf(f,
+                "}, \"bus_utilisation\": %.6f, \"host_utilisation\": %.6f, "
+                "\"limited_by\": \"%s\", \"bus_over_limit\": %s, "
+                "\"host_over_limit\": %s, \"content_bytes\": %llu, "
+                "\"saved_bytes\": %llu, \"live_share\": %.6f, "
+                "\"sim_share\": %.6f, \"mismatches\": %llu, \"errors\": "
+                "%llu, \"failed\": %llu}%s\n",
+                r->bus_util, r->host_util, r->limited_by,
+                r->bus_over ? "true" : "false", r->host_over ? "true" : "false",
+                (unsigned long long) r->content, (unsigned long long) r->saved,
+                r->live_share, r->sim_share, (unsigned long long) r->mismatches,
+                (unsigned long long) r->errors, (unsigned long long) r->failed,
+                i + 1 < cp->nruns ? "," : "");
+    }
+    fprintf(f, "]\n");
+    if (f != stdout && fclose(f) != 0) {
+        niccompare_die("%s: %s", path, strerror(errno));
+    }
+}
+
+void
+niccompare_plots(cmp_t *cp)
+{
+    char  data[PATH_MAX], script[PATH_MAX];
+    char *argv[5];
+
+    if (mkdir(cp->o.plots, 0755) != 0 && errno != EEXIST) {
+        niccompare_die("%s: %s", cp->o.plots, strerror(errno));
+    }
+    snprintf(data, sizeof(data), "%s/niccompare.json", cp->o.plots);
+    niccompare_write_json(cp, data);
+    snprintf(script, sizeof(script), "%s", niccompare_tool(cp, "niccompare-plot"));
+    argv[0] = script;
+    argv[1] = data;
+    argv[2] = (char *) cp->o.plots;
+    argv[3] = NULL;
+    if (niccompare_run(argv, NULL, NULL) != 0) {
+        niccompare_die("niccompare-plot could not draw the figures into %s "
+            "(python3-matplotlib installed?)",
+            cp->o.plots);
+    }
+}
+
+void
+niccompare_report(cmp_t *cp)
+{
+    FILE *f = fopen(cp->o.report, "w");
+
+    if (f == NULL) {
+        niccompare_die("%s: %s", cp->o.report, strerror(errno));
+    }
+    fprintf(f,
+            "# NIC data cache: cached versus uncached\n\n"
+            "Trace `%s`, %d NICs, policy %s, %d connections%s.  Measured: "
+            "throughput, request rate, mismatches (nicreplay); modelled: bus "
+            "and host time and traffic (docs/interconnect.md).\n\n",
+            cp->o.trace, cp->o.nics, cp->o.policy, cp->o.conns,
+            cp->o.duration > 0 ? " (timed replay)" : " (whole trace)");
+    niccompare_tables(cp, f, 1);
+    if (cp->o.plots != NULL) {
+        fprintf(f,
+                "\n![Figure 7a](%s/fig7a.png)\n![Figure 7b](%s/fig7b.png)\n"
+                "![Figure 7c](%s/fig7c.png)\n![Figure 3](%s/fig3.png)\n"
+                "![Figure 4](%s/fig4.png)\n",
+                cp->o.plots, cp->o.plots, cp->o.plots, cp->o.plots, cp->o.plots);
+    }
+    if (fclose(f) != 0) {
+        niccompare_die("%s: %s", cp->o.report, strerror(errno));
+    }
+}
