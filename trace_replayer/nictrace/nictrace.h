@@ -1,0 +1,82 @@
+/*
+ * nictrace's parts (main.c tells the whole): main.c reads the command
+ * line and calls a subcommand; scan.c reads a trace once for the others;
+ * one file per subcommand: stats.c, docroot.c, sessions.c, convert.c,
+ * synth.c.
+ */
+
+#ifndef NICTRACE_H
+#define NICTRACE_H
+
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "../../src/util/version.h"
+#include "../../src/util/civil.h"
+#include "../../src/util/size.h"
+#include "../lib/content.h"
+#include "../lib/files.h"
+#include "../lib/objects.h"
+#include "../lib/reader.h"
+#include "../lib/sessions.h"
+#include "../lib/strtab.h"
+#include "../lib/synth.h"
+#include "../../src/util/clock.h"
+
+/* the options of "nictrace synth": getopt gives 256 + SY_* */
+enum {
+    SY_LIKE,
+    SY_REQUESTS,
+    SY_FILES,
+    SY_ZIPF,
+    SY_SIZES,
+    SY_DATA_SET,
+    SY_AVG_SIZE,
+    SY_MAX_SIZE,
+    SY_CLIENTS,
+    SY_DURATION,
+    SY_LOCALITY,
+    SY_START,
+    SY_SEED,
+    SY_N
+};
+
+/* What one pass over a trace gives every command. */
+typedef struct {
+    trace_reader_t *reader; /* still open: format and bad lines */
+    trace_files_t  *files;
+    trace_map_t    *map; /* the objects, when asked for */
+    uint64_t        requests;
+    uint64_t        bytes;
+    int64_t         t0, t1;
+} scan_t;
+
+/* 1234567 -> "1,234,567" in buf (32 bytes) */
+const char *nictrace_thousands(uint64_t v, char *buf);
+/* s as a JSON string on stdout */
+void nictrace_json_string(const char *s);
+/* what nictrace_scan() holds */
+void nictrace_scan_free(scan_t *sc);
+/* one pass over src (sessions when asked; the objects with map):
+ * 0, or -1 after saying why */
+int nictrace_scan(const trace_src_t *src, trace_sessions_t *sessions, int map, scan_t *sc);
+/* 1 after saying no record of path parsed, 0 when some did */
+int nictrace_no_records(const char *path, uint64_t records, const trace_reader_t *t);
+/* the subcommands: the exit status, having said why when not 0 */
+int nictrace_stats(const trace_src_t *src, int json);
+int nictrace_docroot(const trace_src_t *src, const char *root, int json);
+int nictrace_sessions(const trace_src_t *src, long conn_gap, long pipe_gap, int json);
+int nictrace_convert(const trace_src_t *src, const char *out_path, int json);
+int nictrace_synth(const char *const *opt, const char *out_path, int json);
+
+#endif /* NICTRACE_H */
