@@ -179,8 +179,7 @@ log_error_limited(log_limit_t *l, long now_ms, int level, int err,
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     if (l->held > 0) {
-        snprintf(more, sizeof(more), " (%u more like it not logged)",
-                 l->held);
+        snprintf(more, sizeof(more), " (%u more like it not logged)", l->held);
     }
     l->last_ms = now_ms != 0 ? now_ms : 1;
     l->held = 0;

@@ -26,8 +26,8 @@
 
 int
 hclient_fetch(const struct sockaddr *sa, socklen_t salen, const char *host,
-              const char *method, const char *path, int timeout_s,
-              char **body, size_t *blen)
+              const char *method, const char *path, int timeout_s, char **body,
+              size_t *blen)
 {
     struct timeval tv = {timeout_s, 0};
     char           req[1024], *buf = NULL, *b, *end;
@@ -99,8 +99,7 @@ hclient_limit_parse(const char *s, hclient_limit_t *l)
 
     l->percent = *end == '%';
     end += l->percent;
-    if (end == s || *end != '\0' || !(v >= 0)
-        || (l->percent && v > 100)) {
+    if (end == s || *end != '\0' || !(v >= 0) || (l->percent && v > 100)) {
         return -1;
     }
     l->value = v;
@@ -115,7 +114,8 @@ hclient_limit_exceeded(const hclient_limit_t *l, uint64_t failed,
         return 0;
     }
     if (l->percent) {
-        return tried == 0 || 100.0 * (double) failed / (double) tried > l->value;
+        return tried == 0
+               || 100.0 * (double) failed / (double) tried > l->value;
     }
     return (double) failed > l->value;
 }

@@ -102,7 +102,6 @@ void hclient_event(hclient_t *c, uint32_t events);
 int hclient_parse_url(const char *url, struct addrinfo **ai, char *host,
                       size_t hlen, char *err, size_t errlen);
 
-
 /*
  * One request on a connection of its own, blocking: a tool's check before
  * or after a run (a file set's size, a server's counters), never its load.

@@ -22,9 +22,9 @@
 
 typedef struct {
     uint64_t key;
-    uint64_t time;     /* of the last access */
-    uint32_t pos_all;  /* on the axis of all classes */
-    uint32_t pos_cls;  /* on its class' axis */
+    uint64_t time;    /* of the last access */
+    uint32_t pos_all; /* on the axis of all classes */
+    uint32_t pos_cls; /* on its class' axis */
     uint8_t  cls;
     uint8_t  full;
 } entry_t;
@@ -39,15 +39,15 @@ typedef struct {
 struct trace_mrc_s {
     int                 k;
     uint64_t            block;
-    uint64_t           *bytes; /* sizes, ascending */
-    uint64_t           *lim;   /* a distance below lim[j] hits size j */
-    int                *given; /* ascending index -> index as given */
-    trace_mrc_result_t *res;   /* by ascending index */
-    uint64_t           *acc;   /* every block access a size took ... */
-    uint64_t           *in;    /* ... and its bytes, followed or not */
-    uint64_t           *lost;  /* bytes of the misses followed */
+    uint64_t           *bytes;        /* sizes, ascending */
+    uint64_t           *lim;          /* a distance below lim[j] hits size j */
+    int                *given;        /* ascending index -> index as given */
+    trace_mrc_result_t *res;          /* by ascending index */
+    uint64_t           *acc;          /* every block access a size took ... */
+    uint64_t           *in;           /* ... and its bytes, followed or not */
+    uint64_t           *lost;         /* bytes of the misses followed */
     int                *hit, *missed; /* per access, per request */
-    uint64_t            threshold; /* follow a block: hash < threshold */
+    uint64_t            threshold;    /* follow a block: hash < threshold */
     int                 sampling;
     double              rate;
 
@@ -341,8 +341,7 @@ trace_mrc_new(const uint64_t *sizes, int nsizes, uint64_t block, double rate)
     trace_mrc_t *m;
     int          i, j;
 
-    if (nsizes < 1 || nsizes > 255 || block == 0 || !(rate > 0)
-        || rate > 1) {
+    if (nsizes < 1 || nsizes > 255 || block == 0 || !(rate > 0) || rate > 1) {
         return NULL;
     }
     m = calloc(1, sizeof(*m));
@@ -364,10 +363,9 @@ trace_mrc_new(const uint64_t *sizes, int nsizes, uint64_t block, double rate)
     m->acc = calloc((size_t) nsizes, sizeof(uint64_t));
     m->in = calloc((size_t) nsizes, sizeof(uint64_t));
     m->lost = calloc((size_t) nsizes, sizeof(uint64_t));
-    if (m->bytes == NULL || m->lim == NULL || m->given == NULL
-        || m->res == NULL || m->hit == NULL || m->missed == NULL
-        || m->cls == NULL || m->acc == NULL || m->in == NULL
-        || m->lost == NULL) {
+    if (m->bytes == NULL || m->lim == NULL || m->given == NULL || m->res == NULL
+        || m->hit == NULL || m->missed == NULL || m->cls == NULL
+        || m->acc == NULL || m->in == NULL || m->lost == NULL) {
         trace_mrc_free(m);
         return NULL;
     }
@@ -423,8 +421,8 @@ trace_mrc_free(trace_mrc_t *m)
 }
 
 int
-trace_mrc_request(trace_mrc_t *m, uint32_t file, uint64_t fsize,
-                  uint64_t bytes, int counting)
+trace_mrc_request(trace_mrc_t *m, uint32_t file, uint64_t fsize, uint64_t bytes,
+                  int counting)
 {
     uint64_t nblocks = (bytes + m->block - 1) / m->block, b, used, key, h;
     int      c, j, followed = 0;
@@ -460,8 +458,8 @@ trace_mrc_request(trace_mrc_t *m, uint32_t file, uint64_t fsize,
         if (!counting) {
             continue;
         }
-        used = bytes - b * m->block < m->block ? bytes - b * m->block
-                                                : m->block;
+        used =
+            bytes - b * m->block < m->block ? bytes - b * m->block : m->block;
         for (j = c; j < m->k; j++) {
             if (m->hit[j]) {
                 m->res[j].hits++;

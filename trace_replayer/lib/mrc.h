@@ -41,11 +41,11 @@ typedef struct trace_mrc_s trace_mrc_t;
 
 /* What one cache size saw (nicsim's counters). */
 typedef struct {
-    uint64_t hits, misses;   /* block accesses */
-    uint64_t cached;         /* content bytes served from the cache */
-    uint64_t bypassed;       /* content bytes of files larger than it */
-    uint64_t requests;       /* counted requests with content */
-    uint64_t req_misses;     /* ... with a block missed, or bypassing */
+    uint64_t hits, misses; /* block accesses */
+    uint64_t cached;       /* content bytes served from the cache */
+    uint64_t bypassed;     /* content bytes of files larger than it */
+    uint64_t requests;     /* counted requests with content */
+    uint64_t req_misses;   /* ... with a block missed, or bypassing */
 } trace_mrc_result_t;
 
 /*

@@ -565,10 +565,12 @@ unescape(char *p, size_t n)
 
     for (i = 0; i < n; i++) {
         if (p[i] == '%') {
-            if (i + 2 >= n || nicache_hexval(p[i + 1]) < 0 || nicache_hexval(p[i + 2]) < 0) {
+            if (i + 2 >= n || nicache_hexval(p[i + 1]) < 0
+                || nicache_hexval(p[i + 2]) < 0) {
                 return -1;
             }
-            p[o++] = (char) (nicache_hexval(p[i + 1]) * 16 + nicache_hexval(p[i + 2]));
+            p[o++] = (char) (nicache_hexval(p[i + 1]) * 16
+                             + nicache_hexval(p[i + 2]));
             i += 2;
         } else {
             p[o++] = p[i];

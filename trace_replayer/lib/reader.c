@@ -403,8 +403,8 @@ le(const unsigned char *p, int n)
 }
 
 static void
-lcs_object(struct trace_reader_s *t, trace_req_t *r, int64_t time,
-           uint64_t obj, uint64_t size)
+lcs_object(struct trace_reader_s *t, trace_req_t *r, int64_t time, uint64_t obj,
+           uint64_t size)
 {
     r->time = time;
     r->method = TRACE_GET;

@@ -58,8 +58,8 @@ int trace_next(trace_reader_t *t, trace_req_t *r, char *err, size_t errlen);
  */
 #define TRACE_HELD_DEFAULT 262144
 
-void     trace_set_window(trace_reader_t *t, double window_s);
-void     trace_set_held_max(trace_reader_t *t, uint64_t max_held);
+void trace_set_window(trace_reader_t *t, double window_s);
+void trace_set_held_max(trace_reader_t *t, uint64_t max_held);
 
 /*
  * A gzip stream that stops short (or is damaged) is a read error naming
@@ -108,17 +108,17 @@ typedef struct {
     "      --format F        auto (default), combined, common, clf, json, "    \
     "wc98, nic,\n"                                                             \
     "                        libCacheSim's oracle (oracleGeneral) and "        \
-    "lcs-csv\n"                                                               \
+    "lcs-csv\n"                                                                \
     "                        (time,obj_id,obj_size), or an nginx log_format\n" \
-    "                        string ('$remote_addr ...')\n"                                                                  \
+    "                        string ('$remote_addr ...')\n"                    \
     "      --log-format F    the same as --format\n"                           \
     "      --mapping FILE    WorldCup98 object mapping\n"                      \
     "      --reorder-window S  sort lines by time within S seconds "           \
-    "(default 120; 0: log order)\n"                                           \
+    "(default 120; 0: log order)\n"                                            \
     "      --reorder-max N   hold at most N records for sorting "              \
-    "(default 262144)\n"                                                      \
+    "(default 262144)\n"                                                       \
     "      --allow-truncated a gzip log cut short ends the trace "             \
-    "(a warning),\n"                                                          \
+    "(a warning),\n"                                                           \
     "                        not an error\n"
 
 /* 1: c was a trace option (applied), 0: not one, -1: bad value (err). */

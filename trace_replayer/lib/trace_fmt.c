@@ -283,7 +283,8 @@ keep(trace_fields_t *t, int f, const char *p, size_t n, size_t *used,
         if (escaped && p[i] == '\\' && i + 1 < n) {
             if (p[i + 1] == 'x' && i + 3 < n && nicache_hexval(p[i + 2]) >= 0
                 && nicache_hexval(p[i + 3]) >= 0) {
-                *o++ = (char) (nicache_hexval(p[i + 2]) * 16 + nicache_hexval(p[i + 3]));
+                *o++ = (char) (nicache_hexval(p[i + 2]) * 16
+                               + nicache_hexval(p[i + 3]));
                 i += 3;
                 continue;
             }

@@ -176,9 +176,9 @@ niccompare_live(cmp_t *cp, run_t *r, int index, int total, double eta)
             "send_backend nic;\nnic_count %d;\nnic_cache_size %llu;\n"
             "nic_policy %s;\nnic_testbed %s;\nnic_bus_limit on;\n"
             "location = /nic-status { nic_status; }\n",
-            r->testbed, cp->o.nics, (unsigned long long) r->cache, cp->o.threads, log,
-            cp->docroot, cp->o.nics, (unsigned long long) r->cache, cp->o.policy,
-            r->testbed);
+            r->testbed, cp->o.nics, (unsigned long long) r->cache,
+            cp->o.threads, log, cp->docroot, cp->o.nics,
+            (unsigned long long) r->cache, cp->o.policy, r->testbed);
     for (i = 0; i < cp->o.nics; i++) {
         fprintf(f, "listen 127.0.0.%d:%d nic=%d;\n", i + 1,
                 cp->o.port ? cp->o.port + i : 0, i);
@@ -216,7 +216,8 @@ niccompare_live(cmp_t *cp, run_t *r, int index, int total, double eta)
     /* the counters and the utilisation clock start with the replay */
     body = http_get(ports[0], "/nic-status?reset", &blen);
     if (body == NULL) {
-        niccompare_die("no counters from http://127.0.0.1:%d/nic-status", ports[0]);
+        niccompare_die("no counters from http://127.0.0.1:%d/nic-status",
+                       ports[0]);
     }
     free(body);
     snprintf(out, sizeof(out), "%s/nicreplay.json", cp->o.workdir);
@@ -250,7 +251,8 @@ niccompare_live(cmp_t *cp, run_t *r, int index, int total, double eta)
     }
     body = http_get(ports[0], "/nic-status", &blen);
     if (body == NULL) {
-        niccompare_die("no counters from http://127.0.0.1:%d/nic-status", ports[0]);
+        niccompare_die("no counters from http://127.0.0.1:%d/nic-status",
+                       ports[0]);
     }
     stop_server();
 
@@ -266,8 +268,8 @@ niccompare_live(cmp_t *cp, run_t *r, int index, int total, double eta)
     r->bus_util = niccompare_num(t, "bus_utilisation");
     r->host_util = niccompare_num(t, "host_utilisation");
     for (i = 0; i < SNIC_BUS_NCAT; i++) {
-        r->bus[i] =
-            (uint64_t) niccompare_num(json_get(t, "bus_bytes"), snic_bus_category[i]);
+        r->bus[i] = (uint64_t) niccompare_num(json_get(t, "bus_bytes"),
+                                              snic_bus_category[i]);
     }
     {
         const json_t *lb = json_get(v, "limited_by");

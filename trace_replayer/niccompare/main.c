@@ -23,7 +23,6 @@
  * stderr and exit status 1 (2 for usage).
  */
 
-
 #include "niccompare.h"
 
 static void
@@ -101,13 +100,13 @@ main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    char       *list, *tok, *save, *end, *slash;
-    char        sizes_default[] = "0,4m,8m,16m", tb_default[] = "amd33";
-    static char workdir[PATH_MAX - 128];
-    char       *sizes = sizes_default, *tbs = tb_default;
-    int         ch, i, j;
-    double      t0, eta;
-    long        v;
+    char        *list, *tok, *save, *end, *slash;
+    char         sizes_default[] = "0,4m,8m,16m", tb_default[] = "amd33";
+    static char  workdir[PATH_MAX - 128];
+    char        *sizes = sizes_default, *tbs = tb_default;
+    int          ch, i, j;
+    double       t0, eta;
+    long         v;
     static cmp_t cmp; /* main's own: too large for the stack */
     cmp_t       *cp = &cmp;
 
@@ -189,7 +188,8 @@ main(int argc, char **argv)
          list = NULL) {
         if (cp->o.nsizes == MAX_SIZES
             || nicache_parse_size(tok, &cp->o.sizes[cp->o.nsizes]) != 0
-            || (cp->o.sizes[cp->o.nsizes] > 0 && cp->o.sizes[cp->o.nsizes] < 4096)) {
+            || (cp->o.sizes[cp->o.nsizes] > 0
+                && cp->o.sizes[cp->o.nsizes] < 4096)) {
             fprintf(stderr,
                     "niccompare: --sizes: \"%s\" is not a size (0, or 4k "
                     "and up, like 512k or 16m)\n",
@@ -209,7 +209,8 @@ main(int argc, char **argv)
         cp->o.testbeds[cp->o.ntestbeds++] = tok;
     }
     if (snic_policy_find(cp->o.policy) == NULL) {
-        fprintf(stderr, "niccompare: --policy: no policy \"%s\"\n", cp->o.policy);
+        fprintf(stderr, "niccompare: --policy: no policy \"%s\"\n",
+                cp->o.policy);
         return 2;
     }
     /* the tools next to this program */

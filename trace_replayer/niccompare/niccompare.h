@@ -91,7 +91,8 @@ void niccompare_human(uint64_t v, char *buf, size_t len);
 const char *niccompare_tool(cmp_t *cp, const char *name);
 /* run argv, its output to out_path and stderr to err_path (NULL: ours):
  * its exit status, -1 when it did not run */
-int niccompare_run(char *const argv[], const char *out_path, const char *err_path);
+int niccompare_run(char *const argv[], const char *out_path,
+                   const char *err_path);
 /* a whole file, NUL-terminated (NULL: unreadable); *len its length */
 char *niccompare_slurp(const char *path, size_t *len);
 /* a tool's JSON output, or die naming what it was */

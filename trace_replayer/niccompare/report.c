@@ -23,7 +23,8 @@ baseline(cmp_t *cp, const run_t *r)
     int i;
 
     for (i = 0; i < cp->nruns; i++) {
-        if (cp->runs[i].cache == 0 && strcmp(cp->runs[i].testbed, r->testbed) == 0) {
+        if (cp->runs[i].cache == 0
+            && strcmp(cp->runs[i].testbed, r->testbed) == 0) {
             return &cp->runs[i];
         }
     }
@@ -239,9 +240,10 @@ niccompare_write_json(cmp_t *cp, const char *path)
                 "\"content_mbps\": %.3f, \"throughput_gain\": %.3f, "
                 "\"request_rate_gain\": %.3f, \"responses\": %llu, "
                 "\"bus_bytes\": {",
-                r->testbed, cp->o.nics, (unsigned long long) r->cache, cp->o.policy,
-                cp->o.conns, cp->o.runs, r->seconds, (unsigned long long) r->requests,
-                r->rps, r->mbps, b != NULL ? gain(r->mbps, b->mbps) : 0,
+                r->testbed, cp->o.nics, (unsigned long long) r->cache,
+                cp->o.policy, cp->o.conns, cp->o.runs, r->seconds,
+                (unsigned long long) r->requests, r->rps, r->mbps,
+                b != NULL ? gain(r->mbps, b->mbps) : 0,
                 b != NULL ? gain(r->rps, b->rps) : 0,
                 (unsigned long long) r->responses);
         for (k = 0; k < SNIC_BUS_NCAT; k++) {
@@ -279,15 +281,16 @@ niccompare_plots(cmp_t *cp)
     }
     snprintf(data, sizeof(data), "%s/niccompare.json", cp->o.plots);
     niccompare_write_json(cp, data);
-    snprintf(script, sizeof(script), "%s", niccompare_tool(cp, "niccompare-plot"));
+    snprintf(script, sizeof(script), "%s",
+             niccompare_tool(cp, "niccompare-plot"));
     argv[0] = script;
     argv[1] = data;
     argv[2] = (char *) cp->o.plots;
     argv[3] = NULL;
     if (niccompare_run(argv, NULL, NULL) != 0) {
         niccompare_die("niccompare-plot could not draw the figures into %s "
-            "(python3-matplotlib installed?)",
-            cp->o.plots);
+                       "(python3-matplotlib installed?)",
+                       cp->o.plots);
     }
 }
 
@@ -312,7 +315,8 @@ niccompare_report(cmp_t *cp)
                 "\n![Figure 7a](%s/fig7a.png)\n![Figure 7b](%s/fig7b.png)\n"
                 "![Figure 7c](%s/fig7c.png)\n![Figure 3](%s/fig3.png)\n"
                 "![Figure 4](%s/fig4.png)\n",
-                cp->o.plots, cp->o.plots, cp->o.plots, cp->o.plots, cp->o.plots);
+                cp->o.plots, cp->o.plots, cp->o.plots, cp->o.plots,
+                cp->o.plots);
     }
     if (fclose(f) != 0) {
         niccompare_die("%s: %s", cp->o.report, strerror(errno));

@@ -232,7 +232,8 @@ niccompare_make_docroot(cmp_t *cp)
     }
     if (strcmp(have, want) != 0) {
         if (!cp->o.quiet) {
-            fprintf(stderr, "niccompare: making the docroot in %s\n", cp->docroot);
+            fprintf(stderr, "niccompare: making the docroot in %s\n",
+                    cp->docroot);
         }
         unlink(stamp);
         argv[k++] = (char *) niccompare_tool(cp, "nictrace");
@@ -299,7 +300,8 @@ niccompare_simulate(cmp_t *cp)
         const json_t *e;
 
         for (e = v->child; e != NULL; e = e->next) {
-            if ((uint64_t) niccompare_num(e, "cache_bytes") == cp->runs[i].cache) {
+            if ((uint64_t) niccompare_num(e, "cache_bytes")
+                == cp->runs[i].cache) {
                 cp->runs[i].sim_share = niccompare_num(e, "share");
             }
         }

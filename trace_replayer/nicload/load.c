@@ -19,7 +19,7 @@ static void
 heap_push(conn_t *c)
 {
     load_t *lp = c->lp;
-    size_t i, p;
+    size_t  i, p;
 
     for (i = lp->nheap++; i > 0; i = p) {
         p = (i - 1) / 2;
@@ -42,7 +42,8 @@ heap_pop(load_t *lp)
         if (k >= lp->nheap) {
             break;
         }
-        if (k + 1 < lp->nheap && lp->heap[k + 1]->next_ns < lp->heap[k]->next_ns) {
+        if (k + 1 < lp->nheap
+            && lp->heap[k + 1]->next_ns < lp->heap[k]->next_ns) {
             k++;
         }
         if (last->next_ns <= lp->heap[k]->next_ns) {
@@ -78,7 +79,8 @@ close_reset(conn_t *c)
 static double
 overlap(load_t *lp, uint64_t s, uint64_t e)
 {
-    uint64_t a = s > lp->win_a ? s : lp->win_a, b = e < lp->win_b ? e : lp->win_b;
+    uint64_t a = s > lp->win_a ? s : lp->win_a,
+             b = e < lp->win_b ? e : lp->win_b;
 
     return b > a ? (double) (b - a) : 0;
 }
@@ -99,8 +101,9 @@ account(conn_t *c, double bits, uint64_t end)
 static uint64_t
 paced_end(const conn_t *c, uint64_t bytes, uint64_t now)
 {
-    load_t *lp = c->lp;
-    uint64_t e = c->sent_ns + (uint64_t) ((double) bytes * 8 / lp->cf.rate * 1e9);
+    load_t  *lp = c->lp;
+    uint64_t e =
+        c->sent_ns + (uint64_t) ((double) bytes * 8 / lp->cf.rate * 1e9);
 
     return e > now ? e : now;
 }
@@ -117,10 +120,11 @@ static void
 write_request(conn_t *c)
 {
     load_t *lp = c->lp;
-    char   name[48], form[160];
-    char  *w = hclient_space(&c->hc, 512 + strlen(lp->cf.host) + strlen(lp->cf.prefix));
-    size_t n;
-    int    f = 0;
+    char    name[48], form[160];
+    char   *w = hclient_space(&c->hc,
+                              512 + strlen(lp->cf.host) + strlen(lp->cf.prefix));
+    size_t  n;
+    int     f = 0;
 
     if (w == NULL) {
         close_reset(c);
@@ -163,7 +167,7 @@ static void
 send_request(conn_t *c)
 {
     load_t *lp = c->lp;
-    char name[48];
+    char    name[48];
 
     specweb_draw(lp->mix, &c->req);
     c->kind = K_STATIC;
@@ -215,7 +219,7 @@ static void
 on_body(void *ud, uint64_t off, const char *p, size_t n)
 {
     conn_t       *c = ud;
-    load_t  *lp = c->lp;
+    load_t       *lp = c->lp;
     unsigned char want[4096];
     uint64_t      start = 0, end, o;
     size_t        k;
@@ -275,7 +279,8 @@ on_done(void *ud, const hresp_t *r)
         lp->res.bytes += bytes;
         lp->res.by_class[c->req.cls]++;
         lp->res.by_kind[c->kind]++;
-        trace_hist_add(&lp->res.latency[c->req.cls], (now - c->sent_ns) / 1000, 1);
+        trace_hist_add(&lp->res.latency[c->req.cls], (now - c->sent_ns) / 1000,
+                       1);
         if (r->status != 200) {
             lp->res.errors[E_STATUS]++;
             c->wrong = 1;
@@ -332,9 +337,9 @@ on_lost(void *ud, int how, uint64_t answered)
         return; /* an idle keep-alive connection the server closed */
     }
     lp->res.errors[how == HC_CONNECT ? E_CONNECT
-               : how == HC_PARSE ? E_PARSE
-               : how == HC_NOMEM ? E_PARSE
-                                 : E_RESET]++;
+                   : how == HC_PARSE ? E_PARSE
+                   : how == HC_NOMEM ? E_PARSE
+                                     : E_RESET]++;
     lp->res.failed++;
     c->wrong |= now >= lp->win_a && now <= lp->win_b;
     account(c, (double) c->got * 8, paced_end(c, c->got, now));
@@ -383,9 +388,9 @@ progress(load_t *lp, uint64_t now, uint64_t t0)
             "nicload: %u connections, %.0f s %s, %llu requests, %.2f Mb/s\n",
             lp->cf.conns, el, now < lp->win_a ? "(warm-up)" : "",
             (unsigned long long) lp->res.requests,
-            now > lp->win_a
-                ? (double) lp->res.bytes * 8 / ((double) (now - lp->win_a)) * 1e3
-                : 0);
+            now > lp->win_a ? (double) lp->res.bytes * 8
+                                  / ((double) (now - lp->win_a)) * 1e3
+                            : 0);
 }
 
 /* One run of cf.conns connections: 0, or -1 when it could not start. */
@@ -405,14 +410,15 @@ run_verdict(load_t *lp)
                  (unsigned long long) (lp->res.errors[E_RESET]
                                        + lp->res.errors[E_TIMEOUT]
                                        + lp->res.errors[E_PARSE]));
-    } else if (hclient_limit_exceeded(&lp->cf.max_errors, lp->res.errors[E_CONNECT],
+    } else if (hclient_limit_exceeded(&lp->cf.max_errors,
+                                      lp->res.errors[E_CONNECT],
                                       lp->res.connections)) {
         snprintf(f, sizeof(lp->res.failure),
                  "%llu of %llu connections could not connect (--max-errors "
                  "%g%s)",
                  (unsigned long long) lp->res.errors[E_CONNECT],
-                 (unsigned long long) lp->res.connections, lp->cf.max_errors.value,
-                 lp->cf.max_errors.percent ? "%" : "");
+                 (unsigned long long) lp->res.connections,
+                 lp->cf.max_errors.value, lp->cf.max_errors.percent ? "%" : "");
     } else if (lp->cf.verify && lp->res.mismatches > 0) {
         snprintf(f, sizeof(lp->res.failure),
                  "%llu responses did not have the file set's bytes "
@@ -432,14 +438,15 @@ nicload_run(load_t *lp)
 
     free(lp->res.rates);
     memset(&lp->res, 0, sizeof(lp->res));
-    dirs = specweb_dirs(lp->cf.fileset_conns ? lp->cf.fileset_conns : lp->cf.conns);
+    dirs = specweb_dirs(lp->cf.fileset_conns ? lp->cf.fileset_conns
+                                             : lp->cf.conns);
     lp->mix = specweb_new(dirs, lp->cf.seed);
     lp->conns = calloc(lp->cf.conns, sizeof(conn_t));
     lp->heap = calloc(lp->cf.conns, sizeof(conn_t *));
     rates = calloc(lp->cf.conns, sizeof(double));
     lp->ep = epoll_create1(EPOLL_CLOEXEC);
-    if (lp->mix == NULL || lp->conns == NULL || lp->heap == NULL || rates == NULL
-        || lp->ep < 0) {
+    if (lp->mix == NULL || lp->conns == NULL || lp->heap == NULL
+        || rates == NULL || lp->ep < 0) {
         fprintf(stderr, "nicload: out of memory\n");
         return -1;
     }
@@ -451,7 +458,8 @@ nicload_run(load_t *lp)
         lp->conns[i].lp = lp;
         hclient_init(&lp->conns[i].hc, &load_ops, &lp->conns[i]);
         /* spread the first requests over 100 ms */
-        wait_for(&lp->conns[i], t0 + (uint64_t) (specweb_uniform(lp->mix) * 1e8));
+        wait_for(&lp->conns[i],
+                 t0 + (uint64_t) (specweb_uniform(lp->mix) * 1e8));
     }
     next_tick = t0 + 2000000000u;
     next_check = t0 + 250000000u;

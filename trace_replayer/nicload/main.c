@@ -18,7 +18,6 @@
  * One thread, one epoll set; connections are hclient.c's, as nicreplay's.
  */
 
-
 #include "nicload.h"
 static void
 usage(FILE *out)
@@ -170,15 +169,17 @@ main(int argc, char **argv)
             bad = parse_u32(optarg, &lp->cf.conns) ? "--connections" : bad;
             break;
         case 'F':
-            bad = parse_u32(optarg, &lp->cf.fileset_conns) ? "--fileset-connections"
-                                                       : bad;
+            bad = parse_u32(optarg, &lp->cf.fileset_conns)
+                      ? "--fileset-connections"
+                      : bad;
             break;
         case 'm': bad = parse_u32(optarg, &lp->cf.min) ? "--min" : bad; break;
         case 'x': bad = parse_u32(optarg, &lp->cf.max) ? "--max" : bad; break;
         case 'r': root = optarg; break;
         case 'E':
-            bad = hclient_limit_parse(optarg, &lp->cf.max_errors) ? "--max-errors"
-                                                              : bad;
+            bad = hclient_limit_parse(optarg, &lp->cf.max_errors)
+                      ? "--max-errors"
+                      : bad;
             break;
         case 'd':
             lp->cf.duration = strtod(optarg, &end);
@@ -246,8 +247,8 @@ main(int argc, char **argv)
         return 2;
     }
     lp->cf.url = argv[optind];
-    if (hclient_parse_url(lp->cf.url, &lp->cf.addr, lp->cf.host, sizeof(lp->cf.host), err,
-                          sizeof(err))
+    if (hclient_parse_url(lp->cf.url, &lp->cf.addr, lp->cf.host,
+                          sizeof(lp->cf.host), err, sizeof(err))
         != 0) {
         fprintf(stderr, "nicload: %s\n", err);
         return 2;
@@ -280,9 +281,10 @@ main(int argc, char **argv)
         }
     }
     nicache_catch_stop();
-    if (nicload_probe_fileset(lp, lp->cf.search && lp->cf.max > lp->cf.fileset_conns ? lp->cf.max
-                      : lp->cf.fileset_conns > 0                ? lp->cf.fileset_conns
-                                                            : lp->cf.conns)
+    if (nicload_probe_fileset(
+            lp, lp->cf.search && lp->cf.max > lp->cf.fileset_conns ? lp->cf.max
+                : lp->cf.fileset_conns > 0 ? lp->cf.fileset_conns
+                                           : lp->cf.conns)
         != 0) {
         if (json != NULL) {
             fclose(json);

@@ -88,37 +88,37 @@ typedef struct {
 enum { C_WAIT = 0, C_ACTIVE };
 
 typedef struct {
-    hclient_t     hc;
-    int           state;
-    specweb_req_t req;
-    int           kind;    /* K_* */
-    int           last_ad; /* from the last ad rotation's cookie */
-    uint64_t      size;    /* the file's */
-    uint64_t      seed;    /* of its bytes */
-    uint64_t      got;     /* bytes of the response so far */
-    int           checking, bad;
-    int           wrong; /* a request in the measurement was not answered
+    hclient_t      hc;
+    int            state;
+    specweb_req_t  req;
+    int            kind;    /* K_* */
+    int            last_ad; /* from the last ad rotation's cookie */
+    uint64_t       size;    /* the file's */
+    uint64_t       seed;    /* of its bytes */
+    uint64_t       got;     /* bytes of the response so far */
+    int            checking, bad;
+    int            wrong;   /* a request in the measurement was not answered
                             200 with its bytes: the connection does not
                             conform, whatever its rate */
-    uint64_t      sent_ns; /* the slot's start */
-    uint64_t      next_ns; /* the next slot's */
-    int           left;    /* requests left on this TCP connection */
-    double        bits;    /* in the measurement */
-    size_t        heap;    /* index in the timer heap */
-    struct load_s *lp;     /* the run it belongs to */
+    uint64_t       sent_ns; /* the slot's start */
+    uint64_t       next_ns; /* the next slot's */
+    int            left;    /* requests left on this TCP connection */
+    double         bits;    /* in the measurement */
+    size_t         heap;    /* index in the timer heap */
+    struct load_s *lp;      /* the run it belongs to */
 } conn_t;
 
 /* a load run: everything it keeps (no state at file scope) */
 typedef struct load_s {
-    conf_t      cf;
-    result_t    res;
-    conn_t     *conns;
-    conn_t    **heap; /* the connections' timers, a binary heap */
-    size_t      nheap;
-    specweb_t  *mix;
-    int         ep;
-    uint64_t    win_a, win_b; /* the measurement */
-    FILE       *log_file;
+    conf_t     cf;
+    result_t   res;
+    conn_t    *conns;
+    conn_t   **heap; /* the connections' timers, a binary heap */
+    size_t     nheap;
+    specweb_t *mix;
+    int        ep;
+    uint64_t   win_a, win_b; /* the measurement */
+    FILE      *log_file;
 } load_t;
 
 /* "nicload fileset": the file set for n connections under root: 0, or

@@ -19,8 +19,9 @@ mix_spread(load_t *lp)
 {
     double p = specweb_class_share[1];
 
-    return lp->res.requests > 0 ? 300 * sqrt(p * (1 - p) / (double) lp->res.requests)
-                            : 100;
+    return lp->res.requests > 0
+               ? 300 * sqrt(p * (1 - p) / (double) lp->res.requests)
+               : 100;
 }
 
 /* the largest distance, in points, between the mix sent and the target */
@@ -32,7 +33,8 @@ mix_deviation(load_t *lp)
 
     for (k = 0; k < SPECWEB_CLASSES; k++) {
         d = 100
-            * (nicload_share(lp->res.by_class[k], lp->res.requests) - specweb_class_share[k]);
+            * (nicload_share(lp->res.by_class[k], lp->res.requests)
+               - specweb_class_share[k]);
         d = d < 0 ? -d : d;
         worst = d > worst ? d : worst;
     }
@@ -48,16 +50,19 @@ nicload_print_summary(load_t *lp, FILE *out)
             "%u connections at %.0f bit/s: %u conforming (%.1f %%), %u "
             "not\n",
             lp->cf.conns, lp->cf.rate, lp->res.conforming,
-            100 * nicload_share(lp->res.conforming, lp->cf.conns), lp->cf.conns - lp->res.conforming);
+            100 * nicload_share(lp->res.conforming, lp->cf.conns),
+            lp->cf.conns - lp->res.conforming);
     fprintf(out,
             "  per connection: min %.0f, median %.0f, max %.0f bit/s "
             "(conforming: %.0f)\n",
-            lp->res.rate_min, lp->res.rate_median, lp->res.rate_max, 0.8 * lp->cf.rate);
+            lp->res.rate_min, lp->res.rate_median, lp->res.rate_max,
+            0.8 * lp->cf.rate);
     fprintf(out,
             "  measured %.0f s: %llu requests (%.1f/s), %.2f Mb/s, %llu TCP "
             "connections\n",
             lp->cf.duration, (unsigned long long) lp->res.requests,
-            (double) lp->res.requests / lp->cf.duration, lp->res.bits / lp->cf.duration / 1e6,
+            (double) lp->res.requests / lp->cf.duration,
+            lp->res.bits / lp->cf.duration / 1e6,
             (unsigned long long) lp->res.connections);
     for (k = 0; lp->res.requests > 0 && k < SPECWEB_CLASSES; k++) {
         fprintf(out,
@@ -72,7 +77,8 @@ nicload_print_summary(load_t *lp, FILE *out)
     for (k = 0; lp->res.requests > 0 && lp->cf.full && k < K_KINDS; k++) {
         fprintf(out, "  %s: %llu (%.2f %%, target %.2f %%)\n", kind_names[k],
                 (unsigned long long) lp->res.by_kind[k],
-                100 * nicload_share(lp->res.by_kind[k], lp->res.requests), 100 * kind_share[k]);
+                100 * nicload_share(lp->res.by_kind[k], lp->res.requests),
+                100 * kind_share[k]);
     }
     if (lp->res.requests > 0) {
         fprintf(out,
@@ -105,24 +111,28 @@ nicload_write_result(load_t *lp, FILE *f)
     } else {
         fputs("null", f);
     }
-    fprintf(
-        f,
-        ", \"connections\": %u, \"rate_per_conn_bps\": %.0f, "
-        "\"conforming\": %u, \"non_conforming\": %u, "
-        "\"conforming_share\": %.4f, \"conn_rate_bps\": {\"min\": %.0f, "
-        "\"median\": %.0f, \"max\": %.0f}, \"duration_s\": %.3f, "
-        "\"warmup_s\": %.3f, \"requests\": %llu, \"requests_per_s\": "
-        "%.1f, \"throughput_bps\": %.0f, \"tcp_connections\": %llu, "
-        "\"failed\": %llu, \"mismatches\": %llu, \"verified_bytes\": "
-        "%llu, \"mix_deviation_points\": %.3f, \"mix_spread_points\": "
-        "%.3f, \"classes\": [",
-        lp->cf.conns, lp->cf.rate, lp->res.conforming, lp->cf.conns - lp->res.conforming,
-        nicload_share(lp->res.conforming, lp->cf.conns), lp->res.rate_min, lp->res.rate_median,
-        lp->res.rate_max, lp->cf.duration, lp->cf.warmup, (unsigned long long) lp->res.requests,
-        (double) lp->res.requests / lp->cf.duration, lp->res.bits / lp->cf.duration,
-        (unsigned long long) lp->res.connections, (unsigned long long) lp->res.failed,
-        (unsigned long long) lp->res.mismatches,
-        (unsigned long long) lp->res.verified_bytes, mix_deviation(lp), mix_spread(lp));
+    fprintf(f,
+            ", \"connections\": %u, \"rate_per_conn_bps\": %.0f, "
+            "\"conforming\": %u, \"non_conforming\": %u, "
+            "\"conforming_share\": %.4f, \"conn_rate_bps\": {\"min\": %.0f, "
+            "\"median\": %.0f, \"max\": %.0f}, \"duration_s\": %.3f, "
+            "\"warmup_s\": %.3f, \"requests\": %llu, \"requests_per_s\": "
+            "%.1f, \"throughput_bps\": %.0f, \"tcp_connections\": %llu, "
+            "\"failed\": %llu, \"mismatches\": %llu, \"verified_bytes\": "
+            "%llu, \"mix_deviation_points\": %.3f, \"mix_spread_points\": "
+            "%.3f, \"classes\": [",
+            lp->cf.conns, lp->cf.rate, lp->res.conforming,
+            lp->cf.conns - lp->res.conforming,
+            nicload_share(lp->res.conforming, lp->cf.conns), lp->res.rate_min,
+            lp->res.rate_median, lp->res.rate_max, lp->cf.duration,
+            lp->cf.warmup, (unsigned long long) lp->res.requests,
+            (double) lp->res.requests / lp->cf.duration,
+            lp->res.bits / lp->cf.duration,
+            (unsigned long long) lp->res.connections,
+            (unsigned long long) lp->res.failed,
+            (unsigned long long) lp->res.mismatches,
+            (unsigned long long) lp->res.verified_bytes, mix_deviation(lp),
+            mix_spread(lp));
     for (k = 0; k < SPECWEB_CLASSES; k++) {
         const trace_hist_t *h = &lp->res.latency[k];
 
@@ -131,13 +141,15 @@ nicload_write_result(load_t *lp, FILE *f)
                 "\"target\": %.2f, \"latency_us\": {\"p50\": %llu, \"p90\": "
                 "%llu, \"p99\": %llu, \"max\": %llu}}",
                 k ? ", " : "", k, (unsigned long long) lp->res.by_class[k],
-                nicload_share(lp->res.by_class[k], lp->res.requests), specweb_class_share[k],
+                nicload_share(lp->res.by_class[k], lp->res.requests),
+                specweb_class_share[k],
                 (unsigned long long) trace_hist_quantile(h, 0.5),
                 (unsigned long long) trace_hist_quantile(h, 0.9),
                 (unsigned long long) trace_hist_quantile(h, 0.99),
                 (unsigned long long) h->max);
     }
-    fprintf(f, "], \"mix\": \"%s\", \"kinds\": [", lp->cf.full ? "full" : "static");
+    fprintf(f, "], \"mix\": \"%s\", \"kinds\": [",
+            lp->cf.full ? "full" : "static");
     for (k = 0; k < K_KINDS; k++) {
         fprintf(f,
                 "%s{\"kind\": \"%s\", \"requests\": %llu, \"share\": %.5f, "

@@ -19,8 +19,8 @@ nicload_probe_fileset(load_t *lp, uint32_t nconns)
     int      status;
 
     specweb_name(dirs - 1, 0, 0, name);
-    status = hclient_fetch(lp->cf.addr->ai_addr, lp->cf.addr->ai_addrlen, lp->cf.host,
-                           "HEAD", name, 5, NULL, NULL);
+    status = hclient_fetch(lp->cf.addr->ai_addr, lp->cf.addr->ai_addrlen,
+                           lp->cf.host, "HEAD", name, 5, NULL, NULL);
     if (status == 200) {
         return 0;
     }
@@ -48,7 +48,8 @@ nicload_probe_fileset(load_t *lp, uint32_t nconns)
 static int
 conforms(load_t *lp)
 {
-    return (double) lp->res.conforming >= lp->cf.conform * (double) lp->cf.conns - 1e-9;
+    return (double) lp->res.conforming
+           >= lp->cf.conform * (double) lp->cf.conns - 1e-9;
 }
 
 int
@@ -57,7 +58,8 @@ nicload_search(load_t *lp, FILE *json)
     uint32_t lo = lp->cf.min, hi = lp->cf.max, mid, best = 0;
     int      first = 1;
 
-    lp->cf.fileset_conns = lp->cf.fileset_conns > lp->cf.max ? lp->cf.fileset_conns : lp->cf.max;
+    lp->cf.fileset_conns =
+        lp->cf.fileset_conns > lp->cf.max ? lp->cf.fileset_conns : lp->cf.max;
     if (json != NULL) {
         fprintf(json,
                 "{\"search\": {\"min\": %u, \"max\": %u, \"conform\": "
@@ -82,7 +84,8 @@ nicload_search(load_t *lp, FILE *json)
         }
         printf("search: %u connections: %u conform (%.1f %%), median %.0f "
                "bit/s: %s\n",
-               mid, lp->res.conforming, 100 * nicload_share(lp->res.conforming, mid),
+               mid, lp->res.conforming,
+               100 * nicload_share(lp->res.conforming, mid),
                lp->res.rate_median, conforms(lp) ? "yes" : "no");
         fflush(stdout);
         if (json != NULL) {

@@ -15,7 +15,6 @@
  * results up.
  */
 
-
 #include "nicreplay.h"
 
 void
@@ -373,8 +372,11 @@ main(int argc, char **argv)
     if (rp->cf.rate > 0) {
         fo.no_pipeline = 1; /* a request is what the rate counts */
     }
-    for (rp->cf.nservers = 0; optind + 1 + rp->cf.nservers < argc; rp->cf.nservers++) {
-        if (parse_url(rp, argv[optind + 1 + rp->cf.nservers], host, rp->cf.nservers) != 0) {
+    for (rp->cf.nservers = 0; optind + 1 + rp->cf.nservers < argc;
+         rp->cf.nservers++) {
+        if (parse_url(rp, argv[optind + 1 + rp->cf.nservers], host,
+                      rp->cf.nservers)
+            != 0) {
             return 2;
         }
     }
@@ -404,7 +406,9 @@ main(int argc, char **argv)
                 "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\","
                 "\"Interval_Compressed_Histogram\"\n",
                 (long long) now,
-                nicreplay_scheduled(rp) ? ", from each request's intended send time" : "");
+                nicreplay_scheduled(rp)
+                    ? ", from each request's intended send time"
+                    : "");
     }
     if (logpath != NULL) {
         rp->cf.log = fopen(logpath, "w");
@@ -416,7 +420,8 @@ main(int argc, char **argv)
     nicache_catch_stop();
     rc = nicreplay_run(rp) == 0 ? 0 : 1;
     if (feed_error(rp->feed) != NULL) {
-        fprintf(stderr, "nicreplay: %s: %s\n", fo.src.path, feed_error(rp->feed));
+        fprintf(stderr, "nicreplay: %s: %s\n", fo.src.path,
+                feed_error(rp->feed));
         rc = 1;
     }
     {
@@ -443,7 +448,8 @@ main(int argc, char **argv)
                 breakdown_print(rp->bd, rp->feed, rp->res.elapsed, stdout);
             }
         }
-        if (json != NULL && nicreplay_write_json(rp, &rp->res, fs, failure, json) != 0) {
+        if (json != NULL
+            && nicreplay_write_json(rp, &rp->res, fs, failure, json) != 0) {
             rc = 1;
         }
         if (failure != NULL) {

@@ -43,7 +43,6 @@
 
 enum { E_CONNECT = 0, E_RESET, E_TIMEOUT, E_PARSE, E_KINDS };
 
-
 typedef struct {
     uint64_t     requests; /* responses received */
     uint64_t     sent;
@@ -75,21 +74,21 @@ typedef struct {
 enum { U_IDLE = 0, U_ACTIVE, U_WAITING, U_DONE };
 
 typedef struct {
-    hclient_t    hc;
-    int          state;
-    feed_sess_t *sess;
-    feed_req_t  *group; /* requests sent and not answered, in order */
-    size_t       ngroup;
-    int          checking; /* this response's body is verified (-1: not
+    hclient_t        hc;
+    int              state;
+    feed_sess_t     *sess;
+    feed_req_t      *group; /* requests sent and not answered, in order */
+    size_t           ngroup;
+    int              checking; /* this response's body is verified (-1: not
                               known until its status is) */
-    int          bad;      /* and a byte was wrong */
-    uint64_t     seed;
-    uint64_t     sent_ns;     /* when the group's writing began */
-    uint64_t     intended_ns; /* when it was meant to (0: not scheduled) */
-    int          attempts;    /* fresh connections that failed the group */
-    uint64_t     sess_conns;  /* connections opened for this session */
-    int          server;      /* of the session: cf.addr[] */
-    struct replay_s *rp;      /* the replay it belongs to */
+    int              bad;      /* and a byte was wrong */
+    uint64_t         seed;
+    uint64_t         sent_ns;     /* when the group's writing began */
+    uint64_t         intended_ns; /* when it was meant to (0: not scheduled) */
+    int              attempts;    /* fresh connections that failed the group */
+    uint64_t         sess_conns;  /* connections opened for this session */
+    int              server;      /* of the session: cf.addr[] */
+    struct replay_s *rp;          /* the replay it belongs to */
 } user_t;
 
 #define MAX_SERVERS 64
@@ -107,10 +106,10 @@ typedef struct {
     double           timeout;
     size_t           max_depth;
     FILE            *log;
-    double           rate;    /* --rate: requests per second (0: off) */
-    int              poisson; /* ... with exponential gaps */
-    double           speed;   /* --speed: the log's clock times this */
-    const char      *hdr;     /* --hdr: an HdrHistogram log */
+    double           rate;       /* --rate: requests per second (0: off) */
+    int              poisson;    /* ... with exponential gaps */
+    double           speed;      /* --speed: the log's clock times this */
+    const char      *hdr;        /* --hdr: an HdrHistogram log */
     hclient_limit_t  max_errors; /* --max-errors: connect failures allowed */
 } conf_t;
 
@@ -125,10 +124,10 @@ typedef struct replay_s {
     uint64_t     t_start;
     int          stop_issuing;
     /* users waiting for their group's time: a binary heap by intended_ns */
-    user_t     **waiting;
-    size_t       nwaiting;
-    double       slot_ns; /* --rate: the next request's time, after t_start */
-    uint64_t     rng;
+    user_t **waiting;
+    size_t   nwaiting;
+    double   slot_ns; /* --rate: the next request's time, after t_start */
+    uint64_t rng;
     /* --hdr: one interval a second */
     FILE        *hdr_file;
     trace_hist_t hdr_interval;
@@ -144,13 +143,14 @@ void nicreplay_usage(FILE *out);
 /* count n responses of status */
 void nicreplay_count_status(result_t *r, int status, uint64_t n);
 /* why the run failed (into buf), or NULL when it did not */
-const char * nicreplay_failure(replay_t *rp, const result_t *r, const feed_stats_t *fs, char *buf,
-            size_t len);
+const char *nicreplay_failure(replay_t *rp, const result_t *r,
+                              const feed_stats_t *fs, char *buf, size_t len);
 /* the summary for people */
 void nicreplay_print_summary(const result_t *r, FILE *out);
 /* the --json result (fs NULL: merged runs, no replay) */
-int nicreplay_write_json(replay_t *rp, const result_t *r, const feed_stats_t *fs, const char *failure,
-           const char *path);
+int nicreplay_write_json(replay_t *rp, const result_t *r,
+                         const feed_stats_t *fs, const char *failure,
+                         const char *path);
 /* "nicreplay merge": add up runs' --json results */
 int nicreplay_merge(int argc, char **argv, const char *json);
 /* progress on stderr (final: the last line) */

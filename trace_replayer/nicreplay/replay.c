@@ -77,7 +77,8 @@ schedule(const user_t *u)
 
     if (rp->cf.rate > 0) {
         at = rp->slot_ns;
-        rp->slot_ns += rp->cf.poisson ? -log(uniform(rp)) * 1e9 / rp->cf.rate : 1e9 / rp->cf.rate;
+        rp->slot_ns += rp->cf.poisson ? -log(uniform(rp)) * 1e9 / rp->cf.rate
+                                      : 1e9 / rp->cf.rate;
     } else {
         at = (double) (u->group->time_us - feed_first_time_us(rp->feed)) * 1e3
              / rp->cf.speed;
@@ -138,8 +139,8 @@ log_request(const user_t *u, const feed_req_t *q, int status, uint64_t bytes,
 
     fprintf(rp->cf.log, "%llu %s %.*s %d %llu %llu %llu %llu\n",
             (unsigned long long) feed_session_id(u->sess),
-            method_sent(rp, q) == TRACE_HEAD ? "HEAD" : "GET", (int) len, t, status,
-            (unsigned long long) bytes, (unsigned long long) us,
+            method_sent(rp, q) == TRACE_HEAD ? "HEAD" : "GET", (int) len, t,
+            status, (unsigned long long) bytes, (unsigned long long) us,
             (unsigned long long) (u->intended_ns > rp->t_start
                                       ? (u->intended_ns - rp->t_start) / 1000
                                       : 0),
@@ -291,7 +292,8 @@ user_next(user_t *u)
                 (int) (feed_session_id(u->sess) % (uint64_t) rp->cf.nservers);
         }
         max = rp->cf.max_depth;
-        if (rp->cf.max_requests > 0 && rp->cf.max_requests - rp->res.sent < max) {
+        if (rp->cf.max_requests > 0
+            && rp->cf.max_requests - rp->res.sent < max) {
             max = (size_t) (rp->cf.max_requests - rp->res.sent);
         }
         n = feed_group(rp->feed, u->sess, &u->group, max);
@@ -345,7 +347,8 @@ check_body(void *arg, uint64_t off, const char *p, size_t n)
 
     if (u->checking < 0) {
         /* the first body bytes: the head is in */
-        u->checking = rp->cf.verify && (resp->status == 200 || resp->status == 206);
+        u->checking =
+            rp->cf.verify && (resp->status == 200 || resp->status == 206);
     }
     if (!u->checking) {
         return;
@@ -547,10 +550,11 @@ nicreplay_run(replay_t *rp)
 
             if (rp->nwaiting > 0) {
                 t = nicache_now_ns();
-                wait_ms = rp->waiting[0]->intended_ns <= t
-                              ? 0
-                              : (int) ((rp->waiting[0]->intended_ns - t + 999999)
-                                       / 1000000);
+                wait_ms =
+                    rp->waiting[0]->intended_ns <= t
+                        ? 0
+                        : (int) ((rp->waiting[0]->intended_ns - t + 999999)
+                                 / 1000000);
                 wait_ms = wait_ms > 100 ? 100 : wait_ms;
             }
             n = epoll_wait(rp->ep, evs, 256, wait_ms);

@@ -88,37 +88,41 @@ json_latency(FILE *out, const char *key, const trace_hist_t *h, int mean)
  * not match under --verify.
  */
 const char *
-nicreplay_failure(replay_t *rp, const result_t *r, const feed_stats_t *fs, char *buf,
-            size_t len)
+nicreplay_failure(replay_t *rp, const result_t *r, const feed_stats_t *fs,
+                  char *buf, size_t len)
 {
     if (fs != NULL && fs->records == 0) {
-        snprintf(buf, len, "no record of the trace parsed (%llu lines did "
+        snprintf(buf, len,
+                 "no record of the trace parsed (%llu lines did "
                  "not: nictrace stats lists them)",
                  (unsigned long long) trace_bad_count(feed_reader(rp->feed)));
     } else if (fs != NULL && fs->kept == 0) {
-        snprintf(buf, len, "nothing to replay: of %llu records, %llu other "
+        snprintf(buf, len,
+                 "nothing to replay: of %llu records, %llu other "
                  "methods, %llu not ok, %llu other shards",
                  (unsigned long long) fs->records,
                  (unsigned long long) fs->other_methods,
                  (unsigned long long) fs->not_ok,
                  (unsigned long long) fs->other_shards);
     } else if (r->requests == 0) {
-        snprintf(buf, len, "no request was answered (%llu connect errors in "
+        snprintf(buf, len,
+                 "no request was answered (%llu connect errors in "
                  "%llu connections, %llu other errors)",
                  (unsigned long long) r->errors[E_CONNECT],
                  (unsigned long long) r->connections,
-                 (unsigned long long) (r->errors[E_RESET]
-                                       + r->errors[E_TIMEOUT]
+                 (unsigned long long) (r->errors[E_RESET] + r->errors[E_TIMEOUT]
                                        + r->errors[E_PARSE]));
     } else if (hclient_limit_exceeded(&rp->cf.max_errors, r->errors[E_CONNECT],
                                       r->connections)) {
-        snprintf(buf, len, "%llu of %llu connections could not connect "
+        snprintf(buf, len,
+                 "%llu of %llu connections could not connect "
                  "(--max-errors %g%s)",
                  (unsigned long long) r->errors[E_CONNECT],
                  (unsigned long long) r->connections, rp->cf.max_errors.value,
                  rp->cf.max_errors.percent ? "%" : "");
     } else if (rp->cf.verify && r->mismatches > 0) {
-        snprintf(buf, len, "%llu responses did not have the docroot's bytes "
+        snprintf(buf, len,
+                 "%llu responses did not have the docroot's bytes "
                  "(--verify)",
                  (unsigned long long) r->mismatches);
     } else {
@@ -198,8 +202,8 @@ nicreplay_print_summary(const result_t *r, FILE *out)
 }
 
 int
-nicreplay_write_json(replay_t *rp, const result_t *r, const feed_stats_t *fs, const char *failure,
-           const char *path)
+nicreplay_write_json(replay_t *rp, const result_t *r, const feed_stats_t *fs,
+                     const char *failure, const char *path)
 {
     FILE    *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
     int      i, first = 1;

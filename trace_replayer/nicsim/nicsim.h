@@ -24,7 +24,7 @@
 
 /* what the command line asks */
 typedef struct {
-    trace_src_t          src;      /* the trace (read twice: a file) */
+    trace_src_t          src; /* the trace (read twice: a file) */
     const char          *path;
     uint64_t             sizes[MAX_SIZES];
     int                  nsizes;

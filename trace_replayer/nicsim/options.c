@@ -71,14 +71,12 @@ usage(FILE *out)
             "\nTrace options:\n" TRACE_SRC_USAGE);
 }
 
-
 /* a size above zero */
 static int
 parse_size(const char *s, uint64_t *out)
 {
     return nicache_parse_size(s, out) != 0 || *out == 0 ? -1 : 0;
 }
-
 
 /*
  * --sizes: a list ("64k,1m,16m"), a range with a step ("64k:16m:64k"), or
@@ -151,15 +149,13 @@ parse_sizes(const char *text, int points, uint64_t block, uint64_t *out)
             }
         }
         if (n == MAX_SIZES) {
-            fprintf(stderr, "nicsim: --sizes: more than %d sizes\n",
-                    MAX_SIZES);
+            fprintf(stderr, "nicsim: --sizes: more than %d sizes\n", MAX_SIZES);
             return -1;
         }
         out[n++] = v;
     }
     return n;
 }
-
 
 /* --warmup: a count of requests (a bare number), or a time of the trace
  * in nginx's syntax ("30s", "10m", "1h 30m"; util/duration.c) */
@@ -184,7 +180,6 @@ parse_warmup(const char *s, uint64_t *n, double *secs)
     *secs = (double) t;
     return 0;
 }
-
 
 int
 nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
@@ -281,8 +276,7 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
         case 'P' + 256:
             points = atoi(optarg);
             if (points < 2 || points > MAX_SIZES) {
-                fprintf(stderr, "nicsim: --points takes 2 to %d\n",
-                        MAX_SIZES);
+                fprintf(stderr, "nicsim: --points takes 2 to %d\n", MAX_SIZES);
                 return 2;
             }
             break;
@@ -348,7 +342,8 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
             return 2;
         }
     }
-    if (cf->want_mrc && (cf->npol != 1 || cf->pol[0] != snic_policy_find("lru"))) {
+    if (cf->want_mrc
+        && (cf->npol != 1 || cf->pol[0] != snic_policy_find("lru"))) {
         fprintf(stderr, "nicsim: --mrc and --sample draw LRU's curve in one "
                         "pass; simulate other policies size by size (without "
                         "--mrc)\n");

@@ -28,14 +28,14 @@ print_results(FILE *f, int out, const sim_t *sims, int nsims, int split,
 
     if (out == 2) {
         fprintf(f, "policy,cache_bytes,caches,block,share,cached_bytes,"
-               "content_bytes,block_hits,block_misses,requests,miss_ratio,"
-               "byte_miss_ratio,block_miss_ratio\n");
+                   "content_bytes,block_hits,block_misses,requests,miss_ratio,"
+                   "byte_miss_ratio,block_miss_ratio\n");
     } else if (out == 1) {
         fprintf(f, "[");
     } else {
         fprintf(f, "%-7s %8s %6s %10s %15s %7s %14s %12s\n", "policy", "cache",
-               "caches", "miss ratio", "byte miss ratio", "share",
-               "cached bytes", "block hits");
+                "caches", "miss ratio", "byte miss ratio", "share",
+                "cached bytes", "block hits");
     }
     for (i = 0; i < nsims; i++) {
         const sim_t *s = &sims[i];
@@ -43,45 +43,47 @@ print_results(FILE *f, int out, const sim_t *sims, int nsims, int split,
         double   bmr = content ? 1 - share : 0;
         uint64_t acc = s->hits + s->misses;
         double   blmr = acc ? (double) s->misses / (double) acc : 0;
-        double   mr = s->requests ? (double) s->req_misses / (double) s->requests
-                                  : 0;
-        int      has_req = s->policy != NULL; /* opt counts blocks only */
-        char     h[32], mrs[32];
+        double   mr =
+            s->requests ? (double) s->req_misses / (double) s->requests : 0;
+        int  has_req = s->policy != NULL; /* opt counts blocks only */
+        char h[32], mrs[32];
 
         snprintf(mrs, sizeof(mrs), "%.6f", mr);
         if (out == 2) {
-            fprintf(f, "%s,%llu,%d,%llu,%.6f,%llu,%llu,%llu,%llu,%s%llu,%s,%.6f,"
-                   "%.6f\n",
-                   (s->policy != NULL ? s->policy->name : "opt"),
-                   (unsigned long long) s->cache_bytes, split,
-                   (unsigned long long) block, share,
-                   (unsigned long long) s->cached, (unsigned long long) content,
-                   (unsigned long long) s->hits,
-                   (unsigned long long) s->misses, "",
-                   (unsigned long long) s->requests, has_req ? mrs : "", bmr,
-                   blmr);
+            fprintf(f,
+                    "%s,%llu,%d,%llu,%.6f,%llu,%llu,%llu,%llu,%s%llu,%s,%.6f,"
+                    "%.6f\n",
+                    (s->policy != NULL ? s->policy->name : "opt"),
+                    (unsigned long long) s->cache_bytes, split,
+                    (unsigned long long) block, share,
+                    (unsigned long long) s->cached,
+                    (unsigned long long) content, (unsigned long long) s->hits,
+                    (unsigned long long) s->misses, "",
+                    (unsigned long long) s->requests, has_req ? mrs : "", bmr,
+                    blmr);
         } else if (out == 1) {
-            fprintf(f, "%s\n {\"policy\": \"%s\", \"cache_bytes\": %llu, "
-                   "\"caches\": %d, \"block\": %llu, \"share\": %.6f, "
-                   "\"cached_bytes\": %llu, \"content_bytes\": %llu, "
-                   "\"block_hits\": %llu, \"block_misses\": %llu, "
-                   "\"requests\": %llu, \"miss_ratio\": %s, "
-                   "\"byte_miss_ratio\": %.6f, \"block_miss_ratio\": %.6f}",
-                   i ? "," : "", (s->policy != NULL ? s->policy->name : "opt"),
-                   (unsigned long long) s->cache_bytes, split,
-                   (unsigned long long) block, share,
-                   (unsigned long long) s->cached, (unsigned long long) content,
-                   (unsigned long long) s->hits,
-                   (unsigned long long) s->misses,
-                   (unsigned long long) s->requests, has_req ? mrs : "null",
-                   bmr, blmr);
+            fprintf(f,
+                    "%s\n {\"policy\": \"%s\", \"cache_bytes\": %llu, "
+                    "\"caches\": %d, \"block\": %llu, \"share\": %.6f, "
+                    "\"cached_bytes\": %llu, \"content_bytes\": %llu, "
+                    "\"block_hits\": %llu, \"block_misses\": %llu, "
+                    "\"requests\": %llu, \"miss_ratio\": %s, "
+                    "\"byte_miss_ratio\": %.6f, \"block_miss_ratio\": %.6f}",
+                    i ? "," : "", (s->policy != NULL ? s->policy->name : "opt"),
+                    (unsigned long long) s->cache_bytes, split,
+                    (unsigned long long) block, share,
+                    (unsigned long long) s->cached,
+                    (unsigned long long) content, (unsigned long long) s->hits,
+                    (unsigned long long) s->misses,
+                    (unsigned long long) s->requests, has_req ? mrs : "null",
+                    bmr, blmr);
         } else {
             nicache_size_str(s->cache_bytes, h, sizeof(h));
             snprintf(mrs, sizeof(mrs), has_req ? "%.4f" : "-", mr);
             fprintf(f, "%-7s %8s %6d %10s %15.4f %7.4f %14llu %12llu\n",
-                   (s->policy != NULL ? s->policy->name : "opt"), h, split,
-                   mrs, bmr, share, (unsigned long long) s->cached,
-                   (unsigned long long) s->hits);
+                    (s->policy != NULL ? s->policy->name : "opt"), h, split,
+                    mrs, bmr, share, (unsigned long long) s->cached,
+                    (unsigned long long) s->hits);
         }
     }
     if (out == 1) {
@@ -98,10 +100,10 @@ static int
 draw(const char *png, const char *trace, const sim_t *sims, int nsims,
      int split, uint64_t block, uint64_t content)
 {
-    char  self[PATH_MAX], script[PATH_MAX + 16], *slash;
-    int   fds[2], status;
-    pid_t pid;
-    FILE *f;
+    char    self[PATH_MAX], script[PATH_MAX + 16], *slash;
+    int     fds[2], status;
+    pid_t   pid;
+    FILE   *f;
     ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
     snprintf(script, sizeof(script), "nicsim-plot");
@@ -138,8 +140,10 @@ draw(const char *png, const char *trace, const sim_t *sims, int nsims,
     }
     if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)
         || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "nicsim: failed: nicsim-plot could not draw %s "
-                        "(python3-matplotlib installed?)\n", png);
+        fprintf(stderr,
+                "nicsim: failed: nicsim-plot could not draw %s "
+                "(python3-matplotlib installed?)\n",
+                png);
         return -1;
     }
     return 0;
@@ -161,14 +165,13 @@ nicsim_report(const nicsim_run_t *run)
                 "nicsim: %llu block accesses in %.2f s (%.1f M/s, "
                 "trace reading included)\n",
                 (unsigned long long) accesses, run->seconds,
-                run->seconds > 0 ? (double) accesses / run->seconds / 1e6
-                                 : 0);
+                run->seconds > 0 ? (double) accesses / run->seconds / 1e6 : 0);
     }
     print_results(stdout, cf->out, run->sims, run->nsims, cf->split, cf->block,
                   run->content);
     if (cf->plot != NULL
-        && draw(cf->plot, cf->path, run->sims, run->nsims, cf->split,
-                cf->block, run->content)
+        && draw(cf->plot, cf->path, run->sims, run->nsims, cf->split, cf->block,
+                run->content)
                != 0) {
         return 1;
     }

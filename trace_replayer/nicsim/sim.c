@@ -88,8 +88,8 @@ transfer_of(nicsim_run_t *run, const trace_req_t *r, uint64_t *conn,
     int opened, grouped;
 
     /* the connection only chooses among several caches */
-    *conn = run->cf->split > 1 ? trace_session(run->sess, r, &opened, &grouped)
-                               : 0;
+    *conn =
+        run->cf->split > 1 ? trace_session(run->sess, r, &opened, &grouped) : 0;
     if ((r->status != 200 && r->status != 206) || r->bytes == 0
         || find_file(run, r, fsize, id) != 0) {
         return -1;
@@ -108,8 +108,8 @@ simulate_mrc(nicsim_run_t *run, const trace_req_t *r, int counting)
         return;
     }
     run->content += counting ? r->bytes : 0;
-    if (trace_mrc_request(run->mrc[conn % (uint64_t) run->cf->split], id,
-                          fsize, r->bytes, counting)
+    if (trace_mrc_request(run->mrc[conn % (uint64_t) run->cf->split], id, fsize,
+                          r->bytes, counting)
         != 0) {
         fprintf(stderr, "nicsim: failed: out of memory for the curve\n");
         exit(1);
@@ -163,8 +163,8 @@ simulate(nicsim_run_t *run, const trace_req_t *r, int counting)
 
             for (b = 0; b < nblocks; b++) {
                 bid.block = b;
-                used = r->bytes - b * block < block ? r->bytes - b * block
-                                                    : block;
+                used =
+                    r->bytes - b * block < block ? r->bytes - b * block : block;
                 if (snic_dir_lookup(d, &bid, 1) != SNIC_SLOT_NONE) {
                     hit_bytes += used;
                     hit++;
@@ -268,8 +268,8 @@ nicsim_run(nicsim_run_t *run, const nicsim_conf_t *cf)
     }
 
     for (k = 0; cf->want_mrc && k < cf->split; k++) {
-        if ((run->mrc[k] = trace_mrc_new(cf->sizes, cf->nsizes, cf->block,
-                                         cf->rate))
+        if ((run->mrc[k] =
+                 trace_mrc_new(cf->sizes, cf->nsizes, cf->block, cf->rate))
             == NULL) {
             fprintf(stderr, "nicsim: out of memory\n");
             return 1;
@@ -343,8 +343,7 @@ nicsim_run(nicsim_run_t *run, const nicsim_conf_t *cf)
             opt_seq_t *q = &run->opt_seq[k];
 
             if (trace_opt(q->a, q->n, (uint32_t) (s->cache_bytes / cf->block),
-                          s->cache_bytes,
-                          &hits, &cached)
+                          s->cache_bytes, &hits, &cached)
                 != 0) {
                 fprintf(stderr, "nicsim: out of memory in opt\n");
                 return 1;

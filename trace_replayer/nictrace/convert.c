@@ -68,8 +68,9 @@ nictrace_convert(const trace_src_t *src, const char *out_path, int json)
                trace_strtab_count(urls),
                (unsigned long long) trace_bad_count(t));
     } else {
-        printf("%s records (%u URLs) in %s bytes to %s", nictrace_thousands(records, a),
-               trace_strtab_count(urls), nictrace_thousands(bytes, err), out_path);
+        printf("%s records (%u URLs) in %s bytes to %s",
+               nictrace_thousands(records, a), trace_strtab_count(urls),
+               nictrace_thousands(bytes, err), out_path);
         printf("; %llu lines did not parse\n",
                (unsigned long long) trace_bad_count(t));
     }

@@ -49,8 +49,8 @@ foreign_docroot(const char *root, const char *trace)
     if (f == NULL) {
         return 0; /* a new docroot, or one half made */
     }
-    n = fgets(line, sizeof(line), f) != NULL && fgets(line, sizeof(line), f)
-                                                    != NULL
+    n = fgets(line, sizeof(line), f) != NULL
+                && fgets(line, sizeof(line), f) != NULL
             ? (int) strcspn(line, "\n")
             : -1;
     fclose(f);
@@ -127,8 +127,7 @@ nictrace_docroot(const trace_src_t *src, const char *root, int json)
     mf = fd == -1 ? NULL : fdopen(fd, "w");
     if (mf == NULL
         || trace_map_write(sc.map, mf,
-                           realpath(src->path, real) != NULL ? real
-                                                              : src->path)
+                           realpath(src->path, real) != NULL ? real : src->path)
                != 0
         || fclose(mf) != 0) {
         fprintf(stderr, "nictrace: %s/%s: %s\n", root, TRACE_MANIFEST_NAME,
@@ -169,7 +168,8 @@ nictrace_docroot(const trace_src_t *src, const char *root, int json)
     } else {
         printf("%s files, %s bytes written under %s; %llu directories for "
                "redirects, %llu objects missing (%llu renamed, see %s)\n",
-               nictrace_thousands(st->files, a), nictrace_thousands(st->bytes, b), root,
+               nictrace_thousands(st->files, a),
+               nictrace_thousands(st->bytes, b), root,
                (unsigned long long) st->redirects,
                (unsigned long long) st->missing,
                (unsigned long long) st->renamed, TRACE_MANIFEST_NAME);

@@ -17,7 +17,6 @@
  *   parse errors          lines or records that did not parse
  */
 
-
 #include "nictrace.h"
 static void
 usage(FILE *out)

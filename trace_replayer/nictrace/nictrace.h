@@ -69,13 +69,16 @@ void nictrace_json_string(const char *s);
 void nictrace_scan_free(scan_t *sc);
 /* one pass over src (sessions when asked; the objects with map):
  * 0, or -1 after saying why */
-int nictrace_scan(const trace_src_t *src, trace_sessions_t *sessions, int map, scan_t *sc);
+int nictrace_scan(const trace_src_t *src, trace_sessions_t *sessions, int map,
+                  scan_t *sc);
 /* 1 after saying no record of path parsed, 0 when some did */
-int nictrace_no_records(const char *path, uint64_t records, const trace_reader_t *t);
+int nictrace_no_records(const char *path, uint64_t records,
+                        const trace_reader_t *t);
 /* the subcommands: the exit status, having said why when not 0 */
 int nictrace_stats(const trace_src_t *src, int json);
 int nictrace_docroot(const trace_src_t *src, const char *root, int json);
-int nictrace_sessions(const trace_src_t *src, long conn_gap, long pipe_gap, int json);
+int nictrace_sessions(const trace_src_t *src, long conn_gap, long pipe_gap,
+                      int json);
 int nictrace_convert(const trace_src_t *src, const char *out_path, int json);
 int nictrace_synth(const char *const *opt, const char *out_path, int json);
 

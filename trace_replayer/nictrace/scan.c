@@ -49,7 +49,8 @@ nictrace_scan_free(scan_t *sc)
 
 /* Read the whole trace into sc; 0, or 1 after saying why on stderr. */
 int
-nictrace_scan(const trace_src_t *src, trace_sessions_t *sessions, int map, scan_t *sc)
+nictrace_scan(const trace_src_t *src, trace_sessions_t *sessions, int map,
+              scan_t *sc)
 {
     char        err[512], a[32];
     trace_req_t r;

@@ -6,7 +6,8 @@
 #include "nictrace.h"
 
 int
-nictrace_sessions(const trace_src_t *src, long conn_gap, long pipe_gap, int json)
+nictrace_sessions(const trace_src_t *src, long conn_gap, long pipe_gap,
+                  int json)
 {
     static const char *const buckets[] = {"1",    "2",     "3-4", "5-8",
                                           "9-16", "17-32", ">32"};
@@ -52,11 +53,13 @@ nictrace_sessions(const trace_src_t *src, long conn_gap, long pipe_gap, int json
         printf("%-26s %s (connection gap %ld s, pipeline gap %ld s)\n", "trace",
                src->path, conn_gap, pipe_gap);
         printf("%-26s %s\n", "requests", nictrace_thousands(st.requests, a));
-        printf("%-26s %s\n", "connections", nictrace_thousands(st.connections, a));
+        printf("%-26s %s\n", "connections",
+               nictrace_thousands(st.connections, a));
         printf("%-26s %.2f (max %llu)\n", "requests per connection",
                st.connections ? (double) st.requests / st.connections : 0,
                (unsigned long long) st.max_per_connection);
-        printf("%-26s %s\n", "pipeline groups", nictrace_thousands(st.groups, a));
+        printf("%-26s %s\n", "pipeline groups",
+               nictrace_thousands(st.groups, a));
         printf("%-26s %.2f (max %llu)\n", "pipeline depth",
                st.groups ? (double) st.requests / st.groups : 0,
                (unsigned long long) st.max_depth);

@@ -48,13 +48,15 @@ nictrace_stats(const trace_src_t *src, int json)
         printf("%-22s %s B (%.1f MB)\n", "data set size",
                nictrace_thousands(trace_files_bytes(sc.files), b),
                (double) trace_files_bytes(sc.files) / 1e6);
-        printf("%-22s %s\n", "total requests", nictrace_thousands(sc.requests, a));
+        printf("%-22s %s\n", "total requests",
+               nictrace_thousands(sc.requests, a));
         printf("%-22s %s\n", "distinct files",
                nictrace_thousands(trace_files_count(sc.files), a));
         printf("%-22s %s\n", "parse errors",
                nictrace_thousands(trace_bad_count(sc.reader), a));
         printf("%-22s %s (later than the reorder window: clamped)\n",
-               "late records", nictrace_thousands(trace_late_count(sc.reader), a));
+               "late records",
+               nictrace_thousands(trace_late_count(sc.reader), a));
         for (i = 0; i < nbad; i++) {
             printf("  line %llu: %s\n", (unsigned long long) bad[i].line,
                    trace_err_str(bad[i].err));

@@ -204,12 +204,14 @@ nictrace_synth(const char *const *opt, const char *out_path, int json)
                 (unsigned long long) st.sessions, cfg.zipf, cfg.locality,
                 cfg.sizes.kind, (unsigned long long) cfg.seed);
     } else {
-        fprintf(info, "%s requests to %s files, ", nictrace_thousands(st.requests, a),
+        fprintf(info, "%s requests to %s files, ",
+                nictrace_thousands(st.requests, a),
                 nictrace_thousands(st.files, b));
         fprintf(info, "data set %s B, ", nictrace_thousands(st.data_set, a));
         fprintf(info, "average response %.0f B, %.0f s, ",
                 (double) st.total_bytes / (double) st.requests, st.duration);
-        fprintf(info, "%s clients in %s sessions\n", nictrace_thousands(st.clients, a),
+        fprintf(info, "%s clients in %s sessions\n",
+                nictrace_thousands(st.clients, a),
                 nictrace_thousands(st.sessions, b));
     }
     trace_synth_free(o.s);

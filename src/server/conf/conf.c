@@ -1421,8 +1421,10 @@ static const directive_t core_directives[] = {
     {"use", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
     {"accept_mutex", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
     {"pcre_jit", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
-    {"types_hash_max_size", CTX_HSL | CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
-    {"types_hash_bucket_size", CTX_HSL | CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
+    {"types_hash_max_size", CTX_HSL | CTX_MAIN, 1, 1, nicd_conf_housekeeping,
+     0},
+    {"types_hash_bucket_size", CTX_HSL | CTX_MAIN, 1, 1, nicd_conf_housekeeping,
+     0},
     {"server_names_hash_bucket_size", MH, 1, 1, nicd_conf_housekeeping, 0},
     {"server_names_hash_max_size", MH, 1, 1, nicd_conf_housekeeping, 0},
     {"ssl_session_ticket_key", MH, 1, 1, nicd_conf_housekeeping, 0},
@@ -1452,8 +1454,7 @@ directive_find(const nicd_conf_t *c, const char *name)
     const directive_t *d = table_find(core_directives, name);
     int                i;
 
-    for (i = 0; d == NULL && c->modules != NULL && c->modules[i] != NULL;
-         i++) {
+    for (i = 0; d == NULL && c->modules != NULL && c->modules[i] != NULL; i++) {
         d = table_find(c->modules[i]->directives, name);
     }
     return d;

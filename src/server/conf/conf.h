@@ -96,7 +96,7 @@ typedef struct {
     size_t            name_len;
     nicd_map_entry_t *entries; /* in the order written */
     int               nentries;
-    char             *deflt; /* "" unless "default" */
+    char             *deflt;     /* "" unless "default" */
     int               volatile_; /* "volatile": evaluated at every use,
                                     else once a request (nginx) */
 } nicd_map_t;
@@ -289,16 +289,16 @@ typedef struct nicd_conf_s {
     char **access_paths; /* every access log's file, once (their index is
                             nicd_access_log_t.file) */
     int    naccess_paths;
-    struct nicd_log_format_s      **log_formats;
-    int                             nlog_formats;
-    nicd_map_t                    **maps; /* modules/map.c */
-    int                             nmaps;
-    char                          **set_names; /* variables "set" makes */
-    int                             nset_names;
-    size_t                          access_log_buffer;
-    long                            access_log_flush; /* ms */
-    char                           *error_log;        /* NULL: stderr */
-    int                             error_level;
+    struct nicd_log_format_s **log_formats;
+    int                        nlog_formats;
+    nicd_map_t               **maps; /* modules/map.c */
+    int                        nmaps;
+    char                     **set_names; /* variables "set" makes */
+    int                        nset_names;
+    size_t                     access_log_buffer;
+    long                       access_log_flush; /* ms */
+    char                      *error_log;        /* NULL: stderr */
+    int                        error_level;
 
     char         *backend;
     snic_param_t *params;

@@ -25,8 +25,8 @@
 /* a block of lines that are not directives ("map ... {", "types {"): its
  * setter sets ps->lines, called with the words of each line */
 #define CTX_LINES 0x40
-#define CTX_TOP  (CTX_MAIN | CTX_HTTP | CTX_SRV)
-#define CTX_HSL  (CTX_HTTP | CTX_SRV | CTX_LOC)
+#define CTX_TOP   (CTX_MAIN | CTX_HTTP | CTX_SRV)
+#define CTX_HSL   (CTX_HTTP | CTX_SRV | CTX_LOC)
 
 typedef struct parse_s     parse_t;
 typedef struct directive_s directive_t;
@@ -68,12 +68,12 @@ struct parse_s {
     int                 depth;
     char               *words[MAX_ARGS + 2];
     int                 nwords;
-    unsigned            ctx;      /* CTX_* of the block at hand */
-    nicd_server_conf_t *srv;      /* the server {} at hand, or NULL */
-    nicd_loc_conf_t    *loc;      /* the settings directives at hand go to */
-    const directive_t  *d;        /* the directive being set */
-    int                 override; /* -g: a setting may replace one */
-    set_pt              lines;    /* a CTX_LINES block's line handler */
+    unsigned            ctx;        /* CTX_* of the block at hand */
+    nicd_server_conf_t *srv;        /* the server {} at hand, or NULL */
+    nicd_loc_conf_t    *loc;        /* the settings directives at hand go to */
+    const directive_t  *d;          /* the directive being set */
+    int                 override;   /* -g: a setting may replace one */
+    set_pt              lines;      /* a CTX_LINES block's line handler */
     void               *lines_data; /* ... and what it fills */
 };
 
@@ -103,8 +103,7 @@ const char *nicd_conf_housekeeping(parse_t *ps, const char **a, int n);
 
 /* a location's content handler, once, named by the directive name that
  * set it (NULL or a message) */
-const char *nicd_conf_handler(parse_t *ps, nicd_content_pt h,
-                              const char *name);
+const char *nicd_conf_handler(parse_t *ps, nicd_content_pt h, const char *name);
 
 /*
  * A module, as nginx's ngx_module_t: the directives it owns, and what it

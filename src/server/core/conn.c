@@ -28,7 +28,7 @@
 #include "nicd.h"
 #include "transport.h"
 
-#define FLUSH_IOV  64
+#define FLUSH_IOV 64
 /* output queue items in one of the pool's buffer blocks */
 #define ITEMS_BLOCK ((int) (NICD_POOL_BUF_SIZE / sizeof(nicd_out_t)))
 
@@ -489,9 +489,8 @@ rate_limit(nicd_conn_t *c, const nicd_out_t *it, size_t *len)
         c->rate_t0 = now != 0 ? now : 1;
         c->rate_sent = 0;
     }
-    allow = (int64_t) it->rate * ((int64_t) (uint32_t) (now - c->rate_t0)
-                                  + 1000)
-                / 1000
+    allow = (int64_t) it->rate
+                * ((int64_t) (uint32_t) (now - c->rate_t0) + 1000) / 1000
             - (int64_t) c->rate_sent;
     if (allow <= 0) {
         /* until the rate allows a packet's worth more */
@@ -753,8 +752,8 @@ handshake(nicd_conn_t *c)
             c->ops = c->w->cycle->http2;
             if (c->ops == NULL
                 || (c->ops->start != NULL && c->ops->start(c) != 0)) {
-                log_error(LOG_CRIT, 0,
-                          "HTTP/2 session not created, client: %s", c->addr);
+                log_error(LOG_CRIT, 0, "HTTP/2 session not created, client: %s",
+                          c->addr);
                 c->ops = c->w->cycle->http1;
                 nicd_conn_close(c);
                 return -1;
@@ -929,8 +928,8 @@ nicd_conn_reusable(nicd_worker_t *w)
      * worker_connections), and walking costs nothing until then; it runs
      * newest first, so of equal ages the older connection wins */
     for (c = w->conns; c != NULL; c = c->next) {
-        int waits = c->writing || c->lingering ? NICD_WAITS_NOT
-                                               : c->ops->waiting(c);
+        int waits =
+            c->writing || c->lingering ? NICD_WAITS_NOT : c->ops->waiting(c);
 
         age = now - c->idle_ms;
         if (c->timer == T_KEEPALIVE && waits == NICD_WAITS_REQUEST) {

@@ -52,27 +52,27 @@ struct nicd_conn_ops_s;
  * Workers of an old generation finish their connections with it.
  */
 typedef struct nicd_cycle_s {
-    nicd_conf_t    *conf;
-    snic_instance_t backend;
+    nicd_conf_t     *conf;
+    snic_instance_t  backend;
     nicd_logfile_t **access_logs; /* by nicd_conf_t.access_paths' index */
     const struct nicd_conn_ops_s *http1, *http2; /* the protocols (main.c) */
     /* what the protocols and modules keep per worker thread, made before
      * its first request and freed when it ends (main.c; NULL: none) */
     void (*worker_init)(struct nicd_worker_s *w);
     void (*worker_free)(struct nicd_worker_s *w);
-    int             generation;
-    int             nworkers;
-    int             alive;           /* workers still running */
-    char            server_line[64]; /* "Server: nicd/0.1.0\r\n" */
-    size_t          server_line_len;
-    void           *tls;     /* the TLS context of "ssl" listeners, or NULL */
-    nicd_stats_t   *stats;   /* one a worker, by id (NULL: none kept) */
-    uint64_t        started; /* time(NULL) when it was made */
+    int           generation;
+    int           nworkers;
+    int           alive;           /* workers still running */
+    char          server_line[64]; /* "Server: nicd/0.1.0\r\n" */
+    size_t        server_line_len;
+    void         *tls;     /* the TLS context of "ssl" listeners, or NULL */
+    nicd_stats_t *stats;   /* one a worker, by id (NULL: none kept) */
+    uint64_t      started; /* time(NULL) when it was made */
 } nicd_cycle_t;
 
 enum { NICD_RUNNING = 0, NICD_STOPPING };
 
-typedef struct nicd_conn_s     nicd_conn_t;
+typedef struct nicd_conn_s nicd_conn_t;
 
 /*
  * A connection's protocol as the core sees it, and all it sees of one
@@ -105,7 +105,7 @@ typedef struct nicd_conn_ops_s {
 } nicd_conn_ops_t;
 
 enum {
-    NICD_WAITS_NOT = 0,  /* a request in progress, or not HTTP/1 */
+    NICD_WAITS_NOT = 0, /* a request in progress, or not HTTP/1 */
     NICD_WAITS_REQUEST, /* nothing in progress: between requests, or silent */
     NICD_WAITS_HEAD     /* a request head has begun and not all come */
 };
@@ -143,27 +143,27 @@ typedef struct nicd_worker_s {
     int          nconns;
     int          state;
 
-    nicd_stats_t *stats; /* its slot in the cycle's, or own_stats */
-    nicd_stats_t  own_stats;
-    nicd_ofc_t    ofc;
+    nicd_stats_t  *stats; /* its slot in the cycle's, or own_stats */
+    nicd_stats_t   own_stats;
+    nicd_ofc_t     ofc;
     nicd_logbuf_t *logs; /* one buffer an access log file, by its index */
     int            nlogs;
-    nicd_buf_t    path;      /* the normalised path of the request at hand */
-    nicd_buf_t    scratch;   /* index candidates, Location, ranges */
-    nicd_buf_t    logline;   /* an access log line being put together */
-    nicd_buf_t    reqpath;   /* the request's path, normalised (phases.c) */
-    nicd_buf_t    uri;       /* a rewritten or redirected URI (phases.c) */
-    nicd_buf_t    expand;    /* a replacement being expanded (phases.c) */
-    nicd_buf_t    hexpand;   /* an add_header value being expanded: the
+    nicd_buf_t     path;      /* the normalised path of the request at hand */
+    nicd_buf_t     scratch;   /* index candidates, Location, ranges */
+    nicd_buf_t     logline;   /* an access log line being put together */
+    nicd_buf_t     reqpath;   /* the request's path, normalised (phases.c) */
+    nicd_buf_t     uri;       /* a rewritten or redirected URI (phases.c) */
+    nicd_buf_t     expand;    /* a replacement being expanded (phases.c) */
+    nicd_buf_t     hexpand;   /* an add_header value being expanded: the
                                 body may still be in expand */
-    void         *match;     /* pcre2 match data for locations, rewrites */
-    void         *map_match; /* ... for maps, evaluated amid a rewrite */
-    nicd_buf_t    vars;      /* the request's "set" variables (variables.c) */
-    void         *lua;       /* lua.c's state of this thread */
-    void         *tls_spare; /* a TLS ciphertext buffer kept for reuse */
-    void         *h2_spare;  /* HTTP/2 streams kept for reuse (http2.c) */
-    int           h2_nspare;
-    nicd_str_t    hname[NICD_MAX_HEADERS], hvalue[NICD_MAX_HEADERS];
+    void          *match;     /* pcre2 match data for locations, rewrites */
+    void          *map_match; /* ... for maps, evaluated amid a rewrite */
+    nicd_buf_t     vars;      /* the request's "set" variables (variables.c) */
+    void          *lua;       /* lua.c's state of this thread */
+    void          *tls_spare; /* a TLS ciphertext buffer kept for reuse */
+    void          *h2_spare;  /* HTTP/2 streams kept for reuse (http2.c) */
+    int            h2_nspare;
+    nicd_str_t     hname[NICD_MAX_HEADERS], hvalue[NICD_MAX_HEADERS];
 
     const struct timeval *tv_header, *tv_keepalive, *tv_send, *tv_linger;
     log_limit_t           lim_full, lim_reuse, lim_accept; /* a line a second */
@@ -343,7 +343,7 @@ void nicd_http_error(nicd_conn_t *c, int status);
 int nicd_http_keepalive_allowed(nicd_conn_t *c);
 
 /* worker.c */
-int  nicd_worker_start(nicd_worker_t *w);
+int nicd_worker_start(nicd_worker_t *w);
 /* What nicd_worker_start() does before the thread runs, for a worker
  * driven by hand (the fuzz target): the pools and the close callback. */
 void nicd_worker_setup(nicd_worker_t *w);

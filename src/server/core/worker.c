@@ -75,8 +75,8 @@ accept_cb(evutil_socket_t lfd, short ev, void *arg)
              * there is a connection to make it for */
             victim = nicd_conn_reusable(w);
             if (victim == NULL) {
-                log_error_limited(&w->lim_full, nicd_worker_now_ms(w),
-                                  LOG_WARN, 0,
+                log_error_limited(&w->lim_full, nicd_worker_now_ms(w), LOG_WARN,
+                                  0,
                                   "%d worker_connections are not enough, "
                                   "not accepting until one closes",
                                   w->cycle->conf->worker_connections);
@@ -126,8 +126,7 @@ accept_cb(evutil_socket_t lfd, short ev, void *arg)
             }
         }
         if (victim != NULL) {
-            log_error_limited(&w->lim_reuse, nicd_worker_now_ms(w), LOG_WARN,
-                              0,
+            log_error_limited(&w->lim_reuse, nicd_worker_now_ms(w), LOG_WARN, 0,
                               "%d worker_connections are not enough, "
                               "reusing connections",
                               w->cycle->conf->worker_connections);

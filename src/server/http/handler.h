@@ -231,8 +231,8 @@ void nicd_log_records(const nicd_loc_conf_t *lc, uint32_t mask,
                       const nicd_log_view_t *v, nicd_buf_t *b);
 /* The same written at once to the worker's log buffers (a view with
  * late_known set: HTTP/2 logs a stream when it closes). */
-void nicd_log_write(nicd_worker_t *w, const nicd_loc_conf_t *lc,
-                    uint32_t mask, const nicd_log_view_t *v);
+void nicd_log_write(nicd_worker_t *w, const nicd_loc_conf_t *lc, uint32_t mask,
+                    const nicd_log_view_t *v);
 
 typedef struct nicd_log_format_s nicd_log_format_t;
 
@@ -273,7 +273,6 @@ void nicd_internal_redirect(nicd_conn_t *c, const nicd_request_t *r,
 int nicd_access_phase(nicd_conn_t *c, const nicd_request_t *r,
                       const nicd_loc_conf_t *lc);
 
-
 /*
  * static.c: open path (a URI, normalised) under lc's root or alias:
  * 0 with *out (release it), or -1 with the errno value in *err.
@@ -301,8 +300,8 @@ typedef struct {
      * nicd_static_lookup */
     void (*files)(nicd_conn_t *c, const nicd_request_t *r,
                   const nicd_loc_conf_t *lc, const char *path, size_t len);
-    int (*lookup)(nicd_conn_t *c, const nicd_loc_conf_t *lc,
-                  const char *path, size_t len, nicd_file_t **out, int *err);
+    int (*lookup)(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
+                  size_t len, nicd_file_t **out, int *err);
     /* a body made in memory (error pages, return's text) through the
      * body filter (modules/gzip.c): as nicd_gzip_body */
     const char *(*body_filter)(nicd_conn_t *c, const char *type, size_t tlen,

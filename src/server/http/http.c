@@ -78,7 +78,7 @@ typedef struct {
     nicd_chunked_t  chunked;
 } h1_req_t;
 
-#define H1_REQ(c) (&((h1_req_t *) (c)->req)->p)
+#define H1_REQ(c)     (&((h1_req_t *) (c)->req)->p)
 #define H1_CHUNKED(c) (&((h1_req_t *) (c)->req)->chunked)
 
 _Static_assert(NICD_HTTP_MAX_HEADERS <= NICD_MAX_HEADERS,
@@ -252,9 +252,8 @@ void
 nicd_http_error(nicd_conn_t *c, int status)
 {
     c->keepalive = 0;
-    nicd_respond_error(c, status,
-                       c->req != NULL && H1_REQ(c)->method == NICD_M_HEAD, NULL,
-                       0);
+    nicd_respond_error(
+        c, status, c->req != NULL && H1_REQ(c)->method == NICD_M_HEAD, NULL, 0);
 }
 
 /* q from the parsed request whose head starts at base */
@@ -418,7 +417,6 @@ nicd_http_handle(nicd_conn_t *c)
 
 /* ---- the connection's protocol (nicd_conn_ops_t) ---- */
 
-
 /* Skip request body bytes that nobody reads. */
 static void
 discard_body(nicd_conn_t *c)
@@ -517,10 +515,9 @@ h1_run(nicd_conn_t *c)
                 return;
             }
             if (rc == 1) { /* a parser fresh from the pool */
-                nicd_http_req_init(H1_REQ(c),
-                                   (uint32_t) cf->large_header_buffer_size,
-                                   (uint32_t) cf->large_header_buffer_size,
-                                   c->in_max);
+                nicd_http_req_init(
+                    H1_REQ(c), (uint32_t) cf->large_header_buffer_size,
+                    (uint32_t) cf->large_header_buffer_size, c->in_max);
             }
             rc = nicd_http_parse(H1_REQ(c), c->in + c->in_start,
                                  c->in_end - c->in_start);
@@ -626,8 +623,6 @@ h1_conn_start(nicd_conn_t *c)
 }
 
 const nicd_conn_ops_t nicd_http1_conn = {
-    "http/1.1",        h1_conn_start, h1_run,
-    NULL,              h1_header_timeout, h1_waiting,
-    nicd_http_held_free,
-    sizeof(h1_req_t),
+    "http/1.1", h1_conn_start,       h1_run,           NULL, h1_header_timeout,
+    h1_waiting, nicd_http_held_free, sizeof(h1_req_t),
 };

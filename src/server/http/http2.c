@@ -57,26 +57,26 @@ typedef struct h2_stream_s {
     int        cap;
 
     /* cleared for each stream: from id to the arrays below */
-    int32_t             id;
-    struct h2_stream_s *next, *prev;
-    int                 method;
-    size_t              path_off, path_len, query_off, query_len;
-    size_t              ref_off, ref_len, ua_off, ua_len;
-    int                 has_path, has_hdr[NICD_NHDR], has_ref, has_ua;
-    size_t              header_bytes;
-    int                 nall; /* regular request header fields */
-    char               *uri;  /* $uri for the access log, or NULL */
-    const nicd_loc_conf_t *log_lc; /* whose access logs take it ... */
+    int32_t                id;
+    struct h2_stream_s    *next, *prev;
+    int                    method;
+    size_t                 path_off, path_len, query_off, query_len;
+    size_t                 ref_off, ref_len, ua_off, ua_len;
+    int                    has_path, has_hdr[NICD_NHDR], has_ref, has_ua;
+    size_t                 header_bytes;
+    int                    nall;     /* regular request header fields */
+    char                  *uri;      /* $uri for the access log, or NULL */
+    const nicd_loc_conf_t *log_lc;   /* whose access logs take it ... */
     uint32_t               log_mask; /* ... which of them (answer time) */
-    int                 status;
-    char                code[4]; /* :status, for nghttp2 to take uncopied */
-    int                 nh;      /* response header fields */
-    int                 npieces, cur;
-    size_t              cur_off;   /* sent of pieces[cur] */
-    uint64_t            remaining; /* not yet handed to a DATA frame */
-    uint64_t            sent;      /* body bytes queued, for the access log */
-    int                 ready;     /* the request is complete, not answered */
-    int                 answered;
+    int                    status;
+    char                   code[4]; /* :status, for nghttp2 to take uncopied */
+    int                    nh;      /* response header fields */
+    int                    npieces, cur;
+    size_t                 cur_off;   /* sent of pieces[cur] */
+    uint64_t               remaining; /* not yet handed to a DATA frame */
+    uint64_t               sent;  /* body bytes queued, for the access log */
+    int                    ready; /* the request is complete, not answered */
+    int                    answered;
 
     /* read only below the counts above (hdr_off: where has_hdr is set) */
     size_t hdr_off[NICD_NHDR], hdr_len[NICD_NHDR];
@@ -966,6 +966,6 @@ h2_waiting(const nicd_conn_t *c)
 }
 
 const nicd_conn_ops_t nicd_http2_conn = {
-    "h2",        nicd_h2_start, nicd_h2_run, h2_conn_shutdown,
-    NULL,        h2_waiting,    nicd_h2_free,
+    "h2", nicd_h2_start, nicd_h2_run,  h2_conn_shutdown,
+    NULL, h2_waiting,    nicd_h2_free,
 };

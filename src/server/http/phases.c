@@ -153,8 +153,8 @@ condition(nicd_conn_t *c, const nicd_request_t *r, const nicd_if_t *cond,
     nicd_buf_t *v = &c->w->expand, rhs = {0};
     int         t, n;
 
-    if (nicd_expand(c, r, st->cur.data, st->cur.len, cond->var, v, st->subj.data,
-               st->caps, st->ncaps)
+    if (nicd_expand(c, r, st->cur.data, st->cur.len, cond->var, v,
+                    st->subj.data, st->caps, st->ncaps)
         != 0) {
         return -1;
     }
@@ -169,7 +169,7 @@ condition(nicd_conn_t *c, const nicd_request_t *r, const nicd_if_t *cond,
         break;
     case NICD_IF_EQ:
         if (nicd_expand(c, r, st->cur.data, st->cur.len, cond->value, &rhs,
-                   st->subj.data, st->caps, st->ncaps)
+                        st->subj.data, st->caps, st->ncaps)
             != 0) {
             nicd_buf_free(&rhs);
             return -1;
@@ -239,7 +239,7 @@ rules(nicd_conn_t *c, const nicd_request_t *r, const nicd_rewrite_t *rw,
         case NICD_REWRITE_RETURN:
             c->resp_status = rw->code; /* $status in the text, as nginx */
             if (nicd_expand(c, r, st->cur.data, st->cur.len, rw->replacement,
-                       &w->expand, st->subj.data, st->caps, st->ncaps)
+                            &w->expand, st->subj.data, st->caps, st->ncaps)
                 != 0) {
                 nicd_respond_error(c, 500, head, NULL, 0);
                 return RW_DONE;
@@ -266,8 +266,8 @@ rules(nicd_conn_t *c, const nicd_request_t *r, const nicd_rewrite_t *rw,
         nicd_buf_add(&st->subj, "", 1);
         st->caps = pcre2_get_ovector_pointer(md);
         st->ncaps = n;
-        if (nicd_expand(c, r, st->cur.data, st->cur.len, rw->replacement, &w->expand,
-                   st->subj.data, st->caps, st->ncaps)
+        if (nicd_expand(c, r, st->cur.data, st->cur.len, rw->replacement,
+                        &w->expand, st->subj.data, st->caps, st->ncaps)
             != 0) {
             nicd_respond_error(c, 500, head, NULL, 0);
             return RW_DONE;
@@ -525,9 +525,9 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
     }
 
     for (;;) {
-        lc = named != NULL
-                 ? named
-                 : nicd_conf_find_location(c->srv, uri, len, nicd_match_data(c->w));
+        lc = named != NULL ? named
+                           : nicd_conf_find_location(c->srv, uri, len,
+                                                     nicd_match_data(c->w));
         c->loc = lc;
         c->cur_uri = uri;
         c->cur_uri_len = len;
@@ -568,8 +568,7 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
         goto out;
     }
     if (lc->handler != NULL) {
-        if (lc->lua == NULL && r->method != NICD_M_GET
-            && !head) {
+        if (lc->lua == NULL && r->method != NICD_M_GET && !head) {
             nicd_respond_error(c, 405, head, NULL, 0);
         } else {
             lc->handler(c, r, lc);
@@ -594,7 +593,7 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
     c->cur_request = r;
     c->cur_uri = NULL;
     c->w->vars.len = 0; /* "set" variables live for one request */
-    c->resp_status = 0;  /* $status: "000" until a response starts */
+    c->resp_status = 0; /* $status: "000" until a response starts */
     if (c->w->stats->srv != NULL) {
         NICD_STAT_ADD(c->w->stats->srv[c->srv->index * NICD_SRV_STATS], 1);
     }
@@ -637,7 +636,8 @@ nicd_lua_location(nicd_conn_t *c, const nicd_request_t *r)
         return 0;
     }
     srv = server_of(c, r);
-    lc = nicd_conf_find_location(srv, c->w->path.data, n, nicd_match_data(c->w));
+    lc =
+        nicd_conf_find_location(srv, c->w->path.data, n, nicd_match_data(c->w));
     return lc->lua != NULL;
 }
 

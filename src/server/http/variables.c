@@ -71,8 +71,9 @@ int
 nicd_expand_captures(nicd_conn_t *c, const char *tmpl, void *md,
                      const char *subject, nicd_buf_t *b)
 {
-    if (nicd_expand(c, c->cur_request, subject, strlen(subject), tmpl, b, subject,
-               pcre2_get_ovector_pointer(md), (int) pcre2_get_ovector_count(md))
+    if (nicd_expand(c, c->cur_request, subject, strlen(subject), tmpl, b,
+                    subject, pcre2_get_ovector_pointer(md),
+                    (int) pcre2_get_ovector_count(md))
         != 0) {
         return -1;
     }
@@ -99,8 +100,7 @@ nicd_local_port(nicd_conn_t *c)
 /* "set" variables: records of [name length][value length][name][value]
  * (lengths as uint32_t), the last one of a name wins */
 int
-nicd_var_set(nicd_worker_t *w, const char *name, const char *value,
-             size_t len)
+nicd_var_set(nicd_worker_t *w, const char *name, const char *value, size_t len)
 {
     uint32_t n[2] = {(uint32_t) strlen(name), (uint32_t) len};
 
@@ -154,8 +154,8 @@ map_of(const nicd_conf_t *cf, const char *name, size_t len)
  * default.  0, or -1 (logged).
  */
 static int
-map_value(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
-          size_t ulen, const nicd_map_t *m, nicd_buf_t *b)
+map_value(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t ulen,
+          const nicd_map_t *m, nicd_buf_t *b)
 {
     static __thread int depth;
     nicd_buf_t          src = {0}, val = {0};
@@ -165,8 +165,10 @@ map_value(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
     int                 i, n = 0, rc = -1;
 
     if (depth >= MAP_DEPTH) {
-        log_error(LOG_ERR, 0, "map $%s: variables nested too deeply, "
-                  "client: %s", m->name, c->addr);
+        log_error(LOG_ERR, 0,
+                  "map $%s: variables nested too deeply, "
+                  "client: %s",
+                  m->name, c->addr);
         return -1;
     }
     depth++;
@@ -174,8 +176,7 @@ map_value(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
         goto done;
     }
     for (i = 0; i < m->nentries; i++) {
-        if (m->entries[i].key != NULL
-            && strlen(m->entries[i].key) == src.len
+        if (m->entries[i].key != NULL && strlen(m->entries[i].key) == src.len
             && strncasecmp(m->entries[i].key, src.data != NULL ? src.data : "",
                            src.len)
                    == 0) {
@@ -208,15 +209,14 @@ map_value(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
     n = 0;
 found:
     nicd_buf_add(&src, "", 1); /* the subject of $1..$9, NUL-terminated */
-    if (nicd_expand(c, r, uri, ulen, value, &val, src.data,
-                    n > 0 ? caps : NULL, n)
+    if (nicd_expand(c, r, uri, ulen, value, &val, src.data, n > 0 ? caps : NULL,
+                    n)
         == 0) {
         nicd_buf_add(b, val.data, val.len);
         /* kept for the rest of the request, as nginx caches it */
         rc = m->volatile_
-                     || nicd_var_set(c->w, m->name, val.data != NULL ? val.data
-                                                                     : "",
-                                     val.len)
+                     || nicd_var_set(c->w, m->name,
+                                     val.data != NULL ? val.data : "", val.len)
                             == 0
                  ? 0
                  : -1;
@@ -372,9 +372,9 @@ variable(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t ulen,
  * for an unknown variable.
  */
 int
-nicd_expand(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t ulen,
-       const char *tmpl, nicd_buf_t *b, const char *subject,
-       const PCRE2_SIZE *caps, int ncaps)
+nicd_expand(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
+            size_t ulen, const char *tmpl, nicd_buf_t *b, const char *subject,
+            const PCRE2_SIZE *caps, int ncaps)
 {
     const char *p = tmpl, *s;
     size_t      n;

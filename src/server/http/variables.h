@@ -13,8 +13,7 @@
 #include "handler.h"
 
 /* the Host a request names, without a port or a trailing dot (NULL: none) */
-void nicd_request_host(const nicd_request_t *r, const char **host,
-                       size_t *len);
+void nicd_request_host(const nicd_request_t *r, const char **host, size_t *len);
 /* the port of the address the connection came to */
 unsigned nicd_local_port(nicd_conn_t *c);
 /* the worker's pcre2 match data (made the first time) */

@@ -433,7 +433,6 @@ nicd_log_render(const nicd_log_format_t *f, const nicd_log_view_t *v,
     nicd_buf_add(b, "\n", 1);
 }
 
-
 uint32_t
 nicd_log_select(nicd_conn_t *c, const nicd_loc_conf_t **out)
 {
@@ -444,11 +443,11 @@ nicd_log_select(nicd_conn_t *c, const nicd_loc_conf_t **out)
     int                    i;
 
     if (lc == NULL) {
-        lc = c->srv != NULL ? c->srv->loc
-                            : nicd_conf_find_server(c->w->cycle->conf,
-                                                    c->sc.listener, NULL, 0,
-                                                    NULL)
-                                  ->loc;
+        lc = c->srv != NULL
+                 ? c->srv->loc
+                 : nicd_conf_find_server(c->w->cycle->conf, c->sc.listener,
+                                         NULL, 0, NULL)
+                       ->loc;
     }
     *out = lc;
     for (i = 0; i < lc->nlogs && i < 32; i++) {
@@ -457,10 +456,8 @@ nicd_log_select(nicd_conn_t *c, const nicd_loc_conf_t **out)
         if (log->cond != NULL && r != NULL) {
             /* logged unless it comes to "" or "0" (nginx); a condition
              * that cannot be evaluated logs (and says why) */
-            if (nicd_expand(c, r,
-                            c->cur_uri != NULL ? c->cur_uri : r->path.p,
-                            c->cur_uri != NULL ? c->cur_uri_len
-                                               : r->path.len,
+            if (nicd_expand(c, r, c->cur_uri != NULL ? c->cur_uri : r->path.p,
+                            c->cur_uri != NULL ? c->cur_uri_len : r->path.len,
                             log->cond, b, NULL, NULL, 0)
                     == 0
                 && (b->len == 0 || (b->len == 1 && b->data[0] == '0'))) {
@@ -530,11 +527,11 @@ nicd_log_write(nicd_worker_t *w, const nicd_loc_conf_t *lc, uint32_t mask,
 static const char *
 set_access_log(parse_t *ps, const char **a, int n)
 {
-    nicd_conf_t       *c = ps->conf;
-    nicd_loc_conf_t   *l = ps->loc;
-    nicd_access_log_t  log;
-    const char        *err;
-    int                i;
+    nicd_conf_t      *c = ps->conf;
+    nicd_loc_conf_t  *l = ps->loc;
+    nicd_access_log_t log;
+    const char       *err;
+    int               i;
 
     if (strcmp(a[0], "off") == 0) {
         if (n > 1) {
@@ -592,8 +589,8 @@ set_access_log(parse_t *ps, const char **a, int n)
         }
     }
     if (i == c->naccess_paths) {
-        c->access_paths =
-            nicd_conf_grow(c, c->access_paths, c->naccess_paths, sizeof(char *));
+        c->access_paths = nicd_conf_grow(c, c->access_paths, c->naccess_paths,
+                                         sizeof(char *));
         if (c->access_paths == NULL
             || (c->access_paths[i] = nicd_conf_strdup(c, a[0])) == NULL) {
             return "out of memory";

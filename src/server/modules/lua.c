@@ -141,7 +141,8 @@ worker_load(lua_worker_t *lw, const nicd_cycle_t *cy)
         const char *file = cf->lua_locs[i]->lua;
 
         lw->refs[i] = LUA_NOREF;
-        lw->deadline_ns = nicache_now_ns() + (uint64_t) cf->lua_time_limit * 1000000u;
+        lw->deadline_ns =
+            nicache_now_ns() + (uint64_t) cf->lua_time_limit * 1000000u;
         lua_sethook(lw->L, hook, LUA_MASKCOUNT, HOOK_EVERY);
         if (luaL_loadfile(lw->L, file) != 0 || lua_pcall(lw->L, 0, 1, 0) != 0) {
             log_error(LOG_ERR, 0, "lua: %s: %s", file, lua_tostring(lw->L, -1));
@@ -355,7 +356,8 @@ nicd_lua_content(nicd_conn_t *c, const nicd_request_t *r,
     lua_rawgeti(L, LUA_REGISTRYINDEX, lw->refs[loc]);
     push_request(L, c, r);
     lw->expired = 0;
-    lw->deadline_ns = nicache_now_ns() + (uint64_t) cf->lua_time_limit * 1000000u;
+    lw->deadline_ns =
+        nicache_now_ns() + (uint64_t) cf->lua_time_limit * 1000000u;
     lua_sethook(L, hook, LUA_MASKCOUNT, HOOK_EVERY);
     if (lua_pcall(L, 1, 3, 0) != 0) {
         lua_sethook(L, NULL, 0, 0);
@@ -423,7 +425,8 @@ set_lua_handler(parse_t *ps, const char **a, int n)
     }
     all = nicd_conf_grow(ps->conf, ps->conf->lua_locs, ps->conf->nlua,
                          sizeof(*all));
-    if (all == NULL || (ps->loc->lua = nicd_conf_strdup(ps->conf, a[0])) == NULL) {
+    if (all == NULL
+        || (ps->loc->lua = nicd_conf_strdup(ps->conf, a[0])) == NULL) {
         return "out of memory";
     }
     ps->loc->lua_idx = ps->conf->nlua;

@@ -20,11 +20,11 @@
 static const char *
 map_line(parse_t *ps, const char **a, int n)
 {
-    nicd_map_t       *m = ps->lines_data;
-    nicd_map_entry_t  e;
-    const char       *key = a[0];
-    char              err[512];
-    int               i;
+    nicd_map_t      *m = ps->lines_data;
+    nicd_map_entry_t e;
+    const char      *key = a[0];
+    char             err[512];
+    int              i;
 
     if (n == 1 && strcmp(key, "volatile") == 0) {
         m->volatile_ = 1;

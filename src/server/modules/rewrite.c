@@ -143,8 +143,7 @@ set_set(parse_t *ps, const char **a, int n)
             c->set_names =
                 nicd_conf_grow(c, c->set_names, c->nset_names, sizeof(char *));
             if (c->set_names == NULL
-                || (c->set_names[c->nset_names] =
-                        nicd_conf_strdup(c, a[0] + 1))
+                || (c->set_names[c->nset_names] = nicd_conf_strdup(c, a[0] + 1))
                        == NULL) {
                 return "out of memory";
             }
