@@ -16,6 +16,7 @@
 
 #include "reader.h"
 #include "strtab.h"
+#include "../../src/util/version.h"
 
 struct trace_reader_s;
 
@@ -920,4 +921,11 @@ trace_close(trace_reader_t *t)
     free(t->nbuf);
     free(t->path);
     free(t);
+}
+
+void
+trace_print_version(const char *prog)
+{
+    printf("%s (nicache) %s\nfeatures: gzip (zlib %s)\n", prog, NICACHE_VERSION,
+           zlibVersion());
 }

@@ -143,4 +143,8 @@ const trace_bad_t *trace_bad_first(const trace_reader_t *t, int *n);
 
 void trace_close(trace_reader_t *t);
 
+/* --version of a trace tool: its name, the version, the compiled
+ * features (gzip, through zlib) */
+void trace_print_version(const char *prog);
+
 #endif /* TRACE_READER_H */

@@ -167,10 +167,7 @@ main(int argc, char **argv)
               : ch == 'R' ? &cp->o.runs
                           : &cp->o.port) = (int) v;
             break;
-        case NICACHE_OPT_VERSION:
-            printf("%s (nicache) %s\nfeatures: gzip (zlib %s)\n", "niccompare",
-                   NICACHE_VERSION, zlibVersion());
-            return 0;
+        case NICACHE_OPT_VERSION: trace_print_version("niccompare"); return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

@@ -24,7 +24,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "../../src/util/version.h"
 #include "../../src/sendfile_nic/nic/bus.h"

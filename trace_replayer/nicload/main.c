@@ -217,10 +217,7 @@ main(int argc, char **argv)
         case 'l': lp->cf.log = optarg; break;
         case 'S': lp->cf.search = 1; break;
         case 'q': lp->cf.quiet = 1; break;
-        case NICACHE_OPT_VERSION:
-            printf("%s (nicache) %s\nfeatures: gzip (zlib %s)\n", "nicload",
-                   NICACHE_VERSION, zlibVersion());
-            return 0;
+        case NICACHE_OPT_VERSION: trace_print_version("nicload"); return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

@@ -21,12 +21,12 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "../../src/util/version.h"
 #include "../../src/util/size.h"
 #include "../lib/content.h"
 #include "../lib/hclient.h"
+#include "../lib/reader.h"
 #include "../lib/hist.h"
 #include "../lib/json.h"
 #include "../lib/specweb.h"

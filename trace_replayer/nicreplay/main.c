@@ -346,10 +346,7 @@ main(int argc, char **argv)
         case 'j': json = optarg; break;
         case 'l': logpath = optarg; break;
         case 'q': rp->cf.quiet = 1; break;
-        case NICACHE_OPT_VERSION:
-            printf("%s (nicache) %s\nfeatures: gzip (zlib %s)\n", "nicreplay",
-                   NICACHE_VERSION, zlibVersion());
-            return 0;
+        case NICACHE_OPT_VERSION: trace_print_version("nicreplay"); return 0;
         case 'h': nicreplay_usage(stdout); return 0;
         default: nicreplay_usage(stderr); return 2;
         }

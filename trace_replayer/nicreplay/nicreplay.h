@@ -25,7 +25,6 @@
 #include <math.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "../../src/util/version.h"
 #include "../lib/breakdown.h"

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "../../src/util/duration.h"
 #include "../../src/util/size.h"
@@ -287,10 +286,7 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
             break;
         case 'j': cf->out = 1; break;
         case 'c': cf->out = 2; break;
-        case NICACHE_OPT_VERSION:
-            printf("%s (nicache) %s\nfeatures: gzip (zlib %s)\n", "nicsim",
-                   NICACHE_VERSION, zlibVersion());
-            return 0;
+        case NICACHE_OPT_VERSION: trace_print_version("nicsim"); return 0;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

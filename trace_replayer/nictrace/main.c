@@ -118,10 +118,7 @@ main(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'g': conn_gap = atol(optarg); break;
         case 'p': pipe_gap = atol(optarg); break;
-        case NICACHE_OPT_VERSION:
-            printf("%s (nicache) %s\nfeatures: gzip (zlib %s)\n", "nictrace",
-                   NICACHE_VERSION, zlibVersion());
-            return 0;
+        case NICACHE_OPT_VERSION: trace_print_version("nictrace"); return 0;
         case 'h': usage(stdout); return 0;
         default:
             if (ch >= 256 && ch < 256 + SY_N) {
