@@ -491,21 +491,31 @@ trace_mrc_result(const trace_mrc_t *m, int i, trace_mrc_result_t *out)
     *out = m->res[j];
     if (m->sampling) {
         /*
-         * SHARDS' ratio: the sample's miss ratio (of its accesses and of
-         * its bytes) applied to the accesses and bytes the size took,
-         * which are counted whole.  Normalising by what the sample drew,
-         * not by rate times the whole, keeps a sample that drew more or
-         * fewer of the few hottest blocks than its share from moving
-         * every ratio (measured: half the mean error on the NASA sample).
+         * SHARDS_adj (Waldspurger et al., FAST'15, 4.2): the sample's
+         * misses stand for 1 / rate as many; the accesses and bytes the
+         * size took are counted whole, so the rest are hits.  A sample
+         * that drew more or fewer of the few hottest blocks than its
+         * share misplaces their references, and those are at the
+         * shortest distances: hits wherever the cache holds more than a
+         * handful of sampled blocks (nicsim says where it does not).
          */
-        uint64_t n = out->hits + out->misses, b = out->cached + m->lost[j];
-        double   mr = n ? (double) out->misses / (double) n : 0;
-        double   bmr = b ? (double) m->lost[j] / (double) b : 0;
+        uint64_t miss = (uint64_t) ((double) out->misses / m->rate + 0.5);
+        uint64_t lost = (uint64_t) ((double) m->lost[j] / m->rate + 0.5);
 
-        out->misses = (uint64_t) (mr * (double) m->acc[j] + 0.5);
+        out->misses = miss < m->acc[j] ? miss : m->acc[j];
         out->hits = m->acc[j] - out->misses;
-        out->cached = (uint64_t) ((1 - bmr) * (double) m->in[j] + 0.5);
+        out->cached = lost < m->in[j] ? m->in[j] - lost : 0;
     }
+}
+
+int
+trace_mrc_coarse(const trace_mrc_t *m, int i)
+{
+    int j;
+
+    for (j = 0; j < m->k && m->given[j] != i; j++) {
+    }
+    return m->sampling && m->lim[j] < 32;
 }
 
 uint64_t

@@ -24,12 +24,14 @@
  *
  * With a sampling rate R < 1 a block is followed when hash(block) < R of
  * the hash space, its distance counted among followed blocks and scaled by
- * 1/R (SHARDS' fixed rate).  A size's miss ratios are the sample's (of
- * its block accesses, of its bytes), applied to the accesses and bytes
- * the size took, which are counted whole; so counts are estimates, and
- * the error falls with the number of blocks (mean absolute error 0.01 at
- * R = 0.5 on a sample of 10,000 blocks).  A request counts when a block
- * of it was followed, and misses when a followed block missed.
+ * 1/R (SHARDS' fixed rate).  A size's misses are the sample's scaled by
+ * 1/R; its accesses and bytes are counted whole and the rest are hits
+ * (SHARDS_adj: a sample's excess or shortfall of references to the
+ * hottest blocks goes to the shortest distances).  The estimate is coarse
+ * where a cache holds only a few sampled blocks (K * R small: a distance
+ * is known to 1/R blocks); trace_mrc_coarse() names those sizes.  A
+ * request counts when a block of it was followed, and misses when a
+ * followed block missed.
  */
 
 #ifndef TRACE_MRC_H
@@ -67,6 +69,10 @@ int trace_mrc_request(trace_mrc_t *m, uint32_t file, uint64_t fsize,
 
 /* The counters of sizes[i] as given to trace_mrc_new(). */
 void trace_mrc_result(const trace_mrc_t *m, int i, trace_mrc_result_t *out);
+
+/* 1 when sizes[i]'s cache holds fewer than 32 sampled blocks (its
+ * sampled estimate is coarse); 0 for an exact curve. */
+int trace_mrc_coarse(const trace_mrc_t *m, int i);
 
 /* Distinct blocks followed so far, and the bytes the curve holds. */
 uint64_t trace_mrc_blocks(const trace_mrc_t *m);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../src/util/clock.h"
+#include "../../src/util/size.h"
 #include "nicsim.h"
 
 static int
@@ -323,6 +324,18 @@ nicsim_run(nicsim_run_t *run, const nicsim_conf_t *cf)
             s->bypassed += m.bypassed;
             s->requests += m.requests;
             s->req_misses += m.req_misses;
+        }
+        for (j = 0; k == 0 && j < cf->nsizes; j++) {
+            if (trace_mrc_coarse(run->mrc[0], j)) {
+                char a[32];
+
+                nicache_size_str(cf->sizes[j], a, sizeof(a));
+                fprintf(stderr,
+                        "nicsim: at %s the cache holds under 32 sampled "
+                        "blocks: a coarse estimate (raise --sample, or "
+                        "--mrc for the exact curve)\n",
+                        a);
+            }
         }
         fprintf(stderr,
                 "nicsim: %s curve of cache %d: %llu blocks followed, %.1f MiB"
