@@ -38,10 +38,11 @@ typedef struct {
     double               warm_s;   /* ... or seconds of the trace */
     int                  want_mrc; /* --mrc (or --sample) */
     double               rate;     /* --sample */
-    int                  want_opt; /* OPT or --oracle-out: record blocks */
-    const char          *oracle;   /* --oracle-out FILE */
-    const char          *plot;     /* --plot FILE.png */
-    int                  out;      /* 0 table, 1 JSON, 2 CSV */
+    uint64_t             threshold; /* follow a block: its hash below */
+    int                  want_opt;  /* OPT or --oracle-out: record blocks */
+    const char          *oracle;    /* --oracle-out FILE */
+    const char          *plot;      /* --plot FILE.png */
+    int                  out;       /* 0 table, 1 JSON, 2 CSV */
 } nicsim_conf_t;
 
 /* One cache size and policy, and what it saw (all its caches together). */
@@ -53,6 +54,10 @@ typedef struct {
     uint64_t             hits, misses, bypassed;
     uint64_t             requests, req_misses; /* with content; a miss: a
                                                   block of it missed */
+    /* --sample in miniature: the block accesses and content bytes the
+     * size took, all counted, and the bytes of the followed misses */
+    uint64_t acc, in, lost;
+    uint64_t threshold, block; /* the run's, for the sampled path */
 } sim_t;
 
 /* OPT needs the whole sequence: the accesses of each cache, recorded */

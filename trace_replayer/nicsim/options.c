@@ -62,8 +62,11 @@ usage(FILE *out)
             "64k:16m).  --mrc gives LRU's result for every\nsize in one "
             "pass (stack distances; the same numbers as simulating each "
             "size);\n--sample RATE (0 < RATE <= 1) follows that share of "
-            "the blocks (SHARDS,\nfixed rate: an estimate, for traces of "
-            "millions of blocks; counts scaled by\n1 / RATE).  --plot "
+            "the blocks: with --mrc\nSHARDS' estimate of the curve, "
+            "without it each policy simulated in miniature\n(a cache of "
+            "RATE times the blocks, on the followed blocks).  Estimates, "
+            "for\ntraces of millions of blocks; the misses scaled by 1 / "
+            "RATE.  --plot\n"
             "FILE.png draws the curves (python3-matplotlib).\n"
             "\n  -h, --help            this text\n"
             "      --version         the version and the compiled features\n"
@@ -270,7 +273,6 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
                         optarg);
                 return 2;
             }
-            cf->want_mrc = 1;
             break;
         case 'P' + 256:
             points = atoi(optarg);
@@ -340,14 +342,20 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
     }
     if (cf->want_mrc
         && (cf->npol != 1 || cf->pol[0] != snic_policy_find("lru"))) {
-        fprintf(stderr, "nicsim: --mrc and --sample draw LRU's curve in one "
-                        "pass; simulate other policies size by size (without "
-                        "--mrc)\n");
+        fprintf(stderr, "nicsim: --mrc draws LRU's curve in one pass; simulate "
+                        "other policies size by size (without --mrc; with "
+                        "--sample R, in miniature)\n");
         return 2;
     }
     if (cf->want_mrc && cf->oracle != NULL) {
         fprintf(stderr, "nicsim: --oracle-out records the blocks of a "
                         "simulation: not with --mrc\n");
+        return 2;
+    }
+    cf->threshold = (uint64_t) (cf->rate * 18446744073709551616.0);
+    if (cf->rate < 1 && cf->want_opt) {
+        fprintf(stderr, "nicsim: --sample with opt or --oracle-out is not "
+                        "supported (they need every access)\n");
         return 2;
     }
     if ((cf->warm_n > 0 || cf->warm_s > 0) && cf->want_opt) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/sendfile_nic/snic.h"
 #include "../../src/util/clock.h"
 #include "../../src/util/size.h"
 #include "nicsim.h"
@@ -117,6 +118,75 @@ simulate_mrc(nicsim_run_t *run, const trace_req_t *r, int counting)
     }
 }
 
+/* a miniature cache's blocks: rate times k, at least one */
+static uint64_t
+miniature(uint64_t k, double rate)
+{
+    uint64_t m = (uint64_t) ((double) k * rate + 0.5);
+
+    return m > 0 ? m : 1;
+}
+
+/*
+ * A transfer of the first bytes of file id through a miniature cache d
+ * (Waldspurger et al., ATC'17): only the blocks whose hash falls below
+ * the sampling threshold (the blocks SHARDS follows, mrc.c's hash) go
+ * through it; the accesses and bytes are counted whole for the estimate
+ * (scaled()).
+ */
+static void
+simulate_sampled(sim_t *s, snic_dir_t *d, uint32_t id, uint64_t bytes,
+                 int counting)
+{
+    const uint64_t  threshold = s->threshold, block = s->block;
+    uint64_t        nblocks = (bytes + block - 1) / block, b, used;
+    uint64_t        hit = 0, hit_bytes = 0, followed = 0, lost = 0;
+    snic_block_id_t bid = {0, id, 0};
+    int             ev;
+
+    for (b = 0; b < nblocks; b++) {
+        if (snic_mix(0, (uint64_t) id << 32 | b) >= threshold) {
+            continue;
+        }
+        followed++;
+        bid.block = b;
+        used = bytes - b * block < block ? bytes - b * block : block;
+        if (snic_dir_lookup(d, &bid, 1) != SNIC_SLOT_NONE) {
+            hit_bytes += used;
+            hit++;
+        } else {
+            snic_dir_insert(d, &bid, 1, &ev);
+            lost += used;
+        }
+    }
+    if (counting) {
+        s->acc += nblocks;
+        s->in += bytes;
+        s->cached += hit_bytes;
+        s->hits += hit;
+        s->misses += followed - hit;
+        s->lost += lost;
+        if (followed > 0) {
+            s->requests++;
+            s->req_misses += hit < followed;
+        }
+    }
+}
+
+/* A miniature's counts as estimates of the whole: its misses scaled by
+ * 1 / rate, the rest of the accesses and bytes hits (SHARDS_adj, as
+ * mrc.c) */
+static void
+scaled(sim_t *s, double rate)
+{
+    uint64_t miss = (uint64_t) ((double) s->misses / rate + 0.5);
+    uint64_t lost = (uint64_t) ((double) s->lost / rate + 0.5);
+
+    s->misses = miss < s->acc ? miss : s->acc;
+    s->hits = s->acc - s->misses;
+    s->cached = lost < s->in ? s->in - lost : 0;
+}
+
 /* One request of the trace through every cache; counted unless it falls
  * in the warm-up (the caches fill either way). */
 static void
@@ -157,6 +227,10 @@ simulate(nicsim_run_t *run, const trace_req_t *r, int counting)
                 s->requests++;
                 s->req_misses++;
             }
+            continue;
+        }
+        if (cf->rate < 1) {
+            simulate_sampled(s, d, id, r->bytes, counting);
             continue;
         }
         {
@@ -244,8 +318,13 @@ nicsim_run(nicsim_run_t *run, const nicsim_conf_t *cf)
 
             s->policy = cf->pol[i];
             s->cache_bytes = cf->sizes[j];
+            s->threshold = cf->threshold;
+            s->block = cf->block;
             for (k = 0; k < cf->split; k++) {
-                uint64_t slots = cf->sizes[j] / cf->block;
+                /* in miniature (--sample): rate times the blocks */
+                uint64_t slots =
+                    cf->rate < 1 ? miniature(cf->sizes[j] / cf->block, cf->rate)
+                                 : cf->sizes[j] / cf->block;
 
                 if (slots >= UINT32_MAX) {
                     fprintf(stderr,
@@ -343,6 +422,9 @@ nicsim_run(nicsim_run_t *run, const nicsim_conf_t *cf)
                 cf->rate < 1 ? "sampled" : "exact", k,
                 (unsigned long long) trace_mrc_blocks(run->mrc[k]),
                 (double) trace_mrc_memory(run->mrc[k]) / 1048576.0);
+    }
+    for (i = 0; cf->rate < 1 && !cf->want_mrc && i < run->nsims; i++) {
+        scaled(&run->sims[i], cf->rate);
     }
     for (i = 0; i < run->nsims; i++) {
         sim_t   *s = &run->sims[i];
