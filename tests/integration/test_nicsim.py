@@ -354,10 +354,36 @@ def test_mrc_sampled_is_close_and_smaller():
     check(all(e["block_hits"] + e["block_misses"]
               == s["block_hits"] + s["block_misses"]
               for e, s in zip(exact, est)), "the accesses are counted whole")
-    blocks = lambda err: int(err.split("curve of cache 0: ")[1].split()[0])
+    blocks = lambda err: int(re.search(r"curve of cache 0 .*?(\d+) blocks "
+                                       r"followed", err).group(1))
     pe = subprocess.run([NICSIM, "--mrc", NASA10K], capture_output=True)
     check(blocks(p.stderr.decode()) < 0.6 * blocks(pe.stderr.decode()),
           p.stderr.decode() + pe.stderr.decode())
+
+
+def test_mrc_fixed_size():
+    """--mrc --sample-size N (SHARDS' fixed size): a bound above the
+    trace's blocks gives the exact curve; a bound of 3,000 of its 9,771
+    blocks follows exactly 3,000, says the rate it fell to, and stays
+    within 0.05 where the cache holds 32 or more sampled blocks."""
+    from test_nictrace import NASA10K
+    exact = nicsim("--json", "--mrc", NASA10K)
+    check(nicsim("--json", "--mrc", "--sample-size", "1m", NASA10K) == exact,
+          "a bound above the blocks is not the exact curve")
+    p = subprocess.run([NICSIM, "--json", "--mrc", "--sample-size", "3000",
+                        NASA10K], capture_output=True, timeout=120)
+    check(p.returncode == 0, p.stderr.decode())
+    err = p.stderr.decode()
+    m = re.search(r"sampled curve of cache 0 \(rate ([0-9.e-]+)\): "
+                  r"(\d+) blocks followed", err)
+    check(m and int(m.group(2)) == 3000 and 0.2 < float(m.group(1)) < 0.4,
+          err)
+    rate = float(m.group(1))
+    fine = [(e, s) for e, s in zip(json.loads(exact), json.loads(p.stdout))
+            if e["cache_bytes"] // 4096 * rate >= 32]
+    worst = max(abs(e["byte_miss_ratio"] - s["byte_miss_ratio"])
+                for e, s in fine)
+    check(len(fine) >= 4 and worst < 0.05, "worst %.4f" % worst)
 
 
 def test_miniature_simulation_of_every_policy():
@@ -410,7 +436,11 @@ def test_mrc_plot_and_refusals():
                        (["--sizes", "1m:64k", "--points", "3"], "FROM:TO"),
                        (["--sizes", "64k:1m"], "--points N"),
                        (["--points", "1"], "--points takes"),
-                       (["--mrc", "--oracle-out", "/dev/null"], "not with")):
+                       (["--mrc", "--oracle-out", "/dev/null"], "not with"),
+                       (["--sample-size", "1000"], "with --mrc"),
+                       (["--mrc", "--sample-size", "0"], "above 0"),
+                       (["--mrc", "--sample", "0.5", "--sample-size", "9"],
+                        "one or the other")):
         p = subprocess.run([NICSIM, NASA] + args, capture_output=True,
                            timeout=60)
         err = p.stderr.decode()

@@ -48,8 +48,17 @@ struct trace_mrc_s {
     uint64_t           *lost;         /* bytes of the misses followed */
     int                *hit, *missed; /* per access, per request */
     uint64_t            threshold;    /* follow a block: hash < threshold */
-    int                 sampling;
-    double              rate;
+    /* fixed size (SHARDS_fixed-size): at most max_blocks followed; the
+     * followed blocks by hash, largest on top, so the next to leave is
+     * known; misses weighted by 1 / rate at their time */
+    uint64_t max_blocks;
+    struct {
+        uint64_t h, key;
+    } * heap;
+    size_t  nheap, heap_cap;
+    double *wmiss, *wlost;
+    int     sampling;
+    double  rate;
 
     entry_t *tab;
     uint64_t tab_cap, tab_n;
@@ -275,6 +284,119 @@ tab_get(trace_mrc_t *m, uint64_t key, uint64_t h, int *fresh)
     return (uint32_t) i;
 }
 
+/* the distance below which each size hits, at the rate of now */
+static void
+set_limits(trace_mrc_t *m)
+{
+    int i;
+
+    for (i = 0; i < m->k; i++) {
+        uint64_t k = m->bytes[i] / m->block;
+
+        /* SHARDS: a sampled distance d stands for d / rate; it hits a
+         * cache of k blocks when d / rate < k, d < ceil(k * rate) */
+        if (m->sampling) {
+            double x = (double) k * m->rate;
+
+            m->lim[i] = (uint64_t) x + ((double) (uint64_t) x < x);
+        } else {
+            m->lim[i] = k;
+        }
+    }
+}
+
+/* ---- fixed size: the followed blocks by hash ---- */
+
+static int
+heap_push(trace_mrc_t *m, uint64_t h, uint64_t key)
+{
+    size_t i;
+
+    if (m->nheap == m->heap_cap) {
+        size_t cap = m->heap_cap ? m->heap_cap * 2 : 1024;
+        void  *p = realloc(m->heap, cap * sizeof(*m->heap));
+
+        if (p == NULL) {
+            return -1;
+        }
+        m->heap = p;
+        m->heap_cap = cap;
+    }
+    for (i = m->nheap++; i > 0 && m->heap[(i - 1) / 2].h < h; i = (i - 1) / 2) {
+        m->heap[i] = m->heap[(i - 1) / 2];
+    }
+    m->heap[i].h = h;
+    m->heap[i].key = key;
+    return 0;
+}
+
+static void
+heap_pop(trace_mrc_t *m)
+{
+    size_t i = 0, c;
+
+    m->heap[0] = m->heap[--m->nheap];
+    for (;;) {
+        c = 2 * i + 1;
+        if (c >= m->nheap) {
+            break;
+        }
+        if (c + 1 < m->nheap && m->heap[c + 1].h > m->heap[c].h) {
+            c++;
+        }
+        if (m->heap[c].h <= m->heap[i].h) {
+            break;
+        }
+        {
+            __typeof__(m->heap[0]) t = m->heap[i];
+
+            m->heap[i] = m->heap[c];
+            m->heap[c] = t;
+        }
+        i = c;
+    }
+}
+
+/*
+ * The followed block of largest hash leaves: its entry, its positions,
+ * and the threshold falls to its hash, so the rate is that hash's share
+ * of the space and the limits follow (SHARDS_fixed-size).  The table is
+ * linear probing: the entries after it move back (backward-shift
+ * deletion), telling the axes their new slots.
+ */
+static void
+evict_largest(trace_mrc_t *m)
+{
+    uint64_t h = m->heap[0].h, key = m->heap[0].key, mask = m->tab_cap - 1;
+    uint64_t i, j, ideal;
+    entry_t *e;
+
+    heap_pop(m);
+    for (i = mix(key) & mask; m->tab[i].key != key || !m->tab[i].full;
+         i = (i + 1) & mask) {
+    }
+    e = &m->tab[i];
+    axis_remove(&m->all, e->pos_all);
+    axis_remove(&m->cls[e->cls], e->pos_cls);
+    e->full = 0;
+    m->tab_n--;
+    for (j = (i + 1) & mask; m->tab[j].full; j = (j + 1) & mask) {
+        ideal = mix(m->tab[j].key) & mask;
+        /* it may move to i when i lies between its ideal slot and j */
+        if (((j > i) && (ideal <= i || ideal > j))
+            || ((j < i) && (ideal <= i && ideal > j))) {
+            m->tab[i] = m->tab[j];
+            m->tab[j].full = 0;
+            m->all.owner[m->tab[i].pos_all] = (uint32_t) i;
+            m->cls[m->tab[i].cls].owner[m->tab[i].pos_cls] = (uint32_t) i;
+            i = j;
+        }
+    }
+    m->threshold = h;
+    m->rate = (double) h / 18446744073709551616.0;
+    set_limits(m);
+}
+
 /*
  * An access to key, of class c: m->hit[j] for every size j >= c.  The
  * distance for size j counts the blocks of classes up to j used since the
@@ -330,13 +452,22 @@ access_block(trace_mrc_t *m, uint64_t key, uint64_t h, int c)
         || axis_push(m, &m->cls[c], 0, s, t) != 0) {
         return -1;
     }
+    if (m->max_blocks > 0 && fresh) {
+        if (heap_push(m, h, key) != 0) {
+            return -1;
+        }
+        if (m->tab_n > m->max_blocks) {
+            evict_largest(m); /* perhaps this very block: the hit[] stand */
+        }
+    }
     return 0;
 }
 
 /* ---- the interface ---- */
 
 trace_mrc_t *
-trace_mrc_new(const uint64_t *sizes, int nsizes, uint64_t block, double rate)
+trace_mrc_new(const uint64_t *sizes, int nsizes, uint64_t block, double rate,
+              uint64_t max_blocks)
 {
     trace_mrc_t *m;
     int          i, j;
@@ -351,8 +482,10 @@ trace_mrc_new(const uint64_t *sizes, int nsizes, uint64_t block, double rate)
     m->k = nsizes;
     m->block = block;
     m->rate = rate;
-    m->sampling = rate < 1;
-    m->threshold = (uint64_t) (rate * 18446744073709551616.0);
+    m->sampling = rate < 1 || max_blocks > 0;
+    m->max_blocks = max_blocks;
+    m->threshold =
+        rate < 1 ? (uint64_t) (rate * 18446744073709551616.0) : UINT64_MAX;
     m->bytes = calloc((size_t) nsizes, sizeof(uint64_t));
     m->lim = calloc((size_t) nsizes, sizeof(uint64_t));
     m->given = calloc((size_t) nsizes, sizeof(int));
@@ -363,7 +496,10 @@ trace_mrc_new(const uint64_t *sizes, int nsizes, uint64_t block, double rate)
     m->acc = calloc((size_t) nsizes, sizeof(uint64_t));
     m->in = calloc((size_t) nsizes, sizeof(uint64_t));
     m->lost = calloc((size_t) nsizes, sizeof(uint64_t));
-    if (m->bytes == NULL || m->lim == NULL || m->given == NULL || m->res == NULL
+    m->wmiss = calloc((size_t) nsizes, sizeof(double));
+    m->wlost = calloc((size_t) nsizes, sizeof(double));
+    if (m->wmiss == NULL || m->wlost == NULL || m->bytes == NULL
+        || m->lim == NULL || m->given == NULL || m->res == NULL
         || m->hit == NULL || m->missed == NULL || m->cls == NULL
         || m->acc == NULL || m->in == NULL || m->lost == NULL) {
         trace_mrc_free(m);
@@ -378,19 +514,7 @@ trace_mrc_new(const uint64_t *sizes, int nsizes, uint64_t block, double rate)
         m->bytes[j] = sizes[i];
         m->given[j] = i;
     }
-    for (i = 0; i < nsizes; i++) {
-        uint64_t k = m->bytes[i] / block;
-
-        /* SHARDS: a sampled distance d stands for d / rate; it hits a
-         * cache of k blocks when d / rate < k, d < ceil(k * rate) */
-        if (m->sampling) {
-            double x = (double) k * rate;
-
-            m->lim[i] = (uint64_t) x + ((double) (uint64_t) x < x);
-        } else {
-            m->lim[i] = k;
-        }
-    }
+    set_limits(m);
     return m;
 }
 
@@ -417,6 +541,9 @@ trace_mrc_free(trace_mrc_t *m)
     free(m->acc);
     free(m->in);
     free(m->lost);
+    free(m->wmiss);
+    free(m->wlost);
+    free(m->heap);
     free(m);
 }
 
@@ -467,6 +594,8 @@ trace_mrc_request(trace_mrc_t *m, uint32_t file, uint64_t fsize, uint64_t bytes,
             } else {
                 m->res[j].misses++;
                 m->lost[j] += used;
+                m->wmiss[j] += 1 / m->rate;
+                m->wlost[j] += (double) used / m->rate;
                 m->missed[j] = 1;
             }
         }
@@ -499,8 +628,13 @@ trace_mrc_result(const trace_mrc_t *m, int i, trace_mrc_result_t *out)
          * shortest distances: hits wherever the cache holds more than a
          * handful of sampled blocks (nicsim says where it does not).
          */
-        uint64_t miss = (uint64_t) ((double) out->misses / m->rate + 0.5);
-        uint64_t lost = (uint64_t) ((double) m->lost[j] / m->rate + 0.5);
+        /* a fixed rate scales once; a falling one weighed each miss */
+        uint64_t miss = m->max_blocks > 0
+                            ? (uint64_t) (m->wmiss[j] + 0.5)
+                            : (uint64_t) ((double) out->misses / m->rate + 0.5);
+        uint64_t lost = m->max_blocks > 0
+                            ? (uint64_t) (m->wlost[j] + 0.5)
+                            : (uint64_t) ((double) m->lost[j] / m->rate + 0.5);
 
         out->misses = miss < m->acc[j] ? miss : m->acc[j];
         out->hits = m->acc[j] - out->misses;
@@ -524,10 +658,16 @@ trace_mrc_blocks(const trace_mrc_t *m)
     return m->tab_n;
 }
 
+double
+trace_mrc_rate(const trace_mrc_t *m)
+{
+    return m->rate;
+}
+
 uint64_t
 trace_mrc_memory(const trace_mrc_t *m)
 {
-    uint64_t b = m->tab_cap * sizeof(entry_t);
+    uint64_t b = m->tab_cap * sizeof(entry_t) + m->heap_cap * 16;
     int      i;
 
     b += (uint64_t) m->all.cap * (8 + 4 + 4);

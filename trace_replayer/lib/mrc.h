@@ -53,10 +53,12 @@ typedef struct {
 /*
  * A curve for nsizes cache sizes (bytes, any order, each at least one
  * block), blocks of block bytes, following a share rate (0 < rate <= 1)
- * of the blocks.  NULL when out of memory.
+ * of the blocks; max_blocks > 0: at most that many followed blocks, the
+ * rate falling as more come (SHARDS' fixed size: the block of largest
+ * hash leaves, and the threshold with it).  NULL when out of memory.
  */
 trace_mrc_t *trace_mrc_new(const uint64_t *sizes, int nsizes, uint64_t block,
-                           double rate);
+                           double rate, uint64_t max_blocks);
 void         trace_mrc_free(trace_mrc_t *m);
 
 /*
@@ -73,6 +75,9 @@ void trace_mrc_result(const trace_mrc_t *m, int i, trace_mrc_result_t *out);
 /* 1 when sizes[i]'s cache holds fewer than 32 sampled blocks (its
  * sampled estimate is coarse); 0 for an exact curve. */
 int trace_mrc_coarse(const trace_mrc_t *m, int i);
+
+/* The sampling rate now (it falls under a fixed size). */
+double trace_mrc_rate(const trace_mrc_t *m);
 
 /* Distinct blocks followed so far, and the bytes the curve holds. */
 uint64_t trace_mrc_blocks(const trace_mrc_t *m);

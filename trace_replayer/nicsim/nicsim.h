@@ -38,11 +38,12 @@ typedef struct {
     double               warm_s;   /* ... or seconds of the trace */
     int                  want_mrc; /* --mrc (or --sample) */
     double               rate;     /* --sample */
-    uint64_t             threshold; /* follow a block: its hash below */
-    int                  want_opt;  /* OPT or --oracle-out: record blocks */
-    const char          *oracle;    /* --oracle-out FILE */
-    const char          *plot;      /* --plot FILE.png */
-    int                  out;       /* 0 table, 1 JSON, 2 CSV */
+    uint64_t             threshold;  /* follow a block: its hash below */
+    uint64_t             max_blocks; /* --sample-size: at most, per cache */
+    int                  want_opt;   /* OPT or --oracle-out: record blocks */
+    const char          *oracle;     /* --oracle-out FILE */
+    const char          *plot;       /* --plot FILE.png */
+    int                  out;        /* 0 table, 1 JSON, 2 CSV */
 } nicsim_conf_t;
 
 /* One cache size and policy, and what it saw (all its caches together). */

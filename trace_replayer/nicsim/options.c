@@ -26,7 +26,8 @@ usage(FILE *out)
             "lru[,fifo,...]] [--block 4k]\n"
             "              [--split N] [--conn-gap S] [--warmup N|TIME] "
             "[TRACE OPTIONS]\n"
-            "              [--mrc [--sample RATE]] [--points N] [--plot "
+            "              [--mrc [--sample RATE | --sample-size N]] "
+            "[--points N] [--plot "
             "FILE.png] [--json | --csv]\n"
             "\n"
             "Prints, per cache size and policy, the share of HTTP content "
@@ -66,7 +67,9 @@ usage(FILE *out)
             "without it each policy simulated in miniature\n(a cache of "
             "RATE times the blocks, on the followed blocks).  Estimates, "
             "for\ntraces of millions of blocks; the misses scaled by 1 / "
-            "RATE.  --plot\n"
+            "RATE.  --mrc\n--sample-size N follows at most N blocks a "
+            "cache, the rate falling as\nmore come (SHARDS, fixed size: "
+            "memory bounded whatever the trace).  --plot\n"
             "FILE.png draws the curves (python3-matplotlib).\n"
             "\n  -h, --help            this text\n"
             "      --version         the version and the compiled features\n"
@@ -200,6 +203,7 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
         {"warmup", required_argument, NULL, 'W' + 256},
         {"mrc", no_argument, NULL, 'M' + 256},
         {"sample", required_argument, NULL, 'S' + 256},
+        {"sample-size", required_argument, NULL, 'Z' + 256},
         {"points", required_argument, NULL, 'P' + 256},
         {"plot", required_argument, NULL, 'L' + 256},
         {"version", no_argument, NULL, NICACHE_OPT_VERSION},
@@ -270,6 +274,16 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
                 fprintf(stderr,
                         "nicsim: --sample \"%s\": a rate above 0 and at "
                         "most 1 (0.01 follows 1 %% of the blocks)\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'Z' + 256:
+            if (nicache_parse_size(optarg, &cf->max_blocks) != 0
+                || cf->max_blocks == 0) {
+                fprintf(stderr,
+                        "nicsim: --sample-size \"%s\": a number of blocks "
+                        "above 0 (64k is 65,536 blocks)\n",
                         optarg);
                 return 2;
             }
@@ -353,6 +367,16 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
         return 2;
     }
     cf->threshold = (uint64_t) (cf->rate * 18446744073709551616.0);
+    if (cf->max_blocks > 0 && !cf->want_mrc) {
+        fprintf(stderr, "nicsim: --sample-size bounds the curve's memory: "
+                        "with --mrc\n");
+        return 2;
+    }
+    if (cf->max_blocks > 0 && cf->rate < 1) {
+        fprintf(stderr, "nicsim: --sample and --sample-size: one or the "
+                        "other (a fixed rate, or a fixed size)\n");
+        return 2;
+    }
     if (cf->rate < 1 && cf->want_opt) {
         fprintf(stderr, "nicsim: --sample with opt or --oracle-out is not "
                         "supported (they need every access)\n");

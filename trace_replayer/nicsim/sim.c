@@ -348,8 +348,8 @@ nicsim_run(nicsim_run_t *run, const nicsim_conf_t *cf)
     }
 
     for (k = 0; cf->want_mrc && k < cf->split; k++) {
-        if ((run->mrc[k] =
-                 trace_mrc_new(cf->sizes, cf->nsizes, cf->block, cf->rate))
+        if ((run->mrc[k] = trace_mrc_new(cf->sizes, cf->nsizes, cf->block,
+                                         cf->rate, cf->max_blocks))
             == NULL) {
             fprintf(stderr, "nicsim: out of memory\n");
             return 1;
@@ -417,9 +417,10 @@ nicsim_run(nicsim_run_t *run, const nicsim_conf_t *cf)
             }
         }
         fprintf(stderr,
-                "nicsim: %s curve of cache %d: %llu blocks followed, %.1f MiB"
-                "\n",
-                cf->rate < 1 ? "sampled" : "exact", k,
+                "nicsim: %s curve of cache %d (rate %.6g): %llu blocks "
+                "followed, %.1f MiB\n",
+                cf->rate < 1 || cf->max_blocks > 0 ? "sampled" : "exact", k,
+                trace_mrc_rate(run->mrc[k]),
                 (unsigned long long) trace_mrc_blocks(run->mrc[k]),
                 (double) trace_mrc_memory(run->mrc[k]) / 1048576.0);
     }

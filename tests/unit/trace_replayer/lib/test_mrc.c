@@ -63,7 +63,7 @@ run(uint64_t seed, int nfiles, int nreq, int warm)
     uint64_t            fsize[512], x = seed;
     snic_dir_t         *d[K];
     trace_mrc_result_t  want[K], got;
-    trace_mrc_t        *m = trace_mrc_new(sizes, K, BLOCK, 1.0);
+    trace_mrc_t        *m = trace_mrc_new(sizes, K, BLOCK, 1.0, 0);
     int                 i, n, bad = 0;
 
     CHECK(m != NULL);
@@ -129,8 +129,8 @@ static void
 test_sampled(void)
 {
     static const uint64_t sizes[] = {1 << 20, 8 << 20, 32 << 20};
-    trace_mrc_t          *exact = trace_mrc_new(sizes, 3, BLOCK, 1.0);
-    trace_mrc_t          *half = trace_mrc_new(sizes, 3, BLOCK, 0.5);
+    trace_mrc_t          *exact = trace_mrc_new(sizes, 3, BLOCK, 1.0, 0);
+    trace_mrc_t          *half = trace_mrc_new(sizes, 3, BLOCK, 0.5, 0);
     trace_mrc_result_t    a, b;
     uint64_t              x = 3;
     double                mr[3];
@@ -159,10 +159,58 @@ test_sampled(void)
     trace_mrc_free(half);
 }
 
+/*
+ * SHARDS' fixed size: a bound above the distinct blocks never samples
+ * (the exact curve, hit for hit); a bound of 2,000 of 15,000 blocks holds
+ * at most 2,000, its rate falls, and its miss ratios stay within 0.03.
+ */
+static void
+test_fixed_size(void)
+{
+    static const uint64_t sizes[] = {1 << 20, 8 << 20, 32 << 20};
+    trace_mrc_t          *exact = trace_mrc_new(sizes, 3, BLOCK, 1.0, 0);
+    trace_mrc_t          *roomy = trace_mrc_new(sizes, 3, BLOCK, 1.0, 100000);
+    trace_mrc_t          *small = trace_mrc_new(sizes, 3, BLOCK, 1.0, 2000);
+    trace_mrc_result_t    a, b, c;
+    uint64_t              x = 5;
+    int                   n, i;
+
+    CHECK(exact != NULL && roomy != NULL && small != NULL);
+    for (n = 0; n < 200000; n++) {
+        uint32_t f = (uint32_t) (next(&x) % 3000 * (next(&x) % 3000) / 3000);
+
+        trace_mrc_request(exact, f, 20000, 20000, 1);
+        trace_mrc_request(roomy, f, 20000, 20000, 1);
+        CHECK_INT(trace_mrc_request(small, f, 20000, 20000, 1), 0);
+        if (trace_mrc_blocks(small) > 2000) {
+            CHECK(trace_mrc_blocks(small) <= 2000);
+            break;
+        }
+    }
+    for (i = 0; i < 3; i++) {
+        double ea, ec;
+
+        trace_mrc_result(exact, i, &a);
+        trace_mrc_result(roomy, i, &b);
+        trace_mrc_result(small, i, &c);
+        CHECK(a.hits == b.hits && a.misses == b.misses
+              && a.cached == b.cached);
+        ea = (double) a.misses / (double) (a.hits + a.misses);
+        ec = (double) c.misses / (double) (c.hits + c.misses);
+        CHECK(ea - ec < 0.03 && ec - ea < 0.03);
+    }
+    CHECK(trace_mrc_blocks(small) == 2000);
+    CHECK(trace_mrc_rate(small) < 0.2 && trace_mrc_rate(roomy) == 1.0);
+    trace_mrc_free(exact);
+    trace_mrc_free(roomy);
+    trace_mrc_free(small);
+}
+
 int
 main(void)
 {
     RUN(test_equals_the_directory);
     RUN(test_sampled);
+    RUN(test_fixed_size);
     return harness_report("test_mrc");
 }
