@@ -169,6 +169,17 @@ cycle_destroy(nicd_cycle_t *cy)
     free(cy);
 }
 
+/* the index of a backend setting in conf->params (it is there) */
+static int
+param_index(const nicd_conf_t *conf, const char *name)
+{
+    int i;
+
+    for (i = 0; strcmp(conf->params[i].name, name) != 0; i++) {
+    }
+    return i;
+}
+
 /* what HTTP and its modules keep per worker thread (the cycle's hooks) */
 static void
 http_worker_init(nicd_worker_t *w)
@@ -228,6 +239,19 @@ cycle_create(nicd_conf_t *conf, char *err, size_t errlen)
     opt.params = params;
     opt.nparams = n;
     if (snic_instance_start(&cy->backend, b, &opt, err, errlen) != 0) {
+        /* the backend names the directive it refused: say where it is */
+        for (i = 0; i < n; i++) {
+            char quoted[128];
+
+            snprintf(quoted, sizeof(quoted), "\"%s\"", params[i].name);
+            if (strstr(err, quoted) != NULL) {
+                size_t len = strlen(err);
+
+                snprintf(err + len, errlen - len, " in %s",
+                         conf->param_where[param_index(conf, params[i].name)]);
+                break;
+            }
+        }
         goto err;
     }
     free(params);

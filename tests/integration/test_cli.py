@@ -56,6 +56,26 @@ def test_config_test():
     shutil.rmtree(d)
 
 
+def test_errors_found_after_reading_name_file_and_line():
+    """Errors found once the whole file is read (a send backend refusing
+    its setting, a TLS listener without a certificate) still name the
+    file and line of the directive, as nginx's do (issue 34, item 5)."""
+    with tempfile.TemporaryDirectory() as d:
+        conf = os.path.join(d, "a.conf")
+        with open(conf, "w") as f:
+            f.write("send_backend nic;\nnic_policy bogus;\n"
+                    "http { server { listen 127.0.0.1:0; root %s; } }\n" % d)
+        rc, out = run("-t", "-c", conf)
+        check(rc == 1 and 'invalid value "bogus" of "nic_policy"' in out
+              and "in %s:2" % conf in out, out)
+        with open(conf, "w") as f:
+            f.write("http {\n server {\n  listen 127.0.0.1:0 ssl;\n"
+                    "  root %s;\n }\n}\n" % d)
+        rc, out = run("-t", "-c", conf)
+        check(rc == 1 and 'no "ssl_certificate" is defined for the "listen '
+              '127.0.0.1:0 ssl" directive in %s:3' % conf in out, out)
+
+
 def test_flags_without_config():
     d = tempfile.mkdtemp()
     with open(os.path.join(d, "hi.txt"), "wb") as f:

@@ -429,6 +429,7 @@ nicd_conf_free(nicd_conf_t *c)
     free(c->file);
     for (i = 0; i < c->nlistens; i++) {
         free(c->listens[i].text);
+        free(c->listens[i].where);
     }
     free(c->listens);
     free(c->error_log);
@@ -729,9 +730,13 @@ set_listen(parse_t *ps, const char **a, int n)
         }
         c->listens = ls;
         l.text = strdup(a[0]);
-        if (l.text == NULL) {
+        l.where = malloc(strlen(ps->name) + 16);
+        if (l.text == NULL || l.where == NULL) {
+            free(l.text);
+            free(l.where);
             return "out of memory";
         }
+        sprintf(l.where, "%s:%d", ps->name, ps->line);
         l.default_srv = -1;
         c->listens[c->nlistens++] = l;
         c->nssl += l.ssl;
@@ -2448,8 +2453,9 @@ nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen)
         }
         snprintf(err, errlen,
                  "no \"ssl_certificate%s\" is defined for the \"listen %s "
-                 "ssl\" directive",
-                 c->ssl_certificate == NULL ? "" : "_key", c->listens[i].text);
+                 "ssl\" directive in %s",
+                 c->ssl_certificate == NULL ? "" : "_key", c->listens[i].text,
+                 c->listens[i].where);
         return -1;
     }
     if (c->client_header_buffer_size < 128) {

@@ -28,7 +28,8 @@ enum { NICD_IMS_OFF = 0, NICD_IMS_EXACT, NICD_IMS_BEFORE };
 #define NICD_NOTSENT_LOWAT (64 * 1024)
 
 typedef struct {
-    char                   *text; /* as written, e.g. "127.0.0.1:8080" */
+    char                   *text;  /* as written, e.g. "127.0.0.1:8080" */
+    char                   *where; /* "file:line" of its first listen */
     struct sockaddr_storage addr;
     socklen_t               addrlen;
     int                     backlog;
