@@ -52,8 +52,10 @@ def test_end_to_end():
         rc, out, err = niccompare(wd, NASA, "--sizes", "0,256k,1m",
                                   "--nics", "2", "--testbed", "amd33",
                                   "-c", "8", "--json", js, "--plots", plots,
-                                  "--report", report, "-q")
+                                  "--report", report, "-q", "--keep")
         check(rc == 0, "exit %d: %s" % (rc, err))
+        check(os.path.isdir(os.path.join(wd, "docroot"))
+              and "work directory is kept: " + wd in err, err)
         for title in ("Figure 7a", "Figures 7b and 7c", "Figure 3",
                       "Figure 4"):
             check(title in out, "%s missing from:\n%s" % (title, out))
@@ -144,3 +146,32 @@ def test_bad_input():
               and "in use" in err, "port in use: exit %d, %r" % (rc, err))
         check(nicd_running(wd) == [], "port in use: nicd left running")
         shutil.rmtree(wd, ignore_errors=True)
+
+
+def test_work_directory_made_and_removed():
+    """Without --workdir, a new directory under $TMPDIR, removed at the end;
+    --workdir with missing parents is made, and removed at the end unless
+    --keep; one that was there is left (issue 34, item 4)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        p = subprocess.run([NICCOMPARE, NASA, "--sizes", "0", "-c", "2",
+                            "-q"], capture_output=True, timeout=300,
+                           env=dict(os.environ, TMPDIR=tmp))
+        check(p.returncode == 0, p.stderr.decode())
+        check(os.listdir(tmp) == [], "left in $TMPDIR: %r" % os.listdir(tmp))
+        deep = os.path.join(tmp, "a", "b", "work")
+        rc, _, err = niccompare(deep, NASA, "--sizes", "0", "-c", "2", "-q")
+        check(rc == 0 and not os.path.exists(deep)
+              and os.path.isdir(os.path.join(tmp, "a", "b")), err)
+        rc, _, err = niccompare(deep, NASA, "--sizes", "0", "-c", "2", "-q",
+                                "--keep")
+        check(rc == 0 and os.path.isdir(os.path.join(deep, "docroot")), err)
+        rc, _, err = niccompare(deep, NASA, "--sizes", "0", "-c", "2")
+        check(rc == 0 and "reusing the docroot" in err
+              and os.path.isdir(os.path.join(deep, "docroot")),
+              "a directory that was there is left: " + err)
+        # a failure removes what it made too
+        fail = os.path.join(tmp, "fails")
+        rc, _, err = niccompare(fail, NASA, "--sizes", "0", "--policy",
+                                "nosuch", "-q")
+        check(rc != 0 and not os.path.exists(fail), err)
+

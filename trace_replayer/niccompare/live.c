@@ -4,11 +4,40 @@
  * the server's process is stopped on every way out.
  */
 
+#include <ftw.h>
+
 #include "niccompare.h"
 
-/* the server this process started, stopped on every way out: at file
- * scope because the signal handler and die() must reach it */
+/* the server this process started, stopped on every way out, and the
+ * work directory it made, removed on every way out (unless --keep): at
+ * file scope because the signal handler and die() must reach them */
 static volatile pid_t server_pid = -1;
+static char           made_dir[PATH_MAX];
+
+static int
+remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void) st;
+    (void) flag;
+    (void) ftw;
+    return remove(path) != 0 && errno != ENOENT ? -1 : 0;
+}
+
+void
+niccompare_remove_on_exit(const char *dir)
+{
+    snprintf(made_dir, sizeof(made_dir), "%s", dir);
+}
+
+/* the work directory niccompare made, and everything in it */
+static void
+remove_made(void)
+{
+    if (made_dir[0] != '\0') {
+        nftw(made_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+        made_dir[0] = '\0';
+    }
+}
 
 static void
 stop_server(void)
@@ -35,7 +64,15 @@ niccompare_die(const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     stop_server();
+    remove_made();
     exit(1);
+}
+
+void
+niccompare_cleanup(void)
+{
+    stop_server();
+    remove_made();
 }
 
 void
@@ -47,6 +84,7 @@ niccompare_on_signal(int sig)
         kill(pid, SIGTERM);
         waitpid(pid, NULL, 0);
     }
+    remove_made();
     signal(sig, SIG_DFL);
     raise(sig);
 }

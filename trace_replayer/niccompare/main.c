@@ -32,7 +32,8 @@ usage(FILE *f)
                "[--testbed amd33[,amd66,...]]\n"
                "                  [--policy lru] [-c N] [--duration S] "
                "[--threads N] [--port P]\n"
-               "                  [--workdir DIR] [--json FILE] [--plots DIR] "
+               "                  [--workdir DIR [--keep]] [--json FILE] "
+               "[--plots DIR] "
                "[--report FILE.md]\n"
                "                  [--format F] [--mapping FILE] [-q]\n"
                "\n"
@@ -66,7 +67,10 @@ usage(FILE *f)
             "trace)\n"
             "  --threads N     nicd worker threads (default 1)\n"
             "  --port P        listen on P, P+1, ... (default: free ports)\n"
-            "  --workdir DIR   docroot, configs, logs (default niccompare.d)\n"
+            "  --workdir DIR   docroot, configs, logs (made with its parents; "
+            "default: a new\n                  directory under $TMPDIR)\n"
+            "  --keep          keep the work directory niccompare made "
+            "(one that was there\n                  is always kept)\n"
             "  --json FILE     one object per configuration (- for stdout)\n"
             "  --plots DIR     PNG figures (python3-matplotlib)\n"
             "  --report FILE   a Markdown page with the tables and figures\n"
@@ -76,6 +80,59 @@ usage(FILE *f)
             "\nReading the trace (passed to nictrace, nicsim and nicreplay):\n"
             "%s",
             TRACE_SRC_USAGE);
+}
+
+/*
+ * The work directory into buf (absolute): --workdir DIR, made with its
+ * parents when missing, else a new one under $TMPDIR (or /tmp).  One
+ * niccompare made is removed at the end unless --keep; one that was there
+ * is left as it is (its docroot is reused).  0, or 1 after saying why.
+ */
+static int
+work_dir(cmp_t *cp, char *buf, size_t len)
+{
+    char        path[PATH_MAX], abs[PATH_MAX], *p;
+    const char *tmp = getenv("TMPDIR");
+    struct stat st;
+    int         made = 0;
+
+    if (cp->o.workdir == NULL) {
+        snprintf(path, sizeof(path), "%s/niccompare-XXXXXX",
+                 tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+        if (mkdtemp(path) == NULL) {
+            fprintf(stderr, "niccompare: %s: %s\n", path, strerror(errno));
+            return 1;
+        }
+        made = 1;
+    } else {
+        snprintf(path, sizeof(path), "%s", cp->o.workdir);
+        made = stat(path, &st) != 0;
+        errno = 0;
+        /* the parents first, as mkdir -p */
+        for (p = path + 1; made && (p = strchr(p, '/')) != NULL; p++) {
+            *p = '\0';
+            if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+                fprintf(stderr, "niccompare: %s: %s\n", path, strerror(errno));
+                return 1;
+            }
+            *p = '/';
+        }
+        if (made && mkdir(path, 0755) != 0 && errno != EEXIST) {
+            fprintf(stderr, "niccompare: %s: %s\n", path, strerror(errno));
+            return 1;
+        }
+    }
+    /* realpath() writes up to PATH_MAX bytes: into one that size */
+    if (realpath(path, abs) == NULL || strlen(abs) >= len) {
+        fprintf(stderr, "niccompare: %s: %s\n", path,
+                errno ? strerror(errno) : "too long a path");
+        return 1;
+    }
+    memcpy(buf, abs, strlen(abs) + 1);
+    if (made && !cp->o.keep) {
+        niccompare_remove_on_exit(buf);
+    }
+    return 0;
 }
 
 int
@@ -96,6 +153,7 @@ main(int argc, char **argv)
         {"report", required_argument, NULL, 'r'},
         TRACE_SRC_LONGOPTS,
         {"quiet", no_argument, NULL, 'q'},
+        {"keep", no_argument, NULL, 'K'},
         {"version", no_argument, NULL, NICACHE_OPT_VERSION},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -111,7 +169,7 @@ main(int argc, char **argv)
     cmp_t       *cp = &cmp;
 
     cp->o.policy = "lru";
-    cp->o.workdir = "niccompare.d";
+    cp->o.workdir = NULL; /* a new one under $TMPDIR */
     cp->o.nics = 2;
     cp->o.conns = 16;
     cp->o.runs = 1;
@@ -131,6 +189,7 @@ main(int argc, char **argv)
         case TRACE_OPT_HELD: cp->o.held = optarg; break;
         case TRACE_OPT_TRUNC: cp->o.allow_truncated = 1; break;
         case 'q': cp->o.quiet = 1; break;
+        case 'K': cp->o.keep = 1; break;
         case 'd':
             cp->o.duration = strtod(optarg, &end);
             if (end == optarg || *end != '\0' || !(cp->o.duration > 0)) {
@@ -218,9 +277,7 @@ main(int argc, char **argv)
     } else {
         snprintf(cp->o.bindir, sizeof(cp->o.bindir), ".");
     }
-    if ((mkdir(cp->o.workdir, 0755) != 0 && errno != EEXIST)
-        || realpath(cp->o.workdir, workdir) == NULL) {
-        fprintf(stderr, "niccompare: %s: %s\n", cp->o.workdir, strerror(errno));
+    if (work_dir(cp, workdir, sizeof(workdir)) != 0) {
         return 1;
     }
     cp->o.workdir = workdir;
@@ -264,6 +321,11 @@ main(int argc, char **argv)
     }
     if (cp->o.report != NULL) {
         niccompare_report(cp);
+    }
+    niccompare_cleanup();
+    if (cp->o.keep) {
+        fprintf(stderr, "niccompare: the work directory is kept: %s\n",
+                cp->o.workdir);
     }
     for (i = 0; i < cp->nruns; i++) {
         if (cp->runs[i].mismatches > 0 || cp->runs[i].errors > 0) {

@@ -64,6 +64,7 @@ typedef struct {
     const char *testbeds[MAX_TESTBEDS];
     int         ntestbeds;
     int         nics, conns, threads, port, quiet, runs;
+    int         keep; /* --keep: leave the work directory niccompare made */
     double      duration;
     char        bindir[PATH_MAX - 64];
 } opts_t;
@@ -82,6 +83,11 @@ typedef struct {
 /* say why on stderr, stop the server, exit 1 */
 void niccompare_die(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn));
+/* remove dir, which niccompare made, on every way out (die, a signal,
+ * niccompare_cleanup) */
+void niccompare_remove_on_exit(const char *dir);
+/* the normal way out: the server stopped, the directory removed */
+void niccompare_cleanup(void);
 /* SIGINT, SIGTERM, SIGHUP: the server stopped, then the signal again */
 void niccompare_on_signal(int sig);
 /* a cache size for the tables: "none" for no cache */
