@@ -1,9 +1,12 @@
 # nicache: hand-written Makefile.  ./configure runs by itself the first time.
 #
-#   make              build nicd, nictrace, nicsim, nicreplay and niccompare
+#   make              build nicd, the trace tools, the manual pages and the sample docroot
 #   make run          build and serve a sample docroot on 127.0.0.1:8080
 #   make test         unit + integration tests, then the same under ASan+UBSan
+#   make test-unit    the unit tests (and the fuzz corpora replayed) alone
+#   make test-integration the integration tests alone
 #   make test-asan    the tests under ASan+UBSan only (build-asan/)
+#   make deps         install the Debian packages a build needs (DEPS="build test ...")
 #   make bench        nicd against Debian's nginx with wrk (bench/server.sh)
 #   make bench-policy block accesses/s of each cache replacement policy
 #   make bench-splice what gathering a body into a pipe costs from a file, a memfd, a mapping
@@ -18,10 +21,18 @@
 #   make bench-builds  this build's nicd against an older revision's (OLD=REV), CPU per request
 #   make bench-conns  memory per connection and latency under slowloris, against nginx
 #   make module       build the nginx module (modules/, needs nginx-dev)
+#   make module-build the same, without installing its packages first
 #   make bench-module nginx with the module against nginx without it
 #   make fuzz         run the libFuzzer targets for FUZZ_SECONDS each
-#   make install      install into $(PREFIX) (DESTDIR honoured)
+#   make man          the manual pages (scdoc): nicd(8), nicd.conf(5), the tools' (1)
+#   make install      install into $(PREFIX) (DESTDIR honoured): programs, manual
+#                     pages, bash completion, configuration, a sample docroot
+#   make format       format the C sources with .clang-format
 #   make format-check check the C sources against .clang-format
+#   make deb          the Debian packages (packaging/)
+#   make clean        remove the build directories
+#   make distclean    and ./configure's results
+#   make help         this list
 
 BUILD ?= build
 OPT ?= -O2 -flto=auto
@@ -64,7 +75,7 @@ UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 
 FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all deps run test test-unit test-integration test-asan bench module module-build deb bench-module bench-conns \
+.PHONY: all man deps run test test-unit test-integration test-asan bench module module-build deb bench-module bench-conns \
         bench-policy bench-splice bench-nicsim bench-replayer bench-nic bench-h2 bench-traces bench-specweb bench-peers bench-sim-peers bench-builds fuzz \
         install format format-check clean distclean help
 
@@ -72,7 +83,22 @@ TOOLS = $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
         $(BUILD)/niccompare $(BUILD)/niccompare-plot $(BUILD)/nicload \
         $(BUILD)/nicsim-plot
 
-all: $(TOOLS)
+# the manual pages: the programs' from docs/man/, nicd.conf(5) from
+# docs/config.md (scripts/conf_man.py), so the reference and the page agree
+MAN_PAGES = $(patsubst docs/man/%.scd,$(BUILD)/man/%,$(wildcard docs/man/*.scd)) \
+            $(BUILD)/man/nicd.conf.5
+
+all: $(TOOLS) $(MAN_PAGES) $(BUILD)/www/index.html
+
+man: $(MAN_PAGES)
+
+$(BUILD)/man/%: docs/man/%.scd
+	@mkdir -p $(dir $@)
+	scdoc < $< > $@
+
+$(BUILD)/man/nicd.conf.5: docs/config.md scripts/conf_man.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) scripts/conf_man.py < docs/config.md | scdoc > $@
 
 $(CONFIG): configure
 	@$(MAKE) --no-print-directory deps DEPS=build
@@ -253,14 +279,34 @@ fuzz:
 	@$(MAKE) --no-print-directory deps DEPS="build fuzz"
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-install: $(TOOLS)
+COMPLETED = nicd nictrace nicsim nicreplay niccompare nicload
+
+install: $(TOOLS) $(MAN_PAGES) $(BUILD)/www/index.html
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/etc/nicd
 	install -m 755 $(BUILD)/nicd $(DESTDIR)$(PREFIX)/sbin/nicd
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
 	    $(BUILD)/niccompare $(BUILD)/niccompare-plot $(BUILD)/nicload \
 	    $(BUILD)/nicsim-plot $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 conf/nicd.conf conf/mime.types $(DESTDIR)$(PREFIX)/etc/nicd/
+	# the configuration, its root the installed sample
+	sed 's|^\( *root \)build/www;|\1$(PREFIX)/share/nicd/html;|' conf/nicd.conf \
+	    > $(BUILD)/nicd.conf.installed
+	install -m 644 $(BUILD)/nicd.conf.installed $(DESTDIR)$(PREFIX)/etc/nicd/nicd.conf
+	install -m 644 conf/mime.types conf/specweb99.lua $(DESTDIR)$(PREFIX)/etc/nicd/
+	install -d $(DESTDIR)$(PREFIX)/share/nicd/html/files
+	install -m 644 $(BUILD)/www/index.html $(BUILD)/www/hello.txt \
+	    $(DESTDIR)$(PREFIX)/share/nicd/html/
+	install -m 644 $(BUILD)/www/files/* $(DESTDIR)$(PREFIX)/share/nicd/html/files/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
+	    $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 $(filter %.5,$(MAN_PAGES)) $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 644 $(filter %.8,$(MAN_PAGES)) $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	for p in $(COMPLETED); do \
+	    install -m 644 scripts/nicache.bash-completion \
+	        $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$p; done
+
 
 # the C sources format and format-check look at
 FORMAT_SRCS = $(wildcard src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h) \
@@ -280,6 +326,6 @@ distclean:
 	rm -rf build build-asan
 
 help:
-	@sed -n '2,15p' Makefile
+	@sed -n '3,/^$$/s/^#//p' Makefile
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
