@@ -170,3 +170,54 @@ def test_runnable_blocks_run_as_written():
                 doc, block, p.returncode, p.stderr[-2000:]))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def table(doc, after):
+    """the rows of the first Markdown table after the line starting with
+    after, as lists of cells"""
+    lines = open(os.path.join(TOP, doc)).read().splitlines()
+    i = next(k for k, l in enumerate(lines) if l.startswith(after))
+    while not lines[i].startswith("|"):
+        i += 1
+    rows = []
+    for l in lines[i + 2:]:
+        if not l.startswith("|"):
+            break
+        rows.append([c.strip() for c in l.strip("|").split("|")])
+    return rows
+
+
+def number(cell):
+    return float(cell.replace(",", "").replace(" s", ""))
+
+
+def test_doc_figures_are_what_the_tools_print():
+    """The figure tables of docs/traces.md are the tools' output on the
+    bundled samples: Table 1 of each sample (nictrace stats) and the LRU
+    golden shares (nicsim), so a change that moves them fails here until
+    the docs say what the tools print (issue 34, item 5)."""
+    from test_nictrace import NASA, WC98, WC98MAP
+    rows = table("docs/traces.md", "On the bundled samples")
+    check(len(rows) == 2, repr(rows))
+    for row, args in zip(rows, ([NASA], [WC98, "--mapping", WC98MAP])):
+        p = subprocess.run([os.path.join(BUILD, "nictrace"), "stats",
+                            "--json"] + args, capture_output=True, text=True,
+                           timeout=60)
+        s = __import__("json").loads(p.stdout)
+        want = [s["requests"], s["duration_s"], s["total_response_bytes"],
+                s["distinct_files"], s["data_set_bytes"]]
+        check([number(c) for c in row[1:]] == want,
+              "%s: the docs say %r, nictrace stats %r" % (row[0], row[1:],
+                                                         want))
+    rows = table("docs/traces.md", "Golden numbers on the NASA sample")
+    sizes = {"64 KiB": 65536, "256 KiB": 262144, "1 MiB": 1048576,
+             "4 MiB": 4194304, "16 MiB": 16777216}
+    for split in (1, 2):
+        p = subprocess.run([os.path.join(BUILD, "nicsim"), NASA, "--json",
+                            "--split", str(split), "--sizes",
+                            ",".join(str(sizes[r[0]]) for r in rows)],
+                           capture_output=True, text=True, timeout=60)
+        got = ["%.4f" % r["share"] for r in __import__("json").loads(p.stdout)]
+        check([r[split] for r in rows] == got,
+              "%d cache(s): the docs say %r, nicsim %r"
+              % (split, [r[split] for r in rows], got))
