@@ -6,6 +6,7 @@ a port in use: one clear line, no server left."""
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -175,3 +176,43 @@ def test_work_directory_made_and_removed():
                                 "nosuch", "-q")
         check(rc != 0 and not os.path.exists(fail), err)
 
+
+
+def test_runs_in_rounds_with_intervals():
+    """--runs 3: every configuration three times in round robin; medians
+    with their order-statistic interval (75 % with three), gains paired by
+    round, "measurable" exactly when a gain's interval leaves out 0, in
+    the table and the JSON; --until-ci adds rounds up to --max-runs
+    (issue 30, item 1)."""
+    with tempfile.TemporaryDirectory() as d:
+        js = os.path.join(d, "r.json")
+        rc, out, err = niccompare(os.path.join(d, "w"), NASA, "--sizes",
+                                  "0,1m", "-c", "4", "--runs", "3",
+                                  "--json", js, "-q")
+        check(rc == 0, err)
+        check("Medians of 3 rounds" in out and "75.0 %" in out, out)
+        runs = json.load(open(js))
+        for r in runs:
+            check(r["runs"] == 3 and abs(r["ci_coverage"] - 0.75) < 1e-9,
+                  repr(r))
+            for k in ("content_mbps", "requests_per_s"):
+                check(r[k + "_ci_low"] <= r[k] <= r[k + "_ci_high"], repr(r))
+        gained = runs[1]
+        check(gained["throughput_gain_ci_low"] <= gained["throughput_gain"]
+              <= gained["throughput_gain_ci_high"], repr(gained))
+        holds_zero = (gained["throughput_gain_ci_low"] <= 0
+                      <= gained["throughput_gain_ci_high"])
+        check(gained["measurable_throughput_gain"] == (not holds_zero),
+              repr(gained))
+        marked = re.findall(r"\] no change", out)
+        rate_zero = (gained["request_rate_gain_ci_low"] <= 0
+                     <= gained["request_rate_gain_ci_high"])
+        check(len(marked) == holds_zero + rate_zero, out)
+        rc, out, err = niccompare(os.path.join(d, "w"), NASA, "--sizes",
+                                  "0,1m", "-c", "4", "--runs", "2",
+                                  "--until-ci", "0.000001", "--max-runs",
+                                  "4", "--json", js, "-q")
+        check(rc == 0 and json.load(open(js))[0]["runs"] == 4, err)
+        rc, _, err = niccompare(os.path.join(d, "w"), NASA, "--runs", "5",
+                                "--max-runs", "3")
+        check(rc == 2 and "--max-runs is below --runs" in err, err)

@@ -32,6 +32,7 @@
 #include "../../src/util/size.h"
 #include "../lib/hclient.h"
 #include "../lib/json.h"
+#include "../lib/stats.h"
 #include "../lib/reader.h"
 #include "../../src/util/clock.h"
 
@@ -53,6 +54,11 @@ typedef struct {
     int      bus_over, host_over;
     /* from nicsim */
     double sim_share;
+    /* over the repeats: the medians' intervals, and the gains over the
+     * same testbed's no-cache run, paired round by round (has_ci: more
+     * than one repeat) */
+    trace_ci_t mbps_ci, rps_ci, gain_ci, rgain_ci;
+    int        has_ci;
 } run_t;
 
 typedef struct {
@@ -64,12 +70,14 @@ typedef struct {
     const char *testbeds[MAX_TESTBEDS];
     int         ntestbeds;
     int         nics, conns, threads, port, quiet, runs;
-    int         keep; /* --keep: leave the work directory niccompare made */
+    double      until_ci; /* --until-ci: widest gain interval, points */
+    int         max_runs; /* ... and at most this many repeats */
+    int         keep;     /* --keep: leave the work directory niccompare made */
     double      duration;
     char        bindir[PATH_MAX - 64];
 } opts_t;
 
-#define MAX_REPEATS 15
+#define MAX_REPEATS 31
 
 /* a comparison: what was asked, the runs and their results (no state at
  * file scope but server_pid below) */
@@ -77,7 +85,10 @@ typedef struct {
     opts_t o;
     run_t  runs[MAX_RUNS];
     int    nruns;
-    char   docroot[PATH_MAX];
+    /* every repeat of every configuration, in the order they ran */
+    run_t reps[MAX_RUNS][MAX_REPEATS];
+    int   nreps;
+    char  docroot[PATH_MAX];
 } cmp_t;
 
 /* say why on stderr, stop the server, exit 1 */
@@ -114,6 +125,9 @@ void niccompare_simulate(cmp_t *cp);
 void niccompare_live(cmp_t *cp, run_t *r, int index, int total, double eta);
 /* qsort: runs by throughput, lowest first (for the median of repeats) */
 int niccompare_by_mbps(const void *a, const void *b);
+/* the medians and their intervals over the repeats so far, into
+ * cp->runs; the widest interval of a gain, in points */
+double niccompare_summarise(cmp_t *cp);
 /* the tables, as text or Markdown (md) */
 void niccompare_tables(cmp_t *cp, FILE *f, int md);
 /* --json */

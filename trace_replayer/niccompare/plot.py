@@ -47,7 +47,8 @@ def stacked(ax, x, heights):
 
 
 def save(fig, ax, out, name, title):
-    ax.set_title(title)
+    # a long title goes on two lines at its parenthesis, so that it fits
+    ax.set_title(title.replace(" (", "\n("), fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(os.path.join(out, name + ".png"))
@@ -102,8 +103,16 @@ def main():
         for j, s in enumerate(sizes):
             vals = [by[(tb, s)][key] if (tb, s) in by else 0
                     for tb in testbeds]
+            # the median's interval over the rounds, when there were several
+            lo = [by[(tb, s)].get(key + "_ci_low", v) if (tb, s) in by
+                  else 0 for tb, v in zip(testbeds, vals)]
+            hi = [by[(tb, s)].get(key + "_ci_high", v) if (tb, s) in by
+                  else 0 for tb, v in zip(testbeds, vals)]
+            err = [[max(0, v - l) for v, l in zip(vals, lo)],
+                   [max(0, h - v) for v, h in zip(vals, hi)]]
             ax.bar([i + j * width for i in range(len(testbeds))], vals,
-                   width, label="cache " + size_label(s))
+                   width, label="cache " + size_label(s),
+                   yerr=err if any(map(any, err)) else None, capsize=3)
         ax.set_xticks([i + 0.4 - width / 2 for i in range(len(testbeds))])
         ax.set_xticklabels(testbeds)
         ax.set_ylabel(unit)

@@ -31,18 +31,123 @@ baseline(cmp_t *cp, const run_t *r)
     return NULL;
 }
 
+static double
+gain(double v, double base)
+{
+    return base > 0 ? 100.0 * (v / base - 1.0) : 0;
+}
+
+/* the index of r's baseline (cache 0, the same testbed), or -1 */
+static int
+baseline_index(cmp_t *cp, const run_t *r)
+{
+    const run_t *b = baseline(cp, r);
+
+    return b != NULL ? (int) (b - cp->runs) : -1;
+}
+
+double
+niccompare_summarise(cmp_t *cp)
+{
+    double x[MAX_REPEATS], y[MAX_REPEATS], widest = 0;
+    run_t  sorted[MAX_REPEATS];
+    int    i, k, n = cp->nreps, b;
+
+    for (i = 0; i < cp->nruns; i++) {
+        run_t *r = &cp->runs[i];
+
+        /* the median replay by throughput, with its counters */
+        memcpy(sorted, cp->reps[i], sizeof(run_t) * (size_t) n);
+        qsort(sorted, (size_t) n, sizeof(run_t), niccompare_by_mbps);
+        *r = sorted[n / 2];
+        r->has_ci = n > 1;
+        for (k = 0; k < n; k++) {
+            x[k] = cp->reps[i][k].mbps;
+            y[k] = cp->reps[i][k].rps;
+        }
+        trace_median_ci(x, n, 0.95, &r->mbps_ci);
+        trace_median_ci(y, n, 0.95, &r->rps_ci);
+        b = baseline_index(cp, r);
+        if (b < 0 || b == i) {
+            memset(&r->gain_ci, 0, sizeof(r->gain_ci));
+            memset(&r->rgain_ci, 0, sizeof(r->rgain_ci));
+            continue;
+        }
+        /* round k of this configuration against round k of its
+         * baseline: they ran one after the other */
+        for (k = 0; k < n; k++) {
+            x[k] = gain(cp->reps[i][k].mbps, cp->reps[b][k].mbps);
+            y[k] = gain(cp->reps[i][k].rps, cp->reps[b][k].rps);
+        }
+        trace_median_ci(x, n, 0.95, &r->gain_ci);
+        trace_median_ci(y, n, 0.95, &r->rgain_ci);
+        if (r->gain_ci.high - r->gain_ci.low > widest) {
+            widest = r->gain_ci.high - r->gain_ci.low;
+        }
+    }
+    return widest;
+}
+
+/* a configuration's gain over its baseline in percent: the median of the
+ * gains paired round by round (rate: of requests/s, else of Mb/s) */
+static double
+gain_of(cmp_t *cp, const run_t *r, int rate)
+{
+    const run_t *b = baseline(cp, r);
+
+    if (b == NULL || b == r) {
+        return 0;
+    }
+    if (r->has_ci) {
+        return rate ? r->rgain_ci.median : r->gain_ci.median;
+    }
+    return rate ? gain(r->rps, b->rps) : gain(r->mbps, b->mbps);
+}
+
+/* 1 when a gain's interval holds 0: no measurable change */
+static int
+no_change(const run_t *r, const trace_ci_t *g)
+{
+    return r->has_ci && r->cache != 0 && g->low <= 0 && g->high >= 0;
+}
+
+/* "+12.3 [+8.1, +15.0]", "-" for a baseline; "no change" marks one whose
+ * interval holds 0 */
+static const char *
+gain_text(cmp_t *cp, const run_t *r, int rate, char *buf, size_t len)
+{
+    const trace_ci_t *g = rate ? &r->rgain_ci : &r->gain_ci;
+
+    if (baseline(cp, r) == NULL || r->cache == 0) {
+        return "-";
+    }
+    if (!r->has_ci) {
+        snprintf(buf, len, "%+.1f", gain_of(cp, r, rate));
+    } else {
+        snprintf(buf, len, "%+.1f [%+.1f, %+.1f]%s", g->median, g->low, g->high,
+                 no_change(r, g) ? " no change" : "");
+    }
+    return buf;
+}
+
+/* "1234.5 [1200.1, 1250.0]" */
+static const char *
+value_text(const run_t *r, const trace_ci_t *c, double v, char *buf, size_t len)
+{
+    if (!r->has_ci) {
+        snprintf(buf, len, "%.1f", v);
+    } else {
+        snprintf(buf, len, "%.1f [%.1f, %.1f]", c->median, c->low, c->high);
+    }
+    return buf;
+}
+
 int
 niccompare_by_mbps(const void *a, const void *b)
 {
     double x = ((const run_t *) a)->mbps, y = ((const run_t *) b)->mbps;
 
     return (x > y) - (x < y);
-}
-
-static double
-gain(double v, double base)
-{
-    return base > 0 ? 100.0 * (v / base - 1.0) : 0;
 }
 
 static uint64_t
@@ -111,10 +216,18 @@ niccompare_tables(cmp_t *cp, FILE *f, int md)
             "\n%sFigures 7b and 7c: HTTP content throughput and request "
             "rate (measured, paced by the models)\n\n",
             md ? "### " : "");
+    if (cp->nreps > 1) {
+        fprintf(f,
+                "Medians of %d rounds; [low, high] holds the median with "
+                "probability %.1f %% (order statistics); \"no change\": the "
+                "gain's interval holds 0, no measurable change.\n\n",
+                cp->nreps, 100 * cp->runs[0].mbps_ci.coverage);
+    }
     ROW_START();
-    fprintf(f, "%-12s%s%6s%s%9s%s%7s%s%9s%s%7s%s%6s%s%6s%s%8s%s%10s", "testbed",
-            sep, "cache", sep, "Mb/s", sep, "gain%", sep, "req/s", sep, "gain%",
-            sep, "bus", sep, "host", sep, "limited", sep, "mismatches");
+    fprintf(f, "%-12s%s%6s%s%24s%s%30s%s%24s%s%30s%s%6s%s%6s%s%8s%s%10s",
+            "testbed", sep, "cache", sep, "Mb/s", sep, "gain%", sep, "req/s",
+            sep, "gain%", sep, "bus", sep, "host", sep, "limited", sep,
+            "mismatches");
     ROW_END();
     if (md) {
         fputs("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- "
@@ -122,16 +235,19 @@ niccompare_tables(cmp_t *cp, FILE *f, int md)
               f);
     }
     for (i = 0; i < cp->nruns; i++) {
-        const run_t *r = &cp->runs[i], *b = baseline(cp, r);
+        const run_t *r = &cp->runs[i];
+        char         a[64], g1[64], c[64], g2[64];
 
         niccompare_human(r->cache, size, sizeof(size));
         ROW_START();
         fprintf(f,
-                "%-12s%s%6s%s%9.1f%s%+7.1f%s%9.1f%s%+7.1f%s%6.3f%s%6.3f%s%8s"
+                "%-12s%s%6s%s%24s%s%30s%s%24s%s%30s%s%6.3f%s%6.3f%s%8s"
                 "%s%10llu",
-                r->testbed, sep, size, sep, r->mbps, sep,
-                b != NULL ? gain(r->mbps, b->mbps) : 0, sep, r->rps, sep,
-                b != NULL ? gain(r->rps, b->rps) : 0, sep, r->bus_util, sep,
+                r->testbed, sep, size, sep,
+                value_text(r, &r->mbps_ci, r->mbps, a, sizeof(a)), sep,
+                gain_text(cp, r, 0, g1, sizeof(g1)), sep,
+                value_text(r, &r->rps_ci, r->rps, c, sizeof(c)), sep,
+                gain_text(cp, r, 1, g2, sizeof(g2)), sep, r->bus_util, sep,
                 r->host_util, sep, r->limited_by, sep,
                 (unsigned long long) r->mismatches);
         ROW_END();
@@ -238,14 +354,36 @@ niccompare_write_json(cmp_t *cp, const char *path)
                 "\"seconds\": %.3f, "
                 "\"requests\": %llu, \"requests_per_s\": %.3f, "
                 "\"content_mbps\": %.3f, \"throughput_gain\": %.3f, "
-                "\"request_rate_gain\": %.3f, \"responses\": %llu, "
-                "\"bus_bytes\": {",
+                "\"request_rate_gain\": %.3f, \"responses\": %llu, ",
                 r->testbed, cp->o.nics, (unsigned long long) r->cache,
-                cp->o.policy, cp->o.conns, cp->o.runs, r->seconds,
-                (unsigned long long) r->requests, r->rps, r->mbps,
-                b != NULL ? gain(r->mbps, b->mbps) : 0,
-                b != NULL ? gain(r->rps, b->rps) : 0,
-                (unsigned long long) r->responses);
+                cp->o.policy, cp->o.conns, cp->nreps, r->seconds,
+                (unsigned long long) r->requests,
+                r->has_ci ? r->rps_ci.median : r->rps,
+                r->has_ci ? r->mbps_ci.median : r->mbps, gain_of(cp, r, 0),
+                gain_of(cp, r, 1), (unsigned long long) r->responses);
+        if (r->has_ci) {
+            /* the intervals, and whether each gain is a measurable one */
+            fprintf(f,
+                    "\"ci_coverage\": %.4f, \"requests_per_s_ci_low\": %.3f, "
+                    "\"requests_per_s_ci_high\": %.3f, "
+                    "\"content_mbps_ci_low\": %.3f, "
+                    "\"content_mbps_ci_high\": %.3f, "
+                    "\"throughput_gain_ci_low\": %.3f, "
+                    "\"throughput_gain_ci_high\": %.3f, "
+                    "\"request_rate_gain_ci_low\": %.3f, "
+                    "\"request_rate_gain_ci_high\": %.3f, "
+                    "\"measurable_throughput_gain\": %s, "
+                    "\"measurable_request_rate_gain\": %s, ",
+                    r->mbps_ci.coverage, r->rps_ci.low, r->rps_ci.high,
+                    r->mbps_ci.low, r->mbps_ci.high, r->gain_ci.low,
+                    r->gain_ci.high, r->rgain_ci.low, r->rgain_ci.high,
+                    b != NULL && b != r && !no_change(r, &r->gain_ci) ? "true"
+                                                                      : "false",
+                    b != NULL && b != r && !no_change(r, &r->rgain_ci)
+                        ? "true"
+                        : "false");
+        }
+        fprintf(f, "\"bus_bytes\": {");
         for (k = 0; k < SNIC_BUS_NCAT; k++) {
             fprintf(f, "%s\"%s\": %llu", k ? ", " : "", snic_bus_category[k],
                     (unsigned long long) r->bus[k]);
