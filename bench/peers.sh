@@ -15,7 +15,8 @@
 # the file's length.
 #
 # Usage: sh bench/peers.sh  (env: DURATION=8 RUNS=3 CONNS=64 DEPTH=16 PROFILE=0
-#                            SIZES="1k 16k 256k 4m" MODES="plain pipelined")
+#                            SIZES="1k 16k 256k 4m" MODES="plain pipelined"
+#                            NICD_LISTEN_OPTS="notsent_lowat=off")
 # Writes build/bench/peers.json.  Two cores shared by servers and wrk:
 # compare ratios, not absolute numbers.  For each run it also reads CPU
 # 0's time from /proc/stat: microseconds of CPU 0 per request in user
@@ -31,6 +32,8 @@ DEPTH=${DEPTH:-16}
 SIZES=${SIZES:-"1k 16k 256k 4m"}
 MODES=${MODES:-"plain pipelined"}
 NICD=${NICD:-build/nicd}
+# listen parameters for nicd's socket, e.g. notsent_lowat=off
+NICD_LISTEN_OPTS=${NICD_LISTEN_OPTS:-}
 . bench/lib.sh
 bench_init
 
@@ -41,8 +44,9 @@ chmod 755 "$work" "$work/www"
 chmod 644 "$work/www"/*
 
 port_nicd=$(free_port)
-taskset -c 0 "$NICD" --root "$work/www" --listen "127.0.0.1:$port_nicd" \
-    --threads 1 -g "access_log off; error_log $work/nicd.log warn;
+taskset -c 0 "$NICD" --root "$work/www" \
+    --threads 1 -g "listen 127.0.0.1:$port_nicd $NICD_LISTEN_OPTS;
+    access_log off; error_log $work/nicd.log warn;
     open_file_cache max=1000; open_file_cache_valid 60s;
     keepalive_requests 1000000;" &
 pids="$pids $!"

@@ -85,6 +85,20 @@ def test_end_to_end():
                   "%s is not a PNG" % png)
         text = open(report).read()
         check("Figure 3" in text and "fig7a.png" in text, "report: " + text)
+        # links relative to the report, the command line, version, date
+        links = re.findall(r"!\[[^]]*\]\(([^)]+)\)", text)
+        check(len(links) == 5 and all(
+            not l.startswith("/") and os.path.exists(
+                os.path.join(os.path.dirname(report), l)) for l in links),
+              repr(links))
+        check(re.search(r"Made on \d{4}-\d\d-\d\d by niccompare \d", text)
+              and "--report " + report in text, text[:600])
+        # every figure readable: no two text elements overlap
+        p = subprocess.run([os.path.join(os.path.dirname(NICCOMPARE),
+                                         "niccompare-plot"), js, plots,
+                            "--trace", "NASA", "--check"],
+                           capture_output=True, text=True, timeout=120)
+        check(p.returncode == 0, p.stderr)
         check(nicd_running(wd) == [], "nicd left running")
         # a second run reuses the docroot
         rc, _, err = niccompare(wd, NASA, "--sizes", "0", "-c", "4")

@@ -176,6 +176,11 @@ main(int argc, char **argv)
     static cmp_t cmp; /* main's own: too large for the stack */
     cmp_t       *cp = &cmp;
 
+    /* the command line as given (list options are cut in place below) */
+    for (i = 0, j = 0; i < argc && (size_t) j < sizeof(cp->o.cmdline); i++) {
+        j += snprintf(cp->o.cmdline + j, sizeof(cp->o.cmdline) - (size_t) j,
+                      "%s%s", i ? " " : "", argv[i]);
+    }
     cp->o.policy = "lru";
     cp->o.workdir = NULL; /* a new one under $TMPDIR */
     cp->o.nics = 2;

@@ -70,9 +70,10 @@ typedef struct {
     const char *testbeds[MAX_TESTBEDS];
     int         ntestbeds;
     int         nics, conns, threads, port, quiet, runs;
-    double      until_ci; /* --until-ci: widest gain interval, points */
-    int         max_runs; /* ... and at most this many repeats */
-    int         keep;     /* --keep: leave the work directory niccompare made */
+    double      until_ci;      /* --until-ci: widest gain interval, points */
+    char        cmdline[4096]; /* as given, for the report */
+    int         max_runs;      /* ... and at most this many repeats */
+    int         keep; /* --keep: leave the work directory niccompare made */
     double      duration;
     char        bindir[PATH_MAX - 64];
 } opts_t;

@@ -1,7 +1,12 @@
 #!/usr/bin/python3
 """niccompare-plot: the paper's figures from niccompare's JSON, as PNG.
 
-Usage: niccompare-plot RESULTS.json DIR
+Usage: niccompare-plot RESULTS.json DIR [--trace NAME] [--date DATE] [--check]
+
+Every figure names the trace, the NICs, the policy and the date (below
+it); legends stand outside the data.  --check: exit 1 naming any two text
+elements of a figure that overlap (matplotlib's bounding boxes), which
+the tests use.
 
 Writes into DIR:
   fig7a.png  bus traffic by category per response, normalised to no cache
@@ -14,6 +19,7 @@ Writes into DIR:
 Needs matplotlib (Debian: python3-matplotlib).
 """
 
+import datetime
 import json
 import os
 import sys
@@ -46,16 +52,64 @@ def stacked(ax, x, heights):
         bottom += heights[cat]
 
 
-def save(fig, ax, out, name, title):
-    # a long title goes on two lines at its parenthesis, so that it fits
-    ax.set_title(title.replace(" (", "\n("), fontsize=10)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, name + ".png"))
+class Figures:
+    """what every figure says below it, and the overlap check"""
+
+    def __init__(self, out, footer, check):
+        self.out, self.footer, self.check = out, footer, check
+        self.problems = []
+
+    def save(self, fig, ax, name, title, legend=True):
+        # a long title goes on two lines at its parenthesis, so that it fits
+        ax.set_title(title.replace(" (", "\n("), fontsize=10)
+        if legend and ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1),
+                      borderaxespad=0)
+        fig.text(0.01, 0.005, self.footer, fontsize=7, color="0.35",
+                 ha="left", va="bottom")
+        fig.tight_layout(rect=(0, 0.04, 1, 1))
+        if self.check:
+            self.problems += ["%s: %s" % (name, p) for p in overlaps(fig)]
+        fig.savefig(os.path.join(self.out, name + ".png"),
+                    bbox_inches="tight")
+
+
+def texts(fig):
+    """every visible text of fig with something to say"""
+    found = [t for t in fig.texts]
+    for ax in fig.axes:
+        found += [ax.title, ax.xaxis.label, ax.yaxis.label]
+        found += ax.get_xticklabels() + ax.get_yticklabels()
+        found += [c for c in ax.texts]
+        if ax.get_legend() is not None:
+            found += ax.get_legend().get_texts()
+    return [t for t in found if t.get_visible() and t.get_text().strip()]
+
+
+def overlaps(fig):
+    """pairs of text elements whose boxes overlap by more than a pixel"""
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    boxes = [(t, t.get_window_extent(r)) for t in texts(fig)]
+    said = []
+    for i, (a, ba) in enumerate(boxes):
+        for b, bb in boxes[i + 1:]:
+            w = min(ba.x1, bb.x1) - max(ba.x0, bb.x0)
+            h = min(ba.y1, bb.y1) - max(ba.y0, bb.y0)
+            if w > 1 and h > 1:
+                said.append("%r overlaps %r" % (a.get_text(), b.get_text()))
+    return said
 
 
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    check = "--check" in args
+    args = [a for a in args if a != "--check"]
+    opts = {}
+    while len(args) > 2 and args[-2] in ("--trace", "--date"):
+        opts[args[-2]] = args[-1]
+        args = args[:-2]
+    if len(args) != 2:
         sys.stderr.write(__doc__)
         return 2
     try:
@@ -66,16 +120,24 @@ def main():
         sys.stderr.write("niccompare-plot: matplotlib is not installed "
                          "(apt-get install python3-matplotlib)\n")
         return 1
-    with open(sys.argv[1]) as f:
+    with open(args[0]) as f:
         runs = json.load(f)
-    out = sys.argv[2]
+    out = args[1]
     os.makedirs(out, exist_ok=True)
+    first = runs[0] if runs else {}
+    footer = "trace %s, %s NIC%s, policy %s, %s, %s" % (
+        opts.get("--trace", "?"), first.get("nics", "?"),
+        "" if first.get("nics") == 1 else "s", first.get("policy", "?"),
+        "%d round%s" % (first.get("runs", 1),
+                        "" if first.get("runs", 1) == 1 else "s"),
+        opts.get("--date", datetime.date.today().isoformat()))
+    figs = Figures(out, footer, check)
     testbeds = list(dict.fromkeys(r["testbed"] for r in runs))
     sizes = sorted(set(r["cache_bytes"] for r in runs))
     by = {(r["testbed"], r["cache_bytes"]): r for r in runs}
 
     # Figure 7a: stacked, normalised to each testbed's no-cache total
-    fig, ax = plt.subplots(figsize=(min(16, max(6, 0.8 * len(runs))), 5))
+    fig, ax = plt.subplots(figsize=(min(18, max(7, 0.9 * len(runs))), 5))
     labels, x = [], 0
     for tb in testbeds:
         base = by.get((tb, 0))
@@ -89,16 +151,17 @@ def main():
             labels.append("%s\n%s" % (tb, size_label(s)))
             x += 1
     ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_xticklabels(labels, fontsize=7)
+    ax.set_xlabel("testbed and cache size per NIC")
     ax.set_ylabel("bus traffic / no cache")
-    save(fig, ax, out, "fig7a", "Figure 7a: bus traffic by category "
-         "(modelled)")
+    figs.save(fig, ax, "fig7a", "Figure 7a: bus traffic by category "
+              "(modelled)")
     plt.close(fig)
 
     # Figures 7b and 7c: grouped bars, one bar per cache size
     for name, key, unit in (("fig7b", "content_mbps", "Mb/s"),
                             ("fig7c", "requests_per_s", "requests/s")):
-        fig, ax = plt.subplots(figsize=(6, 4))
+        fig, ax = plt.subplots(figsize=(7, 4))
         width = 0.8 / max(1, len(sizes))
         for j, s in enumerate(sizes):
             vals = [by[(tb, s)][key] if (tb, s) in by else 0
@@ -113,32 +176,65 @@ def main():
             ax.bar([i + j * width for i in range(len(testbeds))], vals,
                    width, label="cache " + size_label(s),
                    yerr=err if any(map(any, err)) else None, capsize=3)
+            # the gain over no cache, on each bar with a cache
+            gkey = ("throughput_gain" if key == "content_mbps"
+                    else "request_rate_gain")
+            for i, tb in enumerate(testbeds):
+                r = by.get((tb, s))
+                if r is None or s == 0:
+                    continue
+                text = "%+.0f%%" % r[gkey]
+                if r.get("measurable_" + gkey) is False:
+                    text = "0?"  # no measurable change
+                ax.annotate(text, (i + j * width, hi[i]),
+                            textcoords="offset points", xytext=(0, 2),
+                            ha="center", fontsize=6)
         ax.set_xticks([i + 0.4 - width / 2 for i in range(len(testbeds))])
         ax.set_xticklabels(testbeds)
+        ax.set_xlabel("testbed")
         ax.set_ylabel(unit)
-        save(fig, ax, out, name, "Figure %s: %s (measured, paced by the "
-             "models)" % (name[3:], "HTTP content throughput"
-                          if key == "content_mbps" else "request rate"))
+        ax.margins(y=0.12)
+        figs.save(fig, ax, name, "Figure %s: %s (measured, paced by the "
+                  "models)" % (name[3:], "HTTP content throughput"
+                               if key == "content_mbps" else "request rate"))
         plt.close(fig)
 
-    # Figure 3: share against cache size, simulated and live
-    fig, ax = plt.subplots(figsize=(6, 4))
+    # Figure 3: share against cache size (a numeric, log axis: no-cache
+    # runs have no share to show), nicsim and live apart, and their
+    # difference in points below
+    fig, (ax, dx) = plt.subplots(2, 1, figsize=(7, 5.5), sharex=True,
+                                 gridspec_kw={"height_ratios": [3, 1.4]})
+    cached = [s for s in sizes if s > 0]
     for k, tb in enumerate(testbeds):
-        xs = [s for s in sizes if (tb, s) in by]
-        ax.plot([size_label(s) for s in xs],
-                [by[(tb, s)]["sim_share"] for s in xs], "o-",
-                color="C%d" % k, label="nicsim (%s)" % tb)
-        ax.plot([size_label(s) for s in xs],
-                [by[(tb, s)]["live_share"] for s in xs], "s--",
-                color="C%d" % k, label="live (%s)" % tb)
-    ax.set_xlabel("cache size per NIC")
-    ax.set_ylabel("share of content not crossing the bus")
+        xs = [s for s in cached if (tb, s) in by]
+        ax.plot(xs, [by[(tb, s)]["sim_share"] for s in xs], "o-",
+                color="C%d" % (2 * k), label="nicsim, %s" % tb)
+        ax.plot(xs, [by[(tb, s)]["live_share"] for s in xs], "s--",
+                color="C%d" % (2 * k + 1), label="live, %s" % tb)
+        dx.plot(xs, [100 * (by[(tb, s)]["live_share"]
+                            - by[(tb, s)]["sim_share"]) for s in xs], "s-",
+                color="C%d" % (2 * k + 1), label="live - nicsim, %s" % tb)
+    if cached:
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(cached)
+        ax.set_xticklabels([size_label(s) for s in cached])
+        dx.set_xticks(cached)
+        dx.set_xticklabels([size_label(s) for s in cached])
+    dx.axhline(0, color="0.6", linewidth=0.8)
+    dx.set_xlabel("cache size per NIC")
+    dx.set_ylabel("points")
+    ax.set_ylabel("share not crossing the bus")
     ax.set_ylim(0, 1)
-    save(fig, ax, out, "fig3", "Figure 3: content served from NIC memory")
+    ax.set_yticks([0.25, 0.5, 0.75, 1.0])  # none at 0, by the panel below
+    if dx.get_legend_handles_labels()[0]:
+        dx.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1),
+                  borderaxespad=0)
+    figs.save(fig, ax, "fig3", "Figure 3: content served from NIC memory, "
+              "nicsim and live")
     plt.close(fig)
 
     # Figure 4: utilisation by category without a cache
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = plt.subplots(figsize=(7, 4))
     for x, tb in enumerate(testbeds):
         r = by.get((tb, 0))
         if r is None:
@@ -148,11 +244,18 @@ def main():
                         for c in CATEGORIES})
     ax.set_xticks(range(len(testbeds)))
     ax.set_xticklabels(testbeds)
+    ax.set_xlabel("testbed")
+    ax.axhline(0.95, color="0.2", linestyle=":", linewidth=1,
+               label="limit (0.95)")
     ax.set_ylabel("bus utilisation")
-    ax.set_ylim(0, 1)
-    save(fig, ax, out, "fig4", "Figure 4: bus utilisation without a cache "
-         "(modelled)")
+    ax.set_ylim(0, 1.05)
+    figs.save(fig, ax, "fig4", "Figure 4: bus utilisation without a cache "
+              "(modelled)")
     plt.close(fig)
+    if figs.problems:
+        sys.stderr.write("niccompare-plot: overlapping text:\n  %s\n"
+                         % "\n  ".join(figs.problems))
+        return 1
     return 0
 
 

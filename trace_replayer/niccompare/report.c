@@ -2,6 +2,8 @@
  * niccompare's report (niccompare.h): tables, JSON, figures, Markdown.
  */
 
+#include <time.h>
+
 #include "niccompare.h"
 
 /* a cache size for the tables: "none" for no cache */
@@ -408,11 +410,22 @@ niccompare_write_json(cmp_t *cp, const char *path)
     }
 }
 
+/* today in UTC, YYYY-MM-DD */
+static void
+today(char *buf, size_t len)
+{
+    time_t    t = time(NULL);
+    struct tm tm;
+
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%d", &tm);
+}
+
 void
 niccompare_plots(cmp_t *cp)
 {
-    char  data[PATH_MAX], script[PATH_MAX];
-    char *argv[5];
+    char  data[PATH_MAX], script[PATH_MAX], date[16], *slash;
+    char *argv[9];
 
     if (mkdir(cp->o.plots, 0755) != 0 && errno != EEXIST) {
         niccompare_die("%s: %s", cp->o.plots, strerror(errno));
@@ -421,10 +434,16 @@ niccompare_plots(cmp_t *cp)
     niccompare_write_json(cp, data);
     snprintf(script, sizeof(script), "%s",
              niccompare_tool(cp, "niccompare-plot"));
+    today(date, sizeof(date));
+    slash = strrchr(cp->o.trace, '/');
     argv[0] = script;
     argv[1] = data;
     argv[2] = (char *) cp->o.plots;
-    argv[3] = NULL;
+    argv[3] = "--trace";
+    argv[4] = slash != NULL ? slash + 1 : (char *) cp->o.trace;
+    argv[5] = "--date";
+    argv[6] = date;
+    argv[7] = NULL;
     if (niccompare_run(argv, NULL, NULL) != 0) {
         niccompare_die("niccompare-plot could not draw the figures into %s "
                        "(python3-matplotlib installed?)",
@@ -432,29 +451,81 @@ niccompare_plots(cmp_t *cp)
     }
 }
 
+/*
+ * to as a path relative to the directory from (both made absolute): the
+ * report's image links open from wherever the report is read.
+ */
+static void
+relative(const char *from, const char *to, char *out, size_t len)
+{
+    char        a[PATH_MAX], b[PATH_MAX];
+    const char *p, *q;
+    size_t      common = 0, o = 0;
+
+    if (realpath(from, a) == NULL || realpath(to, b) == NULL) {
+        snprintf(out, len, "%s", to);
+        return;
+    }
+    /* the longest common leading run of whole components */
+    for (p = a, q = b; *p != '\0' && *p == *q; p++, q++) {
+        if (*p == '/') {
+            common = (size_t) (p - a);
+        }
+    }
+    if ((*p == '\0' && (*q == '/' || *q == '\0'))) {
+        common = (size_t) (p - a);
+    }
+    out[0] = '\0';
+    for (p = a + common; *p != '\0'; p++) {
+        if (*p == '/' && o + 3 < len) {
+            memcpy(out + o, "../", 4);
+            o += 3;
+        }
+    }
+    q = b + common;
+    snprintf(out + o, len - o, "%s", *q == '/' ? q + 1 : q);
+    if (out[0] == '\0') {
+        snprintf(out, len, ".");
+    }
+}
+
 void
 niccompare_report(cmp_t *cp)
 {
     FILE *f = fopen(cp->o.report, "w");
+    char  dir[PATH_MAX], rel[PATH_MAX], date[16], *slash;
 
     if (f == NULL) {
         niccompare_die("%s: %s", cp->o.report, strerror(errno));
     }
+    today(date, sizeof(date));
     fprintf(f,
             "# NIC data cache: cached versus uncached\n\n"
-            "Trace `%s`, %d NICs, policy %s, %d connections%s.  Measured: "
-            "throughput, request rate, mismatches (nicreplay); modelled: bus "
-            "and host time and traffic (docs/interconnect.md).\n\n",
+            "Trace `%s`, %d NICs, policy %s, %d connections%s, %d round%s.  "
+            "Measured: throughput, request rate, mismatches (nicreplay); "
+            "modelled: bus and host time and traffic "
+            "(docs/interconnect.md).\n\n"
+            "Made on %s by niccompare %s:\n\n    ",
             cp->o.trace, cp->o.nics, cp->o.policy, cp->o.conns,
-            cp->o.duration > 0 ? " (timed replay)" : " (whole trace)");
+            cp->o.duration > 0 ? " (timed replay)" : " (whole trace)",
+            cp->nreps, cp->nreps == 1 ? "" : "s", date, NICACHE_VERSION);
+    fprintf(f, "%s\n\n", cp->o.cmdline);
     niccompare_tables(cp, f, 1);
     if (cp->o.plots != NULL) {
+        /* links relative to the report's own directory */
+        snprintf(dir, sizeof(dir), "%s", cp->o.report);
+        slash = strrchr(dir, '/');
+        if (slash != NULL) {
+            *slash = '\0';
+        } else {
+            snprintf(dir, sizeof(dir), ".");
+        }
+        relative(dir, cp->o.plots, rel, sizeof(rel));
         fprintf(f,
                 "\n![Figure 7a](%s/fig7a.png)\n![Figure 7b](%s/fig7b.png)\n"
                 "![Figure 7c](%s/fig7c.png)\n![Figure 3](%s/fig3.png)\n"
                 "![Figure 4](%s/fig4.png)\n",
-                cp->o.plots, cp->o.plots, cp->o.plots, cp->o.plots,
-                cp->o.plots);
+                rel, rel, rel, rel, rel);
     }
     if (fclose(f) != 0) {
         niccompare_die("%s: %s", cp->o.report, strerror(errno));
