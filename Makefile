@@ -81,7 +81,7 @@ FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 TOOLS = $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
         $(BUILD)/niccompare $(BUILD)/niccompare-plot $(BUILD)/nicload \
-        $(BUILD)/nicsim-plot
+        $(BUILD)/nicsim-plot $(BUILD)/nicreplay-cluster
 
 # the manual pages: the programs' from docs/man/, nicd.conf(5) from
 # docs/config.md (scripts/conf_man.py), so the reference and the page agree
@@ -139,6 +139,11 @@ $(BUILD)/nicsim: $(call prog_objs,nicsim) $(TRACE_OBJS) $(SIM_OBJS) $(UTIL_OBJS)
 
 $(BUILD)/niccompare: $(call prog_objs,niccompare) $(TRACE_OBJS) $(MODEL_OBJS) $(UTIL_OBJS)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
+
+# nicreplay over a Dask cluster (its venv: sh scripts/venv.sh dask)
+$(BUILD)/nicreplay-cluster: trace_replayer/cluster/nicreplay_cluster.py
+	@mkdir -p $(dir $@)
+	cp $< $@ && chmod 755 $@
 
 # nicsim --plot runs it from beside itself
 $(BUILD)/nicsim-plot: trace_replayer/nicsim/plot.py
@@ -279,7 +284,7 @@ fuzz:
 	@$(MAKE) --no-print-directory deps DEPS="build fuzz"
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-COMPLETED = nicd nictrace nicsim nicreplay niccompare nicload
+COMPLETED = nicd nictrace nicsim nicreplay niccompare nicload nicreplay-cluster
 
 install: $(TOOLS) $(MAN_PAGES) $(BUILD)/www/index.html
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/etc/nicd
@@ -287,7 +292,7 @@ install: $(TOOLS) $(MAN_PAGES) $(BUILD)/www/index.html
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
 	    $(BUILD)/niccompare $(BUILD)/niccompare-plot $(BUILD)/nicload \
-	    $(BUILD)/nicsim-plot $(DESTDIR)$(PREFIX)/bin/
+	    $(BUILD)/nicsim-plot $(BUILD)/nicreplay-cluster $(DESTDIR)$(PREFIX)/bin/
 	# the configuration, its root the installed sample
 	sed 's|^\( *root \)build/www;|\1$(PREFIX)/share/nicd/html;|' conf/nicd.conf \
 	    > $(BUILD)/nicd.conf.installed

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install the Debian packages a make target needs, when some are missing.
 # Usage: sh scripts/deps.sh GROUP...
-#   (groups: build test bench fuzz format module deb plots; plots is what
+#   (groups: build test bench fuzz format module deb plots cluster; plots is what
 #   niccompare --plots needs, and the tests, which draw them, take it too)
 # Runs "apt-get update" first, then "apt-get install -y --no-upgrade", and
 # keeps services from starting while it installs (nginx is a benchmark
@@ -12,10 +12,11 @@ pkgs=""
 for group in "$@"; do
     case "$group" in
     build) pkgs="$pkgs gcc make libc6-dev pkg-config scdoc libevent-dev libssl-dev libnghttp2-dev libluajit-5.1-dev libpcre2-dev libcrypt-dev zlib1g-dev" ;;
-    test) pkgs="$pkgs python3 nginx-light nginx-dev python3-matplotlib openssl curl nghttp2-client debhelper dpkg-dev" ;;
+    test) pkgs="$pkgs python3 python3-venv nginx-light nginx-dev python3-matplotlib openssl curl nghttp2-client debhelper dpkg-dev" ;;
     module) pkgs="$pkgs nginx-dev nginx-light" ;;
     deb) pkgs="$pkgs debhelper dpkg-dev nginx-dev nginx-light" ;; # make deb
     plots) pkgs="$pkgs python3-matplotlib" ;;
+    cluster) pkgs="$pkgs python3 python3-venv" ;; # scripts/venv.sh dask
     bench) pkgs="$pkgs wrk nginx-light lighttpd util-linux h2o nghttp2-client curl openssl time linux-perf" ;;
     fuzz) pkgs="$pkgs clang libclang-rt-dev" ;; # libFuzzer and the sanitizer runtimes
     format) pkgs="$pkgs clang-format" ;;

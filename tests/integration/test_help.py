@@ -18,8 +18,10 @@ PROGRAMS = {
     "nicreplay": "trace_replayer/nicreplay",
     "niccompare": "trace_replayer/niccompare",
     "nicload": "trace_replayer/nicload",
+    "nicreplay-cluster": "trace_replayer/cluster",
 }
-OPTION = re.compile(r'"([a-z0-9][a-z0-9-]*)",\s*(?:no|required|optional)_argument')
+OPTION = re.compile(r'"([a-z0-9][a-z0-9-]*)",\s*(?:no|required|optional)_argument'
+                    r'|add_argument\((?:"-[a-z]", )?"--([a-z0-9-]+)"')
 
 
 def options(src):
@@ -27,11 +29,11 @@ def options(src):
     its folder"""
     path = os.path.join(TOP, src)
     names = ([os.path.join(path, f) for f in sorted(os.listdir(path))
-              if f.endswith(".c")] if os.path.isdir(path) else [path])
+              if f.endswith((".c", ".py"))] if os.path.isdir(path) else [path])
     text = "".join(open(n).read() for n in names)
-    found = set(OPTION.findall(text))
+    found = set(a or b for a, b in OPTION.findall(text))
     if "TRACE_SRC_LONGOPTS" in text:
-        found |= set(OPTION.findall(
+        found |= set(a or b for a, b in OPTION.findall(
             open(os.path.join(TOP, "trace_replayer/lib/reader.h")).read()))
     return found
 

@@ -82,6 +82,10 @@ nicreplay_usage(FILE *out)
         "      --speed X         timed replay: each group at its logged "
         "time, X times\n"
         "                        faster (1: real time)\n"
+        "      --start-at T      begin at T, seconds since the epoch (a "
+        "start barrier for\n"
+        "                        shards on several machines; --json says "
+        "when it began)\n"
         "      --hdr FILE        the latency histogram as an HdrHistogram "
         "log (1.3)\n"
         "      --by-url N        the N URLs with the most requests, bytes "
@@ -182,6 +186,7 @@ main(int argc, char **argv)
         {"rate", required_argument, NULL, 'r'},
         {"poisson", no_argument, NULL, 'O'},
         {"speed", required_argument, NULL, 'S'},
+        {"start-at", required_argument, NULL, 'Z' + 256},
         {"hdr", required_argument, NULL, 'T'},
         {"by-url", required_argument, NULL, 'U'},
         {"by-size", optional_argument, NULL, 'Z'},
@@ -308,6 +313,18 @@ main(int argc, char **argv)
                 return 2;
             }
             *(ch == 'r' ? &rp->cf.rate : &rp->cf.speed) = x;
+            break;
+        }
+        case 'Z' + 256: {
+            char  *end;
+            double x = strtod(optarg, &end);
+
+            if (end == optarg || *end != '\0' || !(x > 0)) {
+                fprintf(stderr, "nicreplay: --start-at wants a time in "
+                                "seconds since the epoch\n");
+                return 2;
+            }
+            rp->cf.start_at = x;
             break;
         }
         case 'O': rp->cf.poisson = 1; break;

@@ -59,7 +59,8 @@ typedef struct {
     uint64_t     groups;
     uint64_t     max_depth;
     double       elapsed;
-    trace_hist_t latency; /* microseconds */
+    double       started_at; /* when the replay began, epoch seconds */
+    trace_hist_t latency;    /* microseconds */
     /* fidelity: what the log answered against what came back */
     uint64_t log_2xx, got_2xx, logged_size, log_404, got_404, log_3xx;
     uint64_t got_301;
@@ -108,6 +109,7 @@ typedef struct {
     double           rate;       /* --rate: requests per second (0: off) */
     int              poisson;    /* ... with exponential gaps */
     double           speed;      /* --speed: the log's clock times this */
+    double           start_at;   /* --start-at: wall-clock epoch seconds */
     const char      *hdr;        /* --hdr: an HdrHistogram log */
     hclient_limit_t  max_errors; /* --max-errors: connect failures allowed */
 } conf_t;

@@ -527,6 +527,26 @@ nicreplay_run(replay_t *rp)
     for (i = 0; i < rp->cf.conns; i++) {
         rp->users[i].rp = rp;
     }
+    if (rp->cf.start_at > 0) {
+        /* a start barrier: every shard of a cluster run begins at the same
+         * wall-clock time (their clocks as NTP keeps them) */
+        struct timespec at;
+
+        at.tv_sec = (time_t) rp->cf.start_at;
+        at.tv_nsec = (long) ((rp->cf.start_at - (double) at.tv_sec) * 1e9);
+        while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, NULL)
+               == EINTR) {
+            if (nicache_stopping()) {
+                break;
+            }
+        }
+    }
+    {
+        struct timespec now;
+
+        clock_gettime(CLOCK_REALTIME, &now);
+        rp->res.started_at = (double) now.tv_sec + (double) now.tv_nsec / 1e9;
+    }
     rp->t_start = rp->hdr_since = nicache_now_ns();
     if (rp->cf.duration > 0) {
         deadline = rp->t_start + (uint64_t) (rp->cf.duration * 1e9);

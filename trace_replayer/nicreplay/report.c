@@ -223,6 +223,9 @@ nicreplay_write_json(replay_t *rp, const result_t *r, const feed_stats_t *fs,
             (unsigned long long) r->requests, (unsigned long long) r->sent);
     fprintf(out, "  \"failed\": %llu,\n  \"duration_s\": %.6f,\n",
             (unsigned long long) r->failed, r->elapsed);
+    if (r->started_at > 0) {
+        fprintf(out, "  \"started_at\": %.6f,\n", r->started_at);
+    }
     fprintf(out, "  \"requests_per_s\": %.3f,\n  \"content_mbps\": %.3f,\n",
             rate(r->requests, r->elapsed),
             rate(r->content_bytes, r->elapsed) * 8 / 1e6);
