@@ -55,6 +55,16 @@ def single(url, root, d):
     return json.load(open(js))
 
 
+def check_exact(js, want, what):
+    """the merged result in js counts what one process counted"""
+    got = json.load(open(js))
+    diff = [k for k in EXACT if got.get(k) != want.get(k)]
+    check(not diff, "%s: %r differ:\n%r\n%r" % (
+        what, diff, {k: got.get(k) for k in diff},
+        {k: want.get(k) for k in diff}))
+    return got
+
+
 def test_sharded_replay_equals_one_process():
     venv()
     with tempfile.TemporaryDirectory() as d:
@@ -68,11 +78,7 @@ def test_sharded_replay_equals_one_process():
                                        "--verify", "--docroot", root,
                                        "--json", js, NASA, url)
                 check(rc == 0, err)
-                got = json.load(open(js))
-                diff = [k for k in EXACT if got.get(k) != want.get(k)]
-                check(not diff, "%s workers: %r differ:\n%r\n%r"
-                      % (workers, diff, {k: got.get(k) for k in diff},
-                         {k: want.get(k) for k in diff}))
+                got = check_exact(js, want, "%s workers" % workers)
                 check(sum(c for _, c in got["latency_histogram_us"])
                       == got["requests"], "histograms merge to the count")
                 m = re.search(r"shards: (\d+) on \d+ hosts?; they began "
@@ -98,9 +104,7 @@ def test_a_worker_lost_in_the_middle():
                                    "--verify", "--docroot", root, "--json",
                                    js, NASA, url, env=kill)
             check(rc == 0 and "running it again" in err, err)
-            got = json.load(open(js))
-            diff = [k for k in EXACT if got.get(k) != want.get(k)]
-            check(not diff, "after a retry %r differ" % diff)
+            check_exact(js, want, "after a retry")
 
 
 def test_bad_input_is_one_line():
