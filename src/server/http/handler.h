@@ -183,13 +183,6 @@ int   nicd_expand_captures(nicd_conn_t *c, const char *tmpl, void *md,
                            const char *subject, nicd_buf_t *b);
 
 /*
- * lua.c: nicd_lua_content answers a request for a Lua location with its
- * script's function.
- */
-void nicd_lua_content(nicd_conn_t *c, const nicd_request_t *r,
-                      const nicd_loc_conf_t *lc);
-
-/*
  * 1 when the request's location (for its path and Host) has a Lua
  * handler: a request with a body for it is read whole first (http.c).
  */
@@ -218,28 +211,7 @@ typedef struct {
     double            request_time;
 } nicd_log_view_t;
 
-/*
- * The access logs of the request at hand (modules/log_format.c): those of
- * its location (else its server's, else the default server's of the
- * address, for a request that did not parse), and of them the ones whose
- * if= passes now (bit i: lc->logs[i]).  0: none.
- */
-uint32_t nicd_log_select(nicd_conn_t *c, const nicd_loc_conf_t **lc);
-/* Append to b one record (nicd_logrec_t and its line) for each log of lc
- * in mask, rendered from v. */
-void nicd_log_records(const nicd_loc_conf_t *lc, uint32_t mask,
-                      const nicd_log_view_t *v, nicd_buf_t *b);
-/* The same written at once to the worker's log buffers (a view with
- * late_known set: HTTP/2 logs a stream when it closes). */
-void nicd_log_write(nicd_worker_t *w, const nicd_loc_conf_t *lc, uint32_t mask,
-                    const nicd_log_view_t *v);
-
 typedef struct nicd_log_format_s nicd_log_format_t;
-
-/* Append the line of format f for view v to b (with markers for what
- * is not known yet). */
-void nicd_log_render(const nicd_log_format_t *f, const nicd_log_view_t *v,
-                     nicd_buf_t *b);
 
 /*
  * modules/gzip.c.  Does Accept-Encoding v take gzip (not with q=0)?
@@ -254,10 +226,6 @@ int nicd_gzip_wanted(nicd_conn_t *c, const nicd_loc_conf_t *lc,
 int nicd_gzip_compress(int level, const char *in, size_t len, nicd_buf_t *out);
 int nicd_gzip_file(nicd_conn_t *c, const nicd_request_t *r,
                    const nicd_loc_conf_t *lc, nicd_file_t *f, const char *type);
-/* A body in memory, compressed into tmp where the location's gzip wants
- * it (then *len is the new length): what to send. */
-const char *nicd_gzip_body(nicd_conn_t *c, const char *type, size_t tlen,
-                           const char *body, size_t *len, nicd_buf_t *tmp);
 
 /*
  * phases.c: an internal redirect to uri (a path with an optional query,
@@ -265,24 +233,6 @@ const char *nicd_gzip_body(nicd_conn_t *c, const char *type, size_t tlen,
  */
 void nicd_internal_redirect(nicd_conn_t *c, const nicd_request_t *r,
                             const char *uri, size_t len);
-/*
- * modules/access.c: allow/deny (403), then auth_basic (401 with its
- * realm; 500 when the user file cannot be read), as nginx's "satisfy
- * all".  1 when it answered, 0 to go on.
- */
-int nicd_access_phase(nicd_conn_t *c, const nicd_request_t *r,
-                      const nicd_loc_conf_t *lc);
-
-/*
- * static.c: open path (a URI, normalised) under lc's root or alias:
- * 0 with *out (release it), or -1 with the errno value in *err.
- */
-int nicd_static_lookup(nicd_conn_t *c, const nicd_loc_conf_t *lc,
-                       const char *path, size_t len, nicd_file_t **out,
-                       int *err);
-/* static.c: a file of location lc (after the phases) */
-void nicd_static_serve(nicd_conn_t *c, const nicd_request_t *r,
-                       const nicd_loc_conf_t *lc, const char *path, size_t len);
 
 /*
  * What the modules hook into the phases and the protocols, as nginx's
@@ -292,22 +242,32 @@ void nicd_static_serve(nicd_conn_t *c, const nicd_request_t *r,
  * (files and lookup are always there).
  */
 typedef struct {
-    /* access (modules/access.c): as nicd_access_phase */
+    /* access (modules/access.c): allow/deny (403), then auth_basic (401
+     * with its realm; 500 when the user file cannot be read), as nginx's
+     * "satisfy all".  1 when it answered, 0 to go on. */
     int (*access)(nicd_conn_t *c, const nicd_request_t *r,
                   const nicd_loc_conf_t *lc);
-    /* content of a location without a handler of its own, and the file
-     * lookup try_files uses (modules/static.c): as nicd_static_serve and
-     * nicd_static_lookup */
+    /* content (modules/static.c): a file of location lc, after the
+     * phases (files); open path (a URI, normalised) under lc's root or
+     * alias for try_files (lookup): 0 with *out (release it), or -1 with
+     * the errno value in *err */
     void (*files)(nicd_conn_t *c, const nicd_request_t *r,
                   const nicd_loc_conf_t *lc, const char *path, size_t len);
     int (*lookup)(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
                   size_t len, nicd_file_t **out, int *err);
-    /* a body made in memory (error pages, return's text) through the
-     * body filter (modules/gzip.c): as nicd_gzip_body */
+    /* the body filter (modules/gzip.c): a body in memory (error pages,
+     * return's text), compressed into tmp where the location's gzip
+     * wants it (then *len is the new length): what to send */
     const char *(*body_filter)(nicd_conn_t *c, const char *type, size_t tlen,
                                const char *body, size_t *len, nicd_buf_t *tmp);
-    /* the log phase (modules/log_format.c): as nicd_log_select,
-     * nicd_log_records and nicd_log_write */
+    /* the log phase (modules/log_format.c): the access logs of the
+     * request at hand, those of its location (else its server's, else the
+     * address' default server's, for a request that did not parse) whose
+     * if= passes now (bit i: lc->logs[i]; 0: none) (log_select); one
+     * record (nicd_logrec_t and its line) for each log of lc in mask,
+     * rendered from v, appended to b (log_records), or written at once
+     * to the worker's log buffers (log_write: HTTP/2 logs a stream when
+     * it closes, v with late_known set) */
     uint32_t (*log_select)(nicd_conn_t *c, const nicd_loc_conf_t **lc);
     void (*log_records)(const nicd_loc_conf_t *lc, uint32_t mask,
                         const nicd_log_view_t *v, nicd_buf_t *b);

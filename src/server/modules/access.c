@@ -383,7 +383,7 @@ check_file(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *user,
     return rc;
 }
 
-int
+static int
 nicd_access_phase(nicd_conn_t *c, const nicd_request_t *r,
                   const nicd_loc_conf_t *lc)
 {

@@ -168,7 +168,7 @@ nicd_gzip_compress(int level, const char *in, size_t len, nicd_buf_t *out)
     return rc == Z_STREAM_END ? 0 : -1;
 }
 
-const char *
+static const char *
 nicd_gzip_body(nicd_conn_t *c, const char *type, size_t tlen, const char *body,
                size_t *len, nicd_buf_t *tmp)
 {

@@ -340,7 +340,7 @@ late(nicd_buf_t *b, int var, const nicd_log_view_t *v, int escape)
     add_value(b, escape, num, (size_t) n);
 }
 
-void
+static void
 nicd_log_render(const nicd_log_format_t *f, const nicd_log_view_t *v,
                 nicd_buf_t *b)
 {
@@ -433,7 +433,7 @@ nicd_log_render(const nicd_log_format_t *f, const nicd_log_view_t *v,
     nicd_buf_add(b, "\n", 1);
 }
 
-uint32_t
+static uint32_t
 nicd_log_select(nicd_conn_t *c, const nicd_loc_conf_t **out)
 {
     const nicd_loc_conf_t *lc = c->loc;
@@ -469,7 +469,7 @@ nicd_log_select(nicd_conn_t *c, const nicd_loc_conf_t **out)
     return mask;
 }
 
-void
+static void
 nicd_log_records(const nicd_loc_conf_t *lc, uint32_t mask,
                  const nicd_log_view_t *v, nicd_buf_t *b)
 {
@@ -494,7 +494,7 @@ nicd_log_records(const nicd_loc_conf_t *lc, uint32_t mask,
     }
 }
 
-void
+static void
 nicd_log_write(nicd_worker_t *w, const nicd_loc_conf_t *lc, uint32_t mask,
                const nicd_log_view_t *v)
 {

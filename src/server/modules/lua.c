@@ -329,7 +329,7 @@ lua_worker_init(nicd_worker_t *w)
     (void) worker_load(w->lua, w->cycle); /* a failure is logged */
 }
 
-void
+static void
 nicd_lua_content(nicd_conn_t *c, const nicd_request_t *r,
                  const nicd_loc_conf_t *lc)
 {

@@ -28,6 +28,10 @@
 #include "path.h"
 #include "range.h"
 
+static int nicd_static_lookup(nicd_conn_t *c, const nicd_loc_conf_t *lc,
+                              const char *path, size_t len, nicd_file_t **out,
+                              int *err);
+
 static _Thread_local uint64_t boundary_seq;
 
 /*
@@ -721,7 +725,7 @@ static_directory(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
     nicd_respond_error(c, 403, head, NULL, 0);
 }
 
-int
+static int
 nicd_static_lookup(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
                    size_t len, nicd_file_t **out, int *err)
 {
@@ -770,7 +774,7 @@ nicd_static_lookup(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
     return *err == 0 ? 0 : -1;
 }
 
-void
+static void
 nicd_static_serve(nicd_conn_t *c, const nicd_request_t *r,
                   const nicd_loc_conf_t *lc, const char *path, size_t len)
 {
