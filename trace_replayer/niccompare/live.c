@@ -4,90 +4,7 @@
  * the server's process is stopped on every way out.
  */
 
-#include <ftw.h>
-
 #include "niccompare.h"
-
-/* the server this process started, stopped on every way out, and the
- * work directory it made, removed on every way out (unless --keep): at
- * file scope because the signal handler and die() must reach them */
-static volatile pid_t server_pid = -1;
-static char           made_dir[PATH_MAX];
-
-static int
-remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void) st;
-    (void) flag;
-    (void) ftw;
-    return remove(path) != 0 && errno != ENOENT ? -1 : 0;
-}
-
-void
-niccompare_remove_on_exit(const char *dir)
-{
-    snprintf(made_dir, sizeof(made_dir), "%s", dir);
-}
-
-/* the work directory niccompare made, and everything in it */
-static void
-remove_made(void)
-{
-    if (made_dir[0] != '\0') {
-        nftw(made_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-        made_dir[0] = '\0';
-    }
-}
-
-static void
-stop_server(void)
-{
-    pid_t pid = server_pid;
-    int   st;
-
-    if (pid > 0) {
-        server_pid = -1;
-        kill(pid, SIGTERM);
-        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-        }
-    }
-}
-
-void
-niccompare_die(const char *fmt, ...)
-{
-    va_list ap;
-
-    fprintf(stderr, "niccompare: ");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    stop_server();
-    remove_made();
-    exit(1);
-}
-
-void
-niccompare_cleanup(void)
-{
-    stop_server();
-    remove_made();
-}
-
-void
-niccompare_on_signal(int sig)
-{
-    pid_t pid = server_pid;
-
-    if (pid > 0) {
-        kill(pid, SIGTERM);
-        waitpid(pid, NULL, 0);
-    }
-    remove_made();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
 
 /* ---- one live run ---- */
 
@@ -125,7 +42,7 @@ wait_ports(const char *log, const char *errs, pid_t pid, int *ports, int n,
             return 0;
         }
         if (waitpid(pid, &st, WNOHANG) == pid) {
-            server_pid = -1;
+            niccompare_server_is(-1);
             /* the last "[emerg]" line (of the log, or of its stderr, for
              * what went wrong before the log was open) says why */
             ebuf = niccompare_slurp(errs, &elen);
@@ -243,7 +160,7 @@ niccompare_live(cmp_t *cp, run_t *r, int index, int total, double eta)
         execlp(niccompare_tool(cp, "nicd"), "nicd", "-c", conf, (char *) NULL);
         _exit(127);
     }
-    server_pid = pid;
+    niccompare_server_is(pid);
     if (wait_ports(log, errs, pid, ports, cp->o.nics, why, sizeof(why)) != 0) {
         niccompare_die("nicd did not start (%s): %s", conf, why);
     }
@@ -292,7 +209,7 @@ niccompare_live(cmp_t *cp, run_t *r, int index, int total, double eta)
         niccompare_die("no counters from http://127.0.0.1:%d/nic-status",
                        ports[0]);
     }
-    stop_server();
+    niccompare_stop_server();
 
     v = json_parse(body, blen, err, sizeof(err));
     free(body);

@@ -95,6 +95,10 @@ typedef struct {
 /* say why on stderr, stop the server, exit 1 */
 void niccompare_die(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn));
+/* the server niccompare started, stopped (and waited for) */
+void niccompare_stop_server(void);
+/* the server's pid for the ways out (-1: none running) */
+void niccompare_server_is(pid_t pid);
 /* remove dir, which niccompare made, on every way out (die, a signal,
  * niccompare_cleanup) */
 void niccompare_remove_on_exit(const char *dir);

@@ -6,17 +6,6 @@
 
 #include "niccompare.h"
 
-/* a cache size for the tables: "none" for no cache */
-void
-niccompare_human(uint64_t v, char *buf, size_t len)
-{
-    if (v == 0) {
-        snprintf(buf, len, "none");
-    } else {
-        nicache_size_str(v, buf, len);
-    }
-}
-
 /* ---- results ---- */
 
 static const run_t *

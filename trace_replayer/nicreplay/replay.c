@@ -9,12 +9,6 @@
 
 static void user_next(user_t *u);
 
-int
-nicreplay_scheduled(replay_t *rp)
-{
-    return rp->cf.rate > 0 || rp->cf.speed > 0;
-}
-
 static void
 wait_push(user_t *u)
 {

@@ -5,6 +5,12 @@
 
 #include "nicreplay.h"
 
+int
+nicreplay_scheduled(replay_t *rp)
+{
+    return rp->cf.rate > 0 || rp->cf.speed > 0;
+}
+
 static const char *const error_names[E_KINDS] = {"connect", "reset", "timeout",
                                                  "parse"};
 
@@ -482,7 +488,8 @@ nicreplay_merge(int argc, char **argv, const char *json)
 
     if (r == NULL || argc == 0) {
         free(r);
-        nicreplay_usage(stderr);
+        fprintf(stderr,
+                "usage: nicreplay merge RESULT.json... [--json FILE]\n");
         return 2;
     }
     for (i = 0; i < argc; i++) {
