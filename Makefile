@@ -182,7 +182,7 @@ test-unit: $(UNIT_BINS) $(FUZZ_REPLAY)
 
 # the nginx module is built and tested wherever nginx-dev is installed
 # (deps installs it); without it, its tests say they skipped
-test-integration: $(TOOLS)
+test-integration: $(TOOLS) $(MAN_PAGES) $(BUILD)/www/index.html
 	@if [ -f /usr/share/nginx/src/conf_flags ]; then \
 	    $(MAKE) --no-print-directory module-build; fi
 	@NICD=$(BUILD)/nicd $(PYTHON) tests/integration/run.py
