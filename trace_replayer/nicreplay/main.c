@@ -391,19 +391,22 @@ main(int argc, char **argv)
         if (parse_url(rp, argv[optind + 1 + rp->cf.nservers], host,
                       rp->cf.nservers)
             != 0) {
-            return 2;
+            rc = 2;
+            goto out;
         }
     }
     fo.src.path = argv[optind];
     rp->feed = feed_open(&fo, err, sizeof(err));
     if (rp->feed == NULL) {
         fprintf(stderr, "nicreplay: %s\n", err);
-        return 1;
+        rc = 1;
+        goto out;
     }
     if ((by_url > 0 || by_size != BY_SIZE_NONE)
         && (rp->bd = breakdown_new(by_url, by_size)) == NULL) {
         fprintf(stderr, "nicreplay: out of memory\n");
-        return 1;
+        rc = 1;
+        goto out;
     }
     if (rp->cf.hdr != NULL) {
         time_t now = time(NULL);
@@ -411,7 +414,8 @@ main(int argc, char **argv)
         rp->hdr_file = fopen(rp->cf.hdr, "w");
         if (rp->hdr_file == NULL) {
             fprintf(stderr, "nicreplay: %s: %s\n", rp->cf.hdr, strerror(errno));
-            return 1;
+            rc = 1;
+            goto out;
         }
         fprintf(rp->hdr_file,
                 "#[Histogram log format version 1.3]\n"
@@ -428,7 +432,8 @@ main(int argc, char **argv)
         rp->cf.log = fopen(logpath, "w");
         if (rp->cf.log == NULL) {
             fprintf(stderr, "nicreplay: %s: %s\n", logpath, strerror(errno));
-            return 1;
+            rc = 1;
+            goto out;
         }
     }
     nicache_catch_stop();
@@ -478,12 +483,16 @@ main(int argc, char **argv)
             rc = 1;
         }
     }
+out:
+    /* every way out after the addresses were looked up comes here */
     if (rp->cf.log != NULL && fclose(rp->cf.log) != 0) {
         rc = 1;
     }
     breakdown_free(rp->bd);
-    feed_close(rp->feed);
-    for (ch = 0; ch < rp->cf.nservers; ch++) {
+    if (rp->feed != NULL) {
+        feed_close(rp->feed);
+    }
+    for (ch = 0; ch <= rp->cf.nservers && ch < MAX_SERVERS; ch++) {
         freeaddrinfo(rp->cf.addr[ch]);
     }
     return nicache_stopping() && rc == 0 ? 130 : rc;
