@@ -55,10 +55,11 @@ typedef struct {
     uint64_t             hits, misses, bypassed;
     uint64_t             requests, req_misses; /* with content; a miss: a
                                                   block of it missed */
-    /* --sample in miniature: the block accesses and content bytes the
-     * size took, all counted, and the bytes of the followed misses */
+    /* --sample in miniature (Waldspurger et al., ATC'17: a cache of rate
+     * times the blocks, on the blocks whose hash SHARDS follows): the
+     * block accesses and content bytes the size took, all counted, and the
+     * bytes of the followed misses (scaled() makes them estimates) */
     uint64_t acc, in, lost;
-    uint64_t threshold, block; /* the run's, for the sampled path */
 } sim_t;
 
 /* OPT needs the whole sequence: the accesses of each cache, recorded */
