@@ -5,6 +5,7 @@ the middle fails the run naming the shard, or with --retry gives the
 exact totals; bad input is one line and a non-zero exit.  Without the
 venv (python3-venv, or PyPI out of reach) every case says skipped."""
 
+import contextlib
 import json
 import os
 import re
@@ -65,46 +66,48 @@ def check_exact(js, want, what):
     return got
 
 
-def test_sharded_replay_equals_one_process():
+@contextlib.contextmanager
+def served():
+    """the NASA sample's docroot served by nicd: (dir, root, url, what one
+    nicreplay process counts replaying the sample against it)"""
     venv()
     with tempfile.TemporaryDirectory() as d:
         root = docroot(d)
         with Server(root=root, threads=2, access_log=False) as s:
             url = "http://127.0.0.1:%d/" % s.port
-            want = single(url, root, d)
-            for workers in ("2", "3"):
-                js = os.path.join(d, "merged.json")
-                rc, out, err = cluster("--local", workers, "-c", "4",
-                                       "--verify", "--docroot", root,
-                                       "--json", js, NASA, url)
-                check(rc == 0, err)
-                got = check_exact(js, want, "%s workers" % workers)
-                check(sum(c for _, c in got["latency_histogram_us"])
-                      == got["requests"], "histograms merge to the count")
-                m = re.search(r"shards: (\d+) on \d+ hosts?; they began "
-                              r"([0-9.]+) ms apart", out)
-                check(m and m.group(1) == workers
-                      and float(m.group(2)) < 10, out)
+            yield d, root, url, single(url, root, d)
+
+
+def test_sharded_replay_equals_one_process():
+    with served() as (d, root, url, want):
+        for workers in ("2", "3"):
+            js = os.path.join(d, "merged.json")
+            rc, out, err = cluster("--local", workers, "-c", "4",
+                                   "--verify", "--docroot", root,
+                                   "--json", js, NASA, url)
+            check(rc == 0, err)
+            got = check_exact(js, want, "%s workers" % workers)
+            check(sum(c for _, c in got["latency_histogram_us"])
+                  == got["requests"], "histograms merge to the count")
+            m = re.search(r"shards: (\d+) on \d+ hosts?; they began "
+                          r"([0-9.]+) ms apart", out)
+            check(m and m.group(1) == workers
+                  and float(m.group(2)) < 10, out)
 
 
 def test_a_worker_lost_in_the_middle():
-    venv()
-    with tempfile.TemporaryDirectory() as d:
-        root = docroot(d)
-        with Server(root=root, threads=2, access_log=False) as s:
-            url = "http://127.0.0.1:%d/" % s.port
-            want = single(url, root, d)
-            kill = {"NICREPLAY_CLUSTER_KILL_SHARD": "1"}
-            rc, out, err = cluster("--local", "2", "-c", "4", NASA, url,
-                                   env=kill)
-            check(rc == 1 and re.search(r"shard 1/2 on tcp://\S+: its worker "
-                                        r"died", err), err)
-            js = os.path.join(d, "merged.json")
-            rc, out, err = cluster("--local", "2", "-c", "4", "--retry",
-                                   "--verify", "--docroot", root, "--json",
-                                   js, NASA, url, env=kill)
-            check(rc == 0 and "running it again" in err, err)
-            check_exact(js, want, "after a retry")
+    with served() as (d, root, url, want):
+        kill = {"NICREPLAY_CLUSTER_KILL_SHARD": "1"}
+        rc, out, err = cluster("--local", "2", "-c", "4", NASA, url,
+                               env=kill)
+        check(rc == 1 and re.search(r"shard 1/2 on tcp://\S+: its worker "
+                                    r"died", err), err)
+        js = os.path.join(d, "merged.json")
+        rc, out, err = cluster("--local", "2", "-c", "4", "--retry",
+                               "--verify", "--docroot", root, "--json",
+                               js, NASA, url, env=kill)
+        check(rc == 0 and "running it again" in err, err)
+        check_exact(js, want, "after a retry")
 
 
 def test_bad_input_is_one_line():
