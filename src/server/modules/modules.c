@@ -3,6 +3,7 @@
  */
 
 #include <stddef.h>
+#include <string.h>
 
 #include "modules.h"
 
@@ -39,26 +40,29 @@ nicd_modules_init(void)
     }
 }
 
-void
-nicd_modules_worker_init(struct nicd_worker_s *w)
+/* every module's worker hook at offset off of nicd_module_t, in order */
+static void
+each_worker_hook(struct nicd_worker_s *w, size_t off)
 {
+    void (*hook)(struct nicd_worker_s *);
     int i;
 
     for (i = 0; nicd_modules[i] != NULL; i++) {
-        if (nicd_modules[i]->worker_init != NULL) {
-            nicd_modules[i]->worker_init(w);
+        memcpy(&hook, (const char *) nicd_modules[i] + off, sizeof(hook));
+        if (hook != NULL) {
+            hook(w);
         }
     }
 }
 
 void
+nicd_modules_worker_init(struct nicd_worker_s *w)
+{
+    each_worker_hook(w, offsetof(nicd_module_t, worker_init));
+}
+
+void
 nicd_modules_worker_free(struct nicd_worker_s *w)
 {
-    int i;
-
-    for (i = 0; nicd_modules[i] != NULL; i++) {
-        if (nicd_modules[i]->worker_free != NULL) {
-            nicd_modules[i]->worker_free(w);
-        }
-    }
+    each_worker_hook(w, offsetof(nicd_module_t, worker_free));
 }
