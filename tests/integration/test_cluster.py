@@ -51,7 +51,8 @@ def docroot(d):
 def single(url, root, d):
     js = os.path.join(d, "single.json")
     subprocess.run([os.path.join(BIN, "nicreplay"), "-q", "-c", "8",
-                    "--verify", "--docroot", root, "--json", js, NASA, url],
+                    "--verify", "--docroot", root, "--by-url", "10",
+                    "--by-size", "--json", js, NASA, url],
                    check=True, capture_output=True, timeout=120)
     return json.load(open(js))
 
@@ -64,6 +65,21 @@ def check_exact(js, want, what):
         what, diff, {k: got.get(k) for k in diff},
         {k: want.get(k) for k in diff}))
     return got
+
+
+def per_url(js):
+    """{target: (requests, bytes)} over every answered URL, and the
+    ranking by requests and bytes (targets: ties go by target)"""
+    bu = js["by_url"]
+    return ({u[0]: tuple(u[1:3]) for u in bu["every_url"]},
+            [u["target"] for u in bu["by_requests"]],
+            [u["target"] for u in bu["by_bytes"]])
+
+
+def by_size(js):
+    return [(c["class"], c["requests"], c["bytes"],
+             sum(n for _, n in c["latency_histogram_us"]))
+            for c in js["by_size"]]
 
 
 @contextlib.contextmanager
@@ -82,13 +98,29 @@ def test_sharded_replay_equals_one_process():
     with served() as (d, root, url, want):
         for workers in ("2", "3"):
             js = os.path.join(d, "merged.json")
+            hdr = os.path.join(d, "merged.hdr")
             rc, out, err = cluster("--local", workers, "-c", "4",
                                    "--verify", "--docroot", root,
-                                   "--json", js, NASA, url)
+                                   "--by-url", "10", "--by-size",
+                                   "--json", js, "--hdr", hdr, NASA, url)
             check(rc == 0, err)
             got = check_exact(js, want, "%s workers" % workers)
             check(sum(c for _, c in got["latency_histogram_us"])
                   == got["requests"], "histograms merge to the count")
+            # per URL and per size class: the same counts, the same
+            # ranking, every class's histogram holding its requests
+            check(per_url(got) == per_url(want), "per-URL counts differ")
+            check(by_size(got) == by_size(want)
+                  and all(c[1] == c[3] for c in by_size(got)),
+                  "%r\n%r" % (by_size(got), by_size(want)))
+            check("top 10 URLs by requests:" in out, out)
+            # the HdrHistogram logs: one, every shard's intervals tagged
+            lines = open(hdr).read().splitlines()
+            tags = {ln.split(",")[0] for ln in lines
+                    if ln.startswith("Tag=")}
+            check(lines[0].startswith("#[Histogram log format")
+                  and tags == {"Tag=run-%d" % i for i in range(int(workers))},
+                  "\n".join(lines[:8]))
             m = re.search(r"shards: (\d+) on \d+ hosts?; they began "
                           r"([0-9.]+) ms apart", out)
             check(m and m.group(1) == workers
@@ -122,8 +154,8 @@ def test_bad_input_is_one_line():
     rc, out, err = cluster("--local", "1", "/no/such/trace",
                            "http://127.0.0.1:9/")
     check(rc == 1 and "shard 0/1" in err and "/no/such/trace" in err, err)
-    rc, out, err = cluster("--local", "1", "--by-url", "5", NASA,
+    rc, out, err = cluster("--local", "1", "--log", "x.log", NASA,
                            "http://127.0.0.1:9/")
-    check(rc == 2 and "--by-url" in err, err)
+    check(rc == 2 and "--log" in err, err)
     rc, out, err = cluster(NASA, "http://127.0.0.1:9/")
     check(rc == 2 and "--scheduler" in err, err)

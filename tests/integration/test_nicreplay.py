@@ -453,6 +453,23 @@ def test_shards_merge_and_limits():
                                    capture_output=True, timeout=60)
                 check(p.returncode == 0, p.stderr.decode())
                 merged = json.load(open(m))
+                # a merge that would count only some runs is refused
+                b, h = os.path.join(d, "b.json"), os.path.join(d, "b.hdr")
+                p = subprocess.run([NICREPLAY, "-q", "-c", "4", "--shard",
+                                    "0/2", "--by-url", "3", "--hdr", h,
+                                    "--json", b, NASA, url],
+                                   capture_output=True, timeout=60)
+                check(p.returncode == 0, p.stderr.decode())
+                for args, why in (([b, os.path.join(d, "1.json")],
+                                   "is in 1 of the 2 results"),
+                                  ([os.path.join(d, "0.json"), h],
+                                   "without --hdr FILE"),
+                                  ([h, "--hdr", m], "no RESULT.json")):
+                    p = subprocess.run([NICREPLAY, "merge"] + args,
+                                       capture_output=True, timeout=60)
+                    err = p.stderr.decode()
+                    check(p.returncode == 1 and why in err
+                          and err.count("\n") == 1, "%r: %r" % (args, err))
             check(parts[0]["sessions"] + parts[1]["sessions"]
                   == whole["sessions"] and 0 < parts[0]["requests"]
                   < len(recs), repr([x["sessions"] for x in parts]))

@@ -2,7 +2,8 @@
 """nicreplay-cluster: nicreplay over a Dask cluster.
 
 Usage: nicreplay-cluster (--scheduler ADDR | --local N) [--shards N]
-                         [--retry] [--json FILE] [--nicreplay PATH]
+                         [--retry] [--json FILE] [--hdr FILE]
+                         [--nicreplay PATH]
                          [-q | --quiet] [NICREPLAY OPTIONS] TRACE URL [URL...]
        nicreplay-cluster --help | --version
 
@@ -11,6 +12,8 @@ Usage: nicreplay-cluster (--scheduler ADDR | --local N) [--shards N]
   --shards N        shards (default: one per worker)
   --retry           run a shard whose worker died once more elsewhere
   --json FILE       the merged result, as nicreplay --json writes it
+  --hdr FILE        the shards' HdrHistogram logs as one (each interval
+                    tagged with its shard)
   --nicreplay PATH  nicreplay on the workers (default: beside this one)
   -q, --quiet       no progress lines
 
@@ -19,15 +22,15 @@ split), one per Dask worker (one per host first, where the cluster has
 several), starts them together (nicreplay --start-at: every shard begins
 at the same wall-clock time), gathers each shard's --json, and merges
 them exactly with "nicreplay merge": counts summed, latency histograms
-merged, not averaged.  It prints the merged summary and how far apart the
-shards began.
+merged, not averaged; --by-url and --by-size tables from every URL's and
+every class's counters and histograms, ranked after the merge.  It prints
+the merged summary and how far apart the shards began.
 
 A shard whose worker dies fails the run, naming the shard and the worker;
 with --retry it runs once more elsewhere and only that run counts (a
 shard's counts are taken whole from the run that finished, never added
 to a partial one).  Any other option goes to every nicreplay as it is;
---by-url, --by-size, --hdr and --log write per process and are refused
-here (their merge is not exact yet).
+--log (one line per request, per process) is refused here.
 
 Dask runs on a laptop (--local N: N worker processes), on machines
 ("dask scheduler", then "dask worker ADDR" on each), or on Kubernetes
@@ -49,8 +52,7 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.realpath(__file__))
-REFUSED = ("--by-url", "--by-size", "--hdr", "--log", "--shard",
-           "--start-at")
+REFUSED = ("--log", "--shard", "--start-at")
 
 
 def ensure_dask():
@@ -78,9 +80,11 @@ def fail(why, code=1):
     sys.exit(code)
 
 
-def run_shard(nicreplay, args, shard, shards, start_at, attempt=0):
-    """On a worker: one nicreplay shard; its JSON text, exit status and
-    last line of stderr.  The child dies with the worker (PDEATHSIG)."""
+def run_shard(nicreplay, args, shard, shards, start_at, attempt=0,
+              hdr=False):
+    """On a worker: one nicreplay shard; its JSON text (and --hdr log's),
+    exit status and last line of stderr.  The child dies with the worker
+    (PDEATHSIG)."""
     import ctypes
 
     def die_with_parent():
@@ -90,7 +94,10 @@ def run_shard(nicreplay, args, shard, shards, start_at, attempt=0):
                                       suffix=".json", delete=False)
     out.close()
     cmd = [nicreplay, "-q", "--shard", "%d/%d" % (shard, shards),
-           "--start-at", "%.6f" % start_at, "--json", out.name] + args
+           "--start-at", "%.6f" % start_at, "--json", out.name]
+    if hdr:
+        cmd += ["--hdr", out.name + ".hdr"]
+    cmd += args
     try:
         p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE,
@@ -108,9 +115,14 @@ def run_shard(nicreplay, args, shard, shards, start_at, attempt=0):
     with open(out.name) as f:
         text = f.read()
     os.unlink(out.name)
+    log = None
+    if hdr and os.path.exists(out.name + ".hdr"):
+        with open(out.name + ".hdr") as f:
+            log = f.read()
+        os.unlink(out.name + ".hdr")
     lines = err.decode(errors="replace").strip().splitlines()
     return {"rc": p.returncode, "why": lines[-1] if lines else "",
-            "json": text or None, "host": os.uname().nodename}
+            "json": text or None, "hdr": log, "host": os.uname().nodename}
 
 
 def placement(workers, shards):
@@ -133,6 +145,7 @@ def main():
     ap.add_argument("--shards", type=int)
     ap.add_argument("--retry", action="store_true")
     ap.add_argument("--json")
+    ap.add_argument("--hdr")
     ap.add_argument("--nicreplay", default=os.path.join(HERE, "nicreplay"))
     ap.add_argument("-q", "--quiet", action="store_true")
     ap.add_argument("-h", "--help", action="store_true")
@@ -189,9 +202,10 @@ def replay(client, o, rest):
     n = o.shards or len(workers)
     where = placement(workers, n)
     start_at = time.time() + 1.0 + 0.02 * n
+    hdr = o.hdr is not None
     futures = {client.submit(run_shard, o.nicreplay, rest, i, n, start_at,
-                             workers=[where[i]], allow_other_workers=False,
-                             pure=False, key="shard-%d-of-%d" % (i, n)): i
+                             0, hdr, workers=[where[i]],
+                             allow_other_workers=False, pure=False, key="shard-%d-of-%d" % (i, n)): i
                for i in range(n)}
     results, tries = {}, {}
     while futures:
@@ -213,7 +227,7 @@ def replay(client, o, rest):
                 if not alive:
                     fail("no worker left for shard %d/%d" % (i, n))
                 g = client.submit(run_shard, o.nicreplay, rest, i, n,
-                                  time.time() + 0.5, 1, workers=alive,
+                                  time.time() + 0.5, 1, hdr, workers=alive,
                                   pure=False,
                                   key="shard-%d-of-%d-again" % (i, n))
                 futures[g] = i
@@ -238,6 +252,11 @@ def merge(o, n, results):
             with open(path, "w") as f:
                 f.write(results[i]["json"])
             paths.append(path)
+            if results[i].get("hdr"):
+                path = os.path.join(tmp, "shard-%d.hdr" % i)
+                with open(path, "w") as f:
+                    f.write(results[i]["hdr"])
+                paths.append(path)
             shard = json.loads(results[i]["json"])
             if shard.get("started_at"):
                 starts.append(shard["started_at"])
@@ -247,6 +266,8 @@ def merge(o, n, results):
         cmd = [nicreplay, "merge"] + paths
         if o.json:
             cmd += ["--json", o.json]
+        if o.hdr:
+            cmd += ["--hdr", o.hdr]
         p = subprocess.run(cmd, capture_output=True, text=True)
         sys.stdout.write(p.stdout)
         if p.returncode != 0:

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "feed.h"
+#include "json.h"
 
 enum { BY_SIZE_NONE = 0, BY_SIZE_SPECWEB, BY_SIZE_POW2 };
 
@@ -35,5 +36,15 @@ void breakdown_print(const breakdown_t *b, const feed_t *feed, double elapsed,
                      FILE *out);
 void breakdown_json(const breakdown_t *b, const feed_t *feed, double elapsed,
                     FILE *out);
+
+/*
+ * Add one result's "by_url" and "by_size" members (breakdown_json's, whose
+ * "every_url" lists every answered URL) into b, made by breakdown_new(0,
+ * BY_SIZE_NONE): URLs matched by target, counters and histograms added,
+ * so the merged tables are those of one process that saw every response.
+ * b then names its URLs itself: print and json take feed NULL.
+ * 0, or -1 with *why set.
+ */
+int breakdown_merge_json(breakdown_t *b, const json_t *root, const char **why);
 
 #endif /* TRACE_BREAKDOWN_H */

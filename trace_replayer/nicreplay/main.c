@@ -23,7 +23,8 @@ nicreplay_usage(FILE *out)
     fprintf(
         out,
         "usage: nicreplay [OPTIONS] TRACE http://HOST[:PORT]/ [URL...]\n"
-        "       nicreplay merge RESULT.json... [--json FILE]\n"
+        "       nicreplay merge RESULT.json... [HDR.log...] [--json FILE] "
+        "[--hdr FILE]\n"
         "\n"
         "Replays the GET and HEAD requests of TRACE (a file, plain or gzip, "
         "or - for\nstandard input with --format) with infinite demand: each "
@@ -220,16 +221,19 @@ main(int argc, char **argv)
     rp->cf.max_depth = 64;
 
     if (argc > 1 && strcmp(argv[1], "merge") == 0) {
-        int i, n = 0;
+        const char *hdr = NULL;
+        int         i, n = 0;
 
         for (i = 2; i < argc; i++) {
             if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
                 json = argv[++i];
+            } else if (strcmp(argv[i], "--hdr") == 0 && i + 1 < argc) {
+                hdr = argv[++i];
             } else {
                 argv[2 + n++] = argv[i];
             }
         }
-        return nicreplay_merge(n, argv + 2, json);
+        return nicreplay_merge(n, argv + 2, json, hdr);
     }
 
     while ((ch = getopt_long(argc, argv, "c:qh", longopts, NULL)) != -1) {
@@ -409,24 +413,14 @@ main(int argc, char **argv)
         goto out;
     }
     if (rp->cf.hdr != NULL) {
-        time_t now = time(NULL);
-
+        /* its header, with the start time, is written when the replay
+         * begins (replay.c) */
         rp->hdr_file = fopen(rp->cf.hdr, "w");
         if (rp->hdr_file == NULL) {
             fprintf(stderr, "nicreplay: %s: %s\n", rp->cf.hdr, strerror(errno));
             rc = 1;
             goto out;
         }
-        fprintf(rp->hdr_file,
-                "#[Histogram log format version 1.3]\n"
-                "#[StartTime: %lld.000 (seconds since epoch)]\n"
-                "#[latency in microseconds%s]\n"
-                "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\","
-                "\"Interval_Compressed_Histogram\"\n",
-                (long long) now,
-                nicreplay_scheduled(rp)
-                    ? ", from each request's intended send time"
-                    : "");
     }
     if (logpath != NULL) {
         rp->cf.log = fopen(logpath, "w");
@@ -468,7 +462,7 @@ main(int argc, char **argv)
             }
         }
         if (json != NULL
-            && nicreplay_write_json(rp, &rp->res, fs, failure, json) != 0) {
+            && nicreplay_write_json(rp, &rp->res, fs, rp->bd, failure, json) != 0) {
             rc = 1;
         }
         if (failure != NULL) {

@@ -148,12 +148,14 @@ const char *nicreplay_failure(replay_t *rp, const result_t *r,
                               const feed_stats_t *fs, char *buf, size_t len);
 /* the summary for people */
 void nicreplay_print_summary(const result_t *r, FILE *out);
-/* the --json result (fs NULL: merged runs, no replay) */
+/* the --json result (fs NULL: merged runs, no replay); bd the
+ * breakdown to write, or NULL */
 int nicreplay_write_json(replay_t *rp, const result_t *r,
-                         const feed_stats_t *fs, const char *failure,
-                         const char *path);
-/* "nicreplay merge": add up runs' --json results */
-int nicreplay_merge(int argc, char **argv, const char *json);
+                         const feed_stats_t *fs, const breakdown_t *bd,
+                         const char *failure, const char *path);
+/* "nicreplay merge": add up runs' --json results, and their --hdr logs
+ * into hdr (NULL: none) */
+int nicreplay_merge(int argc, char **argv, const char *json, const char *hdr);
 /* progress on stderr (final: the last line) */
 void nicreplay_progress(replay_t *rp, uint64_t t, int final);
 /* the replay: 0, or -1 after saying why */

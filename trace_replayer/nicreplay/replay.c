@@ -541,6 +541,20 @@ nicreplay_run(replay_t *rp)
         clock_gettime(CLOCK_REALTIME, &now);
         rp->res.started_at = (double) now.tv_sec + (double) now.tv_nsec / 1e9;
     }
+    if (rp->hdr_file != NULL) {
+        /* StartTime to the millisecond: "nicreplay merge" lines up the
+         * logs of a cluster's shards by it */
+        fprintf(rp->hdr_file,
+                "#[Histogram log format version 1.3]\n"
+                "#[StartTime: %.3f (seconds since epoch)]\n"
+                "#[latency in microseconds%s]\n"
+                "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\","
+                "\"Interval_Compressed_Histogram\"\n",
+                rp->res.started_at,
+                nicreplay_scheduled(rp)
+                    ? ", from each request's intended send time"
+                    : "");
+    }
     rp->t_start = rp->hdr_since = nicache_now_ns();
     if (rp->cf.duration > 0) {
         deadline = rp->t_start + (uint64_t) (rp->cf.duration * 1e9);

@@ -209,7 +209,8 @@ nicreplay_print_summary(const result_t *r, FILE *out)
 
 int
 nicreplay_write_json(replay_t *rp, const result_t *r, const feed_stats_t *fs,
-                     const char *failure, const char *path)
+                     const breakdown_t *bd, const char *failure,
+                     const char *path)
 {
     FILE    *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
     int      i, first = 1;
@@ -276,8 +277,8 @@ nicreplay_write_json(replay_t *rp, const result_t *r, const feed_stats_t *fs,
         fprintf(out, "  \"schedule_lag_max_us\": %llu,\n",
                 (unsigned long long) (r->lag_max_ns / 1000));
     }
-    if (fs != NULL && rp->bd != NULL) {
-        breakdown_json(rp->bd, rp->feed, r->elapsed, out);
+    if (bd != NULL) {
+        breakdown_json(bd, rp != NULL ? rp->feed : NULL, r->elapsed, out);
     }
     fprintf(out,
             "  \"fidelity\": {\"log_2xx\": %llu, \"answered_2xx\": %llu, "
@@ -347,42 +348,57 @@ num(const json_t *o, const char *key, int *bad)
     return (uint64_t) v->number;
 }
 
-static int
-merge_one(const char *path, result_t *r, double *rps, double *mbps)
+/* the whole file at path, NUL-terminated: malloc'd, or NULL (said) */
+static char *
+read_all(const char *path, size_t *n)
 {
-    FILE         *f = fopen(path, "r");
-    char         *buf = NULL, err[256];
-    size_t        n = 0, cap = 0, k;
-    json_t       *root;
-    const json_t *o, *e;
-    int           bad = 0, i;
+    FILE  *f = fopen(path, "r");
+    char  *buf = NULL;
+    size_t cap = 0, k;
 
+    *n = 0;
     if (f == NULL) {
         fprintf(stderr, "nicreplay merge: %s: %s\n", path, strerror(errno));
-        return -1;
+        return NULL;
     }
     for (;;) {
-        if (cap - n < 65536) {
-            char *nb = realloc(buf, cap + 65536);
+        if (cap - *n < 65537) {
+            char *nb = realloc(buf, cap + 65536 * 4);
 
             if (nb == NULL) {
-                break;
+                free(buf);
+                fclose(f);
+                fprintf(stderr, "nicreplay merge: out of memory\n");
+                return NULL;
             }
             buf = nb;
-            cap += 65536;
+            cap += 65536 * 4;
         }
-        k = fread(buf + n, 1, cap - n, f);
+        k = fread(buf + *n, 1, cap - *n - 1, f);
         if (k == 0) {
             break;
         }
-        n += k;
+        *n += k;
     }
     fclose(f);
-    root = buf != NULL ? json_parse(buf, n, err, sizeof(err)) : NULL;
-    free(buf);
+    buf[*n] = '\0';
+    return buf;
+}
+
+static int
+merge_one(const char *path, const char *buf, size_t n, result_t *r,
+          breakdown_t *bd, double *rps, double *mbps)
+{
+    char          err[256];
+    const char   *why = NULL;
+    json_t       *root;
+    const json_t *o, *e;
+    int           bad = 0, i;
+    size_t        k;
+
+    root = json_parse(buf, n, err, sizeof(err));
     if (root == NULL) {
-        fprintf(stderr, "nicreplay merge: %s: not JSON (%s)\n", path,
-                buf != NULL ? err : "out of memory");
+        fprintf(stderr, "nicreplay merge: %s: not JSON (%s)\n", path, err);
         return -1;
     }
     r->requests += num(root, "requests", &bad);
@@ -468,6 +484,11 @@ merge_one(const char *path, result_t *r, double *rps, double *mbps)
     if (k > r->latency.max) {
         r->latency.max = k;
     }
+    if (!bad && breakdown_merge_json(bd, root, &why) != 0) {
+        fprintf(stderr, "nicreplay merge: %s: %s\n", path, why);
+        json_free(root);
+        return -1;
+    }
     json_free(root);
     if (bad) {
         fprintf(stderr,
@@ -479,31 +500,195 @@ merge_one(const char *path, result_t *r, double *rps, double *mbps)
     return 0;
 }
 
-int
-nicreplay_merge(int argc, char **argv, const char *json)
-{
-    result_t *r = calloc(1, sizeof(*r));
-    double    rps = 0, mbps = 0;
-    int       i, rc = 0;
+/* ---- merge of --hdr logs ---- */
 
-    if (r == NULL || argc == 0) {
-        free(r);
-        fprintf(stderr,
-                "usage: nicreplay merge RESULT.json... [--json FILE]\n");
-        return 2;
+typedef struct {
+    double      at; /* the interval's start, s since the merged StartTime */
+    int         run;
+    const char *rest; /* "length,max,histogram" */
+    size_t      len;
+} hdr_line_t;
+
+static int
+by_start(const void *a, const void *b)
+{
+    const hdr_line_t *x = a, *y = b;
+
+    if (x->at != y->at) {
+        return x->at < y->at ? -1 : 1;
+    }
+    return x->run - y->run;
+}
+
+/*
+ * The runs' HdrHistogram logs as one: every interval kept whole, tagged
+ * with its run ("Tag=run-K", the log format's tags), its start moved to
+ * the earliest run's StartTime.  Nothing is re-encoded or averaged: the
+ * sum of the intervals is the sum of the runs' histograms, which is
+ * what HdrHistogram's log tools add up.
+ */
+static int
+merge_hdr(char **logs, const char **paths, int nlogs, const char *out_path)
+{
+    hdr_line_t *lines = NULL;
+    size_t      nlines = 0, cap = 0, i;
+    double      start[64], first = 0;
+    const char *unit = NULL;
+    FILE       *out;
+    int         k, rc = 0;
+
+    if (nlogs > 64) {
+        fprintf(stderr, "nicreplay merge: at most 64 --hdr logs\n");
+        return -1;
+    }
+    for (k = 0; k < nlogs; k++) {
+        const char *p = strstr(logs[k], "#[StartTime: ");
+
+        if (p == NULL || sscanf(p + 13, "%lf", &start[k]) != 1) {
+            fprintf(stderr, "nicreplay merge: %s: an HdrHistogram log "
+                            "without its StartTime\n", paths[k]);
+            return -1;
+        }
+        if (k == 0 || start[k] < first) {
+            first = start[k];
+        }
+    }
+    for (k = 0; k < nlogs; k++) {
+        char *line, *save = NULL;
+
+        for (line = strtok_r(logs[k], "\n", &save); line != NULL;
+             line = strtok_r(NULL, "\n", &save)) {
+            char  *comma;
+            double at;
+
+            if (line[0] == '#') {
+                if (unit == NULL && strncmp(line, "#[latency", 9) == 0) {
+                    unit = line;
+                }
+                continue;
+            }
+            if (line[0] == '"') {
+                continue; /* the column names */
+            }
+            at = strtod(line, &comma);
+            if (comma == line || *comma != ',') {
+                fprintf(stderr, "nicreplay merge: %s: not an interval "
+                                "line: %.40s\n", paths[k], line);
+                free(lines);
+                return -1;
+            }
+            if (nlines == cap) {
+                hdr_line_t *nl = realloc(lines, (cap * 2 + 64) * sizeof(*nl));
+
+                if (nl == NULL) {
+                    free(lines);
+                    fprintf(stderr, "nicreplay merge: out of memory\n");
+                    return -1;
+                }
+                lines = nl;
+                cap = cap * 2 + 64;
+            }
+            lines[nlines].at = at + (start[k] - first);
+            lines[nlines].run = k;
+            lines[nlines].rest = comma + 1;
+            lines[nlines].len = strlen(comma + 1);
+            nlines++;
+        }
+    }
+    qsort(lines, nlines, sizeof(*lines), by_start);
+    if ((out = fopen(out_path, "w")) == NULL) {
+        fprintf(stderr, "nicreplay merge: %s: %s\n", out_path, strerror(errno));
+        free(lines);
+        return -1;
+    }
+    fprintf(out,
+            "#[Histogram log format version 1.3]\n"
+            "#[StartTime: %.3f (seconds since epoch)]\n"
+            "%s%s"
+            "#[%d runs merged: each interval tagged with its run]\n"
+            "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\","
+            "\"Interval_Compressed_Histogram\"\n",
+            first, unit != NULL ? unit : "", unit != NULL ? "\n" : "", nlogs);
+    for (i = 0; i < nlines; i++) {
+        fprintf(out, "Tag=run-%d,%.3f,%.*s\n", lines[i].run, lines[i].at,
+                (int) lines[i].len, lines[i].rest);
+    }
+    free(lines);
+    if (fclose(out) != 0) {
+        fprintf(stderr, "nicreplay merge: %s: %s\n", out_path, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}
+
+int
+nicreplay_merge(int argc, char **argv, const char *json, const char *hdr)
+{
+    result_t    *r = calloc(1, sizeof(*r));
+    breakdown_t *bd = breakdown_new(0, BY_SIZE_NONE);
+    char       **logs = calloc((size_t) argc + 1, sizeof(*logs));
+    const char **log_paths = calloc((size_t) argc + 1, sizeof(*log_paths));
+    double       rps = 0, mbps = 0;
+    int          i, rc = 1, nlogs = 0, nresults = 0, with_bd = 0;
+
+    if (r == NULL || bd == NULL || logs == NULL || log_paths == NULL
+        || argc == 0) {
+        fprintf(stderr, "usage: nicreplay merge RESULT.json... [HDR.log...] "
+                        "[--json FILE] [--hdr FILE]\n");
+        rc = 2;
+        goto out;
     }
     for (i = 0; i < argc; i++) {
-        if (merge_one(argv[i], r, &rps, &mbps) != 0) {
-            free(r);
-            return 1;
+        size_t n;
+        char  *buf = read_all(argv[i], &n);
+
+        if (buf == NULL) {
+            goto out;
         }
+        if (strncmp(buf, "#[Histogram log", 15) == 0) {
+            logs[nlogs] = buf;
+            log_paths[nlogs++] = argv[i];
+            continue;
+        }
+        with_bd += strstr(buf, "\"every_url\"") != NULL
+                   || strstr(buf, "\"by_size_classes\"") != NULL;
+        nresults++;
+        if (merge_one(argv[i], buf, n, r, bd, &rps, &mbps) != 0) {
+            free(buf);
+            goto out;
+        }
+        free(buf);
+    }
+    if (nresults == 0) {
+        fprintf(stderr, "nicreplay merge: no RESULT.json among the files\n");
+        goto out;
+    }
+    if (with_bd != 0 && with_bd != nresults) {
+        fprintf(stderr, "nicreplay merge: --by-url or --by-size is in %d of "
+                        "the %d results: merged, its tables would count only "
+                        "those runs\n", with_bd, nresults);
+        goto out;
+    }
+    if ((nlogs > 0) != (hdr != NULL)) {
+        fprintf(stderr, nlogs > 0 ? "nicreplay merge: HdrHistogram logs "
+                                    "given without --hdr FILE to merge them into\n"
+                                  : "nicreplay merge: --hdr FILE with no "
+                                    "HdrHistogram log to merge\n");
+        goto out;
+    }
+    if (nlogs > 0 && merge_hdr(logs, log_paths, nlogs, hdr) != 0) {
+        goto out;
     }
     /* runs side by side: their rates add up; the summary's rates come
      * from the longest run's duration, so say what was added */
     nicreplay_print_summary(r, stdout);
+    if (with_bd) {
+        breakdown_print(bd, NULL, r->elapsed, stdout);
+    }
     printf("  merged %d runs: requests/s %.1f, content %.2f Mb/s (sums of "
            "the runs' rates)\n",
-           argc, rps, mbps);
+           nresults, rps, mbps);
+    rc = 0;
     if (json != NULL) {
         /* write the summed rates: scale the duration so that
          * requests / duration is their sum */
@@ -511,8 +696,16 @@ nicreplay_merge(int argc, char **argv, const char *json)
             r->elapsed = (double) r->requests / rps;
         }
         /* no replay here: write_json reads rp only when fs is given */
-        rc = nicreplay_write_json(NULL, r, NULL, NULL, json) == 0 ? 0 : 1;
+        rc = nicreplay_write_json(NULL, r, NULL, with_bd ? bd : NULL, NULL,
+                                  json) == 0 ? 0 : 1;
     }
+out:
+    for (i = 0; i < nlogs; i++) {
+        free(logs[i]);
+    }
+    free(logs);
+    free(log_paths);
+    breakdown_free(bd);
     free(r);
     return rc;
 }
