@@ -94,11 +94,12 @@ man: $(MAN_PAGES)
 
 $(BUILD)/man/%: docs/man/%.scd
 	@mkdir -p $(dir $@)
-	scdoc < $< > $@
+	scdoc < $< > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/man/nicd.conf.5: docs/config.md scripts/conf_man.py
 	@mkdir -p $(dir $@)
-	$(PYTHON) scripts/conf_man.py < docs/config.md | scdoc > $@
+	$(PYTHON) scripts/conf_man.py < docs/config.md > $@.scd
+	scdoc < $@.scd > $@.tmp && mv $@.tmp $@ && rm -f $@.scd
 
 $(CONFIG): configure
 	@$(MAKE) --no-print-directory deps DEPS=build

@@ -446,3 +446,48 @@ def test_mrc_plot_and_refusals():
         err = p.stderr.decode()
         check(p.returncode == 2 and says in err and err.count("\n") == 1,
               "%s: rc %d, %r" % (args, p.returncode, err))
+
+
+def test_per_nic_runs_merge_to_the_split():
+    """--nic K simulates cache K of --split N alone; nicsim merge of the N
+    results is the --split N result, byte for byte (every policy, OPT,
+    the one-pass curve with a warm-up); sizes cut among runs join; a
+    cache missing or given twice, or a --nic out of range, is refused."""
+    nasa10k = NASA.replace("first1000", "first10k.clf.gz")
+    with tempfile.TemporaryDirectory() as d:
+        for opts in (["--sizes", "256k,1m,4m", "--policy", "lru,s3fifo,opt"],
+                     ["--mrc", "--points", "8", "--warmup", "1000"]):
+            parts = []
+            for k in range(3):
+                parts.append(os.path.join(d, "%d.json" % k))
+                with open(parts[-1], "w") as f:
+                    f.write(nicsim(nasa10k, "--split", "3", "--nic", str(k),
+                                   "--json", *opts))
+            whole = nicsim(nasa10k, "--split", "3", "--json", *opts)
+            rows = json.loads(whole)
+            check(len(rows) > 0 and rows[0]["missed_requests"] > 0,
+                  whole[:300])
+            check(nicsim("merge", "--json", *parts) == whole,
+                  "%r: merged != --split 3" % opts)
+            one = json.loads(open(parts[0]).read())
+            check(all(r["nic"] == 0 for r in one)
+                  and one[0]["content_bytes"] < rows[0]["content_bytes"],
+                  repr(one[:1]))
+        # a sweep cut in two joins into the sweep
+        a, b = os.path.join(d, "a.json"), os.path.join(d, "b.json")
+        open(a, "w").write(nicsim(NASA, "--sizes", "1m,4m", "--json"))
+        open(b, "w").write(nicsim(NASA, "--sizes", "2m", "--json"))
+        check(nicsim("merge", a, b) == nicsim(NASA, "--sizes", "1m,2m,4m"),
+              "joined sizes differ")
+        for args, why in ((["merge", parts[0], parts[1]], "has no row"),
+                          (["merge", parts[0], parts[0], parts[1], parts[2]],
+                           "given twice"),
+                          (["merge", a] + parts, "--split"),
+                          ([NASA, "--split", "2", "--nic", "2"],
+                           "--nic 2: there are --split 2")):
+            p = subprocess.run([NICSIM] + args, capture_output=True,
+                               timeout=60)
+            err = p.stderr.decode()
+            check(p.returncode in (1, 2) and why in err
+                  and err.count("\n") == 1, "%r: %d %r"
+                  % (args, p.returncode, err))

@@ -119,8 +119,9 @@ def test_broken_lines_reported():
     try:
         got = stats(path)
         check(got["requests"] == 2 and got["parse_errors"] == 2, repr(got))
-        check(got["first_errors"] == [{"line": 2, "error": "fields"},
-                                      {"line": 4, "error": "status"}],
+        check(got["first_errors"] == [
+            {"trace": path, "line": 2, "error": "fields"},
+            {"trace": path, "line": 4, "error": "status"}],
               repr(got["first_errors"]))
         rc, out, _ = run("stats", path)
         check(rc == 0 and "line 2: fields" in out and "line 4: status" in out,
@@ -557,3 +558,61 @@ def test_reorder_window_is_bounded_in_records():
               % (base, capped, held))
         rc, out, err = run("stats", log, "--reorder-max", "0")
         check(rc == 2 and "--reorder-max" in err, "%d %s" % (rc, err))
+
+
+def test_several_traces_and_merge_are_the_concatenation():
+    """stats over several files equals stats over their concatenation, and
+    so does nictrace merge of each file's --json --with-files result
+    (every figure; late records are counted within each file, and the
+    trace is split where no record is late)."""
+    lines = gzip.open(NASA10K, "rt", encoding="latin-1").read().splitlines()
+    keys = ("duration_s", "first_time", "last_time", "total_response_bytes",
+            "avg_response_bytes", "data_set_bytes", "requests",
+            "distinct_files", "parse_errors", "late_records", "format")
+    with tempfile.TemporaryDirectory() as d:
+        whole = os.path.join(d, "whole.log")
+        open(whole, "w", encoding="latin-1").write("\n".join(lines) + "\n")
+        parts = []
+        for i, (a, b) in enumerate(((0, 3000), (3000, 7100),
+                                    (7100, len(lines)))):
+            p = os.path.join(d, "day%d.log" % i)
+            text = "\n".join(lines[a:b]) + "\n"
+            if i == 1:
+                p += ".gz"
+                gzip.open(p, "wt", encoding="latin-1").write(text)
+            else:
+                open(p, "w", encoding="latin-1").write(text)
+            parts.append(p)
+        want = stats(whole)
+        several = stats(*parts)
+        check(all(several[k] == want[k] for k in keys)
+              and several["traces"] == parts,
+              "%r\n%r" % (several, want))
+        results = []
+        for p in parts:
+            rc, out, err = run("stats", "--json", "--with-files", p)
+            check(rc == 0 and '"files": [' in out, err)
+            results.append(os.path.join(d, os.path.basename(p) + ".json"))
+            open(results[-1], "w").write(out)
+        rc, out, err = run("merge", "--json", *results)
+        check(rc == 0, err)
+        merged = json.loads(out)
+        check(all(merged[k] == want[k] for k in keys)
+              and merged["traces"] == parts, "%r\n%r" % (merged, want))
+        # the text form says the same
+        rc, text, err = run("merge", *results)
+        check(rc == 0 and "distinct files         %s" % format(
+            want["distinct_files"], ",") in text, text)
+        # results without the files' table, and --with-files without JSON
+        plain = os.path.join(d, "plain.json")
+        open(plain, "w").write(run("stats", "--json", parts[0])[1])
+        for args, code, why in ((["merge", plain], 1, "--with-files"),
+                                (["merge", os.path.join(d, "none.json")], 1,
+                                 "none.json"),
+                                (["stats", "--with-files", parts[0]], 2,
+                                 "--with-files goes with --json"),
+                                (["stats", parts[0], os.path.join(d, "x")], 1,
+                                 "x")):
+            rc, out, err = run(*args)
+            check(rc == code and why in err and err.count("\n") == 1,
+                  "%r: %d %r" % (args, rc, err))

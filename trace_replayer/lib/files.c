@@ -106,17 +106,24 @@ key(trace_files_t *f, const char *url, size_t len)
 int
 trace_files_add(trace_files_t *f, const trace_req_t *r)
 {
-    uint32_t  id;
-    int       added;
-    uint64_t *s;
-    size_t    n;
+    size_t n;
 
     if ((r->status != 200 && r->status != 206) || r->bytes == 0
         || r->url == NULL) {
         return 0;
     }
     n = key(f, r->url, r->url_len);
-    if (n == 0 || trace_strtab_intern(f->paths, f->buf, n, &id, &added) != 0) {
+    return n == 0 ? -1 : trace_files_raise(f, f->buf, n, r->bytes);
+}
+
+int
+trace_files_raise(trace_files_t *f, const char *k, size_t n, uint64_t bytes)
+{
+    uint32_t  id;
+    int       added;
+    uint64_t *s;
+
+    if (trace_strtab_intern(f->paths, k, n, &id, &added) != 0) {
         return -1;
     }
     if (id >= f->size_cap) {
@@ -132,9 +139,9 @@ trace_files_add(trace_files_t *f, const trace_req_t *r)
     if (added) {
         f->size[id] = 0;
     }
-    if (r->bytes > f->size[id]) {
-        f->bytes += r->bytes - f->size[id];
-        f->size[id] = r->bytes;
+    if (bytes > f->size[id]) {
+        f->bytes += bytes - f->size[id];
+        f->size[id] = bytes;
     }
     return 0;
 }

@@ -46,6 +46,12 @@ size_t trace_file_name(const char *url, size_t len, char *out,
  * (out of memory). */
 int trace_files_add(trace_files_t *f, const trace_req_t *r);
 
+/* The same for object key k of n bytes (trace_object_key's, as
+ * trace_files_each walks them): its size raised to at least bytes, the
+ * file added when new.  How tables of several traces are merged. */
+int trace_files_raise(trace_files_t *f, const char *k, size_t n,
+                      uint64_t bytes);
+
 /*
  * The file of request target url: 0 with its *size and *id (ids count
  * from 0 in the order files were first seen), or -1 when its object had

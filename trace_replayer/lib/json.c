@@ -1,5 +1,6 @@
 /* A small JSON reader: see json.h. */
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,4 +363,44 @@ json_write_string(FILE *f, const char *s)
         }
     }
     fputc('"', f);
+}
+
+char *
+json_read_file(const char *path, size_t *n, char *err, size_t errlen)
+{
+    FILE  *f = fopen(path, "r");
+    char  *buf = NULL, *nb;
+    size_t cap = 0, k;
+
+    *n = 0;
+    if (f == NULL) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    for (;;) {
+        if (cap - *n < 65537) {
+            if ((nb = realloc(buf, cap + 262144)) == NULL) {
+                free(buf);
+                fclose(f);
+                snprintf(err, errlen, "%s: out of memory", path);
+                return NULL;
+            }
+            buf = nb;
+            cap += 262144;
+        }
+        k = fread(buf + *n, 1, cap - *n - 1, f);
+        if (k == 0) {
+            break;
+        }
+        *n += k;
+    }
+    if (ferror(f)) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        free(buf);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    buf[*n] = '\0';
+    return buf;
 }

@@ -31,6 +31,10 @@ struct json_s {
     json_t *next;   /* the next element of its array or object */
 };
 
+/* The whole file at path, NUL-terminated, its length in *n: malloc'd, or
+ * NULL with err set ("PATH: why"). */
+char *json_read_file(const char *path, size_t *n, char *err, size_t errlen);
+
 /* Parse p[0..n): the tree, or NULL with err set (and the byte offset). */
 json_t *json_parse(const char *p, size_t n, char *err, size_t errlen);
 void    json_free(json_t *v);

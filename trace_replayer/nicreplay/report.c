@@ -348,43 +348,6 @@ num(const json_t *o, const char *key, int *bad)
     return (uint64_t) v->number;
 }
 
-/* the whole file at path, NUL-terminated: malloc'd, or NULL (said) */
-static char *
-read_all(const char *path, size_t *n)
-{
-    FILE  *f = fopen(path, "r");
-    char  *buf = NULL;
-    size_t cap = 0, k;
-
-    *n = 0;
-    if (f == NULL) {
-        fprintf(stderr, "nicreplay merge: %s: %s\n", path, strerror(errno));
-        return NULL;
-    }
-    for (;;) {
-        if (cap - *n < 65537) {
-            char *nb = realloc(buf, cap + 65536 * 4);
-
-            if (nb == NULL) {
-                free(buf);
-                fclose(f);
-                fprintf(stderr, "nicreplay merge: out of memory\n");
-                return NULL;
-            }
-            buf = nb;
-            cap += 65536 * 4;
-        }
-        k = fread(buf + *n, 1, cap - *n - 1, f);
-        if (k == 0) {
-            break;
-        }
-        *n += k;
-    }
-    fclose(f);
-    buf[*n] = '\0';
-    return buf;
-}
-
 static int
 merge_one(const char *path, const char *buf, size_t n, result_t *r,
           breakdown_t *bd, double *rps, double *mbps)
@@ -640,9 +603,11 @@ nicreplay_merge(int argc, char **argv, const char *json, const char *hdr)
     }
     for (i = 0; i < argc; i++) {
         size_t n;
-        char  *buf = read_all(argv[i], &n);
+        char   err[512];
+        char  *buf = json_read_file(argv[i], &n, err, sizeof(err));
 
         if (buf == NULL) {
+            fprintf(stderr, "nicreplay merge: %s\n", err);
             goto out;
         }
         if (strncmp(buf, "#[Histogram log", 15) == 0) {

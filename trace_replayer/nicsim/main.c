@@ -21,6 +21,8 @@
  * Every size and policy runs in the same pass.
  */
 
+#include <string.h>
+
 #include "nicsim.h"
 
 int
@@ -30,6 +32,9 @@ main(int argc, char **argv)
     nicsim_run_t  run;
     int           rc;
 
+    if (argc > 1 && strcmp(argv[1], "merge") == 0) {
+        return nicsim_merge(argc - 2, argv + 2);
+    }
     if ((rc = nicsim_options(&cf, argc, argv)) >= 0) {
         return rc;
     }

@@ -32,6 +32,7 @@ typedef struct {
     int                  npol;
     uint64_t             block;
     int                  split;    /* caches; connection k to cache k % split */
+    int                  nic;      /* --nic: only this cache (-1: all) */
     long                 gap;      /* --conn-gap, seconds */
     long                 repeat;   /* passes through warm caches */
     uint64_t             warm_n;   /* --warmup: records ... */
@@ -100,5 +101,14 @@ void nicsim_free(nicsim_run_t *run);
 
 /* report.c: the results on standard output (and --plot): 0 or 1. */
 int nicsim_report(const nicsim_run_t *run);
+/* the rows in out's form (0 a table, 1 JSON, 2 CSV); nic: --nic's cache,
+ * written in the JSON, or -1 */
+void nicsim_print_results(FILE *f, int out, const sim_t *sims, int nsims,
+                          int split, uint64_t block, uint64_t content,
+                          int nic);
+
+/* merge.c: "nicsim merge RESULT.json... [--json|--csv]": the --json
+ * results of --nic runs (or of disjoint sizes) as one: the exit status */
+int nicsim_merge(int argc, char **argv);
 
 #endif /* NICSIM_H */

@@ -24,11 +24,12 @@ usage(FILE *out)
     fprintf(out,
             "usage: nicsim TRACE [--sizes 64k,128k,...] [--policy "
             "lru[,fifo,...]] [--block 4k]\n"
-            "              [--split N] [--conn-gap S] [--warmup N|TIME] "
-            "[TRACE OPTIONS]\n"
+            "              [--split N [--nic K]] [--conn-gap S] "
+            "[--warmup N|TIME] [TRACE OPTIONS]\n"
             "              [--mrc [--sample RATE | --sample-size N]] "
             "[--points N]\n"
             "              [--plot FILE.png] [--json | --csv]\n"
+            "       nicsim merge RESULT.json... [--json | --csv]\n"
             "\n"
             "Prints, per cache size and policy, the share of HTTP content "
             "bytes a NIC data\ncache would serve (they would not cross the "
@@ -57,6 +58,12 @@ usage(FILE *out)
             "for measuring speed; the rate goes to stderr.\n"
             "--oracle-out FILE writes the block accesses (of cache 0 with "
             "--split) as\nlibCacheSim's oracleGeneral trace.\n"
+            "--nic K simulates only cache K of --split N (the others' "
+            "requests are not\ncounted): the caches are independent, so "
+            "machines can take one each, and\n\"nicsim merge\" adds their "
+            "--json results up to the --split N result, exactly\n"
+            "(nicsim-cluster does both).  merge also joins results of "
+            "different sizes.\n"
             "\nMiss-ratio curves: --sizes takes a list (64k,1m), a range "
             "with a step\n(64k:16m:64k) or a range with --points N (N "
             "sizes evenly on a log scale,\nwhole blocks; --points alone: "
@@ -195,6 +202,7 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
         {"block", required_argument, NULL, 'b'},
         {"split", required_argument, NULL, 'n'},
         {"conn-gap", required_argument, NULL, 'g'},
+        {"nic", required_argument, NULL, 'K' + 256},
         TRACE_SRC_LONGOPTS,
         {"json", no_argument, NULL, 'j'},
         {"csv", no_argument, NULL, 'c'},
@@ -218,6 +226,7 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
     cf->src = (trace_src_t) TRACE_SRC_INIT;
     cf->block = 4096;
     cf->split = 1;
+    cf->nic = -1;
     cf->gap = 15;
     cf->repeat = 1;
     cf->rate = 1;
@@ -251,6 +260,18 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
             }
             break;
         case 'g': cf->gap = atol(optarg); break;
+        case 'K' + 256: {
+            char *end;
+            long  k = strtol(optarg, &end, 10);
+
+            if (*end != '\0' || end == optarg || k < 0 || k >= MAX_SPLIT) {
+                fprintf(stderr, "nicsim: --nic takes a cache's number, 0 to "
+                                "--split minus 1\n");
+                return 2;
+            }
+            cf->nic = (int) k;
+            break;
+        }
         case 'R':
             cf->repeat = atol(optarg);
             if (cf->repeat < 1) {
@@ -359,6 +380,16 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
         fprintf(stderr, "nicsim: --mrc draws LRU's curve in one pass; simulate "
                         "other policies size by size (without --mrc; with "
                         "--sample R, in miniature)\n");
+        return 2;
+    }
+    if (cf->nic >= cf->split) {
+        fprintf(stderr, "nicsim: --nic %d: there are --split %d caches, "
+                        "numbered from 0\n", cf->nic, cf->split);
+        return 2;
+    }
+    if (cf->nic >= 0 && cf->oracle != NULL) {
+        fprintf(stderr, "nicsim: --oracle-out writes cache 0's stream: not "
+                        "with --nic\n");
         return 2;
     }
     if (cf->want_mrc && cf->oracle != NULL) {

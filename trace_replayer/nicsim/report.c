@@ -20,9 +20,9 @@
  * the cache, is a miss) and byte_miss_ratio; the paper's share is
  * 1 - byte_miss_ratio; and the block stream's.
  */
-static void
-print_results(FILE *f, int out, const sim_t *sims, int nsims, int split,
-              uint64_t block, uint64_t content)
+void
+nicsim_print_results(FILE *f, int out, const sim_t *sims, int nsims,
+                     int split, uint64_t block, uint64_t content, int nic)
 {
     int i;
 
@@ -67,16 +67,22 @@ print_results(FILE *f, int out, const sim_t *sims, int nsims, int split,
                     "\"caches\": %d, \"block\": %llu, \"share\": %.6f, "
                     "\"cached_bytes\": %llu, \"content_bytes\": %llu, "
                     "\"block_hits\": %llu, \"block_misses\": %llu, "
-                    "\"requests\": %llu, \"miss_ratio\": %s, "
-                    "\"byte_miss_ratio\": %.6f, \"block_miss_ratio\": %.6f}",
+                    "\"requests\": %llu, \"missed_requests\": %llu, "
+                    "\"miss_ratio\": %s, "
+                    "\"byte_miss_ratio\": %.6f, \"block_miss_ratio\": %.6f",
                     i ? "," : "", (s->policy != NULL ? s->policy->name : "opt"),
                     (unsigned long long) s->cache_bytes, split,
                     (unsigned long long) block, share,
                     (unsigned long long) s->cached,
                     (unsigned long long) content, (unsigned long long) s->hits,
                     (unsigned long long) s->misses,
-                    (unsigned long long) s->requests, has_req ? mrs : "null",
+                    (unsigned long long) s->requests,
+                    (unsigned long long) s->req_misses, has_req ? mrs : "null",
                     bmr, blmr);
+            if (nic >= 0) {
+                fprintf(f, ", \"nic\": %d", nic);
+            }
+            fprintf(f, "}");
         } else {
             nicache_size_str(s->cache_bytes, h, sizeof(h));
             snprintf(mrs, sizeof(mrs), has_req ? "%.4f" : "-", mr);
@@ -133,7 +139,7 @@ draw(const char *png, const char *trace, const sim_t *sims, int nsims,
     signal(SIGPIPE, SIG_IGN); /* a script that died is said below */
     f = fdopen(fds[1], "w");
     if (f != NULL) {
-        print_results(f, 2, sims, nsims, split, block, content);
+        nicsim_print_results(f, 2, sims, nsims, split, block, content, -1);
         fclose(f);
     } else {
         close(fds[1]);
@@ -167,8 +173,8 @@ nicsim_report(const nicsim_run_t *run)
                 (unsigned long long) accesses, run->seconds,
                 run->seconds > 0 ? (double) accesses / run->seconds / 1e6 : 0);
     }
-    print_results(stdout, cf->out, run->sims, run->nsims, cf->split, cf->block,
-                  run->content);
+    nicsim_print_results(stdout, cf->out, run->sims, run->nsims, cf->split,
+                         cf->block, run->content, cf->nic);
     if (cf->plot != NULL
         && draw(cf->plot, cf->path, run->sims, run->nsims, cf->split, cf->block,
                 run->content)

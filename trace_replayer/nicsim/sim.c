@@ -77,6 +77,13 @@ find_file(nicsim_run_t *run, const trace_req_t *r, uint64_t *fsize,
     return 0;
 }
 
+/* cache k is simulated here: all of them, or --nic's one */
+static int
+mine(const nicsim_conf_t *cf, int k)
+{
+    return cf->nic < 0 || cf->nic == k;
+}
+
 /*
  * What a request transfers: 0 with the cache it goes to (*conn, the
  * connection's number: only --split looks at it), its file's size and
@@ -92,7 +99,8 @@ transfer_of(nicsim_run_t *run, const trace_req_t *r, uint64_t *conn,
     /* the connection only chooses among several caches */
     *conn =
         run->cf->split > 1 ? trace_session(run->sess, r, &opened, &grouped) : 0;
-    if ((r->status != 200 && r->status != 206) || r->bytes == 0
+    if (!mine(run->cf, (int) (*conn % (uint64_t) run->cf->split))
+        || (r->status != 200 && r->status != 206) || r->bytes == 0
         || find_file(run, r, fsize, id) != 0) {
         return -1;
     }
@@ -294,6 +302,9 @@ nicsim_run(nicsim_run_t *run, const nicsim_conf_t *cf)
             s->cache_bytes = cf->sizes[j];
             for (k = 0; k < cf->split; k++) {
                 /* in miniature (--sample): rate times the blocks */
+                if (!mine(cf, k)) {
+                    continue; /* --nic: another machine's */
+                }
                 uint64_t slots =
                     cf->rate < 1 ? miniature(cf->sizes[j] / cf->block, cf->rate)
                                  : cf->sizes[j] / cf->block;
@@ -320,9 +331,10 @@ nicsim_run(nicsim_run_t *run, const nicsim_conf_t *cf)
     }
 
     for (k = 0; cf->want_mrc && k < cf->split; k++) {
-        if ((run->mrc[k] = trace_mrc_new(cf->sizes, cf->nsizes, cf->block,
+        if (mine(cf, k)
+            && (run->mrc[k] = trace_mrc_new(cf->sizes, cf->nsizes, cf->block,
                                          cf->rate, cf->max_blocks))
-            == NULL) {
+                   == NULL) {
             fprintf(stderr, "nicsim: out of memory\n");
             return 1;
         }
@@ -363,6 +375,9 @@ nicsim_run(nicsim_run_t *run, const nicsim_conf_t *cf)
     }
     run->seconds = nicache_now_s() - t_start;
     for (k = 0; cf->want_mrc && k < cf->split; k++) {
+        if (!mine(cf, k)) {
+            continue;
+        }
         /* the curve's counters are nicsim's, summed over the caches */
         for (j = 0; j < cf->nsizes; j++) {
             trace_mrc_result_t m;
@@ -376,8 +391,8 @@ nicsim_run(nicsim_run_t *run, const nicsim_conf_t *cf)
             s->requests += m.requests;
             s->req_misses += m.req_misses;
         }
-        for (j = 0; k == 0 && j < cf->nsizes; j++) {
-            if (trace_mrc_coarse(run->mrc[0], j)) {
+        for (j = 0; k == (cf->nic < 0 ? 0 : cf->nic) && j < cf->nsizes; j++) {
+            if (trace_mrc_coarse(run->mrc[k], j)) {
                 char a[32];
 
                 nicache_size_str(cf->sizes[j], a, sizeof(a));
@@ -410,6 +425,9 @@ nicsim_run(nicsim_run_t *run, const nicsim_conf_t *cf)
         for (k = 0; k < cf->split; k++) {
             opt_seq_t *q = &run->opt_seq[k];
 
+            if (!mine(cf, k)) {
+                continue;
+            }
             if (trace_opt(q->a, q->n, (uint32_t) (s->cache_bytes / cf->block),
                           s->cache_bytes, &hits, &cached)
                 != 0) {

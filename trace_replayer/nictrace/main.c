@@ -1,6 +1,7 @@
 /*
  * nictrace: trace tools.  So far: "nictrace stats", the statistics of the
- * paper's Table 1 for any trace the readers know, "nictrace docroot",
+ * paper's Table 1 for any trace the readers know (several read as one,
+ * or "nictrace merge" of results read apart), "nictrace docroot",
  * which materialises a trace's files, "nictrace sessions", the
  * connection and pipeline grouping as statistics, "nictrace convert" to
  * the compact format, and "nictrace synth", a synthetic trace (synth.h).
@@ -22,7 +23,8 @@ static void
 usage(FILE *out)
 {
     fprintf(out,
-            "usage: nictrace stats TRACE [OPTIONS]\n"
+            "usage: nictrace stats TRACE... [--json [--with-files]] [OPTIONS]\n"
+            "       nictrace merge STATS.json... [--json]\n"
             "       nictrace docroot TRACE --root DIR [OPTIONS]\n"
             "       nictrace sessions TRACE [--conn-gap 15] [--pipeline-gap 5] "
             "[OPTIONS]\n"
@@ -50,6 +52,12 @@ usage(FILE *out)
             "  data set size  the sum of each such file's largest transfer\n"
             "  parse errors   lines or records that did not parse (the "
             "first ten are listed)\n"
+            "Several TRACEs are read as their concatenation (late records "
+            "are counted\nwithin each).  --with-files adds every file and its "
+            "size to the JSON, and\nmerge gives the figures of several such "
+            "results as one stats over all their\ntraces would: sums, the "
+            "earliest and latest times, the files' tables joined\n(a trace "
+            "a machine: nictrace-cluster stats).\n"
             "docroot makes a docroot that answers the trace as logged: a "
             "file per object\nthe log answered 2xx or 304 (its largest "
             "transfer; bytes that depend on\nname and offset only), a "
@@ -75,6 +83,7 @@ main(int argc, char **argv)
     static const struct option longopts[] = {
         TRACE_SRC_LONGOPTS,
         {"json", no_argument, NULL, 'j'},
+        {"with-files", no_argument, NULL, 256 + SY_N},
         {"root", required_argument, NULL, 'r'},
         {"out", required_argument, NULL, 'o'},
         {"conn-gap", required_argument, NULL, 'g'},
@@ -99,7 +108,7 @@ main(int argc, char **argv)
     const char *synth_opt[SY_N] = {NULL};
     const char *root = NULL, *out = NULL;
     long        conn_gap = 15, pipe_gap = 5;
-    int         ch, rc, json = 0;
+    int         ch, rc, json = 0, with_files = 0;
     trace_src_t src = TRACE_SRC_INIT;
     char        err[512];
 
@@ -114,6 +123,7 @@ main(int argc, char **argv)
         }
         switch (ch) {
         case 'j': json = 1; break;
+        case 256 + SY_N: with_files = 1; break;
         case 'r': root = optarg; break;
         case 'o': out = optarg; break;
         case 'g': conn_gap = atol(optarg); break;
@@ -132,8 +142,16 @@ main(int argc, char **argv)
     if (argc - optind == 2) {
         src.path = argv[optind + 1];
     }
-    if (argc - optind == 2 && strcmp(argv[optind], "stats") == 0) {
-        return nictrace_stats(&src, json);
+    if (argc - optind >= 2 && strcmp(argv[optind], "stats") == 0) {
+        if (with_files && !json) {
+            fprintf(stderr, "nictrace: --with-files goes with --json\n");
+            return 2;
+        }
+        return nictrace_stats(&src, argv + optind + 1, argc - optind - 1, json,
+                              with_files);
+    }
+    if (argc - optind >= 1 && strcmp(argv[optind], "merge") == 0) {
+        return nictrace_merge(argv + optind + 1, argc - optind - 1, json);
     }
     if (argc - optind == 2 && strcmp(argv[optind], "docroot") == 0) {
         if (root == NULL) {
@@ -156,6 +174,7 @@ main(int argc, char **argv)
         return nictrace_synth(synth_opt, out, json);
     }
     if (argc - optind >= 1 && strcmp(argv[optind], "stats") != 0
+        && strcmp(argv[optind], "merge") != 0
         && strcmp(argv[optind], "synth") != 0
         && strcmp(argv[optind], "docroot") != 0
         && strcmp(argv[optind], "sessions") != 0

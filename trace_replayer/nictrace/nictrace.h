@@ -71,11 +71,20 @@ void nictrace_scan_free(scan_t *sc);
  * 0, or -1 after saying why */
 int nictrace_scan(const trace_src_t *src, trace_sessions_t *sessions, int map,
                   scan_t *sc);
+/* one more trace into sc (its reader now src's): the figures add up as
+ * over the traces' concatenation; 0, or 1 after saying why (sc freed) */
+int nictrace_scan_more(const trace_src_t *src, trace_sessions_t *sessions,
+                       scan_t *sc);
 /* 1 after saying no record of path parsed, 0 when some did */
 int nictrace_no_records(const char *path, uint64_t records,
                         const trace_reader_t *t);
 /* the subcommands: the exit status, having said why when not 0 */
-int nictrace_stats(const trace_src_t *src, int json);
+/* stats of the traces paths[0..n) (src's options), as of their
+ * concatenation; with_files: the JSON lists every file (for merge) */
+int nictrace_stats(const trace_src_t *src, char **paths, int n, int json,
+                   int with_files);
+/* "nictrace merge": the stats --json --with-files results as one */
+int nictrace_merge(char **paths, int n, int json);
 int nictrace_docroot(const trace_src_t *src, const char *root, int json);
 int nictrace_sessions(const trace_src_t *src, long conn_gap, long pipe_gap,
                       int json);

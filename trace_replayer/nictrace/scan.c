@@ -52,18 +52,30 @@ int
 nictrace_scan(const trace_src_t *src, trace_sessions_t *sessions, int map,
               scan_t *sc)
 {
+    memset(sc, 0, sizeof(*sc));
+    sc->files = trace_files_new();
+    sc->map = map ? trace_map_new() : NULL;
+    if (sc->files == NULL || (map && sc->map == NULL)) {
+        fprintf(stderr, "nictrace: out of memory\n");
+        nictrace_scan_free(sc);
+        return 1;
+    }
+    return nictrace_scan_more(src, sessions, sc);
+}
+
+int
+nictrace_scan_more(const trace_src_t *src, trace_sessions_t *sessions,
+                   scan_t *sc)
+{
     char        err[512], a[32];
     trace_req_t r;
     double      start = nicache_now_s(), last = start;
     int         rc;
 
-    memset(sc, 0, sizeof(*sc));
+    trace_close(sc->reader);
     sc->reader = trace_src_open(src, err, sizeof(err));
-    sc->files = trace_files_new();
-    sc->map = map ? trace_map_new() : NULL;
-    if (sc->reader == NULL || sc->files == NULL || (map && sc->map == NULL)) {
-        fprintf(stderr, "nictrace: %s\n",
-                sc->reader == NULL ? err : "out of memory");
+    if (sc->reader == NULL) {
+        fprintf(stderr, "nictrace: %s\n", err);
         nictrace_scan_free(sc);
         return 1;
     }
