@@ -81,7 +81,9 @@ FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 TOOLS = $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
         $(BUILD)/niccompare $(BUILD)/niccompare-plot $(BUILD)/nicload \
-        $(BUILD)/nicsim-plot $(BUILD)/nicreplay-cluster
+        $(BUILD)/nicsim-plot $(CLUSTER_TOOLS)
+CLUSTER_TOOLS = $(BUILD)/nicreplay-cluster $(BUILD)/nictrace-cluster \
+        $(BUILD)/nicsim-cluster
 
 # the manual pages: the programs' from docs/man/, nicd.conf(5) from
 # docs/config.md (scripts/conf_man.py), so the reference and the page agree
@@ -141,10 +143,16 @@ $(BUILD)/nicsim: $(call prog_objs,nicsim) $(TRACE_OBJS) $(SIM_OBJS) $(UTIL_OBJS)
 $(BUILD)/niccompare: $(call prog_objs,niccompare) $(TRACE_OBJS) $(MODEL_OBJS) $(UTIL_OBJS)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL) $(ZLIB_LIBS)
 
-# nicreplay over a Dask cluster (its venv: sh scripts/venv.sh dask)
-$(BUILD)/nicreplay-cluster: trace_replayer/cluster/nicreplay_cluster.py
+# the tools over a Dask cluster (its venv: sh scripts/venv.sh dask); the
+# Dask side they share, nicache_cluster.py, goes beside them
+$(CLUSTER_TOOLS): $(BUILD)/%-cluster: trace_replayer/cluster/%_cluster.py \
+                 $(BUILD)/nicache_cluster.py
 	@mkdir -p $(dir $@)
 	cp $< $@ && chmod 755 $@
+
+$(BUILD)/nicache_cluster.py: trace_replayer/cluster/nicache_cluster.py
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 # nicsim --plot runs it from beside itself
 $(BUILD)/nicsim-plot: trace_replayer/nicsim/plot.py
@@ -285,7 +293,8 @@ fuzz:
 	@$(MAKE) --no-print-directory deps DEPS="build fuzz"
 	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
-COMPLETED = nicd nictrace nicsim nicreplay niccompare nicload nicreplay-cluster
+COMPLETED = nicd nictrace nicsim nicreplay niccompare nicload nicreplay-cluster \
+            nictrace-cluster nicsim-cluster
 
 install: $(TOOLS) $(MAN_PAGES) $(BUILD)/www/index.html
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/etc/nicd
@@ -293,7 +302,9 @@ install: $(TOOLS) $(MAN_PAGES) $(BUILD)/www/index.html
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
 	    $(BUILD)/niccompare $(BUILD)/niccompare-plot $(BUILD)/nicload \
-	    $(BUILD)/nicsim-plot $(BUILD)/nicreplay-cluster $(DESTDIR)$(PREFIX)/bin/
+	    $(BUILD)/nicsim-plot $(CLUSTER_TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/share/nicache
+	install -m 644 $(BUILD)/nicache_cluster.py $(DESTDIR)$(PREFIX)/share/nicache/
 	# the configuration, its root the installed sample
 	sed 's|^\( *root \)build/www;|\1$(PREFIX)/share/nicd/html;|' conf/nicd.conf \
 	    > $(BUILD)/nicd.conf.installed

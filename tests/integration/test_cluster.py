@@ -2,10 +2,14 @@
 (issue 31): the merged result of a sharded replay equals one process's
 replay; the shards begin within 10 ms of each other; a worker killed in
 the middle fails the run naming the shard, or with --retry gives the
-exact totals; bad input is one line and a non-zero exit.  Without the
-venv (python3-venv, or PyPI out of reach) every case says skipped."""
+exact totals; bad input is one line and a non-zero exit.
+nictrace-cluster and nicsim-cluster: stats over several traces equals
+stats over their concatenation, per-NIC simulation equals --split, and
+the same failures.  Without the venv (python3-venv, or PyPI out of
+reach) every case says skipped."""
 
 import contextlib
+import gzip
 import json
 import os
 import re
@@ -19,6 +23,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
 NASA = os.path.join(TOP, "..", "shared", "traces", "nasa",
                     "NASA_access_log_Jul95.first1000")
+NASA10K = os.path.join(TOP, "..", "shared", "traces", "nasa",
+                       "NASA_access_log_Jul95.first10k.clf.gz")
 # what must be equal, merged or not (timing aside)
 EXACT = ("requests", "requests_sent", "failed", "content_bytes",
          "header_bytes", "responses_by_status", "errors", "mismatches",
@@ -33,10 +39,10 @@ def venv():
     return os.path.dirname(os.path.dirname(p.stdout.strip()))
 
 
-def cluster(*args, env=None, timeout=180):
+def cluster(*args, env=None, timeout=180, prog="nicreplay-cluster"):
     e = dict(os.environ, NICACHE_DASK_VENV=venv())
     e.update(env or {})
-    p = subprocess.run([os.path.join(BIN, "nicreplay-cluster")] + list(args),
+    p = subprocess.run([os.path.join(BIN, prog)] + list(args),
                        capture_output=True, text=True, timeout=timeout, env=e)
     return p.returncode, p.stdout, p.stderr
 
@@ -159,3 +165,107 @@ def test_bad_input_is_one_line():
     check(rc == 2 and "--log" in err, err)
     rc, out, err = cluster(NASA, "http://127.0.0.1:9/")
     check(rc == 2 and "--scheduler" in err, err)
+
+
+def day_files(d):
+    """the NASA 10k sample cut into three "days" (one of them gzip'd),
+    and the whole as one file"""
+    lines = gzip.open(NASA10K, "rt", encoding="latin-1").read().splitlines()
+    whole = os.path.join(d, "whole.log")
+    open(whole, "w", encoding="latin-1").write("\n".join(lines) + "\n")
+    days = []
+    for i, (a, b) in enumerate(((0, 2500), (2500, 6000),
+                                (6000, len(lines)))):
+        days.append(os.path.join(d, "day%d.log" % i))
+        text = "\n".join(lines[a:b]) + "\n"
+        if i == 1:
+            days[-1] += ".gz"
+            gzip.open(days[-1], "wt", encoding="latin-1").write(text)
+        else:
+            open(days[-1], "w", encoding="latin-1").write(text)
+    return whole, days
+
+
+def tool(name, *args):
+    p = subprocess.run([os.path.join(BIN, name)] + list(args),
+                       capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, p.stderr)
+    return p.stdout
+
+
+def test_trace_stats_and_convert_on_the_cluster():
+    venv()
+    keys = ("duration_s", "first_time", "last_time", "total_response_bytes",
+            "avg_response_bytes", "data_set_bytes", "requests",
+            "distinct_files", "parse_errors", "late_records")
+    with tempfile.TemporaryDirectory() as d:
+        whole, days = day_files(d)
+        want = json.loads(tool("nictrace", "stats", "--json", whole))
+        rc, out, err = cluster("--local", "3", "-q", "stats", "--json",
+                               *days, prog="nictrace-cluster")
+        check(rc == 0, err)
+        got = json.loads(out)
+        check(all(got[k] == want[k] for k in keys)
+              and sorted(got["traces"]) == sorted(days),
+              "%r\n%r" % (got, want))
+        # a worker lost: the trace named; with --retry, the same figures
+        kill = {"NICACHE_CLUSTER_KILL_PART": "1"}
+        rc, out, err = cluster("--local", "2", "-q", "stats", *days,
+                               env=kill, prog="nictrace-cluster")
+        check(rc == 1 and re.search(r"day1\.log\.gz on tcp://\S+: its "
+                                    r"worker died", err), err)
+        rc, out, err = cluster("--local", "2", "-q", "--retry", "stats",
+                               "--json", *days, env=kill,
+                               prog="nictrace-cluster")
+        check(rc == 0 and "running it again" in err
+              and all(json.loads(out)[k] == want[k] for k in keys), err)
+        # convert: a trace a worker, the compact files read as the logs
+        out_dir = os.path.join(d, "nic")
+        os.mkdir(out_dir)
+        rc, out, err = cluster("--local", "2", "-q", "convert", *days,
+                               "--out-dir", out_dir, prog="nictrace-cluster")
+        check(rc == 0 and out.count("records") == 3, out + err)
+        nics = sorted(os.path.join(out_dir, f) for f in os.listdir(out_dir))
+        conv = json.loads(tool("nictrace", "stats", "--json", *nics))
+        check(all(conv[k] == want[k] for k in keys if k != "late_records"),
+              "%r\n%r" % (conv, want))
+
+
+def test_per_nic_simulation_on_the_cluster():
+    venv()
+    for opts in (["--sizes", "256k,1m,4m", "--policy", "lru,s3fifo,opt"],
+                 ["--mrc", "--points", "6", "--warmup", "500"],
+                 ["--mrc", "--sample", "0.5", "--points", "6"]):
+        want = tool("nicsim", NASA10K, "--split", "3", "--json", *opts)
+        rc, out, err = cluster("--local", "3", "-q", NASA10K, "--split",
+                               "3", "--json", *opts, prog="nicsim-cluster")
+        check(rc == 0 and out == want, "%r: %s\n%s\n%s" % (opts, err, out,
+                                                         want))
+    # without --split: the sizes of a list cut among the workers
+    want = tool("nicsim", NASA10K, "--sizes", "1m,2m,4m,8m", "--policy",
+                "lru,fifo")
+    rc, out, err = cluster("--local", "2", "-q", NASA10K, "--sizes",
+                           "1m,2m,4m,8m", "--policy", "lru,fifo",
+                           prog="nicsim-cluster")
+    check(rc == 0 and out == want, err + out + want)
+
+
+def test_trace_tools_bad_input_is_one_line():
+    venv()
+    for prog, args, why in (
+            ("nicsim-cluster", ["--scheduler", "tcp://127.0.0.1:1", NASA],
+             "cannot reach the scheduler"),
+            ("nictrace-cluster", ["--local", "1", "--nictrace",
+                                  "/nonexistent", "stats", NASA],
+             "/nonexistent"),
+            ("nictrace-cluster", ["--local", "1", "stats", "/no/such"],
+             "/no/such on tcp://"),
+            ("nicsim-cluster", ["--local", "1", "/no/such"],
+             "/no/such"),
+            ("nicsim-cluster", ["--local", "1", NASA, "--plot", "x.png"],
+             "--plot"),
+            ("nictrace-cluster", ["--local", "1", "convert", NASA],
+             "--out-dir")):
+        rc, out, err = cluster(*args, prog=prog)
+        check(rc in (1, 2) and why in err and err.count("\n") == 1,
+              "%s %r: %d %r" % (prog, args, rc, err))

@@ -18,18 +18,27 @@ PROGRAMS = {
     "nicreplay": "trace_replayer/nicreplay",
     "niccompare": "trace_replayer/niccompare",
     "nicload": "trace_replayer/nicload",
-    "nicreplay-cluster": "trace_replayer/cluster",
+    "nicreplay-cluster": ("trace_replayer/cluster/nicreplay_cluster.py",
+                          "trace_replayer/cluster/nicache_cluster.py"),
+    "nictrace-cluster": ("trace_replayer/cluster/nictrace_cluster.py",
+                         "trace_replayer/cluster/nicache_cluster.py"),
+    "nicsim-cluster": ("trace_replayer/cluster/nicsim_cluster.py",
+                       "trace_replayer/cluster/nicache_cluster.py"),
 }
 OPTION = re.compile(r'"([a-z0-9][a-z0-9-]*)",\s*(?:no|required|optional)_argument'
                     r'|add_argument\((?:"-[a-z]", )?"--([a-z0-9-]+)"')
 
 
 def options(src):
-    """the long options of a program's source: a file, or every C file of
-    its folder"""
-    path = os.path.join(TOP, src)
-    names = ([os.path.join(path, f) for f in sorted(os.listdir(path))
-              if f.endswith((".c", ".py"))] if os.path.isdir(path) else [path])
+    """the long options of a program's source: a file, every C file of
+    its folder, or the files of a tuple"""
+    if isinstance(src, tuple):
+        names = [os.path.join(TOP, f) for f in src]
+    else:
+        path = os.path.join(TOP, src)
+        names = ([os.path.join(path, f) for f in sorted(os.listdir(path))
+                  if f.endswith((".c", ".py"))] if os.path.isdir(path)
+                 else [path])
     text = "".join(open(n).read() for n in names)
     found = set(a or b for a, b in OPTION.findall(text))
     if "TRACE_SRC_LONGOPTS" in text:
