@@ -96,6 +96,7 @@ typedef struct {
     uint64_t inval_base, evict_base; /* directory counts at the last reset */
     snic_bus_acct_t  bus;
     snic_host_acct_t host;
+    snic_mem_acct_t  mem;
 } nic_counters_t;
 
 typedef struct {
@@ -106,9 +107,9 @@ typedef struct {
 } nic_t;
 
 /* a modelled resource's clock: ns (CLOCK_MONOTONIC) it is busy until */
-enum { PACE_BUS = 0, PACE_HOST, PACE_N };
+enum { PACE_BUS = 0, PACE_HOST, PACE_MEM, PACE_N };
 
-static const char *const pace_names[PACE_N] = {"bus", "host"};
+static const char *const pace_names[PACE_N] = {"bus", "host", "memory"};
 
 #define PACE_QUEUE_NS 250000  /* how far a clock may run ahead */
 #define PACE_SLACK_NS 1000000 /* how far it may lag (late timers) */
@@ -121,6 +122,8 @@ typedef struct {
     const snic_bus_t     *bus;
     const snic_testbed_t *testbed; /* NULL: none named */
     snic_host_t           host;    /* all zero: not modelled */
+    snic_mem_t            mem;     /* all zero: not modelled */
+    double                line_gbps; /* the testbed's line rate, or 0 */
     int                   bus_limit;
     pthread_mutex_t       pace_lock;
     uint64_t              clock[PACE_N];
@@ -265,9 +268,29 @@ nic_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
             if (!bad) {
                 s->bus = snic_bus_find(s->testbed->bus);
                 s->host = s->testbed->host;
+                s->mem = s->testbed->mem;
+                s->line_gbps = s->testbed->line_gbps;
             }
         } else if (strcmp(n, "nic_memory_path") == 0) {
             memory_path = v;
+        } else if (strcmp(n, "nic_memory_bandwidth") == 0) {
+            size_t bw;
+
+            /* after nic_testbed, it describes this server's memory */
+            bad = parse_size(v, &bw) != 0 || bw == 0;
+            s->mem.bw = (double) bw;
+        } else if (strcmp(n, "nic_tls") == 0) {
+            /* software: the CPU reads the plaintext and writes the
+             * ciphertext (2 DRAM passes a byte); offload, off: none */
+            bad = strcmp(v, "software") != 0 && strcmp(v, "offload") != 0
+                  && strcmp(v, "off") != 0;
+            s->mem.tls = strcmp(v, "software") == 0 ? 2.0 : 0.0;
+        } else if (strcmp(n, "nic_storage_fill") == 0) {
+            char *end;
+
+            s->mem.fill = strtod(v, &end);
+            bad = end == v || *end != '\0' || !(s->mem.fill >= 0)
+                  || s->mem.fill > 1;
         } else if (strcmp(n, "nic_bus_limit") == 0) {
             s->bus_limit = strcmp(v, "on") == 0;
             bad = !s->bus_limit && strcmp(v, "off") != 0;
@@ -281,10 +304,16 @@ nic_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
                      strcmp(n, "nic_policy") == 0
                          ? " (lru, fifo, clock, sieve, s3fifo, arc, lfu)"
                      : strcmp(n, "nic_bus") == 0
-                         ? " (pci64-33, pci64-66, pcie3-x8, pcie4-x16)"
+                         ? " (pci64-33, pci64-66, pcie3-x8, pcie4-x16, "
+                           "pcie5-x16)"
                      : strcmp(n, "nic_testbed") == 0
                          ? " (amd33, amd66, intel33, intel66, pcie3-server, "
-                           "pcie4-server)"
+                           "pcie4-server, pcie4-2x100g, pcie5-400g, "
+                           "rome-400g-tls, rome-400g-nictls)"
+                     : strcmp(n, "nic_tls") == 0
+                         ? " (software, offload, off)"
+                     : strcmp(n, "nic_storage_fill") == 0
+                         ? " (a share, 0 to 1)"
                      : strcmp(n, "nic_block_size") == 0
                          ? " (a power of two, at least 512)"
                          : "");
@@ -378,7 +407,7 @@ nic_conn_close(void *state, snic_conn_t *c)
     if (nc != NULL) {
         /* the responses finished after the last send: charged, and on
          * the host's clock, so the next sends wait for them */
-        uint64_t t[PACE_N] = {0, 0};
+        uint64_t t[PACE_N] = {0, 0, 0};
         int      by;
 
         lock(&s->nics[nc->nic].lock);
@@ -808,7 +837,7 @@ nic_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
     int          npinned = 0;
     int          has_body = f != NULL && req->len > 0, rc = SNIC_OK;
     int          big, by = 0, gather = c->write == NULL;
-    uint64_t     t[PACE_N] = {0, 0}, wait, packets, inserted = 0;
+    uint64_t     t[PACE_N] = {0, 0, 0}, wait, packets, inserted = 0;
 
     *sent = 0;
     c->wait_ns = 0;
@@ -935,6 +964,7 @@ done:
     t[PACE_BUS] += snic_bus_send(s->bus, &n->c.bus, s->mss, hdr, mm, cached, 0);
     packets = n->c.bus.packets - packets;
     t[PACE_HOST] = host_charge(s, n, c, nc, packets, hdr + mm + inserted);
+    t[PACE_MEM] = snic_mem_charge(&s->mem, &n->c.mem, mm, inserted, hdr);
     pthread_mutex_unlock(&n->lock);
     t[PACE_BUS] = bus_pace_ns(s, t[PACE_BUS]);
     wait = pace(s, t, &by);
@@ -995,13 +1025,14 @@ report_one(out_t *o, int format, int id, const nic_counters_t *c,
 {
     char     lbl[32];
     int      k;
-    double   util = 0, hutil = 0, share = 0;
+    double   util = 0, hutil = 0, mutil = 0, share = 0;
     uint64_t total = 0, content = c->cached_bytes + c->mm_bytes;
     uint64_t crossed = c->insert_bytes + c->mm_bytes;
 
     if (elapsed_s > 0) {
         util = (double) c->bus.busy_ns / 1e9 / elapsed_s;
         hutil = (double) c->host.busy_ns / 1e9 / elapsed_s;
+        mutil = (double) c->mem.busy_ns / 1e9 / elapsed_s;
     }
     if (content > 0) {
         share = (double) c->saved_bytes / (double) content;
@@ -1046,10 +1077,14 @@ report_one(out_t *o, int format, int id, const nic_counters_t *c,
         outf(o,
              "}, \"bus_total_bytes\": %llu, \"packets\": %llu, "
              "\"bus_busy_ns\": %llu, \"bus_utilisation\": %.6f, "
-             "\"host_busy_ns\": %llu, \"host_utilisation\": %.6f}",
+             "\"host_busy_ns\": %llu, \"host_utilisation\": %.6f, "
+             "\"dram_bytes\": %llu, \"mem_busy_ns\": %llu, "
+             "\"mem_utilisation\": %.6f}",
              (unsigned long long) total, (unsigned long long) c->bus.packets,
              (unsigned long long) c->bus.busy_ns, util,
-             (unsigned long long) c->host.busy_ns, hutil);
+             (unsigned long long) c->host.busy_ns, hutil,
+             (unsigned long long) c->mem.dram_bytes,
+             (unsigned long long) c->mem.busy_ns, mutil);
         return;
     }
     if (id >= 0) {
@@ -1077,6 +1112,8 @@ report_one(out_t *o, int format, int id, const nic_counters_t *c,
     P("packets_total", c->bus.packets);
     P("bus_busy_ns_total", c->bus.busy_ns);
     P("host_busy_ns_total", c->host.busy_ns);
+    P("dram_bytes_total", c->mem.dram_bytes);
+    P("mem_busy_ns_total", c->mem.busy_ns);
 #undef P
     for (k = 0; k < FB_NREASONS; k++) {
         outf(o, "nicd_nic_fallbacks_total{%s,reason=\"%s\"} %llu\n", lbl,
@@ -1089,6 +1126,7 @@ report_one(out_t *o, int format, int id, const nic_counters_t *c,
     outf(o, "nicd_nic_saved_share{%s} %.6f\n", lbl, share);
     outf(o, "nicd_nic_bus_utilisation{%s} %.6f\n", lbl, util);
     outf(o, "nicd_nic_host_utilisation{%s} %.6f\n", lbl, hutil);
+    outf(o, "nicd_nic_mem_utilisation{%s} %.6f\n", lbl, mutil);
 }
 
 /*
@@ -1098,11 +1136,14 @@ report_one(out_t *o, int format, int id, const nic_counters_t *c,
 static const char *
 limited_by(const uint64_t *paced)
 {
-    if (paced[PACE_BUS] == 0 && paced[PACE_HOST] == 0) {
-        return "none";
+    int r, most = -1;
+
+    for (r = 0; r < PACE_N; r++) {
+        if (paced[r] > 0 && (most < 0 || paced[r] > paced[most])) {
+            most = r;
+        }
     }
-    return pace_names[paced[PACE_HOST] > paced[PACE_BUS] ? PACE_HOST
-                                                         : PACE_BUS];
+    return most < 0 ? "none" : pace_names[most];
 }
 
 static size_t
@@ -1113,8 +1154,8 @@ nic_report(void *state, int format, char *buf, size_t len)
     nic_counters_t c, sum;
     uint64_t       inval, evict, tinval = 0, tevict = 0, paced[PACE_N];
     uint32_t       used, tused = 0;
-    double         el, bus_util, host_util;
-    int            i, k, bus_over, host_over;
+    double         el, bus_util, host_util, mem_util;
+    int            i, k, bus_over, host_over, mem_over;
 
     lock(&s->pace_lock);
     el = (double) (nicache_now_ns() - s->since) / 1e9;
@@ -1129,15 +1170,22 @@ nic_report(void *state, int format, char *buf, size_t len)
              "\"cache_bytes\": %zu, \"block_bytes\": %zu, \"policy\": "
              "\"%s\", \"testbed\": \"%s\", \"bus\": \"%s\", "
              "\"bus_max_utilisation\": %.3f, \"host\": {\"req_ns\": %.1f, "
-             "\"pkt_ns\": %.1f, \"mem_ns\": %.4f}, \"bus_limit\": %s, "
+             "\"pkt_ns\": %.1f, \"mem_ns\": %.4f}, \"memory\": "
+             "{\"bw_bytes_per_s\": %.0f, \"fill_passes\": %.3f, "
+             "\"tls_passes\": %.3f}, \"line_gbps\": %.1f, "
+             "\"bus_bytes_per_s\": %.0f, \"bus_limit\": %s, "
              "\"mss\": %zu, \"seconds\": %.3f, \"paced_ns\": {\"bus\": %llu, "
-             "\"host\": %llu}, \"limited_by\": \"%s\", \"nics\": [",
+             "\"host\": %llu, \"memory\": %llu}, \"limited_by\": \"%s\", "
+             "\"nics\": [",
              s->count, s->cache_size, s->block, s->policy->name,
              s->testbed != NULL ? s->testbed->name : "", s->bus->name,
              s->bus->max_util, s->host.req_ns, s->host.pkt_ns, s->host.mem_ns,
+             s->mem.bw, s->mem.fill, s->mem.tls, s->line_gbps,
+             (double) s->bus->width * s->bus->clock_mhz * 1e6,
              s->bus_limit ? "true" : "false", s->mss, el,
              (unsigned long long) paced[PACE_BUS],
-             (unsigned long long) paced[PACE_HOST], limited_by(paced));
+             (unsigned long long) paced[PACE_HOST],
+             (unsigned long long) paced[PACE_MEM], limited_by(paced));
     } else {
         outf(&o,
              "# HELP nicd_nic_hits_total Blocks sent from NIC memory.\n"
@@ -1176,6 +1224,8 @@ nic_report(void *state, int format, char *buf, size_t len)
         snic_bus_acct_add(&sum.bus, &c.bus);
         sum.host.responses += c.host.responses;
         sum.host.busy_ns += c.host.busy_ns;
+        sum.mem.dram_bytes += c.mem.dram_bytes;
+        sum.mem.busy_ns += c.mem.busy_ns;
         tinval += inval;
         tevict += evict;
         tused += used;
@@ -1186,20 +1236,29 @@ nic_report(void *state, int format, char *buf, size_t len)
     report_one(&o, format, -1, &sum, tinval, tevict, tused, el);
     bus_util = el > 0 ? (double) sum.bus.busy_ns / 1e9 / el : 0;
     host_util = el > 0 ? (double) sum.host.busy_ns / 1e9 / el : 0;
+    mem_util = el > 0 ? (double) sum.mem.busy_ns / 1e9 / el : 0;
     /* without pacing, say when the model would have stopped the run
      * (with it, the clocks' allowances leave a percent or two of play) */
     bus_over = !s->bus_limit && bus_util > s->bus->max_util;
     host_over = !s->bus_limit && snic_host_modelled(&s->host) && host_util > 1;
+    mem_over = !s->bus_limit && s->mem.bw > 0 && mem_util > 1;
     if (format == SNIC_REPORT_JSON) {
-        outf(&o, ", \"bus_over_limit\": %s, \"host_over_limit\": %s}\n",
-             bus_over ? "true" : "false", host_over ? "true" : "false");
+        outf(&o,
+             ", \"bus_over_limit\": %s, \"host_over_limit\": %s, "
+             "\"mem_over_limit\": %s}\n",
+             bus_over ? "true" : "false", host_over ? "true" : "false",
+             mem_over ? "true" : "false");
     } else {
         outf(&o,
              "nicd_nic_paced_ns_total{resource=\"bus\"} %llu\n"
              "nicd_nic_paced_ns_total{resource=\"host\"} %llu\n"
-             "nicd_nic_bus_over_limit %d\nnicd_nic_host_over_limit %d\n",
+             "nicd_nic_paced_ns_total{resource=\"memory\"} %llu\n"
+             "nicd_nic_bus_over_limit %d\nnicd_nic_host_over_limit %d\n"
+             "nicd_nic_mem_over_limit %d\n",
              (unsigned long long) paced[PACE_BUS],
-             (unsigned long long) paced[PACE_HOST], bus_over, host_over);
+             (unsigned long long) paced[PACE_HOST],
+             (unsigned long long) paced[PACE_MEM], bus_over, host_over,
+             mem_over);
     }
     return o.need;
 }
@@ -1324,7 +1383,7 @@ snic_nic_response_done(snic_instance_t *in, snic_conn_t *c, size_t other)
     nic_state_t *s = in->state;
     nic_conn_t  *nc = c->backend_data;
     nic_t       *n;
-    uint64_t     t[PACE_N] = {0, 0}, packets, wait;
+    uint64_t     t[PACE_N] = {0, 0, 0}, packets, wait;
     int          by = 0;
 
     if (in->ops != &snic_backend_nic || nc == NULL) {
@@ -1344,6 +1403,8 @@ snic_nic_response_done(snic_instance_t *in, snic_conn_t *c, size_t other)
     c->responses++;
     t[PACE_HOST] =
         host_charge(s, n, c, nc, packets, other + nc->mm + nc->inserted);
+    t[PACE_MEM] = snic_mem_charge(&s->mem, &n->c.mem, nc->mm, nc->inserted,
+                                  other);
     nc->mm = nc->cached = nc->inserted = nc->tbus = 0;
     pthread_mutex_unlock(&n->lock);
     t[PACE_BUS] = bus_pace_ns(s, t[PACE_BUS]);
@@ -1359,7 +1420,9 @@ static const char *const nic_directives[] = {
     "nic_policy",      "nic_count",
     "nic_bus",         "nic_bus_limit",
     "nic_mss",         "nic_testbed",
-    "nic_memory_path", NULL};
+    "nic_memory_path", "nic_memory_bandwidth",
+    "nic_tls",         "nic_storage_fill",
+    NULL};
 
 const snic_backend_t snic_backend_nic = {
     "nic",

@@ -362,3 +362,49 @@ def test_saved_counters_on_a_replay_with_known_hits():
     # before the reset is not counted)
     check(st["responses"] >= 5 and st["hits"] == 4 + 2 and st["misses"] == 5,
           "responses, hits, misses: %r" % st)
+
+
+def test_memory_model_counts_and_paces():
+    """The memory system (issue 30, item 3): DRAM bytes are the model's
+    passes over what was sent (host content, inserts, headers), software
+    TLS adds two passes a host byte, and a run whose modelled DRAM is the
+    narrowest resource is paced by it: limited_by says "memory", and the
+    wall-clock time is at least the modelled one."""
+    data = os.urandom(3 << 20)
+    for tls, fill, passes in (("off", "0", 1), ("software", "1", 4)):
+        with nic_server("nic_testbed pcie5-400g;\n"
+                        "nic_cache_size 0;\n"
+                        "nic_tls %s;\nnic_storage_fill %s;\n" % (tls, fill),
+                        threads=1) as s:
+            s.put("big", data)
+            status(s, reset=True)
+            r = get(s.port, "/big")
+            check(r.status == 200 and r.body == data, "wrong bytes")
+            st = status(s)
+            t = st["total"]
+            want = t["host_bytes"] * passes + 2 * t["header_bytes"]
+            check(abs(t["dram_bytes"] - want) <= 2,
+                  "%s: %d DRAM bytes, want %d: %r" % (tls, t["dram_bytes"],
+                                                      want, t))
+            check(st["memory"]["tls_passes"] == (2 if tls == "software"
+                                                 else 0), repr(st["memory"]))
+    # 20 MB/s of DRAM, paced: 3 MiB (4 passes) takes at least 0.6 s
+    with nic_server("nic_testbed pcie5-400g;\nnic_cache_size 0;\n"
+                    "nic_memory_bandwidth 20m;\nnic_tls software;\n"
+                    "nic_storage_fill 1;\nnic_bus_limit on;\n",
+                    threads=1) as s:
+        s.put("big", data)
+        status(s, reset=True)
+        r = get(s.port, "/big")
+        check(r.status == 200 and r.body == data, "wrong bytes, paced")
+        st = status(s)
+        check(st["limited_by"] == "memory" and st["paced_ns"]["memory"] > 0,
+              repr({k: st[k] for k in ("limited_by", "paced_ns")}))
+        check(st["seconds"] >= 0.55 * st["total"]["mem_busy_ns"] / 1e9,
+              "%.3f s for %d ns of memory" % (st["seconds"],
+                                             st["total"]["mem_busy_ns"]))
+        check(st["total"]["mem_busy_ns"] > 0.5e9, repr(st["total"]))
+    # a bad value is refused at start
+    p = subprocess.run([NICD, "-t", "-g", "send_backend nic; nic_tls maybe;"],
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode != 0 and "nic_tls" in p.stderr, p.stderr)

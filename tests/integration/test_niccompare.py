@@ -230,3 +230,45 @@ def test_runs_in_rounds_with_intervals():
         rc, _, err = niccompare(os.path.join(d, "w"), NASA, "--runs", "5",
                                 "--max-runs", "3")
         check(rc == 2 and "--max-runs is below --runs" in err, err)
+
+
+def test_todays_servers_not_bound_and_memory():
+    """Today's testbeds (issue 30, item 3): where no modelled resource
+    limits, the gain is 0 and said to be so ("not bound"), the measured
+    difference kept apart; the interconnect and DRAM bytes per served
+    byte fall with the cache; the Netflix-like software-TLS server is
+    memory-bound at about 240 Gb/s of line, by the model's ceiling."""
+    with tempfile.TemporaryDirectory() as d:
+        js = os.path.join(d, "r.json")
+        rc, out, err = niccompare(os.path.join(d, "w"), NASA, "--sizes",
+                                  "0,1m", "-c", "4", "--runs", "1",
+                                  "--testbed", "pcie5-400g,rome-400g-tls",
+                                  "--json", js, "-q")
+        check(rc == 0, err)
+        check("pcie5-400g: not bus-, host- or memory-bound: the cache does "
+              "not change throughput here" in out, out)
+        check("0 (not bound)" in out and "What the cache changes" in out,
+              out)
+        runs = {(r["testbed"], r["cache_bytes"]): r
+                for r in json.load(open(js))}
+        for tb in ("pcie5-400g", "rome-400g-tls"):
+            base, cached = runs[(tb, 0)], runs[(tb, 1 << 20)]
+            check(not cached["bound"] and cached["throughput_gain"] == 0
+                  and "measured_throughput_gain" in cached, repr(cached))
+            check(cached["dram_bytes_per_served_byte"]
+                  < base["dram_bytes_per_served_byte"]
+                  and cached["pcie_bytes_per_served_byte"]
+                  < base["pcie_bytes_per_served_byte"]
+                  and cached["dram_bytes_saved_per_served_byte"] > 0
+                  and cached["pcie_bytes_saved_per_served_byte"] > 0,
+                  repr(cached))
+            # the DRAM bytes are the counters' passes: 1 (plain) or 4
+            # (storage, DMA, TLS read and write) a host byte, and more
+            want = 1 if tb == "pcie5-400g" else 4
+            check(want <= base["dram_bytes_per_served_byte"] < want + 0.1,
+                  repr(base))
+        tls = runs[("rome-400g-tls", 0)]
+        check(tls["modelled_ceiling_by"] == "memory"
+              and 230 < tls["modelled_ceiling_gbps"] < 241, repr(tls))
+        check(runs[("pcie5-400g", 0)]["modelled_ceiling_by"] != "memory",
+              repr(runs[("pcie5-400g", 0)]))

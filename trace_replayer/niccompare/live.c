@@ -222,6 +222,12 @@ niccompare_live(cmp_t *cp, run_t *r, int index, int total, double eta)
     r->live_share = niccompare_num(t, "saved_share");
     r->bus_util = niccompare_num(t, "bus_utilisation");
     r->host_util = niccompare_num(t, "host_utilisation");
+    r->mem_util = niccompare_num(t, "mem_utilisation");
+    r->dram = (uint64_t) niccompare_num(t, "dram_bytes");
+    r->mem_bw = niccompare_num(json_get(v, "memory"), "bw_bytes_per_s");
+    r->line_gbps = niccompare_num(v, "line_gbps");
+    r->bus_bw = niccompare_num(v, "bus_bytes_per_s");
+    r->bus_max_util = niccompare_num(v, "bus_max_utilisation");
     for (i = 0; i < SNIC_BUS_NCAT; i++) {
         r->bus[i] = (uint64_t) niccompare_num(json_get(t, "bus_bytes"),
                                               snic_bus_category[i]);
@@ -234,6 +240,7 @@ niccompare_live(cmp_t *cp, run_t *r, int index, int total, double eta)
     }
     r->bus_over = niccompare_num(v, "bus_over_limit") != 0;
     r->host_over = niccompare_num(v, "host_over_limit") != 0;
+    r->mem_over = niccompare_num(v, "mem_over_limit") != 0;
     json_free(v);
 
     v = niccompare_read_json(out, "nicreplay");

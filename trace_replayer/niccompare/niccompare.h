@@ -49,9 +49,13 @@ typedef struct {
     uint64_t requests, mismatches, errors, failed;
     /* modelled (the server's counters) */
     uint64_t responses, content, saved, bus[SNIC_BUS_NCAT];
-    double   bus_util, host_util, live_share;
+    double   bus_util, host_util, mem_util, live_share;
     char     limited_by[8];
-    int      bus_over, host_over;
+    int      bus_over, host_over, mem_over;
+    /* the memory system and the interconnect (today's question) */
+    uint64_t dram;                 /* modelled DRAM traffic, bytes */
+    double   mem_bw, line_gbps;    /* the testbed's (0: not given) */
+    double   bus_bw, bus_max_util; /* the bus's raw bytes/s, busiest */
     /* from nicsim */
     double sim_share;
     /* over the repeats: the medians' intervals, and the gains over the

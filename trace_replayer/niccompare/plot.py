@@ -184,7 +184,9 @@ def main():
                 if r is None or s == 0:
                     continue
                 text = "%+.0f%%" % r[gkey]
-                if r.get("measurable_" + gkey) is False:
+                if r.get("bound") is False:
+                    text = "not bound"  # the cache changes no throughput
+                elif r.get("measurable_" + gkey) is False:
                     text = "0?"  # no measurable change
                 ax.annotate(text, (i + j * width, hi[i]),
                             textcoords="offset points", xytext=(0, 2),

@@ -79,14 +79,117 @@ niccompare_summarise(cmp_t *cp)
     return widest;
 }
 
+/*
+ * Did a modelled resource (bus, host, memory) set the pace of any of
+ * testbed's runs, or would it have (over its limit)?  When none did, this
+ * machine set the pace, and a measured difference is the emulation's own
+ * cost (inserts are real copies), not the cache's effect: the modelled
+ * answer is that the cache does not change throughput there.
+ */
+static int
+bound(cmp_t *cp, const char *testbed)
+{
+    int i;
+
+    for (i = 0; i < cp->nruns; i++) {
+        const run_t *r = &cp->runs[i];
+
+        if (strcmp(r->testbed, testbed) == 0
+            && (strcmp(r->limited_by, "none") != 0 || r->bus_over
+                || r->host_over || r->mem_over)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* the measured gain, as gain_of() but whatever limited the run */
+static double
+measured_gain(cmp_t *cp, const run_t *r, int rate)
+{
+    const run_t *b = baseline(cp, r);
+
+    if (b == NULL || b == r) {
+        return 0;
+    }
+    if (r->has_ci) {
+        return rate ? r->rgain_ci.median : r->gain_ci.median;
+    }
+    return rate ? gain(r->rps, b->rps) : gain(r->mbps, b->mbps);
+}
+
+/* ---- today's question: bytes per served byte, and the ceilings ---- */
+
+static uint64_t bus_total(const run_t *r);
+
+/* interconnect (bus occupancy, framing included) and DRAM bytes per
+ * content byte served */
+static double
+pcie_per_byte(const run_t *r)
+{
+    return r->content > 0 ? (double) bus_total(r) / (double) r->content : 0;
+}
+
+static double
+dram_per_byte(const run_t *r)
+{
+    return r->content > 0 ? (double) r->dram / (double) r->content : 0;
+}
+
+/*
+ * The content rate (Gb/s) the testbed's modelled resources allow at these
+ * bytes per served byte: the least of the line (1448 content bytes of each
+ * 1514-byte frame), the interconnect at its busiest and the DRAM
+ * bandwidth; 0 when the testbed gives no line rate (the paper's, whose
+ * answer is the paced measurement).
+ */
+static double
+ceiling_gbps(const run_t *r)
+{
+    double c, pcie = pcie_per_byte(r), dram = dram_per_byte(r);
+
+    if (r->line_gbps <= 0) {
+        return 0;
+    }
+    c = r->line_gbps * 1448.0 / 1514.0;
+    if (pcie > 0 && r->bus_bw > 0) {
+        double b = r->bus_bw * r->bus_max_util / pcie * 8 / 1e9;
+
+        c = b < c ? b : c;
+    }
+    if (dram > 0 && r->mem_bw > 0) {
+        double m = r->mem_bw / dram * 8 / 1e9;
+
+        c = m < c ? m : c;
+    }
+    return c;
+}
+
+/* what limits the ceiling: "line", "pcie" or "memory" */
+static const char *
+ceiling_by(const run_t *r)
+{
+    double c = ceiling_gbps(r), pcie = pcie_per_byte(r), dram = dram_per_byte(r);
+
+    if (dram > 0 && r->mem_bw > 0 && r->mem_bw / dram * 8 / 1e9 <= c + 1e-9) {
+        return "memory";
+    }
+    if (pcie > 0 && r->bus_bw > 0
+        && r->bus_bw * r->bus_max_util / pcie * 8 / 1e9 <= c + 1e-9) {
+        return "pcie";
+    }
+    return "line";
+}
+
 /* a configuration's gain over its baseline in percent: the median of the
- * gains paired round by round (rate: of requests/s, else of Mb/s) */
+ * gains paired round by round (rate: of requests/s, else of Mb/s); 0
+ * where no modelled resource limits (bound()) */
 static double
 gain_of(cmp_t *cp, const run_t *r, int rate)
 {
     const run_t *b = baseline(cp, r);
 
-    if (b == NULL || b == r) {
+    if (b == NULL || b == r || !bound(cp, r->testbed)) {
         return 0;
     }
     if (r->has_ci) {
@@ -111,6 +214,9 @@ gain_text(cmp_t *cp, const run_t *r, int rate, char *buf, size_t len)
 
     if (baseline(cp, r) == NULL || r->cache == 0) {
         return "-";
+    }
+    if (!bound(cp, r->testbed)) {
+        return "0 (not bound)";
     }
     if (!r->has_ci) {
         snprintf(buf, len, "%+.1f", gain_of(cp, r, rate));
@@ -162,6 +268,63 @@ per_response(const run_t *r, int cat)
     }
     return (double) (cat < 0 ? bus_total(r) : r->bus[cat])
            / (double) r->responses;
+}
+
+/*
+ * What the cache changes on the interconnect and in DRAM, per content
+ * byte served, and (testbeds with a line rate) the content rate the
+ * modelled resources allow with and without it, and the DRAM bandwidth
+ * it frees at the line rate.
+ */
+static void
+today_table(cmp_t *cp, FILE *f, int md)
+{
+    const char *sep = md ? " | " : "  ";
+    char        size[24], ceil[24], gainb[24], freed[24];
+    int         i;
+
+    fprintf(f,
+            "\n%sWhat the cache changes: interconnect (bus occupancy, "
+            "framing included) and DRAM bytes per served content byte, "
+            "modelled%s\n\n",
+            md ? "### " : "",
+            md ? "" : " (ceiling: the content rate the line, interconnect "
+                      "and DRAM allow)");
+    fputs(md ? "| " : "", f);
+    fprintf(f, "%-16s%s%6s%s%8s%s%8s%s%8s%s%8s%s%9s%s%7s%s%9s%s%10s",
+            "testbed", sep, "cache", sep, "PCIe B/B", sep, "saved", sep,
+            "DRAM B/B", sep, "saved", sep, "ceiling", sep, "by", sep, "gain%",
+            sep, "DRAM freed");
+    fputs(md ? " |\n" : "\n", f);
+    if (md) {
+        fputs("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: "
+              "| ---: |\n",
+              f);
+    }
+    for (i = 0; i < cp->nruns; i++) {
+        const run_t *r = &cp->runs[i], *b = baseline(cp, r);
+        double       c = ceiling_gbps(r), cb = b != NULL ? ceiling_gbps(b) : 0;
+
+        niccompare_human(r->cache, size, sizeof(size));
+        snprintf(ceil, sizeof(ceil), c > 0 ? "%.1f Gb/s" : "-", c);
+        snprintf(gainb, sizeof(gainb), c > 0 && cb > 0 && r->cache != 0
+                                           ? "%+.1f" : "-",
+                 gain(c, cb));
+        /* DRAM bandwidth freed when serving at the line rate (GB/s) */
+        snprintf(freed, sizeof(freed),
+                 r->line_gbps > 0 && b != NULL && r->cache != 0
+                     ? "%.1f GB/s" : "-",
+                 (dram_per_byte(b != NULL ? b : r) - dram_per_byte(r))
+                     * r->line_gbps * 1448.0 / 1514.0 / 8);
+        fputs(md ? "| " : "", f);
+        fprintf(f, "%-16s%s%6s%s%8.3f%s%8.3f%s%8.3f%s%8.3f%s%9s%s%7s%s%9s%s%10s",
+                r->testbed, sep, size, sep, pcie_per_byte(r), sep,
+                b != NULL ? pcie_per_byte(b) - pcie_per_byte(r) : 0, sep,
+                dram_per_byte(r), sep,
+                b != NULL ? dram_per_byte(b) - dram_per_byte(r) : 0, sep, ceil,
+                sep, c > 0 ? ceiling_by(r) : "-", sep, gainb, sep, freed);
+        fputs(md ? " |\n" : "\n", f);
+    }
 }
 
 void
@@ -298,6 +461,17 @@ niccompare_tables(cmp_t *cp, FILE *f, int md)
         ROW_END();
     }
     for (k = 0; k < cp->o.ntestbeds; k++) {
+        if (!bound(cp, cp->o.testbeds[k])) {
+            fprintf(f,
+                    "\n%s: not bus-, host- or memory-bound: the cache does "
+                    "not change throughput here (this machine set the "
+                    "pace; the measured difference, the emulation's own "
+                    "cost, is in the JSON as measured_throughput_gain).  "
+                    "What the cache changes is below: interconnect and "
+                    "DRAM bytes per served byte.\n",
+                    cp->o.testbeds[k]);
+            continue;
+        }
         for (i = 0; i < cp->nruns; i++) {
             if (cp->runs[i].testbed == cp->o.testbeds[k]
                 && strcmp(cp->runs[i].limited_by, "none") == 0) {
@@ -306,20 +480,24 @@ niccompare_tables(cmp_t *cp, FILE *f, int md)
         }
         if (i < cp->nruns) {
             fprintf(f,
-                    "\nNote: neither modelled resource limited some %s "
-                    "runs: this machine set the pace, so their throughput "
-                    "differences are the emulation's own cost (inserts are "
-                    "real copies), not the cache's effect.  Read the bus "
-                    "bytes and the saved share instead.\n",
+                    "\nNote: no modelled resource limited some %s runs: "
+                    "this machine set their pace, so part of their "
+                    "throughput difference is the emulation's own cost "
+                    "(inserts are real copies).\n",
                     cp->o.testbeds[k]);
         }
     }
+    today_table(cp, f, md);
     for (i = 0; i < cp->nruns; i++) {
-        if (cp->runs[i].bus_over || cp->runs[i].host_over) {
+        if (cp->runs[i].bus_over || cp->runs[i].host_over
+            || cp->runs[i].mem_over) {
             fprintf(f,
                     "\nNote: the modelled %s would have limited the %s run "
                     "(utilisation above what it can do).\n",
-                    cp->runs[i].bus_over ? "bus" : "host", cp->runs[i].testbed);
+                    cp->runs[i].bus_over    ? "bus"
+                    : cp->runs[i].host_over ? "host"
+                                            : "memory",
+                    cp->runs[i].testbed);
         }
     }
 #undef ROW_START
@@ -352,6 +530,32 @@ niccompare_write_json(cmp_t *cp, const char *path)
                 r->has_ci ? r->rps_ci.median : r->rps,
                 r->has_ci ? r->mbps_ci.median : r->mbps, gain_of(cp, r, 0),
                 gain_of(cp, r, 1), (unsigned long long) r->responses);
+        {
+            const run_t *base = b != NULL ? b : r;
+
+            fprintf(f,
+                    "\"bound\": %s, \"measured_throughput_gain\": %.3f, "
+                    "\"measured_request_rate_gain\": %.3f, "
+                    "\"pcie_bytes_per_served_byte\": %.6f, "
+                    "\"pcie_bytes_saved_per_served_byte\": %.6f, "
+                    "\"dram_bytes_per_served_byte\": %.6f, "
+                    "\"dram_bytes_saved_per_served_byte\": %.6f, "
+                    "\"dram_bytes\": %llu, \"mem_utilisation\": %.6f, "
+                    "\"mem_over_limit\": %s, \"line_gbps\": %.1f, "
+                    "\"modelled_ceiling_gbps\": %.3f, "
+                    "\"modelled_ceiling_by\": \"%s\", "
+                    "\"modelled_gain\": %.3f, ",
+                    bound(cp, r->testbed) ? "true" : "false",
+                    measured_gain(cp, r, 0), measured_gain(cp, r, 1),
+                    pcie_per_byte(r), pcie_per_byte(base) - pcie_per_byte(r),
+                    dram_per_byte(r), dram_per_byte(base) - dram_per_byte(r),
+                    (unsigned long long) r->dram, r->mem_util,
+                    r->mem_over ? "true" : "false", r->line_gbps,
+                    ceiling_gbps(r), ceiling_gbps(r) > 0 ? ceiling_by(r) : "",
+                    ceiling_gbps(base) > 0
+                        ? gain(ceiling_gbps(r), ceiling_gbps(base))
+                        : 0);
+        }
         if (r->has_ci) {
             /* the intervals, and whether each gain is a measurable one */
             fprintf(f,
@@ -366,11 +570,18 @@ niccompare_write_json(cmp_t *cp, const char *path)
                     "\"measurable_throughput_gain\": %s, "
                     "\"measurable_request_rate_gain\": %s, ",
                     r->mbps_ci.coverage, r->rps_ci.low, r->rps_ci.high,
-                    r->mbps_ci.low, r->mbps_ci.high, r->gain_ci.low,
-                    r->gain_ci.high, r->rgain_ci.low, r->rgain_ci.high,
-                    b != NULL && b != r && !no_change(r, &r->gain_ci) ? "true"
-                                                                      : "false",
-                    b != NULL && b != r && !no_change(r, &r->rgain_ci)
+                    r->mbps_ci.low, r->mbps_ci.high,
+                    /* not bound: the modelled gain is 0, exactly */
+                    bound(cp, r->testbed) ? r->gain_ci.low : 0,
+                    bound(cp, r->testbed) ? r->gain_ci.high : 0,
+                    bound(cp, r->testbed) ? r->rgain_ci.low : 0,
+                    bound(cp, r->testbed) ? r->rgain_ci.high : 0,
+                    b != NULL && b != r && bound(cp, r->testbed)
+                            && !no_change(r, &r->gain_ci)
+                        ? "true"
+                        : "false",
+                    b != NULL && b != r && bound(cp, r->testbed)
+                            && !no_change(r, &r->rgain_ci)
                         ? "true"
                         : "false");
         }

@@ -15,7 +15,19 @@
  *          from host memory, cache inserts, HTTP headers): the memory
  *          cycles the DMA takes from the CPU.  This is the one cost a NIC
  *          cache lowers on a host-bound server.
- * A testbed names the paper's machines (Table 2): a bus preset and a host.
+ * A testbed names the paper's machines (Table 2): a bus preset and a host;
+ * today's servers add a memory system (snic_mem_t).
+ *
+ * The memory system: what serving costs in DRAM bandwidth, the resource
+ * that limits a server at 100 to 400 Gb/s.  For each content byte sent
+ * from host memory, the NIC's DMA reads it (1 pass), storage wrote it
+ * there first for the share fill of bytes not already in the page cache
+ * (fill passes), and software TLS reads the plaintext and writes the
+ * per-connection ciphertext (tls passes: 2; 0 with TLS offloaded to the
+ * NIC, or no TLS).  A block inserted into NIC memory is read once (and
+ * filled).  HTTP headers are written by the CPU and read by the DMA (2).
+ * A byte sent from NIC memory costs no DRAM pass: that is what a NIC
+ * cache saves.  bw is the DRAM bandwidth serving can use (bytes/s).
  */
 
 #ifndef SNIC_HOST_H
@@ -32,10 +44,18 @@ typedef struct {
 } snic_host_t;
 
 typedef struct {
+    double bw;   /* usable DRAM bandwidth, bytes/s; 0: not modelled */
+    double fill; /* passes of storage writing a byte into DRAM (0..1) */
+    double tls;  /* passes of software TLS per byte (2; 0: none/offload) */
+} snic_mem_t;
+
+typedef struct {
     const char *name;
     const char *bus;         /* a bus preset (snic_bus_find) */
     snic_host_t host;        /* all zero: the host is not modelled */
     const char *description; /* one line, for -V and the docs */
+    snic_mem_t  mem;         /* all zero: the memory is not modelled */
+    double      line_gbps;   /* the NICs' line rate (0: not given) */
 } snic_testbed_t;
 
 /* The testbeds, NULL-name terminated. */
@@ -46,6 +66,21 @@ typedef struct {
     uint64_t responses;
     uint64_t busy_ns; /* modelled host time */
 } snic_host_acct_t;
+
+typedef struct {
+    uint64_t dram_bytes; /* modelled DRAM traffic */
+    uint64_t busy_ns;    /* modelled memory time (dram_bytes / bw) */
+} snic_mem_acct_t;
+
+/*
+ * Charge a send to a: host_bytes of content DMAed from host memory,
+ * insert_bytes copied into NIC memory, header_bytes of HTTP headers.
+ * Returns the memory time (ns); the DRAM bytes are counted whether or not
+ * bw is given.
+ */
+uint64_t snic_mem_charge(const snic_mem_t *m, snic_mem_acct_t *a,
+                         uint64_t host_bytes, uint64_t insert_bytes,
+                         uint64_t header_bytes);
 
 /* Is h modelled at all (any cost above zero)? */
 int snic_host_modelled(const snic_host_t *h);
