@@ -132,6 +132,9 @@ hclient_init(hclient_t *c, const hclient_ops_t *ops, void *ud)
 void
 hclient_close(hclient_t *c)
 {
+    if (c->proto != NULL && c->proto->close != NULL) {
+        c->proto->close(c);
+    }
     if (c->fd >= 0) {
         close(c->fd);
         c->fd = -1;
@@ -234,6 +237,9 @@ hclient_flush(hclient_t *c)
 {
     ssize_t n;
 
+    if (c->proto != NULL) {
+        return c->proto->flush(c);
+    }
     while (c->fd >= 0 && !c->connecting && c->woff < c->wlen) {
         n = send(c->fd, c->wbuf + c->woff, c->wlen - c->woff, MSG_NOSIGNAL);
         if (n < 0) {
@@ -396,6 +402,10 @@ hclient_event(hclient_t *c, uint32_t events)
             }
             c->connecting = 0;
             c->activity_ns = nicache_now_ns();
+            if (c->proto != NULL && c->proto->connected(c) != 0) {
+                lose(c, HC_NOMEM);
+                return;
+            }
             c->ops->connected(c->ud);
         } else {
             (void) hclient_flush(c);
@@ -405,7 +415,13 @@ hclient_event(hclient_t *c, uint32_t events)
      * reports for itself */
     if (c->fd == fd && !c->connecting
         && (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) {
-        on_readable(c, (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0);
+        int hup = (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) != 0;
+
+        if (c->proto != NULL) {
+            c->proto->readable(c, hup);
+        } else {
+            on_readable(c, hup);
+        }
     }
 }
 

@@ -50,7 +50,10 @@ typedef struct {
     void (*lost)(void *ud, int how, uint64_t answered);
 } hclient_ops_t;
 
-typedef struct {
+typedef struct hclient_s       hclient_t;
+typedef struct hclient_proto_s hclient_proto_t;
+
+struct hclient_s {
     int                  fd; /* -1: closed */
     int                  connecting;
     char                *wbuf;
@@ -63,7 +66,29 @@ typedef struct {
     uint64_t             activity_ns; /* the last progress (CLOCK_MONOTONIC) */
     const hclient_ops_t *ops;
     void                *ud;
-} hclient_t;
+    /* another protocol than HTTP/1.1 on the socket (NULL: HTTP/1.1), and
+     * its state; set proto before hclient_open() */
+    const hclient_proto_t *proto;
+    void                  *pstate;
+};
+
+/*
+ * A protocol under the same callbacks: connected() when the socket is up
+ * (0, or -1: the connection is lost), flush() for hclient_flush(),
+ * readable() for the read side, close() frees pstate.  The caller's
+ * requests are still HTTP/1.1 text in the write buffer; the protocol
+ * sends them its way.
+ */
+struct hclient_proto_s {
+    const char *name;
+    int (*connected)(hclient_t *c);
+    int (*flush)(hclient_t *c);
+    void (*readable)(hclient_t *c, int hup);
+    void (*close)(hclient_t *c);
+};
+
+/* HTTP/2 over cleartext TCP, with prior knowledge (hclient_h2.c) */
+extern const hclient_proto_t hclient_h2;
 
 /* A closed client with its callbacks. */
 void hclient_init(hclient_t *c, const hclient_ops_t *ops, void *ud);

@@ -73,9 +73,9 @@ wait_ports(const char *log, const char *errs, pid_t pid, int *ports, int n,
     }
 }
 
-/* GET path from 127.0.0.1:port; the body, or NULL */
+/* GET path from 127.0.0.host:port over HTTP/1.1; the body, or NULL */
 static char *
-http_get(int port, const char *path, size_t *blen)
+http_get(int host, int port, const char *path, size_t *blen)
 {
     struct sockaddr_in sa;
     char              *body = NULL;
@@ -83,7 +83,7 @@ http_get(int port, const char *path, size_t *blen)
     memset(&sa, 0, sizeof(sa));
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t) port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_addr.s_addr = htonl(0x7f000000u | (uint32_t) host);
     if (hclient_fetch((struct sockaddr *) &sa, sizeof(sa), "localhost", "GET",
                       path, 30, &body, blen)
         != 200) {
@@ -100,7 +100,11 @@ niccompare_live(cmp_t *cp, run_t *r, int index, int total, double eta)
     char          errs[PATH_MAX];
     char          urls[MAX_NICS][64], conns[16], dur[32], size[24];
     char         *argv[30 + MAX_NICS], *body, err[256];
-    int           ports[MAX_NICS], i, k = 0, rc;
+    int           ports[MAX_NICS + 1], i, k = 0, rc;
+    /* the counters come over HTTP/1.1: from NIC 0's listener, or with
+     * --http2 (its listeners speak only h2c) one of their own */
+    int status_host = cp->o.http2 ? cp->o.nics + 1 : 1;
+    int status_port;
     FILE         *f;
     pid_t         pid;
     size_t        blen;
@@ -135,8 +139,13 @@ niccompare_live(cmp_t *cp, run_t *r, int index, int total, double eta)
             cp->o.threads, log, cp->docroot, cp->o.nics,
             (unsigned long long) r->cache, cp->o.policy, r->testbed);
     for (i = 0; i < cp->o.nics; i++) {
-        fprintf(f, "listen 127.0.0.%d:%d nic=%d;\n", i + 1,
-                cp->o.port ? cp->o.port + i : 0, i);
+        fprintf(f, "listen 127.0.0.%d:%d nic=%d%s;\n", i + 1,
+                cp->o.port ? cp->o.port + i : 0, i,
+                cp->o.http2 ? " http2" : "");
+    }
+    if (cp->o.http2) {
+        fprintf(f, "listen 127.0.0.%d:%d;\n", status_host,
+                cp->o.port ? cp->o.port + cp->o.nics : 0);
     }
     if (fclose(f) != 0) {
         niccompare_die("%s: %s", conf, strerror(errno));
@@ -161,24 +170,30 @@ niccompare_live(cmp_t *cp, run_t *r, int index, int total, double eta)
         _exit(127);
     }
     niccompare_server_is(pid);
-    if (wait_ports(log, errs, pid, ports, cp->o.nics, why, sizeof(why)) != 0) {
+    if (wait_ports(log, errs, pid, ports, cp->o.nics + cp->o.http2, why,
+                   sizeof(why))
+        != 0) {
         niccompare_die("nicd did not start (%s): %s", conf, why);
     }
     for (i = 0; i < cp->o.nics; i++) {
         snprintf(urls[i], sizeof(urls[i]), "http://127.0.0.%d:%d/", i + 1,
                  ports[i]);
     }
+    status_port = ports[status_host - 1];
     /* the counters and the utilisation clock start with the replay */
-    body = http_get(ports[0], "/nic-status?reset", &blen);
+    body = http_get(status_host, status_port, "/nic-status?reset", &blen);
     if (body == NULL) {
-        niccompare_die("no counters from http://127.0.0.1:%d/nic-status",
-                       ports[0]);
+        niccompare_die("no counters from http://127.0.0.%d:%d/nic-status",
+                       status_host, status_port);
     }
     free(body);
     snprintf(out, sizeof(out), "%s/nicreplay.json", cp->o.workdir);
     snprintf(conns, sizeof(conns), "%d", cp->o.conns);
     argv[k++] = (char *) niccompare_tool(cp, "nicreplay");
     argv[k++] = "--as-logged";
+    if (cp->o.http2) {
+        argv[k++] = "--http2"; /* every session's requests as streams */
+    }
     argv[k++] = "--verify";
     argv[k++] = "--docroot";
     argv[k++] = cp->docroot;
@@ -204,10 +219,10 @@ niccompare_live(cmp_t *cp, run_t *r, int index, int total, double eta)
     if (rc != 0) {
         niccompare_die("nicreplay failed (exit %d) against %s", rc, conf);
     }
-    body = http_get(ports[0], "/nic-status", &blen);
+    body = http_get(status_host, status_port, "/nic-status", &blen);
     if (body == NULL) {
-        niccompare_die("no counters from http://127.0.0.1:%d/nic-status",
-                       ports[0]);
+        niccompare_die("no counters from http://127.0.0.%d:%d/nic-status",
+                       status_host, status_port);
     }
     niccompare_stop_server();
 

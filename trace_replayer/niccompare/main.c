@@ -35,7 +35,8 @@ usage(FILE *f)
                "                  [--workdir DIR [--keep]] [--json FILE] "
                "[--plots DIR] "
                "[--report FILE.md]\n"
-               "                  [--format F] [--mapping FILE] [-q]\n"
+               "                  [--http2] [--format F] [--mapping FILE] "
+               "[-q]\n"
                "\n"
                "Answers \"how much would a NIC data cache save this server on "
                "this workload?\":\nfor each testbed and cache size (0: none), "
@@ -72,6 +73,10 @@ usage(FILE *f)
         "  --duration S    replay for S seconds (default: the whole "
         "trace)\n"
         "  --threads N     nicd worker threads (default 1)\n"
+        "  --http2         replay over HTTP/2 (h2c): nicd's NIC listeners "
+        "speak h2c,\n"
+        "                  nicreplay --http2 sends each session's groups as "
+        "streams\n"
         "  --port P        listen on P, P+1, ... (default: free ports)\n"
         "  --workdir DIR   docroot, configs, logs (made with its parents; "
         "default: a new\n                  directory under $TMPDIR)\n"
@@ -162,6 +167,7 @@ main(int argc, char **argv)
         TRACE_SRC_LONGOPTS,
         {"quiet", no_argument, NULL, 'q'},
         {"keep", no_argument, NULL, 'K'},
+        {"http2", no_argument, NULL, 'H'},
         {"version", no_argument, NULL, NICACHE_OPT_VERSION},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -204,6 +210,7 @@ main(int argc, char **argv)
         case TRACE_OPT_TRUNC: cp->o.allow_truncated = 1; break;
         case 'q': cp->o.quiet = 1; break;
         case 'K': cp->o.keep = 1; break;
+        case 'H': cp->o.http2 = 1; break;
         case 'd':
             cp->o.duration = strtod(optarg, &end);
             if (end == optarg || *end != '\0' || !(cp->o.duration > 0)) {

@@ -78,6 +78,7 @@ typedef struct {
     char        cmdline[4096]; /* as given, for the report */
     int         max_runs;      /* ... and at most this many repeats */
     int         keep; /* --keep: leave the work directory niccompare made */
+    int         http2; /* --http2: h2c listeners, nicreplay --http2 */
     double      duration;
     char        bindir[PATH_MAX - 64];
 } opts_t;

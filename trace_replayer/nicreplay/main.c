@@ -49,6 +49,10 @@ nicreplay_usage(FILE *out)
         "      --requests N      stop after sending N requests\n"
         "      --loop            start the trace again at its end (a file)\n"
         "      --shard I/N       replay sessions I, I+N, I+2N, ... only\n"
+        "      --http2           speak HTTP/2 (h2c, prior knowledge): a "
+        "group's requests\n"
+        "                        go as concurrent streams on the session's "
+        "connection\n"
         "      --verify          check every body byte of 200 and 206 "
         "responses\n"
         "                        against nictrace docroot's generator\n"
@@ -178,6 +182,7 @@ main(int argc, char **argv)
         {"loop", no_argument, NULL, 'L'},
         {"shard", required_argument, NULL, 's'},
         {"verify", no_argument, NULL, 'V'},
+        {"http2", no_argument, NULL, '2'},
         {"max-errors", required_argument, NULL, 0x7101},
         {"as-logged", no_argument, NULL, 'A'},
         {"timeout", required_argument, NULL, 't'},
@@ -296,6 +301,7 @@ main(int argc, char **argv)
             break;
         }
         case 'V': rp->cf.verify = 1; break;
+        case '2': rp->cf.http2 = 1; break;
         case 0x7101:
             if (hclient_limit_parse(optarg, &rp->cf.max_errors) != 0) {
                 fprintf(stderr,

@@ -564,6 +564,9 @@ nicreplay_run(replay_t *rp)
     next_check = rp->t_start + 250000000u;
     for (i = 0; i < rp->cf.conns; i++) {
         hclient_init(&rp->users[i].hc, &replay_ops, &rp->users[i]);
+        if (rp->cf.http2) {
+            rp->users[i].hc.proto = &hclient_h2;
+        }
         user_next(&rp->users[i]);
     }
     for (;;) {

@@ -295,7 +295,7 @@ item_done(nicd_conn_t *c, nicd_out_t *it)
         it->file = NULL;
     }
     if (it->last) {
-        c->sc.responses++;
+        nicd_conn_response_sent(c);
         log_response(c, it);
         c->body_sent = 0;
         c->rate_t0 = 0;
@@ -418,6 +418,12 @@ nicd_conn_out_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len,
     it->file = f;
     it->rate = rate;
     f->refs++;
+}
+
+void
+nicd_conn_response_sent(nicd_conn_t *c)
+{
+    c->sc.responses++;
 }
 
 void

@@ -286,6 +286,13 @@ void nicd_conn_close(nicd_conn_t *c);
 void nicd_conn_out_mem(nicd_conn_t *c, size_t off, size_t len, int body);
 void nicd_conn_out_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len,
                         uint32_t rate);
+/*
+ * A response went out in full, whatever the protocol (HTTP/1.1's last
+ * item, an HTTP/2 stream answered and closed): the send backend charges
+ * it (the nic backend's host model counts it at its next send).  The one
+ * place a response is counted, so both protocols count alike.
+ */
+void nicd_conn_response_sent(nicd_conn_t *c);
 /* The last item of a response: its status and its access log record. */
 void nicd_conn_out_end(nicd_conn_t *c, int status, uint32_t log_off,
                        uint32_t log_len);

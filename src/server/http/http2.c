@@ -768,9 +768,9 @@ on_stream_close(nghttp2_session *s, int32_t id, uint32_t error, void *ud)
     (void) error;
     if (st != NULL) {
         if (st->answered) {
-            /* a response sent in full: the send backend charges it (the
-             * nic backend's host model), as HTTP/1.1's last item does */
-            c->sc.responses++;
+            /* a response sent in full: counted where HTTP/1.1's last
+             * item is */
+            nicd_conn_response_sent(c);
         }
         log_stream(c, st);
         if (c->h2->last == st) {
