@@ -52,7 +52,7 @@ PREFIX ?= /usr/local
 
 CPPFLAGS_ALL = -D_GNU_SOURCE -Ibuild -Isrc/server -Isrc/server/core -Isrc/server/http -Isrc/server/conf $(EVENT_CFLAGS) $(LUAJIT_CFLAGS) $(PCRE2_CFLAGS)
 CFLAGS_ALL = -std=gnu11 -pthread $(OPT) $(DEBUG) $(WARN) $(SAN) $(CFLAGS)
-LDLIBS_ALL = $(EVENT_LIBS) $(SSL_LIBS) $(NGHTTP2_LIBS) $(LUAJIT_LIBS) $(PCRE2_LIBS) $(CRYPT_LIBS) $(ZLIB_LIBS) -lm -pthread $(SAN) $(LDFLAGS)
+LDLIBS_ALL = $(EVENT_LIBS) $(SSL_LIBS) $(NGHTTP2_LIBS) $(LUAJIT_LIBS) $(PCRE2_LIBS) $(CRYPT_LIBS) $(ZLIB_LIBS) $(URING_LIBS) -lm -pthread $(SAN) $(LDFLAGS)
 
 SNIC_SRCS = $(sort $(wildcard src/sendfile_nic/*.c src/sendfile_nic/*/*.c))
 UTIL_SRCS = $(sort $(wildcard src/util/*.c))

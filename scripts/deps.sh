@@ -11,7 +11,7 @@ set -eu
 pkgs=""
 for group in "$@"; do
     case "$group" in
-    build) pkgs="$pkgs gcc make libc6-dev pkg-config scdoc libevent-dev libssl-dev libnghttp2-dev libluajit-5.1-dev libpcre2-dev libcrypt-dev zlib1g-dev" ;;
+    build) pkgs="$pkgs gcc make libc6-dev pkg-config scdoc libevent-dev libssl-dev libnghttp2-dev libluajit-5.1-dev libpcre2-dev libcrypt-dev zlib1g-dev liburing-dev" ;;
     test) pkgs="$pkgs python3 python3-venv nginx-light nginx-dev python3-matplotlib openssl curl nghttp2-client debhelper dpkg-dev" ;;
     module) pkgs="$pkgs nginx-dev nginx-light" ;;
     deb) pkgs="$pkgs debhelper dpkg-dev nginx-dev nginx-light" ;; # make deb

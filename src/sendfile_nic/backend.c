@@ -9,16 +9,23 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config.h"
 #include "snic.h"
 
 extern const snic_backend_t snic_backend_sendfile;
 extern const snic_backend_t snic_backend_copy;
 extern const snic_backend_t snic_backend_nic;
+#if defined(HAVE_LIBURING)
+extern const snic_backend_t snic_backend_uring;
+#endif
 
 const snic_backend_t *const snic_backends[] = {
     &snic_backend_sendfile,
     &snic_backend_copy,
     &snic_backend_nic,
+#if defined(HAVE_LIBURING)
+    &snic_backend_uring,
+#endif
     NULL,
 };
 
@@ -162,4 +169,12 @@ snic_paces(const snic_instance_t *in)
 {
     return in->ops != NULL && in->ops->paces != NULL
            && in->ops->paces(in->state);
+}
+
+const char *
+snic_notice(const snic_instance_t *in)
+{
+    return in->ops != NULL && in->ops->notice != NULL
+               ? in->ops->notice(in->state)
+               : NULL;
 }

@@ -164,6 +164,13 @@ typedef struct snic_backend_s {
      * iteration that other backends need not pay.  NULL: no.
      */
     int (*paces)(void *state);
+
+    /*
+     * Optional: one line the server logs at start (and nicd -V prints)
+     * when the backend cannot do here what it was made for and falls
+     * back (the uring backend without io_uring); NULL when all is well.
+     */
+    const char *(*notice)(void *state);
 } snic_backend_t;
 
 #define SNIC_REPORT_JSON       0
@@ -234,6 +241,9 @@ int snic_send(snic_instance_t *in, snic_conn_t *c, const snic_send_t *req,
               size_t *sent);
 
 void snic_conn_open(snic_instance_t *in, snic_conn_t *c);
+
+/* The instance's notice (see notice above), or NULL. */
+const char *snic_notice(const snic_instance_t *in);
 
 /* Does the instance pace its sends (see paces above)? */
 int  snic_paces(const snic_instance_t *in);

@@ -101,6 +101,22 @@ version(void)
     printf("features:%s\n", NICD_FEATURES);
     printf("send backends:\n");
     for (b = snic_backends; *b != NULL; b++) {
+        snic_instance_t in;
+        snic_options_t  opt = {0, NULL, 0};
+        char            err[256];
+        const char     *note = NULL;
+
+        /* probed as at start: a backend that cannot work here says so */
+        if ((*b)->notice != NULL
+            && snic_instance_start(&in, *b, &opt, err, sizeof(err)) == 0) {
+            note = snic_notice(&in);
+            printf("  %-10s %s%s%s%s\n", (*b)->name, (*b)->description,
+                   *b == snic_backend_default() ? " (default)" : "",
+                   note != NULL ? "; unavailable here: " : "",
+                   note != NULL ? note : "");
+            snic_instance_stop(&in);
+            continue;
+        }
         printf("  %-10s %s%s\n", (*b)->name, (*b)->description,
                *b == snic_backend_default() ? " (default)" : "");
     }
@@ -256,6 +272,10 @@ cycle_create(nicd_conf_t *conf, char *err, size_t errlen)
     }
     free(params);
     params = NULL;
+    if (snic_notice(&cy->backend) != NULL) {
+        log_error(LOG_WARN, 0, "send_backend %s: %s", b->name,
+                  snic_notice(&cy->backend));
+    }
 
     if (conf->nssl > 0) {
         cy->tls = nicd_tls_ctx_new(conf, err, errlen);

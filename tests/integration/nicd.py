@@ -44,6 +44,29 @@ def open_paths(pid):
     return out
 
 
+def uring_why():
+    """None when nicd has the uring send backend and io_uring works here,
+    else why not (nicd -V says)"""
+    p = subprocess.run([NICD, "-V"], capture_output=True, text=True,
+                       timeout=30)
+    line = [ln for ln in p.stdout.splitlines()
+            if ln.strip().startswith("uring ")]
+    if not line:
+        return "nicd was built without liburing (the uring backend)"
+    if "unavailable here: " in line[0]:
+        return line[0].split("unavailable here: ", 1)[1]
+    return None
+
+
+# every send backend that works on this machine: the tests that run per
+# backend take them all (test_uring.py says skipped where uring cannot)
+BACKENDS = ("sendfile", "copy", "nic") + (() if uring_why() else ("uring",))
+# the uring backend in tests: zero copy to loopback peers too (by default
+# they go by sendfile(2), the kernel copying zero-copy pages to them), and
+# from 4 KiB, so the zero-copy path and its notifications are what runs
+URING_TEST_CONF = "uring_zc_local on;\nuring_zc_min 4k;"
+
+
 def check(cond, what):
     if not cond:
         raise TestFailure(what)
@@ -100,6 +123,8 @@ class Server:
                          % self.access_log)
         if self.backend:
             lines.append("send_backend %s;" % self.backend)
+        if self.backend == "uring":
+            lines.append(URING_TEST_CONF)
         lines.append(extra)
         with open(self.conf_path, "w") as f:
             f.write("\n".join(lines) + "\n")

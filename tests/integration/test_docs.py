@@ -63,6 +63,10 @@ def test_nicd_conf_page_names_every_directive():
     names |= set(re.findall(r'"(nic_[a-z_]+)"',
                             nic[nic.index("nic_directives[]"):]
                             .split("NULL")[0]))
+    uring = open(os.path.join(TOP, "src/sendfile_nic/backend_uring.c")).read()
+    names |= set(re.findall(r'"(uring_[a-z_]+)"',
+                            uring[uring.index("uring_directives[]"):]
+                            .split("NULL")[0]))
     check(len(names) > 100, "directives found: %d" % len(names))
     text, warnings = page("nicd.conf.5")
     check(warnings == "", "nicd.conf.5: " + warnings)

@@ -15,7 +15,8 @@ import struct
 import subprocess
 import tempfile
 
-from nicd import NICD, DEADLINE, Server, Skip, check, get, pattern, raw
+from nicd import (BACKENDS, NICD, DEADLINE, Server, Skip, check, get, pattern,
+                  raw)
 from test_nictrace import NASA
 from test_tls import make_cert
 
@@ -62,7 +63,7 @@ def test_static_features_over_h2_and_h2c():
     sizes = [0, 1, 16383, 16384, 16385, 1 << 20]
     with tempfile.TemporaryDirectory() as d:
         cert, key = make_cert(d)
-        for backend in ("sendfile", "copy", "nic"):
+        for backend in BACKENDS:
             with Server(conf(cert, key), backend=backend) as s:
                 files = s.put_patterns(sizes)
                 os.makedirs(os.path.join(s.root, "dir"))

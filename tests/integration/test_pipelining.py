@@ -3,7 +3,7 @@ with bodies to skip, across buffer boundaries."""
 
 import socket
 
-from nicd import Server, build, check, pattern
+from nicd import BACKENDS, Server, build, check, pattern
 
 
 def test_twenty_in_one_write():
@@ -134,7 +134,7 @@ def test_gathered_and_zero_copy_mixed():
     and a small client receive buffer make the socket fill while a batch
     is gathered (and while zero copy runs)."""
     sizes = [1, 4095, 4096, 4097, 16383, 16384, 16385, 70000, 150000, 10]
-    for backend in ("sendfile", "copy", "nic"):
+    for backend in BACKENDS:
         conf = "nic_cache_size 256k;" if backend == "nic" else ""
         with Server(backend=backend, conf=conf, listen="sndbuf=16k") as s:
             bodies = []
@@ -180,7 +180,7 @@ def test_large_bodies_with_a_small_notsent_lowat():
     two pipelined 3 MB responses and a range still arrive byte-exact
     under every backend."""
     body = pattern(3 * 1024 * 1024 + 17, seed=9)
-    for backend in ("sendfile", "copy", "nic"):
+    for backend in BACKENDS:
         conf = "nic_cache_size 1m;" if backend == "nic" else ""
         with Server(backend=backend, conf=conf,
                     listen="notsent_lowat=4k") as s:

@@ -5,7 +5,7 @@ import os
 import re
 import time
 
-from nicd import Server, check, get, pattern, sha256
+from nicd import Server, Skip, check, get, pattern, sha256, uring_why
 
 SIZES = [0, 1, 4095, 4096, 4097, 1 << 20, 64 << 20]
 
@@ -34,6 +34,12 @@ def test_exact_bodies_sendfile():
 
 def test_exact_bodies_copy():
     exact_bodies("copy")
+
+
+def test_exact_bodies_uring():
+    if uring_why():
+        raise Skip(uring_why())
+    exact_bodies("uring")
 
 
 def test_headers_and_head():

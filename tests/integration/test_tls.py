@@ -13,7 +13,8 @@ import ssl
 import subprocess
 import tempfile
 
-from nicd import NICD, DEADLINE, Server, check, get, pattern, wait_until
+from nicd import (BACKENDS, NICD, DEADLINE, Server, check, get, pattern,
+                  wait_until)
 
 TLS_LISTEN = "listen 127.0.0.2:0 ssl;\n"
 
@@ -100,7 +101,7 @@ SIZES = [0, 1, 4095, 4096, 4097, 100000, 1 << 20]
 def test_versions_backends_bodies_and_ranges():
     with tempfile.TemporaryDirectory() as d:
         cert, key = make_cert(d)
-        for backend in ("sendfile", "copy", "nic"):
+        for backend in BACKENDS:
             with Server(tls_conf(cert, key), backend=backend) as s:
                 files = s.put_patterns(SIZES)
                 port = tls_port(s)
@@ -194,7 +195,7 @@ def test_alpn_sni_and_resumption():
 def test_64mib_to_a_slow_reader():
     with tempfile.TemporaryDirectory() as d:
         cert, key = make_cert(d)
-        for backend in ("sendfile", "nic"):
+        for backend in [b for b in BACKENDS if b != "copy"]:
             with Server(tls_conf(cert, key, "nic_cache_size 16m;"),
                         backend=backend, threads=1) as s:
                 data = os.urandom(1 << 20) * 64
@@ -228,7 +229,7 @@ def test_pipelined_responses_to_a_slow_reader_then_close_notify():
     sizes = [1, 700, 4097, 16383, 16384, 16385, 70000]
     with tempfile.TemporaryDirectory() as d:
         cert, key = make_cert(d)
-        for backend in ("sendfile", "nic"):
+        for backend in [b for b in BACKENDS if b != "copy"]:
             with Server(tls_conf(cert, key, "nic_cache_size 16m;"),
                         backend=backend, threads=1) as s:
                 files = {}

@@ -2,7 +2,9 @@
  * A tiny unit-test harness.  A test is a function run with RUN(); each
  * CHECK that fails prints file:line and what failed, and fails the test.
  * The program ends with one line "NAME: N passed, N failed" (tests, not
- * checks) and exits non-zero when any failed.
+ * checks), with ", N skipped" after it when a test said SKIP (it could
+ * not run here: counted, never passed), and exits non-zero when any
+ * failed.
  */
 
 #ifndef NICD_HARNESS_H
@@ -12,6 +14,14 @@
 #include <string.h>
 
 static int h_passed, h_failed, h_current_failed;
+static int h_skipped, h_current_skipped;
+
+/* the test cannot run here: say why, and count it as skipped */
+#define SKIP(why)                                                            \
+    do {                                                                     \
+        h_current_skipped = 1;                                               \
+        printf("skipped: %s\n", (why));                                      \
+    } while (0)
 
 #define CHECK(cond)                                                          \
     do {                                                                     \
@@ -46,10 +56,13 @@ static int h_passed, h_failed, h_current_failed;
 #define RUN(fn)                                                              \
     do {                                                                     \
         h_current_failed = 0;                                                \
+        h_current_skipped = 0;                                               \
         fn();                                                                \
         if (h_current_failed) {                                              \
             h_failed++;                                                      \
             fprintf(stderr, "FAILED: %s\n", #fn);                            \
+        } else if (h_current_skipped) {                                      \
+            h_skipped++;                                                     \
         } else {                                                             \
             h_passed++;                                                      \
         }                                                                    \
@@ -58,7 +71,12 @@ static int h_passed, h_failed, h_current_failed;
 static int
 harness_report(const char *name)
 {
-    printf("%s: %d passed, %d failed\n", name, h_passed, h_failed);
+    if (h_skipped > 0 || h_current_skipped) {
+        printf("%s: %d passed, %d failed, %d skipped\n", name, h_passed,
+               h_failed, h_skipped + (h_passed + h_failed + h_skipped == 0));
+    } else {
+        printf("%s: %d passed, %d failed\n", name, h_passed, h_failed);
+    }
     return h_failed != 0;
 }
 

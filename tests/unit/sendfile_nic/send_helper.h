@@ -40,6 +40,10 @@ small_pair(int *tx, int *rx)
  */
 static int via_transport;
 
+/* the backend's directives for backend_contract() (none by default) */
+static const snic_param_t *contract_params;
+static int                 contract_nparams;
+
 static ssize_t __attribute__((unused))
 xor_write(snic_conn_t *c, const struct iovec *iov, int n)
 {
@@ -214,6 +218,8 @@ backend_contract(const snic_backend_t *b, size_t max_chunk)
 
     memset(&opt, 0, sizeof(opt));
     opt.max_chunk = max_chunk;
+    opt.params = contract_params;
+    opt.nparams = contract_nparams;
     if (snic_instance_start(&in, b, &opt, err, sizeof(err)) != 0) {
         return 1;
     }
