@@ -144,5 +144,5 @@ const snic_backend_t snic_backend_copy = {
     copy_fini, NULL,
     NULL,      copy_send,
     NULL,      NULL,
-    NULL,
+    NULL,      NULL,
 };

@@ -1437,6 +1437,7 @@ const snic_backend_t snic_backend_nic = {
     nic_report,
     nic_reset,
     nic_paces,
+    NULL,
 };
 
 int

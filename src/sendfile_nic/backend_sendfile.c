@@ -145,4 +145,5 @@ const snic_backend_t snic_backend_sendfile = {
     NULL,
     NULL,
     NULL,
+    NULL,
 };
