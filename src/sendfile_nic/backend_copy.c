@@ -60,7 +60,7 @@ copy_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
 {
     copy_state_t *s = state;
     struct iovec  iov[COPY_IOV_MAX + 1];
-    size_t        hdr_total, hdr_done, body, want, skip;
+    size_t        hdr_total, hdr_done, body, want;
     ssize_t       n, w;
     int           i, k, last;
 
@@ -94,18 +94,7 @@ copy_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
         }
 
         /* the header bytes not sent yet, then the block just read */
-        k = 0;
-        skip = hdr_done;
-        for (i = 0; i < req->nhdr && k < COPY_IOV_MAX; i++) {
-            if (skip >= req->hdr[i].iov_len) {
-                skip -= req->hdr[i].iov_len;
-                continue;
-            }
-            iov[k].iov_base = (char *) req->hdr[i].iov_base + skip;
-            iov[k].iov_len = req->hdr[i].iov_len - skip;
-            skip = 0;
-            k++;
-        }
+        k = snic_header_iov(req, hdr_done, iov, COPY_IOV_MAX);
         iov[k].iov_base = copy_buf;
         iov[k].iov_len = (size_t) n;
         k++;

@@ -99,7 +99,8 @@ enum {
     C_ZC_BYTES,      /* bytes they sent */
     C_COPY_SENDS,    /* copying sends on the ring */
     C_COPY_BYTES,    /* bytes they sent */
-    C_SENDFILE,      /* sendfile(2) calls (small file ranges, TLS) */
+    C_SENDFILE,      /* sends the sendfile backend made (small ranges, TLS,
+                        loopback) */
     C_NOTIFS,        /* zero-copy buffers released */
     C_ZC_COPIED,     /* notifications saying the kernel copied anyway */
     C_FB_SMALL,      /* fallback: below uring_zc_min */
@@ -112,12 +113,13 @@ enum {
 
 static const char *const counter_names[C_N] = {
     "zc_sends",          "zc_bytes",         "copy_sends",
-    "copy_bytes",        "sendfile_calls",   "notifications",
+    "copy_bytes",        "sendfile_sends",   "notifications",
     "zc_copied",         "fallback_small",   "fallback_transport",
     "fallback_mmap",     "fallback_no_ring", "fallback_local"};
 
 typedef struct {
-    size_t   max_chunk, zc_min;
+    size_t          max_chunk, zc_min;
+    snic_instance_t plain; /* the sendfile backend, for the rest */
     int      available; /* io_uring and SENDMSG_ZC work here */
     int      report_usage; /* the kernel reports copied notifications */
     int      zc_local;     /* uring_zc_local on: zero copy to loopback too */
@@ -344,6 +346,17 @@ uring_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
         }
         io_uring_queue_exit(&ring);
     }
+    {
+        snic_options_t po = {opt->max_chunk, NULL, 0};
+        extern const snic_backend_t snic_backend_sendfile;
+
+        if (snic_instance_start(&s->plain, &snic_backend_sendfile, &po, err,
+                                errlen)
+            != 0) {
+            free(s);
+            return -1;
+        }
+    }
     *state = s;
     return 0;
 }
@@ -351,7 +364,10 @@ uring_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
 static void
 uring_fini(void *state)
 {
-    free(state);
+    uring_state_t *s = state;
+
+    snic_instance_stop(&s->plain);
+    free(s);
 }
 
 /* backend_data: 1 for a peer on this machine (a loopback address) */
@@ -381,67 +397,14 @@ uring_conn_open(void *state, snic_conn_t *c)
     c->backend_data = (void *) (uintptr_t) local;
 }
 
-/* the header bytes of req not sent yet, skip bytes in, as iovecs */
-static int
-header_iov(const snic_send_t *req, size_t skip, struct iovec *iov, int max)
-{
-    int i, k = 0;
-
-    for (i = 0; i < req->nhdr && k < max; i++) {
-        if (skip >= req->hdr[i].iov_len) {
-            skip -= req->hdr[i].iov_len;
-            continue;
-        }
-        iov[k].iov_base = (char *) req->hdr[i].iov_base + skip;
-        iov[k].iov_len = req->hdr[i].iov_len - skip;
-        skip = 0;
-        k++;
-    }
-    return k;
-}
-
-/* the sendfile backend's way: headers, then sendfile(2) */
+/* the sendfile backend's way (its own instance): headers, then
+ * sendfile(2), TCP_CORK across pipelined responses */
 static int
 plain_send(uring_state_t *s, snic_conn_t *c, const snic_send_t *req,
            size_t *sent)
 {
-    size_t  hdr = 0, body = 0, want;
-    off_t   off = req->offset;
-    ssize_t n;
-    int     has_body = req->file != NULL && req->len > 0, rc;
-
-    rc = snic_send_headers(c, req, &hdr, has_body || req->more);
-    *sent = hdr;
-    if (rc != SNIC_OK) {
-        return rc;
-    }
-    while (has_body && body < req->len) {
-        want = req->len - body;
-        if (s->max_chunk != 0 && want > s->max_chunk - body) {
-            want = s->max_chunk - body;
-        }
-        n = snic_send_file(c, req->file, &off, want);
-        COUNT(s, C_SENDFILE, 1);
-        if (n < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            *sent = hdr + body;
-            return errno == EAGAIN ? SNIC_AGAIN : SNIC_ERROR;
-        }
-        if (n == 0) {
-            *sent = hdr + body;
-            errno = EIO;
-            return SNIC_ERROR;
-        }
-        body += (size_t) n;
-        if (s->max_chunk != 0 && body >= s->max_chunk && body < req->len) {
-            *sent = hdr + body;
-            return SNIC_AGAIN;
-        }
-    }
-    *sent = hdr + body;
-    return SNIC_OK;
+    COUNT(s, C_SENDFILE, 1);
+    return snic_send(&s->plain, c, req, sent);
 }
 
 /* a send's result into the contract's terms */
@@ -513,7 +476,7 @@ uring_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
     if (want < s->zc_min) {
         /* small, and in the server's memory: one copying send of the
          * headers and the body */
-        k = header_iov(req, 0, iov, URING_IOV_MAX);
+        k = snic_header_iov(req, 0, iov, URING_IOV_MAX);
         if (blen > 0) {
             iov[k].iov_base = (char *) f->mem + req->offset;
             iov[k].iov_len = blen;
@@ -541,7 +504,7 @@ uring_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
     h->map = NULL;
     h->maplen = 0;
     h->hlen = hlen;
-    k = header_iov(req, 0, iov, URING_IOV_MAX);
+    k = snic_header_iov(req, 0, iov, URING_IOV_MAX);
     for (int i = 0, o = 0; i < k; i++) {
         memcpy(h->hdr + o, iov[i].iov_base, iov[i].iov_len);
         o += (int) iov[i].iov_len;

@@ -102,6 +102,25 @@ snic_send_file(snic_conn_t *c, const snic_file_t *f, off_t *off, size_t len)
     return w;
 }
 
+int
+snic_header_iov(const snic_send_t *req, size_t skip, struct iovec *iov,
+                int max)
+{
+    int i, k = 0;
+
+    for (i = 0; i < req->nhdr && k < max; i++) {
+        if (skip >= req->hdr[i].iov_len) {
+            skip -= req->hdr[i].iov_len;
+            continue;
+        }
+        iov[k].iov_base = (char *) req->hdr[i].iov_base + skip;
+        iov[k].iov_len = req->hdr[i].iov_len - skip;
+        skip = 0;
+        k++;
+    }
+    return k;
+}
+
 /*
  * Returns SNIC_OK when every header byte of req is out, SNIC_AGAIN when the
  * socket is full, SNIC_ERROR on failure.  *done counts header bytes sent.
@@ -111,28 +130,16 @@ snic_send_headers(snic_conn_t *c, const snic_send_t *req, size_t *done,
                   int more)
 {
     struct iovec iov[64];
-    size_t       total, skip;
+    size_t       total;
     ssize_t      n;
-    int          i, k;
+    int          k;
 
     total = snic_iov_len(req->hdr, req->nhdr);
     *done = 0;
 
     while (*done < total) {
         /* rebuild the iovec window past what is already sent */
-        skip = *done;
-        k = 0;
-        for (i = 0; i < req->nhdr && k < 64; i++) {
-            if (skip >= req->hdr[i].iov_len) {
-                skip -= req->hdr[i].iov_len;
-                continue;
-            }
-            iov[k].iov_base = (char *) req->hdr[i].iov_base + skip;
-            iov[k].iov_len = req->hdr[i].iov_len - skip;
-            skip = 0;
-            k++;
-        }
-
+        k = snic_header_iov(req, *done, iov, 64);
         n = snic_send_iov(c, iov, k, more);
         if (n == -1) {
             return errno == EAGAIN ? SNIC_AGAIN : SNIC_ERROR;

@@ -307,6 +307,13 @@ ssize_t snic_send_file(snic_conn_t *c, const snic_file_t *f, off_t *off,
                        size_t len);
 
 /*
+ * The header iovecs of req past its first skip bytes, into iov (at most
+ * max): how many.
+ */
+int snic_header_iov(const snic_send_t *req, size_t skip, struct iovec *iov,
+                    int max);
+
+/*
  * Send the header iovecs of req that are not sent yet; *done is how many
  * header bytes went out before this call and is advanced.  Returns
  * SNIC_OK when all header bytes are out, else SNIC_AGAIN or SNIC_ERROR.

@@ -113,7 +113,7 @@ def test_loopback_goes_by_sendfile_unless_asked():
         check(r.status == 200 and r.body == data, "body")
         st = status(s)
         check(st["zc_sends"] == 0 and st["fallback_local"] >= 1
-              and st["sendfile_calls"] >= 1, repr(st))
+              and st["sendfile_sends"] >= 1, repr(st))
 
 
 def test_without_io_uring_a_log_line_and_sendfile():

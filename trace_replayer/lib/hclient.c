@@ -254,8 +254,8 @@ hclient_flush(hclient_t *c)
     return 0;
 }
 
-static void
-lose(hclient_t *c, int how)
+void
+hclient_lose(hclient_t *c, int how)
 {
     uint64_t answered = c->answered;
 
@@ -295,7 +295,7 @@ response_done(hclient_t *c)
     c->ops->done(c->ud, &c->resp);
     if (close_after) {
         if (c->pending > 0) {
-            lose(c, HC_CLOSED);
+            hclient_lose(c, HC_CLOSED);
         } else {
             idle(c, 1);
         }
@@ -316,7 +316,7 @@ on_readable(hclient_t *c, int hup)
 
     for (;;) {
         if (reserve(&c->rbuf, &c->rcap, c->rlen + READ_CHUNK) != 0) {
-            lose(c, HC_NOMEM);
+            hclient_lose(c, HC_NOMEM);
             return;
         }
         want = c->rcap - c->rlen;
@@ -339,23 +339,23 @@ on_readable(hclient_t *c, int hup)
             if (c->pending == 0) {
                 idle(c, 1);
             } else if (c->resp.state != HRESP_HEAD || c->rlen > 0) {
-                lose(c, HC_CUT);
+                hclient_lose(c, HC_CUT);
             } else {
-                lose(c, HC_CLOSED);
+                hclient_lose(c, HC_CLOSED);
             }
             return;
         }
         c->rlen += (size_t) n;
         c->activity_ns = nicache_now_ns();
         if (c->pending == 0) {
-            lose(c, HC_PARSE); /* bytes nobody asked for */
+            hclient_lose(c, HC_PARSE); /* bytes nobody asked for */
             return;
         }
         /* answer as many requests as the bytes allow */
         for (off = 0; off < c->rlen && c->pending > 0;) {
             used = hresp_feed(&c->resp, c->rbuf + off, c->rlen - off, body, c);
             if (used < 0) {
-                lose(c, HC_PARSE);
+                hclient_lose(c, HC_PARSE);
                 return;
             }
             off += (size_t) used;
@@ -371,7 +371,7 @@ on_readable(hclient_t *c, int hup)
         c->rlen -= off;
         if (c->pending == 0) {
             if (c->rlen > 0) {
-                lose(c, HC_PARSE);
+                hclient_lose(c, HC_PARSE);
             } else {
                 idle(c, 0);
             }
@@ -397,13 +397,13 @@ hclient_event(hclient_t *c, uint32_t events)
         if (c->connecting) {
             if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0
                 || err != 0) {
-                lose(c, HC_CONNECT);
+                hclient_lose(c, HC_CONNECT);
                 return;
             }
             c->connecting = 0;
             c->activity_ns = nicache_now_ns();
             if (c->proto != NULL && c->proto->connected(c) != 0) {
-                lose(c, HC_NOMEM);
+                hclient_lose(c, HC_NOMEM);
                 return;
             }
             c->ops->connected(c->ud);

@@ -102,6 +102,9 @@ int hclient_open(hclient_t *c, int ep, const struct addrinfo *ai);
 /* Close (the socket leaves the epoll set with it); buffers are kept. */
 void hclient_close(hclient_t *c);
 
+/* The connection is lost (HC_*): closed, and the caller told (lost()). */
+void hclient_lose(hclient_t *c, int how);
+
 /*
  * Room for n more bytes of requests at the end of the write buffer (the
  * buffer is emptied first when everything in it was sent): a pointer to

@@ -68,15 +68,6 @@ stream_of(hclient_t *c, int32_t id)
     return NULL;
 }
 
-static void
-lose(hclient_t *c, int how)
-{
-    uint64_t answered = c->answered;
-
-    hclient_close(c);
-    c->ops->lost(c->ud, how, answered);
-}
-
 /* the head stream's buffered body, now that its turn has come */
 static void
 flush_head(hclient_t *c, h2_stream_t *st)
@@ -107,7 +98,7 @@ deliver(hclient_t *c)
             return 0;
         }
         if (st->error != 0 || st->resp.status == 0) {
-            lose(c, st->resp.status == 0 && st->resp.body == 0 ? HC_CLOSED
+            hclient_lose(c, st->resp.status == 0 && st->resp.body == 0 ? HC_CLOSED
                                                                : HC_CUT);
             return -1;
         }
@@ -470,7 +461,7 @@ h2_readable(hclient_t *c, int hup)
                                             ? &h->st[h->head]
                                             : NULL;
 
-                lose(c, st == NULL || (st->resp.status == 0 && st->blen == 0)
+                hclient_lose(c, st == NULL || (st->resp.status == 0 && st->blen == 0)
                             ? HC_CLOSED
                             : HC_CUT);
             }
@@ -480,7 +471,7 @@ h2_readable(hclient_t *c, int hup)
         used = nghttp2_session_mem_recv(h->s, (const uint8_t *) buf,
                                         (size_t) n);
         if (used < 0 || h->failed) {
-            lose(c, h->failed ? HC_NOMEM : HC_PARSE);
+            hclient_lose(c, h->failed ? HC_NOMEM : HC_PARSE);
             return;
         }
         if (deliver(c) != 0) {
@@ -492,11 +483,11 @@ h2_readable(hclient_t *c, int hup)
             return;
         }
         if (c->pending == 0 && h->n > h->head) {
-            lose(c, HC_PARSE);
+            hclient_lose(c, HC_PARSE);
             return;
         }
         if (nghttp2_session_send(h->s) != 0) {
-            lose(c, HC_CUT);
+            hclient_lose(c, HC_CUT);
             return;
         }
         if ((size_t) n < sizeof(buf) && !hup) {
