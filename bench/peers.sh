@@ -16,7 +16,11 @@
 #
 # Usage: sh bench/peers.sh  (env: DURATION=8 RUNS=3 CONNS=64 DEPTH=16 PROFILE=0
 #                            SIZES="1k 16k 256k 4m" MODES="plain pipelined"
-#                            NICD_LISTEN_OPTS="notsent_lowat=off")
+#                            NICD_LISTEN_OPTS="notsent_lowat=off"
+#                            URING_ZC_LOCAL=off)
+# Where nicd has a working uring send backend, a second nicd runs it
+# ("nicd_uring", same settings; URING_ZC_LOCAL=on makes it send zero copy
+# to wrk on loopback too, which the kernel copies at transmit).
 # Writes build/bench/peers.json.  Two cores shared by servers and wrk:
 # compare ratios, not absolute numbers.  For each run it also reads CPU
 # 0's time from /proc/stat: microseconds of CPU 0 per request in user
@@ -51,6 +55,22 @@ taskset -c 0 "$NICD" --root "$work/www" \
     keepalive_requests 1000000;" &
 pids="$pids $!"
 
+# the uring backend beside it, where io_uring works here
+URING=""
+if "$NICD" -V | grep -q '^  uring ' && ! "$NICD" -V | grep -q 'unavailable here'; then
+    URING=nicd_uring
+    port_nicd_uring=$(free_port)
+    taskset -c 0 "$NICD" --root "$work/www" \
+        --threads 1 -g "listen 127.0.0.1:$port_nicd_uring $NICD_LISTEN_OPTS;
+        access_log off; error_log $work/nicd-uring.log warn;
+        open_file_cache max=1000; open_file_cache_valid 60s;
+        keepalive_requests 1000000; send_backend uring;
+        uring_zc_local ${URING_ZC_LOCAL:-off};" &
+    pids="$pids $!"
+else
+    echo "peers: no working uring backend in $NICD: its column is left out" >&2
+fi
+
 port_nginx=$(free_port)
 nginx_conf on "    server { listen 127.0.0.1:$port_nginx; root $work/www; }"
 taskset -c 0 /usr/sbin/nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" &
@@ -79,7 +99,7 @@ listen:
   host: 127.0.0.1
   port: $port_h2o"
 
-SERVERS="nicd nginx lighttpd h2o"
+SERVERS="nicd $URING nginx lighttpd h2o"
 for srv in $SERVERS; do
     eval "wait_port \$port_$srv"
 done
@@ -123,7 +143,7 @@ run_wrk() { # port size mode: wrk's JSON line, CPU 0's ticks spent, CPU 1's idle
     echo "$json $(($6 - $1)) $(($7 - $2)) $(($8 - $3)) $(($9 - $4)) $((${10} - $5))"
 }
 
-echo "nicd, nginx, lighttpd, h2o: one worker each on CPU 0, wrk -t1 -c$CONNS on CPU 1,"
+echo "$SERVERS: one worker each on CPU 0, wrk -t1 -c$CONNS on CPU 1,"
 echo "${DURATION}s runs, $RUNS alternating rounds; medians.  Two cores shared by servers and wrk."
 : > "$work/results"
 for mode in $MODES; do
@@ -161,18 +181,24 @@ for line in open(sys.argv[1]):
         "idle": ticks[3] * 1e6 / hz / n}
     rows.setdefault((mode, size), {}).setdefault(srv, []).append(r)
 out = []
-print("%-10s %-5s %10s %10s %10s %10s %9s %9s" % (
-    "mode", "size", "nicd", "nginx", "lighttpd", "h2o", "nicd/h2o,l", "nicd/all"))
+servers = []
+for d in rows.values():
+    for srv in d:
+        if srv not in servers:
+            servers.append(srv)
+ours = [x for x in servers if x.startswith("nicd")]
+print(("%-10s %-5s" + " %10s" * len(servers) + " %9s %9s") % (
+    ("mode", "size") + tuple(servers) + ("nicd/h2o,l", "nicd/all")))
 for (mode, size), d in rows.items():
     med = {s: statistics.median(r["requests_per_s"] for r in runs)
            for s, runs in d.items()}
     errs = {s: sum(sum(r["errors"].values()) for r in runs)
             for s, runs in d.items()}
     best_hl = max(med["h2o"], med["lighttpd"])
-    best = max(v for s, v in med.items() if s != "nicd")
-    print("%-10s %-5s %10.0f %10.0f %10.0f %10.0f %8.2fx %8.2fx" % (
-        mode, size, med["nicd"], med["nginx"], med["lighttpd"], med["h2o"],
-        med["nicd"] / best_hl, med["nicd"] / best))
+    best = max(v for s, v in med.items() if not s.startswith("nicd"))
+    print(("%-10s %-5s" + " %10.0f" * len(servers) + " %8.2fx %8.2fx") % (
+        (mode, size) + tuple(med[s] for s in servers)
+        + (med["nicd"] / best_hl, med["nicd"] / best)))
     if any(errs.values()):
         print("           errors: %r" % errs)
     cpu = {s: {k: statistics.median(r["cpu0_us_per_request"][k]
@@ -184,6 +210,17 @@ for (mode, size), d in rows.items():
     print("           CPU 0 us/request, user + kernel (idle): %s" % ", ".join(
         "%s %.2f + %.2f (%.2f)" % (s, c["user"], c["kernel"], c["idle"])
         for s, c in cpu.items()))
+    # requests per server-core-second: what one core of the server does,
+    # whatever bounds the row (wrk, here, at small sizes): the servers'
+    # own CPU 0 time per request, inverted
+    per_core = {s: 1e6 / max(c["user"] + c["kernel"], 1e-9)
+                for s, c in cpu.items()}
+    best_core = max(v for s, v in per_core.items()
+                    if not s.startswith("nicd"))
+    print("           requests per server-core-second: %s; %s" % (
+        ", ".join("%s %.0f" % (s, v) for s, v in per_core.items()),
+        ", ".join("%s/best peer %.2fx" % (s, per_core[s] / best_core)
+                  for s in ours)))
     print("           CPU 1 (wrk) idle: %s" % ", ".join(
         "%s %.0f %%" % (s, 100 * v) for s, v in idle1.items()))
     # both cores' busy time per request: the work the request cost the
@@ -200,6 +237,9 @@ for (mode, size), d in rows.items():
     out.append({"mode": mode, "size": size, "depth": int(sys.argv[3])
                 if mode == "pipelined" else 1, "median_rps": med,
                 "cpu0_us_per_request": cpu, "cpu1_idle_share": idle1,
+                "requests_per_server_core_second": per_core,
+                "server_core_vs_best_peer": {s: per_core[s] / best_core
+                                             for s in ours},
                 "both_cores_busy_us_per_request": both,
                 "errors": errs, "runs": {s: [r["requests_per_s"] for r in v]
                                          for s, v in d.items()},
