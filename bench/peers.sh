@@ -17,11 +17,16 @@
 # Usage: sh bench/peers.sh  (env: DURATION=8 RUNS=3 CONNS=64 DEPTH=16 PROFILE=0
 #                            SIZES="1k 16k 256k 4m" MODES="plain pipelined"
 #                            NICD_LISTEN_OPTS="notsent_lowat=off"
-#                            URING_ZC_LOCAL=off)
+#                            URING_ZC_LOCAL=off ALL_AT_ONCE=1 MAIN_ROUNDS=1)
 # Where nicd has a working uring send backend, a second nicd runs it
 # ("nicd_uring", same settings; URING_ZC_LOCAL=on makes it send zero copy
 # to wrk on loopback too, which the kernel copies at transmit).
-# Writes build/bench/peers.json.  Two cores shared by servers and wrk:
+# Then (ALL_AT_ONCE=1, the default) every server loaded at the same time,
+# one wrk each on CPU 1 (CONNS split among them), RUNS rounds a row: each
+# server process's own CPU time (user + system, /proc/PID/stat) per
+# request, and its inverse, requests per server-core-second: the load
+# generator, shared alike, no longer decides the row.
+# Writes build/bench/peers.json (and peers-at-once.json).  Two cores shared by servers and wrk:
 # compare ratios, not absolute numbers.  For each run it also reads CPU
 # 0's time from /proc/stat: microseconds of CPU 0 per request in user
 # mode (the server's own code) and in the kernel (system and softirq: its
@@ -54,6 +59,7 @@ taskset -c 0 "$NICD" --root "$work/www" \
     open_file_cache max=1000; open_file_cache_valid 60s;
     keepalive_requests 1000000;" &
 pids="$pids $!"
+pid_nicd=$!
 
 # the uring backend beside it, where io_uring works here
 URING=""
@@ -67,6 +73,7 @@ if "$NICD" -V | grep -q '^  uring ' && ! "$NICD" -V | grep -q 'unavailable here'
         keepalive_requests 1000000; send_backend uring;
         uring_zc_local ${URING_ZC_LOCAL:-off};" &
     pids="$pids $!"
+    pid_nicd_uring=$!
 else
     echo "peers: no working uring backend in $NICD: its column is left out" >&2
 fi
@@ -75,6 +82,7 @@ port_nginx=$(free_port)
 nginx_conf on "    server { listen 127.0.0.1:$port_nginx; root $work/www; }"
 taskset -c 0 /usr/sbin/nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" &
 pids="$pids $!"
+pid_nginx=$!
 
 port_lighttpd=$(free_port)
 cat > "$work/lighttpd.conf" <<CONF
@@ -92,12 +100,14 @@ mimetype.assign = ( "" => "application/octet-stream" )
 CONF
 taskset -c 0 /usr/sbin/lighttpd -D -f "$work/lighttpd.conf" &
 pids="$pids $!"
+pid_lighttpd=$!
 
 port_h2o=$(free_port)
 start_h2o "http1-request-timeout: 600
 listen:
   host: 127.0.0.1
   port: $port_h2o"
+pid_h2o=${pids##* }
 
 SERVERS="nicd $URING nginx lighttpd h2o"
 for srv in $SERVERS; do
@@ -145,8 +155,10 @@ run_wrk() { # port size mode: wrk's JSON line, CPU 0's ticks spent, CPU 1's idle
 
 echo "$SERVERS: one worker each on CPU 0, wrk -t1 -c$CONNS on CPU 1,"
 echo "${DURATION}s runs, $RUNS alternating rounds; medians.  Two cores shared by servers and wrk."
+# MAIN_ROUNDS=0: only the all-at-once part
 : > "$work/results"
-for mode in $MODES; do
+if [ "${MAIN_ROUNDS:-1}" = 1 ]; then MODES_MAIN=$MODES; else MODES_MAIN=""; fi
+for mode in $MODES_MAIN; do
     for s in $SIZES; do
         for r in $(seq "$RUNS"); do
             for srv in $SERVERS; do
@@ -248,6 +260,79 @@ for (mode, size), d in rows.items():
 json.dump(out, open(sys.argv[2], "w"), indent=1)
 print("results: %s" % sys.argv[2])
 PY
+
+# every server loaded at once: each one's own CPU per request
+if [ "${ALL_AT_ONCE:-1}" = 1 ]; then
+    nsrv=$(echo $SERVERS | wc -w)
+    each=$((CONNS / nsrv))
+    : > "$work/at-once"
+    for mode in $MODES; do
+        for s in $SIZES; do
+            for r in $(seq "$RUNS"); do
+                wrks=""
+                for srv in $SERVERS; do
+                    eval "port=\$port_$srv pid=\$pid_$srv"
+                    eval "t0_$srv=$(cpu_ticks "$pid")"
+                    if [ "$mode" = pipelined ]; then
+                        set -- -s bench/wrk/pipeline.lua "http://127.0.0.1:$port/$s.bin" -- "$DEPTH"
+                    else
+                        set -- -s bench/wrk/report.lua "http://127.0.0.1:$port/$s.bin"
+                    fi
+                    taskset -c 1 wrk -t1 -c"$each" -d"${DURATION}s" "$@" |
+                        sed -n 's/^JSON //p' > "$work/once-$srv" &
+                    wrks="$wrks $!"
+                done
+                # shellcheck disable=SC2086
+                wait $wrks
+                for srv in $SERVERS; do
+                    eval "pid=\$pid_$srv t0=\$t0_$srv"
+                    echo "$mode $s $srv $r $(($(cpu_ticks "$pid") - t0)) $(cat "$work/once-$srv")" >> "$work/at-once"
+                done
+                echo "  at once: $mode $s round $r" >&2
+            done
+        done
+    done
+    python3 - "$work/at-once" "$OUT/peers-at-once.json" "$(getconf CLK_TCK)" <<'PY'
+import json, statistics, sys
+hz = float(sys.argv[3])
+rows, errs = {}, {}
+for line in open(sys.argv[1]):
+    mode, size, srv, run, ticks, js = line.split(" ", 5)
+    r = json.loads(js)
+    if r["requests"] == 0:
+        sys.exit("peers: %s %s %s at once: no request answered" % (
+            mode, size, srv))
+    # CPU per answered request (a timed-out one, wrk's 2 s at pipelined
+    # 4 MiB, cost its share too: said below)
+    us = int(ticks) / hz * 1e6 / r["requests"]
+    rows.setdefault((mode, size), {}).setdefault(srv, []).append(us)
+    errs.setdefault((mode, size), {}).setdefault(srv, 0)
+    errs[(mode, size)][srv] += sum(r["errors"].values())
+servers = list(next(iter(rows.values())))
+print("every server loaded at once (one wrk each on CPU 1): the server's own "
+      "CPU (user + system) per request,\nmedians of the rounds, as requests "
+      "per server-core-second; nicd against the best peer")
+print(("%-10s %-5s" + " %11s" * len(servers) + " %9s") % (
+    ("mode", "size") + tuple(servers) + ("nicd/best",)))
+out = []
+for (mode, size), d in rows.items():
+    us = {s: statistics.median(v) for s, v in d.items()}
+    core = {s: 1e6 / max(v, 1e-9) for s, v in us.items()}
+    best = max(v for s, v in core.items() if not s.startswith("nicd"))
+    print(("%-10s %-5s" + " %11.0f" * len(servers) + " %8.2fx") % (
+        (mode, size) + tuple(core[s] for s in servers)
+        + (core["nicd"] / best,)))
+    if any(errs[(mode, size)].values()):
+        print("           errors (wrk's, timeouts): %r" % errs[(mode, size)])
+    out.append({"mode": mode, "size": size, "cpu_us_per_request": us,
+                "requests_per_server_core_second": core,
+                "rounds_us": d, "errors": errs[(mode, size)],
+                "vs_best_peer": {s: core[s] / best for s in core
+                                 if s.startswith("nicd")}})
+json.dump(out, open(sys.argv[2], "w"), indent=1)
+print("results: %s" % sys.argv[2])
+PY
+fi
 
 # PROFILE=1: then one more run of each server for each size and mode under
 # `perf record -a` (cpu-clock): where each core's busy time went, per

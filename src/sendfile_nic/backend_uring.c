@@ -146,10 +146,14 @@ static _Thread_local ring_t *tl_ring;
 static long                  page_size;
 static pthread_key_t         ring_key; /* its destructor ends a thread's ring */
 static pthread_once_t        ring_once = PTHREAD_ONCE_INIT;
-static uring_state_t        *ring_owner; /* whose counters the exit reaps */
+/* the newest configuration's state, whose counters a thread's end reaps
+ * into (NULL once it is stopped); set at start, while no worker runs */
+static uring_state_t *ring_owner;
 
 #define COUNT(s, k, n) __atomic_fetch_add(&(s)->c[k], (n), __ATOMIC_RELAXED)
 
+/* s may be NULL: a thread ending after its configuration's state went
+ * (nothing to count into then) */
 static void
 release(uring_state_t *s, hold_t *h)
 {
@@ -157,7 +161,9 @@ release(uring_state_t *s, hold_t *h)
         munmap(h->map, h->maplen);
     }
     free(h);
-    COUNT(s, C_NOTIFS, 1);
+    if (s != NULL) {
+        COUNT(s, C_NOTIFS, 1);
+    }
 }
 
 /* one completion that is not the send waited for: a notification */
@@ -165,7 +171,7 @@ static void
 reap_one(uring_state_t *s, ring_t *r, struct io_uring_cqe *cqe)
 {
     if (cqe->flags & IORING_CQE_F_NOTIF) {
-        if (cqe->res & IORING_NOTIF_USAGE_ZC_COPIED) {
+        if (s != NULL && (cqe->res & IORING_NOTIF_USAGE_ZC_COPIED)) {
             COUNT(s, C_ZC_COPIED, 1);
         }
         release(s, (hold_t *) (uintptr_t) cqe->user_data);
@@ -366,6 +372,9 @@ uring_fini(void *state)
 {
     uring_state_t *s = state;
 
+    if (ring_owner == s) {
+        ring_owner = NULL;
+    }
     snic_instance_stop(&s->plain);
     free(s);
 }
