@@ -68,6 +68,7 @@
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -118,8 +119,10 @@ static const char *const counter_names[C_N] = {
     "fallback_mmap",     "fallback_no_ring", "fallback_local"};
 
 typedef struct {
-    size_t          max_chunk, zc_min;
-    snic_instance_t plain; /* the sendfile backend, for the rest */
+    size_t max_chunk, zc_min;
+    void  *plain; /* the sendfile backend's state, for the rest (its
+                     operations called directly: backend.c, which lists
+                     this backend, is not called back) */
     int      available; /* io_uring and SENDMSG_ZC work here */
     int      report_usage; /* the kernel reports copied notifications */
     int      zc_local;     /* uring_zc_local on: zero copy to loopback too */
@@ -141,6 +144,8 @@ typedef struct {
     int             ok; /* -1: could not be set up in this thread */
     uint64_t        pending;
 } ring_t;
+
+extern const snic_backend_t snic_backend_sendfile;
 
 static _Thread_local ring_t *tl_ring;
 static long                  page_size;
@@ -354,11 +359,8 @@ uring_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
     }
     {
         snic_options_t po = {opt->max_chunk, NULL, 0};
-        extern const snic_backend_t snic_backend_sendfile;
 
-        if (snic_instance_start(&s->plain, &snic_backend_sendfile, &po, err,
-                                errlen)
-            != 0) {
+        if (snic_backend_sendfile.init(&po, &s->plain, err, errlen) != 0) {
             free(s);
             return -1;
         }
@@ -375,7 +377,7 @@ uring_fini(void *state)
     if (ring_owner == s) {
         ring_owner = NULL;
     }
-    snic_instance_stop(&s->plain);
+    snic_backend_sendfile.fini(s->plain);
     free(s);
 }
 
@@ -413,7 +415,7 @@ plain_send(uring_state_t *s, snic_conn_t *c, const snic_send_t *req,
            size_t *sent)
 {
     COUNT(s, C_SENDFILE, 1);
-    return snic_send(&s->plain, c, req, sent);
+    return snic_backend_sendfile.send(s->plain, c, req, sent);
 }
 
 /* a send's result into the contract's terms */
@@ -473,6 +475,16 @@ uring_send(void *state, snic_conn_t *c, const snic_send_t *req, size_t *sent)
          * from the page cache beats mapping it */
         COUNT(s, C_FB_SMALL, 1);
         return plain_send(s, c, req, sent);
+    }
+    if (c->corked) {
+        /* a cork the sendfile path left on (small pipelined responses
+         * before this one): off, or this send's last segment would wait
+         * for it; MSG_MORE packs from here on */
+        int off = 0;
+
+        if (setsockopt(c->fd, IPPROTO_TCP, TCP_CORK, &off, sizeof(off)) == 0) {
+            c->corked = 0;
+        }
     }
     flags = MSG_DONTWAIT | MSG_NOSIGNAL | (req->more || chunked ? MSG_MORE : 0);
     memset(&msg, 0, sizeof(msg));

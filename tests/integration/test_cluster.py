@@ -16,7 +16,7 @@ import re
 import subprocess
 import tempfile
 
-from nicd import NICD, Server, Skip, check
+from nicd import NICD, Server, Skip, check, wait_until
 
 BIN = os.path.dirname(NICD)
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -250,6 +250,12 @@ def test_per_nic_simulation_on_the_cluster():
     check(rc == 0 and out == want, err + out + want)
 
 
+def left_running():
+    """PIDs of Dask worker processes or tools of the bad-input cases"""
+    return subprocess.run(["pgrep", "-f", "spawn_main|/no/such|/nonexistent"],
+                          capture_output=True, text=True).stdout.split()
+
+
 def test_trace_tools_bad_input_is_one_line():
     venv()
     for prog, args, why in (
@@ -269,3 +275,6 @@ def test_trace_tools_bad_input_is_one_line():
         rc, out, err = cluster(*args, prog=prog)
         check(rc in (1, 2) and why in err and err.count("\n") == 1,
               "%s %r: %d %r" % (prog, args, rc, err))
+        # nothing left running: no worker process, no tool
+        wait_until(lambda: not left_running(), "%s %r left %r running"
+                   % (prog, args, left_running()))
