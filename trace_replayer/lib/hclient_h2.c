@@ -124,7 +124,6 @@ deliver(hclient_t *c)
          * HTTP/1.1), and what it already received is its own */
         hresp_init(&c->resp, c->ops->start(c->ud));
         if (h->head < h->n) {
-            h->st[h->head].resp.head_request = c->resp.head_request;
             flush_head(c, &h->st[h->head]);
         }
     }
@@ -428,9 +427,6 @@ h2_flush(hclient_t *c)
             return -1;
         }
         c->woff += (size_t) (eoh + 4 - p);
-    }
-    if (h->n > 0 && h->head == 0 && c->pending > 0) {
-        h->st[0].resp.head_request = c->resp.head_request;
     }
     return nghttp2_session_send(h->s) == 0 ? 0 : -1;
 }

@@ -141,44 +141,50 @@ dram_per_byte(const run_t *r)
  * bytes per served byte: the least of the line (1448 content bytes of each
  * 1514-byte frame), the interconnect at its busiest and the DRAM
  * bandwidth; 0 when the testbed gives no line rate (the paper's, whose
- * answer is the paced measurement).
+ * answer is the paced measurement).  *by (may be NULL): which of "line",
+ * "pcie" and "memory" sets it.
  */
 static double
-ceiling_gbps(const run_t *r)
+ceiling(const run_t *r, const char **by)
 {
-    double c, pcie = pcie_per_byte(r), dram = dram_per_byte(r);
+    double c, x, pcie = pcie_per_byte(r), dram = dram_per_byte(r);
 
+    if (by != NULL) {
+        *by = "line";
+    }
     if (r->line_gbps <= 0) {
         return 0;
     }
     c = r->line_gbps * 1448.0 / 1514.0;
-    if (pcie > 0 && r->bus_bw > 0) {
-        double b = r->bus_bw * r->bus_max_util / pcie * 8 / 1e9;
-
-        c = b < c ? b : c;
+    if (pcie > 0 && r->bus_bw > 0
+        && (x = r->bus_bw * r->bus_max_util / pcie * 8 / 1e9) < c) {
+        c = x;
+        if (by != NULL) {
+            *by = "pcie";
+        }
     }
-    if (dram > 0 && r->mem_bw > 0) {
-        double m = r->mem_bw / dram * 8 / 1e9;
-
-        c = m < c ? m : c;
+    if (dram > 0 && r->mem_bw > 0 && (x = r->mem_bw / dram * 8 / 1e9) < c) {
+        c = x;
+        if (by != NULL) {
+            *by = "memory";
+        }
     }
     return c;
 }
 
-/* what limits the ceiling: "line", "pcie" or "memory" */
+static double
+ceiling_gbps(const run_t *r)
+{
+    return ceiling(r, NULL);
+}
+
 static const char *
 ceiling_by(const run_t *r)
 {
-    double c = ceiling_gbps(r), pcie = pcie_per_byte(r), dram = dram_per_byte(r);
+    const char *by;
 
-    if (dram > 0 && r->mem_bw > 0 && r->mem_bw / dram * 8 / 1e9 <= c + 1e-9) {
-        return "memory";
-    }
-    if (pcie > 0 && r->bus_bw > 0
-        && r->bus_bw * r->bus_max_util / pcie * 8 / 1e9 <= c + 1e-9) {
-        return "pcie";
-    }
-    return "line";
+    ceiling(r, &by);
+    return by;
 }
 
 /* a configuration's gain over its baseline in percent: the median of the
@@ -187,15 +193,7 @@ ceiling_by(const run_t *r)
 static double
 gain_of(cmp_t *cp, const run_t *r, int rate)
 {
-    const run_t *b = baseline(cp, r);
-
-    if (b == NULL || b == r || !bound(cp, r->testbed)) {
-        return 0;
-    }
-    if (r->has_ci) {
-        return rate ? r->rgain_ci.median : r->gain_ci.median;
-    }
-    return rate ? gain(r->rps, b->rps) : gain(r->mbps, b->mbps);
+    return bound(cp, r->testbed) ? measured_gain(cp, r, rate) : 0;
 }
 
 /* 1 when a gain's interval holds 0: no measurable change */
