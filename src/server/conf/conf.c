@@ -267,9 +267,23 @@ static nicd_loc_conf_t *
 loc_new(nicd_conf_t *c, int kind)
 {
     nicd_loc_conf_t *l = conf_alloc(c, sizeof(*l));
+    int              i;
 
     if (l == NULL) {
         return NULL;
+    }
+    /* every module's own settings of this level */
+    l->mconf = conf_alloc(c, sizeof(void *) * (size_t) (c->nmodules + 1));
+    if (l->mconf == NULL) {
+        return NULL;
+    }
+    for (i = 0; i < c->nmodules; i++) {
+        if (c->modules[i]->create_loc_conf != NULL) {
+            l->mconf[i] = c->modules[i]->create_loc_conf(c);
+            if (l->mconf[i] == NULL) {
+                return NULL;
+            }
+        }
     }
     l->kind = kind;
     l->root_fd = -1;
@@ -284,7 +298,6 @@ loc_new(nicd_conf_t *c, int kind)
     l->limit_rate = NICD_UNSET;
     l->format = -1;
     l->lua_idx = -1;
-    l->expires_kind = NICD_UNSET;
     l->gzip_static = NICD_UNSET;
     l->gzip_vary = NICD_UNSET;
     l->absolute_redirect = NICD_UNSET;
@@ -304,11 +317,14 @@ loc_new(nicd_conf_t *c, int kind)
         l->f = p != NULL ? p->f : (dflt);                                      \
     }
 
-/* l takes what it does not set from p (NULL: the defaults) */
-static void
-loc_merge(nicd_loc_conf_t *l, const nicd_loc_conf_t *p)
+/* l takes what it does not set from p (NULL: the defaults), the core's
+ * settings and each module's: NULL, or a message */
+static const char *
+loc_merge(nicd_conf_t *c, nicd_loc_conf_t *l, const nicd_loc_conf_t *p)
 {
     static char *default_index[] = {"index.html"};
+    const char  *msg;
+    int          i;
 
     if (l->root == NULL) {
         l->root = p != NULL ? p->root : "html";
@@ -350,14 +366,6 @@ loc_merge(nicd_loc_conf_t *l, const nicd_loc_conf_t *p)
     if (l->auth_file == NULL && p != NULL) {
         l->auth_file = p->auth_file;
     }
-    if (l->headers == NULL && p != NULL) {
-        l->headers = p->headers;
-        l->nheaders = p->nheaders;
-    }
-    if (l->expires_kind == NICD_UNSET) {
-        l->expires_kind = p != NULL ? p->expires_kind : NICD_EXPIRES_OFF;
-        l->expires = p != NULL ? p->expires : 0;
-    }
     MERGE_INT(gzip_static, 0);
     MERGE_INT(gzip_vary, 0);
     MERGE_INT(absolute_redirect, 1);
@@ -368,12 +376,22 @@ loc_merge(nicd_loc_conf_t *l, const nicd_loc_conf_t *p)
         l->gzip_types = p->gzip_types;
         l->ngzip_types = p->ngzip_types;
     }
+    for (i = 0; i < c->nmodules; i++) {
+        if (c->modules[i]->merge_loc_conf != NULL) {
+            msg = c->modules[i]->merge_loc_conf(
+                c, p != NULL ? p->mconf[i] : NULL, l->mconf[i]);
+            if (msg != NULL) {
+                return msg;
+            }
+        }
+    }
+    return NULL;
 }
 
 /* defaults */
 
 nicd_conf_t *
-nicd_conf_new(const nicd_module_t *const *modules)
+nicd_conf_new(nicd_module_t *const *modules)
 {
     nicd_conf_t *c = calloc(1, sizeof(*c));
 
@@ -381,6 +399,12 @@ nicd_conf_new(const nicd_module_t *const *modules)
         return NULL;
     }
     c->modules = modules;
+    /* a module's place in the list indexes its settings (the list is
+     * the same for every configuration: numbering again changes nothing) */
+    for (c->nmodules = 0; modules != NULL && modules[c->nmodules] != NULL;
+         c->nmodules++) {
+        modules[c->nmodules]->index = c->nmodules;
+    }
     c->http = loc_new(c, NICD_LOC_SERVER);
     if (c->http == NULL) {
         free(c);
@@ -1022,31 +1046,39 @@ loc_level(const directive_t *d)
     return (d->ctx & CTX_LOC) && !(d->ctx & CTX_ONE);
 }
 
+/* the settings a generic setter writes: the module's at the level being
+ * read, the level's own (a core directive), or nicd_conf_t */
 static void *
 slot_base(parse_t *ps)
 {
-    return loc_level(ps->d) ? (void *) ps->loc : (void *) ps->conf;
+    if (!loc_level(ps->d)) {
+        return ps->conf;
+    }
+    return ps->module != NULL && ps->module->create_loc_conf != NULL
+               ? nicd_conf_module_loc(ps)
+               : (void *) ps->loc;
+}
+
+void *
+nicd_conf_module_loc(parse_t *ps)
+{
+    /* an if {} block holds the rewrite module's rules alone */
+    return ps->loc->mconf != NULL ? ps->loc->mconf[ps->module->index] : NULL;
 }
 
 #define SLOT(ps, type) ((type *) ((char *) slot_base(ps) + (ps)->d->offset))
 
-static const char *
-slot_flag(parse_t *ps, const char **a, int n)
+const char *
+nicd_conf_slot_flag(parse_t *ps, const char **a, int n)
 {
     (void) n;
     return flag(a[0], SLOT(ps, int));
 }
 
-const char *
-nicd_conf_slot_flag(parse_t *ps, const char **a, int n)
-{
-    return slot_flag(ps, a, n);
-}
-
 /* one of the names of the directive's table (post), as its value:
  * nginx's ngx_conf_set_enum_slot */
-static const char *
-slot_enum(parse_t *ps, const char **a, int n)
+const char *
+nicd_conf_slot_enum(parse_t *ps, const char **a, int n)
 {
     const nicd_conf_enum_t *e = ps->d->post;
     char                    names[256];
@@ -1084,30 +1116,30 @@ static const nicd_conf_enum_t symlink_modes[] = {
     {"on", NICD_SYMLINKS_ON},
     {NULL, 0}};
 
-static const char *
-slot_msec(parse_t *ps, const char **a, int n)
+const char *
+nicd_conf_slot_msec(parse_t *ps, const char **a, int n)
 {
     (void) n;
     return time_val(a[0], SLOT(ps, long));
 }
 
-static const char *
-slot_size(parse_t *ps, const char **a, int n)
+const char *
+nicd_conf_slot_size(parse_t *ps, const char **a, int n)
 {
     (void) n;
     return size_val(a[0], SLOT(ps, size_t));
 }
 
-static const char *
-slot_positive(parse_t *ps, const char **a, int n)
+const char *
+nicd_conf_slot_positive(parse_t *ps, const char **a, int n)
 {
     (void) n;
     return positive_int(a[0], SLOT(ps, int));
 }
 
 /* a string of the location's settings (arena) or of nicd_conf_t (heap) */
-static const char *
-slot_str(parse_t *ps, const char **a, int n)
+const char *
+nicd_conf_slot_str(parse_t *ps, const char **a, int n)
 {
     char *v;
 
@@ -1355,66 +1387,75 @@ set_types(parse_t *ps, const char **a, int n)
 static const directive_t core_directives[] = {
     {"worker_threads", CTX_MAIN, 1, 1, set_worker_threads, 0},
     {"worker_processes", CTX_MAIN, 1, 1, set_worker_threads, 0},
-    {"worker_connections", CTX_MAIN, 1, 1, slot_positive,
+    {"worker_connections", CTX_MAIN, 1, 1, nicd_conf_slot_positive,
      CONF(worker_connections)},
-    {"worker_rlimit_nofile", CTX_MAIN, 1, 1, slot_positive,
+    {"worker_rlimit_nofile", CTX_MAIN, 1, 1, nicd_conf_slot_positive,
      CONF(worker_rlimit_nofile)},
     {"listen", CTX_SRV, 1, 8, set_listen, 0},
     {"server_name", CTX_SRV, 1, MAX_ARGS, set_server_name, 0},
     {"root", CTX_HSL, 1, 1, set_root, 0},
     {"alias", CTX_LOC, 1, 1, set_root, 0},
     {"index", CTX_HSL, 1, MAX_ARGS, set_index, 0},
-    {"autoindex", CTX_HSL, 1, 1, slot_flag, LOC(autoindex)},
-    {"autoindex_exact_size", CTX_HSL, 1, 1, slot_flag,
+    {"autoindex", CTX_HSL, 1, 1, nicd_conf_slot_flag, LOC(autoindex)},
+    {"autoindex_exact_size", CTX_HSL, 1, 1, nicd_conf_slot_flag,
      LOC(autoindex_exact_size)},
-    {"autoindex_localtime", CTX_HSL, 1, 1, slot_flag, LOC(autoindex_localtime)},
-    {"autoindex_format", CTX_HSL, 1, 1, slot_enum, LOC(autoindex_format), 0,
-     autoindex_formats},
-    {"default_type", CTX_HSL, 1, 1, slot_str, LOC(default_type)},
-    {"charset", CTX_HSL, 1, 1, slot_str, LOC(charset)},
-    {"if_modified_since", CTX_HSL, 1, 1, slot_enum, LOC(if_modified_since), 0,
-     ims_values},
-    {"etag", CTX_HSL, 1, 1, slot_flag, LOC(etag)},
+    {"autoindex_localtime", CTX_HSL, 1, 1, nicd_conf_slot_flag,
+     LOC(autoindex_localtime)},
+    {"autoindex_format", CTX_HSL, 1, 1, nicd_conf_slot_enum,
+     LOC(autoindex_format), 0, autoindex_formats},
+    {"default_type", CTX_HSL, 1, 1, nicd_conf_slot_str, LOC(default_type)},
+    {"charset", CTX_HSL, 1, 1, nicd_conf_slot_str, LOC(charset)},
+    {"if_modified_since", CTX_HSL, 1, 1, nicd_conf_slot_enum,
+     LOC(if_modified_since), 0, ims_values},
+    {"etag", CTX_HSL, 1, 1, nicd_conf_slot_flag, LOC(etag)},
     {"max_ranges", CTX_HSL, 1, 1, set_max_ranges, 0},
     {"limit_rate", CTX_HSL, 1, 1, set_limit_rate, 0},
     {"internal", CTX_LOC, 0, 0, set_internal, 0},
-    {"gzip_static", CTX_HSL, 1, 1, slot_flag, LOC(gzip_static)},
-    {"gzip_vary", CTX_HSL, 1, 1, slot_flag, LOC(gzip_vary)},
-    {"absolute_redirect", CTX_HSL, 1, 1, slot_flag, LOC(absolute_redirect)},
-    {"disable_symlinks", MHS, 1, 1, slot_enum, CONF(disable_symlinks), 0,
-     symlink_modes},
+    {"gzip_static", CTX_HSL, 1, 1, nicd_conf_slot_flag, LOC(gzip_static)},
+    {"gzip_vary", CTX_HSL, 1, 1, nicd_conf_slot_flag, LOC(gzip_vary)},
+    {"absolute_redirect", CTX_HSL, 1, 1, nicd_conf_slot_flag,
+     LOC(absolute_redirect)},
+    {"disable_symlinks", MHS, 1, 1, nicd_conf_slot_enum, CONF(disable_symlinks),
+     0, symlink_modes},
     {"error_log", MHS, 1, 2, set_error_log, 0},
     {"send_backend", MH, 1, 1, set_backend, 0},
     {"sendfile", MHS, 1, 1, set_sendfile, 0},
-    {"sendfile_max_chunk", MHS, 1, 1, slot_size, CONF(sendfile_max_chunk)},
-    {"client_header_timeout", MHS, 1, 1, slot_msec,
+    {"sendfile_max_chunk", MHS, 1, 1, nicd_conf_slot_size,
+     CONF(sendfile_max_chunk)},
+    {"client_header_timeout", MHS, 1, 1, nicd_conf_slot_msec,
      CONF(client_header_timeout)},
     {"keepalive_timeout", MHS, 1, 2, set_keepalive_timeout, 0},
-    {"send_timeout", MHS, 1, 1, slot_msec, CONF(send_timeout)},
-    {"keepalive_requests", MHS, 1, 1, slot_positive, CONF(keepalive_requests)},
-    {"client_header_buffer_size", MHS, 1, 1, slot_size,
+    {"send_timeout", MHS, 1, 1, nicd_conf_slot_msec, CONF(send_timeout)},
+    {"keepalive_requests", MHS, 1, 1, nicd_conf_slot_positive,
+     CONF(keepalive_requests)},
+    {"client_header_buffer_size", MHS, 1, 1, nicd_conf_slot_size,
      CONF(client_header_buffer_size)},
     {"large_client_header_buffers", MHS, 2, 2, set_large_buffers, 0},
-    {"client_max_body_size", MHS, 1, 1, slot_size, CONF(client_max_body_size)},
+    {"client_max_body_size", MHS, 1, 1, nicd_conf_slot_size,
+     CONF(client_max_body_size)},
     {"open_file_cache", MHS, 1, 3, set_open_file_cache, 0},
-    {"open_file_cache_valid", MHS, 1, 1, slot_msec,
+    {"open_file_cache_valid", MHS, 1, 1, nicd_conf_slot_msec,
      CONF(open_file_cache_valid)},
-    {"server_tokens", MHS, 1, 1, slot_flag, CONF(server_tokens)},
+    {"server_tokens", MHS, 1, 1, nicd_conf_slot_flag, CONF(server_tokens)},
     {"pid", CTX_MAIN, 1, 1, set_pid, 0},
     {"ssl_certificate", CTX_TOP, 1, 1, set_ssl_certificate, 0},
     {"ssl_certificate_key", CTX_TOP, 1, 1, set_ssl_certificate, 0},
     {"ssl_protocols", MH, 1, 4, set_ssl_protocols, 0},
-    {"ssl_ciphers", MH, 1, 1, slot_str, CONF(ssl_ciphers)},
-    {"ssl_prefer_server_ciphers", MH, 1, 1, slot_flag,
+    {"ssl_ciphers", MH, 1, 1, nicd_conf_slot_str, CONF(ssl_ciphers)},
+    {"ssl_prefer_server_ciphers", MH, 1, 1, nicd_conf_slot_flag,
      CONF(ssl_prefer_server_ciphers)},
     {"ssl_session_cache", MH, 1, 3, set_ssl_session_cache, 0},
-    {"ssl_session_timeout", MH, 1, 1, slot_msec, CONF(ssl_session_timeout)},
-    {"ssl_session_tickets", MH, 1, 1, slot_flag, CONF(ssl_session_tickets)},
-    {"ssl_dhparam", MH, 1, 1, slot_str, CONF(ssl_dhparam)},
-    {"http2_max_concurrent_streams", MH, 1, 1, slot_positive,
+    {"ssl_session_timeout", MH, 1, 1, nicd_conf_slot_msec,
+     CONF(ssl_session_timeout)},
+    {"ssl_session_tickets", MH, 1, 1, nicd_conf_slot_flag,
+     CONF(ssl_session_tickets)},
+    {"ssl_dhparam", MH, 1, 1, nicd_conf_slot_str, CONF(ssl_dhparam)},
+    {"http2_max_concurrent_streams", MH, 1, 1, nicd_conf_slot_positive,
      CONF(http2_max_concurrent_streams)},
-    {"http2_max_header_size", MH, 1, 1, slot_size, CONF(http2_max_header_size)},
-    {"http2_max_field_size", MH, 1, 1, slot_size, CONF(http2_max_header_size)},
+    {"http2_max_header_size", MH, 1, 1, nicd_conf_slot_size,
+     CONF(http2_max_header_size)},
+    {"http2_max_field_size", MH, 1, 1, nicd_conf_slot_size,
+     CONF(http2_max_header_size)},
     {"http2_recv_buffer_size", MH, 1, 1, set_h2_recv_buffer, 0},
     /* nginx's housekeeping: nothing to do for nicd (docs/config.md) */
     {"tcp_nopush", CTX_HSL | CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
@@ -1452,15 +1493,21 @@ table_find(const directive_t *d, const char *name)
     return NULL;
 }
 
-/* the core's directive name, else a module's */
+/* the core's directive name, else a module's (*m, unless m is NULL: its
+ * module, NULL for the core's) */
 static const directive_t *
-directive_find(const nicd_conf_t *c, const char *name)
+directive_find(const nicd_conf_t *c, const char *name, const nicd_module_t **m)
 {
-    const directive_t *d = table_find(core_directives, name);
-    int                i;
+    const directive_t   *d = table_find(core_directives, name);
+    const nicd_module_t *owner = NULL;
+    int                  i;
 
-    for (i = 0; d == NULL && c->modules != NULL && c->modules[i] != NULL; i++) {
+    for (i = 0; d == NULL && i < c->nmodules; i++) {
         d = table_find(c->modules[i]->directives, name);
+        owner = c->modules[i];
+    }
+    if (m != NULL) {
+        *m = owner;
     }
     return d;
 }
@@ -1648,9 +1695,10 @@ static int
 apply(parse_t *ps, const char *name, const char **args, int nargs,
       const char *where)
 {
-    const directive_t *d = directive_find(ps->conf, name);
-    const char        *msg;
-    int                i;
+    const nicd_module_t *m;
+    const directive_t   *d = directive_find(ps->conf, name, &m);
+    const char          *msg;
+    int                  i;
 
     if (d == NULL) {
         if (snic_backend_claims(name)) {
@@ -1675,10 +1723,8 @@ apply(parse_t *ps, const char *name, const char **args, int nargs,
         }
         /* a name a module makes its own (a send backend's report,
          * "nic_status;") */
-        for (i = 0; ps->conf->modules != NULL && ps->conf->modules[i] != NULL;
-             i++) {
-            const nicd_module_t *m = ps->conf->modules[i];
-
+        for (i = 0; i < ps->conf->nmodules; i++) {
+            m = ps->conf->modules[i];
             if (m->unknown != NULL && m->unknown(ps, name, nargs, &msg)) {
                 if (msg != NULL) {
                     fail(ps, "\"%s\" %s", name, msg);
@@ -1707,8 +1753,10 @@ apply(parse_t *ps, const char *name, const char **args, int nargs,
                   name, ctx_name(ps->ctx), ps->name, ps->line);
     }
     ps->d = d;
+    ps->module = m;
     msg = d->set(ps, args, nargs);
     ps->d = NULL;
+    ps->module = NULL;
     if (msg != NULL) {
         if (strncmp(msg, "is ", 3) == 0) {
             fail(ps, "\"%s\" directive %s", name, msg);
@@ -1976,7 +2024,7 @@ parse_lines(parse_t *ps, const char *block)
 static int
 block_directive(parse_t *ps)
 {
-    const directive_t *d = directive_find(ps->conf, ps->words[0]);
+    const directive_t *d = directive_find(ps->conf, ps->words[0], NULL);
     nicd_loc_conf_t   *loc = ps->loc;
     unsigned           ctx = ps->ctx;
     char               name[32], where[512];
@@ -2013,8 +2061,8 @@ directive(parse_t *ps)
         }
         return do_include(ps, ps->words[1]);
     }
-    if (directive_find(ps->conf, ps->words[0]) != NULL
-        && directive_find(ps->conf, ps->words[0])->block != 0) {
+    if (directive_find(ps->conf, ps->words[0], NULL) != NULL
+        && directive_find(ps->conf, ps->words[0], NULL)->block != 0) {
         fail(ps, "directive \"%s\" has no opening \"{\"", ps->words[0]);
         return -1;
     }
@@ -2142,8 +2190,8 @@ parse_block(parse_t *ps, const char *block)
                 }
                 break;
             }
-            if (directive_find(ps->conf, ps->words[0]) != NULL
-                && directive_find(ps->conf, ps->words[0])->block != 0) {
+            if (directive_find(ps->conf, ps->words[0], NULL) != NULL
+                && directive_find(ps->conf, ps->words[0], NULL)->block != 0) {
                 rc = block_directive(ps);
                 free_words(ps);
                 if (rc != 0) {
@@ -2304,9 +2352,31 @@ finish_certificates(nicd_conf_t *c, char *err, size_t errlen)
     return 0;
 }
 
-/* every location takes what it does not set from the one around it */
-static void
-merge_tree(nicd_loc_conf_t *l, const char *root_override)
+/* l takes what it does not set from p (NULL: the defaults): 0, or -1
+ * with err naming the level */
+static int
+merge_level(nicd_conf_t *c, nicd_loc_conf_t *l, const nicd_loc_conf_t *p,
+            char *err, size_t errlen)
+{
+    const char *msg = loc_merge(c, l, p);
+
+    if (msg == NULL) {
+        return 0;
+    }
+    if (l->where != NULL && l->name != NULL) {
+        snprintf(err, errlen, "%s in location \"%s\" in %s", msg, l->name,
+                 l->where);
+    } else {
+        snprintf(err, errlen, "%s", msg);
+    }
+    return -1;
+}
+
+/* every location takes what it does not set from the one around it: 0,
+ * or -1 with err */
+static int
+merge_tree(nicd_conf_t *c, nicd_loc_conf_t *l, const char *root_override,
+           char *err, size_t errlen)
 {
     int i;
 
@@ -2316,9 +2386,12 @@ merge_tree(nicd_loc_conf_t *l, const char *root_override)
         l->root_vars = 0;
     }
     for (i = 0; i < l->nlocs; i++) {
-        loc_merge(l->locs[i], l);
-        merge_tree(l->locs[i], NULL);
+        if (merge_level(c, l->locs[i], l, err, errlen) != 0
+            || merge_tree(c, l->locs[i], NULL, err, errlen) != 0) {
+            return -1;
+        }
     }
+    return 0;
 }
 
 /* a server without listen: the implicit server's addresses, else the
@@ -2417,16 +2490,23 @@ nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen)
     if (finish_listens(c, err, errlen) != 0) {
         return -1;
     }
-    loc_merge(c->http, NULL);
+    if (merge_level(c, c->http, NULL, err, errlen) != 0) {
+        return -1;
+    }
     if (c->root_override != NULL) {
         c->http->root = c->root_override;
         c->http->alias = 0;
     }
-    merge_tree(c->http, c->root_override);
+    if (merge_tree(c, c->http, c->root_override, err, errlen) != 0) {
+        return -1;
+    }
     for (k = 0; k < c->nservers; k++) {
-        if (!c->servers[k]->implicit) {
-            loc_merge(c->servers[k]->loc, c->http);
-            merge_tree(c->servers[k]->loc, c->root_override);
+        if (!c->servers[k]->implicit
+            && (merge_level(c, c->servers[k]->loc, c->http, err, errlen) != 0
+                || merge_tree(c, c->servers[k]->loc, c->root_override, err,
+                              errlen)
+                       != 0)) {
+            return -1;
         }
     }
     if (c->backend == NULL) {

@@ -70,13 +70,6 @@ enum {
 };
 
 enum { NICD_AUTOINDEX_HTML = 0, NICD_AUTOINDEX_JSON, NICD_AUTOINDEX_XML };
-enum {
-    NICD_EXPIRES_OFF = 0,
-    NICD_EXPIRES_EPOCH,
-    NICD_EXPIRES_MAX,
-    NICD_EXPIRES_ACCESS,
-    NICD_EXPIRES_MODIFIED
-};
 
 /* a location's content handler: files (static.c) when none is set */
 typedef void (*nicd_content_pt)(struct nicd_conn_s          *c,
@@ -162,14 +155,6 @@ typedef struct {
     char *uri;
 } nicd_error_page_t;
 
-/* "add_header NAME VALUE [always];" (modules/headers.c) */
-typedef struct {
-    char  *name, *value;
-    size_t nlen, vlen;
-    int    always;
-    int    vars; /* value holds variables: expanded per response */
-} nicd_add_header_t;
-
 /*
  * A location's settings, and the server's and http's own (the same
  * struct, kind NICD_LOC_SERVER): a setting not written at a level is
@@ -189,6 +174,9 @@ struct nicd_loc_conf_s {
     int                 nlocs;
     char               *where; /* "file:line" */
     int                 internal;
+    /* each module's own settings of this level, by its index (NULL for a
+     * module that keeps none): NICD_LOC_CONF() */
+    void **mconf;
 
     /* core: where files come from */
     char  *root; /* root or alias (with alias set) */
@@ -226,11 +214,6 @@ struct nicd_loc_conf_s {
     int                logs_set; /* access_log written here (off too) */
     nicd_error_page_t *error_pages;
     int                nerror_pages;
-    /* modules/headers.c */
-    nicd_add_header_t *headers;
-    int                nheaders;
-    int                expires_kind; /* NICD_EXPIRES_*, NICD_UNSET */
-    long               expires;      /* seconds */
     /* modules/access.c: allow and deny, in order; auth_basic */
     struct nicd_access_rule_s *access;
     int                        naccess;
@@ -273,7 +256,8 @@ struct nicd_module_s;
 typedef struct nicd_conf_s {
     /* the modules whose directives it reads, ending with NULL (main.c's
      * list, modules/modules.c) */
-    const struct nicd_module_s *const *modules;
+    struct nicd_module_s *const *modules;
+    int                          nmodules;
     char *file;  /* the main configuration file, NULL for none */
     void *arena; /* what the server and location settings allocate,
                     freed with the configuration */
@@ -398,7 +382,7 @@ size_t nicd_server_name_match(const char *p, const char *h, size_t len);
 
 /* A configuration with every default set, reading the directives of
  * modules (a list ending with NULL) besides the core's. */
-nicd_conf_t *nicd_conf_new(const struct nicd_module_s *const *modules);
+nicd_conf_t *nicd_conf_new(struct nicd_module_s *const *modules);
 void         nicd_conf_free(nicd_conf_t *c);
 
 /*

@@ -57,24 +57,26 @@ typedef struct {
 
 /* the tokenizer's state, and where the directive at hand goes */
 struct parse_s {
-    nicd_conf_t        *conf;
-    const char         *name; /* file name for messages */
-    const char         *dir;  /* directory for include */
-    const char         *p;
-    const char         *end;
-    int                 line;
-    char               *err;
-    size_t              errlen;
-    int                 depth;
-    char               *words[MAX_ARGS + 2];
-    int                 nwords;
-    unsigned            ctx;        /* CTX_* of the block at hand */
-    nicd_server_conf_t *srv;        /* the server {} at hand, or NULL */
-    nicd_loc_conf_t    *loc;        /* the settings directives at hand go to */
-    const directive_t  *d;          /* the directive being set */
-    int                 override;   /* -g: a setting may replace one */
-    set_pt              lines;      /* a CTX_LINES block's line handler */
-    void               *lines_data; /* ... and what it fills */
+    nicd_conf_t                *conf;
+    const char                 *name; /* file name for messages */
+    const char                 *dir;  /* directory for include */
+    const char                 *p;
+    const char                 *end;
+    int                         line;
+    char                       *err;
+    size_t                      errlen;
+    int                         depth;
+    char                       *words[MAX_ARGS + 2];
+    int                         nwords;
+    unsigned                    ctx; /* CTX_* of the block at hand */
+    nicd_server_conf_t         *srv; /* the server {} at hand, or NULL */
+    nicd_loc_conf_t            *loc; /* the settings directives at hand go to */
+    const directive_t          *d;   /* the directive being set */
+    const struct nicd_module_s *module;   /* ... and its module (NULL: the
+                                           core's) */
+    int                         override; /* -g: a setting may replace one */
+    set_pt                      lines;    /* a CTX_LINES block's line handler */
+    void                       *lines_data; /* ... and what it fills */
 };
 
 /* the configuration's arena (freed with it), for settings */
@@ -106,12 +108,13 @@ const char *nicd_conf_housekeeping(parse_t *ps, const char **a, int n);
 const char *nicd_conf_handler(parse_t *ps, nicd_content_pt h, const char *name);
 
 /*
- * A module, as nginx's ngx_module_t: the directives it owns, and what it
- * does at start-up and in each worker.  main.c lists the modules
- * (modules/modules.c) and gives the list to nicd_conf_new(); conf.c reads
- * every module's table and knows none by name; the phases call what the
- * modules hook into them (http/handler.h), so nothing below a module
- * calls it by name.
+ * A module, as nginx's ngx_module_t: the directives it owns, its own
+ * settings at each level, and what it does at start-up and in each
+ * worker.  main.c lists the modules (modules/modules.c) and gives the
+ * list to nicd_conf_new(), which numbers them; conf.c reads every
+ * module's table and knows none by name; the phases and filters call
+ * what the modules hook into them (http/handler.h), so nothing below a
+ * module calls it by name.
  */
 struct nicd_worker_s;
 typedef struct nicd_module_s {
@@ -121,16 +124,53 @@ typedef struct nicd_module_s {
      * the backends make): 1 when the module took it, with *msg NULL or
      * the error; 0 when it is not the module's */
     int (*unknown)(parse_t *ps, const char *name, int nargs, const char **msg);
-    /* once, before any configuration is read: its hooks into the phases */
+    /*
+     * Its settings of the http, server and location levels, as nginx's
+     * create_loc_conf and merge_loc_conf (optional, both or neither).
+     * create: one level's, every field unset (NICD_UNSET, NULL), from the
+     * configuration's arena; NULL when out of memory.  merge: what conf
+     * does not set taken from prev, the enclosing level's (NULL at the
+     * http level: the defaults); NULL, or a message.  A CTX_LOC
+     * directive of the module writes its settings (its generic setters'
+     * offsets are in them), and the module reads them at run time with
+     * NICD_LOC_CONF(lc, module).
+     */
+    void *(*create_loc_conf)(nicd_conf_t *c);
+    const char *(*merge_loc_conf)(nicd_conf_t *c, const void *prev, void *conf);
+    /* once, before any configuration is read: its hooks into the phases
+     * and filters */
     void (*init)(void);
     /* what it keeps per worker thread: made before the thread's first
      * request, freed when it ends */
     void (*worker_init)(struct nicd_worker_s *w);
     void (*worker_free)(struct nicd_worker_s *w);
+    /* its place in the module list (nicd_conf_new() numbers them), which
+     * indexes every level's settings (nginx's ctx_index) */
+    int index;
 } nicd_module_t;
 
-/* the generic "on"/"off" setter, for modules' tables (field at offset) */
+/* the module's settings of a level (lc: a const nicd_loc_conf_t *) */
+#define NICD_LOC_CONF(lc, module) ((lc)->mconf[(module).index])
+
+/* the settings of the module of the directive being set, at the level
+ * being read (a module's own setters write them) */
+void *nicd_conf_module_loc(parse_t *ps);
+
+/*
+ * The generic setters, nginx's ngx_conf_set_*_slot: the directive's
+ * first argument into the field at its offset, in the settings of its
+ * module at the level being read (CTX_LOC among its contexts), else in
+ * nicd_conf_t.  flag: "on"/"off" (int); enum: one of the names of the
+ * directive's post table (int); msec: a time ("30s", "1m"; long ms);
+ * size: a size ("64k"; size_t); positive: a whole number > 0 (int); str:
+ * a string (char *).  NULL, or a message.
+ */
 const char *nicd_conf_slot_flag(parse_t *ps, const char **a, int n);
+const char *nicd_conf_slot_enum(parse_t *ps, const char **a, int n);
+const char *nicd_conf_slot_msec(parse_t *ps, const char **a, int n);
+const char *nicd_conf_slot_size(parse_t *ps, const char **a, int n);
+const char *nicd_conf_slot_positive(parse_t *ps, const char **a, int n);
+const char *nicd_conf_slot_str(parse_t *ps, const char **a, int n);
 
 /* sets of directive-owning modules' wrappers conf.c calls when finishing */
 /* the log format NAME (defined earlier, or "combined"), or NULL */

@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <time.h>
-
 #include "handler.h"
 #include "http2.h"
 #include "variables.h"
@@ -91,82 +89,14 @@ nicd_resp_finish(nicd_conn_t *c, int status)
     c->proto->finish(c, status);
 }
 
-/* the statuses add_header and expires apply to without "always" */
-static int
-headers_status(int s)
-{
-    return s == 200 || s == 201 || s == 204 || s == 206 || s == 301 || s == 302
-           || s == 303 || s == 304 || s == 307 || s == 308;
-}
-
-/*
- * The header filters of the request's location (modules/headers.c):
- * expires' Expires and Cache-Control, then add_header's fields.
- */
+/* the bottom of the header filters: the head is complete */
 static void
-header_filters(nicd_conn_t *c)
+end_headers(nicd_conn_t *c)
 {
-    const nicd_loc_conf_t *lc = c->loc;
-    int                    i, ok = headers_status(c->resp_status);
-    char                   date[NICD_HTTP_DATE_LEN + 1], cc[40];
-    time_t                 now, t;
-    long                   secs;
-    int                    n;
-
-    if (lc == NULL) {
-        return;
-    }
-    if (lc->expires_kind != NICD_EXPIRES_OFF && ok) {
-        now = time(NULL);
-        switch (lc->expires_kind) {
-        case NICD_EXPIRES_EPOCH:
-            NICD_RESP_HEADER(c, "Expires", "Thu, 01 Jan 1970 00:00:01 GMT", 29);
-            NICD_RESP_HEADER(c, "Cache-Control", "no-cache", 8);
-            break;
-        case NICD_EXPIRES_MAX:
-            NICD_RESP_HEADER(c, "Expires", "Thu, 31 Dec 2037 23:55:55 GMT", 29);
-            NICD_RESP_HEADER(c, "Cache-Control", "max-age=315360000", 17);
-            break;
-        default:
-            secs = lc->expires;
-            t = now + secs;
-            nicd_http_date(date, t);
-            NICD_RESP_HEADER(c, "Expires", date, NICD_HTTP_DATE_LEN);
-            if (secs < 0) {
-                NICD_RESP_HEADER(c, "Cache-Control", "no-cache", 8);
-            } else {
-                n = snprintf(cc, sizeof(cc), "max-age=%ld", secs);
-                NICD_RESP_HEADER(c, "Cache-Control", cc, (size_t) n);
-            }
-        }
-    }
-    for (i = 0; i < lc->nheaders; i++) {
-        const nicd_add_header_t *h = &lc->headers[i];
-        nicd_buf_t              *b = &c->w->hexpand;
-
-        if (!ok && !h->always) {
-            continue;
-        }
-        if (!h->vars) {
-            nicd_resp_header(c, h->name, h->nlen, h->value, h->vlen);
-            continue;
-        }
-        /* variables: of the request at hand (none for a request that did
-         * not parse: the field is left out) */
-        if (c->cur_request == NULL
-            || nicd_expand(c, c->cur_request,
-                           c->cur_uri != NULL ? c->cur_uri
-                                              : c->cur_request->path.p,
-                           c->cur_uri != NULL ? c->cur_uri_len
-                                              : c->cur_request->path.len,
-                           h->value, b, NULL, NULL, 0)
-                   != 0
-            || b->len == 0) {
-            continue;
-        }
-        nicd_resp_header(c, h->name, h->nlen, b->data, b->len);
-    }
+    c->proto->end_headers(c);
 }
+
+nicd_header_filter_pt nicd_top_header_filter = end_headers;
 
 void
 nicd_resp_end_headers(nicd_conn_t *c)
@@ -174,8 +104,7 @@ nicd_resp_end_headers(nicd_conn_t *c)
     if (c->vary_ae) {
         NICD_RESP_HEADER(c, "Vary", "Accept-Encoding", 15);
     }
-    header_filters(c);
-    c->proto->end_headers(c);
+    nicd_top_header_filter(c);
 }
 
 /* nginx's charset_types: the types "charset" adds its charset to */

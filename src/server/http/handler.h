@@ -113,7 +113,17 @@ void nicd_resp_content_type(nicd_conn_t *c, const char *t, size_t len);
 void nicd_redirect(nicd_conn_t *c, const nicd_request_t *r, int status,
                    const char *target, size_t len);
 
-/* the header filters (add_header, expires, charset), then the end */
+/*
+ * The header filters, as nginx's chain: a module that adds header fields
+ * puts its filter on top in its init, keeping the one that was there,
+ * and calls it when it is done; the filter at the bottom ends the head
+ * (the protocol's end_headers).  Each runs once a response, after the
+ * handler's own fields.
+ */
+typedef void (*nicd_header_filter_pt)(nicd_conn_t *c);
+extern nicd_header_filter_pt nicd_top_header_filter;
+
+/* Vary where a compression was involved, the header filters, the end */
 void nicd_resp_end_headers(nicd_conn_t *c);
 
 static inline void

@@ -435,7 +435,7 @@ access_init(void)
     nicd_http_hooks.access = nicd_access_phase;
 }
 
-const nicd_module_t nicd_access_module = {
+nicd_module_t nicd_access_module = {
     .name = "access",
     .directives = nicd_access_directives,
     .init = access_init,

@@ -60,7 +60,7 @@ static const directive_t nicd_error_page_directives[] = {
     {NULL, 0, 0, 0, NULL, 0},
 };
 
-const nicd_module_t nicd_error_page_module = {
+nicd_module_t nicd_error_page_module = {
     .name = "error_page",
     .directives = nicd_error_page_directives,
 };

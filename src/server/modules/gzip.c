@@ -257,7 +257,7 @@ gzip_init(void)
     nicd_http_hooks.body_filter = nicd_gzip_body;
 }
 
-const nicd_module_t nicd_gzip_module = {
+nicd_module_t nicd_gzip_module = {
     .name = "gzip",
     .directives = nicd_gzip_directives,
     .init = gzip_init,

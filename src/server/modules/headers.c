@@ -8,18 +8,78 @@
  * Cache-Control (max-age, or no-cache for a time in the past).
  */
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../util/duration.h"
 #include "../../util/buf.h"
 #include "directive.h"
+#include "handler.h"
+#include "variables.h"
+
+enum {
+    EXPIRES_OFF = 0,
+    EXPIRES_EPOCH,
+    EXPIRES_MAX,
+    EXPIRES_ACCESS,
+    EXPIRES_MODIFIED
+};
+
+/* "add_header NAME VALUE [always];" */
+typedef struct {
+    char  *name, *value;
+    size_t nlen, vlen;
+    int    always;
+    int    vars; /* value holds variables: expanded per response */
+} add_header_t;
+
+/* the module's settings of a level: add_header's list is taken whole
+ * from the enclosing level when a level has none, as in nginx */
+typedef struct {
+    add_header_t *headers;
+    int           nheaders;
+    int           expires_kind; /* EXPIRES_*, NICD_UNSET */
+    long          expires;      /* seconds */
+} headers_conf_t;
+
+nicd_module_t nicd_headers_module;
+
+static void *
+create_conf(nicd_conf_t *c)
+{
+    headers_conf_t *hc = nicd_conf_alloc(c, sizeof(*hc));
+
+    if (hc != NULL) {
+        hc->expires_kind = NICD_UNSET;
+    }
+    return hc;
+}
+
+static const char *
+merge_conf(nicd_conf_t *c, const void *prev, void *conf)
+{
+    const headers_conf_t *p = prev;
+    headers_conf_t       *hc = conf;
+
+    (void) c;
+    if (hc->headers == NULL && p != NULL) {
+        hc->headers = p->headers;
+        hc->nheaders = p->nheaders;
+    }
+    if (hc->expires_kind == NICD_UNSET) {
+        hc->expires_kind = p != NULL ? p->expires_kind : EXPIRES_OFF;
+        hc->expires = p != NULL ? p->expires : 0;
+    }
+    return NULL;
+}
 
 static const char *
 set_add_header(parse_t *ps, const char **a, int n)
 {
-    nicd_loc_conf_t  *l = ps->loc;
-    nicd_add_header_t h;
+    headers_conf_t *l = nicd_conf_module_loc(ps);
+    add_header_t    h;
 
     if (n == 3 && strcmp(a[2], "always") != 0) {
         return nicd_conf_msg("invalid parameter \"%s\"", a[2]);
@@ -41,24 +101,24 @@ set_add_header(parse_t *ps, const char **a, int n)
 static const char *
 set_expires(parse_t *ps, const char **a, int n)
 {
-    nicd_loc_conf_t *l = ps->loc;
-    const char      *t = a[n - 1];
-    long long        secs;
-    int              neg = 0;
+    headers_conf_t *l = nicd_conf_module_loc(ps);
+    const char     *t = a[n - 1];
+    long long       secs;
+    int             neg = 0;
 
     if (n == 2 && strcmp(a[0], "modified") != 0) {
         return nicd_conf_msg("invalid value \"%s\"", a[0]);
     }
     if (n == 1 && strcmp(t, "off") == 0) {
-        l->expires_kind = NICD_EXPIRES_OFF;
+        l->expires_kind = EXPIRES_OFF;
         return NULL;
     }
     if (n == 1 && strcmp(t, "epoch") == 0) {
-        l->expires_kind = NICD_EXPIRES_EPOCH;
+        l->expires_kind = EXPIRES_EPOCH;
         return NULL;
     }
     if (n == 1 && strcmp(t, "max") == 0) {
-        l->expires_kind = NICD_EXPIRES_MAX;
+        l->expires_kind = EXPIRES_MAX;
         return NULL;
     }
     if (t[0] == '@') {
@@ -72,8 +132,101 @@ set_expires(parse_t *ps, const char **a, int n)
         return nicd_conf_msg("invalid value \"%s\"", a[n - 1]);
     }
     l->expires = (long) (neg ? -secs : secs);
-    l->expires_kind = n == 2 ? NICD_EXPIRES_MODIFIED : NICD_EXPIRES_ACCESS;
+    l->expires_kind = n == 2 ? EXPIRES_MODIFIED : EXPIRES_ACCESS;
     return NULL;
+}
+
+/* the statuses add_header and expires apply to without "always" */
+static int
+headers_status(int s)
+{
+    return s == 200 || s == 201 || s == 204 || s == 206 || s == 301 || s == 302
+           || s == 303 || s == 304 || s == 307 || s == 308;
+}
+
+static nicd_header_filter_pt next_header_filter;
+
+/* expires' Expires and Cache-Control of the location at hand */
+static void
+expires_fields(nicd_conn_t *c, const headers_conf_t *hc)
+{
+    char date[NICD_HTTP_DATE_LEN + 1], cc[40];
+    long secs;
+    int  n;
+
+    switch (hc->expires_kind) {
+    case EXPIRES_EPOCH:
+        NICD_RESP_HEADER(c, "Expires", "Thu, 01 Jan 1970 00:00:01 GMT", 29);
+        NICD_RESP_HEADER(c, "Cache-Control", "no-cache", 8);
+        return;
+    case EXPIRES_MAX:
+        NICD_RESP_HEADER(c, "Expires", "Thu, 31 Dec 2037 23:55:55 GMT", 29);
+        NICD_RESP_HEADER(c, "Cache-Control", "max-age=315360000", 17);
+        return;
+    }
+    secs = hc->expires;
+    nicd_http_date(date, time(NULL) + secs);
+    NICD_RESP_HEADER(c, "Expires", date, NICD_HTTP_DATE_LEN);
+    if (secs < 0) {
+        NICD_RESP_HEADER(c, "Cache-Control", "no-cache", 8);
+    } else {
+        n = snprintf(cc, sizeof(cc), "max-age=%ld", secs);
+        NICD_RESP_HEADER(c, "Cache-Control", cc, (size_t) n);
+    }
+}
+
+/* the header filter: expires, then add_header's fields */
+static void
+header_filter(nicd_conn_t *c)
+{
+    const headers_conf_t *hc;
+    int                   i, ok;
+
+    if (c->loc == NULL) {
+        next_header_filter(c);
+        return;
+    }
+    hc = NICD_LOC_CONF(c->loc, nicd_headers_module);
+    ok = headers_status(c->resp_status);
+    if (hc->expires_kind != EXPIRES_OFF && ok) {
+        expires_fields(c, hc);
+    }
+    for (i = 0; i < hc->nheaders; i++) {
+        const add_header_t *h = &hc->headers[i];
+        nicd_buf_t         *b = &c->w->hexpand;
+
+        if (!ok && !h->always) {
+            continue;
+        }
+        if (!h->vars) {
+            nicd_resp_header(c, h->name, h->nlen, h->value, h->vlen);
+            continue;
+        }
+        /* variables: of the request at hand (none for a request that did
+         * not parse: the field is left out) */
+        if (c->cur_request == NULL
+            || nicd_expand(c, c->cur_request,
+                           c->cur_uri != NULL ? c->cur_uri
+                                              : c->cur_request->path.p,
+                           c->cur_uri != NULL ? c->cur_uri_len
+                                              : c->cur_request->path.len,
+                           h->value, b, NULL, NULL, 0)
+                   != 0
+            || b->len == 0) {
+            continue;
+        }
+        nicd_resp_header(c, h->name, h->nlen, b->data, b->len);
+    }
+    next_header_filter(c);
+}
+
+static void
+headers_init(void)
+{
+    if (next_header_filter == NULL) { /* once */
+        next_header_filter = nicd_top_header_filter;
+        nicd_top_header_filter = header_filter;
+    }
 }
 
 static const directive_t nicd_headers_directives[] = {
@@ -82,7 +235,10 @@ static const directive_t nicd_headers_directives[] = {
     {NULL, 0, 0, 0, NULL, 0},
 };
 
-const nicd_module_t nicd_headers_module = {
+nicd_module_t nicd_headers_module = {
     .name = "headers",
     .directives = nicd_headers_directives,
+    .create_loc_conf = create_conf,
+    .merge_loc_conf = merge_conf,
+    .init = headers_init,
 };

@@ -625,7 +625,7 @@ log_init(void)
     nicd_http_hooks.log_write = nicd_log_write;
 }
 
-const nicd_module_t nicd_log_format_module = {
+nicd_module_t nicd_log_format_module = {
     .name = "log",
     .directives = nicd_log_format_directives,
     .init = log_init,

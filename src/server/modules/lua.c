@@ -452,7 +452,7 @@ static const directive_t lua_directives[] = {
     {NULL, 0, 0, 0, NULL, 0},
 };
 
-const nicd_module_t nicd_lua_module = {
+nicd_module_t nicd_lua_module = {
     .name = "lua",
     .directives = lua_directives,
     .worker_init = lua_worker_init,

@@ -116,7 +116,7 @@ static const directive_t nicd_map_directives[] = {
     {NULL, 0, 0, 0, NULL, 0, 0},
 };
 
-const nicd_module_t nicd_map_module = {
+nicd_module_t nicd_map_module = {
     .name = "map",
     .directives = nicd_map_directives,
 };

@@ -11,7 +11,7 @@
 
 #include "directive.h"
 
-extern const nicd_module_t *const nicd_modules[];
+extern nicd_module_t *const nicd_modules[];
 
 /* Every module's init, once before a configuration is read: their hooks
  * into the phases (idempotent). */

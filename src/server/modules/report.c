@@ -80,7 +80,7 @@ report_directive(parse_t *ps, const char *name, int nargs, const char **msg)
     return 1;
 }
 
-const nicd_module_t nicd_report_module = {
+nicd_module_t nicd_report_module = {
     .name = "report",
     .unknown = report_directive,
 };

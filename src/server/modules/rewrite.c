@@ -270,7 +270,7 @@ static const directive_t nicd_rewrite_directives[] = {
     {NULL, 0, 0, 0, NULL, 0, 0},
 };
 
-const nicd_module_t nicd_rewrite_module = {
+nicd_module_t nicd_rewrite_module = {
     .name = "rewrite",
     .directives = nicd_rewrite_directives,
 };

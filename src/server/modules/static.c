@@ -812,7 +812,7 @@ static_init(void)
     nicd_http_hooks.lookup = nicd_static_lookup;
 }
 
-const nicd_module_t nicd_static_module = {
+nicd_module_t nicd_static_module = {
     .name = "static",
     .init = static_init,
 };

@@ -228,7 +228,7 @@ static const directive_t nicd_status_directives[] = {
     {NULL, 0, 0, 0, NULL, 0},
 };
 
-const nicd_module_t nicd_status_module = {
+nicd_module_t nicd_status_module = {
     .name = "status",
     .directives = nicd_status_directives,
 };

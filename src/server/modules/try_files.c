@@ -46,7 +46,7 @@ static const directive_t nicd_try_files_directives[] = {
     {NULL, 0, 0, 0, NULL, 0},
 };
 
-const nicd_module_t nicd_try_files_module = {
+nicd_module_t nicd_try_files_module = {
     .name = "try_files",
     .directives = nicd_try_files_directives,
 };
