@@ -120,9 +120,9 @@ typedef struct {
     size_t                cache_size, block, mss, max_chunk;
     const snic_policy_t  *policy;
     const snic_bus_t     *bus;
-    const snic_testbed_t *testbed; /* NULL: none named */
-    snic_host_t           host;    /* all zero: not modelled */
-    snic_mem_t            mem;     /* all zero: not modelled */
+    const snic_testbed_t *testbed;   /* NULL: none named */
+    snic_host_t           host;      /* all zero: not modelled */
+    snic_mem_t            mem;       /* all zero: not modelled */
     double                line_gbps; /* the testbed's line rate, or 0 */
     int                   bus_limit;
     pthread_mutex_t       pace_lock;
@@ -310,10 +310,8 @@ nic_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
                          ? " (amd33, amd66, intel33, intel66, pcie3-server, "
                            "pcie4-server, pcie4-2x100g, pcie5-400g, "
                            "rome-400g-tls, rome-400g-nictls)"
-                     : strcmp(n, "nic_tls") == 0
-                         ? " (software, offload, off)"
-                     : strcmp(n, "nic_storage_fill") == 0
-                         ? " (a share, 0 to 1)"
+                     : strcmp(n, "nic_tls") == 0 ? " (software, offload, off)"
+                     : strcmp(n, "nic_storage_fill") == 0 ? " (a share, 0 to 1)"
                      : strcmp(n, "nic_block_size") == 0
                          ? " (a power of two, at least 512)"
                          : "");
@@ -1403,8 +1401,8 @@ snic_nic_response_done(snic_instance_t *in, snic_conn_t *c, size_t other)
     c->responses++;
     t[PACE_HOST] =
         host_charge(s, n, c, nc, packets, other + nc->mm + nc->inserted);
-    t[PACE_MEM] = snic_mem_charge(&s->mem, &n->c.mem, nc->mm, nc->inserted,
-                                  other);
+    t[PACE_MEM] =
+        snic_mem_charge(&s->mem, &n->c.mem, nc->mm, nc->inserted, other);
     nc->mm = nc->cached = nc->inserted = nc->tbus = 0;
     pthread_mutex_unlock(&n->lock);
     t[PACE_BUS] = bus_pace_ns(s, t[PACE_BUS]);
@@ -1415,14 +1413,19 @@ snic_nic_response_done(snic_instance_t *in, snic_conn_t *c, size_t other)
     return wait;
 }
 
-static const char *const nic_directives[] = {
-    "nic_cache_size",  "nic_block_size",
-    "nic_policy",      "nic_count",
-    "nic_bus",         "nic_bus_limit",
-    "nic_mss",         "nic_testbed",
-    "nic_memory_path", "nic_memory_bandwidth",
-    "nic_tls",         "nic_storage_fill",
-    NULL};
+static const char *const nic_directives[] = {"nic_cache_size",
+                                             "nic_block_size",
+                                             "nic_policy",
+                                             "nic_count",
+                                             "nic_bus",
+                                             "nic_bus_limit",
+                                             "nic_mss",
+                                             "nic_testbed",
+                                             "nic_memory_path",
+                                             "nic_memory_bandwidth",
+                                             "nic_tls",
+                                             "nic_storage_fill",
+                                             NULL};
 
 const snic_backend_t snic_backend_nic = {
     "nic",

@@ -96,38 +96,38 @@
 #endif
 
 enum {
-    C_ZC_SENDS = 0,  /* zero-copy sends */
-    C_ZC_BYTES,      /* bytes they sent */
-    C_COPY_SENDS,    /* copying sends on the ring */
-    C_COPY_BYTES,    /* bytes they sent */
-    C_SENDFILE,      /* sends the sendfile backend made (small ranges, TLS,
+    C_ZC_SENDS = 0, /* zero-copy sends */
+    C_ZC_BYTES,     /* bytes they sent */
+    C_COPY_SENDS,   /* copying sends on the ring */
+    C_COPY_BYTES,   /* bytes they sent */
+    C_SENDFILE,     /* sends the sendfile backend made (small ranges, TLS,
                         loopback) */
-    C_NOTIFS,        /* zero-copy buffers released */
-    C_ZC_COPIED,     /* notifications saying the kernel copied anyway */
-    C_FB_SMALL,      /* fallback: below uring_zc_min */
-    C_FB_TRANSPORT,  /* fallback: a transport (TLS) */
-    C_FB_MAP,        /* fallback: mmap(2) failed */
-    C_FB_RING,       /* fallback: no ring (io_uring refused) */
-    C_FB_LOCAL,      /* fallback: a loopback peer (the kernel would copy) */
+    C_NOTIFS,       /* zero-copy buffers released */
+    C_ZC_COPIED,    /* notifications saying the kernel copied anyway */
+    C_FB_SMALL,     /* fallback: below uring_zc_min */
+    C_FB_TRANSPORT, /* fallback: a transport (TLS) */
+    C_FB_MAP,       /* fallback: mmap(2) failed */
+    C_FB_RING,      /* fallback: no ring (io_uring refused) */
+    C_FB_LOCAL,     /* fallback: a loopback peer (the kernel would copy) */
     C_N
 };
 
 static const char *const counter_names[C_N] = {
-    "zc_sends",          "zc_bytes",         "copy_sends",
-    "copy_bytes",        "sendfile_sends",   "notifications",
-    "zc_copied",         "fallback_small",   "fallback_transport",
-    "fallback_mmap",     "fallback_no_ring", "fallback_local"};
+    "zc_sends",      "zc_bytes",         "copy_sends",
+    "copy_bytes",    "sendfile_sends",   "notifications",
+    "zc_copied",     "fallback_small",   "fallback_transport",
+    "fallback_mmap", "fallback_no_ring", "fallback_local"};
 
 typedef struct {
-    size_t max_chunk, zc_min;
-    void  *plain; /* the sendfile backend's state, for the rest (its
+    size_t   max_chunk, zc_min;
+    void    *plain;        /* the sendfile backend's state, for the rest (its
                      operations called directly: backend.c, which lists
                      this backend, is not called back) */
-    int      available; /* io_uring and SENDMSG_ZC work here */
+    int      available;    /* io_uring and SENDMSG_ZC work here */
     int      report_usage; /* the kernel reports copied notifications */
     int      zc_local;     /* uring_zc_local on: zero copy to loopback too */
-    char     why[128];  /* else why not */
-    uint64_t c[C_N];    /* atomics: every worker adds to them */
+    char     why[128];     /* else why not */
+    uint64_t c[C_N];       /* atomics: every worker adds to them */
 } uring_state_t;
 
 /* what a zero-copy send owns until its notification */
@@ -283,10 +283,10 @@ submit_wait(uring_state_t *s, ring_t *r, uint64_t ud, int *more)
 static int
 uring_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
 {
-    uring_state_t          *s = calloc(1, sizeof(*s));
-    struct io_uring         ring;
+    uring_state_t         *s = calloc(1, sizeof(*s));
+    struct io_uring        ring;
     struct io_uring_probe *p;
-    int                     i, rc;
+    int                    i, rc;
 
     if (s == NULL) {
         snprintf(err, errlen, "out of memory");
@@ -348,9 +348,9 @@ uring_init(const snic_options_t *opt, void **state, char *err, size_t errlen)
 
             s->available = 1;
             /* IORING_SEND_ZC_REPORT_USAGE: Linux 6.2 */
-            s->report_usage =
-                uname(&u) == 0 && sscanf(u.release, "%d.%d", &major, &minor) == 2
-                && (major > 6 || (major == 6 && minor >= 2));
+            s->report_usage = uname(&u) == 0
+                              && sscanf(u.release, "%d.%d", &major, &minor) == 2
+                              && (major > 6 || (major == 6 && minor >= 2));
         }
         if (p != NULL) {
             io_uring_free_probe(p);
@@ -635,8 +635,8 @@ uring_notice(void *state)
     return s->available ? NULL : s->why;
 }
 
-static const char *const uring_directives[] = {"uring_zc_min",
-                                               "uring_zc_local", NULL};
+static const char *const uring_directives[] = {"uring_zc_min", "uring_zc_local",
+                                               NULL};
 
 const snic_backend_t snic_backend_uring = {
     "uring",

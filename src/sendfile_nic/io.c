@@ -103,8 +103,7 @@ snic_send_file(snic_conn_t *c, const snic_file_t *f, off_t *off, size_t len)
 }
 
 int
-snic_header_iov(const snic_send_t *req, size_t skip, struct iovec *iov,
-                int max)
+snic_header_iov(const snic_send_t *req, size_t skip, struct iovec *iov, int max)
 {
     int i, k = 0;
 

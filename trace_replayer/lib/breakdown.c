@@ -26,11 +26,11 @@ struct breakdown_s {
     /* a merged breakdown (breakdown_merge_json) names its URLs itself:
      * name[id] of len[id] bytes, found by an open-addressed table of
      * id + 1 (0: empty) */
-    char     **name;
-    size_t    *len;
-    uint32_t   nnamed;
-    uint32_t  *slot;
-    size_t     nslot;
+    char    **name;
+    size_t   *len;
+    uint32_t  nnamed;
+    uint32_t *slot;
+    size_t    nslot;
 };
 
 static const char *const specweb_names[] = {"<1KiB", "1-10KiB", "10-100KiB",
@@ -203,8 +203,8 @@ typedef struct {
     size_t            len;
 } ranked_t;
 
-static const char *target(const breakdown_t *b, const feed_t *feed,
-                          uint32_t id, size_t *len);
+static const char *target(const breakdown_t *b, const feed_t *feed, uint32_t id,
+                          size_t *len);
 
 static int rank_key; /* 0 requests, 1 bytes, 2 time */
 
@@ -367,7 +367,7 @@ breakdown_json(const breakdown_t *b, const feed_t *feed, double elapsed,
             for (i = 0; i < n; i++) {
                 const char *t = r[i].t;
 
-            len = r[i].len;
+                len = r[i].len;
                 fprintf(out, "%s\n      {\"target\": ", i ? "," : "");
                 json_target(out, t, len);
                 fprintf(out,
@@ -610,7 +610,8 @@ merge_class(breakdown_t *b, const json_t *e)
 int
 breakdown_merge_json(breakdown_t *b, const json_t *root, const char **why)
 {
-    const json_t *bu = json_get(root, "by_url"), *bs = json_get(root, "by_size");
+    const json_t *bu = json_get(root, "by_url"),
+                 *bs = json_get(root, "by_size");
     const json_t *cl = json_get(root, "by_size_classes"), *e;
     uint64_t      top;
     int           mode;

@@ -98,8 +98,9 @@ deliver(hclient_t *c)
             return 0;
         }
         if (st->error != 0 || st->resp.status == 0) {
-            hclient_lose(c, st->resp.status == 0 && st->resp.body == 0 ? HC_CLOSED
-                                                               : HC_CUT);
+            hclient_lose(c, st->resp.status == 0 && st->resp.body == 0
+                                ? HC_CLOSED
+                                : HC_CUT);
             return -1;
         }
         flush_head(c, st);
@@ -274,8 +275,8 @@ h2_connected(hclient_t *c)
 {
     nghttp2_session_callbacks *cb;
     nghttp2_settings_entry     iv[] = {
-        {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
-        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, H2_WINDOW},
+            {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+            {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, H2_WINDOW},
     };
     h2_t *h = calloc(1, sizeof(*h));
 
@@ -325,10 +326,15 @@ h2_close(hclient_t *c)
 static int
 dropped(const char *n, size_t len)
 {
-    static const char *const names[] = {
-        "connection", "keep-alive", "proxy-connection", "transfer-encoding",
-        "upgrade", "host", "te", NULL};
-    int i;
+    static const char *const names[] = {"connection",
+                                        "keep-alive",
+                                        "proxy-connection",
+                                        "transfer-encoding",
+                                        "upgrade",
+                                        "host",
+                                        "te",
+                                        NULL};
+    int                      i;
 
     for (i = 0; names[i] != NULL; i++) {
         if (strlen(names[i]) == len && strncasecmp(n, names[i], len) == 0) {
@@ -453,19 +459,19 @@ h2_readable(hclient_t *c, int hup)
                 hclient_close(c);
                 c->ops->idle(c->ud, 1);
             } else {
-                const h2_stream_t *st = h != NULL && h->head < h->n
-                                            ? &h->st[h->head]
-                                            : NULL;
+                const h2_stream_t *st =
+                    h != NULL && h->head < h->n ? &h->st[h->head] : NULL;
 
-                hclient_lose(c, st == NULL || (st->resp.status == 0 && st->blen == 0)
-                            ? HC_CLOSED
-                            : HC_CUT);
+                hclient_lose(
+                    c, st == NULL || (st->resp.status == 0 && st->blen == 0)
+                           ? HC_CLOSED
+                           : HC_CUT);
             }
             return;
         }
         c->activity_ns = nicache_now_ns();
-        used = nghttp2_session_mem_recv(h->s, (const uint8_t *) buf,
-                                        (size_t) n);
+        used =
+            nghttp2_session_mem_recv(h->s, (const uint8_t *) buf, (size_t) n);
         if (used < 0 || h->failed) {
             hclient_lose(c, h->failed ? HC_NOMEM : HC_PARSE);
             return;
@@ -493,9 +499,5 @@ h2_readable(hclient_t *c, int hup)
 }
 
 const hclient_proto_t hclient_h2 = {
-    "h2c",
-    h2_connected,
-    h2_flush,
-    h2_readable,
-    h2_close,
+    "h2c", h2_connected, h2_flush, h2_readable, h2_close,
 };

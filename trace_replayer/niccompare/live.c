@@ -96,15 +96,15 @@ http_get(int host, int port, const char *path, size_t *blen)
 void
 niccompare_live(cmp_t *cp, run_t *r, int index, int total, double eta)
 {
-    char          conf[PATH_MAX], log[PATH_MAX], out[PATH_MAX], why[512];
-    char          errs[PATH_MAX];
-    char          urls[MAX_NICS][64], conns[16], dur[32], size[24];
-    char         *argv[30 + MAX_NICS], *body, err[256];
-    int           ports[MAX_NICS + 1], i, k = 0, rc;
+    char  conf[PATH_MAX], log[PATH_MAX], out[PATH_MAX], why[512];
+    char  errs[PATH_MAX];
+    char  urls[MAX_NICS][64], conns[16], dur[32], size[24];
+    char *argv[30 + MAX_NICS], *body, err[256];
+    int   ports[MAX_NICS + 1], i, k = 0, rc;
     /* the counters come over HTTP/1.1: from NIC 0's listener, or with
      * --http2 (its listeners speak only h2c) one of their own */
-    int status_host = cp->o.http2 ? cp->o.nics + 1 : 1;
-    int status_port;
+    int           status_host = cp->o.http2 ? cp->o.nics + 1 : 1;
+    int           status_port;
     FILE         *f;
     pid_t         pid;
     size_t        blen;

@@ -77,7 +77,7 @@ typedef struct {
     double      until_ci;      /* --until-ci: widest gain interval, points */
     char        cmdline[4096]; /* as given, for the report */
     int         max_runs;      /* ... and at most this many repeats */
-    int         keep; /* --keep: leave the work directory niccompare made */
+    int         keep;  /* --keep: leave the work directory niccompare made */
     int         http2; /* --http2: h2c listeners, nicreplay --http2 */
     double      duration;
     char        bindir[PATH_MAX - 64];

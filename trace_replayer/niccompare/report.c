@@ -286,13 +286,14 @@ today_table(cmp_t *cp, FILE *f, int md)
             "framing included) and DRAM bytes per served content byte, "
             "modelled%s\n\n",
             md ? "### " : "",
-            md ? "" : " (ceiling: the content rate the line, interconnect "
-                      "and DRAM allow)");
+            md ? ""
+               : " (ceiling: the content rate the line, interconnect "
+                 "and DRAM allow)");
     fputs(md ? "| " : "", f);
-    fprintf(f, "%-16s%s%6s%s%8s%s%8s%s%8s%s%8s%s%9s%s%7s%s%9s%s%10s",
-            "testbed", sep, "cache", sep, "PCIe B/B", sep, "saved", sep,
-            "DRAM B/B", sep, "saved", sep, "ceiling", sep, "by", sep, "gain%",
-            sep, "DRAM freed");
+    fprintf(f, "%-16s%s%6s%s%8s%s%8s%s%8s%s%8s%s%9s%s%7s%s%9s%s%10s", "testbed",
+            sep, "cache", sep, "PCIe B/B", sep, "saved", sep, "DRAM B/B", sep,
+            "saved", sep, "ceiling", sep, "by", sep, "gain%", sep,
+            "DRAM freed");
     fputs(md ? " |\n" : "\n", f);
     if (md) {
         fputs("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: "
@@ -305,17 +306,17 @@ today_table(cmp_t *cp, FILE *f, int md)
 
         niccompare_human(r->cache, size, sizeof(size));
         snprintf(ceil, sizeof(ceil), c > 0 ? "%.1f Gb/s" : "-", c);
-        snprintf(gainb, sizeof(gainb), c > 0 && cb > 0 && r->cache != 0
-                                           ? "%+.1f" : "-",
-                 gain(c, cb));
+        snprintf(gainb, sizeof(gainb),
+                 c > 0 && cb > 0 && r->cache != 0 ? "%+.1f" : "-", gain(c, cb));
         /* DRAM bandwidth freed when serving at the line rate (GB/s) */
         snprintf(freed, sizeof(freed),
-                 r->line_gbps > 0 && b != NULL && r->cache != 0
-                     ? "%.1f GB/s" : "-",
+                 r->line_gbps > 0 && b != NULL && r->cache != 0 ? "%.1f GB/s"
+                                                                : "-",
                  (dram_per_byte(b != NULL ? b : r) - dram_per_byte(r))
                      * r->line_gbps * 1448.0 / 1514.0 / 8);
         fputs(md ? "| " : "", f);
-        fprintf(f, "%-16s%s%6s%s%8.3f%s%8.3f%s%8.3f%s%8.3f%s%9s%s%7s%s%9s%s%10s",
+        fprintf(f,
+                "%-16s%s%6s%s%8.3f%s%8.3f%s%8.3f%s%8.3f%s%9s%s%7s%s%9s%s%10s",
                 r->testbed, sep, size, sep, pcie_per_byte(r), sep,
                 b != NULL ? pcie_per_byte(b) - pcie_per_byte(r) : 0, sep,
                 dram_per_byte(r), sep,

@@ -468,7 +468,8 @@ main(int argc, char **argv)
             }
         }
         if (json != NULL
-            && nicreplay_write_json(rp, &rp->res, fs, rp->bd, failure, json) != 0) {
+            && nicreplay_write_json(rp, &rp->res, fs, rp->bd, failure, json)
+                   != 0) {
             rc = 1;
         }
         if (failure != NULL) {

@@ -99,7 +99,7 @@ typedef struct {
     int              nservers; /* session k goes to server k mod n */
     int              conns;
     int              verify;
-    int              http2; /* --http2: h2c with prior knowledge */
+    int              http2;     /* --http2: h2c with prior knowledge */
     int              as_logged; /* ranges and conditionals, as logged */
     int              quiet;
     uint64_t         max_requests; /* 0: no limit */

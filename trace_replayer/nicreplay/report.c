@@ -508,8 +508,10 @@ merge_hdr(char **logs, const char **paths, int nlogs, const char *out_path)
         const char *p = strstr(logs[k], "#[StartTime: ");
 
         if (p == NULL || sscanf(p + 13, "%lf", &start[k]) != 1) {
-            fprintf(stderr, "nicreplay merge: %s: an HdrHistogram log "
-                            "without its StartTime\n", paths[k]);
+            fprintf(stderr,
+                    "nicreplay merge: %s: an HdrHistogram log "
+                    "without its StartTime\n",
+                    paths[k]);
             return -1;
         }
         if (k == 0 || start[k] < first) {
@@ -535,8 +537,10 @@ merge_hdr(char **logs, const char **paths, int nlogs, const char *out_path)
             }
             at = strtod(line, &comma);
             if (comma == line || *comma != ',') {
-                fprintf(stderr, "nicreplay merge: %s: not an interval "
-                                "line: %.40s\n", paths[k], line);
+                fprintf(stderr,
+                        "nicreplay merge: %s: not an interval "
+                        "line: %.40s\n",
+                        paths[k], line);
                 free(lines);
                 return -1;
             }
@@ -629,16 +633,19 @@ nicreplay_merge(int argc, char **argv, const char *json, const char *hdr)
         goto out;
     }
     if (with_bd != 0 && with_bd != nresults) {
-        fprintf(stderr, "nicreplay merge: --by-url or --by-size is in %d of "
-                        "the %d results: merged, its tables would count only "
-                        "those runs\n", with_bd, nresults);
+        fprintf(stderr,
+                "nicreplay merge: --by-url or --by-size is in %d of "
+                "the %d results: merged, its tables would count only "
+                "those runs\n",
+                with_bd, nresults);
         goto out;
     }
     if ((nlogs > 0) != (hdr != NULL)) {
-        fprintf(stderr, nlogs > 0 ? "nicreplay merge: HdrHistogram logs "
-                                    "given without --hdr FILE to merge them into\n"
-                                  : "nicreplay merge: --hdr FILE with no "
-                                    "HdrHistogram log to merge\n");
+        fprintf(stderr, nlogs > 0
+                            ? "nicreplay merge: HdrHistogram logs "
+                              "given without --hdr FILE to merge them into\n"
+                            : "nicreplay merge: --hdr FILE with no "
+                              "HdrHistogram log to merge\n");
         goto out;
     }
     if (nlogs > 0 && merge_hdr(logs, log_paths, nlogs, hdr) != 0) {
@@ -661,8 +668,11 @@ nicreplay_merge(int argc, char **argv, const char *json, const char *hdr)
             r->elapsed = (double) r->requests / rps;
         }
         /* no replay here: write_json reads rp only when fs is given */
-        rc = nicreplay_write_json(NULL, r, NULL, with_bd ? bd : NULL, NULL,
-                                  json) == 0 ? 0 : 1;
+        rc =
+            nicreplay_write_json(NULL, r, NULL, with_bd ? bd : NULL, NULL, json)
+                    == 0
+                ? 0
+                : 1;
     }
 out:
     for (i = 0; i < nlogs; i++) {

@@ -20,9 +20,9 @@ typedef struct {
     char     policy[32];
     uint64_t block, content;
     int      caches;
-    uint64_t nics; /* bit k: cache k's row seen */
-    int      whole;  /* a row of every cache (no --nic) */
-    int      rank;   /* its policy's, by first appearance */
+    uint64_t nics;  /* bit k: cache k's row seen */
+    int      whole; /* a row of every cache (no --nic) */
+    int      rank;  /* its policy's, by first appearance */
 } row_t;
 
 /* policy by policy as they came, then by size: nicsim's own order */
@@ -34,8 +34,9 @@ by_policy_size(const void *a, const void *b)
     if (x->rank != y->rank) {
         return x->rank - y->rank;
     }
-    return x->s.cache_bytes < y->s.cache_bytes ? -1
-                                               : x->s.cache_bytes > y->s.cache_bytes;
+    return x->s.cache_bytes < y->s.cache_bytes
+               ? -1
+               : x->s.cache_bytes > y->s.cache_bytes;
 }
 
 static int
@@ -55,10 +56,10 @@ static int
 add_row(row_t *rows, int *nrows, const json_t *e, const char **why)
 {
     const json_t *pol = json_get(e, "policy"), *nicv = json_get(e, "nic");
-    uint64_t      cache, block, caches, cached, content, hits, misses, req,
-        missed, nic = 0;
-    row_t        *r = NULL;
-    int           i;
+    uint64_t cache, block, caches, cached, content, hits, misses, req, missed,
+        nic = 0;
+    row_t *r = NULL;
+    int    i;
 
     if (pol == NULL || pol->type != JSON_STRING || strlen(pol->string) >= 32
         || num(e, "cache_bytes", &cache) || num(e, "block", &block)
@@ -161,8 +162,10 @@ nicsim_merge(int argc, char **argv)
         root = json_parse(buf, n, err, sizeof(err));
         free(buf);
         if (root == NULL || root->type != JSON_ARRAY) {
-            fprintf(stderr, "nicsim merge: %s: not a nicsim --json result "
-                            "(%s)\n", argv[i], root == NULL ? err : "not a list");
+            fprintf(stderr,
+                    "nicsim merge: %s: not a nicsim --json result "
+                    "(%s)\n",
+                    argv[i], root == NULL ? err : "not a list");
             json_free(root);
             goto out;
         }
@@ -177,34 +180,39 @@ nicsim_merge(int argc, char **argv)
         nfiles++;
     }
     if (nfiles == 0 || nrows == 0) {
-        fprintf(stderr, nfiles == 0 ? "usage: nicsim merge RESULT.json... "
-                                      "[--json | --csv]\n"
-                                    : "nicsim merge: the results hold no row\n");
+        fprintf(stderr, nfiles == 0
+                            ? "usage: nicsim merge RESULT.json... "
+                              "[--json | --csv]\n"
+                            : "nicsim merge: the results hold no row\n");
         rc = nfiles == 0 ? 2 : 1;
         goto out;
     }
     qsort(rows, (size_t) nrows, sizeof(*rows), by_policy_size);
     for (i = 0; i < nrows; i++) {
         const row_t *r = &rows[i];
-        uint64_t     all = r->caches == 64 ? ~0ULL
-                                           : ((uint64_t) 1 << r->caches) - 1;
+        uint64_t     all =
+            r->caches == 64 ? ~0ULL : ((uint64_t) 1 << r->caches) - 1;
 
         if (!r->whole && r->nics != all) {
-            fprintf(stderr, "nicsim merge: %s at %llu bytes: a cache of the "
-                            "%d has no row (every --nic 0 to %d is needed)\n",
-                    r->policy, (unsigned long long) r->s.cache_bytes,
-                    r->caches, r->caches - 1);
+            fprintf(stderr,
+                    "nicsim merge: %s at %llu bytes: a cache of the "
+                    "%d has no row (every --nic 0 to %d is needed)\n",
+                    r->policy, (unsigned long long) r->s.cache_bytes, r->caches,
+                    r->caches - 1);
             goto out;
         }
         if (r->caches != rows[0].caches) {
-            fprintf(stderr, "nicsim merge: rows of --split %d and %d: one "
-                            "setting at a time\n", rows[0].caches, r->caches);
+            fprintf(stderr,
+                    "nicsim merge: rows of --split %d and %d: one "
+                    "setting at a time\n",
+                    rows[0].caches, r->caches);
             goto out;
         }
         if (i > 0 && (r->content != content || r->block != block)) {
-            fprintf(stderr, "nicsim merge: the rows count different content "
-                            "(%llu and %llu bytes) or blocks: results of "
-                            "different traces or options\n",
+            fprintf(stderr,
+                    "nicsim merge: the rows count different content "
+                    "(%llu and %llu bytes) or blocks: results of "
+                    "different traces or options\n",
                     (unsigned long long) content,
                     (unsigned long long) r->content);
             goto out;

@@ -104,8 +104,7 @@ int nicsim_report(const nicsim_run_t *run);
 /* the rows in out's form (0 a table, 1 JSON, 2 CSV); nic: --nic's cache,
  * written in the JSON, or -1 */
 void nicsim_print_results(FILE *f, int out, const sim_t *sims, int nsims,
-                          int split, uint64_t block, uint64_t content,
-                          int nic);
+                          int split, uint64_t block, uint64_t content, int nic);
 
 /* merge.c: "nicsim merge RESULT.json... [--json|--csv]": the --json
  * results of --nic runs (or of disjoint sizes) as one: the exit status */

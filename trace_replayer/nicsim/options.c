@@ -383,8 +383,10 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
         return 2;
     }
     if (cf->nic >= cf->split) {
-        fprintf(stderr, "nicsim: --nic %d: there are --split %d caches, "
-                        "numbered from 0\n", cf->nic, cf->split);
+        fprintf(stderr,
+                "nicsim: --nic %d: there are --split %d caches, "
+                "numbered from 0\n",
+                cf->nic, cf->split);
         return 2;
     }
     if (cf->nic >= 0 && cf->oracle != NULL) {

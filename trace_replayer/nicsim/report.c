@@ -21,8 +21,8 @@
  * 1 - byte_miss_ratio; and the block stream's.
  */
 void
-nicsim_print_results(FILE *f, int out, const sim_t *sims, int nsims,
-                     int split, uint64_t block, uint64_t content, int nic)
+nicsim_print_results(FILE *f, int out, const sim_t *sims, int nsims, int split,
+                     uint64_t block, uint64_t content, int nic)
 {
     int i;
 

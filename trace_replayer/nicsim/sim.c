@@ -333,7 +333,7 @@ nicsim_run(nicsim_run_t *run, const nicsim_conf_t *cf)
     for (k = 0; cf->want_mrc && k < cf->split; k++) {
         if (mine(cf, k)
             && (run->mrc[k] = trace_mrc_new(cf->sizes, cf->nsizes, cf->block,
-                                         cf->rate, cf->max_blocks))
+                                            cf->rate, cf->max_blocks))
                    == NULL) {
             fprintf(stderr, "nicsim: out of memory\n");
             return 1;

@@ -75,9 +75,9 @@ static void
 print_stats(const stats_t *st, int json, int with_files)
 {
     char   a[32], b[32];
-    double avg = st->requests > 0 ? (double) st->bytes / (double) st->requests
-                                  : 0;
-    int    i, n = st->ntraces < 64 ? st->ntraces : 64;
+    double avg =
+        st->requests > 0 ? (double) st->bytes / (double) st->requests : 0;
+    int i, n = st->ntraces < 64 ? st->ntraces : 64;
 
     if (json) {
         printf("{\"trace\": ");
@@ -218,13 +218,17 @@ merge_one(stats_t *st, const char *path, const json_t *root, char **names,
         || num(root, "late_records", &late) != 0
         || num(root, "first_time", &t0) != 0 || num(root, "last_time", &t1) != 0
         || fmt == NULL || fmt->type != JSON_STRING) {
-        fprintf(stderr, "nictrace merge: %s: not a nictrace stats --json "
-                        "result\n", path);
+        fprintf(stderr,
+                "nictrace merge: %s: not a nictrace stats --json "
+                "result\n",
+                path);
         return -1;
     }
     if (f == NULL || f->type != JSON_ARRAY) {
-        fprintf(stderr, "nictrace merge: %s: no files table (give nictrace "
-                        "stats --json --with-files)\n", path);
+        fprintf(stderr,
+                "nictrace merge: %s: no files table (give nictrace "
+                "stats --json --with-files)\n",
+                path);
         return -1;
     }
     if (st->requests == 0 || (int64_t) t0 < st->t0) {
@@ -264,8 +268,10 @@ merge_one(stats_t *st, const char *path, const json_t *root, char **names,
 
         if (e->type != JSON_ARRAY || k == NULL || k->type != JSON_STRING
             || k->next == NULL || k->next->type != JSON_NUMBER) {
-            fprintf(stderr, "nictrace merge: %s: a files entry is not "
-                            "[key, size]\n", path);
+            fprintf(stderr,
+                    "nictrace merge: %s: a files entry is not "
+                    "[key, size]\n",
+                    path);
             return -1;
         }
         if (trace_files_raise(st->files, k->string, strlen(k->string),

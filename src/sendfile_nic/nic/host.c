@@ -120,7 +120,7 @@ uint64_t
 snic_mem_charge(const snic_mem_t *m, snic_mem_acct_t *a, uint64_t host_bytes,
                 uint64_t insert_bytes, uint64_t header_bytes)
 {
-    double   dram = (double) (host_bytes + insert_bytes) * (1.0 + m->fill)
+    double dram = (double) (host_bytes + insert_bytes) * (1.0 + m->fill)
                   + (double) host_bytes * m->tls + (double) header_bytes * 2;
     uint64_t bytes = (uint64_t) (dram + 0.5);
     uint64_t ns = m->bw > 0 ? (uint64_t) (dram / m->bw * 1e9 + 0.5) : 0;
