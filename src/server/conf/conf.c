@@ -356,16 +356,6 @@ loc_merge(nicd_conf_t *c, nicd_loc_conf_t *l, const nicd_loc_conf_t *p)
         l->nlogs = p->nlogs;
         l->logs_set = 1;
     }
-    if (l->access == NULL && p != NULL) {
-        l->access = p->access;
-        l->naccess = p->naccess;
-    }
-    if (l->auth_realm == NULL && p != NULL) {
-        l->auth_realm = p->auth_realm;
-    }
-    if (l->auth_file == NULL && p != NULL) {
-        l->auth_file = p->auth_file;
-    }
     MERGE_INT(gzip_static, 0);
     MERGE_INT(gzip_vary, 0);
     MERGE_INT(absolute_redirect, 1);

@@ -95,50 +95,6 @@ typedef struct {
                                     else once a request (nginx) */
 } nicd_map_t;
 
-/* "if (CONDITION) { ... }": what it tests (modules/rewrite.c) */
-typedef struct {
-    char *var; /* the left side, with variables ("$host") */
-    int   op;  /* NICD_IF_* */
-    int   negate;
-    char *value; /* "=" and "!=": the right side, with variables */
-    void *re;    /* "~" and "~*": pcre2_code */
-} nicd_if_t;
-
-enum {
-    NICD_IF_TRUE = 0, /* not empty and not "0" */
-    NICD_IF_EQ,
-    NICD_IF_RE,
-    NICD_IF_FILE,   /* -f */
-    NICD_IF_DIR,    /* -d */
-    NICD_IF_EXISTS, /* -e */
-    NICD_IF_EXEC    /* -x */
-};
-
-/* "rewrite REGEX REPLACEMENT [FLAG];", "return CODE [TEXT|URL];",
- * "break;", "set $VAR VALUE;" and "if (...) { ... }", in the order written
- * (modules/rewrite.c) */
-typedef struct {
-    void            *re;          /* pcre2_code of a rewrite */
-    char            *replacement; /* rewrite: the new URI; return: text */
-    int              flag;        /* NICD_REWRITE_* */
-    int              code;        /* return's status */
-    nicd_if_t       *cond;        /* an if's condition */
-    nicd_loc_conf_t *block;       /* an if's rules: its rewrites */
-    char            *var;         /* set's variable, without "$" */
-} nicd_rewrite_t;
-
-enum {
-    NICD_REWRITE_NONE = 0,
-    NICD_REWRITE_LAST,
-    NICD_REWRITE_BREAK,
-    NICD_REWRITE_REDIRECT,
-    NICD_REWRITE_PERMANENT,
-    NICD_REWRITE_RETURN,
-    NICD_REWRITE_STOP, /* break; */
-    NICD_REWRITE_IF,
-    NICD_REWRITE_SET /* set $var value; */
-};
-
 /* "access_log PATH [FORMAT] [buffer=] [flush=] [if=COND];"
  * (modules/log_format.c) */
 typedef struct {
@@ -200,12 +156,6 @@ struct nicd_loc_conf_s {
     char           *lua; /* the Lua script, or NULL */
     int             lua_idx;
 
-    /* modules/rewrite.c */
-    nicd_rewrite_t *rewrites;
-    int             nrewrites;
-    /* modules/try_files.c */
-    char **try_files;
-    int    ntry_files;
     /* modules/error_page.c */
     /* modules/log_format.c: where responses are logged (none: off);
      * taken whole from the enclosing level when a level has none */
@@ -214,11 +164,6 @@ struct nicd_loc_conf_s {
     int                logs_set; /* access_log written here (off too) */
     nicd_error_page_t *error_pages;
     int                nerror_pages;
-    /* modules/access.c: allow and deny, in order; auth_basic */
-    struct nicd_access_rule_s *access;
-    int                        naccess;
-    char                      *auth_realm; /* NULL: off */
-    char                      *auth_file;
     /* gzip_static (static.c), gzip (modules/gzip.c) */
     int    gzip_static;
     int    gzip_vary;

@@ -245,26 +245,12 @@ void nicd_internal_redirect(nicd_conn_t *c, const nicd_request_t *r,
                             const char *uri, size_t len);
 
 /*
- * What the modules hook into the phases and the protocols, as nginx's
- * phase handlers and filters: each module's init (modules/modules.c,
+ * What the modules hook into the protocols that is not yet a phase
+ * (phases.h) or a header filter: each module's init (modules/modules.c,
  * once at start-up) sets its own, and the http layer calls them here, so
- * it calls no module by name.  NULL: the module is not in the list
- * (files and lookup are always there).
+ * it calls no module by name.  NULL: the module is not in the list.
  */
 typedef struct {
-    /* access (modules/access.c): allow/deny (403), then auth_basic (401
-     * with its realm; 500 when the user file cannot be read), as nginx's
-     * "satisfy all".  1 when it answered, 0 to go on. */
-    int (*access)(nicd_conn_t *c, const nicd_request_t *r,
-                  const nicd_loc_conf_t *lc);
-    /* content (modules/static.c): a file of location lc, after the
-     * phases (files); open path (a URI, normalised) under lc's root or
-     * alias for try_files (lookup): 0 with *out (release it), or -1 with
-     * the errno value in *err */
-    void (*files)(nicd_conn_t *c, const nicd_request_t *r,
-                  const nicd_loc_conf_t *lc, const char *path, size_t len);
-    int (*lookup)(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
-                  size_t len, nicd_file_t **out, int *err);
     /* the body filter (modules/gzip.c): a body in memory (error pages,
      * return's text), compressed into tmp where the location's gzip
      * wants it (then *len is the new length): what to send */

@@ -1,20 +1,8 @@
 /*
- * A request's walk through its server's configuration, nginx's phases:
- *
- *   server selection   the listen address, then Host against server_name
- *   server rewrite     the server's rewrite and return, in order
- *   find location      "=", longest prefix (its nested ones), regexes
- *   rewrite            the location's rewrite and return; "last" finds a
- *                      location again for the new URI
- *   access             internal locations refuse outside requests (404)
- *   try_files          the first file that exists, else the last item
- *   content            the location's handler (a report, Lua) or files
- *   header filters     add_header, expires, charset (nicd_resp_end_headers)
- *   error_page         an error status redirects internally
- *
- * An internal redirect (rewrite last, try_files' last item, error_page, a
- * named location) starts again at "find location"; more than
- * internal_redirects of them (10, as nginx) is a 500 and a log line.
+ * The phase engine (phases.h): server selection (the listen address, then
+ * Host against server_name), then the phases the modules added handlers
+ * to, around "find location"; and error_page, the core's answer to an
+ * error status (an internal redirect to the location's page).
  * Everything here runs synchronously within one call of nicd_handle(), so
  * the connection's srv and loc describe the request at hand, for HTTP/2's
  * streams too.
@@ -32,8 +20,8 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "handler.h"
 #include "path.h"
+#include "phases.h"
 #include "variables.h"
 
 static const nicd_server_conf_t *
@@ -93,268 +81,46 @@ nicd_redirect(nicd_conn_t *c, const nicd_request_t *r, int status,
     nicd_buf_free(b);
 }
 
-/* "return CODE TEXT": the text as the body (text/plain, nginx's
- * default_type for it is the location's) */
-static void
-return_text(nicd_conn_t *c, const nicd_request_t *r, int code, const char *text,
-            size_t len)
-{
-    const char *t = c->loc->default_type, *body;
-    nicd_buf_t  z = {0};
+/* each phase's handlers, in the order the modules' init added them */
+static struct {
+    nicd_phase_pt *h;
+    int            n;
+} phases[NICD_NPHASES];
 
-    body = nicd_body_filter(c, t, strlen(t), text, &len, &z);
-    nicd_resp_start(c, code);
-    nicd_resp_content_type(c, t, strlen(t));
-    if (body != text) {
-        NICD_RESP_HEADER(c, "Content-Encoding", "gzip", 4);
+void
+nicd_phase_add(int phase, nicd_phase_pt h)
+{
+    nicd_phase_pt *a;
+
+    a = realloc(phases[phase].h, sizeof(*a) * (size_t) (phases[phase].n + 1));
+    if (a == NULL) {
+        log_error(LOG_EMERG, errno, "realloc() failed");
+        abort(); /* at start-up: no request can be answered right */
     }
-    nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) len);
-    nicd_resp_end_headers(c);
-    if (r->method != NICD_M_HEAD && len > 0) {
-        nicd_resp_body_mem(c, body, len);
-    }
-    nicd_buf_free(&z);
-    nicd_resp_finish(c, code);
+    a[phases[phase].n++] = h;
+    phases[phase].h = a;
 }
 
-enum { RW_GO_ON = 0, RW_DONE, RW_AGAIN, RW_BREAK };
-
-/* the rewrite module's state while a list of rules runs */
-typedef struct {
-    nicd_buf_t        cur;  /* the URI as the rules change it */
-    nicd_buf_t        subj; /* what the last regex matched, for $1..$9 */
-    const PCRE2_SIZE *caps;
-    int               ncaps;
-    int               changed;
-} rw_state_t;
-
-/* a path test of if: -f, -d, -e, -x */
+/* the handlers of phase until one does not decline */
 static int
-path_test(int op, const char *path)
+run_phase(int phase, nicd_conn_t *c, const nicd_request_t *r,
+          const nicd_loc_conf_t *lc, const char *uri, size_t len)
 {
-    struct stat st;
+    int i, rc;
 
-    if (stat(path, &st) != 0) {
-        return 0;
-    }
-    switch (op) {
-    case NICD_IF_FILE: return !S_ISDIR(st.st_mode);
-    case NICD_IF_DIR: return S_ISDIR(st.st_mode);
-    case NICD_IF_EXEC: return access(path, X_OK) == 0;
-    }
-    return 1;
-}
-
-/* if's condition: 1 true, 0 false, -1 an error (logged) */
-static int
-condition(nicd_conn_t *c, const nicd_request_t *r, const nicd_if_t *cond,
-          rw_state_t *st, pcre2_match_data *md)
-{
-    nicd_buf_t *v = &c->w->expand, rhs = {0};
-    int         t, n;
-
-    if (nicd_expand(c, r, st->cur.data, st->cur.len, cond->var, v,
-                    st->subj.data, st->caps, st->ncaps)
-        != 0) {
-        return -1;
-    }
-    nicd_buf_add(v, "", 1);
-    if (nicd_buf_failed(v)) {
-        return -1;
-    }
-    v->len--;
-    switch (cond->op) {
-    case NICD_IF_TRUE:
-        t = v->len > 0 && !(v->len == 1 && v->data[0] == '0');
-        break;
-    case NICD_IF_EQ:
-        if (nicd_expand(c, r, st->cur.data, st->cur.len, cond->value, &rhs,
-                        st->subj.data, st->caps, st->ncaps)
-            != 0) {
-            nicd_buf_free(&rhs);
-            return -1;
-        }
-        t = rhs.len == v->len && memcmp(rhs.data, v->data, v->len) == 0;
-        nicd_buf_free(&rhs);
-        break;
-    case NICD_IF_RE:
-        n = pcre2_match(cond->re, (PCRE2_SPTR) v->data, v->len, 0, 0, md, NULL);
-        t = n >= 0;
-        if (t && !cond->negate) {
-            /* its captures serve the block's rules */
-            st->subj.len = 0;
-            nicd_buf_add(&st->subj, v->data, v->len);
-            nicd_buf_add(&st->subj, "", 1);
-            st->caps = pcre2_get_ovector_pointer(md);
-            st->ncaps = n;
-        }
-        break;
-    default: t = path_test(cond->op, v->data);
-    }
-    return cond->negate ? !t : t;
-}
-
-/*
- * Run rules (n of them) on st->cur.  RW_DONE: answered; RW_AGAIN: "last";
- * RW_BREAK: "break" (the flag or the directive); RW_GO_ON: all ran.
- */
-static int
-rules(nicd_conn_t *c, const nicd_request_t *r, const nicd_rewrite_t *rw,
-      int nrw, rw_state_t *st)
-{
-    nicd_worker_t    *w = c->w;
-    pcre2_match_data *md = nicd_match_data(w);
-    int               i, n, rc, code, head = r->method == NICD_M_HEAD;
-
-    if (md == NULL) {
-        nicd_respond_error(c, 500, head, NULL, 0);
-        return RW_DONE;
-    }
-    for (i = 0; i < nrw; i++, rw++) {
-        switch (rw->flag) {
-        case NICD_REWRITE_STOP: return RW_BREAK;
-        case NICD_REWRITE_SET:
-            if (nicd_expand(c, r, st->cur.data, st->cur.len, rw->replacement,
-                            &w->expand, st->subj.data, st->caps, st->ncaps)
-                    != 0
-                || nicd_var_set(w, rw->var, w->expand.data, w->expand.len)
-                       != 0) {
-                nicd_respond_error(c, 500, head, NULL, 0);
-                return RW_DONE;
-            }
-            continue;
-        case NICD_REWRITE_IF:
-            rc = condition(c, r, rw->cond, st, md);
-            if (rc < 0) {
-                nicd_respond_error(c, 500, head, NULL, 0);
-                return RW_DONE;
-            }
-            if (rc == 1) {
-                rc = rules(c, r, rw->block->rewrites, rw->block->nrewrites, st);
-                if (rc != RW_GO_ON) {
-                    return rc;
-                }
-            }
-            continue;
-        case NICD_REWRITE_RETURN:
-            c->resp_status = rw->code; /* $status in the text, as nginx */
-            if (nicd_expand(c, r, st->cur.data, st->cur.len, rw->replacement,
-                            &w->expand, st->subj.data, st->caps, st->ncaps)
-                != 0) {
-                nicd_respond_error(c, 500, head, NULL, 0);
-                return RW_DONE;
-            }
-            code = rw->code;
-            if (code == 301 || code == 302 || code == 303 || code == 307
-                || code == 308) {
-                redirect(c, r, code, w->expand.data, w->expand.len);
-            } else if (rw->replacement[0] == '\0') {
-                /* no text: nginx's page for the code, if it has one */
-                nicd_respond_error(c, code, head, NULL, 0);
-            } else {
-                return_text(c, r, code, w->expand.data, w->expand.len);
-            }
-            return RW_DONE;
-        }
-        n = pcre2_match(rw->re, (PCRE2_SPTR) st->cur.data, st->cur.len, 0, 0,
-                        md, NULL);
-        if (n < 0) {
-            continue;
-        }
-        st->subj.len = 0;
-        nicd_buf_add(&st->subj, st->cur.data, st->cur.len);
-        nicd_buf_add(&st->subj, "", 1);
-        st->caps = pcre2_get_ovector_pointer(md);
-        st->ncaps = n;
-        if (nicd_expand(c, r, st->cur.data, st->cur.len, rw->replacement,
-                        &w->expand, st->subj.data, st->caps, st->ncaps)
-            != 0) {
-            nicd_respond_error(c, 500, head, NULL, 0);
-            return RW_DONE;
-        }
-        if (rw->flag == NICD_REWRITE_REDIRECT
-            || rw->flag == NICD_REWRITE_PERMANENT) {
-            /* the request's arguments follow unless the new URI has its
-             * own (nginx) */
-            if (r->query.len > 0
-                && memchr(w->expand.data, '?', w->expand.len) == NULL) {
-                nicd_buf_add(&w->expand, "?", 1);
-                nicd_buf_add(&w->expand, r->query.p, r->query.len);
-            }
-            redirect(c, r, rw->flag == NICD_REWRITE_PERMANENT ? 301 : 302,
-                     w->expand.data, w->expand.len);
-            return RW_DONE;
-        }
-        st->cur.len = 0;
-        nicd_buf_add(&st->cur, w->expand.data, w->expand.len);
-        st->changed = 1;
-        if (rw->flag == NICD_REWRITE_LAST) {
-            return RW_AGAIN;
-        }
-        if (rw->flag == NICD_REWRITE_BREAK) {
-            return RW_BREAK;
+    for (i = 0; i < phases[phase].n; i++) {
+        rc = phases[phase].h[i](c, r, lc, uri, len);
+        if (rc != NICD_DECLINED) {
+            return rc;
         }
     }
-    return RW_GO_ON;
-}
-
-/*
- * Run the rewrites of lc on uri.  RW_DONE: answered; RW_AGAIN: the URI
- * (in w->uri) is to find a location again ("last", or a rewrite without
- * a flag that changed it, as nginx's post-rewrite phase does); RW_BREAK:
- * the URI (w->uri) stays in this location; RW_GO_ON: nothing changed.
- */
-static int
-rewrite_phase(nicd_conn_t *c, const nicd_request_t *r,
-              const nicd_loc_conf_t *lc, const char *uri, size_t len)
-{
-    nicd_worker_t *w = c->w;
-    rw_state_t     st;
-    int            rc;
-
-    memset(&st, 0, sizeof(st));
-    nicd_buf_add(&st.cur, uri, len);
-    rc = rules(c, r, lc->rewrites, lc->nrewrites, &st);
-    if (rc == RW_GO_ON && st.changed) {
-        rc = RW_AGAIN;
-    }
-    if (rc == RW_BREAK && !st.changed) {
-        rc = RW_GO_ON;
-    }
-    if (rc == RW_AGAIN || rc == RW_BREAK) {
-        w->uri.len = 0;
-        nicd_buf_add(&w->uri, st.cur.data, st.cur.len);
-        nicd_buf_add(&w->uri, "", 1);
-        if (nicd_buf_failed(&w->uri) || nicd_buf_failed(&st.cur)) {
-            nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
-            rc = RW_DONE;
-        }
-    }
-    nicd_buf_free(&st.cur);
-    nicd_buf_free(&st.subj);
-    return rc;
+    return NICD_DECLINED;
 }
 
 static void run(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
                 size_t len, const nicd_loc_conf_t *named, int server_rw);
 
 #define internal_redirect nicd_internal_redirect
-
-/* expand the first n bytes of tmpl (try_files' items) */
-static int
-expand_n(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t ulen,
-         const char *tmpl, size_t n, nicd_buf_t *b)
-{
-    char *t = strndup(tmpl, n);
-    int   rc;
-
-    if (t == NULL) {
-        return -1;
-    }
-    rc = nicd_expand(c, r, uri, ulen, t, b, NULL, NULL, 0);
-    free(t);
-    return rc;
-}
 
 /* an internal redirect to uri (a copy is made: uri may be in w->uri) */
 void
@@ -386,84 +152,6 @@ nicd_internal_redirect(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
 }
 
 /*
- * try_files: 1 when it answered (or redirected), 0 to serve *uri as it
- * stands (set to the file found).
- */
-static int
-try_files_phase(nicd_conn_t *c, const nicd_request_t *r,
-                const nicd_loc_conf_t *lc, const char *uri, size_t len)
-{
-    nicd_worker_t *w = c->w;
-    nicd_file_t   *f;
-    const char    *last = lc->try_files[lc->ntry_files - 1];
-    int            i, err, dir, head = r->method == NICD_M_HEAD;
-    char          *copy;
-
-    for (i = 0; i < lc->ntry_files - 1; i++) {
-        /* an item written with a trailing "/" looks for a directory,
-         * named without that slash (nginx decides it on the item as
-         * written, not on what it expands to) */
-        size_t ilen = strlen(lc->try_files[i]);
-
-        dir = ilen > 0 && lc->try_files[i][ilen - 1] == '/';
-        if (expand_n(c, r, uri, len, lc->try_files[i], ilen - (size_t) dir,
-                     &w->expand)
-                != 0
-            || w->expand.len == 0) {
-            continue;
-        }
-        nicd_buf_add(&w->expand, "", 1);
-        copy = malloc(w->expand.len);
-        if (copy == NULL) {
-            nicd_respond_error(c, 500, head, NULL, 0);
-            return 1;
-        }
-        memcpy(copy, w->expand.data, w->expand.len);
-        if (nicd_http_hooks.lookup(c, lc, copy, w->expand.len - 1, &f, &err)
-            == 0) {
-            int ok = f->is_dir == (unsigned) dir;
-
-            nicd_ofc_release(&w->ofc, f);
-            if (ok) {
-                nicd_http_hooks.files(c, r, lc, copy, w->expand.len - 1);
-                free(copy);
-                return 1;
-            }
-        } else if (err != ENOENT && err != ENOTDIR && err != ENAMETOOLONG) {
-            nicd_respond_error(c, nicd_open_status(c, err, copy), head, NULL,
-                               0);
-            free(copy);
-            return 1;
-        }
-        free(copy);
-    }
-    if (last[0] == '=') {
-        nicd_respond_error(c, atoi(last + 1), head, NULL, 0);
-        return 1;
-    }
-    if (last[0] == '@') {
-        const nicd_loc_conf_t *nl = nicd_conf_named(c->srv, last);
-
-        if (nl == NULL) {
-            log_error(LOG_ERR, 0,
-                      "could not find named location \"%s\", "
-                      "client: %s",
-                      last, c->addr);
-            nicd_respond_error(c, 500, head, NULL, 0);
-            return 1;
-        }
-        run(c, r, uri, len, nl, 0);
-        return 1;
-    }
-    if (nicd_expand(c, r, uri, len, last, &w->expand, NULL, NULL, 0) != 0) {
-        nicd_respond_error(c, 500, head, NULL, 0);
-        return 1;
-    }
-    internal_redirect(c, r, w->expand.data, w->expand.len);
-    return 1;
-}
-
-/*
  * One more internal redirect (or "last"): past internal_redirects of them
  * (nginx's 10), a 500, no error_page, and nginx's log line.  1 when it
  * answered so.
@@ -484,7 +172,7 @@ redirect_cycle(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
     return 1;
 }
 
-/* the URI the rewrites left in w->uri, made the one at hand (*own, the
+/* the URI a phase left in w->uri, made the one at hand (*own, the
  * previous copy, freed): 0, or -1 after answering 500 */
 static int
 take_uri(nicd_conn_t *c, const nicd_request_t *r, char **own, const char **uri,
@@ -498,6 +186,8 @@ take_uri(nicd_conn_t *c, const nicd_request_t *r, char **own, const char **uri,
     }
     *uri = *own;
     *len = strlen(*own);
+    c->cur_uri = *uri;
+    c->cur_uri_len = *len;
     return 0;
 }
 
@@ -507,19 +197,19 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
     const nicd_loc_conf_t *named, int server_rw)
 {
     const nicd_loc_conf_t *lc;
-    int                    head = r->method == NICD_M_HEAD, rc;
+    int                    head = r->method == NICD_M_HEAD, rc, ph;
     char                  *own = NULL;
 
     if (redirect_cycle(c, r, uri, len)) {
         return;
     }
-    if (server_rw && c->srv->loc->nrewrites > 0) {
+    if (server_rw) {
         c->loc = c->srv->loc;
-        rc = rewrite_phase(c, r, c->srv->loc, uri, len);
-        if (rc == RW_DONE) {
+        rc = run_phase(NICD_PHASE_SERVER_REWRITE, c, r, c->srv->loc, uri, len);
+        if (rc == NICD_DONE) {
             return;
         }
-        if (rc != RW_GO_ON && take_uri(c, r, &own, &uri, &len) != 0) {
+        if (rc != NICD_DECLINED && take_uri(c, r, &own, &uri, &len) != 0) {
             return;
         }
     }
@@ -535,22 +225,20 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
             nicd_respond_error(c, 404, head, NULL, 0);
             goto out;
         }
-        if (lc->nrewrites == 0 || lc == c->srv->loc) {
-            break;
+        if (lc == c->srv->loc) {
+            break; /* the server's own rules ran in the server rewrite */
         }
-        rc = rewrite_phase(c, r, lc, uri, len);
-        if (rc == RW_DONE) {
+        rc = run_phase(NICD_PHASE_REWRITE, c, r, lc, uri, len);
+        if (rc == NICD_DONE) {
             goto out;
         }
-        if (rc == RW_GO_ON) {
+        if (rc == NICD_DECLINED) {
             break;
         }
         if (take_uri(c, r, &own, &uri, &len) != 0) {
             return;
         }
-        c->cur_uri = uri;
-        c->cur_uri_len = len;
-        if (rc == RW_BREAK) {
+        if (rc == NICD_URI_STAY) {
             break;
         }
         /* "last": a location again, counted as nginx counts it */
@@ -560,12 +248,14 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
         }
     }
 
-    if ((lc->naccess > 0 || lc->auth_realm != NULL)
-        && nicd_http_hooks.access != NULL && nicd_http_hooks.access(c, r, lc)) {
-        goto out;
-    }
-    if (lc->ntry_files > 0 && try_files_phase(c, r, lc, uri, len)) {
-        goto out;
+    for (ph = NICD_PHASE_PREACCESS; ph < NICD_PHASE_CONTENT; ph++) {
+        rc = run_phase(ph, c, r, lc, uri, len);
+        if (rc == NICD_DONE) {
+            goto out;
+        }
+        if (rc != NICD_DECLINED && take_uri(c, r, &own, &uri, &len) != 0) {
+            return;
+        }
     }
     if (lc->handler != NULL) {
         if (lc->lua == NULL && r->method != NICD_M_GET && !head) {
@@ -575,9 +265,67 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
         }
         goto out;
     }
-    nicd_http_hooks.files(c, r, lc, uri, len);
+    if (run_phase(NICD_PHASE_CONTENT, c, r, lc, uri, len) == NICD_DECLINED) {
+        nicd_respond_error(c, 404, head, NULL, 0); /* no content module */
+    }
 out:
     free(own);
+}
+
+void
+nicd_named_location(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
+                    size_t len, const nicd_loc_conf_t *nl)
+{
+    run(c, r, uri, len, nl, 0);
+}
+
+int
+nicd_uri_open(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
+              size_t len, nicd_file_t **out, int *err)
+{
+    nicd_buf_t *b = &c->w->path;
+    const char *rel = path;
+    size_t      rlen = len;
+
+    if (lc->alias && lc->root_vars) {
+        /* alias /dir/$1 of a regex location: its captures of this URI */
+        void *md = nicd_regex_match(c->w, lc->re, path, len);
+
+        if (md == NULL || nicd_expand_captures(c, lc->root, md, path, b) != 0) {
+            *err = ENOENT;
+            return -1;
+        }
+        rel = b->data;
+        rlen = b->len;
+    } else if (lc->alias
+               && (lc->kind == NICD_LOC_PREFIX || lc->kind == NICD_LOC_NOREGEX
+                   || lc->kind == NICD_LOC_EXACT)) {
+        /* the location's prefix replaced by the alias' directory */
+        rel = path + lc->name_len;
+        rlen = len - lc->name_len;
+        if (rlen == 0 || rel[0] != '/') {
+            b->len = 0;
+            nicd_buf_add(b, "/", 1);
+            nicd_buf_add(b, rel, rlen);
+            nicd_buf_add(b, "", 1);
+            if (nicd_buf_failed(b)) {
+                *err = ENOMEM;
+                return -1;
+            }
+            rel = b->data;
+            rlen = b->len - 1;
+        }
+    } else if (lc->alias) {
+        rel = "/"; /* a regex location's alias names the file itself */
+        rlen = 1;
+    }
+    if (lc->root_fd == -1) {
+        *err = ENOENT; /* the default root, missing */
+        return -1;
+    }
+    *err = nicd_ofc_open(&c->w->ofc, lc->root_fd, rel, rlen,
+                         nicd_worker_now_ms(c->w), out);
+    return *err == 0 ? 0 : -1;
 }
 
 void

@@ -27,24 +27,62 @@
 #include <openssl/evp.h>
 
 #include "directive.h"
-#include "handler.h"
+#include "phases.h"
 
-struct nicd_access_rule_s {
+typedef struct {
     int     deny;
     int     family; /* AF_INET, AF_INET6; 0: all */
     uint8_t addr[16], mask[16];
-};
+} rule_t;
 
-typedef struct nicd_access_rule_s rule_t;
+/* the module's settings of a level: each taken whole from the enclosing
+ * level where a level has none */
+typedef struct {
+    rule_t *rules; /* allow and deny, in order */
+    int     nrules;
+    char   *realm; /* auth_basic; NULL: unset, "": off */
+    char   *user_file;
+} access_conf_t;
+
+nicd_module_t nicd_access_module;
+
+static void *
+create_conf(nicd_conf_t *c)
+{
+    return nicd_conf_alloc(c, sizeof(access_conf_t));
+}
+
+static const char *
+merge_conf(nicd_conf_t *c, const void *prev, void *conf)
+{
+    const access_conf_t *p = prev;
+    access_conf_t       *ac = conf;
+
+    (void) c;
+    if (p == NULL) {
+        return NULL;
+    }
+    if (ac->rules == NULL) {
+        ac->rules = p->rules;
+        ac->nrules = p->nrules;
+    }
+    if (ac->realm == NULL) {
+        ac->realm = p->realm;
+    }
+    if (ac->user_file == NULL) {
+        ac->user_file = p->user_file;
+    }
+    return NULL;
+}
 
 static const char *
 set_rule(parse_t *ps, const char **a, int n)
 {
-    nicd_loc_conf_t *l = ps->loc;
-    rule_t           r;
-    char             text[64], *slash, *end;
-    long             bits;
-    int              i, len;
+    access_conf_t *l = nicd_conf_module_loc(ps);
+    rule_t         r;
+    char           text[64], *slash, *end;
+    long           bits;
+    int            i, len;
 
     (void) n;
     memset(&r, 0, sizeof(r));
@@ -81,35 +119,38 @@ set_rule(parse_t *ps, const char **a, int n)
             r.addr[i] &= r.mask[i];
         }
     }
-    l->access = nicd_conf_grow(ps->conf, l->access, l->naccess, sizeof(r));
-    if (l->access == NULL) {
+    l->rules = nicd_conf_grow(ps->conf, l->rules, l->nrules, sizeof(r));
+    if (l->rules == NULL) {
         return "out of memory";
     }
-    l->access[l->naccess++] = r;
+    l->rules[l->nrules++] = r;
     return NULL;
 }
 
 static const char *
 set_auth_basic(parse_t *ps, const char **a, int n)
 {
+    access_conf_t *l = nicd_conf_module_loc(ps);
+
     (void) n;
     /* "off" switches an inherited realm off: an empty string, not NULL */
-    ps->loc->auth_realm =
-        nicd_conf_strdup(ps->conf, strcmp(a[0], "off") == 0 ? "" : a[0]);
-    return ps->loc->auth_realm == NULL ? "out of memory" : NULL;
+    l->realm = nicd_conf_strdup(ps->conf, strcmp(a[0], "off") == 0 ? "" : a[0]);
+    return l->realm == NULL ? "out of memory" : NULL;
 }
 
 static const char *
 set_user_file(parse_t *ps, const char **a, int n)
 {
+    access_conf_t *l = nicd_conf_module_loc(ps);
+
     (void) n;
-    ps->loc->auth_file = nicd_conf_strdup(ps->conf, a[0]);
-    return ps->loc->auth_file == NULL ? "out of memory" : NULL;
+    l->user_file = nicd_conf_strdup(ps->conf, a[0]);
+    return l->user_file == NULL ? "out of memory" : NULL;
 }
 
 /* 1 when rules let the client (its address as text) through */
 static int
-allowed(const nicd_loc_conf_t *lc, const char *addr)
+allowed(const access_conf_t *lc, const char *addr)
 {
     uint8_t bin[16];
     int     i, k, len, family;
@@ -124,8 +165,8 @@ allowed(const nicd_loc_conf_t *lc, const char *addr)
         family = 0; /* a Unix socket: only "all" matches */
         len = 0;
     }
-    for (i = 0; i < lc->naccess; i++) {
-        const rule_t *r = &lc->access[i];
+    for (i = 0; i < lc->nrules; i++) {
+        const rule_t *r = &lc->rules[i];
 
         if (r->family != 0 && r->family != family) {
             continue;
@@ -329,12 +370,12 @@ credentials(const nicd_str_t *v, char *buf, size_t len)
 }
 
 static void
-unauthorized(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc)
+unauthorized(nicd_conn_t *c, const nicd_request_t *r, const access_conf_t *lc)
 {
     char hdr[512];
     int  n;
 
-    n = snprintf(hdr, sizeof(hdr), "Basic realm=\"%s\"", lc->auth_realm);
+    n = snprintf(hdr, sizeof(hdr), "Basic realm=\"%s\"", lc->realm);
     if (n < 0 || (size_t) n >= sizeof(hdr)) {
         n = snprintf(hdr, sizeof(hdr), "Basic realm=\"\"");
     }
@@ -345,17 +386,17 @@ unauthorized(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc)
 /* 0: the user and password are in the file; 1: not; -1: it cannot be
  * read (logged) */
 static int
-check_file(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *user,
+check_file(nicd_conn_t *c, const access_conf_t *lc, const char *user,
            const char *pw)
 {
-    FILE  *f = fopen(lc->auth_file, "re");
+    FILE  *f = fopen(lc->user_file, "re");
     char   line[1024], *hash, *end;
     size_t ulen = strlen(user);
     int    rc = 1, found = 0;
 
     if (f == NULL) {
         log_error(LOG_ERR, errno, "open() \"%s\" failed, client: %s",
-                  lc->auth_file, c->addr);
+                  lc->user_file, c->addr);
         return -1;
     }
     while (fgets(line, sizeof(line), f) != NULL) {
@@ -375,7 +416,7 @@ check_file(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *user,
     fclose(f);
     if (!found) {
         log_error(LOG_ERR, 0, "user \"%s\" was not found in \"%s\", client: %s",
-                  user, lc->auth_file, c->addr);
+                  user, lc->user_file, c->addr);
     } else if (rc != 0) {
         log_error(LOG_ERR, 0, "user \"%s\": password mismatch, client: %s",
                   user, c->addr);
@@ -383,41 +424,46 @@ check_file(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *user,
     return rc;
 }
 
+/* the access phase: NICD_DONE when it answered (403, 401, 500),
+ * NICD_DECLINED to go on */
 static int
-nicd_access_phase(nicd_conn_t *c, const nicd_request_t *r,
-                  const nicd_loc_conf_t *lc)
+access_handler(nicd_conn_t *c, const nicd_request_t *r,
+               const nicd_loc_conf_t *loc, const char *uri, size_t len)
 {
-    char        buf[768];
-    const char *pw;
-    int         head = r->method == NICD_M_HEAD;
+    const access_conf_t *lc = NICD_LOC_CONF(loc, nicd_access_module);
+    char                 buf[768];
+    const char          *pw;
+    int                  head = r->method == NICD_M_HEAD;
 
-    if (lc->naccess > 0 && !allowed(lc, c->addr)) {
+    (void) uri;
+    (void) len;
+    if (lc->nrules > 0 && !allowed(lc, c->addr)) {
         log_error(LOG_ERR, 0, "access forbidden by rule, client: %s", c->addr);
         nicd_respond_error(c, 403, head, NULL, 0);
-        return 1;
+        return NICD_DONE;
     }
-    if (lc->auth_realm == NULL || lc->auth_realm[0] == '\0') {
-        return 0;
+    if (lc->realm == NULL || lc->realm[0] == '\0') {
+        return NICD_DECLINED;
     }
-    if (lc->auth_file == NULL) {
+    if (lc->user_file == NULL) {
         log_error(LOG_ERR, 0,
                   "auth_basic without auth_basic_user_file, "
                   "client: %s",
                   c->addr);
         nicd_respond_error(c, 500, head, NULL, 0);
-        return 1;
+        return NICD_DONE;
     }
     pw = credentials(&r->hdr[NICD_HDR_AUTHORIZATION], buf, sizeof(buf));
     if (pw == NULL) {
         unauthorized(c, r, lc);
-        return 1;
+        return NICD_DONE;
     }
     switch (check_file(c, lc, buf, pw)) {
-    case 0: return 0;
-    case 1: unauthorized(c, r, lc); return 1;
+    case 0: return NICD_DECLINED;
+    case 1: unauthorized(c, r, lc); return NICD_DONE;
     }
     nicd_respond_error(c, 500, head, NULL, 0);
-    return 1;
+    return NICD_DONE;
 }
 
 static const directive_t nicd_access_directives[] = {
@@ -432,11 +478,13 @@ static const directive_t nicd_access_directives[] = {
 static void
 access_init(void)
 {
-    nicd_http_hooks.access = nicd_access_phase;
+    nicd_phase_add(NICD_PHASE_ACCESS, access_handler);
 }
 
 nicd_module_t nicd_access_module = {
     .name = "access",
     .directives = nicd_access_directives,
+    .create_loc_conf = create_conf,
+    .merge_loc_conf = merge_conf,
     .init = access_init,
 };

@@ -223,10 +223,8 @@ header_filter(nicd_conn_t *c)
 static void
 headers_init(void)
 {
-    if (next_header_filter == NULL) { /* once */
-        next_header_filter = nicd_top_header_filter;
-        nicd_top_header_filter = header_filter;
-    }
+    next_header_filter = nicd_top_header_filter;
+    nicd_top_header_filter = header_filter;
 }
 
 static const directive_t nicd_headers_directives[] = {

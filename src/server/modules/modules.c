@@ -31,8 +31,13 @@ nicd_module_t *const nicd_modules[] = {
 void
 nicd_modules_init(void)
 {
-    int i;
+    static int done;
+    int        i;
 
+    if (done) {
+        return; /* a module's init adds its handlers to the phases once */
+    }
+    done = 1;
     for (i = 0; nicd_modules[i] != NULL; i++) {
         if (nicd_modules[i]->init != NULL) {
             nicd_modules[i]->init();

@@ -13,8 +13,8 @@
 
 extern nicd_module_t *const nicd_modules[];
 
-/* Every module's init, once before a configuration is read: their hooks
- * into the phases (idempotent). */
+/* Every module's init, before a configuration is read: their handlers
+ * and filters into the phases (done once, whoever calls it again). */
 void nicd_modules_init(void);
 
 /* Every module's worker_init and worker_free, in the list's order (the

@@ -17,41 +17,104 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "directive.h"
-#include "handler.h"
+#include "phases.h"
+#include "variables.h"
+
+/* "if (CONDITION) { ... }": what it tests */
+typedef struct {
+    char *var; /* the left side, with variables ("$host") */
+    int   op;  /* IF_* */
+    int   negate;
+    char *value; /* "=" and "!=": the right side, with variables */
+    void *re;    /* "~" and "~*": pcre2_code */
+} if_t;
+
+enum {
+    IF_TRUE = 0, /* not empty and not "0" */
+    IF_EQ,
+    IF_RE,
+    IF_FILE,   /* -f */
+    IF_DIR,    /* -d */
+    IF_EXISTS, /* -e */
+    IF_EXEC    /* -x */
+};
+
+typedef struct rewrite_conf_s rewrite_conf_t;
+
+/* "rewrite REGEX REPLACEMENT [FLAG];", "return CODE [TEXT|URL];",
+ * "break;", "set $VAR VALUE;" and "if (...) { ... }", in the order
+ * written */
+typedef struct {
+    void           *re;          /* pcre2_code of a rewrite */
+    char           *replacement; /* rewrite: the new URI; return: text */
+    int             flag;        /* REWRITE_* */
+    int             code;        /* return's status */
+    if_t           *cond;        /* an if's condition */
+    rewrite_conf_t *block;       /* an if's rules */
+    char           *var;         /* set's variable, without "$" */
+} rewrite_t;
+
+enum {
+    REWRITE_NONE = 0,
+    REWRITE_LAST,
+    REWRITE_BREAK,
+    REWRITE_REDIRECT,
+    REWRITE_PERMANENT,
+    REWRITE_RETURN,
+    REWRITE_STOP, /* break; */
+    REWRITE_IF,
+    REWRITE_SET /* set $var value; */
+};
+
+/* the module's settings of a level (and of an if block): its rules,
+ * never inherited */
+struct rewrite_conf_s {
+    rewrite_t *rules;
+    int        nrules;
+};
+
+nicd_module_t nicd_rewrite_module;
+
+static void *
+create_conf(nicd_conf_t *c)
+{
+    return nicd_conf_alloc(c, sizeof(rewrite_conf_t));
+}
 
 static const char *
-add(parse_t *ps, nicd_rewrite_t *rw)
+add(parse_t *ps, rewrite_t *rw)
 {
-    nicd_loc_conf_t *l = ps->loc;
+    rewrite_conf_t *l = nicd_conf_module_loc(ps);
 
-    l->rewrites =
-        nicd_conf_grow(ps->conf, l->rewrites, l->nrewrites, sizeof(*rw));
-    if (l->rewrites == NULL) {
+    l->rules = nicd_conf_grow(ps->conf, l->rules, l->nrules, sizeof(*rw));
+    if (l->rules == NULL) {
         return "out of memory";
     }
-    l->rewrites[l->nrewrites++] = *rw;
+    l->rules[l->nrules++] = *rw;
     return NULL;
 }
 
 static const char *
 set_rewrite(parse_t *ps, const char **a, int n)
 {
-    nicd_rewrite_t rw;
-    char           err[512];
+    rewrite_t rw;
+    char      err[512];
 
     memset(&rw, 0, sizeof(rw));
-    rw.flag = NICD_REWRITE_NONE;
+    rw.flag = REWRITE_NONE;
     if (n == 3) {
         if (strcmp(a[2], "last") == 0) {
-            rw.flag = NICD_REWRITE_LAST;
+            rw.flag = REWRITE_LAST;
         } else if (strcmp(a[2], "break") == 0) {
-            rw.flag = NICD_REWRITE_BREAK;
+            rw.flag = REWRITE_BREAK;
         } else if (strcmp(a[2], "redirect") == 0) {
-            rw.flag = NICD_REWRITE_REDIRECT;
+            rw.flag = REWRITE_REDIRECT;
         } else if (strcmp(a[2], "permanent") == 0) {
-            rw.flag = NICD_REWRITE_PERMANENT;
+            rw.flag = REWRITE_PERMANENT;
         } else {
             return nicd_conf_msg("invalid parameter \"%s\"", a[2]);
         }
@@ -60,11 +123,11 @@ set_rewrite(parse_t *ps, const char **a, int n)
     if (rw.re == NULL) {
         return nicd_conf_msg("%s", err);
     }
-    if (rw.flag == NICD_REWRITE_NONE
+    if (rw.flag == REWRITE_NONE
         && (strncmp(a[1], "http://", 7) == 0
             || strncmp(a[1], "https://", 8) == 0
             || strncmp(a[1], "$scheme", 7) == 0)) {
-        rw.flag = NICD_REWRITE_REDIRECT;
+        rw.flag = REWRITE_REDIRECT;
     }
     rw.replacement = nicd_conf_strdup(ps->conf, a[1]);
     return rw.replacement == NULL ? "out of memory" : add(ps, &rw);
@@ -73,12 +136,12 @@ set_rewrite(parse_t *ps, const char **a, int n)
 static const char *
 set_return(parse_t *ps, const char **a, int n)
 {
-    nicd_rewrite_t rw;
-    char          *end;
-    long           code;
+    rewrite_t rw;
+    char     *end;
+    long      code;
 
     memset(&rw, 0, sizeof(rw));
-    rw.flag = NICD_REWRITE_RETURN;
+    rw.flag = REWRITE_RETURN;
     code = strtol(a[0], &end, 10);
     if (*end != '\0' || end == a[0]) {
         if (n != 1
@@ -102,20 +165,20 @@ set_return(parse_t *ps, const char **a, int n)
 static const char *
 set_break(parse_t *ps, const char **a, int n)
 {
-    nicd_rewrite_t rw;
+    rewrite_t rw;
 
     (void) a;
     (void) n;
     memset(&rw, 0, sizeof(rw));
-    rw.flag = NICD_REWRITE_STOP;
+    rw.flag = REWRITE_STOP;
     return add(ps, &rw);
 }
 
 static const char *
 set_set(parse_t *ps, const char **a, int n)
 {
-    nicd_rewrite_t rw;
-    size_t         i;
+    rewrite_t rw;
+    size_t    i;
 
     (void) n;
     if (a[0][0] != '$' || a[0][1] == '\0') {
@@ -151,7 +214,7 @@ set_set(parse_t *ps, const char **a, int n)
         }
     }
     memset(&rw, 0, sizeof(rw));
-    rw.flag = NICD_REWRITE_SET;
+    rw.flag = REWRITE_SET;
     rw.var = nicd_conf_strdup(ps->conf, a[0] + 1);
     rw.replacement = nicd_conf_strdup(ps->conf, a[1]);
     return rw.var == NULL || rw.replacement == NULL ? "out of memory"
@@ -162,18 +225,26 @@ set_set(parse_t *ps, const char **a, int n)
 static const char *
 set_if(parse_t *ps, const char **a, int n)
 {
-    nicd_rewrite_t rw;
-    nicd_if_t     *cond;
-    const char    *w[4], *op;
-    char          *first, *last, err[512];
-    int            k = 0, i;
+    rewrite_t        rw;
+    if_t            *cond;
+    nicd_loc_conf_t *blk;
+    const char      *w[4], *op;
+    char            *first, *last, err[512];
+    int              k = 0, i;
 
     memset(&rw, 0, sizeof(rw));
     cond = nicd_conf_alloc(ps->conf, sizeof(*cond));
-    rw.block = nicd_conf_alloc(ps->conf, sizeof(*rw.block));
-    if (cond == NULL || rw.block == NULL) {
+    /* the block: a level of its own holding the module's rules alone */
+    blk = nicd_conf_alloc(ps->conf, sizeof(*blk));
+    if (blk != NULL) {
+        blk->mconf = nicd_conf_alloc(
+            ps->conf, sizeof(void *) * (size_t) ps->conf->nmodules);
+    }
+    if (cond == NULL || blk == NULL || blk->mconf == NULL
+        || (rw.block = create_conf(ps->conf)) == NULL) {
         return "out of memory";
     }
+    blk->mconf[nicd_rewrite_module.index] = rw.block;
     /* "(", words..., ")" in any split the tokenizer made */
     for (i = 0; i < n && k < 4; i++) {
         const char *s = a[i];
@@ -212,20 +283,20 @@ set_if(parse_t *ps, const char **a, int n)
         if (first[0] != '$') {
             return nicd_conf_msg("invalid condition \"%s\"", first);
         }
-        cond->op = NICD_IF_TRUE;
+        cond->op = IF_TRUE;
         cond->var = first;
     } else if (k == 2) {
         op = first;
         cond->negate = op[0] == '!';
         op += cond->negate;
         if (strcmp(op, "-f") == 0) {
-            cond->op = NICD_IF_FILE;
+            cond->op = IF_FILE;
         } else if (strcmp(op, "-d") == 0) {
-            cond->op = NICD_IF_DIR;
+            cond->op = IF_DIR;
         } else if (strcmp(op, "-e") == 0) {
-            cond->op = NICD_IF_EXISTS;
+            cond->op = IF_EXISTS;
         } else if (strcmp(op, "-x") == 0) {
-            cond->op = NICD_IF_EXEC;
+            cond->op = IF_EXEC;
         } else {
             return nicd_conf_msg("invalid condition \"%s\"", first);
         }
@@ -236,10 +307,10 @@ set_if(parse_t *ps, const char **a, int n)
         cond->negate = op[0] == '!';
         op += cond->negate;
         if (strcmp(op, "=") == 0) {
-            cond->op = NICD_IF_EQ;
+            cond->op = IF_EQ;
             cond->value = last;
         } else if (strcmp(op, "~") == 0 || strcmp(op, "~*") == 0) {
-            cond->op = NICD_IF_RE;
+            cond->op = IF_RE;
             cond->re =
                 nicd_conf_regex(ps->conf, last, op[1] == '*', err, sizeof(err));
             if (cond->re == NULL) {
@@ -251,14 +322,264 @@ set_if(parse_t *ps, const char **a, int n)
     } else {
         return "invalid condition";
     }
-    rw.flag = NICD_REWRITE_IF;
+    rw.flag = REWRITE_IF;
     rw.cond = cond;
     if (add(ps, &rw) != NULL) {
         return "out of memory";
     }
     /* the block's rewrite directives go to its own list */
-    ps->loc = rw.block;
+    ps->loc = blk;
     return NULL;
+}
+
+/* "return CODE TEXT": the text as the body (text/plain, nginx's
+ * default_type for it is the location's) */
+static void
+return_text(nicd_conn_t *c, const nicd_request_t *r, int code, const char *text,
+            size_t len)
+{
+    const char *t = c->loc->default_type, *body;
+    nicd_buf_t  z = {0};
+
+    body = nicd_body_filter(c, t, strlen(t), text, &len, &z);
+    nicd_resp_start(c, code);
+    nicd_resp_content_type(c, t, strlen(t));
+    if (body != text) {
+        NICD_RESP_HEADER(c, "Content-Encoding", "gzip", 4);
+    }
+    nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) len);
+    nicd_resp_end_headers(c);
+    if (r->method != NICD_M_HEAD && len > 0) {
+        nicd_resp_body_mem(c, body, len);
+    }
+    nicd_buf_free(&z);
+    nicd_resp_finish(c, code);
+}
+
+/* the rewrite module's state while a list of rules runs */
+typedef struct {
+    nicd_buf_t        cur;  /* the URI as the rules change it */
+    nicd_buf_t        subj; /* what the last regex matched, for $1..$9 */
+    const PCRE2_SIZE *caps;
+    int               ncaps;
+    int               changed;
+} rw_state_t;
+
+/* a path test of if: -f, -d, -e, -x */
+static int
+path_test(int op, const char *path)
+{
+    struct stat st;
+
+    if (stat(path, &st) != 0) {
+        return 0;
+    }
+    switch (op) {
+    case IF_FILE: return !S_ISDIR(st.st_mode);
+    case IF_DIR: return S_ISDIR(st.st_mode);
+    case IF_EXEC: return access(path, X_OK) == 0;
+    }
+    return 1;
+}
+
+/* if's condition: 1 true, 0 false, -1 an error (logged) */
+static int
+condition(nicd_conn_t *c, const nicd_request_t *r, const if_t *cond,
+          rw_state_t *st, pcre2_match_data *md)
+{
+    nicd_buf_t *v = &c->w->expand, rhs = {0};
+    int         t, n;
+
+    if (nicd_expand(c, r, st->cur.data, st->cur.len, cond->var, v,
+                    st->subj.data, st->caps, st->ncaps)
+        != 0) {
+        return -1;
+    }
+    nicd_buf_add(v, "", 1);
+    if (nicd_buf_failed(v)) {
+        return -1;
+    }
+    v->len--;
+    switch (cond->op) {
+    case IF_TRUE: t = v->len > 0 && !(v->len == 1 && v->data[0] == '0'); break;
+    case IF_EQ:
+        if (nicd_expand(c, r, st->cur.data, st->cur.len, cond->value, &rhs,
+                        st->subj.data, st->caps, st->ncaps)
+            != 0) {
+            nicd_buf_free(&rhs);
+            return -1;
+        }
+        t = rhs.len == v->len && memcmp(rhs.data, v->data, v->len) == 0;
+        nicd_buf_free(&rhs);
+        break;
+    case IF_RE:
+        n = pcre2_match(cond->re, (PCRE2_SPTR) v->data, v->len, 0, 0, md, NULL);
+        t = n >= 0;
+        if (t && !cond->negate) {
+            /* its captures serve the block's rules */
+            st->subj.len = 0;
+            nicd_buf_add(&st->subj, v->data, v->len);
+            nicd_buf_add(&st->subj, "", 1);
+            st->caps = pcre2_get_ovector_pointer(md);
+            st->ncaps = n;
+        }
+        break;
+    default: t = path_test(cond->op, v->data);
+    }
+    return cond->negate ? !t : t;
+}
+
+/*
+ * Run rules (n of them) on st->cur.  NICD_DONE: answered; NICD_URI_AGAIN:
+ * "last"; NICD_URI_STAY: "break" (the flag or the directive);
+ * NICD_DECLINED: all ran.
+ */
+static int
+rules(nicd_conn_t *c, const nicd_request_t *r, const rewrite_t *rw, int nrw,
+      rw_state_t *st)
+{
+    nicd_worker_t    *w = c->w;
+    pcre2_match_data *md = nicd_match_data(w);
+    int               i, n, rc, code, head = r->method == NICD_M_HEAD;
+
+    if (md == NULL) {
+        nicd_respond_error(c, 500, head, NULL, 0);
+        return NICD_DONE;
+    }
+    for (i = 0; i < nrw; i++, rw++) {
+        switch (rw->flag) {
+        case REWRITE_STOP: return NICD_URI_STAY;
+        case REWRITE_SET:
+            if (nicd_expand(c, r, st->cur.data, st->cur.len, rw->replacement,
+                            &w->expand, st->subj.data, st->caps, st->ncaps)
+                    != 0
+                || nicd_var_set(w, rw->var, w->expand.data, w->expand.len)
+                       != 0) {
+                nicd_respond_error(c, 500, head, NULL, 0);
+                return NICD_DONE;
+            }
+            continue;
+        case REWRITE_IF:
+            rc = condition(c, r, rw->cond, st, md);
+            if (rc < 0) {
+                nicd_respond_error(c, 500, head, NULL, 0);
+                return NICD_DONE;
+            }
+            if (rc == 1) {
+                rc = rules(c, r, rw->block->rules, rw->block->nrules, st);
+                if (rc != NICD_DECLINED) {
+                    return rc;
+                }
+            }
+            continue;
+        case REWRITE_RETURN:
+            c->resp_status = rw->code; /* $status in the text, as nginx */
+            if (nicd_expand(c, r, st->cur.data, st->cur.len, rw->replacement,
+                            &w->expand, st->subj.data, st->caps, st->ncaps)
+                != 0) {
+                nicd_respond_error(c, 500, head, NULL, 0);
+                return NICD_DONE;
+            }
+            code = rw->code;
+            if (code == 301 || code == 302 || code == 303 || code == 307
+                || code == 308) {
+                nicd_redirect(c, r, code, w->expand.data, w->expand.len);
+            } else if (rw->replacement[0] == '\0') {
+                /* no text: nginx's page for the code, if it has one */
+                nicd_respond_error(c, code, head, NULL, 0);
+            } else {
+                return_text(c, r, code, w->expand.data, w->expand.len);
+            }
+            return NICD_DONE;
+        }
+        n = pcre2_match(rw->re, (PCRE2_SPTR) st->cur.data, st->cur.len, 0, 0,
+                        md, NULL);
+        if (n < 0) {
+            continue;
+        }
+        st->subj.len = 0;
+        nicd_buf_add(&st->subj, st->cur.data, st->cur.len);
+        nicd_buf_add(&st->subj, "", 1);
+        st->caps = pcre2_get_ovector_pointer(md);
+        st->ncaps = n;
+        if (nicd_expand(c, r, st->cur.data, st->cur.len, rw->replacement,
+                        &w->expand, st->subj.data, st->caps, st->ncaps)
+            != 0) {
+            nicd_respond_error(c, 500, head, NULL, 0);
+            return NICD_DONE;
+        }
+        if (rw->flag == REWRITE_REDIRECT || rw->flag == REWRITE_PERMANENT) {
+            /* the request's arguments follow unless the new URI has its
+             * own (nginx) */
+            if (r->query.len > 0
+                && memchr(w->expand.data, '?', w->expand.len) == NULL) {
+                nicd_buf_add(&w->expand, "?", 1);
+                nicd_buf_add(&w->expand, r->query.p, r->query.len);
+            }
+            nicd_redirect(c, r, rw->flag == REWRITE_PERMANENT ? 301 : 302,
+                          w->expand.data, w->expand.len);
+            return NICD_DONE;
+        }
+        st->cur.len = 0;
+        nicd_buf_add(&st->cur, w->expand.data, w->expand.len);
+        st->changed = 1;
+        if (rw->flag == REWRITE_LAST) {
+            return NICD_URI_AGAIN;
+        }
+        if (rw->flag == REWRITE_BREAK) {
+            return NICD_URI_STAY;
+        }
+    }
+    return NICD_DECLINED;
+}
+
+/*
+ * The (server) rewrite phase: the rules of lc on uri.  NICD_DONE:
+ * answered; NICD_URI_AGAIN: the URI (in w->uri) is to find a location
+ * again ("last", or a rewrite without a flag that changed it, as nginx's
+ * post-rewrite phase does); NICD_URI_STAY: the URI (w->uri) stays in this
+ * location; NICD_DECLINED: nothing changed.
+ */
+static int
+rewrite_handler(nicd_conn_t *c, const nicd_request_t *r,
+                const nicd_loc_conf_t *lc, const char *uri, size_t len)
+{
+    const rewrite_conf_t *rc = NICD_LOC_CONF(lc, nicd_rewrite_module);
+    nicd_worker_t        *w = c->w;
+    rw_state_t            st;
+    int                   rv;
+
+    if (rc->nrules == 0) {
+        return NICD_DECLINED;
+    }
+    memset(&st, 0, sizeof(st));
+    nicd_buf_add(&st.cur, uri, len);
+    rv = rules(c, r, rc->rules, rc->nrules, &st);
+    if (rv == NICD_DECLINED && st.changed) {
+        rv = NICD_URI_AGAIN;
+    }
+    if (rv == NICD_URI_STAY && !st.changed) {
+        rv = NICD_DECLINED;
+    }
+    if (rv == NICD_URI_AGAIN || rv == NICD_URI_STAY) {
+        w->uri.len = 0;
+        nicd_buf_add(&w->uri, st.cur.data, st.cur.len);
+        nicd_buf_add(&w->uri, "", 1);
+        if (nicd_buf_failed(&w->uri) || nicd_buf_failed(&st.cur)) {
+            nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
+            rv = NICD_DONE;
+        }
+    }
+    nicd_buf_free(&st.cur);
+    nicd_buf_free(&st.subj);
+    return rv;
+}
+
+static void
+rewrite_init(void)
+{
+    nicd_phase_add(NICD_PHASE_SERVER_REWRITE, rewrite_handler);
+    nicd_phase_add(NICD_PHASE_REWRITE, rewrite_handler);
 }
 
 static const directive_t nicd_rewrite_directives[] = {
@@ -273,4 +594,6 @@ static const directive_t nicd_rewrite_directives[] = {
 nicd_module_t nicd_rewrite_module = {
     .name = "rewrite",
     .directives = nicd_rewrite_directives,
+    .create_loc_conf = create_conf,
+    .init = rewrite_init,
 };

@@ -26,11 +26,8 @@
 #include "directive.h"
 #include "handler.h"
 #include "path.h"
+#include "phases.h"
 #include "range.h"
-
-static int nicd_static_lookup(nicd_conn_t *c, const nicd_loc_conf_t *lc,
-                              const char *path, size_t len, nicd_file_t **out,
-                              int *err);
 
 static _Thread_local uint64_t boundary_seq;
 
@@ -203,7 +200,7 @@ gzip_static(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
     }
     memcpy(p, path, len);
     memcpy(p + len, ".gz", 4);
-    if (nicd_static_lookup(c, lc, p, len + 3, &gz, &err) != 0) {
+    if (nicd_uri_open(c, lc, p, len + 3, &gz, &err) != 0) {
         free(p);
         return 0;
     }
@@ -699,7 +696,7 @@ static_directory(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
         }
         memcpy(uri, path, len);
         memcpy(uri + len, lc->index[i], ilen + 1);
-        if (nicd_static_lookup(c, lc, uri, len + ilen, &f, &err) != 0) {
+        if (nicd_uri_open(c, lc, uri, len + ilen, &f, &err) != 0) {
             free(uri);
             if (err == ENOENT || err == ENOTDIR) {
                 continue;
@@ -725,55 +722,6 @@ static_directory(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
     nicd_respond_error(c, 403, head, NULL, 0);
 }
 
-static int
-nicd_static_lookup(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
-                   size_t len, nicd_file_t **out, int *err)
-{
-    nicd_buf_t *b = &c->w->path;
-    const char *rel = path;
-    size_t      rlen = len;
-
-    if (lc->alias && lc->root_vars) {
-        /* alias /dir/$1 of a regex location: its captures of this URI */
-        void *md = nicd_regex_match(c->w, lc->re, path, len);
-
-        if (md == NULL || nicd_expand_captures(c, lc->root, md, path, b) != 0) {
-            *err = ENOENT;
-            return -1;
-        }
-        rel = b->data;
-        rlen = b->len;
-    } else if (lc->alias
-               && (lc->kind == NICD_LOC_PREFIX || lc->kind == NICD_LOC_NOREGEX
-                   || lc->kind == NICD_LOC_EXACT)) {
-        /* the location's prefix replaced by the alias' directory */
-        rel = path + lc->name_len;
-        rlen = len - lc->name_len;
-        if (rlen == 0 || rel[0] != '/') {
-            b->len = 0;
-            nicd_buf_add(b, "/", 1);
-            nicd_buf_add(b, rel, rlen);
-            nicd_buf_add(b, "", 1);
-            if (nicd_buf_failed(b)) {
-                *err = ENOMEM;
-                return -1;
-            }
-            rel = b->data;
-            rlen = b->len - 1;
-        }
-    } else if (lc->alias) {
-        rel = "/"; /* a regex location's alias names the file itself */
-        rlen = 1;
-    }
-    if (lc->root_fd == -1) {
-        *err = ENOENT; /* the default root, missing */
-        return -1;
-    }
-    *err = nicd_ofc_open(&c->w->ofc, lc->root_fd, rel, rlen,
-                         nicd_worker_now_ms(c->w), out);
-    return *err == 0 ? 0 : -1;
-}
-
 static void
 nicd_static_serve(nicd_conn_t *c, const nicd_request_t *r,
                   const nicd_loc_conf_t *lc, const char *path, size_t len)
@@ -786,7 +734,7 @@ nicd_static_serve(nicd_conn_t *c, const nicd_request_t *r,
         nicd_respond_error(c, 405, head, NULL, 0);
         return;
     }
-    if (nicd_static_lookup(c, lc, path, len, &f, &err) != 0) {
+    if (nicd_uri_open(c, lc, path, len, &f, &err) != 0) {
         status = nicd_open_status(c, err, path);
         if (status == 404) {
             log_error(LOG_INFO, 0, "\"%s%s\" not found, client: %s", lc->root,
@@ -805,11 +753,19 @@ nicd_static_serve(nicd_conn_t *c, const nicd_request_t *r,
     nicd_ofc_release(&c->w->ofc, f);
 }
 
+/* the content phase: the file, directory or listing the URI names */
+static int
+static_handler(nicd_conn_t *c, const nicd_request_t *r,
+               const nicd_loc_conf_t *lc, const char *uri, size_t len)
+{
+    nicd_static_serve(c, r, lc, uri, len);
+    return NICD_DONE;
+}
+
 static void
 static_init(void)
 {
-    nicd_http_hooks.files = nicd_static_serve;
-    nicd_http_hooks.lookup = nicd_static_lookup;
+    nicd_phase_add(NICD_PHASE_CONTENT, static_handler);
 }
 
 nicd_module_t nicd_static_module = {

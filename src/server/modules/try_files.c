@@ -6,30 +6,48 @@
  * "=CODE".
  */
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "directive.h"
+#include "phases.h"
+#include "variables.h"
+
+/* the module's settings of a level: the items as written, never
+ * inherited */
+typedef struct {
+    char **items;
+    int    nitems;
+} try_files_conf_t;
+
+nicd_module_t nicd_try_files_module;
+
+static void *
+create_conf(nicd_conf_t *c)
+{
+    return nicd_conf_alloc(c, sizeof(try_files_conf_t));
+}
 
 static const char *
 set_try_files(parse_t *ps, const char **a, int n)
 {
-    nicd_loc_conf_t *l = ps->loc;
-    int              i;
+    try_files_conf_t *l = nicd_conf_module_loc(ps);
+    int               i;
 
-    if (l->try_files != NULL) {
+    if (l->items != NULL) {
         return "is duplicate";
     }
-    l->try_files = nicd_conf_alloc(ps->conf, sizeof(char *) * (size_t) n);
-    if (l->try_files == NULL) {
+    l->items = nicd_conf_alloc(ps->conf, sizeof(char *) * (size_t) n);
+    if (l->items == NULL) {
         return "out of memory";
     }
     for (i = 0; i < n; i++) {
-        if ((l->try_files[i] = nicd_conf_strdup(ps->conf, a[i])) == NULL) {
+        if ((l->items[i] = nicd_conf_strdup(ps->conf, a[i])) == NULL) {
             return "out of memory";
         }
     }
-    l->ntry_files = n;
+    l->nitems = n;
     if (a[n - 1][0] == '=') {
         char *end;
         long  code = strtol(a[n - 1] + 1, &end, 10);
@@ -41,6 +59,108 @@ set_try_files(parse_t *ps, const char **a, int n)
     return NULL;
 }
 
+/* expand the first n bytes of tmpl (an item) */
+static int
+expand_n(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t ulen,
+         const char *tmpl, size_t n, nicd_buf_t *b)
+{
+    char *t = strndup(tmpl, n);
+    int   rc;
+
+    if (t == NULL) {
+        return -1;
+    }
+    rc = nicd_expand(c, r, uri, ulen, t, b, NULL, NULL, 0);
+    free(t);
+    return rc;
+}
+
+/*
+ * The precontent phase: NICD_URI_STAY with the first item that exists in
+ * w->uri (served where it is), else NICD_DONE after the last item's
+ * answer or redirect; NICD_DECLINED without try_files.
+ */
+static int
+try_files_handler(nicd_conn_t *c, const nicd_request_t *r,
+                  const nicd_loc_conf_t *lc, const char *uri, size_t len)
+{
+    const try_files_conf_t *tf = NICD_LOC_CONF(lc, nicd_try_files_module);
+    nicd_worker_t          *w = c->w;
+    nicd_file_t            *f;
+    const char             *last;
+    int                     i, err, dir, head = r->method == NICD_M_HEAD;
+
+    if (tf->nitems == 0) {
+        return NICD_DECLINED;
+    }
+    last = tf->items[tf->nitems - 1];
+    for (i = 0; i < tf->nitems - 1; i++) {
+        /* an item written with a trailing "/" looks for a directory,
+         * named without that slash (nginx decides it on the item as
+         * written, not on what it expands to) */
+        size_t ilen = strlen(tf->items[i]);
+
+        dir = ilen > 0 && tf->items[i][ilen - 1] == '/';
+        if (expand_n(c, r, uri, len, tf->items[i], ilen - (size_t) dir,
+                     &w->expand)
+                != 0
+            || w->expand.len == 0) {
+            continue;
+        }
+        /* the name tried, kept in w->uri: the URI at hand when it is
+         * the one */
+        w->uri.len = 0;
+        nicd_buf_add(&w->uri, w->expand.data, w->expand.len);
+        nicd_buf_add(&w->uri, "", 1);
+        if (nicd_buf_failed(&w->uri)) {
+            nicd_respond_error(c, 500, head, NULL, 0);
+            return NICD_DONE;
+        }
+        if (nicd_uri_open(c, lc, w->uri.data, w->uri.len - 1, &f, &err) == 0) {
+            int ok = f->is_dir == (unsigned) dir;
+
+            nicd_ofc_release(&w->ofc, f);
+            if (ok) {
+                return NICD_URI_STAY;
+            }
+        } else if (err != ENOENT && err != ENOTDIR && err != ENAMETOOLONG) {
+            nicd_respond_error(c, nicd_open_status(c, err, w->uri.data), head,
+                               NULL, 0);
+            return NICD_DONE;
+        }
+    }
+    if (last[0] == '=') {
+        nicd_respond_error(c, atoi(last + 1), head, NULL, 0);
+        return NICD_DONE;
+    }
+    if (last[0] == '@') {
+        const nicd_loc_conf_t *nl = nicd_conf_named(c->srv, last);
+
+        if (nl == NULL) {
+            log_error(LOG_ERR, 0,
+                      "could not find named location \"%s\", "
+                      "client: %s",
+                      last, c->addr);
+            nicd_respond_error(c, 500, head, NULL, 0);
+            return NICD_DONE;
+        }
+        nicd_named_location(c, r, uri, len, nl);
+        return NICD_DONE;
+    }
+    if (nicd_expand(c, r, uri, len, last, &w->expand, NULL, NULL, 0) != 0) {
+        nicd_respond_error(c, 500, head, NULL, 0);
+        return NICD_DONE;
+    }
+    nicd_internal_redirect(c, r, w->expand.data, w->expand.len);
+    return NICD_DONE;
+}
+
+static void
+try_files_init(void)
+{
+    nicd_phase_add(NICD_PHASE_PRECONTENT, try_files_handler);
+}
+
 static const directive_t nicd_try_files_directives[] = {
     {"try_files", CTX_SRV | CTX_LOC, 2, MAX_ARGS, set_try_files, 0},
     {NULL, 0, 0, 0, NULL, 0},
@@ -49,4 +169,6 @@ static const directive_t nicd_try_files_directives[] = {
 nicd_module_t nicd_try_files_module = {
     .name = "try_files",
     .directives = nicd_try_files_directives,
+    .create_loc_conf = create_conf,
+    .init = try_files_init,
 };

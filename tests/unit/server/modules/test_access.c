@@ -14,9 +14,8 @@ test_apr1(void)
     CHECK(password_ok("secret1", "$apr1$abcdefgh$paCto.rW8wn6thJ8b0QQY."));
     CHECK(!password_ok("secret2", "$apr1$abcdefgh$paCto.rW8wn6thJ8b0QQY."));
     /* a password longer than 16 bytes takes the long path */
-    CHECK_INT(apr1("a-password-of-thirty-bytes-xx", "$apr1$s$", out,
-                   sizeof(out)),
-              0);
+    CHECK_INT(
+        apr1("a-password-of-thirty-bytes-xx", "$apr1$s$", out, sizeof(out)), 0);
     CHECK(password_ok("a-password-of-thirty-bytes-xx", out));
     CHECK(password_ok("x", "{PLAIN}x") && !password_ok("y", "{PLAIN}x"));
     /* {SHA}: base64 of SHA-1("abc") */
@@ -29,8 +28,8 @@ test_apr1(void)
 static void
 test_rules(void)
 {
-    nicd_loc_conf_t l;
-    rule_t          r[3];
+    access_conf_t l;
+    rule_t        r[3];
 
     memset(&l, 0, sizeof(l));
     memset(r, 0, sizeof(r));
@@ -43,8 +42,8 @@ test_rules(void)
     inet_pton(AF_INET, "10.0.0.0", r[1].addr);
     r[1].mask[0] = 0xff;
     r[2].deny = 1;
-    l.access = r;
-    l.naccess = 3;
+    l.rules = r;
+    l.nrules = 3;
     CHECK(!allowed(&l, "10.1.2.3"));
     CHECK(allowed(&l, "10.1.2.4"));
     CHECK(!allowed(&l, "11.0.0.1"));

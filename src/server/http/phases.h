@@ -1,0 +1,78 @@
+/*
+ * The phases of a request, as nginx's phase engine
+ * (ngx_http_core_module.c): a module adds its handlers to the phases it
+ * works in, once in its init; the engine (phases.c) runs each phase's
+ * handlers in the order they were added, for the location at hand:
+ *
+ *   server rewrite   the server's own rules, before a location is found
+ *   find location    (the engine: "=", longest prefix, regexes)
+ *   rewrite          the location's rules; a changed URI finds a location
+ *                    again
+ *   preaccess        limits
+ *   access           allow/deny, auth_basic
+ *   precontent       try_files
+ *   content          the location's own handler when it names one (a
+ *                    report, Lua), else these (files)
+ *
+ * An internal redirect (rewrite last, try_files' last item, error_page,
+ * a named location) starts again at "find location"; more than
+ * internal_redirects of them (10, as nginx) is a 500 and a log line.
+ */
+
+#ifndef NICD_PHASES_H
+#define NICD_PHASES_H
+
+#include "handler.h"
+
+enum {
+    NICD_PHASE_SERVER_REWRITE = 0,
+    NICD_PHASE_REWRITE,
+    NICD_PHASE_PREACCESS,
+    NICD_PHASE_ACCESS,
+    NICD_PHASE_PRECONTENT,
+    NICD_PHASE_CONTENT,
+    NICD_NPHASES
+};
+
+/* what a phase handler returns */
+enum {
+    NICD_DECLINED = 0, /* nothing to do here: the next handler */
+    NICD_DONE,         /* answered (or redirected): the request is over */
+    NICD_URI_AGAIN,    /* the URI changed (to w->uri): find a location for
+                          it again (rewrite's "last") */
+    NICD_URI_STAY      /* the URI changed (to w->uri) and stays in this
+                          location: the next phase (rewrite's "break",
+                          try_files' file) */
+};
+
+/*
+ * A phase handler: the request r in location lc, its URI at hand uri
+ * (len bytes, normalised, NUL-terminated).  It answers (NICD_DONE) with
+ * the nicd_resp_*() and nicd_respond_*() calls, or declines.
+ */
+typedef int (*nicd_phase_pt)(nicd_conn_t *c, const nicd_request_t *r,
+                             const nicd_loc_conf_t *lc, const char *uri,
+                             size_t len);
+
+/* h joins phase (NICD_PHASE_*), after those already there (a module's
+ * init, before any request) */
+void nicd_phase_add(int phase, nicd_phase_pt h);
+
+/*
+ * The phases from "find location" on in the named location nl for uri,
+ * one more internal redirect (try_files' and error_page's "@name").
+ */
+void nicd_named_location(nicd_conn_t *c, const nicd_request_t *r,
+                         const char *uri, size_t len,
+                         const nicd_loc_conf_t *nl);
+
+/*
+ * The file that path (a URI, normalised) names under lc's root or alias
+ * (with an alias' regex captures), opened through the worker's open file
+ * cache: 0 with *out (release it with nicd_ofc_release), or -1 with the
+ * errno value in *err.
+ */
+int nicd_uri_open(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
+                  size_t len, nicd_file_t **out, int *err);
+
+#endif /* NICD_PHASES_H */
