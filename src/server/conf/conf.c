@@ -301,9 +301,6 @@ loc_new(nicd_conf_t *c, int kind)
     l->gzip_static = NICD_UNSET;
     l->gzip_vary = NICD_UNSET;
     l->absolute_redirect = NICD_UNSET;
-    l->gzip = NICD_UNSET;
-    l->gzip_comp_level = NICD_UNSET;
-    l->gzip_min_length = NICD_UNSET;
     l->internal = 0;
     return l;
 }
@@ -359,13 +356,6 @@ loc_merge(nicd_conf_t *c, nicd_loc_conf_t *l, const nicd_loc_conf_t *p)
     MERGE_INT(gzip_static, 0);
     MERGE_INT(gzip_vary, 0);
     MERGE_INT(absolute_redirect, 1);
-    MERGE_INT(gzip, 0);
-    MERGE_INT(gzip_comp_level, 1);
-    MERGE_INT(gzip_min_length, 20);
-    if (l->gzip_types == NULL && p != NULL) {
-        l->gzip_types = p->gzip_types;
-        l->ngzip_types = p->ngzip_types;
-    }
     for (i = 0; i < c->nmodules; i++) {
         if (c->modules[i]->merge_loc_conf != NULL) {
             msg = c->modules[i]->merge_loc_conf(
@@ -1105,6 +1095,28 @@ static const nicd_conf_enum_t symlink_modes[] = {
     {"outside", NICD_SYMLINKS_OUTSIDE},
     {"on", NICD_SYMLINKS_ON},
     {NULL, 0}};
+
+/* a whole number within the directive's bounds (nginx's
+ * ngx_conf_check_num_bounds) */
+const char *
+nicd_conf_slot_num(parse_t *ps, const char **a, int n)
+{
+    const nicd_conf_bounds_t *b = ps->d->post;
+    char                     *end;
+    long                      v;
+
+    (void) n;
+    errno = 0;
+    v = strtol(a[0], &end, 10);
+    if (*a[0] == '\0' || *end != '\0' || errno != 0) {
+        return msgf("invalid number \"%s\"", a[0]);
+    }
+    if (v < b->min || v > b->max) {
+        return msgf("value must be between %ld and %ld", b->min, b->max);
+    }
+    *SLOT(ps, int) = (int) v;
+    return NULL;
+}
 
 const char *
 nicd_conf_slot_msec(parse_t *ps, const char **a, int n)

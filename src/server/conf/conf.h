@@ -164,14 +164,10 @@ struct nicd_loc_conf_s {
     int                logs_set; /* access_log written here (off too) */
     nicd_error_page_t *error_pages;
     int                nerror_pages;
-    /* gzip_static (static.c), gzip (modules/gzip.c) */
-    int    gzip_static;
-    int    gzip_vary;
-    int    gzip;
-    int    gzip_comp_level;
-    long   gzip_min_length;
-    char **gzip_types;
-    int    ngzip_types;
+    /* gzip_static (static.c); gzip_vary (the core's, as nginx's: gzip and
+     * gzip_static both read it) */
+    int gzip_static;
+    int gzip_vary;
 };
 
 /*

@@ -49,6 +49,11 @@ struct directive_s {
                           names and values) */
 };
 
+/* nicd_conf_slot_num's post: the bounds of its value */
+typedef struct {
+    long min, max;
+} nicd_conf_bounds_t;
+
 /* slot_enum's table: names and their values, ending with a NULL name */
 typedef struct {
     const char *name;
@@ -163,7 +168,8 @@ void *nicd_conf_module_loc(parse_t *ps);
  * nicd_conf_t.  flag: "on"/"off" (int); enum: one of the names of the
  * directive's post table (int); msec: a time ("30s", "1m"; long ms);
  * size: a size ("64k"; size_t); positive: a whole number > 0 (int); str:
- * a string (char *).  NULL, or a message.
+ * a string (char *); num: a whole number within the bounds of its post
+ * table (nicd_conf_bounds_t; int).  NULL, or a message.
  */
 const char *nicd_conf_slot_flag(parse_t *ps, const char **a, int n);
 const char *nicd_conf_slot_enum(parse_t *ps, const char **a, int n);
@@ -171,6 +177,7 @@ const char *nicd_conf_slot_msec(parse_t *ps, const char **a, int n);
 const char *nicd_conf_slot_size(parse_t *ps, const char **a, int n);
 const char *nicd_conf_slot_positive(parse_t *ps, const char **a, int n);
 const char *nicd_conf_slot_str(parse_t *ps, const char **a, int n);
+const char *nicd_conf_slot_num(parse_t *ps, const char **a, int n);
 
 /* sets of directive-owning modules' wrappers conf.c calls when finishing */
 /* the log format NAME (defined earlier, or "combined"), or NULL */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "handler.h"
 #include "http2.h"
@@ -105,6 +106,33 @@ nicd_resp_end_headers(nicd_conn_t *c)
         NICD_RESP_HEADER(c, "Vary", "Accept-Encoding", 15);
     }
     nicd_top_header_filter(c);
+}
+
+int
+nicd_accepts_gzip(const nicd_str_t *v)
+{
+    size_t i, k;
+
+    for (i = 0; v->p != NULL && i + 4 <= v->len; i++) {
+        if (strncasecmp(v->p + i, "gzip", 4) != 0
+            || (i > 0 && v->p[i - 1] != ' ' && v->p[i - 1] != ',')
+            || (i + 4 < v->len && v->p[i + 4] != ',' && v->p[i + 4] != ';'
+                && v->p[i + 4] != ' ')) {
+            continue;
+        }
+        for (k = i + 4; k < v->len && v->p[k] == ' '; k++) {
+        }
+        if (k + 4 <= v->len && strncmp(v->p + k, ";q=0", 4) == 0) {
+            for (k += 4; k < v->len && (v->p[k] == '0' || v->p[k] == '.');
+                 k++) {
+            }
+            if (k == v->len || v->p[k] == ',' || v->p[k] == ' ') {
+                return 0; /* q=0, q=0.0, ...: refused */
+            }
+        }
+        return 1;
+    }
+    return 0;
 }
 
 /* nginx's charset_types: the types "charset" adds its charset to */

@@ -223,19 +223,9 @@ typedef struct {
 
 typedef struct nicd_log_format_s nicd_log_format_t;
 
-/*
- * modules/gzip.c.  Does Accept-Encoding v take gzip (not with q=0)?
- * Should a response of type (tlen bytes) and len bytes be compressed for
- * the request at hand (and notes Vary)?  The gzip of in into out (0 or
- * -1).  A file of location lc compressed and answered: 1, or 0 when it
- * could not be (send it as it is).
- */
-int nicd_gzip_accepted(const nicd_str_t *v);
-int nicd_gzip_wanted(nicd_conn_t *c, const nicd_loc_conf_t *lc,
-                     const char *type, size_t tlen, uint64_t len);
-int nicd_gzip_compress(int level, const char *in, size_t len, nicd_buf_t *out);
-int nicd_gzip_file(nicd_conn_t *c, const nicd_request_t *r,
-                   const nicd_loc_conf_t *lc, nicd_file_t *f, const char *type);
+/* Does Accept-Encoding v take gzip (not with q=0)?  (nginx's
+ * ngx_http_gzip_ok: gzip and gzip_static both ask) */
+int nicd_accepts_gzip(const nicd_str_t *v);
 
 /*
  * phases.c: an internal redirect to uri (a path with an optional query,
@@ -256,6 +246,12 @@ typedef struct {
      * wants it (then *len is the new length): what to send */
     const char *(*body_filter)(nicd_conn_t *c, const char *type, size_t tlen,
                                const char *body, size_t *len, nicd_buf_t *tmp);
+    /* ... and of a whole file f of type, the response to r in location
+     * lc: 1 when the filter answered with a body of its own (gzip's),
+     * 0 to send the file as it is */
+    int (*file_filter)(nicd_conn_t *c, const struct nicd_request_s *r,
+                       const nicd_loc_conf_t *lc, nicd_file_t *f,
+                       const char *type);
     /* the log phase (modules/log_format.c): the access logs of the
      * request at hand, those of its location (else its server's, else the
      * address' default server's, for a request that did not parse) whose
@@ -281,6 +277,15 @@ nicd_body_filter(nicd_conn_t *c, const char *type, size_t tlen,
     return nicd_http_hooks.body_filter == NULL
                ? body
                : nicd_http_hooks.body_filter(c, type, tlen, body, len, tmp);
+}
+
+/* a whole file's body through the file filter: 1 when it answered */
+static inline int
+nicd_file_filter(nicd_conn_t *c, const nicd_request_t *r,
+                 const nicd_loc_conf_t *lc, nicd_file_t *f, const char *type)
+{
+    return nicd_http_hooks.file_filter != NULL
+           && nicd_http_hooks.file_filter(c, r, lc, f, type);
 }
 
 /* the access logs of the request at hand (0: none, or no log module) */

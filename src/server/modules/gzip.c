@@ -27,51 +27,74 @@
 
 #define GZIP_MAX (16 * 1024 * 1024)
 
+/* the module's settings of a level (gzip_vary is the core's, as
+ * nginx's: gzip_static reads it too) */
+typedef struct {
+    int    enable;
+    int    comp_level;
+    size_t min_length;
+    char **types; /* gzip_types besides text/html; NULL: unset */
+    int    ntypes;
+} gzip_conf_t;
+
+nicd_module_t nicd_gzip_module;
+
+static void *
+create_conf(nicd_conf_t *c)
+{
+    gzip_conf_t *gc = nicd_conf_alloc(c, sizeof(*gc));
+
+    if (gc != NULL) {
+        gc->enable = NICD_UNSET;
+        gc->comp_level = NICD_UNSET;
+        gc->min_length = (size_t) -1;
+    }
+    return gc;
+}
+
+static const char *
+merge_conf(nicd_conf_t *c, const void *prev, void *conf)
+{
+    const gzip_conf_t *p = prev;
+    gzip_conf_t       *gc = conf;
+
+    (void) c;
+    if (gc->enable == NICD_UNSET) {
+        gc->enable = p != NULL ? p->enable : 0;
+    }
+    if (gc->comp_level == NICD_UNSET) {
+        gc->comp_level = p != NULL ? p->comp_level : 1;
+    }
+    if (gc->min_length == (size_t) -1) {
+        gc->min_length = p != NULL ? p->min_length : 20;
+    }
+    if (gc->types == NULL && p != NULL) {
+        gc->types = p->types;
+        gc->ntypes = p->ntypes;
+    }
+    return NULL;
+}
+
 static const char *
 set_gzip_types(parse_t *ps, const char **a, int n)
 {
-    nicd_loc_conf_t *l = ps->loc;
-    int              i;
+    gzip_conf_t *l = nicd_conf_module_loc(ps);
+    int          i;
 
-    l->gzip_types = nicd_conf_alloc(ps->conf, sizeof(char *) * (size_t) n);
-    if (l->gzip_types == NULL) {
+    l->types = nicd_conf_alloc(ps->conf, sizeof(char *) * (size_t) n);
+    if (l->types == NULL) {
         return "out of memory";
     }
     for (i = 0; i < n; i++) {
-        if ((l->gzip_types[i] = nicd_conf_strdup(ps->conf, a[i])) == NULL) {
+        if ((l->types[i] = nicd_conf_strdup(ps->conf, a[i])) == NULL) {
             return "out of memory";
         }
     }
-    l->ngzip_types = n;
+    l->ntypes = n;
     return NULL;
 }
 
-static const char *
-set_comp_level(parse_t *ps, const char **a, int n)
-{
-    char *end;
-    long  v = strtol(a[0], &end, 10);
-
-    (void) n;
-    if (*a[0] == '\0' || *end != '\0' || v < 1 || v > 9) {
-        return nicd_conf_msg("value must be between 1 and 9");
-    }
-    ps->loc->gzip_comp_level = (int) v;
-    return NULL;
-}
-
-static const char *
-set_min_length(parse_t *ps, const char **a, int n)
-{
-    size_t v;
-
-    (void) n;
-    if (nicd_parse_size(a[0], &v) != 0) {
-        return nicd_conf_msg("invalid value \"%s\"", a[0]);
-    }
-    ps->loc->gzip_min_length = (long) v;
-    return NULL;
-}
+static const nicd_conf_bounds_t comp_levels = {1, 9};
 
 /* gzip_proxied, gzip_buffers, gzip_http_version, gzip_disable: nothing
  * to do here (nicd proxies nothing; every client it serves speaks 1.1 or
@@ -85,63 +108,38 @@ set_nothing(parse_t *ps, const char **a, int n)
     return NULL;
 }
 
-int
-nicd_gzip_accepted(const nicd_str_t *v)
-{
-    size_t i, k;
-
-    for (i = 0; v->p != NULL && i + 4 <= v->len; i++) {
-        if (strncasecmp(v->p + i, "gzip", 4) != 0
-            || (i > 0 && v->p[i - 1] != ' ' && v->p[i - 1] != ',')
-            || (i + 4 < v->len && v->p[i + 4] != ',' && v->p[i + 4] != ';'
-                && v->p[i + 4] != ' ')) {
-            continue;
-        }
-        for (k = i + 4; k < v->len && v->p[k] == ' '; k++) {
-        }
-        if (k + 4 <= v->len && strncmp(v->p + k, ";q=0", 4) == 0) {
-            for (k += 4; k < v->len && (v->p[k] == '0' || v->p[k] == '.');
-                 k++) {
-            }
-            if (k == v->len || v->p[k] == ',' || v->p[k] == ' ') {
-                return 0; /* q=0, q=0.0, ...: refused */
-            }
-        }
-        return 1;
-    }
-    return 0;
-}
-
-int
-nicd_gzip_wanted(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *type,
-                 size_t tlen, uint64_t len)
+/* should a response of type (tlen bytes) and len bytes be compressed
+ * for the request at hand (and note Vary)?  1 or 0 */
+static int
+wanted(nicd_conn_t *c, const gzip_conf_t *gc, const char *type, size_t tlen,
+       uint64_t len)
 {
     const nicd_request_t *r = c->cur_request;
     int                   i;
 
-    if (!lc->gzip || r == NULL || (int64_t) len < lc->gzip_min_length
-        || len > GZIP_MAX) {
+    if (!gc->enable || r == NULL || len < gc->min_length || len > GZIP_MAX) {
         return 0;
     }
     if (!(tlen == 9 && memcmp(type, "text/html", 9) == 0)) {
-        for (i = 0; i < lc->ngzip_types; i++) {
-            if (strcmp(lc->gzip_types[i], "*") == 0
-                || (strlen(lc->gzip_types[i]) == tlen
-                    && strncasecmp(lc->gzip_types[i], type, tlen) == 0)) {
+        for (i = 0; i < gc->ntypes; i++) {
+            if (strcmp(gc->types[i], "*") == 0
+                || (strlen(gc->types[i]) == tlen
+                    && strncasecmp(gc->types[i], type, tlen) == 0)) {
                 break;
             }
         }
-        if (i == lc->ngzip_types) {
+        if (i == gc->ntypes) {
             return 0;
         }
     }
     /* from here on the answer depends on Accept-Encoding */
-    c->vary_ae |= lc->gzip_vary;
-    return nicd_gzip_accepted(&r->hdr[NICD_HDR_ACCEPT_ENCODING]);
+    c->vary_ae |= c->loc->gzip_vary;
+    return nicd_accepts_gzip(&r->hdr[NICD_HDR_ACCEPT_ENCODING]);
 }
 
-int
-nicd_gzip_compress(int level, const char *in, size_t len, nicd_buf_t *out)
+/* the gzip of in into out: 0 or -1 */
+static int
+gzip_compress(int level, const char *in, size_t len, nicd_buf_t *out)
 {
     z_stream z;
     size_t   bound;
@@ -168,31 +166,42 @@ nicd_gzip_compress(int level, const char *in, size_t len, nicd_buf_t *out)
     return rc == Z_STREAM_END ? 0 : -1;
 }
 
+/* the body filter of a body in memory (error pages, return's text) */
 static const char *
-nicd_gzip_body(nicd_conn_t *c, const char *type, size_t tlen, const char *body,
-               size_t *len, nicd_buf_t *tmp)
+gzip_body(nicd_conn_t *c, const char *type, size_t tlen, const char *body,
+          size_t *len, nicd_buf_t *tmp)
 {
-    const nicd_loc_conf_t *lc = c->loc;
+    const gzip_conf_t *gc;
 
-    if (lc == NULL || !lc->gzip
-        || !nicd_gzip_wanted(c, lc, type, tlen, (uint64_t) *len)
-        || nicd_gzip_compress(lc->gzip_comp_level, body, *len, tmp) != 0) {
+    if (c->loc == NULL) {
+        return body;
+    }
+    gc = NICD_LOC_CONF(c->loc, nicd_gzip_module);
+    if (!wanted(c, gc, type, tlen, (uint64_t) *len)
+        || gzip_compress(gc->comp_level, body, *len, tmp) != 0) {
         return body;
     }
     *len = tmp->len;
     return tmp->data;
 }
 
-int
-nicd_gzip_file(nicd_conn_t *c, const nicd_request_t *r,
-               const nicd_loc_conf_t *lc, nicd_file_t *f, const char *type)
+/* the body filter of a whole file f of type (not one gzip_static already
+ * chose): the body compressed in memory, ranges and all, and answered
+ * (1), or 0 when it is not to be or could not be (send it as it is) */
+static int
+gzip_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
+          nicd_file_t *f, const char *type)
 {
-    nicd_buf_t z = {0};
-    char      *raw, etag[64];
-    size_t     size = (size_t) f->file.size, got = 0;
-    ssize_t    n;
-    int        k;
+    const gzip_conf_t *gc = NICD_LOC_CONF(lc, nicd_gzip_module);
+    nicd_buf_t         z = {0};
+    char              *raw, etag[64];
+    size_t             size = (size_t) f->file.size, got = 0;
+    ssize_t            n;
+    int                k;
 
+    if (c->gzipped || !wanted(c, gc, type, strlen(type), (uint64_t) size)) {
+        return 0;
+    }
     raw = malloc(size > 0 ? size : 1);
     if (raw == NULL) {
         return 0;
@@ -210,7 +219,7 @@ nicd_gzip_file(nicd_conn_t *c, const nicd_request_t *r,
         }
         got += (size_t) n;
     }
-    k = nicd_gzip_compress(lc->gzip_comp_level, raw, size, &z);
+    k = gzip_compress(gc->comp_level, raw, size, &z);
     free(raw);
     if (k != 0) {
         nicd_buf_free(&z);
@@ -239,11 +248,12 @@ nicd_gzip_file(nicd_conn_t *c, const nicd_request_t *r,
 }
 
 static const directive_t nicd_gzip_directives[] = {
-    {"gzip", CTX_HSL, 1, 1, nicd_conf_slot_flag,
-     offsetof(nicd_loc_conf_t, gzip)},
+    {"gzip", CTX_HSL, 1, 1, nicd_conf_slot_flag, offsetof(gzip_conf_t, enable)},
     {"gzip_types", CTX_HSL, 1, MAX_ARGS, set_gzip_types, 0},
-    {"gzip_comp_level", CTX_HSL, 1, 1, set_comp_level, 0},
-    {"gzip_min_length", CTX_HSL, 1, 1, set_min_length, 0},
+    {"gzip_comp_level", CTX_HSL, 1, 1, nicd_conf_slot_num,
+     offsetof(gzip_conf_t, comp_level), 0, &comp_levels},
+    {"gzip_min_length", CTX_HSL, 1, 1, nicd_conf_slot_size,
+     offsetof(gzip_conf_t, min_length)},
     {"gzip_proxied", CTX_HSL, 1, MAX_ARGS, set_nothing, 0},
     {"gzip_buffers", CTX_HSL, 2, 2, set_nothing, 0},
     {"gzip_http_version", CTX_HSL, 1, 1, set_nothing, 0},
@@ -254,11 +264,14 @@ static const directive_t nicd_gzip_directives[] = {
 static void
 gzip_init(void)
 {
-    nicd_http_hooks.body_filter = nicd_gzip_body;
+    nicd_http_hooks.body_filter = gzip_body;
+    nicd_http_hooks.file_filter = gzip_file;
 }
 
 nicd_module_t nicd_gzip_module = {
     .name = "gzip",
     .directives = nicd_gzip_directives,
+    .create_loc_conf = create_conf,
+    .merge_loc_conf = merge_conf,
     .init = gzip_init,
 };

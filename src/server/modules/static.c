@@ -210,7 +210,7 @@ gzip_static(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
         return 0;
     }
     c->vary_ae = lc->gzip_vary;
-    if (!nicd_gzip_accepted(&r->hdr[NICD_HDR_ACCEPT_ENCODING])) {
+    if (!nicd_accepts_gzip(&r->hdr[NICD_HDR_ACCEPT_ENCODING])) {
         nicd_ofc_release(&c->w->ofc, gz);
         return 0;
     }
@@ -303,15 +303,10 @@ static_file(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *f)
         return;
     }
 
-    /* gzip on the fly (not for a .gz gzip_static already chose): the
-     * whole body compressed, ranges and all (modules/gzip.c) */
-    if (cf->gzip && !c->gzipped) {
-        const char *t = mime_of(c, f);
-
-        if (nicd_gzip_wanted(c, cf, t, strlen(t), (uint64_t) f->file.size)
-            && nicd_gzip_file(c, r, cf, f, t)) {
-            return;
-        }
+    /* the file filter (gzip on the fly: the whole body compressed,
+     * ranges and all) */
+    if (nicd_file_filter(c, r, cf, f, mime_of(c, f))) {
+        return;
     }
 
     /* GET is the only method with range semantics: a HEAD gets what a

@@ -52,27 +52,27 @@ test_defaults(void)
 static void
 test_nginx_shape(void)
 {
-    nicd_conf_t *c = load(
-        "worker_processes 2;\n"
-        "events { worker_connections 100; }\n"
-        "http {\n"
-        "  types { text/x-foo foo FOO2; image/png png; }\n"
-        "  default_type application/octet-stream;\n"
-        "  sendfile on; tcp_nopush on;\n"
-        "  open_file_cache max=10 valid=0 inactive=5s;\n"
-        "  access_log /tmp/x.log combined buffer=32k flush=2s;\n"
-        "  # a comment; with { braces }\n"
-        "  server {\n"
-        "    listen 127.0.0.1:0 reuseport backlog=64 sndbuf=32k nic=1 "
-        "notsent_lowat=off;\n"
-        "    listen [::1]:8081 notsent_lowat=16k;\n"
-        "    listen 127.0.0.1:8082;\n"
-        "    server_name example.com;\n"
-        "    root \"/srv/my www\";\n"
-        "    index index.htm 'index.html';\n"
-        "    keepalive_timeout 5s 5;\n"
-        "  }\n"
-        "}\n");
+    nicd_conf_t *c =
+        load("worker_processes 2;\n"
+             "events { worker_connections 100; }\n"
+             "http {\n"
+             "  types { text/x-foo foo FOO2; image/png png; }\n"
+             "  default_type application/octet-stream;\n"
+             "  sendfile on; tcp_nopush on;\n"
+             "  open_file_cache max=10 valid=0 inactive=5s;\n"
+             "  access_log /tmp/x.log combined buffer=32k flush=2s;\n"
+             "  # a comment; with { braces }\n"
+             "  server {\n"
+             "    listen 127.0.0.1:0 reuseport backlog=64 sndbuf=32k nic=1 "
+             "notsent_lowat=off;\n"
+             "    listen [::1]:8081 notsent_lowat=16k;\n"
+             "    listen 127.0.0.1:8082;\n"
+             "    server_name example.com;\n"
+             "    root \"/srv/my www\";\n"
+             "    index index.htm 'index.html';\n"
+             "    keepalive_timeout 5s 5;\n"
+             "  }\n"
+             "}\n");
 
     CHECK(c != NULL);
     if (c == NULL) {
@@ -378,10 +378,14 @@ test_servers(void)
     CHECK_STR(nicd_conf_find_server(c, 0, NULL, 0, NULL)->names[0], "dflt");
     CHECK_STR(nicd_conf_find_server(c, 0, "nobody", 6, NULL)->names[0], "dflt");
     CHECK_STR(nicd_conf_find_server(c, 0, "FIRST", 5, NULL)->names[0], "first");
-    CHECK_STR(nicd_conf_find_server(c, 0, "a.w.test", 8, NULL)->names[0], "*.w.test");
-    CHECK_STR(nicd_conf_find_server(c, 0, "w.test", 6, NULL)->names[0], "*.w.test");
-    CHECK_STR(nicd_conf_find_server(c, 0, "www.t.org", 9, NULL)->names[0], "www.t.*");
-    CHECK_STR(nicd_conf_find_server(c, 0, "re42", 4, NULL)->names[0], "~^re[0-9]+$");
+    CHECK_STR(nicd_conf_find_server(c, 0, "a.w.test", 8, NULL)->names[0],
+              "*.w.test");
+    CHECK_STR(nicd_conf_find_server(c, 0, "w.test", 6, NULL)->names[0],
+              "*.w.test");
+    CHECK_STR(nicd_conf_find_server(c, 0, "www.t.org", 9, NULL)->names[0],
+              "www.t.*");
+    CHECK_STR(nicd_conf_find_server(c, 0, "re42", 4, NULL)->names[0],
+              "~^re[0-9]+$");
     CHECK_STR(nicd_conf_find_server(c, 0, "rex", 3, NULL)->names[0], "dflt");
     s = nicd_conf_find_server(c, 1, "first", 5, NULL);
     CHECK_STR(s->names[0], "other");

@@ -8,9 +8,9 @@
 #include "harness.h"
 #include "modules/modules.h"
 
-static char        root[] = "/tmp/nicd-ofc-XXXXXX";
-static char        outside[] = "/tmp/nicd-out-XXXXXX";
-static int         root_fd;
+static char         root[] = "/tmp/nicd-ofc-XXXXXX";
+static char         outside[] = "/tmp/nicd-out-XXXXXX";
+static int          root_fd;
 static nicd_conf_t *conf;
 
 static void
@@ -81,8 +81,8 @@ test_open_and_cache(void)
     nicd_ofc_t   c;
     nicd_file_t *f, *g;
 
-    CHECK_INT(nicd_ofc_init(&c, NICD_SYMLINKS_OUTSIDE, 10, 60000,
-                            60000, conf), 0);
+    CHECK_INT(nicd_ofc_init(&c, NICD_SYMLINKS_OUTSIDE, 10, 60000, 60000, conf),
+              0);
     CHECK_INT(nicd_ofc_open(&c, root_fd, "/a.txt", 6, 1000, &f), 0);
     CHECK_INT(f->file.size, 5);
     CHECK(!f->is_dir);

@@ -101,7 +101,8 @@ test_connection_semantics(void)
               NICD_HTTP_DONE);
     CHECK(req.keepalive);
     CHECK_INT(parse("GET / HTTP/1.1\r\nHost: h\r\nConnection: foo, close\r\n"
-                    "\r\n"), NICD_HTTP_DONE);
+                    "\r\n"),
+              NICD_HTTP_DONE);
     CHECK(!req.keepalive);
     /* HTTP/1.2 is treated as 1.1 */
     CHECK_INT(parse("GET / HTTP/1.2\r\nHost: h\r\n\r\n"), NICD_HTTP_DONE);
@@ -133,20 +134,26 @@ test_bodies(void)
     CHECK_INT(req.content_length, 5);
     CHECK_INT(req.method, NICD_M_POST);
     CHECK_INT(parse("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: "
-                    "Chunked\r\n\r\n"), NICD_HTTP_DONE);
+                    "Chunked\r\n\r\n"),
+              NICD_HTTP_DONE);
     CHECK(req.chunked);
     /* as strict as nginx (issue 32): a list in Content-Length, a second
      * Content-Length line, and a coding other than chunked alone */
     CHECK_INT(parse("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5, 5\r\n"
-                    "\r\n"), 400);
+                    "\r\n"),
+              400);
     CHECK_INT(parse("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n"
-                    "Content-Length: 5\r\n\r\n"), 400);
+                    "Content-Length: 5\r\n\r\n"),
+              400);
     CHECK_INT(parse("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: "
-                    "identity, chunked\r\n\r\n"), 501);
+                    "identity, chunked\r\n\r\n"),
+              501);
     CHECK_INT(parse("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, "
-                    "chunked\r\n\r\n"), 501);
+                    "chunked\r\n\r\n"),
+              501);
     CHECK_INT(parse("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: "
-                    "chunked\r\nTransfer-Encoding: chunked\r\n\r\n"), 400);
+                    "chunked\r\nTransfer-Encoding: chunked\r\n\r\n"),
+              400);
 }
 
 static void
@@ -156,34 +163,37 @@ test_malformed(void)
         const char *req;
         int         status;
     } cases[] = {
-        {"GET / HTTP/1.1\r\n\r\n", 400},                   /* no Host */
+        {"GET / HTTP/1.1\r\n\r\n", 400}, /* no Host */
         {"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400},
         {"GET / HTTP/1.1\r\nHost: a b\r\n\r\n", 400},
-        {"GET / HTTP/1.1\r\nHost : a\r\n\r\n", 400},       /* space before : */
+        {"GET / HTTP/1.1\r\nHost : a\r\n\r\n", 400}, /* space before : */
         {"GET / HTTP/1.1\r\nHost: a\r\n folded\r\n\r\n", 400},
         {"GET / HTTP/1.1\r\nHost: a\r\nX: a\x01b\r\n\r\n", 400},
         {"GET / HTTP/2.0\r\nHost: a\r\n\r\n", 505},
         {"GET / HTTP/0.9\r\nHost: a\r\n\r\n", 505},
         {"GET / HTTP/1.10\r\nHost: a\r\n\r\n", 400},
         {"GET / http/1.1\r\nHost: a\r\n\r\n", 400},
-        {"GET /\r\n\r\n", 400},                            /* HTTP/0.9 */
-        {"GET  / HTTP/1.1\r\nHost: a\r\n\r\n", 400},       /* two spaces */
+        {"GET /\r\n\r\n", 400},                      /* HTTP/0.9 */
+        {"GET  / HTTP/1.1\r\nHost: a\r\n\r\n", 400}, /* two spaces */
         {"GET / HTTP/1.1 \r\nHost: a\r\n\r\n", 400},
         {"G(T / HTTP/1.1\r\nHost: a\r\n\r\n", 400},
         {"GET /a#frag HTTP/1.1\r\nHost: a\r\n\r\n", 400},
         {"GET a HTTP/1.1\r\nHost: a\r\n\r\n", 400},
         {"GET /\x7f HTTP/1.1\r\nHost: a\r\n\r\n", 400},
-        {"GET / HTTP/1.1\rHost: a\r\n\r\n", 400},          /* bare CR */
+        {"GET / HTTP/1.1\rHost: a\r\n\r\n", 400}, /* bare CR */
         {"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n"
-         "Transfer-Encoding: chunked\r\n\r\n", 400},
+         "Transfer-Encoding: chunked\r\n\r\n",
+         400},
         {"GET / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip\r\n\r\n", 501},
         {"GET / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", 400},
         {"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n"
-         "Content-Length: 2\r\n\r\n", 400},
+         "Content-Length: 2\r\n\r\n",
+         400},
         {"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n", 400},
         {"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1x\r\n\r\n", 400},
         {"GET / HTTP/1.1\r\nHost: a\r\nContent-Length: "
-         "99999999999999999999999\r\n\r\n", 400},
+         "99999999999999999999999\r\n\r\n",
+         400},
         {"GET / HTTP/1.1\r\nHost: a\r\nNoColon\r\n\r\n", 400},
         {"GET / HTTP/1.1\r\nHost: a\r\n:empty\r\n\r\n", 400},
     };
@@ -227,8 +237,8 @@ test_limits(void)
     nicd_http_req_reset(&req);
     n = (size_t) snprintf(buf, sizeof(buf), "GET / HTTP/1.1\r\nHost: h\r\n");
     for (i = 0; i < 20; i++) {
-        n += (size_t) snprintf(buf + n, sizeof(buf) - n, "X%d: %080d\r\n", i,
-                               0);
+        n +=
+            (size_t) snprintf(buf + n, sizeof(buf) - n, "X%d: %080d\r\n", i, 0);
     }
     CHECK_INT(nicd_http_parse(&req, buf, n), 431);
 
@@ -304,8 +314,12 @@ test_chunked_skip(void)
         "f\r\n0123456789abcde\r\n0\r\n\r\n",
     };
     static const char *bad[] = {
-        "\r\n", "x\r\n", "5\r\nhelloX\r\n", "5\rX",
-        "10000000000000000\r\n", "5\r\nhello\r\n0\r\n\rX",
+        "\r\n",
+        "x\r\n",
+        "5\r\nhelloX\r\n",
+        "5\rX",
+        "10000000000000000\r\n",
+        "5\r\nhello\r\n0\r\n\rX",
         "1;\x01\r\n",
     };
     const char *next = "GET / HTTP/1.1\r\n";

@@ -49,10 +49,10 @@ test_normalize(void)
         {"/a%5cb", "/a\\b"},
     };
     static const char *bad[] = {
-        "/..", "/../", "/../a", "/a/../..", "/a/../../b", "/%2e%2e",
-        "/%2e%2e/", "/.%2e/a", "/%2E%2E/a", "/a/%2e%2e/%2e%2e/b",
-        "/a%2fb", "/a%2F..%2Fb", "/a%00", "/%", "/%a", "/%zz", "/%g0",
-        "a", "../a", "/./../a",
+        "/..",     "/../",        "/../a",   "/a/../..",  "/a/../../b",
+        "/%2e%2e", "/%2e%2e/",    "/.%2e/a", "/%2E%2E/a", "/a/%2e%2e/%2e%2e/b",
+        "/a%2fb",  "/a%2F..%2Fb", "/a%00",   "/%",        "/%a",
+        "/%zz",    "/%g0",        "a",       "../a",      "/./../a",
     };
     size_t i;
     int    st;
@@ -69,8 +69,8 @@ test_normalize(void)
     for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         const char *got = norm(bad[i], &st);
         if (got != NULL) {
-            fprintf(stderr, "normalize(\"%s\"): got \"%s\" want 400\n",
-                    bad[i], got);
+            fprintf(stderr, "normalize(\"%s\"): got \"%s\" want 400\n", bad[i],
+                    got);
         }
         CHECK_INT(st, 400);
     }

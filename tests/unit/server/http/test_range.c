@@ -61,9 +61,17 @@ static void
 test_ignored(void)
 {
     static const char *cases[] = {
-        "bytes=5-1", "items=0-1", "bytes 0-1", "bytes=", "bytes=a-b",
-        "bytes=1", "bytes=--1", "bytes=0-1;x", "bytes=1-2-3",
-        "bytes=99999999999999999999-", "",
+        "bytes=5-1",
+        "items=0-1",
+        "bytes 0-1",
+        "bytes=",
+        "bytes=a-b",
+        "bytes=1",
+        "bytes=--1",
+        "bytes=0-1;x",
+        "bytes=1-2-3",
+        "bytes=99999999999999999999-",
+        "",
     };
     size_t i;
 

@@ -16,9 +16,9 @@ test_etag_match(void)
     CHECK(M("W/\"5f-1a\"", 1));  /* weak comparison ignores W/ */
     CHECK(!M("W/\"5f-1a\"", 0)); /* strong comparison does not */
     CHECK(!M("\"5f-1b\"", 1));
-    CHECK(!M("5f-1a", 1));       /* unquoted is not the same tag */
+    CHECK(!M("5f-1a", 1)); /* unquoted is not the same tag */
     CHECK(!M("", 1));
-    CHECK(!M("\"5f-1a", 1));     /* unterminated */
+    CHECK(!M("\"5f-1a", 1)); /* unterminated */
 #undef M
 }
 
