@@ -157,3 +157,87 @@ def test_server_headers_include_down():
                 if layer(cand) > layer(path):
                     up.append("%s includes %s" % (path, cand))
     check(not up, "headers taken from a higher layer:\n  " + "\n  ".join(up))
+
+
+MODULES = "src/server/modules/"
+# the list of modules and their worker hooks: it names every module, as
+# nginx's generated ngx_modules.c does
+MODULE_LIST = "src/server/modules/modules.c"
+
+
+def test_no_module_calls_another():
+    """A module reaches another only through the phases, the filters and
+    the variables the http layer keeps (issue 40): no symbol of one
+    module's file is used by another's."""
+    g = graph()
+    mods = [f for f in g if f.startswith(MODULES) and f != MODULE_LIST]
+    check(len(mods) >= 10, "module objects found: %d" % len(mods))
+    calls = []
+    for a in mods:
+        for b, syms in sorted(g[a].items()):
+            if b.startswith(MODULES) and b != MODULE_LIST:
+                calls.append("%s uses %s (%s)" % (a, b, ", ".join(
+                    sorted(syms)[:3])))
+    check(not calls, "modules calling each other:\n  " + "\n  ".join(calls))
+
+
+def struct_fields(header, struct):
+    """the member names of `struct NAME {...}` in header, in order"""
+    text = open(os.path.join(TOP, header)).read()
+    m = re.search(r"struct %s \{(.*?)\n\};" % re.escape(struct), text, re.S)
+    check(m is not None, "struct %s not found in %s" % (struct, header))
+    body = re.sub(r"/\*.*?\*/", "", m.group(1), flags=re.S)
+    names = []
+    for decl in body.split(";"):
+        decl = decl.strip()
+        if not decl:
+            continue
+        # "type *a, *b", "unsigned x : 1", "void (*f)(...)", "char addr[N]"
+        fn = re.search(r"\(\s*\*\s*(\w+)\s*\)", decl)
+        if fn:
+            names.append(fn.group(1))
+            continue
+        decl = re.sub(r"\[[^]]*\]|:\s*\d+", "", decl)
+        head, _, rest = decl.partition(",")
+        names.append(re.findall(r"(\w+)\s*$", head)[0])
+        names += [re.findall(r"(\w+)\s*$", p)[0] for p in rest.split(",")
+                  if p.strip()]
+    return names
+
+
+# What the shared structs may hold: the core's own settings and a
+# connection's own state.  The lists only shrink (issue 40): a module's
+# setting goes in its own struct (create_loc_conf), the state of a request
+# in the request, never here.
+LOC_CONF_FIELDS = """
+kind name name_len re parent srv locs nlocs where internal mconf
+root alias root_fd root_vars root_default index nindex
+autoindex autoindex_exact_size autoindex_localtime autoindex_format
+etag if_modified_since max_ranges default_type charset limit_rate
+absolute_redirect handler format handler_name lua lua_idx
+logs nlogs logs_set error_pages nerror_pages gzip_static gzip_vary
+""".split()
+
+CONN_FIELDS = """
+w sc tp tp_data ops proto h2 resp_head rev wev tev pev timer idle_ms
+in in_size in_start in_end in_max discard collect held req
+srv loc cur_request cur_uri cur_uri_len redirects status_override
+resp_status error_paged gzipped vary_ae type_of
+out items nitems ihead items_size logb body_sent rate_sent rate_t0
+nrequests keepalive closing eof writing reading lingering linger_close
+in_chunked handshaking tp_want_write addr prev next
+""".split()
+
+
+def test_shared_structs_do_not_grow():
+    """A module's field added to the shared location settings, or request
+    state added to the connection, fails here."""
+    for header, struct, allowed in (
+            ("src/server/conf/conf.h", "nicd_loc_conf_s", LOC_CONF_FIELDS),
+            ("src/server/core/nicd.h", "nicd_conn_s", CONN_FIELDS)):
+        have = struct_fields(header, struct)
+        check(len(have) > 20, "%s: fields read: %s" % (struct, have))
+        new = [f for f in have if f not in allowed]
+        check(not new, "%s (%s) gained %s: a module's settings go in its "
+              "own struct (create_loc_conf), a request's state in the "
+              "request" % (struct, header, ", ".join(new)))

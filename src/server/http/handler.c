@@ -109,6 +109,26 @@ nicd_resp_end_headers(nicd_conn_t *c)
 }
 
 int
+nicd_backend_report(nicd_conn_t *c, int fmt, nicd_buf_t *b)
+{
+    const snic_instance_t *in = &c->w->cycle->backend;
+    size_t                 need, n;
+
+    if (in->ops->report == NULL) {
+        return 0;
+    }
+    need = in->ops->report(in->state, fmt, NULL, 0);
+    if (nicd_buf_reserve(b, need + 1) != 0) {
+        b->len = (size_t) -1;
+        return 1;
+    }
+    n = in->ops->report(in->state, fmt, b->data + b->len, need + 1);
+    b->len += n > need ? need : n; /* grew in between: cut, still well
+                                      formed enough */
+    return 1;
+}
+
+int
 nicd_accepts_gzip(const nicd_str_t *v)
 {
     size_t i, k;

@@ -167,8 +167,8 @@ void nicd_respond_mem(nicd_conn_t *c, int status, int head, const char *type,
                       int no_store, const nicd_buf_t *b);
 
 /*
- * modules/report.c: the send backend's report in fmt (SNIC_REPORT_*)
- * appended to b: 1, or 0 when the backend has none.
+ * The send backend's report in fmt (SNIC_REPORT_*) appended to b (the
+ * report and status modules' content): 1, or 0 when the backend has none.
  */
 int nicd_backend_report(nicd_conn_t *c, int fmt, nicd_buf_t *b);
 

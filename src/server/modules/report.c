@@ -10,26 +10,6 @@
 #include "directive.h"
 #include "handler.h"
 
-int
-nicd_backend_report(nicd_conn_t *c, int fmt, nicd_buf_t *b)
-{
-    const snic_instance_t *in = &c->w->cycle->backend;
-    size_t                 need, n;
-
-    if (in->ops->report == NULL) {
-        return 0;
-    }
-    need = in->ops->report(in->state, fmt, NULL, 0);
-    if (nicd_buf_reserve(b, need + 1) != 0) {
-        b->len = (size_t) -1;
-        return 1;
-    }
-    n = in->ops->report(in->state, fmt, b->data + b->len, need + 1);
-    b->len += n > need ? need : n; /* grew in between: cut, still well
-                                      formed enough */
-    return 1;
-}
-
 static void
 report(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *loc)
 {
