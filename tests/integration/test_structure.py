@@ -220,9 +220,7 @@ logs nlogs logs_set error_pages nerror_pages gzip_static gzip_vary
 
 CONN_FIELDS = """
 w sc tp tp_data ops proto h2 resp_head rev wev tev pev timer idle_ms
-in in_size in_start in_end in_max discard collect held req
-srv loc cur_request cur_uri cur_uri_len redirects status_override
-resp_status error_paged gzipped vary_ae type_of
+in in_size in_start in_end in_max discard collect held req r
 out items nitems ihead items_size logb body_sent rate_sent rate_t0
 nrequests keepalive closing eof writing reading lingering linger_close
 in_chunked handshaking tp_want_write addr prev next

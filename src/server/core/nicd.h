@@ -237,20 +237,9 @@ struct nicd_conn_s {
      * req_size bytes, opaque to the core */
     void *req;
 
-    /* the request being answered (phases.c): its server and location,
-     * internal redirects so far, the status an error_page keeps */
-    const nicd_server_conf_t    *srv;
-    const nicd_loc_conf_t       *loc;
-    const struct nicd_request_s *cur_request;
-    const char                  *cur_uri; /* the URI at hand, after rewrites */
-    size_t                       cur_uri_len;
-    int                          redirects;
-    int                          status_override;
-    int                          resp_status;
-    unsigned                     error_paged : 1;
-    unsigned                     gzipped : 1; /* a .gz sent for the file */
-    unsigned                     vary_ae : 1; /* Vary: Accept-Encoding */
-    const char                  *type_of;     /* the file a .gz stands for */
+    /* the request being answered, the protocol's (http/handler.h):
+     * opaque to the core; NULL between requests */
+    struct nicd_req_s *r;
 
     nicd_buf_t  out; /* headers and in-memory bodies */
     nicd_out_t *items;

@@ -66,10 +66,10 @@ nicd_resp_header_u64(nicd_conn_t *c, const char *name, size_t nlen, uint64_t v)
 void
 nicd_resp_start(nicd_conn_t *c, int status)
 {
-    if (c->status_override > 0 && status == 200) {
-        status = c->status_override; /* an error_page's answer */
+    if (c->r->status_override > 0 && status == 200) {
+        status = c->r->status_override; /* an error_page's answer */
     }
-    c->resp_status = status;
+    c->r->status = status;
     c->proto->start(c, status);
 }
 
@@ -79,13 +79,13 @@ nicd_resp_finish(nicd_conn_t *c, int status)
     nicd_stats_t *st = c->w->stats;
     int           k;
 
-    if (c->status_override > 0 && status == 200) {
-        status = c->status_override;
+    if (c->r->status_override > 0 && status == 200) {
+        status = c->r->status_override;
     }
     k = status >= 100 && status < 600 ? status / 100 : 0;
     NICD_STAT_ADD(st->responses[k], 1);
-    if (c->srv != NULL && st->srv != NULL && k > 0) {
-        NICD_STAT_ADD(st->srv[c->srv->index * NICD_SRV_STATS + k], 1);
+    if (c->r->srv != NULL && st->srv != NULL && k > 0) {
+        NICD_STAT_ADD(st->srv[c->r->srv->index * NICD_SRV_STATS + k], 1);
     }
     c->proto->finish(c, status);
 }
@@ -102,7 +102,7 @@ nicd_header_filter_pt nicd_top_header_filter = end_headers;
 void
 nicd_resp_end_headers(nicd_conn_t *c)
 {
-    if (c->vary_ae) {
+    if (c->r->vary_ae) {
         NICD_RESP_HEADER(c, "Vary", "Accept-Encoding", 15);
     }
     nicd_top_header_filter(c);
@@ -185,10 +185,10 @@ nicd_resp_content_type(nicd_conn_t *c, const char *t, size_t len)
 
     /* not on 301 and 302, as nginx: old browsers took it for the next
      * page's */
-    if (c->loc != NULL && c->loc->charset != NULL && charset_type(t, len)
-        && c->resp_status != 301 && c->resp_status != 302) {
+    if (c->r->loc != NULL && c->r->loc->charset != NULL && charset_type(t, len)
+        && c->r->status != 301 && c->r->status != 302) {
         n = snprintf(buf, sizeof(buf), "%.*s; charset=%s", (int) len, t,
-                     c->loc->charset);
+                     c->r->loc->charset);
         if (n > 0 && (size_t) n < sizeof(buf)) {
             NICD_RESP_HEADER(c, "Content-Type", buf, (size_t) n);
             return;

@@ -29,6 +29,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "http_parser.h"
@@ -58,6 +59,38 @@ typedef struct nicd_request_s {
     int               nheaders;
     nicd_str_t        body; /* the request body (p NULL: none) */
 } nicd_request_t;
+
+/*
+ * The request being answered, apart from its connection: what came (the
+ * protocol's view, above) and where the phases took it.  A protocol keeps
+ * one for each request in progress (HTTP/1.1 in its request block, HTTP/2
+ * in each stream) and points c->r at it while the request is answered
+ * (nicd_req_begin); every field starts at zero.  The handlers, filters
+ * and variables read the request at hand through c->r.
+ */
+typedef struct nicd_req_s {
+    const nicd_request_t     *in;  /* what came; NULL: it did not parse */
+    const nicd_server_conf_t *srv; /* its server; NULL: not chosen (yet) */
+    const nicd_loc_conf_t    *loc; /* its location; NULL: none (yet) */
+    const char               *uri; /* $uri: normalised, after rewrites
+                                      (NULL: the path as sent) */
+    size_t                    uri_len;
+    int                       redirects; /* internal redirects so far */
+    int         status_override;         /* an error_page's status for a 200 */
+    int         status;          /* the response's, once started ($status) */
+    unsigned    error_paged : 1; /* error_page ran: never twice */
+    unsigned    gzipped : 1;     /* gzip_static sent the .gz of the file */
+    unsigned    vary_ae : 1;     /* Vary: Accept-Encoding */
+    const char *type_of;         /* the file a .gz stands for */
+} nicd_req_t;
+
+/* req (the protocol's) becomes the request at hand, every field zero */
+static inline void
+nicd_req_begin(nicd_conn_t *c, nicd_req_t *req)
+{
+    memset(req, 0, sizeof(*req));
+    c->r = req;
+}
 
 /*
  * A protocol's response operations (all mandatory).  header() values are
@@ -149,7 +182,8 @@ const char *nicd_date_log(void);
 void nicd_resp_header_u64(nicd_conn_t *c, const char *name, size_t nlen,
                           uint64_t v);
 
-/* Answer r: method, path, locations, files (handler.c). */
+/* Answer r, the view of the request at hand c->r (made fresh by
+ * nicd_req_begin): server, location, phases (phases.c). */
 void nicd_handle(nicd_conn_t *c, const nicd_request_t *r);
 
 /*

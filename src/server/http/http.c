@@ -76,10 +76,12 @@ nicd_http_keepalive_allowed(nicd_conn_t *c)
 typedef struct {
     nicd_http_req_t p;
     nicd_chunked_t  chunked;
+    nicd_req_t      r; /* the request being answered (c->r) */
 } h1_req_t;
 
 #define H1_REQ(c)     (&((h1_req_t *) (c)->req)->p)
 #define H1_CHUNKED(c) (&((h1_req_t *) (c)->req)->chunked)
+#define H1_R(c)       (&((h1_req_t *) (c)->req)->r)
 
 _Static_assert(NICD_HTTP_MAX_HEADERS <= NICD_MAX_HEADERS,
                "the worker's header arrays hold every field the parser does");
@@ -127,11 +129,11 @@ log_record(nicd_conn_t *c, uint32_t *off, uint32_t *len)
     } else {
         v.method = "-";
     }
-    v.uri.p = c->cur_uri;
-    v.uri.len = c->cur_uri_len;
+    v.uri.p = c->r->uri;
+    v.uri.len = c->r->uri_len;
     v.protocol = r != NULL && r->version == 10 ? "HTTP/1.0" : "HTTP/1.1";
     v.server_name =
-        c->srv != NULL && c->srv->nnames > 0 ? c->srv->names[0] : "";
+        c->r->srv != NULL && c->r->srv->nnames > 0 ? c->r->srv->names[0] : "";
     v.tls = c->tp == &nicd_transport_tls;
     nicd_http_hooks.log_records(lc, mask, &v, &c->logb);
     *len = (uint32_t) (c->logb.len - *off);
@@ -227,7 +229,8 @@ static void
 h1_body_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len)
 {
     nicd_conn_out_file(c, f, off, len,
-                       c->loc != NULL ? (uint32_t) c->loc->limit_rate : 0);
+                       c->r->loc != NULL ? (uint32_t) c->r->loc->limit_rate
+                                         : 0);
 }
 
 const nicd_protocol_t nicd_http1 = {
@@ -240,6 +243,7 @@ const nicd_protocol_t nicd_http1 = {
 /* a request held until its body is read (Lua locations, conn.c) */
 struct nicd_held_s {
     nicd_request_t r;
+    nicd_req_t     req; /* the request at hand while it is answered */
     nicd_str_t     hname[NICD_HTTP_MAX_HEADERS];
     nicd_str_t     hvalue[NICD_HTTP_MAX_HEADERS];
     int            loc;
@@ -251,9 +255,18 @@ struct nicd_held_s {
 void
 nicd_http_error(nicd_conn_t *c, int status)
 {
+    nicd_req_t none; /* no request block: an answer all the same */
+    int        own = c->r == NULL;
+
+    if (own) {
+        nicd_req_begin(c, c->req != NULL ? H1_R(c) : &none);
+    }
     c->keepalive = 0;
     nicd_respond_error(
         c, status, c->req != NULL && H1_REQ(c)->method == NICD_M_HEAD, NULL, 0);
+    if (own) {
+        c->r = NULL;
+    }
 }
 
 /* q from the parsed request whose head starts at base */
@@ -356,7 +369,9 @@ nicd_http_collect(nicd_conn_t *c)
     h->r.body.p = h->body;
     h->r.body.len = h->body_len;
     c->held = NULL;
+    nicd_req_begin(c, &h->req);
     nicd_handle(c, &h->r); /* its location is chosen anew, the body in */
+    c->r = NULL;
     free(h->body);
     free(h);
 }
@@ -372,8 +387,8 @@ nicd_http_held_free(nicd_conn_t *c)
     c->collect = 0;
 }
 
-void
-nicd_http_handle(nicd_conn_t *c)
+static void
+h1_handle(nicd_conn_t *c)
 {
     const nicd_conf_t *cf = c->w->cycle->conf;
     nicd_http_req_t   *r = H1_REQ(c);
@@ -413,6 +428,14 @@ nicd_http_handle(nicd_conn_t *c)
         fill_request(c, REQ_BASE(c), &q, c->w->hname, c->w->hvalue);
     }
     nicd_handle(c, &q);
+}
+
+void
+nicd_http_handle(nicd_conn_t *c)
+{
+    nicd_req_begin(c, H1_R(c)); /* the request at hand while answered */
+    h1_handle(c);
+    c->r = NULL;
 }
 
 /* ---- the connection's protocol (nicd_conn_ops_t) ---- */

@@ -77,6 +77,7 @@ typedef struct h2_stream_s {
     uint64_t               sent;  /* body bytes queued, for the access log */
     int                    ready; /* the request is complete, not answered */
     int                    answered;
+    nicd_req_t             req; /* the request at hand while answered */
 
     /* read only below the counts above (hdr_off: where has_hdr is set) */
     size_t hdr_off[NICD_NHDR], hdr_len[NICD_NHDR];
@@ -343,8 +344,8 @@ h2_finish(nicd_conn_t *c, int status)
     if (c->w->nlogs > 0 && st->log_lc == NULL) {
         /* which logs take it is decided now, as HTTP/1.1 does */
         st->log_mask = nicd_log_phase_select(c, &st->log_lc);
-        if (st->log_mask != 0 && c->cur_uri != NULL && st->uri == NULL) {
-            st->uri = strndup(c->cur_uri, c->cur_uri_len); /* for $uri */
+        if (st->log_mask != 0 && c->r->uri != NULL && st->uri == NULL) {
+            st->uri = strndup(c->r->uri, c->r->uri_len); /* for $uri */
         }
     }
     /* statuses are 100 to 599: three digits */
@@ -646,7 +647,9 @@ answer(nicd_conn_t *c, h2_stream_t *st)
     c->nrequests++;
     NICD_STAT_ADD(c->w->stats->requests, 1);
     c->h2->cur = st;
+    nicd_req_begin(c, &st->req);
     nicd_handle(c, &r);
+    c->r = NULL;
     c->h2->cur = NULL;
 }
 

@@ -58,11 +58,11 @@ nicd_redirect(nicd_conn_t *c, const nicd_request_t *r, int status,
     unsigned    port;
     int         tls = c->tp == &nicd_transport_tls;
 
-    if (!is_url(target, len) && c->loc->absolute_redirect) {
+    if (!is_url(target, len) && c->r->loc->absolute_redirect) {
         nicd_request_host(r, &host, &hlen);
         if (host == NULL || hlen == 0) {
-            host = c->srv->nnames > 0 && c->srv->names[0][0] != '\0'
-                       ? c->srv->names[0]
+            host = c->r->srv->nnames > 0 && c->r->srv->names[0][0] != '\0'
+                       ? c->r->srv->names[0]
                        : "localhost";
             hlen = strlen(host);
         }
@@ -160,14 +160,14 @@ static int
 redirect_cycle(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
                size_t len)
 {
-    if (++c->redirects <= c->w->cycle->conf->internal_redirects + 1) {
+    if (++c->r->redirects <= c->w->cycle->conf->internal_redirects + 1) {
         return 0;
     }
     log_error(LOG_ERR, 0,
               "rewrite or internal redirection cycle while processing "
               "\"%.*s\", client: %s",
               (int) len, uri, c->addr);
-    c->error_paged = 1;
+    c->r->error_paged = 1;
     nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
     return 1;
 }
@@ -186,8 +186,8 @@ take_uri(nicd_conn_t *c, const nicd_request_t *r, char **own, const char **uri,
     }
     *uri = *own;
     *len = strlen(*own);
-    c->cur_uri = *uri;
-    c->cur_uri_len = *len;
+    c->r->uri = *uri;
+    c->r->uri_len = *len;
     return 0;
 }
 
@@ -204,8 +204,9 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
         return;
     }
     if (server_rw) {
-        c->loc = c->srv->loc;
-        rc = run_phase(NICD_PHASE_SERVER_REWRITE, c, r, c->srv->loc, uri, len);
+        c->r->loc = c->r->srv->loc;
+        rc = run_phase(NICD_PHASE_SERVER_REWRITE, c, r, c->r->srv->loc, uri,
+                       len);
         if (rc == NICD_DONE) {
             return;
         }
@@ -216,16 +217,16 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
 
     for (;;) {
         lc = named != NULL ? named
-                           : nicd_conf_find_location(c->srv, uri, len,
+                           : nicd_conf_find_location(c->r->srv, uri, len,
                                                      nicd_match_data(c->w));
-        c->loc = lc;
-        c->cur_uri = uri;
-        c->cur_uri_len = len;
-        if (lc->internal && c->redirects <= 1) {
+        c->r->loc = lc;
+        c->r->uri = uri;
+        c->r->uri_len = len;
+        if (lc->internal && c->r->redirects <= 1) {
             nicd_respond_error(c, 404, head, NULL, 0);
             goto out;
         }
-        if (lc == c->srv->loc) {
+        if (lc == c->r->srv->loc) {
             break; /* the server's own rules ran in the server rewrite */
         }
         rc = run_phase(NICD_PHASE_REWRITE, c, r, lc, uri, len);
@@ -336,21 +337,15 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
     size_t len;
     int    status;
 
-    c->srv = server_of(c, r);
-    c->loc = c->srv->loc;
-    c->cur_request = r;
-    c->cur_uri = NULL;
+    /* c->r is the protocol's, fresh (nicd_req_begin): $status is "000"
+     * until a response starts */
+    c->r->in = r;
+    c->r->srv = server_of(c, r);
+    c->r->loc = c->r->srv->loc;
     c->w->vars.len = 0; /* "set" variables live for one request */
-    c->resp_status = 0; /* $status: "000" until a response starts */
     if (c->w->stats->srv != NULL) {
-        NICD_STAT_ADD(c->w->stats->srv[c->srv->index * NICD_SRV_STATS], 1);
+        NICD_STAT_ADD(c->w->stats->srv[c->r->srv->index * NICD_SRV_STATS], 1);
     }
-    c->redirects = 0;
-    c->status_override = 0;
-    c->error_paged = 0;
-    c->gzipped = 0;
-    c->vary_ae = 0;
-    c->type_of = NULL;
     /* the request's own buffer (w->path is the static handler's): no
      * copy on the way to the file */
     if (nicd_buf_reserve(&c->w->reqpath, r->path.len + 2) != 0) {
@@ -365,9 +360,6 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
         return;
     }
     run(c, r, path, len, NULL, 1);
-    c->loc = NULL;
-    c->cur_request = NULL;
-    c->cur_uri = NULL;
 }
 
 int
@@ -396,12 +388,12 @@ nicd_lua_location(nicd_conn_t *c, const nicd_request_t *r)
 int
 nicd_error_page(nicd_conn_t *c, int status, int head)
 {
-    const nicd_loc_conf_t   *lc = c->loc;
+    const nicd_loc_conf_t   *lc = c->r->loc;
     const nicd_error_page_t *ep = NULL;
     nicd_request_t           r;
     int                      i;
 
-    if (lc == NULL || c->error_paged || c->cur_request == NULL) {
+    if (lc == NULL || c->r->error_paged || c->r->in == NULL) {
         return 0;
     }
     for (i = 0; i < lc->nerror_pages && ep == NULL; i++) {
@@ -412,8 +404,8 @@ nicd_error_page(nicd_conn_t *c, int status, int head)
     if (ep == NULL) {
         return 0;
     }
-    c->error_paged = 1;
-    r = *c->cur_request;
+    c->r->error_paged = 1;
+    r = *c->r->in;
     if (r.method != NICD_M_HEAD) {
         r.method = NICD_M_GET; /* nginx: the page is fetched with GET */
     }
@@ -430,14 +422,14 @@ nicd_error_page(nicd_conn_t *c, int status, int head)
         return 1;
     }
     /* "=" alone: the status of what the page's URI answers */
-    c->status_override = ep->override == 0    ? status
-                         : ep->override == -1 ? 0
-                                              : ep->override;
+    c->r->status_override = ep->override == 0    ? status
+                            : ep->override == -1 ? 0
+                                                 : ep->override;
     if (ep->uri[0] == '@') {
-        const nicd_loc_conf_t *nl = nicd_conf_named(c->srv, ep->uri);
+        const nicd_loc_conf_t *nl = nicd_conf_named(c->r->srv, ep->uri);
 
         if (nl == NULL) {
-            c->status_override = 0;
+            c->r->status_override = 0;
             return 0;
         }
         run(c, &r, ep->uri, strlen(ep->uri), nl, 0);

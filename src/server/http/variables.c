@@ -71,8 +71,8 @@ int
 nicd_expand_captures(nicd_conn_t *c, const char *tmpl, void *md,
                      const char *subject, nicd_buf_t *b)
 {
-    if (nicd_expand(c, c->cur_request, subject, strlen(subject), tmpl, b,
-                    subject, pcre2_get_ovector_pointer(md),
+    if (nicd_expand(c, c->r->in, subject, strlen(subject), tmpl, b, subject,
+                    pcre2_get_ovector_pointer(md),
                     (int) pcre2_get_ovector_count(md))
         != 0) {
         return -1;
@@ -270,14 +270,14 @@ variable(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t ulen,
     } else if (IS("host")) {
         nicd_request_host(r, &host, &hlen);
         if (host == NULL || hlen == 0) {
-            host = c->srv->nnames > 0 ? c->srv->names[0] : "";
+            host = c->r->srv->nnames > 0 ? c->r->srv->names[0] : "";
             hlen = strlen(host);
         }
         nicd_buf_add(b, host, hlen);
     } else if (IS("http_host")) {
         nicd_buf_add(b, r->hdr[NICD_HDR_HOST].p, r->hdr[NICD_HDR_HOST].len);
     } else if (IS("server_name")) {
-        host = c->srv->nnames > 0 ? c->srv->names[0] : "";
+        host = c->r->srv->nnames > 0 ? c->r->srv->names[0] : "";
         nicd_buf_add(b, host, strlen(host));
     } else if (IS("scheme")) {
         nicd_buf_addf(b, "%s", c->tp == &nicd_transport_tls ? "https" : "http");
@@ -323,7 +323,7 @@ variable(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t ulen,
             q = amp != NULL ? amp + 1 : NULL;
         }
     } else if (IS("request_filename")) {
-        const nicd_loc_conf_t *lc = c->loc;
+        const nicd_loc_conf_t *lc = c->r->loc;
 
         nicd_buf_add(b, lc->root, strlen(lc->root));
         if (lc->alias && lc->name_len <= ulen
@@ -334,9 +334,9 @@ variable(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t ulen,
             nicd_buf_add(b, uri, ulen);
         }
     } else if (IS("document_root")) {
-        nicd_buf_add(b, c->loc->root, strlen(c->loc->root));
+        nicd_buf_add(b, c->r->loc->root, strlen(c->r->loc->root));
     } else if (IS("status")) {
-        nicd_buf_addf(b, "%03d", c->resp_status);
+        nicd_buf_addf(b, "%03d", c->r->status);
     } else {
         const nicd_map_t *m;
         const char       *v;

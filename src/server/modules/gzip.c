@@ -114,7 +114,7 @@ static int
 wanted(nicd_conn_t *c, const gzip_conf_t *gc, const char *type, size_t tlen,
        uint64_t len)
 {
-    const nicd_request_t *r = c->cur_request;
+    const nicd_request_t *r = c->r->in;
     int                   i;
 
     if (!gc->enable || r == NULL || len < gc->min_length || len > GZIP_MAX) {
@@ -133,7 +133,7 @@ wanted(nicd_conn_t *c, const gzip_conf_t *gc, const char *type, size_t tlen,
         }
     }
     /* from here on the answer depends on Accept-Encoding */
-    c->vary_ae |= c->loc->gzip_vary;
+    c->r->vary_ae |= c->r->loc->gzip_vary;
     return nicd_accepts_gzip(&r->hdr[NICD_HDR_ACCEPT_ENCODING]);
 }
 
@@ -173,10 +173,10 @@ gzip_body(nicd_conn_t *c, const char *type, size_t tlen, const char *body,
 {
     const gzip_conf_t *gc;
 
-    if (c->loc == NULL) {
+    if (c->r->loc == NULL) {
         return body;
     }
-    gc = NICD_LOC_CONF(c->loc, nicd_gzip_module);
+    gc = NICD_LOC_CONF(c->r->loc, nicd_gzip_module);
     if (!wanted(c, gc, type, tlen, (uint64_t) *len)
         || gzip_compress(gc->comp_level, body, *len, tmp) != 0) {
         return body;
@@ -199,7 +199,7 @@ gzip_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
     ssize_t            n;
     int                k;
 
-    if (c->gzipped || !wanted(c, gc, type, strlen(type), (uint64_t) size)) {
+    if (c->r->gzipped || !wanted(c, gc, type, strlen(type), (uint64_t) size)) {
         return 0;
     }
     raw = malloc(size > 0 ? size : 1);
@@ -229,7 +229,7 @@ gzip_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
     nicd_resp_content_type(c, type, strlen(type));
     NICD_RESP_HEADER(c, "Content-Encoding", "gzip", 4);
     nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) z.len);
-    if (c->resp_status == 200) {
+    if (c->r->status == 200) {
         NICD_RESP_HEADER(c, "Last-Modified", f->last_modified,
                          NICD_HTTP_DATE_LEN);
     }

@@ -182,12 +182,12 @@ header_filter(nicd_conn_t *c)
     const headers_conf_t *hc;
     int                   i, ok;
 
-    if (c->loc == NULL) {
+    if (c->r->loc == NULL) {
         next_header_filter(c);
         return;
     }
-    hc = NICD_LOC_CONF(c->loc, nicd_headers_module);
-    ok = headers_status(c->resp_status);
+    hc = NICD_LOC_CONF(c->r->loc, nicd_headers_module);
+    ok = headers_status(c->r->status);
     if (hc->expires_kind != EXPIRES_OFF && ok) {
         expires_fields(c, hc);
     }
@@ -204,12 +204,11 @@ header_filter(nicd_conn_t *c)
         }
         /* variables: of the request at hand (none for a request that did
          * not parse: the field is left out) */
-        if (c->cur_request == NULL
-            || nicd_expand(c, c->cur_request,
-                           c->cur_uri != NULL ? c->cur_uri
-                                              : c->cur_request->path.p,
-                           c->cur_uri != NULL ? c->cur_uri_len
-                                              : c->cur_request->path.len,
+        if (c->r->in == NULL
+            || nicd_expand(c, c->r->in,
+                           c->r->uri != NULL ? c->r->uri : c->r->in->path.p,
+                           c->r->uri != NULL ? c->r->uri_len
+                                             : c->r->in->path.len,
                            h->value, b, NULL, NULL, 0)
                    != 0
             || b->len == 0) {

@@ -436,15 +436,15 @@ nicd_log_render(const nicd_log_format_t *f, const nicd_log_view_t *v,
 static uint32_t
 nicd_log_select(nicd_conn_t *c, const nicd_loc_conf_t **out)
 {
-    const nicd_loc_conf_t *lc = c->loc;
-    const nicd_request_t  *r = c->cur_request;
+    const nicd_loc_conf_t *lc = c->r->loc;
+    const nicd_request_t  *r = c->r->in;
     nicd_buf_t            *b = &c->w->hexpand;
     uint32_t               mask = 0;
     int                    i;
 
     if (lc == NULL) {
-        lc = c->srv != NULL
-                 ? c->srv->loc
+        lc = c->r->srv != NULL
+                 ? c->r->srv->loc
                  : nicd_conf_find_server(c->w->cycle->conf, c->sc.listener,
                                          NULL, 0, NULL)
                        ->loc;
@@ -456,8 +456,8 @@ nicd_log_select(nicd_conn_t *c, const nicd_loc_conf_t **out)
         if (log->cond != NULL && r != NULL) {
             /* logged unless it comes to "" or "0" (nginx); a condition
              * that cannot be evaluated logs (and says why) */
-            if (nicd_expand(c, r, c->cur_uri != NULL ? c->cur_uri : r->path.p,
-                            c->cur_uri != NULL ? c->cur_uri_len : r->path.len,
+            if (nicd_expand(c, r, c->r->uri != NULL ? c->r->uri : r->path.p,
+                            c->r->uri != NULL ? c->r->uri_len : r->path.len,
                             log->cond, b, NULL, NULL, 0)
                     == 0
                 && (b->len == 0 || (b->len == 1 && b->data[0] == '0'))) {

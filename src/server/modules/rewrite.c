@@ -338,7 +338,7 @@ static void
 return_text(nicd_conn_t *c, const nicd_request_t *r, int code, const char *text,
             size_t len)
 {
-    const char *t = c->loc->default_type, *body;
+    const char *t = c->r->loc->default_type, *body;
     nicd_buf_t  z = {0};
 
     body = nicd_body_filter(c, t, strlen(t), text, &len, &z);
@@ -473,7 +473,7 @@ rules(nicd_conn_t *c, const nicd_request_t *r, const rewrite_t *rw, int nrw,
             }
             continue;
         case REWRITE_RETURN:
-            c->resp_status = rw->code; /* $status in the text, as nginx */
+            c->r->status = rw->code; /* $status in the text, as nginx */
             if (nicd_expand(c, r, st->cur.data, st->cur.len, rw->replacement,
                             &w->expand, st->subj.data, st->caps, st->ncaps)
                 != 0) {

@@ -90,7 +90,7 @@ header_date(const nicd_str_t *v)
 static int
 preconditions(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *f)
 {
-    const nicd_loc_conf_t *cf = c->loc;
+    const nicd_loc_conf_t *cf = c->r->loc;
     const nicd_str_t      *h = r->hdr;
     time_t                 t;
 
@@ -149,12 +149,11 @@ validators(nicd_conn_t *c, nicd_file_t *f)
 {
     /* a file answering with an error_page's status has no date of its
      * own to give (nginx's header filter drops it there too) */
-    if (c->resp_status == 200 || c->resp_status == 206
-        || c->resp_status == 304) {
+    if (c->r->status == 200 || c->r->status == 206 || c->r->status == 304) {
         NICD_RESP_HEADER(c, "Last-Modified", f->last_modified,
                          NICD_HTTP_DATE_LEN);
     }
-    if (c->loc->etag) {
+    if (c->r->loc->etag) {
         NICD_RESP_HEADER(c, "ETag", f->etag, f->etag_len);
     }
 }
@@ -163,16 +162,16 @@ validators(nicd_conn_t *c, nicd_file_t *f)
 static const char *
 mime_of(nicd_conn_t *c, nicd_file_t *f)
 {
-    return f->mime != NULL ? f->mime : c->loc->default_type;
+    return f->mime != NULL ? f->mime : c->r->loc->default_type;
 }
 
 static void
 content_type(nicd_conn_t *c, nicd_file_t *f)
 {
-    const char *t = c->type_of != NULL ? c->type_of : mime_of(c, f);
+    const char *t = c->r->type_of != NULL ? c->r->type_of : mime_of(c, f);
 
     nicd_resp_content_type(c, t, strlen(t));
-    if (c->gzipped) {
+    if (c->r->gzipped) {
         NICD_RESP_HEADER(c, "Content-Encoding", "gzip", 4);
     }
 }
@@ -209,13 +208,13 @@ gzip_static(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
         nicd_ofc_release(&c->w->ofc, gz);
         return 0;
     }
-    c->vary_ae = lc->gzip_vary;
+    c->r->vary_ae = lc->gzip_vary;
     if (!nicd_accepts_gzip(&r->hdr[NICD_HDR_ACCEPT_ENCODING])) {
         nicd_ofc_release(&c->w->ofc, gz);
         return 0;
     }
-    c->gzipped = 1;
-    c->type_of = mime_of(c, f);
+    c->r->gzipped = 1;
+    c->r->type_of = mime_of(c, f);
     static_file(c, r, gz);
     nicd_ofc_release(&c->w->ofc, gz);
     return 1;
@@ -286,7 +285,7 @@ send_multipart(nicd_conn_t *c, nicd_file_t *f, nicd_range_t *rg, int n,
 static void
 static_file(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *f)
 {
-    const nicd_loc_conf_t *cf = c->loc;
+    const nicd_loc_conf_t *cf = c->r->loc;
     const nicd_str_t      *range = &r->hdr[NICD_HDR_RANGE];
     nicd_range_t          *rg;
     char                   cr[80];

@@ -134,7 +134,7 @@ try_files_handler(nicd_conn_t *c, const nicd_request_t *r,
         return NICD_DONE;
     }
     if (last[0] == '@') {
-        const nicd_loc_conf_t *nl = nicd_conf_named(c->srv, last);
+        const nicd_loc_conf_t *nl = nicd_conf_named(c->r->srv, last);
 
         if (nl == NULL) {
             log_error(LOG_ERR, 0,
