@@ -432,6 +432,42 @@ site("maps-and-set", """
       "/blog/x/hello", "/set/?name=ann", "/set/", "/status/",
       "/chain/?v=1", "/chain/?v=2", "/a.txt"])
 
+# the variable registry: families ($http_, $arg_, $cookie_), names in any
+# case, ${name}, a map's value kept for the rest of the request (and one
+# "volatile" evaluated again), "set" before and after its use, $uri once
+# try_files found a file
+site("variables", """
+    map $uri $first_uri { default $uri; }
+    map $uri $every_uri { volatile; default $uri; }
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        location /v/ {
+            return 200 "c=$cookie_session a=$arg_A A=$ARG_a h=$http_x_custom t=$content_type u=${uri}x U=$URI late=$late\n";
+        }
+        location /cache/ {
+            set $seen "$first_uri|$every_uri";
+            rewrite ^ /after last;
+        }
+        location = /after {
+            return 200 "first=$first_uri every=$every_uri seen=$seen\n";
+        }
+        location /tf/ {
+            try_files $uri /a.txt =404;
+            add_header X-Uri $uri always;
+        }
+        location /setlater/ {
+            set $late "now";
+            return 200 "late=$late\n";
+        }
+    }
+""", [("/v/?a=1&b=2", {"Cookie": "x=1; session=abc; y=2",
+                       "X-Custom": "hi", "Content-Type": "text/x"}),
+      ("/v/?A=up", {"Cookie": "session=", "Cookie2": "no"}),
+      "/v/", ("/v/?aa=1&a=2", {"Cookie": "session=s1, other=o"}),
+      "/cache/x", "/cache/y?z=1", "/after", "/tf/missing", "/tf/",
+      "/setlater/"])
+
 GZ = {"Accept-Encoding": "gzip"}
 
 site("gzip-on-the-fly", """
@@ -792,6 +828,39 @@ def test_unknown_directive_named_with_file_and_line():
     err = m.stderr.decode()
     check(m.returncode == 1 and 'unknown directive "proxy_pass" in %s:5'
           % conf in err, err)
+
+
+def test_unknown_variable_fails_t_as_nginx():
+    """A template naming no variable fails the configuration at -t, in nginx
+    and in nicd (naming it and where the template is), wherever the
+    template stands; a "set" later in the file makes the name known."""
+    if not os.path.exists(NGINX):
+        raise Skip("nginx is not installed (scripts/deps.sh test)")
+    bad = ["return 200 $nope;", "add_header X-A $nope_too;",
+           "try_files $uri $nope /x;", "if ($nope) { return 404; }",
+           "set $a $nope;", "rewrite ^ /$nope;"]
+    for line in bad + ["return 200 $later;\n    set $later x;"]:
+        d = tempfile.mkdtemp(prefix="nicd-diff-v-")
+        conf = os.path.join(d, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write("events { }\nhttp {\n  server {\n    listen 127.0.0.1:%d;"
+                    "\n    location / {\n    %s\n    }\n  }\n}\n"
+                    % (free_port(), line))
+        n = subprocess.run([NGINX, "-t", "-p", d, "-c", conf],
+                           capture_output=True, timeout=DEADLINE)
+        m = subprocess.run([NICD, "-t", "-c", conf], capture_output=True,
+                           timeout=DEADLINE)
+        shutil.rmtree(d, ignore_errors=True)
+        err = m.stderr.decode()
+        if line in bad:
+            name = re.search(r"\$(nope\w*)", line).group(1)
+            check(n.returncode != 0 and b"unknown" in n.stderr,
+                  "nginx -t took %r: %s" % (line, n.stderr))
+            check(m.returncode == 1 and 'unknown "%s" variable in %s:6'
+                  % (name, conf) in err, "nicd -t on %r: %s" % (line, err))
+        else:
+            check(n.returncode == 0, "nginx -t %r: %s" % (line, n.stderr))
+            check(m.returncode == 0, "nicd -t %r: %s" % (line, err))
 
 
 LOG_SITE = """

@@ -2540,6 +2540,16 @@ nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen)
                  c->listens[i].where);
         return -1;
     }
+    for (k = 0; k < c->nmodules; k++) {
+        const char *msg = c->modules[k]->postconfiguration != NULL
+                              ? c->modules[k]->postconfiguration(c)
+                              : NULL;
+
+        if (msg != NULL) {
+            snprintf(err, errlen, "%s", msg);
+            return -1;
+        }
+    }
     if (c->client_header_buffer_size < 128) {
         c->client_header_buffer_size = 128; /* 0 would never read */
     }

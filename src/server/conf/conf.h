@@ -76,31 +76,12 @@ typedef void (*nicd_content_pt)(struct nicd_conn_s          *c,
                                 const struct nicd_request_s *r,
                                 const nicd_loc_conf_t       *lc);
 
-/* "map SOURCE $NAME { ... }" (modules/map.c; http/variables.c evaluates
- * it when $NAME is used) */
-typedef struct {
-    char *key;   /* a string, matched ignoring case; NULL: re */
-    void *re;    /* "~" or "~*": pcre2_code */
-    char *value; /* with variables, and $1..$9 of re */
-} nicd_map_entry_t;
-
-typedef struct {
-    char             *source; /* a template: "$uri", "$host$uri" */
-    char             *name;   /* the variable it makes, without "$" */
-    size_t            name_len;
-    nicd_map_entry_t *entries; /* in the order written */
-    int               nentries;
-    char             *deflt;     /* "" unless "default" */
-    int               volatile_; /* "volatile": evaluated at every use,
-                                    else once a request (nginx) */
-} nicd_map_t;
-
 /* "access_log PATH [FORMAT] [buffer=] [flush=] [if=COND];"
  * (modules/log_format.c) */
 typedef struct {
     int                             file;   /* in nicd_conf_t.access_paths */
     const struct nicd_log_format_s *format; /* "combined" unless named */
-    char                           *cond;   /* if=: a template, NULL: none */
+    const struct nicd_cv_s         *cond;   /* if=: a template, NULL: none */
 } nicd_access_log_t;
 
 /* "error_page CODE ... [=[CODE]] URI;" (modules/error_page.c) */
@@ -140,6 +121,7 @@ struct nicd_loc_conf_s {
     int    root_fd;      /* opened by the cycle; -1 before */
     int    root_vars;    /* alias with regex captures: resolved per request */
     int    root_default; /* nobody wrote a root: "html", opened if it can */
+    void  *root_cv;      /* alias with variables, compiled (nicd_cv_t) */
     char **index;
     int    nindex;
     int autoindex, autoindex_exact_size, autoindex_localtime, autoindex_format;
@@ -217,10 +199,8 @@ typedef struct nicd_conf_s {
     int    naccess_paths;
     struct nicd_log_format_s **log_formats;
     int                        nlog_formats;
-    nicd_map_t               **maps; /* modules/map.c */
-    int                        nmaps;
-    char                     **set_names; /* variables "set" makes */
-    int                        nset_names;
+    struct nicd_vars_s        *vars; /* the variables and templates
+                                        (http/variables.c), NULL: none */
     size_t                     access_log_buffer;
     long                       access_log_flush; /* ms */
     char                      *error_log;        /* NULL: stderr */

@@ -142,6 +142,10 @@ typedef struct nicd_module_s {
      */
     void *(*create_loc_conf)(nicd_conf_t *c);
     const char *(*merge_loc_conf)(nicd_conf_t *c, const void *prev, void *conf);
+    /* once the whole configuration is read and merged (nginx's
+     * postconfiguration), in the list's order: NULL, or a message that
+     * fails the configuration */
+    const char *(*postconfiguration)(nicd_conf_t *c);
     /* once, before any configuration is read: its hooks into the phases
      * and filters */
     void (*init)(void);

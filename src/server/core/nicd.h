@@ -158,7 +158,12 @@ typedef struct nicd_worker_s {
                                 body may still be in expand */
     void          *match;     /* pcre2 match data for locations, rewrites */
     void          *map_match; /* ... for maps, evaluated amid a rewrite */
-    nicd_buf_t     vars;      /* the request's "set" variables (variables.c) */
+    nicd_buf_t     vars;      /* the values of the request's variables, and
+                                 where each is (vcache, by index: their
+                                 vseq is the request's) (variables.c) */
+    void          *vcache;
+    int            nvcache;
+    uint32_t       vseq;
     void          *lua;       /* lua.c's state of this thread */
     void          *tls_spare; /* a TLS ciphertext buffer kept for reuse */
     void          *h2_spare;  /* HTTP/2 streams kept for reuse (http2.c) */

@@ -218,13 +218,9 @@ int nicd_open_status(nicd_conn_t *c, int err, const char *path);
 
 /*
  * variables.c: the match data of re against s (len bytes), or NULL when
- * it does not match; and tmpl with its $1..$9 from that match, into b
- * (NUL-terminated, b->len without it): 0 or -1.  phases.c: the worker's
- * match data freed.
+ * it does not match.
  */
 void *nicd_regex_match(nicd_worker_t *w, void *re, const char *s, size_t len);
-int   nicd_expand_captures(nicd_conn_t *c, const char *tmpl, void *md,
-                           const char *subject, nicd_buf_t *b);
 
 /*
  * 1 when the request's location (for its path and Host) has a Lua

@@ -290,9 +290,14 @@ nicd_uri_open(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
 
     if (lc->alias && lc->root_vars) {
         /* alias /dir/$1 of a regex location: its captures of this URI */
-        void *md = nicd_regex_match(c->w, lc->re, path, len);
+        void       *md = nicd_regex_match(c->w, lc->re, path, len);
+        nicd_vctx_t x = {NULL, NULL, 0, path, NULL, 0};
 
-        if (md == NULL || nicd_expand_captures(c, lc->root, md, path, b) != 0) {
+        if (md != NULL) {
+            x.caps = pcre2_get_ovector_pointer(md);
+            x.ncaps = (int) pcre2_get_ovector_count(md);
+        }
+        if (md == NULL || nicd_cv_eval(c, lc->root_cv, &x, b) != 0) {
             *err = ENOENT;
             return -1;
         }
@@ -342,7 +347,11 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
     c->r->in = r;
     c->r->srv = server_of(c, r);
     c->r->loc = c->r->srv->loc;
-    c->w->vars.len = 0; /* "set" variables live for one request */
+    c->w->vars.len = 0; /* variables' values live for one request */
+    if (++c->w->vseq == 0) {
+        nicd_vars_worker_free(c->w); /* wrapped: forget every kept one */
+        c->w->vseq = 1;
+    }
     if (c->w->stats->srv != NULL) {
         NICD_STAT_ADD(c->w->stats->srv[c->r->srv->index * NICD_SRV_STATS], 1);
     }
@@ -447,6 +456,7 @@ nicd_phases_worker_free(nicd_worker_t *w)
     pcre2_match_data_free(w->map_match);
     w->map_match = NULL;
     nicd_buf_free(&w->vars);
+    nicd_vars_worker_free(w);
 }
 
 /* the statuses nginx has a page of its own for; others go out empty */

@@ -1,12 +1,11 @@
 /*
- * The nginx variables static sites use ($uri, $request_uri, $args, $host,
- * $scheme, $remote_addr, $http_NAME, $arg_NAME, $document_root,
- * $request_filename, $status, captures), "set" variables and maps, and
- * templates that hold them: what rewrite, return, set, if, try_files,
- * error_page and access_log's if= expand.  Regex matching
- * with the worker's match data.
+ * Variables and complex values (variables.h): the registry of a
+ * configuration, the core's variables, templates compiled once, and the
+ * per-request values (the worker's: a request is answered within one
+ * call, so the worker holds the values of the request at hand).
  */
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,15 +13,772 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
-
-#include "handler.h"
+#include "directive.h"
 #include "variables.h"
 
 #define MATCH_PAIRS 10 /* $0..$9 */
 
-/* the Host a request names, without a port or a trailing dot */
+/* a variable some template uses, by index */
+typedef struct {
+    const nicd_var_t *v;
+    char             *name; /* the whole name, lower case */
+    size_t            len;
+    const char       *suffix; /* in name: a family's part */
+    size_t            slen;
+} indexed_t;
+
+/* a piece of a compiled template */
+enum { SEG_TEXT = 0, SEG_VAR, SEG_CAP };
+
+typedef struct {
+    int         kind;
+    const char *text; /* SEG_TEXT: the text; SEG_VAR: the name */
+    size_t      len;
+    int         n; /* SEG_VAR: the index; SEG_CAP: the capture's number */
+} seg_t;
+
+struct nicd_cv_s {
+    const char *source;
+    const char *where;
+    seg_t      *segs;
+    int         nsegs;
+};
+
+/* a configuration's registry (nicd_conf_t.vars) */
+struct nicd_vars_s {
+    nicd_var_t **added; /* what the modules' directives added */
+    int          nadded;
+    indexed_t   *idx; /* what the templates use */
+    int          nidx;
+    nicd_cv_t  **cvs; /* every template, for their names to be looked up */
+    int          ncvs;
+};
+
+/* a value kept for the request at hand (the worker's vcache) */
+typedef struct {
+    uint32_t seq; /* the worker's vseq when it was kept */
+    uint32_t off, len;
+} kept_t;
+
+/* ---- the core's variables ---- */
+
+static const nicd_request_t *
+req_of(nicd_conn_t *c, const nicd_vctx_t *x)
+{
+    return x != NULL && x->r != NULL ? x->r : c->r->in;
+}
+
+/* $uri at hand: the context's, the request's after rewrites, else the
+ * path as sent */
+static void
+uri_of(nicd_conn_t *c, const nicd_vctx_t *x, const char **uri, size_t *len)
+{
+    if (x != NULL && x->uri != NULL) {
+        *uri = x->uri;
+        *len = x->ulen;
+    } else if (c->r->uri != NULL) {
+        *uri = c->r->uri;
+        *len = c->r->uri_len;
+    } else {
+        *uri = req_of(c, x)->path.p;
+        *len = req_of(c, x)->path.len;
+    }
+}
+
+#define GETTER(name)                                                           \
+    static int name(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v, \
+                    const char *s, size_t slen, nicd_buf_t *b)
+#define UNUSED_ARGS                                                            \
+    (void) c;                                                                  \
+    (void) x;                                                                  \
+    (void) v;                                                                  \
+    (void) s;                                                                  \
+    (void) slen
+
+GETTER(get_uri)
+{
+    const char *u;
+    size_t      n;
+
+    UNUSED_ARGS;
+    uri_of(c, x, &u, &n);
+    nicd_buf_add(b, u, n);
+    return 0;
+}
+
+GETTER(get_request_uri)
+{
+    const nicd_request_t *r = req_of(c, x);
+
+    UNUSED_ARGS;
+    nicd_buf_add(b, r->path.p, r->path.len);
+    if (r->query.len > 0) {
+        nicd_buf_add(b, "?", 1);
+        nicd_buf_add(b, r->query.p, r->query.len);
+    }
+    return 0;
+}
+
+GETTER(get_args)
+{
+    const nicd_request_t *r = req_of(c, x);
+
+    UNUSED_ARGS;
+    nicd_buf_add(b, r->query.p, r->query.len);
+    return 0;
+}
+
+GETTER(get_is_args)
+{
+    UNUSED_ARGS;
+    if (req_of(c, x)->query.len > 0) {
+        nicd_buf_add(b, "?", 1);
+    }
+    return 0;
+}
+
+static const char *
+first_server_name(const nicd_conn_t *c)
+{
+    return c->r->srv != NULL && c->r->srv->nnames > 0 ? c->r->srv->names[0]
+                                                      : "";
+}
+
+GETTER(get_host)
+{
+    const char *host;
+    size_t      hlen;
+
+    UNUSED_ARGS;
+    nicd_request_host(req_of(c, x), &host, &hlen);
+    if (host == NULL || hlen == 0) {
+        host = first_server_name(c);
+        hlen = strlen(host);
+    }
+    nicd_buf_add(b, host, hlen);
+    return 0;
+}
+
+GETTER(get_server_name)
+{
+    UNUSED_ARGS;
+    nicd_buf_addf(b, "%s", first_server_name(c));
+    return 0;
+}
+
+GETTER(get_scheme)
+{
+    UNUSED_ARGS;
+    nicd_buf_addf(b, "%s", c->tp == &nicd_transport_tls ? "https" : "http");
+    return 0;
+}
+
+GETTER(get_remote_addr)
+{
+    UNUSED_ARGS;
+    nicd_buf_add(b, c->addr, strlen(c->addr));
+    return 0;
+}
+
+GETTER(get_server_port)
+{
+    UNUSED_ARGS;
+    nicd_buf_addf(b, "%u", nicd_local_port(c));
+    return 0;
+}
+
+GETTER(get_request_method)
+{
+    UNUSED_ARGS;
+    nicd_buf_addf(b, "%s", nicd_http_method_name(req_of(c, x)->method));
+    return 0;
+}
+
+GETTER(get_request_filename)
+{
+    const nicd_loc_conf_t *lc = c->r->loc;
+    const char            *uri;
+    size_t                 ulen;
+
+    UNUSED_ARGS;
+    uri_of(c, x, &uri, &ulen);
+    nicd_buf_add(b, lc->root, strlen(lc->root));
+    if (lc->alias && lc->name_len <= ulen
+        && (lc->kind == NICD_LOC_PREFIX || lc->kind == NICD_LOC_NOREGEX
+            || lc->kind == NICD_LOC_EXACT)) {
+        nicd_buf_add(b, uri + lc->name_len, ulen - lc->name_len);
+    } else if (!lc->alias) {
+        nicd_buf_add(b, uri, ulen);
+    }
+    return 0;
+}
+
+GETTER(get_document_root)
+{
+    UNUSED_ARGS;
+    nicd_buf_add(b, c->r->loc->root, strlen(c->r->loc->root));
+    return 0;
+}
+
+GETTER(get_status)
+{
+    UNUSED_ARGS;
+    nicd_buf_addf(b, "%03d", c->r->status);
+    return 0;
+}
+
+/* is a header name (n bytes) the variable's suffix ("-" written "_",
+ * any case)? */
+static int
+header_is(const nicd_str_t *n, const char *s, size_t slen)
+{
+    size_t i;
+
+    if (n->len != slen) {
+        return 0;
+    }
+    for (i = 0; i < slen; i++) {
+        char a = n->p[i] == '-' ? '_' : n->p[i];
+
+        if (tolower((unsigned char) a) != s[i]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* the first field named s of the request (nginx joins some; the first
+ * is what static sites read) */
+static const nicd_str_t *
+request_header(const nicd_request_t *r, const char *s, size_t slen)
+{
+    int k;
+
+    for (k = 0; k < r->nheaders; k++) {
+        if (header_is(&r->hname[k], s, slen)) {
+            return &r->hvalue[k];
+        }
+    }
+    return NULL;
+}
+
+/* $http_NAME, and $content_type, $content_length (v->data: the name) */
+GETTER(get_http)
+{
+    const nicd_str_t *h;
+
+    UNUSED_ARGS;
+    if (v->data != NULL) {
+        s = v->data;
+        slen = strlen(s);
+    }
+    h = request_header(req_of(c, x), s, slen);
+    if (h != NULL) {
+        nicd_buf_add(b, h->p, h->len);
+    }
+    return 0;
+}
+
+/* $arg_NAME: the first NAME=VALUE of the query */
+GETTER(get_arg)
+{
+    const nicd_request_t *r = req_of(c, x);
+    const char           *q = r->query.p, *end = q + r->query.len, *e, *amp;
+
+    UNUSED_ARGS;
+    while (q != NULL && q < end) {
+        amp = memchr(q, '&', (size_t) (end - q));
+        e = amp != NULL ? amp : end;
+        if ((size_t) (e - q) > slen && strncasecmp(q, s, slen) == 0
+            && q[slen] == '=') {
+            nicd_buf_add(b, q + slen + 1, (size_t) (e - q) - slen - 1);
+            break;
+        }
+        q = amp != NULL ? amp + 1 : NULL;
+    }
+    return 0;
+}
+
+/* $cookie_NAME: NAME's value in the Cookie fields ("a=1; b=2") */
+GETTER(get_cookie)
+{
+    const nicd_request_t *r = req_of(c, x);
+    const char           *p, *end, *e;
+    int                   k;
+
+    UNUSED_ARGS;
+    for (k = 0; k < r->nheaders; k++) {
+        if (!header_is(&r->hname[k], "cookie", 6)) {
+            continue;
+        }
+        p = r->hvalue[k].p;
+        end = p + r->hvalue[k].len;
+        while (p < end) {
+            /* pairs are separated by ";" alone, as nginx reads them */
+            while (p < end && (*p == ' ' || *p == ';')) {
+                p++;
+            }
+            for (e = p; e < end && *e != ';'; e++) {
+            }
+            if ((size_t) (e - p) > slen && strncasecmp(p, s, slen) == 0
+                && p[slen] == '=') {
+                nicd_buf_add(b, p + slen + 1, (size_t) (e - p) - slen - 1);
+                return 0;
+            }
+            p = e;
+        }
+    }
+    return 0;
+}
+
+#define VOL NICD_VAR_VOLATILE
+
+static const nicd_var_t core_vars[] = {
+    {"uri", get_uri, VOL, NULL},
+    {"document_uri", get_uri, VOL, NULL},
+    {"request_uri", get_request_uri, 0, NULL},
+    {"args", get_args, 0, NULL},
+    {"query_string", get_args, 0, NULL},
+    {"is_args", get_is_args, 0, NULL},
+    {"host", get_host, 0, NULL},
+    {"server_name", get_server_name, 0, NULL},
+    {"scheme", get_scheme, 0, NULL},
+    {"remote_addr", get_remote_addr, 0, NULL},
+    {"server_port", get_server_port, 0, NULL},
+    {"request_method", get_request_method, VOL, NULL},
+    {"request_filename", get_request_filename, VOL, NULL},
+    {"document_root", get_document_root, VOL, NULL},
+    {"status", get_status, VOL, NULL},
+    {"content_type", get_http, 0, "content_type"},
+    {"content_length", get_http, 0, "content_length"},
+    {"http_", get_http, NICD_VAR_PREFIX, NULL},
+    {"arg_", get_arg, NICD_VAR_PREFIX, NULL},
+    {"cookie_", get_cookie, NICD_VAR_PREFIX, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+/* ---- the registry ---- */
+
+static struct nicd_vars_s *
+vars_of(nicd_conf_t *c)
+{
+    if (c->vars == NULL) {
+        c->vars = nicd_conf_alloc(c, sizeof(struct nicd_vars_s));
+    }
+    return c->vars;
+}
+
+static const nicd_var_t *
+core_exact(const char *name, size_t len)
+{
+    const nicd_var_t *v;
+
+    for (v = core_vars; v->name != NULL; v++) {
+        if (!(v->flags & NICD_VAR_PREFIX) && strlen(v->name) == len
+            && memcmp(v->name, name, len) == 0) {
+            return v;
+        }
+    }
+    return NULL;
+}
+
+static nicd_var_t *
+added_exact(struct nicd_vars_s *vs, const char *name, size_t len)
+{
+    int i;
+
+    for (i = 0; i < vs->nadded; i++) {
+        if (!(vs->added[i]->flags & NICD_VAR_PREFIX)
+            && strlen(vs->added[i]->name) == len
+            && memcmp(vs->added[i]->name, name, len) == 0) {
+            return vs->added[i];
+        }
+    }
+    return NULL;
+}
+
+const char *
+nicd_var_add(nicd_conf_t *c, const nicd_var_t *v, nicd_var_t **out)
+{
+    struct nicd_vars_s *vs = vars_of(c);
+    nicd_var_t         *have, *nv;
+
+    if (vs == NULL) {
+        return "out of memory";
+    }
+    have = added_exact(vs, v->name, strlen(v->name));
+    if (have != NULL) {
+        /* "set" may name a variable again, or one a map makes (nginx's
+         * map variables are changeable); a map takes a name "set" gave
+         * first */
+        if (out != NULL) {
+            *out = have;
+        }
+        if (v->get == NULL) {
+            have->flags |= v->flags & NICD_VAR_SET;
+            return NULL;
+        }
+        if (have->get == NULL) {
+            have->get = v->get;
+            have->data = v->data;
+            have->flags |= v->flags;
+            return NULL;
+        }
+        return nicd_conf_msg("the duplicate \"%s\" variable", v->name);
+    }
+    if (core_exact(v->name, strlen(v->name)) != NULL) {
+        return nicd_conf_msg("the duplicate \"%s\" variable", v->name);
+    }
+    nv = nicd_conf_alloc(c, sizeof(*nv));
+    vs->added = nicd_conf_grow(c, vs->added, vs->nadded, sizeof(nv));
+    if (nv == NULL || vs->added == NULL) {
+        return "out of memory";
+    }
+    *nv = *v;
+    nv->name = nicd_conf_strdup(c, v->name);
+    if (nv->name == NULL) {
+        return "out of memory";
+    }
+    vs->added[vs->nadded++] = nv;
+    if (out != NULL) {
+        *out = nv;
+    }
+    return NULL;
+}
+
+/* the variable name (lower case, len bytes) stands for, with *suffix
+ * the family's part; NULL: none.  The modules' first, then the core's;
+ * an exact name before a family, the longest family first. */
+static const nicd_var_t *
+lookup(struct nicd_vars_s *vs, const char *name, size_t len, size_t *plen)
+{
+    const nicd_var_t *v, *best = NULL;
+    size_t            n, bestn = 0;
+    int               i;
+
+    *plen = 0;
+    if ((v = added_exact(vs, name, len)) != NULL
+        || (v = core_exact(name, len)) != NULL) {
+        return v;
+    }
+    for (i = 0; i < vs->nadded; i++) {
+        v = vs->added[i];
+        n = strlen(v->name);
+        if ((v->flags & NICD_VAR_PREFIX) && n < len && n > bestn
+            && memcmp(v->name, name, n) == 0) {
+            best = v;
+            bestn = n;
+        }
+    }
+    for (v = core_vars; v->name != NULL; v++) {
+        n = strlen(v->name);
+        if ((v->flags & NICD_VAR_PREFIX) && n < len && n > bestn
+            && memcmp(v->name, name, n) == 0) {
+            best = v;
+            bestn = n;
+        }
+    }
+    *plen = bestn;
+    return best;
+}
+
+int
+nicd_var_index(nicd_conf_t *c, const char *name, size_t len)
+{
+    struct nicd_vars_s *vs = vars_of(c);
+    const nicd_var_t   *v;
+    indexed_t           e;
+    size_t              plen, i;
+    int                 k;
+
+    if (vs == NULL) {
+        return -1;
+    }
+    for (k = 0; k < vs->nidx; k++) {
+        if (vs->idx[k].len == len
+            && strncasecmp(vs->idx[k].name, name, len) == 0) {
+            return k;
+        }
+    }
+    e.name = nicd_conf_alloc(c, len + 1);
+    if (e.name == NULL) {
+        return -1;
+    }
+    for (i = 0; i < len; i++) {
+        e.name[i] = (char) tolower((unsigned char) name[i]);
+    }
+    e.len = len;
+    v = lookup(vs, e.name, len, &plen);
+    if (v == NULL) {
+        return -1;
+    }
+    e.v = v;
+    e.suffix = e.name + plen;
+    e.slen = len - plen;
+    vs->idx = nicd_conf_grow(c, vs->idx, vs->nidx, sizeof(e));
+    if (vs->idx == NULL) {
+        return -1;
+    }
+    vs->idx[vs->nidx] = e;
+    return vs->nidx++;
+}
+
+/* ---- complex values ---- */
+
+static int
+name_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')
+           || (ch >= '0' && ch <= '9') || ch == '_';
+}
+
+static int
+add_seg(nicd_conf_t *c, nicd_cv_t *cv, int kind, const char *text, size_t len,
+        int n)
+{
+    seg_t s;
+
+    s.kind = kind;
+    s.text = text;
+    s.len = len;
+    s.n = n;
+    cv->segs = nicd_conf_grow(c, cv->segs, cv->nsegs, sizeof(s));
+    if (cv->segs == NULL) {
+        return -1;
+    }
+    cv->segs[cv->nsegs++] = s;
+    return 0;
+}
+
+nicd_cv_t *
+nicd_cv_compile(nicd_conf_t *c, const char *tmpl, const char *where,
+                const char **err)
+{
+    struct nicd_vars_s *vs = vars_of(c);
+    nicd_cv_t          *cv = nicd_conf_alloc(c, sizeof(*cv));
+    const char         *p, *s;
+    size_t              n;
+    int                 rc = 0;
+
+    *err = "out of memory";
+    if (vs == NULL || cv == NULL
+        || (cv->source = nicd_conf_strdup(c, tmpl)) == NULL
+        || (cv->where = nicd_conf_strdup(c, where != NULL ? where : ""))
+               == NULL) {
+        return NULL;
+    }
+    p = cv->source;
+    while (*p != '\0' && rc == 0) {
+        if (*p != '$') {
+            s = strchr(p, '$');
+            n = s == NULL ? strlen(p) : (size_t) (s - p);
+            rc = add_seg(c, cv, SEG_TEXT, p, n, 0);
+            p += n;
+            continue;
+        }
+        p++;
+        if (*p >= '0' && *p <= '9') {
+            rc = add_seg(c, cv, SEG_CAP, NULL, 0, *p - '0');
+            p++;
+            continue;
+        }
+        if (*p == '{') {
+            s = strchr(p, '}');
+            if (s == NULL) {
+                *err = nicd_conf_msg("the closing bracket in \"%s\" variable "
+                                     "is missing",
+                                     p + 1);
+                return NULL;
+            }
+            rc = add_seg(c, cv, SEG_VAR, p + 1, (size_t) (s - p - 1), -1);
+            p = s + 1;
+            continue;
+        }
+        for (n = 0; name_char(p[n]); n++) {
+        }
+        if (n == 0) {
+            rc = add_seg(c, cv, SEG_TEXT, "$", 1, 0); /* a lone "$" */
+            continue;
+        }
+        rc = add_seg(c, cv, SEG_VAR, p, n, -1);
+        p += n;
+    }
+    vs->cvs = nicd_conf_grow(c, vs->cvs, vs->ncvs, sizeof(cv));
+    if (rc != 0 || vs->cvs == NULL) {
+        return NULL;
+    }
+    vs->cvs[vs->ncvs++] = cv;
+    *err = NULL;
+    return cv;
+}
+
+nicd_cv_t *
+nicd_conf_cv(parse_t *ps, const char *tmpl, const char **err)
+{
+    char where[512];
+
+    snprintf(where, sizeof(where), "%s:%d", ps->name, ps->line);
+    return nicd_cv_compile(ps->conf, tmpl, where, err);
+}
+
+int
+nicd_cv_literal(const nicd_cv_t *cv, const char **text, size_t *len)
+{
+    if (cv->nsegs > 1 || (cv->nsegs == 1 && cv->segs[0].kind != SEG_TEXT)) {
+        return 0;
+    }
+    *text = cv->nsegs == 1 ? cv->segs[0].text : "";
+    *len = cv->nsegs == 1 ? cv->segs[0].len : 0;
+    return 1;
+}
+
+const char *
+nicd_cv_source(const nicd_cv_t *cv)
+{
+    return cv->source;
+}
+
+/* every template's names looked up, once the configuration is read */
+static const char *
+resolve(nicd_conf_t *c)
+{
+    struct nicd_vars_s *vs = c->vars;
+    nicd_cv_t          *cv;
+    int                 i, k;
+
+    for (i = 0; vs != NULL && i < vs->ncvs; i++) {
+        cv = vs->cvs[i];
+        for (k = 0; k < cv->nsegs; k++) {
+            if (cv->segs[k].kind != SEG_VAR) {
+                continue;
+            }
+            cv->segs[k].n =
+                nicd_var_index(c, cv->segs[k].text, cv->segs[k].len);
+            if (cv->segs[k].n < 0) {
+                return nicd_conf_msg("unknown \"%.*s\" variable in %s",
+                                     (int) cv->segs[k].len, cv->segs[k].text,
+                                     cv->where);
+            }
+        }
+    }
+    return NULL;
+}
+
+/* ---- values of the request at hand ---- */
+
+/* the worker's kept values, sized for the configuration's variables: the
+ * entry of index, or NULL (out of memory) */
+static kept_t *
+kept(nicd_worker_t *w, const struct nicd_vars_s *vs, int index)
+{
+    kept_t *k;
+
+    if (w->nvcache < vs->nidx) {
+        k = realloc(w->vcache, sizeof(kept_t) * (size_t) vs->nidx);
+        if (k == NULL) {
+            return NULL;
+        }
+        memset(k + w->nvcache, 0,
+               sizeof(kept_t) * (size_t) (vs->nidx - w->nvcache));
+        w->vcache = k;
+        w->nvcache = vs->nidx;
+    }
+    return &((kept_t *) w->vcache)[index];
+}
+
+int
+nicd_var_store(nicd_conn_t *c, int index, const char *value, size_t len)
+{
+    nicd_worker_t *w = c->w;
+    kept_t        *k = kept(w, w->cycle->conf->vars, index);
+    size_t         off = w->vars.len;
+
+    if (k == NULL) {
+        return -1;
+    }
+    nicd_buf_add(&w->vars, value, len);
+    if (nicd_buf_failed(&w->vars)) {
+        return -1;
+    }
+    k->seq = w->vseq;
+    k->off = (uint32_t) off;
+    k->len = (uint32_t) len;
+    return 0;
+}
+
+/* variable index's value appended to b: 0 or -1 */
+static int
+value(nicd_conn_t *c, const nicd_vctx_t *x, int index, nicd_buf_t *b)
+{
+    const struct nicd_vars_s *vs = c->w->cycle->conf->vars;
+    const indexed_t          *e = &vs->idx[index];
+    kept_t                   *k = NULL;
+    size_t                    start = b->len;
+
+    if (!(e->v->flags & NICD_VAR_VOLATILE)) {
+        k = kept(c->w, vs, index);
+        if (k == NULL) {
+            return -1;
+        }
+        if (k->seq == c->w->vseq) {
+            nicd_buf_add(b, c->w->vars.data + k->off, k->len);
+            return 0;
+        }
+    }
+    if (e->v->get == NULL) {
+        log_error(LOG_WARN, 0,
+                  "using uninitialized \"%s\" variable, client: %s", e->name,
+                  c->addr);
+        return 0; /* "set" somewhere: empty until then */
+    }
+    if (e->v->get(c, x, e->v, e->suffix, e->slen, b) != 0) {
+        return -1;
+    }
+    if (k != NULL && !nicd_buf_failed(b)) {
+        return nicd_var_store(c, index, b->data + start, b->len - start);
+    }
+    return 0;
+}
+
+int
+nicd_cv_eval(nicd_conn_t *c, const nicd_cv_t *cv, const nicd_vctx_t *x,
+             nicd_buf_t *b)
+{
+    const seg_t *s;
+    int          i, k;
+
+    b->len = 0;
+    for (i = 0; i < cv->nsegs; i++) {
+        s = &cv->segs[i];
+        switch (s->kind) {
+        case SEG_TEXT: nicd_buf_add(b, s->text, s->len); break;
+        case SEG_CAP:
+            k = s->n;
+            if (x != NULL && x->subject != NULL && k < x->ncaps
+                && x->caps[2 * k] != PCRE2_UNSET) {
+                nicd_buf_add(b, x->subject + x->caps[2 * k],
+                             x->caps[2 * k + 1] - x->caps[2 * k]);
+            }
+            break;
+        default:
+            if (value(c, x, s->n, b) != 0) {
+                log_error(LOG_ERR, 0,
+                          "\"%s\" could not be evaluated, client: %s",
+                          cv->source, c->addr);
+                return -1;
+            }
+        }
+    }
+    nicd_buf_add(b, "", 1);
+    if (nicd_buf_failed(b)) {
+        return -1;
+    }
+    b->len--;
+    return 0;
+}
+
+/* ---- what the requests share ---- */
+
 void
 nicd_request_host(const nicd_request_t *r, const char **host, size_t *len)
 {
@@ -67,22 +823,6 @@ nicd_regex_match(nicd_worker_t *w, void *re, const char *s, size_t len)
     return md;
 }
 
-int
-nicd_expand_captures(nicd_conn_t *c, const char *tmpl, void *md,
-                     const char *subject, nicd_buf_t *b)
-{
-    if (nicd_expand(c, c->r->in, subject, strlen(subject), tmpl, b, subject,
-                    pcre2_get_ovector_pointer(md),
-                    (int) pcre2_get_ovector_count(md))
-        != 0) {
-        return -1;
-    }
-    nicd_buf_add(b, "", 1);
-    b->len--;
-    return nicd_buf_failed(b) ? -1 : 0;
-}
-
-/* the port of the address the connection came to */
 unsigned
 nicd_local_port(nicd_conn_t *c)
 {
@@ -97,332 +837,52 @@ nicd_local_port(nicd_conn_t *c)
                : ntohs(((struct sockaddr_in *) &ss)->sin_port);
 }
 
-/* "set" variables: records of [name length][value length][name][value]
- * (lengths as uint32_t), the last one of a name wins */
-int
-nicd_var_set(nicd_worker_t *w, const char *name, const char *value, size_t len)
+/* ---- the module: names looked up once everything is read ---- */
+
+/* alias and root with captures or variables: compiled for each level */
+static const char *
+compile_roots(nicd_conf_t *c, nicd_loc_conf_t *l)
 {
-    uint32_t n[2] = {(uint32_t) strlen(name), (uint32_t) len};
+    const char *err;
+    int         i;
 
-    nicd_buf_add(&w->vars, n, sizeof(n));
-    nicd_buf_add(&w->vars, name, n[0]);
-    nicd_buf_add(&w->vars, value, len);
-    return nicd_buf_failed(&w->vars) ? -1 : 0;
-}
-
-static int
-var_get(const nicd_worker_t *w, const char *name, size_t len,
-        const char **value, size_t *vlen)
-{
-    size_t   off = 0;
-    uint32_t n[2];
-    int      found = 0;
-
-    while (off + sizeof(n) <= w->vars.len) {
-        memcpy(n, w->vars.data + off, sizeof(n));
-        off += sizeof(n);
-        if (n[0] == len && memcmp(w->vars.data + off, name, len) == 0) {
-            *value = w->vars.data + off + n[0];
-            *vlen = n[1];
-            found = 1;
+    if (l->alias && l->root_vars && l->root_cv == NULL) {
+        l->root_cv = nicd_cv_compile(c, l->root, l->where, &err);
+        if (l->root_cv == NULL) {
+            return err;
         }
-        off += n[0] + n[1];
     }
-    return found;
-}
-
-static const nicd_map_t *
-map_of(const nicd_conf_t *cf, const char *name, size_t len)
-{
-    int i;
-
-    for (i = 0; i < cf->nmaps; i++) {
-        if (cf->maps[i]->name_len == len
-            && memcmp(cf->maps[i]->name, name, len) == 0) {
-            return cf->maps[i];
+    for (i = 0; i < l->nlocs; i++) {
+        if ((err = compile_roots(c, l->locs[i])) != NULL) {
+            return err;
         }
     }
     return NULL;
 }
 
-#define MAP_DEPTH 8 /* a map whose value uses a map ... (a loop: an error) */
-
-/*
- * A map's value for this request, appended to b: its source expanded,
- * then the first string equal to it (ignoring case), else the first
- * regex matching it (its captures for $1..$9 in the value), else the
- * default.  0, or -1 (logged).
- */
-static int
-map_value(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t ulen,
-          const nicd_map_t *m, nicd_buf_t *b)
+static const char *
+variables_postconfiguration(nicd_conf_t *c)
 {
-    static __thread int depth;
-    nicd_buf_t          src = {0}, val = {0};
-    pcre2_match_data   *md;
-    PCRE2_SIZE          caps[2 * MATCH_PAIRS];
-    const char         *value = m->deflt != NULL ? m->deflt : "";
-    int                 i, n = 0, rc = -1;
+    const char *err;
+    int         i;
 
-    if (depth >= MAP_DEPTH) {
-        log_error(LOG_ERR, 0,
-                  "map $%s: variables nested too deeply, "
-                  "client: %s",
-                  m->name, c->addr);
-        return -1;
-    }
-    depth++;
-    if (nicd_expand(c, r, uri, ulen, m->source, &src, NULL, NULL, 0) != 0) {
-        goto done;
-    }
-    for (i = 0; i < m->nentries; i++) {
-        if (m->entries[i].key != NULL && strlen(m->entries[i].key) == src.len
-            && strncasecmp(m->entries[i].key, src.data != NULL ? src.data : "",
-                           src.len)
-                   == 0) {
-            value = m->entries[i].value;
-            goto found;
+    for (i = 0; i < c->nservers; i++) {
+        if ((err = compile_roots(c, c->servers[i]->loc)) != NULL) {
+            return err;
         }
     }
-    if (c->w->map_match == NULL) {
-        c->w->map_match = pcre2_match_data_create(MATCH_PAIRS, NULL);
-        if (c->w->map_match == NULL) {
-            goto done;
-        }
-    }
-    md = c->w->map_match;
-    for (i = 0; i < m->nentries; i++) {
-        if (m->entries[i].re == NULL) {
-            continue;
-        }
-        n = pcre2_match(m->entries[i].re,
-                        (PCRE2_SPTR) (src.data != NULL ? src.data : ""),
-                        src.len, 0, 0, md, NULL);
-        if (n > 0) {
-            /* a copy: the value's own maps match with the same data */
-            memcpy(caps, pcre2_get_ovector_pointer(md),
-                   sizeof(PCRE2_SIZE) * 2 * (size_t) n);
-            value = m->entries[i].value;
-            goto found;
-        }
-    }
-    n = 0;
-found:
-    nicd_buf_add(&src, "", 1); /* the subject of $1..$9, NUL-terminated */
-    if (nicd_expand(c, r, uri, ulen, value, &val, src.data, n > 0 ? caps : NULL,
-                    n)
-        == 0) {
-        nicd_buf_add(b, val.data, val.len);
-        /* kept for the rest of the request, as nginx caches it */
-        rc = m->volatile_
-                     || nicd_var_set(c->w, m->name,
-                                     val.data != NULL ? val.data : "", val.len)
-                            == 0
-                 ? 0
-                 : -1;
-    }
-done:
-    depth--;
-    nicd_buf_free(&src);
-    nicd_buf_free(&val);
-    return rc;
+    return resolve(c);
 }
 
-/*
- * Append the value of variable name (len bytes) to b: the nginx
- * variables static sites use.  $1..$9 come from the last regex match
- * (caps: its pairs, n of them).  0, or -1 for an unknown variable.
- */
-static int
-variable(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t ulen,
-         const char *name, size_t len, nicd_buf_t *b, const char *subject,
-         const PCRE2_SIZE *caps, int ncaps)
+nicd_module_t nicd_variables_module = {
+    .name = "variables",
+    .postconfiguration = variables_postconfiguration,
+};
+
+void
+nicd_vars_worker_free(nicd_worker_t *w)
 {
-    const char *host;
-    size_t      hlen;
-
-#define IS(lit) (len == sizeof(lit) - 1 && memcmp(name, lit, len) == 0)
-    if (len == 1 && name[0] >= '0' && name[0] <= '9') {
-        int k = name[0] - '0';
-
-        if (caps != NULL && k < ncaps && caps[2 * k] != PCRE2_UNSET) {
-            nicd_buf_add(b, subject + caps[2 * k],
-                         caps[2 * k + 1] - caps[2 * k]);
-        }
-        return 0;
-    }
-    if (IS("uri") || IS("document_uri")) {
-        nicd_buf_add(b, uri, ulen);
-    } else if (IS("request_uri")) {
-        const nicd_str_t *t = &r->path;
-
-        nicd_buf_add(b, t->p, t->len);
-        if (r->query.len > 0) {
-            nicd_buf_add(b, "?", 1);
-            nicd_buf_add(b, r->query.p, r->query.len);
-        }
-    } else if (IS("args") || IS("query_string")) {
-        nicd_buf_add(b, r->query.p, r->query.len);
-    } else if (IS("is_args")) {
-        if (r->query.len > 0) {
-            nicd_buf_add(b, "?", 1);
-        }
-    } else if (IS("host")) {
-        nicd_request_host(r, &host, &hlen);
-        if (host == NULL || hlen == 0) {
-            host = c->r->srv->nnames > 0 ? c->r->srv->names[0] : "";
-            hlen = strlen(host);
-        }
-        nicd_buf_add(b, host, hlen);
-    } else if (IS("http_host")) {
-        nicd_buf_add(b, r->hdr[NICD_HDR_HOST].p, r->hdr[NICD_HDR_HOST].len);
-    } else if (IS("server_name")) {
-        host = c->r->srv->nnames > 0 ? c->r->srv->names[0] : "";
-        nicd_buf_add(b, host, strlen(host));
-    } else if (IS("scheme")) {
-        nicd_buf_addf(b, "%s", c->tp == &nicd_transport_tls ? "https" : "http");
-    } else if (IS("remote_addr")) {
-        nicd_buf_add(b, c->addr, strlen(c->addr));
-    } else if (IS("server_port")) {
-        nicd_buf_addf(b, "%u", nicd_local_port(c));
-    } else if (IS("request_method")) {
-        nicd_buf_addf(b, "%s", nicd_http_method_name(r->method));
-    } else if (len > 5 && memcmp(name, "http_", 5) == 0) {
-        /* a request header, "-" written "_", any case */
-        int    k;
-        size_t i;
-
-        for (k = 0; k < r->nheaders; k++) {
-            if (r->hname[k].len != len - 5) {
-                continue;
-            }
-            for (i = 0; i < len - 5; i++) {
-                char a = r->hname[k].p[i] == '-' ? '_' : r->hname[k].p[i];
-
-                if ((a | 0x20) != (name[5 + i] | 0x20)) {
-                    break;
-                }
-            }
-            if (i == len - 5) {
-                nicd_buf_add(b, r->hvalue[k].p, r->hvalue[k].len);
-                break;
-            }
-        }
-    } else if (len > 4 && memcmp(name, "arg_", 4) == 0) {
-        /* an argument of the query: NAME=VALUE, the first one */
-        const char *q = r->query.p, *end = q + r->query.len, *e, *amp;
-
-        while (q != NULL && q < end) {
-            amp = memchr(q, '&', (size_t) (end - q));
-            e = amp != NULL ? amp : end;
-            if ((size_t) (e - q) > len - 4 && memcmp(q, name + 4, len - 4) == 0
-                && q[len - 4] == '=') {
-                nicd_buf_add(b, q + len - 3, (size_t) (e - q) - (len - 3));
-                break;
-            }
-            q = amp != NULL ? amp + 1 : NULL;
-        }
-    } else if (IS("request_filename")) {
-        const nicd_loc_conf_t *lc = c->r->loc;
-
-        nicd_buf_add(b, lc->root, strlen(lc->root));
-        if (lc->alias && lc->name_len <= ulen
-            && (lc->kind == NICD_LOC_PREFIX || lc->kind == NICD_LOC_NOREGEX
-                || lc->kind == NICD_LOC_EXACT)) {
-            nicd_buf_add(b, uri + lc->name_len, ulen - lc->name_len);
-        } else if (!lc->alias) {
-            nicd_buf_add(b, uri, ulen);
-        }
-    } else if (IS("document_root")) {
-        nicd_buf_add(b, c->r->loc->root, strlen(c->r->loc->root));
-    } else if (IS("status")) {
-        nicd_buf_addf(b, "%03d", c->r->status);
-    } else {
-        const nicd_map_t *m;
-        const char       *v;
-        size_t            vlen;
-
-        const nicd_conf_t *cf = c->w->cycle->conf;
-        int                k;
-
-        if (var_get(c->w, name, len, &v, &vlen)) {
-            nicd_buf_add(b, v, vlen);
-        } else if ((m = map_of(cf, name, len)) != NULL) {
-            return map_value(c, r, uri, ulen, m, b);
-        } else {
-            for (k = 0; k < cf->nset_names; k++) {
-                if (strlen(cf->set_names[k]) == len
-                    && memcmp(cf->set_names[k], name, len) == 0) {
-                    log_error(LOG_WARN, 0,
-                              "using uninitialized \"%.*s\" variable, "
-                              "client: %s",
-                              (int) len, name, c->addr);
-                    return 0; /* "set" somewhere: empty until then */
-                }
-            }
-            return -1;
-        }
-    }
-#undef IS
-    return 0;
-}
-
-/*
- * Expand the variables of tmpl into b (cleared first).  0, or -1 (logged)
- * for an unknown variable.
- */
-int
-nicd_expand(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
-            size_t ulen, const char *tmpl, nicd_buf_t *b, const char *subject,
-            const PCRE2_SIZE *caps, int ncaps)
-{
-    const char *p = tmpl, *s;
-    size_t      n;
-
-    b->len = 0;
-    while (*p != '\0') {
-        if (*p != '$') {
-            s = strchr(p, '$');
-            n = s == NULL ? strlen(p) : (size_t) (s - p);
-            nicd_buf_add(b, p, n);
-            p += n;
-            continue;
-        }
-        p++;
-        if (*p == '{') {
-            s = strchr(p, '}');
-            if (s == NULL) {
-                return -1;
-            }
-            n = (size_t) (s - p - 1);
-            if (variable(c, r, uri, ulen, p + 1, n, b, subject, caps, ncaps)
-                != 0) {
-                goto unknown;
-            }
-            p = s + 1;
-            continue;
-        }
-        if (*p >= '0' && *p <= '9') {
-            n = 1;
-        } else {
-            for (n = 0; (p[n] >= 'a' && p[n] <= 'z') || p[n] == '_'
-                        || (p[n] >= '0' && p[n] <= '9');
-                 n++) {
-            }
-        }
-        if (n == 0) {
-            nicd_buf_add(b, "$", 1);
-            continue;
-        }
-        if (variable(c, r, uri, ulen, p, n, b, subject, caps, ncaps) != 0) {
-            goto unknown;
-        }
-        p += n;
-    }
-    return nicd_buf_failed(b) ? -1 : 0;
-
-unknown:
-    log_error(LOG_ERR, 0, "unknown variable in \"%s\", client: %s", tmpl,
-              c->addr);
-    return -1;
+    free(w->vcache);
+    w->vcache = NULL;
+    w->nvcache = 0;
 }

@@ -29,10 +29,10 @@ enum {
 
 /* "add_header NAME VALUE [always];" */
 typedef struct {
-    char  *name, *value;
-    size_t nlen, vlen;
-    int    always;
-    int    vars; /* value holds variables: expanded per response */
+    char            *name;
+    size_t           nlen;
+    const nicd_cv_t *value;
+    int              always;
 } add_header_t;
 
 /* the module's settings of a level: add_header's list is taken whole
@@ -80,18 +80,20 @@ set_add_header(parse_t *ps, const char **a, int n)
 {
     headers_conf_t *l = nicd_conf_module_loc(ps);
     add_header_t    h;
+    const char     *err;
 
     if (n == 3 && strcmp(a[2], "always") != 0) {
         return nicd_conf_msg("invalid parameter \"%s\"", a[2]);
     }
+    h.value = nicd_conf_cv(ps, a[1], &err);
+    if (h.value == NULL) {
+        return err;
+    }
     h.name = nicd_conf_strdup(ps->conf, a[0]);
-    h.value = nicd_conf_strdup(ps->conf, a[1]);
     h.nlen = strlen(a[0]);
-    h.vlen = strlen(a[1]);
     h.always = n == 3;
-    h.vars = strchr(a[1], '$') != NULL;
     l->headers = nicd_conf_grow(ps->conf, l->headers, l->nheaders, sizeof(h));
-    if (h.name == NULL || h.value == NULL || l->headers == NULL) {
+    if (h.name == NULL || l->headers == NULL) {
         return "out of memory";
     }
     l->headers[l->nheaders++] = h;
@@ -194,23 +196,19 @@ header_filter(nicd_conn_t *c)
     for (i = 0; i < hc->nheaders; i++) {
         const add_header_t *h = &hc->headers[i];
         nicd_buf_t         *b = &c->w->hexpand;
+        const char         *text;
+        size_t              len;
 
         if (!ok && !h->always) {
             continue;
         }
-        if (!h->vars) {
-            nicd_resp_header(c, h->name, h->nlen, h->value, h->vlen);
+        if (nicd_cv_literal(h->value, &text, &len)) {
+            nicd_resp_header(c, h->name, h->nlen, text, len);
             continue;
         }
         /* variables: of the request at hand (none for a request that did
-         * not parse: the field is left out) */
-        if (c->r->in == NULL
-            || nicd_expand(c, c->r->in,
-                           c->r->uri != NULL ? c->r->uri : c->r->in->path.p,
-                           c->r->uri != NULL ? c->r->uri_len
-                                             : c->r->in->path.len,
-                           h->value, b, NULL, NULL, 0)
-                   != 0
+         * not parse: the field is left out, as one whose value is empty) */
+        if (c->r->in == NULL || nicd_cv_eval(c, h->value, NULL, b) != 0
             || b->len == 0) {
             continue;
         }

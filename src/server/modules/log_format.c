@@ -456,10 +456,7 @@ nicd_log_select(nicd_conn_t *c, const nicd_loc_conf_t **out)
         if (log->cond != NULL && r != NULL) {
             /* logged unless it comes to "" or "0" (nginx); a condition
              * that cannot be evaluated logs (and says why) */
-            if (nicd_expand(c, r, c->r->uri != NULL ? c->r->uri : r->path.p,
-                            c->r->uri != NULL ? c->r->uri_len : r->path.len,
-                            log->cond, b, NULL, NULL, 0)
-                    == 0
+            if (nicd_cv_eval(c, log->cond, NULL, b) == 0
                 && (b->len == 0 || (b->len == 1 && b->data[0] == '0'))) {
                 continue;
             }
@@ -561,9 +558,9 @@ set_access_log(parse_t *ps, const char **a, int n)
             if (a[i][3] == '\0') {
                 return nicd_conf_msg("invalid parameter \"%s\"", a[i]);
             }
-            log.cond = nicd_conf_strdup(c, a[i] + 3);
+            log.cond = nicd_conf_cv(ps, a[i] + 3, &err);
             if (log.cond == NULL) {
-                return "out of memory";
+                return err;
             }
         } else if (strchr(a[i], '=') != NULL) {
             return nicd_conf_msg("invalid parameter \"%s\" (buffer=, "

@@ -26,11 +26,11 @@
 
 /* "if (CONDITION) { ... }": what it tests */
 typedef struct {
-    char *var; /* the left side, with variables ("$host") */
-    int   op;  /* IF_* */
-    int   negate;
-    char *value; /* "=" and "!=": the right side, with variables */
-    void *re;    /* "~" and "~*": pcre2_code */
+    const nicd_cv_t *var; /* the left side, with variables ("$host") */
+    int              op;  /* IF_* */
+    int              negate;
+    const nicd_cv_t *value; /* "=" and "!=": the right side */
+    void            *re;    /* "~" and "~*": pcre2_code */
 } if_t;
 
 enum {
@@ -49,13 +49,13 @@ typedef struct rewrite_conf_s rewrite_conf_t;
  * "break;", "set $VAR VALUE;" and "if (...) { ... }", in the order
  * written */
 typedef struct {
-    void           *re;          /* pcre2_code of a rewrite */
-    char           *replacement; /* rewrite: the new URI; return: text */
-    int             flag;        /* REWRITE_* */
-    int             code;        /* return's status */
-    if_t           *cond;        /* an if's condition */
-    rewrite_conf_t *block;       /* an if's rules */
-    char           *var;         /* set's variable, without "$" */
+    void            *re;    /* pcre2_code of a rewrite */
+    const nicd_cv_t *value; /* rewrite: the new URI; return: text; set */
+    int              flag;  /* REWRITE_* */
+    int              code;  /* return's status */
+    if_t            *cond;  /* an if's condition */
+    rewrite_conf_t  *block; /* an if's rules */
+    int              var;   /* set's variable, its index */
 } rewrite_t;
 
 enum {
@@ -101,8 +101,9 @@ add(parse_t *ps, rewrite_t *rw)
 static const char *
 set_rewrite(parse_t *ps, const char **a, int n)
 {
-    rewrite_t rw;
-    char      err[512];
+    rewrite_t   rw;
+    char        err[512];
+    const char *msg;
 
     memset(&rw, 0, sizeof(rw));
     rw.flag = REWRITE_NONE;
@@ -129,16 +130,17 @@ set_rewrite(parse_t *ps, const char **a, int n)
             || strncmp(a[1], "$scheme", 7) == 0)) {
         rw.flag = REWRITE_REDIRECT;
     }
-    rw.replacement = nicd_conf_strdup(ps->conf, a[1]);
-    return rw.replacement == NULL ? "out of memory" : add(ps, &rw);
+    rw.value = nicd_conf_cv(ps, a[1], &msg);
+    return rw.value == NULL ? msg : add(ps, &rw);
 }
 
 static const char *
 set_return(parse_t *ps, const char **a, int n)
 {
-    rewrite_t rw;
-    char     *end;
-    long      code;
+    rewrite_t   rw;
+    char       *end;
+    long        code;
+    const char *msg;
 
     memset(&rw, 0, sizeof(rw));
     rw.flag = REWRITE_RETURN;
@@ -151,15 +153,15 @@ set_return(parse_t *ps, const char **a, int n)
             return nicd_conf_msg("invalid return code \"%s\"", a[0]);
         }
         rw.code = 302;
-        rw.replacement = nicd_conf_strdup(ps->conf, a[0]);
+        rw.value = nicd_conf_cv(ps, a[0], &msg);
     } else {
         if (code < 200 || code > 999 || code == 444) {
             return nicd_conf_msg("invalid return code \"%s\"", a[0]);
         }
         rw.code = (int) code;
-        rw.replacement = nicd_conf_strdup(ps->conf, n == 2 ? a[1] : "");
+        rw.value = nicd_conf_cv(ps, n == 2 ? a[1] : "", &msg);
     }
-    return rw.replacement == NULL ? "out of memory" : add(ps, &rw);
+    return rw.value == NULL ? msg : add(ps, &rw);
 }
 
 static const char *
@@ -177,48 +179,44 @@ set_break(parse_t *ps, const char **a, int n)
 static const char *
 set_set(parse_t *ps, const char **a, int n)
 {
-    rewrite_t rw;
-    size_t    i;
+    rewrite_t   rw;
+    nicd_var_t  v;
+    const char *msg;
+    char       *name;
+    size_t      i;
 
     (void) n;
     if (a[0][0] != '$' || a[0][1] == '\0') {
         return nicd_conf_msg("invalid variable name \"%s\"", a[0]);
     }
-    for (i = 1; a[0][i] != '\0'; i++) {
-        char ch = a[0][i];
+    name = nicd_conf_strdup(ps->conf, a[0] + 1);
+    if (name == NULL) {
+        return "out of memory";
+    }
+    for (i = 0; name[i] != '\0'; i++) {
+        char ch = name[i];
 
         if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')
               || (ch >= '0' && ch <= '9') || ch == '_')) {
             return nicd_conf_msg("invalid variable name \"%s\"", a[0]);
         }
+        name[i] = (char) (ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
     }
     /* the name is known everywhere from now on (empty until set) */
-    {
-        nicd_conf_t *c = ps->conf;
-        int          k;
-
-        for (k = 0; k < c->nset_names; k++) {
-            if (strcmp(c->set_names[k], a[0] + 1) == 0) {
-                break;
-            }
-        }
-        if (k == c->nset_names) {
-            c->set_names =
-                nicd_conf_grow(c, c->set_names, c->nset_names, sizeof(char *));
-            if (c->set_names == NULL
-                || (c->set_names[c->nset_names] = nicd_conf_strdup(c, a[0] + 1))
-                       == NULL) {
-                return "out of memory";
-            }
-            c->nset_names++;
-        }
+    memset(&v, 0, sizeof(v));
+    v.name = name;
+    v.flags = NICD_VAR_SET;
+    if ((msg = nicd_var_add(ps->conf, &v, NULL)) != NULL) {
+        return msg;
     }
     memset(&rw, 0, sizeof(rw));
     rw.flag = REWRITE_SET;
-    rw.var = nicd_conf_strdup(ps->conf, a[0] + 1);
-    rw.replacement = nicd_conf_strdup(ps->conf, a[1]);
-    return rw.var == NULL || rw.replacement == NULL ? "out of memory"
-                                                    : add(ps, &rw);
+    rw.var = nicd_var_index(ps->conf, name, i);
+    rw.value = nicd_conf_cv(ps, a[1], &msg);
+    if (rw.var < 0) {
+        return "out of memory";
+    }
+    return rw.value == NULL ? msg : add(ps, &rw);
 }
 
 /* the words of "if (...)", parentheses stripped, as one condition */
@@ -228,7 +226,7 @@ set_if(parse_t *ps, const char **a, int n)
     rewrite_t        rw;
     if_t            *cond;
     nicd_loc_conf_t *blk;
-    const char      *w[4], *op;
+    const char      *w[4], *op, *msg = "out of memory";
     char            *first, *last, err[512];
     int              k = 0, i;
 
@@ -284,7 +282,7 @@ set_if(parse_t *ps, const char **a, int n)
             return nicd_conf_msg("invalid condition \"%s\"", first);
         }
         cond->op = IF_TRUE;
-        cond->var = first;
+        cond->var = nicd_conf_cv(ps, first, &msg);
     } else if (k == 2) {
         op = first;
         cond->negate = op[0] == '!';
@@ -300,15 +298,18 @@ set_if(parse_t *ps, const char **a, int n)
         } else {
             return nicd_conf_msg("invalid condition \"%s\"", first);
         }
-        cond->var = last;
+        cond->var = nicd_conf_cv(ps, last, &msg);
     } else if (k == 3) {
-        cond->var = first;
+        cond->var = nicd_conf_cv(ps, first, &msg);
         op = w[1];
         cond->negate = op[0] == '!';
         op += cond->negate;
         if (strcmp(op, "=") == 0) {
             cond->op = IF_EQ;
-            cond->value = last;
+            cond->value = nicd_conf_cv(ps, last, &msg);
+            if (cond->value == NULL) {
+                return msg;
+            }
         } else if (strcmp(op, "~") == 0 || strcmp(op, "~*") == 0) {
             cond->op = IF_RE;
             cond->re =
@@ -321,6 +322,9 @@ set_if(parse_t *ps, const char **a, int n)
         }
     } else {
         return "invalid condition";
+    }
+    if (cond->var == NULL) {
+        return msg;
     }
     rw.flag = REWRITE_IF;
     rw.cond = cond;
@@ -365,6 +369,12 @@ typedef struct {
     int               changed;
 } rw_state_t;
 
+#define VCTX(r, st)                                                            \
+    {                                                                          \
+        (r), (st)->cur.data, (st)->cur.len, (st)->subj.data, (st)->caps,       \
+            (st)->ncaps                                                        \
+    }
+
 /* a path test of if: -f, -d, -e, -x */
 static int
 path_test(int op, const char *path)
@@ -388,24 +398,16 @@ condition(nicd_conn_t *c, const nicd_request_t *r, const if_t *cond,
           rw_state_t *st, pcre2_match_data *md)
 {
     nicd_buf_t *v = &c->w->expand, rhs = {0};
+    nicd_vctx_t x = VCTX(r, st);
     int         t, n;
 
-    if (nicd_expand(c, r, st->cur.data, st->cur.len, cond->var, v,
-                    st->subj.data, st->caps, st->ncaps)
-        != 0) {
+    if (nicd_cv_eval(c, cond->var, &x, v) != 0) {
         return -1;
     }
-    nicd_buf_add(v, "", 1);
-    if (nicd_buf_failed(v)) {
-        return -1;
-    }
-    v->len--;
     switch (cond->op) {
     case IF_TRUE: t = v->len > 0 && !(v->len == 1 && v->data[0] == '0'); break;
     case IF_EQ:
-        if (nicd_expand(c, r, st->cur.data, st->cur.len, cond->value, &rhs,
-                        st->subj.data, st->caps, st->ncaps)
-            != 0) {
+        if (nicd_cv_eval(c, cond->value, &x, &rhs) != 0) {
             nicd_buf_free(&rhs);
             return -1;
         }
@@ -440,6 +442,7 @@ rules(nicd_conn_t *c, const nicd_request_t *r, const rewrite_t *rw, int nrw,
 {
     nicd_worker_t    *w = c->w;
     pcre2_match_data *md = nicd_match_data(w);
+    nicd_vctx_t       x;
     int               i, n, rc, code, head = r->method == NICD_M_HEAD;
 
     if (md == NULL) {
@@ -447,13 +450,13 @@ rules(nicd_conn_t *c, const nicd_request_t *r, const rewrite_t *rw, int nrw,
         return NICD_DONE;
     }
     for (i = 0; i < nrw; i++, rw++) {
+        /* $uri is the URI as the rules change it; $1..$9 the last match */
+        x = (nicd_vctx_t) VCTX(r, st);
         switch (rw->flag) {
         case REWRITE_STOP: return NICD_URI_STAY;
         case REWRITE_SET:
-            if (nicd_expand(c, r, st->cur.data, st->cur.len, rw->replacement,
-                            &w->expand, st->subj.data, st->caps, st->ncaps)
-                    != 0
-                || nicd_var_set(w, rw->var, w->expand.data, w->expand.len)
+            if (nicd_cv_eval(c, rw->value, &x, &w->expand) != 0
+                || nicd_var_store(c, rw->var, w->expand.data, w->expand.len)
                        != 0) {
                 nicd_respond_error(c, 500, head, NULL, 0);
                 return NICD_DONE;
@@ -474,9 +477,7 @@ rules(nicd_conn_t *c, const nicd_request_t *r, const rewrite_t *rw, int nrw,
             continue;
         case REWRITE_RETURN:
             c->r->status = rw->code; /* $status in the text, as nginx */
-            if (nicd_expand(c, r, st->cur.data, st->cur.len, rw->replacement,
-                            &w->expand, st->subj.data, st->caps, st->ncaps)
-                != 0) {
+            if (nicd_cv_eval(c, rw->value, &x, &w->expand) != 0) {
                 nicd_respond_error(c, 500, head, NULL, 0);
                 return NICD_DONE;
             }
@@ -484,7 +485,7 @@ rules(nicd_conn_t *c, const nicd_request_t *r, const rewrite_t *rw, int nrw,
             if (code == 301 || code == 302 || code == 303 || code == 307
                 || code == 308) {
                 nicd_redirect(c, r, code, w->expand.data, w->expand.len);
-            } else if (rw->replacement[0] == '\0') {
+            } else if (nicd_cv_source(rw->value)[0] == '\0') {
                 /* no text: nginx's page for the code, if it has one */
                 nicd_respond_error(c, code, head, NULL, 0);
             } else {
@@ -502,9 +503,8 @@ rules(nicd_conn_t *c, const nicd_request_t *r, const rewrite_t *rw, int nrw,
         nicd_buf_add(&st->subj, "", 1);
         st->caps = pcre2_get_ovector_pointer(md);
         st->ncaps = n;
-        if (nicd_expand(c, r, st->cur.data, st->cur.len, rw->replacement,
-                        &w->expand, st->subj.data, st->caps, st->ncaps)
-            != 0) {
+        x = (nicd_vctx_t) VCTX(r, st);
+        if (nicd_cv_eval(c, rw->value, &x, &w->expand) != 0) {
             nicd_respond_error(c, 500, head, NULL, 0);
             return NICD_DONE;
         }

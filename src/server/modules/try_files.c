@@ -14,11 +14,19 @@
 #include "phases.h"
 #include "variables.h"
 
-/* the module's settings of a level: the items as written, never
- * inherited */
+/* an item: the name to try (compiled without a trailing "/"), whether
+ * it looks for a directory; the last: =CODE, @name, or a URI */
 typedef struct {
-    char **items;
-    int    nitems;
+    const nicd_cv_t *cv;
+    int              dir;
+    const char      *text; /* as written */
+    int              code; /* =CODE */
+} item_t;
+
+/* the module's settings of a level, never inherited */
+typedef struct {
+    item_t *items;
+    int     nitems;
 } try_files_conf_t;
 
 nicd_module_t nicd_try_files_module;
@@ -33,18 +41,41 @@ static const char *
 set_try_files(parse_t *ps, const char **a, int n)
 {
     try_files_conf_t *l = nicd_conf_module_loc(ps);
+    item_t           *it;
+    const char       *err;
+    char             *name;
+    size_t            len;
     int               i;
 
     if (l->items != NULL) {
         return "is duplicate";
     }
-    l->items = nicd_conf_alloc(ps->conf, sizeof(char *) * (size_t) n);
+    l->items = nicd_conf_alloc(ps->conf, sizeof(item_t) * (size_t) n);
     if (l->items == NULL) {
         return "out of memory";
     }
     for (i = 0; i < n; i++) {
-        if ((l->items[i] = nicd_conf_strdup(ps->conf, a[i])) == NULL) {
+        it = &l->items[i];
+        it->text = nicd_conf_strdup(ps->conf, a[i]);
+        if (it->text == NULL) {
             return "out of memory";
+        }
+        if (i == n - 1 && (a[i][0] == '=' || a[i][0] == '@')) {
+            continue;
+        }
+        /* an item written with a trailing "/" looks for a directory,
+         * named without that slash (nginx decides it on the item as
+         * written, not on what it expands to) */
+        len = strlen(a[i]);
+        it->dir = i < n - 1 && len > 0 && a[i][len - 1] == '/';
+        name = nicd_conf_strdup(ps->conf, a[i]);
+        if (name == NULL) {
+            return "out of memory";
+        }
+        name[len - (size_t) it->dir] = '\0';
+        it->cv = nicd_conf_cv(ps, name, &err);
+        if (it->cv == NULL) {
+            return err;
         }
     }
     l->nitems = n;
@@ -55,24 +86,9 @@ set_try_files(parse_t *ps, const char **a, int n)
         if (a[n - 1][1] == '\0' || *end != '\0' || code < 100 || code > 999) {
             return nicd_conf_msg("invalid code \"%s\"", a[n - 1]);
         }
+        l->items[n - 1].code = (int) code;
     }
     return NULL;
-}
-
-/* expand the first n bytes of tmpl (an item) */
-static int
-expand_n(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t ulen,
-         const char *tmpl, size_t n, nicd_buf_t *b)
-{
-    char *t = strndup(tmpl, n);
-    int   rc;
-
-    if (t == NULL) {
-        return -1;
-    }
-    rc = nicd_expand(c, r, uri, ulen, t, b, NULL, NULL, 0);
-    free(t);
-    return rc;
 }
 
 /*
@@ -86,24 +102,17 @@ try_files_handler(nicd_conn_t *c, const nicd_request_t *r,
 {
     const try_files_conf_t *tf = NICD_LOC_CONF(lc, nicd_try_files_module);
     nicd_worker_t          *w = c->w;
+    nicd_vctx_t             x = {r, uri, len, NULL, NULL, 0};
+    const item_t           *last;
     nicd_file_t            *f;
-    const char             *last;
-    int                     i, err, dir, head = r->method == NICD_M_HEAD;
+    int                     i, err, head = r->method == NICD_M_HEAD;
 
     if (tf->nitems == 0) {
         return NICD_DECLINED;
     }
-    last = tf->items[tf->nitems - 1];
+    last = &tf->items[tf->nitems - 1];
     for (i = 0; i < tf->nitems - 1; i++) {
-        /* an item written with a trailing "/" looks for a directory,
-         * named without that slash (nginx decides it on the item as
-         * written, not on what it expands to) */
-        size_t ilen = strlen(tf->items[i]);
-
-        dir = ilen > 0 && tf->items[i][ilen - 1] == '/';
-        if (expand_n(c, r, uri, len, tf->items[i], ilen - (size_t) dir,
-                     &w->expand)
-                != 0
+        if (nicd_cv_eval(c, tf->items[i].cv, &x, &w->expand) != 0
             || w->expand.len == 0) {
             continue;
         }
@@ -117,7 +126,7 @@ try_files_handler(nicd_conn_t *c, const nicd_request_t *r,
             return NICD_DONE;
         }
         if (nicd_uri_open(c, lc, w->uri.data, w->uri.len - 1, &f, &err) == 0) {
-            int ok = f->is_dir == (unsigned) dir;
+            int ok = f->is_dir == (unsigned) tf->items[i].dir;
 
             nicd_ofc_release(&w->ofc, f);
             if (ok) {
@@ -129,25 +138,25 @@ try_files_handler(nicd_conn_t *c, const nicd_request_t *r,
             return NICD_DONE;
         }
     }
-    if (last[0] == '=') {
-        nicd_respond_error(c, atoi(last + 1), head, NULL, 0);
+    if (last->code != 0) {
+        nicd_respond_error(c, last->code, head, NULL, 0);
         return NICD_DONE;
     }
-    if (last[0] == '@') {
-        const nicd_loc_conf_t *nl = nicd_conf_named(c->r->srv, last);
+    if (last->text[0] == '@') {
+        const nicd_loc_conf_t *nl = nicd_conf_named(c->r->srv, last->text);
 
         if (nl == NULL) {
             log_error(LOG_ERR, 0,
                       "could not find named location \"%s\", "
                       "client: %s",
-                      last, c->addr);
+                      last->text, c->addr);
             nicd_respond_error(c, 500, head, NULL, 0);
             return NICD_DONE;
         }
         nicd_named_location(c, r, uri, len, nl);
         return NICD_DONE;
     }
-    if (nicd_expand(c, r, uri, len, last, &w->expand, NULL, NULL, 0) != 0) {
+    if (nicd_cv_eval(c, last->cv, &x, &w->expand) != 0) {
         nicd_respond_error(c, 500, head, NULL, 0);
         return NICD_DONE;
     }
