@@ -38,7 +38,7 @@ BUILD ?= build
 OPT ?= -O2 -flto=auto
 DEBUG ?= -g
 WARN ?= -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-        -Wno-missing-field-initializers
+        -Wno-missing-field-initializers -Werror=implicit-function-declaration
 SAN ?=
 FUZZ_SECONDS ?= 60
 PYTHON ?= python3

@@ -33,6 +33,7 @@
 #include "http2.h"
 #include "modules/modules.h"
 #include "nicd.h"
+#include "roots.h"
 
 typedef struct {
     char *text; /* the listen directive's address */

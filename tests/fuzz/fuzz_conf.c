@@ -14,7 +14,9 @@
 #include <pcre2.h>
 
 #include "conf.h"
+#include "lookup.h"
 #include "modules/modules.h"
+#include "roots.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -33,6 +33,7 @@
 #include "http2.h"
 #include "nicd.h"
 #include "modules/modules.h"
+#include "roots.h"
 
 #if defined(HAVE_OPENSSL)
 #include <openssl/evp.h>
@@ -55,9 +56,9 @@ static int           ready; /* 1 set up, -1 setting up failed */
 static void
 put_file(const char *name, size_t len)
 {
-    char  path[128];
-    char *buf = malloc(len + 1);
-    FILE *f;
+    char   path[128];
+    char  *buf = malloc(len + 1);
+    FILE  *f;
     size_t i;
 
     snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -91,10 +92,9 @@ put_certificate(void)
          && X509_gmtime_adj(X509_getm_notBefore(x), 0) != NULL
          && X509_gmtime_adj(X509_getm_notAfter(x), 86400) != NULL
          && X509_set_pubkey(x, key) == 1
-         && X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN",
-                                       MBSTRING_ASC,
-                                       (const unsigned char *) "localhost", -1,
-                                       -1, 0)
+         && X509_NAME_add_entry_by_txt(
+                X509_get_subject_name(x), "CN", MBSTRING_ASC,
+                (const unsigned char *) "localhost", -1, -1, 0)
                 == 1
          && X509_set_issuer_name(x, X509_get_subject_name(x)) == 1
          && X509_sign(x, key, EVP_sha256()) > 0;
@@ -190,18 +190,17 @@ setup_one(int b)
     w->cycle = cy;
     nicd_worker_setup(w);
     w->stats = &w->own_stats; /* counters nobody reads here */
-    w->accepting = 1; /* no listeners to enable */
+    w->accepting = 1;         /* no listeners to enable */
     w->base = event_base_new();
     if (w->base == NULL
-        || nicd_ofc_init(&w->ofc, cf->disable_symlinks,
-                         cf->open_file_cache_max, cf->open_file_cache_valid,
+        || nicd_ofc_init(&w->ofc, cf->disable_symlinks, cf->open_file_cache_max,
+                         cf->open_file_cache_valid,
                          cf->open_file_cache_inactive, cf)
                != 0) {
         return -1; /* no access log: w->nlogs is 0 */
     }
     w->tv_header = w->tv_keepalive = w->tv_send = w->tv_linger =
-        event_base_init_common_timeout(w->base,
-                                       &(struct timeval){60, 0});
+        event_base_init_common_timeout(w->base, &(struct timeval){60, 0});
     return 0;
 }
 
@@ -248,7 +247,8 @@ setup(void)
 
         snprintf(path, sizeof(path), "%s/echo.lua", dir);
         f = fopen(path, "w");
-        if (f == NULL || fwrite(echo, 1, sizeof(echo) - 1, f) != sizeof(echo) - 1
+        if (f == NULL
+            || fwrite(echo, 1, sizeof(echo) - 1, f) != sizeof(echo) - 1
             || fclose(f) != 0) {
             return -1;
         }

@@ -79,8 +79,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t         used = 0;
 
         memset(&ch, 0, sizeof(ch));
-        rc = nicd_http_chunked_skip(&ch, buf + req.head_len,
-                                    len - req.head_len, &used);
+        rc = nicd_http_chunked_skip(&ch, buf + req.head_len, len - req.head_len,
+                                    &used);
         if (used > len - req.head_len) {
             abort();
         }

@@ -17,8 +17,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     trace_req_t r;
 
     if (trace_clf_parse(line, size, &r) == TRACE_OK
-        && (r.url < line || r.url + r.url_len > line + size
-            || r.status < 100 || r.status > 599)) {
+        && (r.url < line || r.url + r.url_len > line + size || r.status < 100
+            || r.status > 599)) {
         abort();
     }
     return 0;

@@ -45,10 +45,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     which = data[0] % 3;
     t = parsers[which];
     memset(&r, 0, sizeof(r));
-    if (trace_fields_parse(t, (const char *) data + 1, size - 1, &r)
-            == TRACE_OK
-        && (r.url == NULL || r.status < 0 || r.status > 999
-            || r.usec >= 1000000 || memchr(r.url, 0, 0) != NULL)) {
+    if (trace_fields_parse(t, (const char *) data + 1, size - 1, &r) == TRACE_OK
+        && (r.url == NULL || r.status < 0 || r.status > 999 || r.usec >= 1000000
+            || memchr(r.url, 0, 0) != NULL)) {
         abort();
     }
     if (r.url != NULL && r.url_len > 0) {

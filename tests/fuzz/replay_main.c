@@ -58,7 +58,6 @@ main(int argc, char **argv)
         printf("%s: 0 passed, 1 failed (empty corpus)\n", name);
         return 1;
     }
-    printf("%s: %d inputs replayed\n%s: 1 passed, 0 failed\n", name, n,
-           name);
+    printf("%s: %d inputs replayed\n%s: 1 passed, 0 failed\n", name, n, name);
     return 0;
 }

@@ -25,128 +25,10 @@
 #include "conf.h"
 #include "config.h"
 #include "directive.h"
+#include "mime.h"
 #include "../../util/log.h"
 
 #define MAX_DEPTH 8
-
-/* MIME types: an open-addressing table of lowercase extensions */
-
-typedef struct {
-    char *ext;
-    char *type;
-} mime_slot_t;
-
-struct nicd_mime_s {
-    mime_slot_t *slots;
-    size_t       size; /* power of two */
-    size_t       used;
-};
-
-static uint32_t
-hash_lower(const char *s, size_t len)
-{
-    uint32_t h = 2166136261u;
-    size_t   i;
-
-    for (i = 0; i < len; i++) {
-        h ^= (uint32_t) tolower((unsigned char) s[i]);
-        h *= 16777619u;
-    }
-    return h;
-}
-
-static int
-mime_add(nicd_mime_t *m, const char *ext, const char *type)
-{
-    size_t       i, len = strlen(ext);
-    mime_slot_t *old;
-    size_t       oldsize, k;
-
-    if ((m->used + 1) * 2 > m->size) {
-        old = m->slots;
-        oldsize = m->size;
-        m->size = m->size ? m->size * 2 : 64;
-        m->slots = calloc(m->size, sizeof(mime_slot_t));
-        if (m->slots == NULL) {
-            m->slots = old;
-            m->size = oldsize;
-            return -1;
-        }
-        m->used = 0;
-        for (k = 0; k < oldsize; k++) {
-            if (old[k].ext != NULL) {
-                i = hash_lower(old[k].ext, strlen(old[k].ext)) & (m->size - 1);
-                while (m->slots[i].ext != NULL) {
-                    i = (i + 1) & (m->size - 1);
-                }
-                m->slots[i] = old[k];
-                m->used++;
-            }
-        }
-        free(old);
-    }
-
-    i = hash_lower(ext, len) & (m->size - 1);
-    while (m->slots[i].ext != NULL) {
-        if (strcasecmp(m->slots[i].ext, ext) == 0) {
-            free(m->slots[i].type); /* a later mapping wins, as in nginx */
-            m->slots[i].type = strdup(type);
-            return m->slots[i].type == NULL ? -1 : 0;
-        }
-        i = (i + 1) & (m->size - 1);
-    }
-    m->slots[i].ext = strdup(ext);
-    m->slots[i].type = strdup(type);
-    m->used++;
-    return (m->slots[i].ext == NULL || m->slots[i].type == NULL) ? -1 : 0;
-}
-
-static void
-mime_free(nicd_mime_t *m)
-{
-    size_t i;
-
-    if (m == NULL) {
-        return;
-    }
-    for (i = 0; i < m->size; i++) {
-        free(m->slots[i].ext);
-        free(m->slots[i].type);
-    }
-    free(m->slots);
-    free(m);
-}
-
-const char *
-nicd_conf_mime(const nicd_conf_t *c, const char *name, size_t len)
-{
-    const nicd_mime_t *m = c->types;
-    const char        *ext = NULL;
-    size_t             i, elen;
-
-    for (i = len; i > 0; i--) {
-        if (name[i - 1] == '.') {
-            ext = name + i;
-            break;
-        }
-        if (name[i - 1] == '/') {
-            break;
-        }
-    }
-    if (ext == NULL || m == NULL || m->size == 0) {
-        return NULL;
-    }
-    elen = (size_t) (name + len - ext);
-    i = hash_lower(ext, elen) & (m->size - 1);
-    while (m->slots[i].ext != NULL) {
-        if (strlen(m->slots[i].ext) == elen
-            && strncasecmp(m->slots[i].ext, ext, elen) == 0) {
-            return m->slots[i].type;
-        }
-        i = (i + 1) & (m->size - 1);
-    }
-    return NULL;
-}
 
 /*
  * The settings of servers and locations are many small pieces: they are
@@ -445,7 +327,7 @@ nicd_conf_free(nicd_conf_t *c)
     }
     free(c->params);
     free(c->param_where);
-    mime_free(c->types);
+    nicd_mime_free(c->types);
     free(c->pid);
     free(c->root_override);
     free(c->listen_override);
@@ -1356,7 +1238,7 @@ types_line(parse_t *ps, const char **a, int n)
         return nicd_conf_msg("a type without extensions (\"%s\")", a[0]);
     }
     for (i = 1; i < n; i++) {
-        if (mime_add(ps->conf->types, a[i], a[0]) != 0) {
+        if (nicd_mime_add(ps->conf->types, a[i], a[0]) != 0) {
             return "out of memory";
         }
     }
@@ -1369,7 +1251,7 @@ set_types(parse_t *ps, const char **a, int n)
     (void) a;
     (void) n;
     if (ps->conf->types == NULL) {
-        ps->conf->types = calloc(1, sizeof(nicd_mime_t));
+        ps->conf->types = nicd_mime_new();
         if (ps->conf->types == NULL) {
             return "out of memory";
         }
@@ -2303,17 +2185,6 @@ nicd_conf_parse_override(nicd_conf_t *c, const char *text, char *err,
     return parse_string(c, text, "command line", 1, err, errlen);
 }
 
-static const char *const builtin_types[][2] = {
-    {"html", "text/html"},        {"htm", "text/html"},
-    {"css", "text/css"},          {"js", "text/javascript"},
-    {"txt", "text/plain"},        {"json", "application/json"},
-    {"png", "image/png"},         {"jpg", "image/jpeg"},
-    {"jpeg", "image/jpeg"},       {"gif", "image/gif"},
-    {"svg", "image/svg+xml"},     {"ico", "image/x-icon"},
-    {"pdf", "application/pdf"},   {"xml", "text/xml"},
-    {"wasm", "application/wasm"}, {"woff2", "font/woff2"},
-};
-
 /*
  * Each server's certificate and key: its own, else the http-level ones;
  * with none at http level, the first server with a certificate gives the
@@ -2515,12 +2386,7 @@ nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen)
         c->backend = strdup(snic_backend_default()->name);
     }
     if (c->types == NULL) {
-        c->types = calloc(1, sizeof(nicd_mime_t));
-        for (i = 0; c->types != NULL
-                    && i < sizeof(builtin_types) / sizeof(builtin_types[0]);
-             i++) {
-            mime_add(c->types, builtin_types[i][0], builtin_types[i][1]);
-        }
+        c->types = nicd_mime_builtin();
     }
     if (c->backend == NULL || c->types == NULL) {
         snprintf(err, errlen, "out of memory");
@@ -2585,214 +2451,4 @@ nicd_server_name_match(const char *p, const char *h, size_t len)
         return 1 * 256 + (plen > 255 ? 255 : plen);
     }
     return 0;
-}
-
-const nicd_server_conf_t *
-nicd_conf_find_server(const nicd_conf_t *c, int li, const char *host,
-                      size_t len, void *match_data)
-{
-    nicd_server_conf_t *const *list = c->listen_servers[li];
-    const nicd_server_conf_t  *best = NULL, *re_best = NULL;
-    size_t                     q, bestq = 0;
-    int                        i, k, n = c->listen_nservers[li];
-
-    if (n == 1 || host == NULL || len == 0) {
-        return list[0];
-    }
-    for (i = 0; i < n; i++) {
-        for (k = 0; k < list[i]->nnames; k++) {
-            if (list[i]->name_re[k] != NULL) {
-                if (re_best == NULL) {
-                    pcre2_match_data *md = match_data;
-
-                    if (md == NULL) {
-                        md = pcre2_match_data_create(1, NULL);
-                    }
-                    if (md != NULL
-                        && pcre2_match(list[i]->name_re[k], (PCRE2_SPTR) host,
-                                       len, 0, 0, md, NULL)
-                               >= 0) {
-                        re_best = list[i];
-                    }
-                    if (md != match_data) {
-                        pcre2_match_data_free(md);
-                    }
-                }
-                continue;
-            }
-            q = nicd_server_name_match(list[i]->names[k], host, len);
-            if (q > bestq) {
-                bestq = q;
-                best = list[i];
-            }
-        }
-    }
-    /* exact, then leading wildcards, then trailing (best ranks them),
-     * then the first regex that matched (nginx's order) */
-    if (best != NULL) {
-        return best;
-    }
-    return re_best != NULL ? re_best : list[0];
-}
-
-const nicd_loc_conf_t *
-nicd_conf_named(const nicd_server_conf_t *srv, const char *name)
-{
-    int i;
-
-    for (i = 0; i < srv->nnamed; i++) {
-        if (strcmp(srv->named[i]->name, name) == 0) {
-            return srv->named[i];
-        }
-    }
-    return NULL;
-}
-
-enum { FIND_DECLINED = 0, FIND_AGAIN, FIND_OK };
-
-/* nginx's ngx_http_core_find_location, over a location's children */
-static int
-find_in(const nicd_loc_conf_t *p, const char *uri, size_t len,
-        const nicd_loc_conf_t **out, pcre2_match_data *md)
-{
-    const nicd_loc_conf_t *best = NULL, *l;
-    int                    i, rc = FIND_DECLINED, noregex = 0;
-
-    for (i = 0; i < p->nlocs; i++) {
-        l = p->locs[i];
-        if (l->kind == NICD_LOC_EXACT) {
-            if (l->name_len == len && memcmp(l->name, uri, len) == 0) {
-                *out = l;
-                return FIND_OK;
-            }
-        } else if ((l->kind == NICD_LOC_PREFIX || l->kind == NICD_LOC_NOREGEX)
-                   && l->name_len <= len
-                   && memcmp(l->name, uri, l->name_len) == 0
-                   && (best == NULL || l->name_len > best->name_len)) {
-            best = l;
-        }
-    }
-    if (best != NULL) {
-        *out = best;
-        noregex = best->kind == NICD_LOC_NOREGEX;
-        rc = best->nlocs > 0 ? find_in(best, uri, len, out, md) : FIND_AGAIN;
-        if (rc == FIND_OK) {
-            return rc;
-        }
-    }
-    if (noregex) {
-        return rc;
-    }
-    for (i = 0; i < p->nlocs; i++) {
-        l = p->locs[i];
-        if ((l->kind == NICD_LOC_REGEX || l->kind == NICD_LOC_REGEX_CI)
-            && pcre2_match(l->re, (PCRE2_SPTR) uri, len, 0, 0, md, NULL) >= 0) {
-            *out = l;
-            if (l->nlocs > 0) {
-                (void) find_in(l, uri, len, out, md);
-            }
-            return FIND_OK;
-        }
-    }
-    return rc;
-}
-
-const nicd_loc_conf_t *
-nicd_conf_find_location(const nicd_server_conf_t *srv, const char *uri,
-                        size_t len, void *match_data)
-{
-    const nicd_loc_conf_t *out = srv->loc;
-
-    if (srv->loc->nlocs > 0) {
-        (void) find_in(srv->loc, uri, len, &out, match_data);
-    }
-    return out;
-}
-
-/* opening the roots: one descriptor per distinct directory */
-
-static int
-open_root(nicd_conf_t *c, nicd_loc_conf_t *l, char *err, size_t errlen)
-{
-    const char *dir = l->root_vars ? "/" : l->root;
-    int         i;
-
-    if (l->root_fd != -1) {
-        return 0;
-    }
-    for (i = 0; i < c->nroots; i++) {
-        if (strcmp(c->roots[i].path, dir) == 0) {
-            l->root_fd = c->roots[i].fd;
-            return 0;
-        }
-    }
-    c->roots = conf_grow(c, c->roots, c->nroots, sizeof(*c->roots));
-    if (c->roots == NULL) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    c->roots[c->nroots].path = dir;
-    c->roots[c->nroots].fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (c->roots[c->nroots].fd == -1 && l->root_default) {
-        /* nobody wrote it (a server that only redirects, say): as
-         * nginx, its files are not found, at run time */
-        log_error(LOG_NOTICE, errno,
-                  "the default root \"%s\" cannot be opened: files of the "
-                  "servers that do not set one are not found",
-                  dir);
-        c->nroots++;
-        return 0;
-    }
-    if (c->roots[c->nroots].fd == -1) {
-        snprintf(err, errlen, "%s \"%s\" cannot be opened: %s%s%s",
-                 l->alias ? "alias" : "root", dir, strerror(errno),
-                 l->where != NULL ? " in " : "",
-                 l->where != NULL ? l->where : "");
-        return -1;
-    }
-    l->root_fd = c->roots[c->nroots++].fd;
-    return 0;
-}
-
-static int
-open_tree(nicd_conf_t *c, nicd_loc_conf_t *l, char *err, size_t errlen)
-{
-    int i;
-
-    /* a location whose content is not files needs no root */
-    if (l->handler == NULL || l->kind == NICD_LOC_SERVER) {
-        if (open_root(c, l, err, errlen) != 0) {
-            return -1;
-        }
-    }
-    for (i = 0; i < l->nlocs; i++) {
-        if (open_tree(c, l->locs[i], err, errlen) != 0) {
-            return -1;
-        }
-    }
-    return 0;
-}
-
-int
-nicd_conf_open_roots(nicd_conf_t *c, char *err, size_t errlen)
-{
-    int i;
-
-    for (i = 0; i < c->nservers; i++) {
-        if (open_tree(c, c->servers[i]->loc, err, errlen) != 0) {
-            nicd_conf_close_roots(c);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-void
-nicd_conf_close_roots(nicd_conf_t *c)
-{
-    while (c->nroots > 0) {
-        if (c->roots[--c->nroots].fd != -1) {
-            close(c->roots[c->nroots].fd);
-        }
-    }
 }

@@ -273,27 +273,6 @@ typedef struct nicd_conf_s {
 } nicd_conf_t;
 
 /*
- * The location of srv that answers uri (normalised), nginx's way: "="
- * exact, else the longest prefix (and within it, its nested locations),
- * then regexes in file order unless that prefix was "^~"; the server's
- * own settings when none matches.  ovector (pcre2 match data, or NULL)
- * receives a regex location's captures.
- */
-const nicd_loc_conf_t *nicd_conf_find_location(const nicd_server_conf_t *srv,
-                                               const char *uri, size_t len,
-                                               void *match_data);
-
-/* The server of listen li for host (len bytes; NULL: none given);
- * match_data (pcre2's, or NULL) serves regex names. */
-const nicd_server_conf_t *nicd_conf_find_server(const nicd_conf_t *c, int li,
-                                                const char *host, size_t len,
-                                                void *match_data);
-
-/* The @name location of srv, or NULL. */
-const nicd_loc_conf_t *nicd_conf_named(const nicd_server_conf_t *srv,
-                                       const char               *name);
-
-/*
  * How well server_name pattern p matches host h (len bytes, any case),
  * nginx's order: exact, then the longest leading wildcard ("*.a.org",
  * ".a.org" also matching a.org), then the longest trailing one
@@ -331,14 +310,6 @@ int nicd_conf_set(nicd_conf_t *c, const char *name, const char **args,
  * included none (NULL: built-in minimal set).  Returns 0 or -1 with err.
  */
 int nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen);
-
-/*
- * Open every root and alias directory (one descriptor each, shared by the
- * locations naming it): 0, or -1 with err naming the directory and where
- * it was set.  Closed by nicd_conf_close_roots().
- */
-int  nicd_conf_open_roots(nicd_conf_t *c, char *err, size_t errlen);
-void nicd_conf_close_roots(nicd_conf_t *c);
 
 /* MIME type for a file name (by extension); NULL if none (the
  * location's default_type applies). */

@@ -20,6 +20,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "lookup.h"
 #include "path.h"
 #include "phases.h"
 #include "variables.h"

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "directive.h"
+#include "lookup.h"
 #include "handler.h"
 #include "variables.h"
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "directive.h"
+#include "lookup.h"
 #include "phases.h"
 #include "variables.h"
 

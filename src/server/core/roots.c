@@ -1,0 +1,101 @@
+/*
+ * Opening the roots of a configuration (roots.h): one descriptor a
+ * directory, shared by the locations naming it; every file of a request
+ * is opened beneath one of them.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../util/log.h"
+#include "directive.h"
+#include "roots.h"
+
+static int
+open_root(nicd_conf_t *c, nicd_loc_conf_t *l, char *err, size_t errlen)
+{
+    const char *dir = l->root_vars ? "/" : l->root;
+    int         i;
+
+    if (l->root_fd != -1) {
+        return 0;
+    }
+    for (i = 0; i < c->nroots; i++) {
+        if (strcmp(c->roots[i].path, dir) == 0) {
+            l->root_fd = c->roots[i].fd;
+            return 0;
+        }
+    }
+    c->roots = nicd_conf_grow(c, c->roots, c->nroots, sizeof(*c->roots));
+    if (c->roots == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    c->roots[c->nroots].path = dir;
+    c->roots[c->nroots].fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (c->roots[c->nroots].fd == -1 && l->root_default) {
+        /* nobody wrote it (a server that only redirects, say): as
+         * nginx, its files are not found, at run time */
+        log_error(LOG_NOTICE, errno,
+                  "the default root \"%s\" cannot be opened: files of the "
+                  "servers that do not set one are not found",
+                  dir);
+        c->nroots++;
+        return 0;
+    }
+    if (c->roots[c->nroots].fd == -1) {
+        snprintf(err, errlen, "%s \"%s\" cannot be opened: %s%s%s",
+                 l->alias ? "alias" : "root", dir, strerror(errno),
+                 l->where != NULL ? " in " : "",
+                 l->where != NULL ? l->where : "");
+        return -1;
+    }
+    l->root_fd = c->roots[c->nroots++].fd;
+    return 0;
+}
+
+static int
+open_tree(nicd_conf_t *c, nicd_loc_conf_t *l, char *err, size_t errlen)
+{
+    int i;
+
+    /* a location whose content is not files needs no root */
+    if (l->handler == NULL || l->kind == NICD_LOC_SERVER) {
+        if (open_root(c, l, err, errlen) != 0) {
+            return -1;
+        }
+    }
+    for (i = 0; i < l->nlocs; i++) {
+        if (open_tree(c, l->locs[i], err, errlen) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int
+nicd_conf_open_roots(nicd_conf_t *c, char *err, size_t errlen)
+{
+    int i;
+
+    for (i = 0; i < c->nservers; i++) {
+        if (open_tree(c, c->servers[i]->loc, err, errlen) != 0) {
+            nicd_conf_close_roots(c);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void
+nicd_conf_close_roots(nicd_conf_t *c)
+{
+    while (c->nroots > 0) {
+        if (c->roots[--c->nroots].fd != -1) {
+            close(c->roots[c->nroots].fd);
+        }
+    }
+}
