@@ -10,7 +10,7 @@
 # faster for a while hits both alike; two cores shared by servers and
 # load generator: read the ratio, not the rates.
 # Usage: OLD=REV sh bench/builds.sh   (env: DURATION=5 RUNS=5
-#        SIZES="1 16 256")
+#        SIZES="1 16 256"; LOAD=wrkpipe: pipelined, DEPTH=16 deep)
 # Writes build/bench/builds-together.json.
 set -eu
 DURATION=${DURATION:-5}

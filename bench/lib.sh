@@ -63,6 +63,13 @@ load_wrk() {
         -s bench/wrk/report.lua "$1" | sed -n 's/^JSON //p' |
         python3 -c 'import json, sys; print(json.load(sys.stdin)["requests"])' > "$2"
 }
+# the same with HTTP/1.1 pipelining: $DEPTH (default 16) requests written
+# back to back on each connection (bench/wrk/pipeline.lua)
+load_wrkpipe() {
+    taskset -c 1 wrk -t1 -c$((${CONNS:-64} / 2)) -d"${DURATION}s" \
+        -s bench/wrk/pipeline.lua "$1" -- "${DEPTH:-16}" | sed -n 's/^JSON //p' |
+        python3 -c 'import json, sys; print(json.load(sys.stdin)["requests"])' > "$2"
+}
 # the same with h2load, $STREAMS (default 8) streams per connection
 # ("failed" if a request failed or none was made)
 load_h2load() {
@@ -93,7 +100,7 @@ run_together() {
     echo "$r1 $t1 $r2 $t2"
 }
 
-# RUNS rounds of run_together with $LOAD (wrk unless set; h2load) for
+# RUNS rounds of run_together with $LOAD (wrk unless set; wrkpipe, h2load) for
 # each NAME: base URL $1 (server process $2) and $3 (process $4), each
 # asked for NAME.bin; then the table of bench/together.py, its JSON in $5.
 # Usage: together_rounds URL-1 PID-1 URL-2 PID-2 OUT.json LABEL-1 LABEL-2

@@ -199,8 +199,10 @@ typedef struct nicd_conf_s {
     int    naccess_paths;
     struct nicd_log_format_s **log_formats;
     int                        nlog_formats;
-    struct nicd_vars_s        *vars; /* the variables and templates
+    struct nicd_vars_s        *vars;   /* the variables and templates
                                         (http/variables.c), NULL: none */
+    struct nicd_phases_s      *phases; /* each phase's handlers, those the
+                                          modules use here (http/phases.c) */
     size_t                     access_log_buffer;
     long                       access_log_flush; /* ms */
     char                      *error_log;        /* NULL: stderr */

@@ -82,41 +82,89 @@ nicd_redirect(nicd_conn_t *c, const nicd_request_t *r, int status,
     nicd_buf_free(b);
 }
 
-/* each phase's handlers, in the order the modules' init added them */
-static struct {
-    nicd_phase_pt *h;
-    int            n;
-} phases[NICD_NPHASES];
+/* a configuration's phases: each one's handlers, in the order the
+ * modules' postconfiguration added them */
+struct nicd_phases_s {
+    nicd_phase_pt *h[NICD_NPHASES];
+    int            n[NICD_NPHASES];
+};
 
-void
-nicd_phase_add(int phase, nicd_phase_pt h)
+const char *
+nicd_phase_add(nicd_conf_t *c, int phase, nicd_phase_pt h)
 {
-    nicd_phase_pt *a;
+    struct nicd_phases_s *ph = c->phases;
 
-    a = realloc(phases[phase].h, sizeof(*a) * (size_t) (phases[phase].n + 1));
-    if (a == NULL) {
-        log_error(LOG_EMERG, errno, "realloc() failed");
-        abort(); /* at start-up: no request can be answered right */
+    if (ph == NULL) {
+        ph = c->phases = nicd_conf_alloc(c, sizeof(*ph));
+        if (ph == NULL) {
+            return "out of memory";
+        }
     }
-    a[phases[phase].n++] = h;
-    phases[phase].h = a;
+    ph->h[phase] = nicd_conf_grow(c, ph->h[phase], ph->n[phase], sizeof(h));
+    if (ph->h[phase] == NULL) {
+        return "out of memory";
+    }
+    ph->h[phase][ph->n[phase]++] = h;
+    return NULL;
 }
 
-/* the handlers of phase until one does not decline */
 static int
-run_phase(int phase, nicd_conn_t *c, const nicd_request_t *r,
-          const nicd_loc_conf_t *lc, const char *uri, size_t len)
+any_below(const nicd_loc_conf_t *l,
+          int (*pred)(const nicd_loc_conf_t *lc, const void *arg),
+          const void *arg)
+{
+    int i;
+
+    if (pred(l, arg)) {
+        return 1;
+    }
+    for (i = 0; i < l->nlocs; i++) {
+        if (any_below(l->locs[i], pred, arg)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int
+nicd_conf_any_level(const nicd_conf_t *c,
+                    int (*pred)(const nicd_loc_conf_t *lc, const void *arg),
+                    const void *arg)
+{
+    int i;
+
+    if (any_below(c->http, pred, arg)) {
+        return 1;
+    }
+    for (i = 0; i < c->nservers; i++) {
+        if (any_below(c->servers[i]->loc, pred, arg)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* the handlers of phase (of ph, the configuration's) until one does not
+ * decline; a phase without any costs a test */
+static inline int
+run_phase(const struct nicd_phases_s *ph, int phase, nicd_conn_t *c,
+          const nicd_request_t *r, const nicd_loc_conf_t *lc, const char *uri,
+          size_t len)
 {
     int i, rc;
 
-    for (i = 0; i < phases[phase].n; i++) {
-        rc = phases[phase].h[i](c, r, lc, uri, len);
+    for (i = 0; i < ph->n[phase]; i++) {
+        rc = ph->h[phase][i](c, r, lc, uri, len);
         if (rc != NICD_DECLINED) {
             return rc;
         }
     }
     return NICD_DECLINED;
 }
+
+/* a configuration whose modules added no handler (static is there
+ * whenever the module list has it) */
+static const struct nicd_phases_s no_phases;
 
 static void run(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
                 size_t len, const nicd_loc_conf_t *named, int server_rw);
@@ -197,17 +245,22 @@ static void
 run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
     const nicd_loc_conf_t *named, int server_rw)
 {
-    const nicd_loc_conf_t *lc;
-    int                    head = r->method == NICD_M_HEAD, rc, ph;
-    char                  *own = NULL;
+    const struct nicd_phases_s *phs = c->w->cycle->conf->phases;
+    const nicd_loc_conf_t      *lc;
+    int                         head = r->method == NICD_M_HEAD, rc, ph;
+    char                       *own = NULL;
+
+    if (phs == NULL) {
+        phs = &no_phases;
+    }
 
     if (redirect_cycle(c, r, uri, len)) {
         return;
     }
     if (server_rw) {
         c->r->loc = c->r->srv->loc;
-        rc = run_phase(NICD_PHASE_SERVER_REWRITE, c, r, c->r->srv->loc, uri,
-                       len);
+        rc = run_phase(phs, NICD_PHASE_SERVER_REWRITE, c, r, c->r->srv->loc,
+                       uri, len);
         if (rc == NICD_DONE) {
             return;
         }
@@ -230,7 +283,7 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
         if (lc == c->r->srv->loc) {
             break; /* the server's own rules ran in the server rewrite */
         }
-        rc = run_phase(NICD_PHASE_REWRITE, c, r, lc, uri, len);
+        rc = run_phase(phs, NICD_PHASE_REWRITE, c, r, lc, uri, len);
         if (rc == NICD_DONE) {
             goto out;
         }
@@ -251,7 +304,7 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
     }
 
     for (ph = NICD_PHASE_PREACCESS; ph < NICD_PHASE_CONTENT; ph++) {
-        rc = run_phase(ph, c, r, lc, uri, len);
+        rc = run_phase(phs, ph, c, r, lc, uri, len);
         if (rc == NICD_DONE) {
             goto out;
         }
@@ -267,7 +320,8 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
         }
         goto out;
     }
-    if (run_phase(NICD_PHASE_CONTENT, c, r, lc, uri, len) == NICD_DECLINED) {
+    if (run_phase(phs, NICD_PHASE_CONTENT, c, r, lc, uri, len)
+        == NICD_DECLINED) {
         nicd_respond_error(c, 404, head, NULL, 0); /* no content module */
     }
 out:

@@ -54,9 +54,19 @@ typedef int (*nicd_phase_pt)(nicd_conn_t *c, const nicd_request_t *r,
                              const nicd_loc_conf_t *lc, const char *uri,
                              size_t len);
 
-/* h joins phase (NICD_PHASE_*), after those already there (a module's
- * init, before any request) */
-void nicd_phase_add(int phase, nicd_phase_pt h);
+/*
+ * h joins phase (NICD_PHASE_*) of configuration c, after those already
+ * there: a module's postconfiguration adds its handlers where the
+ * configuration uses it, as nginx's do, so a request walks no handler
+ * that has nothing to do.  NULL, or a message.
+ */
+const char *nicd_phase_add(nicd_conf_t *c, int phase, nicd_phase_pt h);
+
+/* 1 when pred(lc, arg) holds for a level of c (http, a server, a
+ * location, at any depth): does the configuration use a module? */
+int nicd_conf_any_level(const nicd_conf_t *c,
+                        int (*pred)(const nicd_loc_conf_t *lc, const void *arg),
+                        const void *arg);
 
 /*
  * The phases from "find location" on in the named location nl for uri,

@@ -475,10 +475,21 @@ static const directive_t nicd_access_directives[] = {
     {NULL, 0, 0, 0, NULL, 0},
 };
 
-static void
-access_init(void)
+static int
+uses(const nicd_loc_conf_t *lc, const void *arg)
 {
-    nicd_phase_add(NICD_PHASE_ACCESS, access_handler);
+    const access_conf_t *ac = NICD_LOC_CONF(lc, nicd_access_module);
+
+    (void) arg;
+    return ac->nrules > 0 || (ac->realm != NULL && ac->realm[0] != '\0');
+}
+
+static const char *
+access_postconfiguration(nicd_conf_t *c)
+{
+    return nicd_conf_any_level(c, uses, NULL)
+               ? nicd_phase_add(c, NICD_PHASE_ACCESS, access_handler)
+               : NULL;
 }
 
 nicd_module_t nicd_access_module = {
@@ -486,5 +497,5 @@ nicd_module_t nicd_access_module = {
     .directives = nicd_access_directives,
     .create_loc_conf = create_conf,
     .merge_loc_conf = merge_conf,
-    .init = access_init,
+    .postconfiguration = access_postconfiguration,
 };

@@ -575,11 +575,26 @@ rewrite_handler(nicd_conn_t *c, const nicd_request_t *r,
     return rv;
 }
 
-static void
-rewrite_init(void)
+static int
+uses(const nicd_loc_conf_t *lc, const void *arg)
 {
-    nicd_phase_add(NICD_PHASE_SERVER_REWRITE, rewrite_handler);
-    nicd_phase_add(NICD_PHASE_REWRITE, rewrite_handler);
+    (void) arg;
+    return ((const rewrite_conf_t *) NICD_LOC_CONF(lc, nicd_rewrite_module))
+               ->nrules
+           > 0;
+}
+
+static const char *
+rewrite_postconfiguration(nicd_conf_t *c)
+{
+    const char *msg;
+
+    if (!nicd_conf_any_level(c, uses, NULL)) {
+        return NULL;
+    }
+    msg = nicd_phase_add(c, NICD_PHASE_SERVER_REWRITE, rewrite_handler);
+    return msg != NULL ? msg
+                       : nicd_phase_add(c, NICD_PHASE_REWRITE, rewrite_handler);
 }
 
 static const directive_t nicd_rewrite_directives[] = {
@@ -595,5 +610,5 @@ nicd_module_t nicd_rewrite_module = {
     .name = "rewrite",
     .directives = nicd_rewrite_directives,
     .create_loc_conf = create_conf,
-    .init = rewrite_init,
+    .postconfiguration = rewrite_postconfiguration,
 };

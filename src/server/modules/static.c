@@ -716,9 +716,10 @@ static_directory(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
     nicd_respond_error(c, 403, head, NULL, 0);
 }
 
-static void
-nicd_static_serve(nicd_conn_t *c, const nicd_request_t *r,
-                  const nicd_loc_conf_t *lc, const char *path, size_t len)
+/* the content phase: the file, directory or listing the URI names */
+static int
+static_handler(nicd_conn_t *c, const nicd_request_t *r,
+               const nicd_loc_conf_t *lc, const char *path, size_t len)
 {
     int          head = r->method == NICD_M_HEAD;
     nicd_file_t *f;
@@ -726,7 +727,7 @@ nicd_static_serve(nicd_conn_t *c, const nicd_request_t *r,
 
     if (r->method != NICD_M_GET && !head) {
         nicd_respond_error(c, 405, head, NULL, 0);
-        return;
+        return NICD_DONE;
     }
     if (nicd_uri_open(c, lc, path, len, &f, &err) != 0) {
         status = nicd_open_status(c, err, path);
@@ -735,7 +736,7 @@ nicd_static_serve(nicd_conn_t *c, const nicd_request_t *r,
                       path, c->addr);
         }
         nicd_respond_error(c, status, head, NULL, 0);
-        return;
+        return NICD_DONE;
     }
     if (f->is_dir) {
         static_directory(c, r, f, lc, path, len);
@@ -745,24 +746,16 @@ nicd_static_serve(nicd_conn_t *c, const nicd_request_t *r,
         static_file(c, r, f);
     }
     nicd_ofc_release(&c->w->ofc, f);
-}
-
-/* the content phase: the file, directory or listing the URI names */
-static int
-static_handler(nicd_conn_t *c, const nicd_request_t *r,
-               const nicd_loc_conf_t *lc, const char *uri, size_t len)
-{
-    nicd_static_serve(c, r, lc, uri, len);
     return NICD_DONE;
 }
 
-static void
-static_init(void)
+static const char *
+static_postconfiguration(nicd_conf_t *c)
 {
-    nicd_phase_add(NICD_PHASE_CONTENT, static_handler);
+    return nicd_phase_add(c, NICD_PHASE_CONTENT, static_handler);
 }
 
 nicd_module_t nicd_static_module = {
     .name = "static",
-    .init = static_init,
+    .postconfiguration = static_postconfiguration,
 };

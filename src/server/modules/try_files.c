@@ -165,10 +165,21 @@ try_files_handler(nicd_conn_t *c, const nicd_request_t *r,
     return NICD_DONE;
 }
 
-static void
-try_files_init(void)
+static int
+uses(const nicd_loc_conf_t *lc, const void *arg)
 {
-    nicd_phase_add(NICD_PHASE_PRECONTENT, try_files_handler);
+    (void) arg;
+    return ((const try_files_conf_t *) NICD_LOC_CONF(lc, nicd_try_files_module))
+               ->nitems
+           > 0;
+}
+
+static const char *
+try_files_postconfiguration(nicd_conf_t *c)
+{
+    return nicd_conf_any_level(c, uses, NULL)
+               ? nicd_phase_add(c, NICD_PHASE_PRECONTENT, try_files_handler)
+               : NULL;
 }
 
 static const directive_t nicd_try_files_directives[] = {
@@ -180,5 +191,5 @@ nicd_module_t nicd_try_files_module = {
     .name = "try_files",
     .directives = nicd_try_files_directives,
     .create_loc_conf = create_conf,
-    .init = try_files_init,
+    .postconfiguration = try_files_postconfiguration,
 };
