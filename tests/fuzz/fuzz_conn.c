@@ -32,8 +32,7 @@
 #include "handler.h"
 #include "http2.h"
 #include "nicd.h"
-#include "modules/modules.h"
-#include "roots.h"
+#include "../unit/loopback.h"
 
 #if defined(HAVE_OPENSSL)
 #include <openssl/evp.h>
@@ -44,7 +43,6 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define NBACKENDS 3
-#define MAX_TURNS 10000 /* loop turns before a connection counts as stuck */
 
 static const char *const backends[NBACKENDS] = {"sendfile", "copy", "nic"};
 
@@ -121,11 +119,8 @@ setup_one(int b)
 {
     nicd_cycle_t  *cy = &cycles[b];
     nicd_worker_t *w = &workers[b];
-    nicd_conf_t   *cf = nicd_conf_new(nicd_modules);
-    snic_options_t opt;
     char           text[4096], err[256];
 
-    nicd_modules_init(); /* their hooks into the phases */
     snprintf(text, sizeof(text),
              "root %s/www; access_log off; send_backend %s;"
              " nic_cache_size 64k; listen 127.0.0.1:1;"
@@ -159,48 +154,10 @@ setup_one(int b)
              dir, dir,
 #endif
              dir, dir);
-    if (cf == NULL || nicd_conf_parse_string(cf, text, "fuzz", err, sizeof(err))
-        || nicd_conf_finish(cf, err, sizeof(err))) {
-        fprintf(stderr, "fuzz_conn: %s\n", err);
-        return -1;
-    }
-    cy->conf = cf;
-    memset(&opt, 0, sizeof(opt));
-    opt.max_chunk = cf->sendfile_max_chunk;
-    opt.params = cf->params;
-    opt.nparams = strcmp(backends[b], "nic") == 0 ? cf->nparams : 0;
-    if (nicd_conf_open_roots(cf, err, sizeof(err)) != 0
-        || snic_instance_start(&cy->backend, snic_backend_find(backends[b]),
-                               &opt, err, sizeof(err))
-               != 0) {
+    if (loopback_cycle(cy, w, text, backends[b], err, sizeof(err)) != 0) {
         fprintf(stderr, "fuzz_conn: %s backend: %s\n", backends[b], err);
         return -1;
     }
-    if (cf->nssl > 0
-        && (cy->tls = nicd_tls_ctx_new(cf, err, sizeof(err))) == NULL) {
-        fprintf(stderr, "fuzz_conn: %s\n", err);
-        return -1;
-    }
-    cy->server_line_len = (size_t) snprintf(
-        cy->server_line, sizeof(cy->server_line), "Server: nicd\r\n");
-    cy->nworkers = cy->alive = 1;
-    cy->http1 = &nicd_http1_conn;
-    cy->http2 = &nicd_http2_conn;
-
-    w->cycle = cy;
-    nicd_worker_setup(w);
-    w->stats = &w->own_stats; /* counters nobody reads here */
-    w->accepting = 1;         /* no listeners to enable */
-    w->base = event_base_new();
-    if (w->base == NULL
-        || nicd_ofc_init(&w->ofc, cf->disable_symlinks, cf->open_file_cache_max,
-                         cf->open_file_cache_valid,
-                         cf->open_file_cache_inactive, cf)
-               != 0) {
-        return -1; /* no access log: w->nlogs is 0 */
-    }
-    w->tv_header = w->tv_keepalive = w->tv_send = w->tv_linger =
-        event_base_init_common_timeout(w->base, &(struct timeval){60, 0});
     return 0;
 }
 
@@ -265,29 +222,14 @@ setup(void)
     return 0;
 }
 
-/* read and drop what nicd wrote; returns how many bytes */
-static size_t
-drain(int fd)
-{
-    char    buf[65536];
-    ssize_t n;
-    size_t  total = 0;
-
-    while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
-        total += (size_t) n;
-    }
-    return total;
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
     nicd_worker_t    *w;
     struct sockaddr   sa;
-    int               sv[2], mode, turns, listener, ended = 0;
-    size_t            off = 0, answered = 0;
-    ssize_t           n;
+    int               sv[2], mode, listener, open;
+    size_t            answered;
 
     if (ready == 0) {
         ready = setup() == 0 ? 1 : -1;
@@ -323,37 +265,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     }
 
-    /*
-     * Feed the input as the socket takes it, running the loop between;
-     * once it is all in and nicd has nothing more to say, end the
-     * client's side (an HTTP/2 server may drop its streams at the
-     * client's end, so that would skip the answers).
-     */
-    for (turns = 0; w->nconns > 0 && turns < MAX_TURNS; turns++) {
-        if (off < size) {
-            n = send(sv[0], data + off, size - off, MSG_NOSIGNAL);
-            if (n > 0) {
-                off += (size_t) n;
-            }
-        }
-        event_base_loop(w->base, EVLOOP_NONBLOCK);
-        n = (ssize_t) drain(sv[0]);
-        answered += (size_t) n;
-        if (off == size && n == 0 && !ended) {
-            shutdown(sv[0], SHUT_WR);
-            ended = 1;
-        }
-    }
+    /* an HTTP/2 server may drop its streams at the client's end, so the
+     * client ends its side only when nicd has nothing more to say */
+    answered = loopback_turns(w, sv[0], (const char *) data, size, NULL, &open);
     if (getenv("FUZZ_CONN_VERBOSE") != NULL) {
         fprintf(stderr, "mode %d backend %s: %zu bytes in, %zu out\n", mode,
                 w->cycle->backend.ops->name, size, answered);
     }
-    if (w->nconns > 0) {
+    if (open) {
         /* input all sent and read, the client gone: still open means a
-         * connection that would wait for its timeout; close it as a fast
-         * stop does and count that as a failure */
+         * connection that would wait for its timeout; count that as a
+         * failure */
         fprintf(stderr, "fuzz_conn: connection still open after %d turns\n",
-                turns);
+                LOOPBACK_TURNS);
         abort();
     }
     if (mode == 1 && answered == 0) {

@@ -1,0 +1,197 @@
+/*
+ * Unit tests of src/server/http/phases.c: the request path through a
+ * loopback connection (tests/unit/loopback.h), a configuration and a
+ * docroot of its own: rewrite last and break, return, try_files,
+ * error_page, the internal redirect cap, variables and captures, and
+ * pipelined requests answered in order.
+ */
+
+#include "../../../../src/server/http/phases.c"
+#include "harness.h"
+#include "loopback.h"
+
+static char          root[64];
+static nicd_cycle_t  cycle;
+static nicd_worker_t worker;
+static nicd_buf_t    out;
+
+static void
+put(const char *name, const char *text)
+{
+    char  path[256];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", root, name);
+    f = fopen(path, "w");
+    if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0) {
+        abort();
+    }
+}
+
+static int
+setup(void)
+{
+    char text[4096], err[512];
+
+    strcpy(root, "/tmp/nicd-phases-XXXXXX");
+    if (mkdtemp(root) == NULL) {
+        return -1;
+    }
+    log_error_open("/dev/null", LOG_ERR); /* the cap's line, expected */
+    put("a.txt", "file a\n");
+    put("404.html", "custom not found\n");
+    snprintf(
+        text, sizeof(text),
+        "error_log /dev/null; access_log off; listen 127.0.0.1:1;"
+        " root %s;"
+        " error_page 404 /404.html;"
+        " location /r/ { rewrite ^/r/(.*)$ /t/$1 last; }"
+        " location /t/ { return 200 \"t=$uri\"; }"
+        " location /b/ { rewrite ^/b/(.*)$ /$1 break; return 200 \"no\"; }"
+        " location = /go { return 301 /elsewhere; }"
+        " location = /teapot { return 418; }"
+        " location /tf/ { try_files $uri /a.txt =404; }"
+        " location /tf2/ { try_files /nope =410; }"
+        " location /loop/ { rewrite ^ /loop/ last; }"
+        " location /c/ { if ($uri ~ ^/c/(\\w+)/(\\d+)$) {"
+        " return 200 \"$2-$1 $arg_q $cookie_k\"; } }"
+        " location /s/ { set $v \"$request_method:$args\"; return 200 $v; }",
+        root);
+    if (loopback_cycle(&cycle, &worker, text, "sendfile", err, sizeof(err))
+        != 0) {
+        fprintf(stderr, "test_phases: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* GET path (with more header lines, "" for none), answered and closed */
+static const char *
+get(const char *path, const char *more)
+{
+    char req[1024];
+
+    snprintf(req, sizeof(req),
+             "GET %s HTTP/1.1\r\nHost: t\r\n%sConnection: close\r\n\r\n", path,
+             more);
+    return loopback_request(&worker, 0, req, &out) == 0 ? out.data : "";
+}
+
+static int
+starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static int
+body_is(const char *resp, const char *body)
+{
+    const char *b = strstr(resp, "\r\n\r\n");
+
+    return b != NULL && strcmp(b + 4, body) == 0;
+}
+
+static void
+test_rewrite_last_and_break(void)
+{
+    const char *r = get("/r/x", "");
+
+    /* last: a location again for the new URI */
+    CHECK(starts(r, "HTTP/1.1 200 "));
+    CHECK(body_is(r, "t=/t/x"));
+    /* break: the rewrite module stops (its return does not run) and the
+     * new URI is served where it is: /a.txt */
+    r = get("/b/a.txt", "");
+    CHECK(starts(r, "HTTP/1.1 200 "));
+    CHECK(body_is(r, "file a\n"));
+}
+
+static void
+test_return(void)
+{
+    const char *r = get("/go", "");
+
+    CHECK(starts(r, "HTTP/1.1 301 "));
+    /* made absolute with the Host (the port of a socket pair is none) */
+    CHECK(strstr(r, "\r\nLocation: http://t") != NULL
+          && strstr(r, "/elsewhere\r\n") != NULL);
+    CHECK(starts(get("/teapot", ""), "HTTP/1.1 418 "));
+}
+
+static void
+test_try_files(void)
+{
+    const char *r = get("/tf/missing", "");
+
+    CHECK(starts(r, "HTTP/1.1 200 "));
+    CHECK(body_is(r, "file a\n"));
+    CHECK(starts(get("/tf2/x", ""), "HTTP/1.1 410 "));
+}
+
+static void
+test_error_page(void)
+{
+    const char *r = get("/nothing-here", "");
+
+    /* the location's page for 404, with the 404 kept */
+    CHECK(starts(r, "HTTP/1.1 404 "));
+    CHECK(body_is(r, "custom not found\n"));
+}
+
+static void
+test_redirect_cap(void)
+{
+    /* past internal_redirects (10) of them: 500, no error_page */
+    CHECK(starts(get("/loop/", ""), "HTTP/1.1 500 "));
+}
+
+static void
+test_variables_and_captures(void)
+{
+    const char *r = get("/c/abc/42?q=7", "Cookie: j=1; k=v\r\n");
+
+    CHECK(starts(r, "HTTP/1.1 200 "));
+    CHECK(body_is(r, "42-abc 7 v"));
+    r = get("/s/?x=1", "");
+    CHECK(body_is(r, "GET:x=1"));
+}
+
+static void
+test_pipelined_in_order(void)
+{
+    const char *req = "GET /t/1 HTTP/1.1\r\nHost: t\r\n\r\n"
+                      "GET /go HTTP/1.1\r\nHost: t\r\n\r\n"
+                      "GET /t/2 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+                      "\r\n";
+    const char *a, *b, *c;
+
+    CHECK_INT(loopback_request(&worker, 0, req, &out), 0);
+    a = strstr(out.data, "t=/t/1");
+    b = strstr(out.data, "HTTP/1.1 301 ");
+    c = strstr(out.data, "t=/t/2");
+    CHECK(a != NULL && b != NULL && c != NULL && a < b && b < c);
+}
+
+int
+main(void)
+{
+    char cmd[128];
+
+    if (setup() != 0) {
+        fprintf(stderr, "test_phases: set-up failed\n");
+        return 1;
+    }
+    RUN(test_rewrite_last_and_break);
+    RUN(test_return);
+    RUN(test_try_files);
+    RUN(test_error_page);
+    RUN(test_redirect_cap);
+    RUN(test_variables_and_captures);
+    RUN(test_pipelined_in_order);
+    nicd_buf_free(&out);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "test_phases: could not remove %s\n", root);
+    }
+    return harness_report("test_phases");
+}
