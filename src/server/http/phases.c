@@ -221,7 +221,18 @@ redirect_cycle(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
     return 1;
 }
 
-/* the URI a phase left in w->uri, made the one at hand (*own, the
+const char *
+nicd_phase_uri(nicd_conn_t *c, const char *p, size_t len)
+{
+    nicd_buf_t *u = &c->w->uri;
+
+    u->len = 0;
+    nicd_buf_add(u, p, len);
+    nicd_buf_add(u, "", 1);
+    return nicd_buf_failed(u) ? NULL : u->data;
+}
+
+/* the URI a phase left (nicd_phase_uri), made the one at hand (*own, the
  * previous copy, freed): 0, or -1 after answering 500 */
 static int
 take_uri(nicd_conn_t *c, const nicd_request_t *r, char **own, const char **uri,

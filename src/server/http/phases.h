@@ -34,7 +34,7 @@ enum {
     NICD_NPHASES
 };
 
-/* what a phase handler returns */
+/* what a phase handler returns (a new URI: given by nicd_phase_uri) */
 enum {
     NICD_DECLINED = 0, /* nothing to do here: the next handler */
     NICD_DONE,         /* answered (or redirected): the request is over */
@@ -67,6 +67,13 @@ const char *nicd_phase_add(nicd_conf_t *c, int phase, nicd_phase_pt h);
 int nicd_conf_any_level(const nicd_conf_t *c,
                         int (*pred)(const nicd_loc_conf_t *lc, const void *arg),
                         const void *arg);
+
+/*
+ * p (len bytes, any buffer but the one returned) as the URI a handler's
+ * NICD_URI_AGAIN or NICD_URI_STAY gives the engine: the copy (NUL-
+ * terminated), or NULL when out of memory.
+ */
+const char *nicd_phase_uri(nicd_conn_t *c, const char *p, size_t len);
 
 /*
  * The phases from "find location" on in the named location nl for uri,

@@ -535,9 +535,9 @@ rules(nicd_conn_t *c, const nicd_request_t *r, const rewrite_t *rw, int nrw,
 
 /*
  * The (server) rewrite phase: the rules of lc on uri.  NICD_DONE:
- * answered; NICD_URI_AGAIN: the URI (in w->uri) is to find a location
+ * answered; NICD_URI_AGAIN: the URI (nicd_phase_uri) is to find a location
  * again ("last", or a rewrite without a flag that changed it, as nginx's
- * post-rewrite phase does); NICD_URI_STAY: the URI (w->uri) stays in this
+ * post-rewrite phase does); NICD_URI_STAY: the new URI stays in this
  * location; NICD_DECLINED: nothing changed.
  */
 static int
@@ -545,7 +545,6 @@ rewrite_handler(nicd_conn_t *c, const nicd_request_t *r,
                 const nicd_loc_conf_t *lc, const char *uri, size_t len)
 {
     const rewrite_conf_t *rc = NICD_LOC_CONF(lc, nicd_rewrite_module);
-    nicd_worker_t        *w = c->w;
     rw_state_t            st;
     int                   rv;
 
@@ -562,10 +561,8 @@ rewrite_handler(nicd_conn_t *c, const nicd_request_t *r,
         rv = NICD_DECLINED;
     }
     if (rv == NICD_URI_AGAIN || rv == NICD_URI_STAY) {
-        w->uri.len = 0;
-        nicd_buf_add(&w->uri, st.cur.data, st.cur.len);
-        nicd_buf_add(&w->uri, "", 1);
-        if (nicd_buf_failed(&w->uri) || nicd_buf_failed(&st.cur)) {
+        if (nicd_buf_failed(&st.cur)
+            || nicd_phase_uri(c, st.cur.data, st.cur.len) == NULL) {
             nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
             rv = NICD_DONE;
         }

@@ -94,7 +94,7 @@ set_try_files(parse_t *ps, const char **a, int n)
 
 /*
  * The precontent phase: NICD_URI_STAY with the first item that exists in
- * w->uri (served where it is), else NICD_DONE after the last item's
+ * nicd_phase_uri (served where it is), else NICD_DONE after the last item's
  * answer or redirect; NICD_DECLINED without try_files.
  */
 static int
@@ -105,6 +105,7 @@ try_files_handler(nicd_conn_t *c, const nicd_request_t *r,
     nicd_worker_t          *w = c->w;
     nicd_vctx_t             x = {r, uri, len, NULL, NULL, 0};
     const item_t           *last;
+    const char             *name;
     nicd_file_t            *f;
     int                     i, err, head = r->method == NICD_M_HEAD;
 
@@ -117,16 +118,14 @@ try_files_handler(nicd_conn_t *c, const nicd_request_t *r,
             || w->expand.len == 0) {
             continue;
         }
-        /* the name tried, kept in w->uri: the URI at hand when it is
+        /* the name tried, given as the URI at hand: it is, when it is
          * the one */
-        w->uri.len = 0;
-        nicd_buf_add(&w->uri, w->expand.data, w->expand.len);
-        nicd_buf_add(&w->uri, "", 1);
-        if (nicd_buf_failed(&w->uri)) {
+        name = nicd_phase_uri(c, w->expand.data, w->expand.len);
+        if (name == NULL) {
             nicd_respond_error(c, 500, head, NULL, 0);
             return NICD_DONE;
         }
-        if (nicd_uri_open(c, lc, w->uri.data, w->uri.len - 1, &f, &err) == 0) {
+        if (nicd_uri_open(c, lc, name, w->expand.len, &f, &err) == 0) {
             int ok = f->is_dir == (unsigned) tf->items[i].dir;
 
             nicd_ofc_release(&w->ofc, f);
@@ -134,8 +133,8 @@ try_files_handler(nicd_conn_t *c, const nicd_request_t *r,
                 return NICD_URI_STAY;
             }
         } else if (err != ENOENT && err != ENOTDIR && err != ENAMETOOLONG) {
-            nicd_respond_error(c, nicd_open_status(c, err, w->uri.data), head,
-                               NULL, 0);
+            nicd_respond_error(c, nicd_open_status(c, err, name), head, NULL,
+                               0);
             return NICD_DONE;
         }
     }
