@@ -226,10 +226,6 @@ loc_merge(nicd_conf_t *c, nicd_loc_conf_t *l, const nicd_loc_conf_t *p)
     MERGE_INT(limit_rate, 0);
     MERGE_PTR(default_type, "text/plain");
     MERGE_PTR(charset, NULL);
-    if (l->error_pages == NULL && p != NULL) {
-        l->error_pages = p->error_pages;
-        l->nerror_pages = p->nerror_pages;
-    }
     if (!l->logs_set && p != NULL) {
         l->logs = p->logs;
         l->nlogs = p->nlogs;

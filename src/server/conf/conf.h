@@ -84,14 +84,6 @@ typedef struct {
     const struct nicd_cv_s         *cond;   /* if=: a template, NULL: none */
 } nicd_access_log_t;
 
-/* "error_page CODE ... [=[CODE]] URI;" (modules/error_page.c) */
-typedef struct {
-    int   status;
-    int   override; /* =CODE: the answer's status; 0: the original; -1:
-                       "=" alone, the status of what URI answers */
-    char *uri;
-} nicd_error_page_t;
-
 /*
  * A location's settings, and the server's and http's own (the same
  * struct, kind NICD_LOC_SERVER): a setting not written at a level is
@@ -144,8 +136,6 @@ struct nicd_loc_conf_s {
     nicd_access_log_t *logs;
     int                nlogs;
     int                logs_set; /* access_log written here (off too) */
-    nicd_error_page_t *error_pages;
-    int                nerror_pages;
     /* gzip_static (static.c); gzip_vary (the core's, as nginx's: gzip and
      * gzip_static both read it) */
     int gzip_static;

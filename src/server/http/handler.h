@@ -276,6 +276,9 @@ typedef struct {
      * wants it (then *len is the new length): what to send */
     const char *(*body_filter)(nicd_conn_t *c, const char *type, size_t tlen,
                                const char *body, size_t *len, nicd_buf_t *tmp);
+    /* error_page (modules/error_page.c): the location's page answers
+     * status instead, once a request (1), or 0 */
+    int (*error_page)(nicd_conn_t *c, int status, int head);
     /* ... and of a whole file f of type, the response to r in location
      * lc: 1 when the filter answered with a body of its own (gzip's),
      * 0 to send the file as it is */
@@ -327,9 +330,10 @@ nicd_log_phase_select(nicd_conn_t *c, const nicd_loc_conf_t **lc)
                : nicd_http_hooks.log_select(c, lc);
 }
 
-/* phases.c: error_page (1 when the location's page for status answered
- * instead); the worker's match data freed */
-int  nicd_error_page(nicd_conn_t *c, int status, int head);
+/* phases.c: the worker's match data freed */
 void nicd_phases_worker_free(nicd_worker_t *w);
+
+/* 1 when s (n bytes) is a URL (http:// or https://), not a path */
+int nicd_is_url(const char *s, size_t n);
 
 #endif /* NICD_HANDLER_H */

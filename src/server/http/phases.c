@@ -36,8 +36,8 @@ server_of(nicd_conn_t *c, const nicd_request_t *r)
                                  nicd_match_data(c->w));
 }
 
-static int
-is_url(const char *s, size_t n)
+int
+nicd_is_url(const char *s, size_t n)
 {
     return (n >= 7 && strncmp(s, "http://", 7) == 0)
            || (n >= 8 && strncmp(s, "https://", 8) == 0);
@@ -59,7 +59,7 @@ nicd_redirect(nicd_conn_t *c, const nicd_request_t *r, int status,
     unsigned    port;
     int         tls = c->tp == &nicd_transport_tls;
 
-    if (!is_url(target, len) && c->r->loc->absolute_redirect) {
+    if (!nicd_is_url(target, len) && c->r->loc->absolute_redirect) {
         nicd_request_host(r, &host, &hlen);
         if (host == NULL || hlen == 0) {
             host = c->r->srv->nnames > 0 && c->r->srv->names[0][0] != '\0'
@@ -456,64 +456,6 @@ nicd_lua_location(nicd_conn_t *c, const nicd_request_t *r)
     return lc->lua != NULL;
 }
 
-/*
- * error_page: answer status by the page the location names for it, once
- * a request.  1 when it did.
- */
-int
-nicd_error_page(nicd_conn_t *c, int status, int head)
-{
-    const nicd_loc_conf_t   *lc = c->r->loc;
-    const nicd_error_page_t *ep = NULL;
-    nicd_request_t           r;
-    int                      i;
-
-    if (lc == NULL || c->r->error_paged || c->r->in == NULL) {
-        return 0;
-    }
-    for (i = 0; i < lc->nerror_pages && ep == NULL; i++) {
-        if (lc->error_pages[i].status == status) {
-            ep = &lc->error_pages[i];
-        }
-    }
-    if (ep == NULL) {
-        return 0;
-    }
-    c->r->error_paged = 1;
-    r = *c->r->in;
-    if (r.method != NICD_M_HEAD) {
-        r.method = NICD_M_GET; /* nginx: the page is fetched with GET */
-    }
-    for (i = 0; i < NICD_NHDR; i++) {
-        if (i != NICD_HDR_HOST) {
-            r.hdr[i].p = NULL; /* no ranges or conditionals on the page */
-            r.hdr[i].len = 0;
-        }
-    }
-    (void) head;
-    if (is_url(ep->uri, strlen(ep->uri))) {
-        redirect(c, &r, ep->override > 0 ? ep->override : 302, ep->uri,
-                 strlen(ep->uri));
-        return 1;
-    }
-    /* "=" alone: the status of what the page's URI answers */
-    c->r->status_override = ep->override == 0    ? status
-                            : ep->override == -1 ? 0
-                                                 : ep->override;
-    if (ep->uri[0] == '@') {
-        const nicd_loc_conf_t *nl = nicd_conf_named(c->r->srv, ep->uri);
-
-        if (nl == NULL) {
-            c->r->status_override = 0;
-            return 0;
-        }
-        run(c, &r, ep->uri, strlen(ep->uri), nl, 0);
-        return 1;
-    }
-    internal_redirect(c, &r, ep->uri, strlen(ep->uri));
-    return 1;
-}
-
 void
 nicd_phases_worker_free(nicd_worker_t *w)
 {
@@ -554,7 +496,9 @@ nicd_respond_error_hdr(nicd_conn_t *c, int status, int head, const char *name,
     size_t      blen;
     int         n;
 
-    if (status >= 300 && nicd_error_page(c, status, head)) {
+    /* error_page (a module's): the location's page for status instead */
+    if (status >= 300 && nicd_http_hooks.error_page != NULL
+        && nicd_http_hooks.error_page(c, status, head)) {
         return;
     }
     if (!has_page(status)) {

@@ -10,16 +10,55 @@
 #include <string.h>
 
 #include "directive.h"
+#include "lookup.h"
+#include "phases.h"
+
+/* "error_page CODE ... [=[CODE]] URI;" */
+typedef struct {
+    int   status;
+    int   override; /* =CODE: the answer's status; 0: the original; -1:
+                       "=" alone, the status of what URI answers */
+    char *uri;
+} error_page_t;
+
+/* the module's settings of a level: the list, taken whole from the
+ * enclosing level when a level has none, as in nginx */
+typedef struct {
+    error_page_t *pages;
+    int           npages;
+} error_page_conf_t;
+
+nicd_module_t nicd_error_page_module;
+
+static void *
+create_conf(nicd_conf_t *c)
+{
+    return nicd_conf_alloc(c, sizeof(error_page_conf_t));
+}
+
+static const char *
+merge_conf(nicd_conf_t *c, const void *prev, void *conf)
+{
+    const error_page_conf_t *p = prev;
+    error_page_conf_t       *ec = conf;
+
+    (void) c;
+    if (ec->pages == NULL && p != NULL) {
+        ec->pages = p->pages;
+        ec->npages = p->npages;
+    }
+    return NULL;
+}
 
 static const char *
 set_error_page(parse_t *ps, const char **a, int n)
 {
-    nicd_loc_conf_t  *l = ps->loc;
-    nicd_error_page_t ep;
-    const char       *uri = a[n - 1];
-    char             *end;
-    int               i, codes = n - 1, override = 0;
-    long              v;
+    error_page_conf_t *l = nicd_conf_module_loc(ps);
+    error_page_t       ep;
+    const char        *uri = a[n - 1];
+    char              *end;
+    int                i, codes = n - 1, override = 0;
+    long               v;
 
     if (codes >= 1 && a[n - 2][0] == '=') {
         codes--;
@@ -45,14 +84,78 @@ set_error_page(parse_t *ps, const char **a, int n)
         ep.status = (int) v;
         ep.override = override;
         ep.uri = nicd_conf_strdup(ps->conf, uri);
-        l->error_pages = nicd_conf_grow(ps->conf, l->error_pages,
-                                        l->nerror_pages, sizeof(ep));
-        if (ep.uri == NULL || l->error_pages == NULL) {
+        l->pages = nicd_conf_grow(ps->conf, l->pages, l->npages, sizeof(ep));
+        if (ep.uri == NULL || l->pages == NULL) {
             return "out of memory";
         }
-        l->error_pages[l->nerror_pages++] = ep;
+        l->pages[l->npages++] = ep;
     }
     return NULL;
+}
+
+/*
+ * The http layer's error_page hook: answer status by the page the
+ * location names for it, once a request.  1 when it did.
+ */
+static int
+error_page(nicd_conn_t *c, int status, int head)
+{
+    const error_page_conf_t *ec;
+    const error_page_t      *ep = NULL;
+    nicd_request_t           r;
+    int                      i;
+
+    if (c->r->loc == NULL || c->r->error_paged || c->r->in == NULL) {
+        return 0;
+    }
+    ec = NICD_LOC_CONF(c->r->loc, nicd_error_page_module);
+    for (i = 0; i < ec->npages && ep == NULL; i++) {
+        if (ec->pages[i].status == status) {
+            ep = &ec->pages[i];
+        }
+    }
+    if (ep == NULL) {
+        return 0;
+    }
+    c->r->error_paged = 1;
+    r = *c->r->in;
+    if (r.method != NICD_M_HEAD) {
+        r.method = NICD_M_GET; /* nginx: the page is fetched with GET */
+    }
+    for (i = 0; i < NICD_NHDR; i++) {
+        if (i != NICD_HDR_HOST) {
+            r.hdr[i].p = NULL; /* no ranges or conditionals on the page */
+            r.hdr[i].len = 0;
+        }
+    }
+    (void) head;
+    if (nicd_is_url(ep->uri, strlen(ep->uri))) {
+        nicd_redirect(c, &r, ep->override > 0 ? ep->override : 302, ep->uri,
+                      strlen(ep->uri));
+        return 1;
+    }
+    /* "=" alone: the status of what the page's URI answers */
+    c->r->status_override = ep->override == 0    ? status
+                            : ep->override == -1 ? 0
+                                                 : ep->override;
+    if (ep->uri[0] == '@') {
+        const nicd_loc_conf_t *nl = nicd_conf_named(c->r->srv, ep->uri);
+
+        if (nl == NULL) {
+            c->r->status_override = 0;
+            return 0;
+        }
+        nicd_named_location(c, &r, ep->uri, strlen(ep->uri), nl);
+        return 1;
+    }
+    nicd_internal_redirect(c, &r, ep->uri, strlen(ep->uri));
+    return 1;
+}
+
+static void
+error_page_init(void)
+{
+    nicd_http_hooks.error_page = error_page;
 }
 
 static const directive_t nicd_error_page_directives[] = {
@@ -63,4 +166,7 @@ static const directive_t nicd_error_page_directives[] = {
 nicd_module_t nicd_error_page_module = {
     .name = "error_page",
     .directives = nicd_error_page_directives,
+    .create_loc_conf = create_conf,
+    .merge_loc_conf = merge_conf,
+    .init = error_page_init,
 };
