@@ -215,7 +215,7 @@ root alias root_fd root_vars root_default root_cv index nindex
 autoindex autoindex_exact_size autoindex_localtime autoindex_format
 etag if_modified_since max_ranges default_type charset limit_rate
 absolute_redirect handler format handler_name lua lua_idx
-logs nlogs logs_set gzip_static gzip_vary
+gzip_static gzip_vary
 """.split()
 
 CONN_FIELDS = """

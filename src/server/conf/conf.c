@@ -226,11 +226,6 @@ loc_merge(nicd_conf_t *c, nicd_loc_conf_t *l, const nicd_loc_conf_t *p)
     MERGE_INT(limit_rate, 0);
     MERGE_PTR(default_type, "text/plain");
     MERGE_PTR(charset, NULL);
-    if (!l->logs_set && p != NULL) {
-        l->logs = p->logs;
-        l->nlogs = p->nlogs;
-        l->logs_set = 1;
-    }
     MERGE_INT(gzip_static, 0);
     MERGE_INT(gzip_vary, 0);
     MERGE_INT(absolute_redirect, 1);

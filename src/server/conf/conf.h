@@ -76,14 +76,6 @@ typedef void (*nicd_content_pt)(struct nicd_conn_s          *c,
                                 const struct nicd_request_s *r,
                                 const nicd_loc_conf_t       *lc);
 
-/* "access_log PATH [FORMAT] [buffer=] [flush=] [if=COND];"
- * (modules/log_format.c) */
-typedef struct {
-    int                             file;   /* in nicd_conf_t.access_paths */
-    const struct nicd_log_format_s *format; /* "combined" unless named */
-    const struct nicd_cv_s         *cond;   /* if=: a template, NULL: none */
-} nicd_access_log_t;
-
 /*
  * A location's settings, and the server's and http's own (the same
  * struct, kind NICD_LOC_SERVER): a setting not written at a level is
@@ -131,11 +123,6 @@ struct nicd_loc_conf_s {
     int             lua_idx;
 
     /* modules/error_page.c */
-    /* modules/log_format.c: where responses are logged (none: off);
-     * taken whole from the enclosing level when a level has none */
-    nicd_access_log_t *logs;
-    int                nlogs;
-    int                logs_set; /* access_log written here (off too) */
     /* gzip_static (static.c); gzip_vary (the core's, as nginx's: gzip and
      * gzip_static both read it) */
     int gzip_static;
@@ -185,7 +172,7 @@ typedef struct nicd_conf_s {
     int disable_symlinks;
 
     char **access_paths; /* every access log's file, once (their index is
-                            nicd_access_log_t.file) */
+                            the access logs' file) */
     int    naccess_paths;
     struct nicd_log_format_s **log_formats;
     int                        nlog_formats;

@@ -183,9 +183,4 @@ const char *nicd_conf_slot_positive(parse_t *ps, const char **a, int n);
 const char *nicd_conf_slot_str(parse_t *ps, const char **a, int n);
 const char *nicd_conf_slot_num(parse_t *ps, const char **a, int n);
 
-/* sets of directive-owning modules' wrappers conf.c calls when finishing */
-/* the log format NAME (defined earlier, or "combined"), or NULL */
-const struct nicd_log_format_s *nicd_log_format_find(nicd_conf_t *c,
-                                                     const char  *name);
-
 #endif /* NICD_DIRECTIVE_H */

@@ -152,7 +152,8 @@ static const char combined[] =
     "$remote_addr - $remote_user [$time_local] \"$request\" $status "
     "$body_bytes_sent \"$http_referer\" \"$http_user_agent\"";
 
-const struct nicd_log_format_s *
+/* the log format NAME (defined earlier, or "combined"), or NULL */
+static const struct nicd_log_format_s *
 nicd_log_format_find(nicd_conf_t *c, const char *name)
 {
     int i;
@@ -434,12 +435,52 @@ nicd_log_render(const nicd_log_format_t *f, const nicd_log_view_t *v,
     nicd_buf_add(b, "\n", 1);
 }
 
+/* "access_log PATH [FORMAT] [buffer=] [flush=] [if=COND];" */
+typedef struct {
+    int                      file;   /* in nicd_conf_t.access_paths */
+    const nicd_log_format_t *format; /* "combined" unless named */
+    const nicd_cv_t         *cond;   /* if=: a template, NULL: none */
+} access_log_t;
+
+/* the module's settings of a level: where its responses are logged
+ * (none: off), taken whole from the enclosing level when a level has no
+ * access_log, as in nginx */
+typedef struct {
+    access_log_t *logs;
+    int           nlogs;
+    int           set; /* access_log written here (off too) */
+} log_conf_t;
+
+nicd_module_t nicd_log_format_module;
+
+static void *
+create_conf(nicd_conf_t *c)
+{
+    return nicd_conf_alloc(c, sizeof(log_conf_t));
+}
+
+static const char *
+merge_conf(nicd_conf_t *c, const void *prev, void *conf)
+{
+    const log_conf_t *p = prev;
+    log_conf_t       *lg = conf;
+
+    (void) c;
+    if (!lg->set && p != NULL) {
+        lg->logs = p->logs;
+        lg->nlogs = p->nlogs;
+        lg->set = 1;
+    }
+    return NULL;
+}
+
 static uint32_t
 nicd_log_select(nicd_conn_t *c, const nicd_loc_conf_t **out)
 {
     const nicd_loc_conf_t *lc = c->r->loc;
     const nicd_request_t  *r = c->r->in;
     nicd_buf_t            *b = &c->w->hexpand;
+    const log_conf_t      *lg;
     uint32_t               mask = 0;
     int                    i;
 
@@ -451,8 +492,9 @@ nicd_log_select(nicd_conn_t *c, const nicd_loc_conf_t **out)
                        ->loc;
     }
     *out = lc;
-    for (i = 0; i < lc->nlogs && i < 32; i++) {
-        const nicd_access_log_t *log = &lc->logs[i];
+    lg = NICD_LOC_CONF(lc, nicd_log_format_module);
+    for (i = 0; i < lg->nlogs && i < 32; i++) {
+        const access_log_t *log = &lg->logs[i];
 
         if (log->cond != NULL && r != NULL) {
             /* logged unless it comes to "" or "0" (nginx); a condition
@@ -471,19 +513,20 @@ static void
 nicd_log_records(const nicd_loc_conf_t *lc, uint32_t mask,
                  const nicd_log_view_t *v, nicd_buf_t *b)
 {
-    nicd_logrec_t h;
-    size_t        at;
-    int           i;
+    const log_conf_t *lg = NICD_LOC_CONF(lc, nicd_log_format_module);
+    nicd_logrec_t     h;
+    size_t            at;
+    int               i;
 
-    for (i = 0; i < lc->nlogs && i < 32; i++) {
+    for (i = 0; i < lg->nlogs && i < 32; i++) {
         if (!(mask & (1u << i))) {
             continue;
         }
-        h.file = (uint32_t) lc->logs[i].file;
+        h.file = (uint32_t) lg->logs[i].file;
         h.len = 0;
         at = b->len;
         nicd_buf_add(b, &h, sizeof(h));
-        nicd_log_render(lc->logs[i].format, v, b);
+        nicd_log_render(lg->logs[i].format, v, b);
         if (nicd_buf_failed(b)) {
             return;
         }
@@ -496,17 +539,18 @@ static void
 nicd_log_write(nicd_worker_t *w, const nicd_loc_conf_t *lc, uint32_t mask,
                const nicd_log_view_t *v)
 {
-    nicd_buf_t *b = &w->logline;
-    int         i;
+    const log_conf_t *lg = NICD_LOC_CONF(lc, nicd_log_format_module);
+    nicd_buf_t       *b = &w->logline;
+    int               i;
 
-    for (i = 0; i < lc->nlogs && i < 32; i++) {
-        if (!(mask & (1u << i)) || lc->logs[i].file >= w->nlogs) {
+    for (i = 0; i < lg->nlogs && i < 32; i++) {
+        if (!(mask & (1u << i)) || lg->logs[i].file >= w->nlogs) {
             continue;
         }
         b->len = 0;
-        nicd_log_render(lc->logs[i].format, v, b);
+        nicd_log_render(lg->logs[i].format, v, b);
         if (!nicd_buf_failed(b)) {
-            log_buf_write(&w->logs[lc->logs[i].file], b->data, b->len);
+            log_buf_write(&w->logs[lg->logs[i].file], b->data, b->len);
         } else {
             b->len = 0;
         }
@@ -525,11 +569,11 @@ nicd_log_write(nicd_worker_t *w, const nicd_loc_conf_t *lc, uint32_t mask,
 static const char *
 set_access_log(parse_t *ps, const char **a, int n)
 {
-    nicd_conf_t      *c = ps->conf;
-    nicd_loc_conf_t  *l = ps->loc;
-    nicd_access_log_t log;
-    const char       *err;
-    int               i;
+    nicd_conf_t *c = ps->conf;
+    log_conf_t  *l = nicd_conf_module_loc(ps);
+    access_log_t log;
+    const char  *err;
+    int          i;
 
     if (strcmp(a[0], "off") == 0) {
         if (n > 1) {
@@ -537,7 +581,7 @@ set_access_log(parse_t *ps, const char **a, int n)
         }
         l->logs = NULL;
         l->nlogs = 0;
-        l->logs_set = 1;
+        l->set = 1;
         return NULL;
     }
     memset(&log, 0, sizeof(log));
@@ -596,10 +640,10 @@ set_access_log(parse_t *ps, const char **a, int n)
         c->naccess_paths++;
     }
     log.file = i;
-    if (!l->logs_set || ps->override) {
+    if (!l->set || ps->override) {
         l->logs = NULL; /* the first at this level (or -g's): its own list */
         l->nlogs = 0;
-        l->logs_set = 1;
+        l->set = 1;
     }
     l->logs = nicd_conf_grow(c, l->logs, l->nlogs, sizeof(log));
     if (l->logs == NULL) {
@@ -626,5 +670,7 @@ log_init(void)
 nicd_module_t nicd_log_format_module = {
     .name = "log",
     .directives = nicd_log_format_directives,
+    .create_loc_conf = create_conf,
+    .merge_loc_conf = merge_conf,
     .init = log_init,
 };

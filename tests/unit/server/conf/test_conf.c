@@ -43,8 +43,7 @@ test_defaults(void)
     CHECK_STR(c->http->default_type, "text/plain");
     CHECK_INT(c->keepalive_timeout, 75000);
     CHECK_INT(c->open_file_cache_max, 0);
-    CHECK_INT(c->naccess_paths, 0);
-    CHECK_INT(c->http->nlogs, 0);
+    CHECK_INT(c->naccess_paths, 0); /* the logs: test_log_format.c */
     CHECK_STR(nicd_conf_mime(c, "/a/b.HTML", 9), "text/html");
     CHECK(nicd_conf_mime(c, "/a.b/c", 6) == NULL);
     nicd_conf_free(c);
@@ -91,9 +90,6 @@ test_nginx_shape(void)
     CHECK_INT(c->open_file_cache_inactive, 5000);
     CHECK_INT(c->naccess_paths, 1);
     CHECK_STR(c->access_paths[0], "/tmp/x.log");
-    CHECK_INT(c->http->nlogs, 1);
-    CHECK_INT(c->http->logs[0].file, 0);
-    CHECK(c->http->logs[0].cond == NULL);
     CHECK_INT(c->access_log_buffer, 32768);
     CHECK_INT(c->nlistens, 3);
     CHECK_INT(c->listens[0].backlog, 64);
