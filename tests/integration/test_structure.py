@@ -211,11 +211,10 @@ def struct_fields(header, struct):
 # in the request, never here.
 LOC_CONF_FIELDS = """
 kind name name_len re parent srv locs nlocs where internal mconf
-root alias root_fd root_vars root_default root_cv index nindex
-autoindex autoindex_exact_size autoindex_localtime autoindex_format
+root alias root_fd root_vars root_default root_cv
 etag if_modified_since max_ranges default_type charset limit_rate
 absolute_redirect handler format handler_name lua lua_idx
-gzip_static gzip_vary
+gzip_vary
 """.split()
 
 CONN_FIELDS = """

@@ -170,17 +170,12 @@ loc_new(nicd_conf_t *c, int kind)
     l->kind = kind;
     l->root_fd = -1;
     l->alias = NICD_UNSET;
-    l->autoindex = NICD_UNSET;
-    l->autoindex_exact_size = NICD_UNSET;
-    l->autoindex_localtime = NICD_UNSET;
-    l->autoindex_format = NICD_UNSET;
     l->etag = NICD_UNSET;
     l->if_modified_since = NICD_UNSET;
     l->max_ranges = NICD_UNSET;
     l->limit_rate = NICD_UNSET;
     l->format = -1;
     l->lua_idx = -1;
-    l->gzip_static = NICD_UNSET;
     l->gzip_vary = NICD_UNSET;
     l->absolute_redirect = NICD_UNSET;
     l->internal = 0;
@@ -201,9 +196,8 @@ loc_new(nicd_conf_t *c, int kind)
 static const char *
 loc_merge(nicd_conf_t *c, nicd_loc_conf_t *l, const nicd_loc_conf_t *p)
 {
-    static char *default_index[] = {"index.html"};
-    const char  *msg;
-    int          i;
+    const char *msg;
+    int         i;
 
     if (l->root == NULL) {
         l->root = p != NULL ? p->root : "html";
@@ -212,21 +206,12 @@ loc_merge(nicd_conf_t *c, nicd_loc_conf_t *l, const nicd_loc_conf_t *p)
         l->root_default = p != NULL ? p->root_default : 1;
     }
     MERGE_INT(alias, 0);
-    if (l->index == NULL) {
-        l->index = p != NULL ? p->index : default_index;
-        l->nindex = p != NULL ? p->nindex : 1;
-    }
-    MERGE_INT(autoindex, 0);
-    MERGE_INT(autoindex_exact_size, 1);
-    MERGE_INT(autoindex_localtime, 0);
-    MERGE_INT(autoindex_format, NICD_AUTOINDEX_HTML);
     MERGE_INT(etag, 1);
     MERGE_INT(if_modified_since, NICD_IMS_EXACT);
     MERGE_INT(max_ranges, 64);
     MERGE_INT(limit_rate, 0);
     MERGE_PTR(default_type, "text/plain");
     MERGE_PTR(charset, NULL);
-    MERGE_INT(gzip_static, 0);
     MERGE_INT(gzip_vary, 0);
     MERGE_INT(absolute_redirect, 1);
     for (i = 0; i < c->nmodules; i++) {
@@ -958,11 +943,6 @@ static const nicd_conf_enum_t ims_values[] = {{"off", NICD_IMS_OFF},
                                               {"exact", NICD_IMS_EXACT},
                                               {"before", NICD_IMS_BEFORE},
                                               {NULL, 0}};
-static const nicd_conf_enum_t autoindex_formats[] = {
-    {"html", NICD_AUTOINDEX_HTML},
-    {"json", NICD_AUTOINDEX_JSON},
-    {"xml", NICD_AUTOINDEX_XML},
-    {NULL, 0}};
 static const nicd_conf_enum_t symlink_modes[] = {
     {"off", NICD_SYMLINKS_OFF},
     {"outside", NICD_SYMLINKS_OUTSIDE},
@@ -1030,21 +1010,6 @@ nicd_conf_slot_str(parse_t *ps, const char **a, int n)
     return set_str(SLOT(ps, char *), a[0]);
 }
 
-/* an array of the words given, in the arena */
-static char **
-words_copy(nicd_conf_t *c, const char **a, int n)
-{
-    char **w = conf_alloc(c, sizeof(char *) * (size_t) (n + 1));
-    int    i;
-
-    for (i = 0; w != NULL && i < n; i++) {
-        if ((w[i] = conf_strdup(c, a[i])) == NULL) {
-            return NULL;
-        }
-    }
-    return w;
-}
-
 static const char *
 set_root(parse_t *ps, const char **a, int n)
 {
@@ -1072,22 +1037,6 @@ set_root(parse_t *ps, const char **a, int n)
     l->alias = alias;
     l->root_vars = strchr(a[0], '$') != NULL;
     return l->root == NULL ? "out of memory" : NULL;
-}
-
-static const char *
-set_index(parse_t *ps, const char **a, int n)
-{
-    int i;
-
-    for (i = 0; i < n; i++) {
-        if (a[i][0] == '\0' || strchr(a[i], '/') != NULL
-            || strchr(a[i], '$') != NULL) {
-            return msgf("index \"%s\" must be a file name", a[i]);
-        }
-    }
-    ps->loc->index = words_copy(ps->conf, a, n);
-    ps->loc->nindex = n;
-    return ps->loc->index == NULL ? "out of memory" : NULL;
 }
 
 /* server_name names a server (several add up, as in nginx); "~" makes a
@@ -1270,14 +1219,6 @@ static const directive_t core_directives[] = {
     {"server_name", CTX_SRV, 1, MAX_ARGS, set_server_name, 0},
     {"root", CTX_HSL, 1, 1, set_root, 0},
     {"alias", CTX_LOC, 1, 1, set_root, 0},
-    {"index", CTX_HSL, 1, MAX_ARGS, set_index, 0},
-    {"autoindex", CTX_HSL, 1, 1, nicd_conf_slot_flag, LOC(autoindex)},
-    {"autoindex_exact_size", CTX_HSL, 1, 1, nicd_conf_slot_flag,
-     LOC(autoindex_exact_size)},
-    {"autoindex_localtime", CTX_HSL, 1, 1, nicd_conf_slot_flag,
-     LOC(autoindex_localtime)},
-    {"autoindex_format", CTX_HSL, 1, 1, nicd_conf_slot_enum,
-     LOC(autoindex_format), 0, autoindex_formats},
     {"default_type", CTX_HSL, 1, 1, nicd_conf_slot_str, LOC(default_type)},
     {"charset", CTX_HSL, 1, 1, nicd_conf_slot_str, LOC(charset)},
     {"if_modified_since", CTX_HSL, 1, 1, nicd_conf_slot_enum,
@@ -1286,7 +1227,6 @@ static const directive_t core_directives[] = {
     {"max_ranges", CTX_HSL, 1, 1, set_max_ranges, 0},
     {"limit_rate", CTX_HSL, 1, 1, set_limit_rate, 0},
     {"internal", CTX_LOC, 0, 0, set_internal, 0},
-    {"gzip_static", CTX_HSL, 1, 1, nicd_conf_slot_flag, LOC(gzip_static)},
     {"gzip_vary", CTX_HSL, 1, 1, nicd_conf_slot_flag, LOC(gzip_vary)},
     {"absolute_redirect", CTX_HSL, 1, 1, nicd_conf_slot_flag,
      LOC(absolute_redirect)},

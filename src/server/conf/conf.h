@@ -69,8 +69,6 @@ enum {
     NICD_LOC_NAMED       /* location @name: only by try_files, error_page */
 };
 
-enum { NICD_AUTOINDEX_HTML = 0, NICD_AUTOINDEX_JSON, NICD_AUTOINDEX_XML };
-
 /* a location's content handler: files (static.c) when none is set */
 typedef void (*nicd_content_pt)(struct nicd_conn_s          *c,
                                 const struct nicd_request_s *r,
@@ -78,11 +76,12 @@ typedef void (*nicd_content_pt)(struct nicd_conn_s          *c,
 
 /*
  * A location's settings, and the server's and http's own (the same
- * struct, kind NICD_LOC_SERVER): a setting not written at a level is
- * taken from the enclosing one when the configuration is finished, as
- * nginx merges its loc_conf.  Lists (add_header, error_page, index) are
- * taken whole from the enclosing level when a level has none, as in
- * nginx; rewrite, return and try_files are never inherited.
+ * struct, kind NICD_LOC_SERVER): the core's, and the location tree; a
+ * setting not written at a level is taken from the enclosing one when
+ * the configuration is finished, as nginx merges its loc_conf.  Each
+ * module's own settings are in mconf[], made and merged by its hooks
+ * (directive.h).  Fields are not added here for a module
+ * (test_structure.py).
  */
 struct nicd_loc_conf_s {
     int                 kind;
@@ -100,16 +99,13 @@ struct nicd_loc_conf_s {
     void **mconf;
 
     /* core: where files come from */
-    char  *root; /* root or alias (with alias set) */
-    int    alias;
-    int    root_fd;      /* opened by the cycle; -1 before */
-    int    root_vars;    /* alias with regex captures: resolved per request */
-    int    root_default; /* nobody wrote a root: "html", opened if it can */
-    void  *root_cv;      /* alias with variables, compiled (nicd_cv_t) */
-    char **index;
-    int    nindex;
-    int autoindex, autoindex_exact_size, autoindex_localtime, autoindex_format;
-    int etag, if_modified_since, max_ranges;
+    char *root; /* root or alias (with alias set) */
+    int   alias;
+    int   root_fd;      /* opened by the cycle; -1 before */
+    int   root_vars;    /* alias with regex captures: resolved per request */
+    int   root_default; /* nobody wrote a root: "html", opened if it can */
+    void *root_cv;      /* alias with variables, compiled (nicd_cv_t) */
+    int   etag, if_modified_since, max_ranges;
     char *default_type;
     char *charset;
     long  limit_rate;        /* bytes/s; 0: none */
@@ -123,9 +119,8 @@ struct nicd_loc_conf_s {
     int             lua_idx;
 
     /* modules/error_page.c */
-    /* gzip_static (static.c); gzip_vary (the core's, as nginx's: gzip and
-     * gzip_static both read it) */
-    int gzip_static;
+    /* gzip_vary (the core's, as nginx's: gzip and gzip_static both read
+     * it) */
     int gzip_vary;
 };
 

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -28,6 +29,100 @@
 #include "path.h"
 #include "phases.h"
 #include "range.h"
+
+enum { AUTOINDEX_HTML = 0, AUTOINDEX_JSON, AUTOINDEX_XML };
+
+/* the module's settings of a level (nginx's index, autoindex and
+ * gzip_static modules' in one) */
+typedef struct {
+    char **index; /* NULL: unset */
+    int    nindex;
+    int    autoindex, exact_size, localtime, format;
+    int    gzip_static;
+} static_conf_t;
+
+nicd_module_t nicd_static_module;
+
+#define SC(lc) ((const static_conf_t *) NICD_LOC_CONF(lc, nicd_static_module))
+
+static void *
+create_conf(nicd_conf_t *c)
+{
+    static_conf_t *sc = nicd_conf_alloc(c, sizeof(*sc));
+
+    if (sc != NULL) {
+        sc->autoindex = sc->exact_size = sc->localtime = NICD_UNSET;
+        sc->format = sc->gzip_static = NICD_UNSET;
+    }
+    return sc;
+}
+
+#define MERGE(f, dflt)                                                         \
+    if (sc->f == NICD_UNSET) {                                                 \
+        sc->f = p != NULL ? p->f : (dflt);                                     \
+    }
+
+static const char *
+merge_conf(nicd_conf_t *c, const void *prev, void *conf)
+{
+    static char         *default_index[] = {"index.html"};
+    const static_conf_t *p = prev;
+    static_conf_t       *sc = conf;
+
+    (void) c;
+    if (sc->index == NULL) {
+        sc->index = p != NULL ? p->index : default_index;
+        sc->nindex = p != NULL ? p->nindex : 1;
+    }
+    MERGE(autoindex, 0);
+    MERGE(exact_size, 1);
+    MERGE(localtime, 0);
+    MERGE(format, AUTOINDEX_HTML);
+    MERGE(gzip_static, 0);
+    return NULL;
+}
+
+static const char *
+set_index(parse_t *ps, const char **a, int n)
+{
+    static_conf_t *sc = nicd_conf_module_loc(ps);
+    int            i;
+
+    for (i = 0; i < n; i++) {
+        if (a[i][0] == '\0' || strchr(a[i], '/') != NULL
+            || strchr(a[i], '$') != NULL) {
+            return nicd_conf_msg("index \"%s\" must be a file name", a[i]);
+        }
+    }
+    sc->index = nicd_conf_alloc(ps->conf, sizeof(char *) * (size_t) n);
+    for (i = 0; sc->index != NULL && i < n; i++) {
+        if ((sc->index[i] = nicd_conf_strdup(ps->conf, a[i])) == NULL) {
+            return "out of memory";
+        }
+    }
+    sc->nindex = n;
+    return sc->index == NULL ? "out of memory" : NULL;
+}
+
+static const nicd_conf_enum_t autoindex_formats[] = {{"html", AUTOINDEX_HTML},
+                                                     {"json", AUTOINDEX_JSON},
+                                                     {"xml", AUTOINDEX_XML},
+                                                     {NULL, 0}};
+
+#define SLOT(f) offsetof(static_conf_t, f)
+
+static const directive_t nicd_static_directives[] = {
+    {"index", CTX_HSL, 1, MAX_ARGS, set_index, 0},
+    {"autoindex", CTX_HSL, 1, 1, nicd_conf_slot_flag, SLOT(autoindex)},
+    {"autoindex_exact_size", CTX_HSL, 1, 1, nicd_conf_slot_flag,
+     SLOT(exact_size)},
+    {"autoindex_localtime", CTX_HSL, 1, 1, nicd_conf_slot_flag,
+     SLOT(localtime)},
+    {"autoindex_format", CTX_HSL, 1, 1, nicd_conf_slot_enum, SLOT(format), 0,
+     autoindex_formats},
+    {"gzip_static", CTX_HSL, 1, 1, nicd_conf_slot_flag, SLOT(gzip_static)},
+    {NULL, 0, 0, 0, NULL, 0},
+};
 
 static _Thread_local uint64_t boundary_seq;
 
@@ -475,14 +570,14 @@ listing_html(nicd_buf_t *b, const nicd_loc_conf_t *lc, const char *path,
             nicd_buf_addf(b, "%s%s</a>", html, e[i].dir ? "/" : "");
         }
         nicd_buf_addf(b, "%*s", (int) (50 - chars + 1), "");
-        if (lc->autoindex_localtime) {
+        if (SC(lc)->localtime) {
             localtime_r(&e[i].mtime, &tm);
         } else {
             gmtime_r(&e[i].mtime, &tm);
         }
         nicd_buf_addf(b, "%02d-%s-%d %02d:%02d ", tm.tm_mday, months[tm.tm_mon],
                       tm.tm_year + 1900, tm.tm_hour, tm.tm_min);
-        if (lc->autoindex_exact_size) {
+        if (SC(lc)->exact_size) {
             if (e[i].dir) {
                 nicd_buf_addf(b, "%19s", "-");
             } else {
@@ -630,9 +725,9 @@ serve_listing(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
     if (n > 0) {
         qsort(e, n, sizeof(*e), entry_cmp);
     }
-    switch (lc->autoindex_format) {
-    case NICD_AUTOINDEX_JSON: listing_json(&b, e, n); break;
-    case NICD_AUTOINDEX_XML: listing_xml(&b, e, n); break;
+    switch (SC(lc)->format) {
+    case AUTOINDEX_JSON: listing_json(&b, e, n); break;
+    case AUTOINDEX_XML: listing_xml(&b, e, n); break;
     default: listing_html(&b, lc, path, e, n);
     }
     for (i = 0; i < n; i++) {
@@ -640,7 +735,7 @@ serve_listing(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
     }
     free(e);
 
-    nicd_respond_mem(c, 200, head, types[lc->autoindex_format], 0, &b);
+    nicd_respond_mem(c, 200, head, types[SC(lc)->format], 0, &b);
     nicd_buf_free(&b);
 }
 
@@ -681,15 +776,15 @@ static_directory(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
         return;
     }
 
-    for (i = 0; i < lc->nindex; i++) {
-        ilen = strlen(lc->index[i]);
+    for (i = 0; i < SC(lc)->nindex; i++) {
+        ilen = strlen(SC(lc)->index[i]);
         uri = malloc(len + ilen + 1);
         if (uri == NULL) {
             nicd_respond_error(c, 500, head, NULL, 0);
             return;
         }
         memcpy(uri, path, len);
-        memcpy(uri + len, lc->index[i], ilen + 1);
+        memcpy(uri + len, SC(lc)->index[i], ilen + 1);
         if (nicd_uri_open(c, lc, uri, len + ilen, &f, &err) != 0) {
             free(uri);
             if (err == ENOENT || err == ENOTDIR) {
@@ -705,7 +800,7 @@ static_directory(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
         return;
     }
 
-    if (lc->autoindex) {
+    if (SC(lc)->autoindex) {
         serve_listing(c, r, dir, lc, path);
         return;
     }
@@ -742,7 +837,7 @@ static_handler(nicd_conn_t *c, const nicd_request_t *r,
         static_directory(c, r, f, lc, path, len);
     } else if (path[len - 1] == '/') {
         nicd_respond_error(c, 404, head, NULL, 0); /* "/file/" names none */
-    } else if (!lc->gzip_static || !gzip_static(c, r, lc, f, path, len)) {
+    } else if (!SC(lc)->gzip_static || !gzip_static(c, r, lc, f, path, len)) {
         static_file(c, r, f);
     }
     nicd_ofc_release(&c->w->ofc, f);
@@ -757,5 +852,8 @@ static_postconfiguration(nicd_conf_t *c)
 
 nicd_module_t nicd_static_module = {
     .name = "static",
+    .directives = nicd_static_directives,
+    .create_loc_conf = create_conf,
+    .merge_loc_conf = merge_conf,
     .postconfiguration = static_postconfiguration,
 };

@@ -37,8 +37,7 @@ test_defaults(void)
     CHECK_STR(c->listens[0].text, "127.0.0.1:8080");
     CHECK_STR(c->backend, "sendfile");
     CHECK_INT(c->nservers, 1);
-    CHECK_INT(c->http->nindex, 1);
-    CHECK_STR(c->http->index[0], "index.html");
+
     CHECK_STR(c->http->root, "html");
     CHECK_STR(c->http->default_type, "text/plain");
     CHECK_INT(c->keepalive_timeout, 75000);
@@ -102,8 +101,7 @@ test_nginx_shape(void)
     CHECK_INT(c->listens[1].addr.ss_family, AF_INET6);
     CHECK_INT(c->nservers, 1);
     CHECK_STR(c->servers[0]->loc->root, "/srv/my www");
-    CHECK_INT(c->servers[0]->loc->nindex, 2);
-    CHECK_STR(c->servers[0]->loc->index[1], "index.html");
+
     CHECK_STR(c->servers[0]->loc->default_type, "application/octet-stream");
     CHECK_INT(c->keepalive_timeout, 5000);
     nicd_conf_free(c);

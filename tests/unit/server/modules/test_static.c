@@ -2,6 +2,7 @@
 
 #include "../../../../src/server/modules/static.c"
 #include "harness.h"
+#include "modules/modules.h"
 
 static void
 test_etag_match(void)
@@ -22,9 +23,46 @@ test_etag_match(void)
 #undef M
 }
 
+/* index, autoindex and gzip_static: the module's settings, merged */
+static void
+test_settings(void)
+{
+    nicd_conf_t         *c = nicd_conf_new(nicd_modules);
+    const static_conf_t *h, *s, *l;
+    char                 err[512];
+
+    CHECK(nicd_conf_parse_string(
+              c,
+              "http { index index.htm 'index.html'; autoindex on;"
+              " server { listen 127.0.0.1:0; autoindex_format json;"
+              " location /x/ { index a; gzip_static on;"
+              " autoindex_exact_size off; } } }",
+              "test.conf", err, sizeof(err))
+          == 0);
+    CHECK(nicd_conf_finish(c, err, sizeof(err)) == 0);
+    h = SC(c->http);
+    s = SC(c->servers[0]->loc);
+    l = SC(c->servers[0]->loc->locs[0]);
+    CHECK_INT(h->nindex, 2);
+    CHECK_STR(h->index[1], "index.html");
+    CHECK(h->autoindex && h->exact_size && h->format == AUTOINDEX_HTML);
+    CHECK_INT(s->nindex, 2); /* a list is taken whole */
+    CHECK(s->autoindex && s->format == AUTOINDEX_JSON && !s->gzip_static);
+    CHECK_INT(l->nindex, 1);
+    CHECK_STR(l->index[0], "a");
+    CHECK(l->gzip_static && !l->exact_size && l->format == AUTOINDEX_JSON);
+    nicd_conf_free(c);
+    c = nicd_conf_new(nicd_modules);
+    CHECK(nicd_conf_finish(c, err, sizeof(err)) == 0);
+    CHECK_INT(SC(c->http)->nindex, 1); /* nginx's default */
+    CHECK_STR(SC(c->http)->index[0], "index.html");
+    nicd_conf_free(c);
+}
+
 int
 main(void)
 {
     RUN(test_etag_match);
+    RUN(test_settings);
     return harness_report("test_static");
 }
