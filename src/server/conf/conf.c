@@ -175,7 +175,6 @@ loc_new(nicd_conf_t *c, int kind)
     l->max_ranges = NICD_UNSET;
     l->limit_rate = NICD_UNSET;
     l->format = -1;
-    l->lua_idx = -1;
     l->gzip_vary = NICD_UNSET;
     l->absolute_redirect = NICD_UNSET;
     l->internal = 0;

@@ -115,8 +115,8 @@ struct nicd_loc_conf_s {
     nicd_content_pt handler;
     int             format; /* SNIC_REPORT_* of a report */
     char           *handler_name;
-    char           *lua; /* the Lua script, or NULL */
-    int             lua_idx;
+    int             handler_body; /* the handler takes the request body,
+                                     read whole first, and any method */
 
     /* modules/error_page.c */
     /* gzip_vary (the core's, as nginx's: gzip and gzip_static both read
@@ -217,6 +217,7 @@ typedef struct nicd_conf_s {
     /* every location with a Lua handler, for the workers' Lua states */
     nicd_loc_conf_t **lua_locs;
     int               nlua;
+    int               body_handlers;      /* locations with handler_body */
     long              lua_time_limit;     /* ms a Lua handler may run */
     int               internal_redirects; /* cap, as nginx's 10 */
 

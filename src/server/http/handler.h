@@ -223,10 +223,11 @@ int nicd_open_status(nicd_conn_t *c, int err, const char *path);
 void *nicd_regex_match(nicd_worker_t *w, void *re, const char *s, size_t len);
 
 /*
- * 1 when the request's location (for its path and Host) has a Lua
- * handler: a request with a body for it is read whole first (http.c).
+ * 1 when the request's location (for its path and Host) has a content
+ * handler that takes the body (handler_body, Lua's): a request with a
+ * body for it is read whole first (http.c).
  */
-int nicd_lua_location(nicd_conn_t *c, const nicd_request_t *r);
+int nicd_body_location(nicd_conn_t *c, const nicd_request_t *r);
 
 /*
  * What an access log line is made of (modules/log_format.c), filled by

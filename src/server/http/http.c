@@ -406,7 +406,7 @@ h1_handle(nicd_conn_t *c)
             return;
         }
         fill_request(c, REQ_BASE(c), &q, c->w->hname, c->w->hvalue);
-        if (nicd_lua_location(c, &q)) {
+        if (nicd_body_location(c, &q)) {
             (void) hold(c, 1);
             return;
         }

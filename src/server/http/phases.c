@@ -324,7 +324,8 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
         }
     }
     if (lc->handler != NULL) {
-        if (lc->lua == NULL && r->method != NICD_M_GET && !head) {
+        /* a handler that takes no body answers GET and HEAD alone */
+        if (!lc->handler_body && r->method != NICD_M_GET && !head) {
             nicd_respond_error(c, 405, head, NULL, 0);
         } else {
             lc->handler(c, r, lc);
@@ -438,14 +439,15 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
 }
 
 int
-nicd_lua_location(nicd_conn_t *c, const nicd_request_t *r)
+nicd_body_location(nicd_conn_t *c, const nicd_request_t *r)
 {
     const nicd_conf_t        *cf = c->w->cycle->conf;
     const nicd_server_conf_t *srv;
     const nicd_loc_conf_t    *lc;
     size_t                    n;
 
-    if (cf->nlua == 0 || nicd_buf_reserve(&c->w->path, r->path.len + 2) != 0
+    if (cf->body_handlers == 0
+        || nicd_buf_reserve(&c->w->path, r->path.len + 2) != 0
         || nicd_path_normalize(r->path.p, r->path.len, c->w->path.data, &n)
                != 0) {
         return 0;
@@ -453,7 +455,7 @@ nicd_lua_location(nicd_conn_t *c, const nicd_request_t *r)
     srv = server_of(c, r);
     lc =
         nicd_conf_find_location(srv, c->w->path.data, n, nicd_match_data(c->w));
-    return lc->lua != NULL;
+    return lc->handler_body;
 }
 
 void

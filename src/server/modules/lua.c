@@ -29,6 +29,26 @@
 #include "handler.h"
 #include "../../util/clock.h"
 
+/* the module's settings of a location: its script and its place in
+ * nicd_conf_t.lua_locs (the workers' states keep one function a script) */
+typedef struct {
+    char *file; /* NULL: none here */
+    int   idx;
+} lua_conf_t;
+
+nicd_module_t nicd_lua_module;
+
+static void *
+create_conf(nicd_conf_t *c)
+{
+    lua_conf_t *lc = nicd_conf_alloc(c, sizeof(*lc));
+
+    if (lc != NULL) {
+        lc->idx = -1;
+    }
+    return lc;
+}
+
 #if HAVE_LUAJIT
 
 #include <lauxlib.h>
@@ -37,6 +57,12 @@
 #include <lualib.h>
 
 #define HOOK_EVERY 1000 /* VM instructions between clock checks */
+
+static const lua_conf_t *
+lua_of(const nicd_loc_conf_t *lc)
+{
+    return NICD_LOC_CONF(lc, nicd_lua_module);
+}
 
 typedef struct {
     lua_State          *L;
@@ -138,7 +164,7 @@ worker_load(lua_worker_t *lw, const nicd_cycle_t *cy)
     lua_setfield(lw->L, -2, "root");
     lua_setglobal(lw->L, "nicd");
     for (i = 0; i < cf->nlua; i++) {
-        const char *file = cf->lua_locs[i]->lua;
+        const char *file = lua_of(cf->lua_locs[i])->file;
 
         lw->refs[i] = LUA_NOREF;
         lw->deadline_ns =
@@ -334,8 +360,8 @@ nicd_lua_content(nicd_conn_t *c, const nicd_request_t *r,
                  const nicd_loc_conf_t *lc)
 {
     const nicd_conf_t *cf = c->w->cycle->conf;
-    const char        *file = lc->lua;
-    int                loc = lc->lua_idx;
+    const char        *file = lua_of(lc)->file;
+    int                loc = lua_of(lc)->idx;
     int                head = r->method == NICD_M_HEAD;
     lua_worker_t      *lw = c->w->lua;
     lua_State         *L;
@@ -412,6 +438,7 @@ lua_worker_free(nicd_worker_t *w)
 static const char *
 set_lua_handler(parse_t *ps, const char **a, int n)
 {
+    lua_conf_t       *lc = nicd_conf_module_loc(ps);
     char              err[512];
     const char       *msg;
     nicd_loc_conf_t **all;
@@ -425,13 +452,15 @@ set_lua_handler(parse_t *ps, const char **a, int n)
     }
     all = nicd_conf_grow(ps->conf, ps->conf->lua_locs, ps->conf->nlua,
                          sizeof(*all));
-    if (all == NULL
-        || (ps->loc->lua = nicd_conf_strdup(ps->conf, a[0])) == NULL) {
+    if (all == NULL || (lc->file = nicd_conf_strdup(ps->conf, a[0])) == NULL) {
         return "out of memory";
     }
-    ps->loc->lua_idx = ps->conf->nlua;
+    lc->idx = ps->conf->nlua;
     all[ps->conf->nlua++] = ps->loc;
     ps->conf->lua_locs = all;
+    /* it reads the body, of any method (the engine's to know) */
+    ps->loc->handler_body = 1;
+    ps->conf->body_handlers++;
     return NULL;
 }
 
@@ -455,6 +484,7 @@ static const directive_t lua_directives[] = {
 nicd_module_t nicd_lua_module = {
     .name = "lua",
     .directives = lua_directives,
+    .create_loc_conf = create_conf,
     .worker_init = lua_worker_init,
     .worker_free = lua_worker_free,
 };
