@@ -468,6 +468,20 @@ site("variables", """
       "/cache/x", "/cache/y?z=1", "/after", "/tf/missing", "/tf/",
       "/setlater/"])
 
+# a new user's single-page site: "$uri/index.html" of "/" is
+# "//index.html", and "/$uri" doubles every slash; both are files beneath
+# the root for nginx (issue 41)
+site("try-files-slashes", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        location / { try_files $uri $uri/index.html @fallback; }
+        location /double/ { try_files /$uri =404; }
+        location @fallback { return 200 "fallback $uri\\n"; }
+    }
+""", ["/", "/index.html", "/a.txt", "/nothing", "/img/", "/double/x",
+      "/double/", "//a.txt"])
+
 GZ = {"Accept-Encoding": "gzip"}
 
 site("gzip-on-the-fly", """

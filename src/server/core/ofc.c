@@ -225,9 +225,18 @@ open_new(nicd_ofc_t *c, int root_fd, const char *path, size_t len, unsigned h,
 {
     nicd_file_t *f;
     struct stat  st;
-    const char  *rel = len > 1 ? path + 1 : ".";
+    const char  *rel = path;
     int          fd, err;
 
+    /* relative to the root: every leading "/" goes ("//index.html", which
+     * try_files $uri/index.html makes of "/", is a file beneath it, as
+     * nginx finds it; an absolute name would be refused as leaving it) */
+    while (*rel == '/') {
+        rel++;
+    }
+    if (*rel == '\0' || len <= 1) {
+        rel = ".";
+    }
     fd = open_beneath(c, root_fd, rel);
     if (fd == -1) {
         return errno;
