@@ -230,7 +230,10 @@ if_range_ok(const nicd_request_t *r, nicd_file_t *f)
     if (v->p == NULL) {
         return 1;
     }
-    if (v->len > 0 && (v->p[0] == '"' || (v->len > 2 && v->p[0] == 'W'))) {
+    /* an entity tag ("..." or W/"..."), else a date: "Wed, ..." is one */
+    if (v->len > 0
+        && (v->p[0] == '"'
+            || (v->len > 2 && v->p[0] == 'W' && v->p[1] == '/'))) {
         return v->len == f->etag_len && memcmp(v->p, f->etag, v->len) == 0;
     }
     /* a date is only a strong validator when the file has not changed

@@ -23,6 +23,38 @@ test_etag_match(void)
 #undef M
 }
 
+/* If-Range: an entity tag compared strongly, or the file's date, of any
+ * weekday ("Wed, ..." is no weak tag) */
+static void
+test_if_range(void)
+{
+    nicd_request_t r;
+    nicd_file_t    f;
+    char           date[NICD_HTTP_DATE_LEN + 1];
+    int            day;
+
+    memset(&f, 0, sizeof(f));
+    strcpy(f.etag, "\"5f-1a\"");
+    f.etag_len = strlen(f.etag);
+#define IF_RANGE(s)                                                            \
+    (r.hdr[NICD_HDR_IF_RANGE].p = (s),                                         \
+     r.hdr[NICD_HDR_IF_RANGE].len = strlen(s), if_range_ok(&r, &f))
+    memset(&r, 0, sizeof(r));
+    CHECK(if_range_ok(&r, &f)); /* none: the range applies */
+    CHECK(IF_RANGE("\"5f-1a\""));
+    CHECK(!IF_RANGE("\"5f-1b\""));
+    CHECK(!IF_RANGE("W/\"5f-1a\"")); /* weak: never, strong comparison */
+    /* a date on each day of a week, 2015-10-18 (a Sunday) on */
+    for (day = 0; day < 7; day++) {
+        f.mtime = 1445126400 + (time_t) day * 86400;
+        nicd_http_date(date, f.mtime);
+        CHECK(IF_RANGE(date));
+        f.mtime += 1; /* changed since */
+        CHECK(!IF_RANGE(date));
+    }
+#undef IF_RANGE
+}
+
 /* index, autoindex and gzip_static: the module's settings, merged */
 static void
 test_settings(void)
@@ -63,6 +95,7 @@ int
 main(void)
 {
     RUN(test_etag_match);
+    RUN(test_if_range);
     RUN(test_settings);
     return harness_report("test_static");
 }
