@@ -146,8 +146,9 @@ typedef struct nicd_module_s {
      * postconfiguration), in the list's order: NULL, or a message that
      * fails the configuration */
     const char *(*postconfiguration)(nicd_conf_t *c);
-    /* once, before any configuration is read: its hooks into the phases
-     * and filters */
+    /* once, before any configuration is read: its filters and hooks into
+     * the http layer (its phase handlers are a configuration's: added in
+     * postconfiguration) */
     void (*init)(void);
     /* what it keeps per worker thread: made before the thread's first
      * request, freed when it ends */

@@ -1,8 +1,9 @@
 /*
  * The phases of a request, as nginx's phase engine
  * (ngx_http_core_module.c): a module adds its handlers to the phases it
- * works in, once in its init; the engine (phases.c) runs each phase's
- * handlers in the order they were added, for the location at hand:
+ * works in, in its postconfiguration, where the configuration uses it;
+ * the engine (phases.c) runs each phase's handlers in the order they were
+ * added, for the location at hand:
  *
  *   server rewrite   the server's own rules, before a location is found
  *   find location    (the engine: "=", longest prefix, regexes)
