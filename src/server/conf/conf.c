@@ -181,15 +181,6 @@ loc_new(nicd_conf_t *c, int kind)
     return l;
 }
 
-#define MERGE_INT(f, dflt)                                                     \
-    if (l->f == NICD_UNSET) {                                                  \
-        l->f = p != NULL ? p->f : (dflt);                                      \
-    }
-#define MERGE_PTR(f, dflt)                                                     \
-    if (l->f == NULL) {                                                        \
-        l->f = p != NULL ? p->f : (dflt);                                      \
-    }
-
 /* l takes what it does not set from p (NULL: the defaults), the core's
  * settings and each module's: NULL, or a message */
 static const char *
@@ -204,15 +195,15 @@ loc_merge(nicd_conf_t *c, nicd_loc_conf_t *l, const nicd_loc_conf_t *p)
         l->root_vars = p != NULL ? p->root_vars : 0;
         l->root_default = p != NULL ? p->root_default : 1;
     }
-    MERGE_INT(alias, 0);
-    MERGE_INT(etag, 1);
-    MERGE_INT(if_modified_since, NICD_IMS_EXACT);
-    MERGE_INT(max_ranges, 64);
-    MERGE_INT(limit_rate, 0);
-    MERGE_PTR(default_type, "text/plain");
-    MERGE_PTR(charset, NULL);
-    MERGE_INT(gzip_vary, 0);
-    MERGE_INT(absolute_redirect, 1);
+    NICD_MERGE(l, p, alias, 0);
+    NICD_MERGE(l, p, etag, 1);
+    NICD_MERGE(l, p, if_modified_since, NICD_IMS_EXACT);
+    NICD_MERGE(l, p, max_ranges, 64);
+    NICD_MERGE(l, p, limit_rate, 0);
+    NICD_MERGE_PTR(l, p, default_type, "text/plain");
+    NICD_MERGE_PTR(l, p, charset, NULL);
+    NICD_MERGE(l, p, gzip_vary, 0);
+    NICD_MERGE(l, p, absolute_redirect, 1);
     for (i = 0; i < c->nmodules; i++) {
         if (c->modules[i]->merge_loc_conf != NULL) {
             msg = c->modules[i]->merge_loc_conf(

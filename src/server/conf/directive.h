@@ -159,6 +159,31 @@ typedef struct nicd_module_s {
     int index;
 } nicd_module_t;
 
+/*
+ * For merge hooks (nginx's ngx_conf_merge_*_value): conf's field f, left
+ * unset (NICD_UNSET; a pointer: NULL), takes prev's (prev NULL: dflt).  A
+ * list (pointer f, count n) is taken whole, as nginx's lists are.
+ */
+#define NICD_MERGE(conf, prev, f, dflt)                                        \
+    do {                                                                       \
+        if ((conf)->f == NICD_UNSET) {                                         \
+            (conf)->f = (prev) != NULL ? (prev)->f : (dflt);                   \
+        }                                                                      \
+    } while (0)
+#define NICD_MERGE_PTR(conf, prev, f, dflt)                                    \
+    do {                                                                       \
+        if ((conf)->f == NULL) {                                               \
+            (conf)->f = (prev) != NULL ? (prev)->f : (dflt);                   \
+        }                                                                      \
+    } while (0)
+#define NICD_MERGE_LIST(conf, prev, f, n)                                      \
+    do {                                                                       \
+        if ((conf)->f == NULL && (prev) != NULL) {                             \
+            (conf)->f = (prev)->f;                                             \
+            (conf)->n = (prev)->n;                                             \
+        }                                                                      \
+    } while (0)
+
 /* the module's settings of a level (lc: a const nicd_loc_conf_t *) */
 #define NICD_LOC_CONF(lc, module) ((lc)->mconf[(module).index])
 

@@ -59,19 +59,9 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
     access_conf_t       *ac = conf;
 
     (void) c;
-    if (p == NULL) {
-        return NULL;
-    }
-    if (ac->rules == NULL) {
-        ac->rules = p->rules;
-        ac->nrules = p->nrules;
-    }
-    if (ac->realm == NULL) {
-        ac->realm = p->realm;
-    }
-    if (ac->user_file == NULL) {
-        ac->user_file = p->user_file;
-    }
+    NICD_MERGE_LIST(ac, p, rules, nrules);
+    NICD_MERGE_PTR(ac, p, realm, NULL);
+    NICD_MERGE_PTR(ac, p, user_file, NULL);
     return NULL;
 }
 

@@ -43,10 +43,7 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
     error_page_conf_t       *ec = conf;
 
     (void) c;
-    if (ec->pages == NULL && p != NULL) {
-        ec->pages = p->pages;
-        ec->npages = p->npages;
-    }
+    NICD_MERGE_LIST(ec, p, pages, npages);
     return NULL;
 }
 

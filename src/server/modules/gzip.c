@@ -59,19 +59,12 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
     gzip_conf_t       *gc = conf;
 
     (void) c;
-    if (gc->enable == NICD_UNSET) {
-        gc->enable = p != NULL ? p->enable : 0;
-    }
-    if (gc->comp_level == NICD_UNSET) {
-        gc->comp_level = p != NULL ? p->comp_level : 1;
-    }
+    NICD_MERGE(gc, p, enable, 0);
+    NICD_MERGE(gc, p, comp_level, 1);
     if (gc->min_length == (size_t) -1) {
         gc->min_length = p != NULL ? p->min_length : 20;
     }
-    if (gc->types == NULL && p != NULL) {
-        gc->types = p->types;
-        gc->ntypes = p->ntypes;
-    }
+    NICD_MERGE_LIST(gc, p, types, ntypes);
     return NULL;
 }
 

@@ -64,10 +64,7 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
     headers_conf_t       *hc = conf;
 
     (void) c;
-    if (hc->headers == NULL && p != NULL) {
-        hc->headers = p->headers;
-        hc->nheaders = p->nheaders;
-    }
+    NICD_MERGE_LIST(hc, p, headers, nheaders);
     if (hc->expires_kind == NICD_UNSET) {
         hc->expires_kind = p != NULL ? p->expires_kind : EXPIRES_OFF;
         hc->expires = p != NULL ? p->expires : 0;

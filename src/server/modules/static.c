@@ -57,11 +57,6 @@ create_conf(nicd_conf_t *c)
     return sc;
 }
 
-#define MERGE(f, dflt)                                                         \
-    if (sc->f == NICD_UNSET) {                                                 \
-        sc->f = p != NULL ? p->f : (dflt);                                     \
-    }
-
 static const char *
 merge_conf(nicd_conf_t *c, const void *prev, void *conf)
 {
@@ -74,11 +69,11 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
         sc->index = p != NULL ? p->index : default_index;
         sc->nindex = p != NULL ? p->nindex : 1;
     }
-    MERGE(autoindex, 0);
-    MERGE(exact_size, 1);
-    MERGE(localtime, 0);
-    MERGE(format, AUTOINDEX_HTML);
-    MERGE(gzip_static, 0);
+    NICD_MERGE(sc, p, autoindex, 0);
+    NICD_MERGE(sc, p, exact_size, 1);
+    NICD_MERGE(sc, p, localtime, 0);
+    NICD_MERGE(sc, p, format, AUTOINDEX_HTML);
+    NICD_MERGE(sc, p, gzip_static, 0);
     return NULL;
 }
 
