@@ -47,8 +47,6 @@ nicd_is_url(const char *s, size_t n)
  * A redirect to target (a URL, or a path made absolute with the request's
  * scheme, Host and the port it came to, as nginx's absolute_redirect).
  */
-#define redirect nicd_redirect
-
 void
 nicd_redirect(nicd_conn_t *c, const nicd_request_t *r, int status,
               const char *target, size_t len)
@@ -168,8 +166,6 @@ static const struct nicd_phases_s no_phases;
 
 static void run(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
                 size_t len, const nicd_loc_conf_t *named, int server_rw);
-
-#define internal_redirect nicd_internal_redirect
 
 /* an internal redirect to uri (a copy is made: uri may be in w->uri) */
 void
