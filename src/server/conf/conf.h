@@ -290,7 +290,4 @@ int nicd_conf_finish(nicd_conf_t *c, char *err, size_t errlen);
  * location's default_type applies). */
 const char *nicd_conf_mime(const nicd_conf_t *c, const char *name, size_t len);
 
-/* Parse "addr:port", "port", "[v6]:port", "*:port" into l. 0 or -1. */
-int nicd_listen_parse(nicd_listen_conf_t *l, const char *text);
-
 #endif /* NICD_CONF_H */

@@ -77,8 +77,7 @@ struct parse_s {
     nicd_server_conf_t         *srv; /* the server {} at hand, or NULL */
     nicd_loc_conf_t            *loc; /* the settings directives at hand go to */
     const directive_t          *d;   /* the directive being set */
-    const struct nicd_module_s *module;   /* ... and its module (NULL: the
-                                           core's) */
+    const struct nicd_module_s *module;   /* ... and its module */
     int                         override; /* -g: a setting may replace one */
     set_pt                      lines;    /* a CTX_LINES block's line handler */
     void                       *lines_data; /* ... and what it fills */
@@ -93,11 +92,24 @@ void *nicd_conf_grow(nicd_conf_t *c, void *arr, int n, size_t size);
  * NULL with err */
 void *nicd_conf_regex(nicd_conf_t *c, const char *re, int caseless, char *err,
                       size_t errlen);
-/* "on"/"off", sizes and times, for setters (NULL or a message) */
+/* "on"/"off", sizes, times and whole numbers > 0, for setters (NULL or a
+ * message) */
 const char *nicd_conf_size(const char *v, size_t *out);
 const char *nicd_conf_time(const char *v, long *out);
+const char *nicd_conf_positive(const char *v, int *out);
 /* replace *dst (heap) with a copy of v */
 const char *nicd_conf_str(char **dst, const char *v);
+
+/*
+ * A setter's message: NULL when it went well; one beginning "is " is said
+ * as "\"NAME\" directive is ..."; any other as "... in \"NAME\"
+ * directive", each followed by where it stands.  A setter that says its
+ * error whole, as nginx's ngx_conf_log_error, returns nicd_conf_error().
+ */
+extern const char nicd_conf_reported[];
+#define NICD_CONF_ERROR nicd_conf_reported
+const char *nicd_conf_error(parse_t *ps, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* a message for a setter to return (a static buffer) */
 const char *nicd_conf_msg(const char *fmt, ...)
@@ -128,7 +140,8 @@ typedef struct nicd_module_s {
     /* a directive no table names (a send backend's report, whose names
      * the backends make): 1 when the module took it, with *msg NULL or
      * the error; 0 when it is not the module's */
-    int (*unknown)(parse_t *ps, const char *name, int nargs, const char **msg);
+    int (*unknown)(parse_t *ps, const char *name, const char **args, int nargs,
+                   const char **msg);
     /*
      * Its settings of the http, server and location levels, as nginx's
      * create_loc_conf and merge_loc_conf (optional, both or neither).
@@ -190,6 +203,23 @@ typedef struct nicd_module_s {
 /* the settings of the module of the directive being set, at the level
  * being read (a module's own setters write them) */
 void *nicd_conf_module_loc(parse_t *ps);
+
+/*
+ * What the core module's blocks and setters need of the reader and of
+ * the levels: a new location level (every module's settings made), a
+ * new server, the server at hand (at the top level the implicit one,
+ * made on first use: nicd's one-site form), the reader set where the
+ * command line stands, and a directive applied where ps stands (0, or -1
+ * with the error in ps->err).
+ */
+nicd_loc_conf_t    *nicd_conf_loc_new(nicd_conf_t *c, int kind);
+nicd_server_conf_t *nicd_conf_server_new(nicd_conf_t *c, nicd_loc_conf_t *loc,
+                                         const char *where);
+nicd_server_conf_t *nicd_conf_server(parse_t *ps);
+void                nicd_conf_parse_init(parse_t *ps, nicd_conf_t *c, char *err,
+                                         size_t errlen);
+int nicd_conf_apply(parse_t *ps, const char *name, const char **args,
+                    int nargs);
 
 /*
  * The generic setters, nginx's ngx_conf_set_*_slot: the directive's

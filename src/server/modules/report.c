@@ -48,14 +48,19 @@ report(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *loc)
 /* "nic_status;": a name the send backends make (snic), so no table can
  * list it; a location's content */
 static int
-report_directive(parse_t *ps, const char *name, int nargs, const char **msg)
+report_directive(parse_t *ps, const char *name, const char **a, int nargs,
+                 const char **msg)
 {
+    (void) a;
     int fmt = snic_backend_report_format(name);
 
     if (fmt < 0 || nargs != 0 || ps->ctx != CTX_LOC) {
         return 0;
     }
     *msg = nicd_conf_handler(ps, report, name);
+    if (*msg != NULL) {
+        *msg = nicd_conf_error(ps, "\"%s\" %s", name, *msg);
+    }
     ps->loc->format = fmt;
     return 1;
 }

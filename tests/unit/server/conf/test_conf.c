@@ -5,6 +5,7 @@
 
 #include "../../../../src/server/conf/conf.c"
 #include "harness.h"
+#include "listen.h"
 #include "lookup.h"
 #include "modules/modules.h"
 

@@ -1,0 +1,190 @@
+/*
+ * The TLS settings (nginx's ngx_http_ssl_module): certificates per
+ * server, protocols, ciphers and the session cache, checked once the
+ * configuration is read.  The TLS I/O that uses them is core/tls.c.
+ */
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../conf/directive.h"
+
+static const char *
+set_ssl_protocols(parse_t *ps, const char **a, int n)
+{
+    nicd_conf_t *c = ps->conf;
+    static const struct {
+        const char *name;
+        int         bit;
+    } names[] = {{"TLSv1", NICD_TLS_1_0},
+                 {"TLSv1.1", NICD_TLS_1_1},
+                 {"TLSv1.2", NICD_TLS_1_2},
+                 {"TLSv1.3", NICD_TLS_1_3}};
+    int i, k, bits = 0;
+
+    for (i = 0; i < n; i++) {
+        for (k = 0; k < 4 && strcmp(a[i], names[k].name) != 0; k++) {
+        }
+        if (k == 4) {
+            return nicd_conf_msg(
+                "unknown protocol \"%s\" (TLSv1, TLSv1.1, TLSv1.2, "
+                "TLSv1.3)",
+                a[i]);
+        }
+        bits |= names[k].bit;
+    }
+    c->ssl_protocols = bits;
+    return NULL;
+}
+
+/*
+ * ssl_session_cache off | none | builtin[:SIZE] | shared:NAME:SIZE ...
+ * One SSL_CTX serves every worker thread, so OpenSSL's own cache is
+ * already shared: "builtin" and "shared" both size it (shared's SIZE in
+ * bytes, about 4,000 sessions a megabyte as in nginx).
+ */
+static const char *
+set_ssl_session_cache(parse_t *ps, const char **a, int n)
+{
+    nicd_conf_t *c = ps->conf;
+    int          i;
+    long         sessions = 0, v;
+    char        *end;
+    const char  *colon;
+    size_t       bytes;
+
+    for (i = 0; i < n; i++) {
+        if (strcmp(a[i], "off") == 0 || strcmp(a[i], "none") == 0) {
+            continue;
+        }
+        if (strcmp(a[i], "builtin") == 0) {
+            sessions += 20480;
+        } else if (strncmp(a[i], "builtin:", 8) == 0) {
+            v = strtol(a[i] + 8, &end, 10);
+            if (a[i][8] == '\0' || *end != '\0' || v <= 0) {
+                return nicd_conf_msg("invalid session cache \"%s\"", a[i]);
+            }
+            sessions += v;
+        } else if (strncmp(a[i], "shared:", 7) == 0
+                   && (colon = strchr(a[i] + 7, ':')) != NULL
+                   && colon > a[i] + 7) {
+            if (nicd_conf_size(colon + 1, &bytes) != NULL || bytes == 0) {
+                return nicd_conf_msg("invalid session cache \"%s\"", a[i]);
+            }
+            sessions += (long) (bytes / 256);
+        } else {
+            return nicd_conf_msg("invalid session cache \"%s\"", a[i]);
+        }
+    }
+    c->ssl_session_cache = sessions;
+    return NULL;
+}
+
+/* in a server {} block: that block's certificate (SNI); elsewhere the
+ * http-level one, which blocks without their own inherit */
+static const char *
+set_ssl_certificate(parse_t *ps, const char **a, int n)
+{
+    int key = strcmp(ps->d->name, "ssl_certificate_key") == 0;
+
+    (void) n;
+    if (ps->srv != NULL) {
+        char **dst = key ? &ps->srv->key : &ps->srv->cert;
+
+        *dst = nicd_conf_strdup(ps->conf, a[0]);
+        return *dst == NULL ? "out of memory" : NULL;
+    }
+    return nicd_conf_str(key ? &ps->conf->ssl_certificate_key
+                             : &ps->conf->ssl_certificate,
+                         a[0]);
+}
+
+/*
+ * Each server's certificate and key: its own, else the http-level ones;
+ * with none at http level, the first server with a certificate gives the
+ * default one (clients without SNI, or naming no server), as nginx's
+ * first server is the default of its listen.  NULL, or a message.
+ */
+static const char *
+finish_certificates(nicd_conf_t *c)
+{
+    nicd_server_conf_t *sv;
+    int                 i;
+
+    for (i = 0; i < c->nservers; i++) {
+        sv = c->servers[i];
+        if (sv->cert == NULL) {
+            sv->cert = c->ssl_certificate;
+        }
+        if (sv->key == NULL) {
+            sv->key = c->ssl_certificate_key;
+        }
+        if (c->nssl > 0 && sv->cert != NULL && sv->key == NULL) {
+            return nicd_conf_msg(
+                "no \"ssl_certificate_key\" is defined for certificate "
+                "\"%s\" of the server block at %s",
+                sv->cert, sv->where != NULL ? sv->where : "?");
+        }
+    }
+    for (i = 0; i < c->nservers && c->ssl_certificate == NULL; i++) {
+        sv = c->servers[i];
+        if (sv->cert != NULL && sv->key != NULL
+            && (nicd_conf_str(&c->ssl_certificate, sv->cert) != NULL
+                || nicd_conf_str(&c->ssl_certificate_key, sv->key) != NULL)) {
+            return "out of memory";
+        }
+    }
+    return NULL;
+}
+
+/* every server's certificate, and one for each "listen ... ssl" */
+static const char *
+ssl_postconfiguration(nicd_conf_t *c)
+{
+    const char *msg = finish_certificates(c);
+    int         i;
+
+    if (msg != NULL || c->nssl == 0) {
+        return msg;
+    }
+    if (c->ssl_certificate == NULL || c->ssl_certificate_key == NULL) {
+        for (i = 0; !c->listens[i].ssl; i++) {
+        }
+        return nicd_conf_msg("no \"ssl_certificate%s\" is defined for the "
+                             "\"listen %s ssl\" directive in %s",
+                             c->ssl_certificate == NULL ? "" : "_key",
+                             c->listens[i].text, c->listens[i].where);
+    }
+    return NULL;
+}
+
+#define CONF(f) offsetof(nicd_conf_t, f)
+#define MH      (CTX_MAIN | CTX_HTTP)
+
+static const directive_t ssl_directives[] = {
+    {"ssl_certificate", CTX_TOP, 1, 1, set_ssl_certificate, 0},
+    {"ssl_certificate_key", CTX_TOP, 1, 1, set_ssl_certificate, 0},
+    {"ssl_protocols", MH, 1, 4, set_ssl_protocols, 0},
+    {"ssl_ciphers", MH, 1, 1, nicd_conf_slot_str, CONF(ssl_ciphers)},
+    {"ssl_prefer_server_ciphers", MH, 1, 1, nicd_conf_slot_flag,
+     CONF(ssl_prefer_server_ciphers)},
+    {"ssl_session_cache", MH, 1, 3, set_ssl_session_cache, 0},
+    {"ssl_session_timeout", MH, 1, 1, nicd_conf_slot_msec,
+     CONF(ssl_session_timeout)},
+    {"ssl_session_tickets", MH, 1, 1, nicd_conf_slot_flag,
+     CONF(ssl_session_tickets)},
+    {"ssl_dhparam", MH, 1, 1, nicd_conf_slot_str, CONF(ssl_dhparam)},
+    /* nginx's housekeeping: nothing to do for nicd (docs/config.md) */
+    {"ssl_session_ticket_key", MH, 1, 1, nicd_conf_housekeeping, 0},
+    {"ssl_stapling", CTX_TOP, 1, 1, nicd_conf_housekeeping, 0},
+    {"ssl_stapling_verify", CTX_TOP, 1, 1, nicd_conf_housekeeping, 0},
+    {NULL, 0, 0, 0, NULL, 0},
+};
+
+nicd_module_t nicd_http_ssl_module = {
+    .name = "ssl",
+    .directives = ssl_directives,
+    .postconfiguration = ssl_postconfiguration,
+};
