@@ -56,7 +56,9 @@ LDLIBS_ALL = $(EVENT_LIBS) $(SSL_LIBS) $(NGHTTP2_LIBS) $(LUAJIT_LIBS) $(PCRE2_LI
 
 SNIC_SRCS = $(sort $(wildcard src/sendfile_nic/*.c src/sendfile_nic/*/*.c))
 UTIL_SRCS = $(sort $(wildcard src/util/*.c))
-SERVER_SRCS = $(filter-out src/server/main.c,$(sort $(wildcard src/server/*.c src/server/*/*.c)))
+# nicd's program (src/server/nicd/: main, options, cycle, listening,
+# master) apart from the library the tests link
+SERVER_SRCS = $(filter-out src/server/nicd/%,$(sort $(wildcard src/server/*.c src/server/*/*.c)))
 LIB_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SNIC_SRCS) $(UTIL_SRCS) $(SERVER_SRCS))
 UTIL_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(UTIL_SRCS))
 # the trace library (trace_replayer/lib/) apart from the programs, each of
@@ -68,7 +70,7 @@ SIM_OBJS = $(filter $(BUILD)/obj/sendfile_nic/policy/%.o $(BUILD)/obj/sendfile_n
 # what niccompare needs of the models: the testbeds, buses and policy names
 MODEL_OBJS = $(filter $(BUILD)/obj/sendfile_nic/policy/%.o $(BUILD)/obj/sendfile_nic/mem.o $(BUILD)/obj/sendfile_nic/nic/bus.o $(BUILD)/obj/sendfile_nic/nic/host.o,$(LIB_OBJS))
 TRACE_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(TRACE_SRCS))
-MAIN_OBJ = $(BUILD)/obj/server/main.o
+MAIN_OBJ = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(sort $(wildcard src/server/nicd/*.c)))
 
 UNIT_SRCS = $(sort $(wildcard tests/unit/*/test_*.c tests/unit/*/*/test_*.c))
 UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))

@@ -12,7 +12,7 @@ BIN = os.path.dirname(NICD)
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.normpath(os.path.join(HERE, "..", ".."))
 PROGRAMS = {
-    "nicd": "src/server/main.c",
+    "nicd": "src/server/nicd",
     "nictrace": "trace_replayer/nictrace",
     "nicsim": "trace_replayer/nicsim",
     "nicreplay": "trace_replayer/nicreplay",

@@ -1,0 +1,22 @@
+/*
+ * A configuration generation (cycle.c): read, made running, freed.
+ */
+
+#ifndef NICD_CYCLE_H
+#define NICD_CYCLE_H
+
+#include "nicd.h"
+#include "options.h"
+
+/* The configuration from the file, -g and the flags, in that order.
+ * NULL with err set. */
+nicd_conf_t *nicd_conf_load(const nicd_options_t *opts, char *err,
+                            size_t errlen);
+
+/* Everything of conf (which it takes) but the workers, numbered
+ * generation.  NULL with err set (conf freed). */
+nicd_cycle_t *nicd_cycle_create(nicd_conf_t *conf, int generation, char *err,
+                                size_t errlen);
+void          nicd_cycle_destroy(nicd_cycle_t *cy);
+
+#endif
