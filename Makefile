@@ -50,7 +50,9 @@ ifeq ($(filter deps clean distclean format-check help,$(MAKECMDGOALS)),)
 endif
 PREFIX ?= /usr/local
 
-CPPFLAGS_ALL = -D_GNU_SOURCE -Ibuild -Isrc/server -Isrc/server/core -Isrc/server/http -Isrc/server/conf $(EVENT_CFLAGS) $(LUAJIT_CFLAGS) $(PCRE2_CFLAGS)
+# one include root for the sources ("server/http/phases.h"), build/ for
+# config.h; the trace tools add theirs ("lib/json.h")
+CPPFLAGS_ALL = -D_GNU_SOURCE -Ibuild -Isrc $(EVENT_CFLAGS) $(LUAJIT_CFLAGS) $(PCRE2_CFLAGS)
 CFLAGS_ALL = -std=gnu11 -pthread $(OPT) $(DEBUG) $(WARN) $(SAN) $(CFLAGS)
 LDLIBS_ALL = $(EVENT_LIBS) $(SSL_LIBS) $(NGHTTP2_LIBS) $(LUAJIT_LIBS) $(PCRE2_LIBS) $(CRYPT_LIBS) $(ZLIB_LIBS) $(URING_LIBS) -lm -pthread $(SAN) $(LDFLAGS)
 
@@ -125,7 +127,7 @@ $(BUILD)/obj/%.o: src/%.c $(BUILD)/.flags $(CONFIG)
 
 $(BUILD)/obj/trace_replayer/%.o: trace_replayer/%.c $(BUILD)/.flags $(CONFIG)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS_ALL) -Itrace_replayer $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
 
 $(BUILD)/nicd: $(LIB_OBJS) $(MAIN_OBJ)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
@@ -169,14 +171,14 @@ $(BUILD)/niccompare-plot: trace_replayer/niccompare/plot.py
 # a unit test #includes the .c it tests, so it links every other object
 $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/harness.h $(LIB_OBJS) $(TRACE_OBJS) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) -Itests/unit $(CFLAGS_ALL) -MMD -MP -o $@ $< \
+	$(CC) $(CPPFLAGS_ALL) -Itests/unit -Itrace_replayer $(CFLAGS_ALL) -MMD -MP -o $@ $< \
 	    $(filter-out $(BUILD)/obj/$(dir $*)$(patsubst test_%,%,$(notdir $*)).o,$(LIB_OBJS) $(TRACE_OBJS)) \
 	    $(LDLIBS_ALL) $(ZLIB_LIBS)
 
 # the fuzz targets' inputs replayed as a regression test (no clang needed)
 $(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/replay_main.c $(LIB_OBJS) $(TRACE_OBJS) $(BUILD)/.flags
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< tests/fuzz/replay_main.c \
+	$(CC) $(CPPFLAGS_ALL) -Itests/unit -Itrace_replayer $(CFLAGS_ALL) -o $@ $< tests/fuzz/replay_main.c \
 	    $(LIB_OBJS) $(TRACE_OBJS) $(LDLIBS_ALL) $(ZLIB_LIBS)
 
 FUZZ_REPLAY = $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(FUZZ_SRCS))

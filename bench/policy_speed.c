@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../src/sendfile_nic/nic/directory.h"
+#include "sendfile_nic/nic/directory.h"
 
 static double
 now(void)

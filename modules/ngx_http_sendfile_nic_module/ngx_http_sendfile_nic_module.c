@@ -28,7 +28,8 @@
 #include <ngx_core.h>
 #include <ngx_http.h>
 
-#include "snic.h"
+#include "sendfile_nic/snic.h"
+#include "sendfile_nic/snic_nic.h"
 
 
 #define NGX_HTTP_SENDFILE_NIC_PIECES  16

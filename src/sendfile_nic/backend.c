@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "snic.h"
+#include "sendfile_nic/snic.h"
 
 extern const snic_backend_t snic_backend_sendfile;
 extern const snic_backend_t snic_backend_copy;

@@ -18,7 +18,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "snic.h"
+#include "sendfile_nic/snic.h"
+#include "sendfile_nic/snic_backend.h"
 
 #define COPY_BUF_SIZE (64 * 1024)
 #define COPY_IOV_MAX  64

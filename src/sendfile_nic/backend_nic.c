@@ -61,14 +61,15 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "nic/bus.h"
-#include "nic/device.h"
-#include "nic/directory.h"
-#include "nic/host.h"
-#include "policy/policy.h"
-#include "snic.h"
-#include "../util/size.h"
-#include "../util/clock.h"
+#include "sendfile_nic/nic/bus.h"
+#include "sendfile_nic/nic/device.h"
+#include "sendfile_nic/nic/directory.h"
+#include "sendfile_nic/nic/host.h"
+#include "sendfile_nic/policy/policy.h"
+#include "sendfile_nic/snic_nic.h"
+#include "sendfile_nic/snic_backend.h"
+#include "util/size.h"
+#include "util/clock.h"
 
 enum {
     FB_HEADER = 0,

@@ -27,7 +27,8 @@
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 
-#include "snic.h"
+#include "sendfile_nic/snic.h"
+#include "sendfile_nic/snic_backend.h"
 
 /* the largest body a cork packs with what follows it */
 #define CORK_MAX (64 * 1024)

@@ -74,7 +74,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "snic.h"
+#include "sendfile_nic/snic.h"
+#include "sendfile_nic/snic_backend.h"
 
 #include "config.h"
 

@@ -8,7 +8,8 @@
 
 #include <sys/stat.h>
 
-#include "snic.h"
+#include "sendfile_nic/snic.h"
+#include "sendfile_nic/snic_backend.h"
 
 uint64_t
 snic_file_revision(const struct stat *st)

@@ -19,7 +19,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "snic.h"
+#include "sendfile_nic/snic.h"
+#include "sendfile_nic/snic_backend.h"
 
 size_t
 snic_iov_len(const struct iovec *iov, int n)

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "snic.h"
+#include "sendfile_nic/snic.h"
+#include "sendfile_nic/snic_nic.h"
+#include "sendfile_nic/snic_backend.h"
 
 static snic_allocator_t        heap; /* all NULL: the C heap */
 static const snic_allocator_t *cur = &heap;

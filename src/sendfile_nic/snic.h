@@ -9,6 +9,13 @@
  * Backends are const structs of operations registered in a NULL-terminated
  * table (snic_backends[]) and chosen by name at start-up.  Nothing in this
  * library knows HTTP.
+ *
+ * Three headers by audience (as libevent keeps include/event2/ apart
+ * from its *-internal.h): this one for the callers (a server: nicd's core,
+ * the nginx module), snic_backend.h for who writes a backend (the send
+ * helpers, the allocator the nic model's state comes from), snic_nic.h
+ * for a server that sends by itself and asks the nic backend where bytes
+ * are (the nginx module).
  */
 
 #ifndef SNIC_H
@@ -199,28 +206,6 @@ int snic_backend_report_format(const char *name);
 int snic_backend_accepts(const snic_backend_t *b, const char *name);
 
 /*
- * Memory for the nic backend's state (mem.c).  By default the C heap; a
- * program that shares one emulated NIC between processes sets an
- * allocator over shared memory (mapped at one address in all of them)
- * around snic_instance_start() and says shared: the backend's locks are
- * then process-shared (and robust: a process that dies holding one does
- * not stop the others).  free may be NULL (an arena).  Not thread-safe:
- * set it while nothing else runs.
- */
-typedef struct snic_allocator_s {
-    void *(*alloc)(void *ctx, size_t size);
-    void (*free)(void *ctx, void *p);
-    void    *ctx;
-    unsigned shared : 1;
-} snic_allocator_t;
-
-void  snic_set_allocator(const snic_allocator_t *a); /* NULL: the heap */
-int   snic_allocator_shared(void);
-void *snic_calloc(size_t n, size_t size);
-void *snic_malloc(size_t size);
-void  snic_free(void *p);
-
-/*
  * A started backend: the operations and their state, used by the server.
  */
 typedef struct snic_instance_s {
@@ -259,125 +244,5 @@ void snic_file_init(snic_file_t *f, int fd, const struct stat *st);
  * it changes whenever the content may have changed.
  */
 uint64_t snic_file_revision(const struct stat *st);
-
-/*
- * h with v mixed in: for a given h a bijection of v, spread over all 64
- * bits (splitmix64's finaliser); chained, it hashes a tuple of numbers
- * (a file's revision, a block's key) with no collision but by chance.
- */
-static inline uint64_t
-snic_mix(uint64_t h, uint64_t v)
-{
-    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9ULL;
-    h ^= h >> 27;
-    h *= 0x94d049bb133111ebULL;
-    h ^= h >> 31;
-    return h;
-}
-
-/*
- * Helpers shared by backends.
- */
-
-/* Total length of n iovecs. */
-size_t snic_iov_len(const struct iovec *iov, int n);
-
-/*
- * Send the iovecs on c: through c->write when the connection has a
- * transport, else with sendmsg(), adding MSG_MORE when more is set.
- * Returns bytes sent (may be short), or -1 with errno (EAGAIN included).
- */
-ssize_t snic_send_iov(snic_conn_t *c, const struct iovec *iov, int n, int more);
-
-/*
- * Send up to len bytes of fd from *off on c, advancing *off: sendfile(2)
- * on the socket, or, when c has a transport, a pread() into a buffer
- * written through it.  Returns bytes sent, 0 when fd ends at *off, -1 with
- * errno (EAGAIN included).
- */
-ssize_t snic_sendfile(snic_conn_t *c, int fd, off_t *off, size_t len);
-
-/*
- * snic_sendfile() of f's bytes, taking them from f->mem when c has a
- * transport and the server holds them in memory (no pread(2)).
- */
-ssize_t snic_send_file(snic_conn_t *c, const snic_file_t *f, off_t *off,
-                       size_t len);
-
-/*
- * The header iovecs of req past its first skip bytes, into iov (at most
- * max): how many.
- */
-int snic_header_iov(const snic_send_t *req, size_t skip, struct iovec *iov,
-                    int max);
-
-/*
- * Send the header iovecs of req that are not sent yet; *done is how many
- * header bytes went out before this call and is advanced.  Returns
- * SNIC_OK when all header bytes are out, else SNIC_AGAIN or SNIC_ERROR.
- */
-int snic_send_headers(snic_conn_t *c, const snic_send_t *req, size_t *done,
-                      int more);
-
-/*
- * The nic backend for a server that sends by itself (the nginx module:
- * nginx's write filter calls sendfile(2), not a backend).  The server
- * opens a connection with the instance's conn_open as nicd does, then,
- * for each file range of a response, asks where its bytes are:
- * snic_nic_map() walks the range block by block, as the nic backend's
- * send would (lookups, inserts, fallbacks, counters), and describes up
- * to max pieces, in order: from NIC memory (fd is the device's memfd or
- * file, off the offset in it) or from the file (fd is f->fd).  Adjacent
- * blocks from the same source that are adjacent there too make one piece
- * (a file cached in consecutive slots is one piece, as nic_send sends it
- * in one run).  The slots of a piece from NIC memory, [slot, slot +
- * nslots), are pinned (not replaced) until the server has handed the
- * piece to the kernel and calls snic_nic_unpin() with them (after that the
- * punch-hole interlock of nic/device.c keeps queued bytes right).
- * Returns the count of pieces, *mapped the bytes they cover (less than
- * len when max is reached), or -1 (not a nic instance).
- * When a response ends, snic_nic_response_done() charges the bus and
- * host models for it, with other: its bytes that were not file blocks
- * (headers, generated bodies); it returns how long (ns) to wait before
- * the next send when nic_bus_limit is on, else 0.
- */
-typedef struct snic_piece_s {
-    int      from_nic;
-    int      fd;
-    off_t    off;
-    size_t   len;
-    uint32_t slot;   /* from_nic: the first pinned slot */
-    uint32_t nslots; /* from_nic: how many, from slot on */
-} snic_piece_t;
-
-int      snic_nic_map(snic_instance_t *in, snic_conn_t *c, const snic_file_t *f,
-                      off_t off, size_t len, snic_piece_t *p, int max,
-                      size_t *mapped);
-void     snic_nic_unpin(snic_instance_t *in, snic_conn_t *c, uint32_t slot,
-                        uint32_t nslots);
-uint64_t snic_nic_response_done(snic_instance_t *in, snic_conn_t *c,
-                                size_t other);
-
-/*
- * What of a nic instance's NIC memory the calling process holds itself,
- * apart from the instance's state: each NIC's descriptor and read-only
- * mapping.  An embedder whose state lives in shared memory that it frees
- * without snic_instance_stop() (nginx frees a shared zone a reload no
- * longer uses) takes these while the state is there, and gives them to
- * snic_nic_memory_release() once the process is done with that NIC
- * memory: then the memory itself goes when no process holds it.
- * snic_nic_memory() returns how many it filled (at most max), or -1
- * (not a nic instance).
- */
-typedef struct snic_nic_memory_s {
-    int         fd;
-    const void *map;
-    size_t      size;
-} snic_nic_memory_t;
-
-int  snic_nic_memory(const snic_instance_t *in, snic_nic_memory_t *m, int max);
-void snic_nic_memory_release(const snic_nic_memory_t *m, int n);
 
 #endif /* SNIC_H */

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#include "civil.h"
-#include "duration.h"
-#include "size.h"
-#include "buf.h"
+#include "util/civil.h"
+#include "util/duration.h"
+#include "util/size.h"
+#include "util/buf.h"
 
 int
 nicd_buf_reserve(nicd_buf_t *b, size_t n)

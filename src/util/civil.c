@@ -4,7 +4,7 @@
  * leap day is the last day of a year).
  */
 
-#include "civil.h"
+#include "util/civil.h"
 
 int64_t
 nicache_days_from_civil(int64_t y, int m, int d)

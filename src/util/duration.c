@@ -7,7 +7,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "duration.h"
+#include "util/duration.h"
 
 int
 nicache_parse_time(const char *s, int seconds, long long *out)

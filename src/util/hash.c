@@ -4,7 +4,7 @@
  * contents (docs/traces.md), so it must not change.
  */
 
-#include "hash.h"
+#include "util/hash.h"
 
 uint64_t
 nicache_fnv1a64(const void *p, size_t n)

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "util/log.h"
 
 static const char *const level_names[] = {
     "emerg", "alert", "crit", "error", "warn", "notice", "info", "debug",

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "size.h"
+#include "util/size.h"
 
 int
 nicache_parse_size(const char *s, uint64_t *out)

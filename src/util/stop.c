@@ -5,7 +5,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "stop.h"
+#include "util/stop.h"
 
 static volatile sig_atomic_t stopping;
 

@@ -3,8 +3,8 @@
  * where the current segment starts in out (just after its '/').
  */
 
-#include "hex.h"
-#include "urlpath.h"
+#include "util/hex.h"
+#include "util/urlpath.h"
 
 int
 nicache_urlpath(const char *in, size_t len, char *out, size_t *outlen,

@@ -13,10 +13,10 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "conf.h"
-#include "lookup.h"
-#include "modules/modules.h"
-#include "roots.h"
+#include "server/conf/conf.h"
+#include "server/http/lookup.h"
+#include "server/modules/modules.h"
+#include "server/core/roots.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

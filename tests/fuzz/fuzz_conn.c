@@ -29,10 +29,10 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "handler.h"
-#include "http2.h"
-#include "nicd.h"
-#include "../unit/loopback.h"
+#include "server/http/handler.h"
+#include "server/http/http2.h"
+#include "server/core/nicd.h"
+#include "loopback.h"
 
 #if defined(HAVE_OPENSSL)
 #include <openssl/evp.h>

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/util/buf.h"
-#include "http_parser.h"
-#include "path.h"
-#include "range.h"
+#include "util/buf.h"
+#include "server/http/http_parser.h"
+#include "server/http/path.h"
+#include "server/http/range.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

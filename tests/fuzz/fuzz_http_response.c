@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../trace_replayer/lib/hresp.h"
+#include "lib/hresp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../trace_replayer/lib/json.h"
+#include "lib/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

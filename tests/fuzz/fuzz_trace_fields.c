@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../trace_replayer/lib/trace.h"
+#include "lib/trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -23,8 +23,8 @@ for target in ${TARGETS:-tests/fuzz/fuzz_*.c}; do
     corpus="tests/fuzz/corpus/${name#fuzz_}"
     mkdir -p "$corpus"
     # shellcheck disable=SC2086
-    clang -g -O1 -std=gnu11 -D_GNU_SOURCE -Ibuild -Isrc/server -Isrc/server/core -Isrc/server/http \
-        -Isrc/server/conf $cflags \
+    clang -g -O1 -std=gnu11 -D_GNU_SOURCE -Ibuild -Isrc -Itests/unit \
+        -Itrace_replayer $cflags \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
         -o "build/fuzz/$name" "$target" $objs $libs -lm -pthread
     echo "fuzz: $name for ${seconds}s, corpus $corpus"

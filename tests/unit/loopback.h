@@ -21,11 +21,12 @@
 #include <sys/socket.h>
 
 #include "config.h"
-#include "handler.h"
-#include "http2.h"
-#include "nicd.h"
-#include "modules/modules.h"
-#include "roots.h"
+#include "server/http/handler.h"
+#include "server/http/http.h"
+#include "server/http/http2.h"
+#include "server/core/nicd.h"
+#include "server/modules/modules.h"
+#include "server/core/roots.h"
 
 #define LOOPBACK_TURNS 10000 /* loop turns before a connection is stuck */
 /* what a file including this header does not call is no warning */

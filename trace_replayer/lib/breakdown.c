@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/util/hash.h"
-#include "breakdown.h"
-#include "hist.h"
+#include "util/hash.h"
+#include "lib/breakdown.h"
+#include "lib/hist.h"
 
 #define COARSE      168 /* 4 per power of two, up to 2^41 */
 #define SIZE_POW2   41  /* classes of 2^k bytes: [2^(k-1), 2^k) */

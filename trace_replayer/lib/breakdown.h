@@ -15,8 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "feed.h"
-#include "json.h"
+#include "lib/feed.h"
+#include "lib/json.h"
 
 enum { BY_SIZE_NONE = 0, BY_SIZE_SPECWEB, BY_SIZE_POW2 };
 

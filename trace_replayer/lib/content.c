@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../src/util/hash.h"
-#include "content.h"
+#include "util/hash.h"
+#include "lib/content.h"
 
 uint64_t
 trace_content_seed(const char *path, size_t len)

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "content.h"
-#include "feed.h"
-#include "files.h"
-#include "objects.h"
-#include "sessions.h"
-#include "strtab.h"
+#include "lib/content.h"
+#include "lib/feed.h"
+#include "lib/files.h"
+#include "lib/objects.h"
+#include "lib/sessions.h"
+#include "lib/strtab.h"
 
 struct feed_sess_s {
     feed_sess_t *next;  /* queue of sessions not yet taken */

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "reader.h"
+#include "lib/reader.h"
 
 typedef struct feed_req_s {
     struct feed_req_s *next;

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/util/urlpath.h"
-#include "files.h"
-#include "strtab.h"
+#include "util/urlpath.h"
+#include "lib/files.h"
+#include "lib/strtab.h"
 
 struct trace_files_s {
     trace_strtab_t *paths; /* object keys (objects.h) */

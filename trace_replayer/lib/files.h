@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace.h"
+#include "lib/trace.h"
 
 typedef struct trace_files_s trace_files_t;
 

@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hclient.h"
-#include "../../src/util/clock.h"
+#include "lib/hclient.h"
+#include "util/clock.h"
 
 #define READ_CHUNK (64 * 1024)
 

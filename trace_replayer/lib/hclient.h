@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hresp.h"
+#include "lib/hresp.h"
 
 /* how a connection was lost (hclient_ops_t.lost) */
 enum {

@@ -24,8 +24,8 @@
 
 #include <nghttp2/nghttp2.h>
 
-#include "hclient.h"
-#include "../../src/util/clock.h"
+#include "lib/hclient.h"
+#include "util/clock.h"
 
 #define H2_WINDOW  ((1U << 31) - 1)
 #define READ_CHUNK (64 * 1024)

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "hist.h"
+#include "lib/hist.h"
 
 unsigned
 trace_hist_index(uint64_t v)

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "hresp.h"
+#include "lib/hresp.h"
 
 void
 hresp_init(hresp_t *r, int head_request)

@@ -15,8 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/sendfile_nic/snic.h"
-#include "mrc.h"
+#include "sendfile_nic/snic.h"
+#include "sendfile_nic/snic_backend.h"
+#include "lib/mrc.h"
 
 #define NONE UINT32_MAX
 

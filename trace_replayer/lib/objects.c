@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/util/hash.h"
-#include "files.h"
-#include "objects.h"
-#include "../../src/util/hex.h"
-#include "strtab.h"
+#include "util/hash.h"
+#include "lib/files.h"
+#include "lib/objects.h"
+#include "util/hex.h"
+#include "lib/strtab.h"
 
 #define NAME_MAX_BYTES 255  /* a component */
 #define PATH_MAX_BYTES 1024 /* a whole name */

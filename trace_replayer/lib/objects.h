@@ -30,9 +30,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "trace.h"
+#include "lib/trace.h"
 
-#include "files.h" /* trace_object_key */
+#include "lib/files.h" /* trace_object_key */
 
 enum {
     TRACE_OBJ_FILE = 'F',

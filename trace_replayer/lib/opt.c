@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opt.h"
+#include "lib/opt.h"
 
 #define NEVER UINT64_MAX
 

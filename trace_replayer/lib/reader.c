@@ -14,9 +14,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "reader.h"
-#include "strtab.h"
-#include "../../src/util/version.h"
+#include "lib/reader.h"
+#include "lib/strtab.h"
+#include "util/version.h"
 
 struct trace_reader_s;
 

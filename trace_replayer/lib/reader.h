@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "trace.h"
+#include "lib/trace.h"
 
 #define TRACE_ERRORS_KEPT 10
 

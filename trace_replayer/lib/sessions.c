@@ -10,7 +10,7 @@
 
 #include <stdlib.h>
 
-#include "sessions.h"
+#include "lib/sessions.h"
 
 typedef struct {
     uint64_t client;

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "trace.h"
+#include "lib/trace.h"
 
 typedef struct trace_sessions_s trace_sessions_t;
 

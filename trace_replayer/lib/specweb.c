@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "specweb.h"
+#include "lib/specweb.h"
 
 const double   specweb_class_share[SPECWEB_CLASSES] = {0.35, 0.50, 0.14, 0.01};
 const uint32_t specweb_rank_file[SPECWEB_FILES] = {4, 3, 5, 2, 6, 1, 7, 8, 0};

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
+#include "lib/stats.h"
 
 static int
 by_value(const void *a, const void *b)

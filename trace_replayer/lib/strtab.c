@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/util/hash.h"
-#include "strtab.h"
+#include "util/hash.h"
+#include "lib/strtab.h"
 
 typedef struct {
     uint64_t hash;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "synth.h"
+#include "lib/synth.h"
 
 #define HISTORY       4096 /* requests a re-reference can reach back */
 #define PAGE_MAX      64   /* requests of one page at most */

@@ -10,9 +10,9 @@
 
 #include <string.h>
 
-#include "../../src/util/civil.h"
-#include "../../src/util/hash.h"
-#include "trace.h"
+#include "util/civil.h"
+#include "util/hash.h"
+#include "lib/trace.h"
 
 static const char *const errs[] = {
     "ok", "fields", "date", "request", "status", "bytes",

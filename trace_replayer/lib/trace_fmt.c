@@ -22,11 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/util/civil.h"
-#include "../../src/util/hash.h"
-#include "json.h"
-#include "../../src/util/hex.h"
-#include "trace.h"
+#include "util/civil.h"
+#include "util/hash.h"
+#include "lib/json.h"
+#include "util/hex.h"
+#include "lib/trace.h"
 
 enum {
     F_SKIP = 0,

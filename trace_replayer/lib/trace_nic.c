@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace.h"
+#include "lib/trace.h"
 
 const unsigned char trace_nic_magic[TRACE_NIC_MAGIC_LEN] = {
     'N', 'I', 'C', 'T', 'R', 'A', 'C', 'E', 1};

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "trace.h"
+#include "lib/trace.h"
 
 /* the status codes, in the order of the 1998 tools' table */
 static const uint16_t wc98_status[] = {

@@ -4,7 +4,7 @@
  * the server's process is stopped on every way out.
  */
 
-#include "niccompare.h"
+#include "niccompare/niccompare.h"
 
 /* ---- one live run ---- */
 

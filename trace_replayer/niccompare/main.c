@@ -23,7 +23,7 @@
  * stderr and exit status 1 (2 for usage).
  */
 
-#include "niccompare.h"
+#include "niccompare/niccompare.h"
 
 static void
 usage(FILE *f)

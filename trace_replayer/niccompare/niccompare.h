@@ -25,16 +25,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/util/version.h"
-#include "../../src/sendfile_nic/nic/bus.h"
-#include "../../src/sendfile_nic/nic/host.h"
-#include "../../src/sendfile_nic/policy/policy.h"
-#include "../../src/util/size.h"
-#include "../lib/hclient.h"
-#include "../lib/json.h"
-#include "../lib/stats.h"
-#include "../lib/reader.h"
-#include "../../src/util/clock.h"
+#include "util/version.h"
+#include "sendfile_nic/nic/bus.h"
+#include "sendfile_nic/nic/host.h"
+#include "sendfile_nic/policy/policy.h"
+#include "util/size.h"
+#include "lib/hclient.h"
+#include "lib/json.h"
+#include "lib/stats.h"
+#include "lib/reader.h"
+#include "util/clock.h"
 
 #define MAX_SIZES    16
 #define MAX_TESTBEDS 8
@@ -133,8 +133,6 @@ void niccompare_make_docroot(cmp_t *cp);
 void niccompare_simulate(cmp_t *cp);
 /* one configuration live: nicd, nicreplay, the counters into r */
 void niccompare_live(cmp_t *cp, run_t *r, int index, int total, double eta);
-/* qsort: runs by throughput, lowest first (for the median of repeats) */
-int niccompare_by_mbps(const void *a, const void *b);
 /* the medians and their intervals over the repeats so far, into
  * cp->runs; the widest interval of a gain, in points */
 double niccompare_summarise(cmp_t *cp);

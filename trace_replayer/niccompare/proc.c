@@ -6,7 +6,7 @@
 
 #include <ftw.h>
 
-#include "niccompare.h"
+#include "niccompare/niccompare.h"
 
 /* the server this process started, stopped on every way out, and the
  * work directory it made, removed on every way out (unless --keep): at

@@ -4,7 +4,7 @@
 
 #include <time.h>
 
-#include "niccompare.h"
+#include "niccompare/niccompare.h"
 
 /* ---- results ---- */
 
@@ -37,6 +37,15 @@ baseline_index(cmp_t *cp, const run_t *r)
     return b != NULL ? (int) (b - cp->runs) : -1;
 }
 
+/* qsort: runs by throughput, lowest first (for the median of repeats) */
+static int
+by_mbps(const void *a, const void *b)
+{
+    double x = ((const run_t *) a)->mbps, y = ((const run_t *) b)->mbps;
+
+    return (x > y) - (x < y);
+}
+
 double
 niccompare_summarise(cmp_t *cp)
 {
@@ -49,7 +58,7 @@ niccompare_summarise(cmp_t *cp)
 
         /* the median replay by throughput, with its counters */
         memcpy(sorted, cp->reps[i], sizeof(run_t) * (size_t) n);
-        qsort(sorted, (size_t) n, sizeof(run_t), niccompare_by_mbps);
+        qsort(sorted, (size_t) n, sizeof(run_t), by_mbps);
         *r = sorted[n / 2];
         r->has_ci = n > 1;
         for (k = 0; k < n; k++) {
@@ -235,14 +244,6 @@ value_text(const run_t *r, const trace_ci_t *c, double v, char *buf, size_t len)
         snprintf(buf, len, "%.1f [%.1f, %.1f]", c->median, c->low, c->high);
     }
     return buf;
-}
-
-int
-niccompare_by_mbps(const void *a, const void *b)
-{
-    double x = ((const run_t *) a)->mbps, y = ((const run_t *) b)->mbps;
-
-    return (x > y) - (x < y);
 }
 
 static uint64_t

@@ -3,7 +3,7 @@
  * what they write, the docroot.
  */
 
-#include "niccompare.h"
+#include "niccompare/niccompare.h"
 
 /* A tool next to this program (build/ or bin/), in ../sbin, or on PATH. */
 const char *

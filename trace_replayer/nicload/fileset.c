@@ -2,7 +2,7 @@
  * nicload fileset: the SPECweb99 file set under a root (nicload.h).
  */
 
-#include "nicload.h"
+#include "nicload/nicload.h"
 
 /* ---- the file set ---- */
 

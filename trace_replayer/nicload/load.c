@@ -3,7 +3,7 @@
  * bit rate over hclient.c connections, one epoll set, a timer heap.
  */
 
-#include "nicload.h"
+#include "nicload/nicload.h"
 
 /* ---- the timer heap of waiting connections ---- */
 

@@ -18,7 +18,7 @@
  * One thread, one epoll set; connections are hclient.c's, as nicreplay's.
  */
 
-#include "nicload.h"
+#include "nicload/nicload.h"
 static void
 usage(FILE *out)
 {

@@ -22,16 +22,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../src/util/version.h"
-#include "../../src/util/size.h"
-#include "../lib/content.h"
-#include "../lib/hclient.h"
-#include "../lib/reader.h"
-#include "../lib/hist.h"
-#include "../lib/json.h"
-#include "../lib/specweb.h"
-#include "../../src/util/clock.h"
-#include "../../src/util/stop.h"
+#include "util/version.h"
+#include "util/size.h"
+#include "lib/content.h"
+#include "lib/hclient.h"
+#include "lib/reader.h"
+#include "lib/hist.h"
+#include "lib/json.h"
+#include "lib/specweb.h"
+#include "util/clock.h"
+#include "util/stop.h"
 
 #define MARKER ".nicload-fileset"
 

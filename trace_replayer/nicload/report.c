@@ -2,7 +2,7 @@
  * nicload's report (nicload.h): the summary for people and --json.
  */
 
-#include "nicload.h"
+#include "nicload/nicload.h"
 
 /* ---- results ---- */
 

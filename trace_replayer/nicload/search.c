@@ -3,7 +3,7 @@
  * number of connections that conform, by bisection.
  */
 
-#include "nicload.h"
+#include "nicload/nicload.h"
 
 /*
  * Before a run: does the server hold a file set as large as the

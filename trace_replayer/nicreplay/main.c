@@ -15,9 +15,9 @@
  * results up.
  */
 
-#include "nicreplay.h"
+#include "nicreplay/nicreplay.h"
 
-void
+static void
 nicreplay_usage(FILE *out)
 {
     fprintf(

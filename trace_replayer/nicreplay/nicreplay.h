@@ -26,17 +26,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/util/version.h"
-#include "../lib/breakdown.h"
-#include "../lib/content.h"
-#include "../lib/feed.h"
-#include "../lib/hclient.h"
-#include "../lib/hist.h"
-#include "../lib/hresp.h"
-#include "../lib/json.h"
-#include "../lib/objects.h"
-#include "../../src/util/clock.h"
-#include "../../src/util/stop.h"
+#include "util/version.h"
+#include "lib/breakdown.h"
+#include "lib/content.h"
+#include "lib/feed.h"
+#include "lib/hclient.h"
+#include "lib/hist.h"
+#include "lib/hresp.h"
+#include "lib/json.h"
+#include "lib/objects.h"
+#include "util/clock.h"
+#include "util/stop.h"
 
 #define MAX_STATUS 600
 
@@ -140,8 +140,6 @@ typedef struct replay_s {
 int nicreplay_hdr_write(replay_t *rp, uint64_t t);
 /* 1 when requests are sent at their times (--rate, --speed) */
 int nicreplay_scheduled(replay_t *rp);
-/* the help text */
-void nicreplay_usage(FILE *out);
 /* count n responses of status */
 void nicreplay_count_status(result_t *r, int status, uint64_t n);
 /* why the run failed (into buf), or NULL when it did not */

@@ -5,7 +5,7 @@
  * --speed give; one epoll set, non-blocking sockets.
  */
 
-#include "nicreplay.h"
+#include "nicreplay/nicreplay.h"
 
 static void user_next(user_t *u);
 

@@ -3,7 +3,7 @@
  * --json, --hdr, progress, and "nicreplay merge".
  */
 
-#include "nicreplay.h"
+#include "nicreplay/nicreplay.h"
 
 int
 nicreplay_scheduled(replay_t *rp)

@@ -23,7 +23,7 @@
 
 #include <string.h>
 
-#include "nicsim.h"
+#include "nicsim/nicsim.h"
 
 int
 main(int argc, char **argv)

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/json.h"
-#include "nicsim.h"
+#include "lib/json.h"
+#include "nicsim/nicsim.h"
 
 typedef struct {
     sim_t    s;

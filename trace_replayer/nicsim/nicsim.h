@@ -10,12 +10,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../../src/sendfile_nic/nic/directory.h"
-#include "../lib/files.h"
-#include "../lib/mrc.h"
-#include "../lib/opt.h"
-#include "../lib/reader.h"
-#include "../lib/sessions.h"
+#include "sendfile_nic/nic/directory.h"
+#include "lib/files.h"
+#include "lib/mrc.h"
+#include "lib/opt.h"
+#include "lib/reader.h"
+#include "lib/sessions.h"
 
 #define MAX_SIZES     255
 #define DEFAULT_SIZES "64k,128k,256k,512k,1m,2m,4m,8m,16m"

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/util/duration.h"
-#include "../../src/util/size.h"
-#include "../../src/util/version.h"
-#include "nicsim.h"
+#include "util/duration.h"
+#include "util/size.h"
+#include "util/version.h"
+#include "nicsim/nicsim.h"
 
 static void
 usage(FILE *out)

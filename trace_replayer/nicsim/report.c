@@ -11,8 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../src/util/size.h"
-#include "nicsim.h"
+#include "util/size.h"
+#include "nicsim/nicsim.h"
 
 /*
  * The results in out's form (0 a table, 1 JSON, 2 CSV) to f.  libCacheSim's

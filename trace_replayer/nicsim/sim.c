@@ -8,10 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/sendfile_nic/snic.h"
-#include "../../src/util/clock.h"
-#include "../../src/util/size.h"
-#include "nicsim.h"
+#include "sendfile_nic/snic.h"
+#include "sendfile_nic/snic_backend.h"
+#include "util/clock.h"
+#include "util/size.h"
+#include "nicsim/nicsim.h"
 
 static int
 opt_record(nicsim_run_t *run, int nic, uint64_t key, uint32_t used,

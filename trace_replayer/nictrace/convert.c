@@ -2,7 +2,7 @@
  * nictrace convert (nictrace.h): a trace into the compact format.
  */
 
-#include "nictrace.h"
+#include "nictrace/nictrace.h"
 
 /* convert: any format to the compact one (trace_nic.c) */
 int

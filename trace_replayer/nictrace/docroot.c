@@ -3,7 +3,7 @@
  * bytes a function of (path, offset), and the manifest.
  */
 
-#include "nictrace.h"
+#include "nictrace/nictrace.h"
 
 /* docroot */
 

@@ -18,7 +18,7 @@
  *   parse errors          lines or records that did not parse
  */
 
-#include "nictrace.h"
+#include "nictrace/nictrace.h"
 static void
 usage(FILE *out)
 {

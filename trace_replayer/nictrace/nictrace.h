@@ -21,17 +21,17 @@
 
 #include <zlib.h>
 
-#include "../../src/util/version.h"
-#include "../../src/util/civil.h"
-#include "../../src/util/size.h"
-#include "../lib/content.h"
-#include "../lib/files.h"
-#include "../lib/objects.h"
-#include "../lib/reader.h"
-#include "../lib/sessions.h"
-#include "../lib/strtab.h"
-#include "../lib/synth.h"
-#include "../../src/util/clock.h"
+#include "util/version.h"
+#include "util/civil.h"
+#include "util/size.h"
+#include "lib/content.h"
+#include "lib/files.h"
+#include "lib/objects.h"
+#include "lib/reader.h"
+#include "lib/sessions.h"
+#include "lib/strtab.h"
+#include "lib/synth.h"
+#include "util/clock.h"
 
 /* the options of "nictrace synth": getopt gives 256 + SY_* */
 enum {

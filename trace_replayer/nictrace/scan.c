@@ -2,7 +2,7 @@
  * nictrace's one pass over a trace (nictrace.h), for the subcommands.
  */
 
-#include "nictrace.h"
+#include "nictrace/nictrace.h"
 
 /* 1234567 -> "1,234,567" */
 const char *

@@ -3,7 +3,7 @@
  * groups of a trace.
  */
 
-#include "nictrace.h"
+#include "nictrace/nictrace.h"
 
 int
 nictrace_sessions(const trace_src_t *src, long conn_gap, long pipe_gap,

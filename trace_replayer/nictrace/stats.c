@@ -7,9 +7,9 @@
  * merged figures are those of the concatenation.
  */
 
-#include "nictrace.h"
+#include "nictrace/nictrace.h"
 
-#include "../lib/json.h"
+#include "lib/json.h"
 
 #define ERRORS_KEPT TRACE_ERRORS_KEPT
 

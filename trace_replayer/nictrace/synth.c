@@ -2,7 +2,7 @@
  * nictrace synth (nictrace.h): a synthetic trace.
  */
 
-#include "nictrace.h"
+#include "nictrace/nictrace.h"
 
 typedef struct {
     gzFile         out;

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "bus.h"
+#include "sendfile_nic/nic/bus.h"
 
 const char *const snic_bus_category[SNIC_BUS_NCAT] = {
     "content", "http_header", "net_header", "overhead", "other"};
@@ -83,7 +83,7 @@ bursts(const snic_bus_t *b, uint64_t n)
     return (n + b->burst - 1) / b->burst;
 }
 
-uint64_t
+static uint64_t
 snic_bus_dma(const snic_bus_t *b, snic_bus_acct_t *a, int cat, uint64_t n)
 {
     if (n == 0) {

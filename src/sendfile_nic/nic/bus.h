@@ -60,10 +60,6 @@ typedef struct {
     uint64_t packets;
 } snic_bus_acct_t;
 
-/* One DMA transaction of n bytes of category cat; its bus time (ns). */
-uint64_t snic_bus_dma(const snic_bus_t *b, snic_bus_acct_t *a, int cat,
-                      uint64_t n);
-
 /*
  * A send of one piece of a response: http_header bytes of HTTP header
  * and body_mm bytes of content from host memory, body_nic bytes of

@@ -79,8 +79,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "../snic.h"
-#include "device.h"
+#include "sendfile_nic/snic.h"
+#include "sendfile_nic/snic_backend.h"
+#include "sendfile_nic/nic/device.h"
 
 struct snic_device_s {
     int                 fd;

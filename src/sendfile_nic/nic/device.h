@@ -92,7 +92,7 @@ const snic_device_stats_t *snic_device_stats(const snic_device_t *d);
  * The calling process's own hold on the memory, its descriptor and its
  * mapping (NULL if none), apart from the device's state, which may live
  * in memory shared with other processes and be freed by someone else
- * (snic_nic_memory() in snic.h).  snic_device_let_go() closes and unmaps
+ * (snic_nic_memory() in snic_nic.h).  snic_device_let_go() closes and unmaps
  * what snic_device_hold() gave.
  */
 void snic_device_hold(const snic_device_t *d, int *fd, const void **map,

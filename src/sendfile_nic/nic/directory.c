@@ -6,8 +6,9 @@
 
 #include <stdlib.h>
 
-#include "../snic.h"
-#include "directory.h"
+#include "sendfile_nic/snic.h"
+#include "sendfile_nic/snic_backend.h"
+#include "sendfile_nic/nic/directory.h"
 
 typedef struct {
     snic_block_id_t id;

@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "../policy/policy.h"
+#include "sendfile_nic/policy/policy.h"
 
 typedef struct {
     uint64_t dev;

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "host.h"
+#include "sendfile_nic/nic/host.h"
 
 /*
  * AMD: fitted so that, with the mean response sizes of the paper's Table 1

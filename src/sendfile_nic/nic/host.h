@@ -35,7 +35,7 @@
 
 #include <stdint.h>
 
-#include "bus.h"
+#include "sendfile_nic/nic/bus.h"
 
 typedef struct {
     double req_ns; /* per response */

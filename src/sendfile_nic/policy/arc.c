@@ -20,8 +20,9 @@
 
 #include <stdlib.h>
 
-#include "../snic.h"
-#include "policy.h"
+#include "sendfile_nic/snic.h"
+#include "sendfile_nic/snic_backend.h"
+#include "sendfile_nic/policy/policy.h"
 
 enum { IN_NONE = 0, IN_T1, IN_T2, IN_B1, IN_B2 };
 

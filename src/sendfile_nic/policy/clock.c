@@ -7,8 +7,9 @@
 
 #include <stdlib.h>
 
-#include "../snic.h"
-#include "policy.h"
+#include "sendfile_nic/snic.h"
+#include "sendfile_nic/snic_backend.h"
+#include "sendfile_nic/policy/policy.h"
 
 typedef struct {
     uint8_t *ref; /* 0, 1; 2 = free slot */

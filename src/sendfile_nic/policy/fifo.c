@@ -2,7 +2,7 @@
  * FIFO: evict the block cached longest ago; a hit changes nothing.
  */
 
-#include "policy.h"
+#include "sendfile_nic/policy/policy.h"
 
 static void
 fifo_hit(void *state, uint32_t slot)

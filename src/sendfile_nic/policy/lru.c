@@ -3,7 +3,7 @@
  * shared queue with the slot moved to the head on every hit.
  */
 
-#include "policy.h"
+#include "sendfile_nic/policy/policy.h"
 
 static void
 lru_hit(void *state, uint32_t slot)

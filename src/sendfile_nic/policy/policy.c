@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../snic.h"
-#include "policy.h"
+#include "sendfile_nic/snic.h"
+#include "sendfile_nic/policy/policy.h"
 
 extern const snic_policy_t snic_policy_lru;
 extern const snic_policy_t snic_policy_fifo;

@@ -21,8 +21,9 @@
 
 #include <stdlib.h>
 
-#include "../snic.h"
-#include "policy.h"
+#include "sendfile_nic/snic.h"
+#include "sendfile_nic/snic_backend.h"
+#include "sendfile_nic/policy/policy.h"
 
 typedef struct {
     snic_slist_t s, m;

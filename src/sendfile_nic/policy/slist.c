@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../snic.h"
-#include "policy.h"
+#include "sendfile_nic/snic.h"
+#include "sendfile_nic/snic_backend.h"
+#include "sendfile_nic/policy/policy.h"
 
 int
 snic_slist_init(snic_slist_t *l, uint32_t nslots)

@@ -16,11 +16,11 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "../../util/buf.h"
-#include "conf.h"
-#include "directive.h"
-#include "mime.h"
-#include "../../util/log.h"
+#include "util/buf.h"
+#include "server/conf/conf.h"
+#include "server/conf/directive.h"
+#include "server/conf/mime.h"
+#include "util/log.h"
 
 /*
  * The settings of servers and locations are many small pieces: they are

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
-#include "../../sendfile_nic/snic.h"
+#include "sendfile_nic/snic.h"
 
 enum { NICD_SYMLINKS_OFF = 0, NICD_SYMLINKS_OUTSIDE, NICD_SYMLINKS_ON };
 enum { NICD_IMS_OFF = 0, NICD_IMS_EXACT, NICD_IMS_BEFORE };

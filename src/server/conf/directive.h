@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "conf.h"
+#include "server/conf/conf.h"
 
 #define MAX_ARGS 16
 

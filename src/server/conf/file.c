@@ -18,10 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../util/buf.h"
-#include "conf.h"
-#include "directive.h"
-#include "../../util/log.h"
+#include "util/buf.h"
+#include "server/conf/conf.h"
+#include "server/conf/directive.h"
+#include "util/log.h"
 
 #define MAX_DEPTH 8
 

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "conf.h"
-#include "mime.h"
+#include "server/conf/conf.h"
+#include "server/conf/mime.h"
 
 typedef struct {
     char *ext;

@@ -6,7 +6,7 @@
 #ifndef NICD_MIME_H
 #define NICD_MIME_H
 
-#include "conf.h"
+#include "server/conf/conf.h"
 
 /* an empty table, or NULL */
 nicd_mime_t *nicd_mime_new(void);

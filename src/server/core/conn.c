@@ -25,8 +25,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "nicd.h"
-#include "transport.h"
+#include "server/core/nicd.h"
+#include "server/core/transport.h"
 
 #define FLUSH_IOV 64
 /* output queue items in one of the pool's buffer blocks */

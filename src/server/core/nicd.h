@@ -12,14 +12,14 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "../../sendfile_nic/snic.h"
-#include "../../util/version.h"
-#include "../../util/buf.h"
-#include "conf.h"
-#include "../../util/log.h"
-#include "pool.h"
-#include "ofc.h"
-#include "transport.h"
+#include "sendfile_nic/snic.h"
+#include "util/version.h"
+#include "util/buf.h"
+#include "server/conf/conf.h"
+#include "util/log.h"
+#include "server/core/pool.h"
+#include "server/core/ofc.h"
+#include "server/core/transport.h"
 
 #define NICD_VERSION NICACHE_VERSION
 
@@ -329,19 +329,8 @@ void *nicd_tls_ctx_new(const nicd_conf_t *cf, char *err, size_t errlen);
 void  nicd_tls_ctx_free(void *ctx);
 void  nicd_tls_worker_free(nicd_worker_t *w);
 
-/* http.c */
-/* Answer the request just parsed in c->req (head at c->in + in_start). */
-void nicd_http_handle(nicd_conn_t *c);
-/* A request held for its body (c->held, a Lua location): take the body
- * bytes in the buffer, and answer it when the last is in. */
+/* a request held for its body (c->held: http.c's) */
 typedef struct nicd_held_s nicd_held_t;
-void                       nicd_http_collect(nicd_conn_t *c);
-/* Drop a held request (the connection closes). */
-void nicd_http_held_free(nicd_conn_t *c);
-/* Answer with an error status (and close when the status says so). */
-void nicd_http_error(nicd_conn_t *c, int status);
-/* May the connection stay open after this response? */
-int nicd_http_keepalive_allowed(nicd_conn_t *c);
 
 /* worker.c */
 int nicd_worker_start(nicd_worker_t *w);
@@ -366,7 +355,5 @@ nicd_worker_pool(nicd_worker_t *w, int which)
 {
     return &w->pools[which];
 }
-/* Give every pool's spare blocks back (the worker ends). */
-void nicd_worker_pools_free(nicd_worker_t *w);
 
 #endif /* NICD_H */

@@ -22,10 +22,11 @@
 #include <linux/openat2.h>
 #endif
 
-#include "../../util/hash.h"
-#include "../../util/buf.h"
-#include "conf.h"
-#include "ofc.h"
+#include "util/hash.h"
+#include "util/buf.h"
+#include "server/conf/conf.h"
+#include "server/core/ofc.h"
+#include "sendfile_nic/snic_backend.h"
 
 int
 nicd_ofc_init(nicd_ofc_t *c, int symlinks, int max, long valid_ms,

@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../../sendfile_nic/snic.h"
+#include "sendfile_nic/snic.h"
 
 /* the largest file whose bytes the cache keeps (transport.c's
  * GATHER_FILE: the largest range a response gathers) */

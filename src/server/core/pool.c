@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#include "pool.h"
+#include "server/core/pool.h"
 
 void
 nicd_pool_init(nicd_pool_t *p, size_t size, unsigned keep, int mapped)

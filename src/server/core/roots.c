@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../util/log.h"
-#include "directive.h"
-#include "roots.h"
+#include "util/log.h"
+#include "server/conf/directive.h"
+#include "server/core/roots.h"
 
 static int
 open_root(nicd_conf_t *c, nicd_loc_conf_t *l, char *err, size_t errlen)

@@ -6,7 +6,7 @@
 #ifndef NICD_ROOTS_H
 #define NICD_ROOTS_H
 
-#include "conf.h"
+#include "server/conf/conf.h"
 
 /*
  * Open every root and alias directory (one descriptor each, shared by the

@@ -46,8 +46,9 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "nicd.h"
-#include "transport.h"
+#include "server/core/nicd.h"
+#include "server/core/transport.h"
+#include "sendfile_nic/snic_backend.h"
 
 #if defined(HAVE_OPENSSL)
 

@@ -17,8 +17,9 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "nicd.h"
-#include "transport.h"
+#include "server/core/nicd.h"
+#include "server/core/transport.h"
+#include "sendfile_nic/snic_backend.h"
 
 #define GATHER_BUF   NICD_POOL_GATHER_SIZE
 #define GATHER_FILE  (16 * 1024) /* a DATA frame at the default size */

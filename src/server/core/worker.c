@@ -18,7 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "nicd.h"
+#include "server/core/nicd.h"
 
 static void
 listen_enable(nicd_worker_t *w, int on)
@@ -168,7 +168,7 @@ nicd_worker_setup(nicd_worker_t *w)
     nicd_pool_init(&w->pools[NICD_POOL_GATHER], NICD_POOL_GATHER_SIZE, 8, 1);
 }
 
-void
+static void
 nicd_worker_pools_free(nicd_worker_t *w)
 {
     int i;

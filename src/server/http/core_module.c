@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../util/log.h"
-#include "../../util/size.h"
-#include "../conf/directive.h"
-#include "../conf/mime.h"
-#include "listen.h"
+#include "util/log.h"
+#include "util/size.h"
+#include "server/conf/directive.h"
+#include "server/conf/mime.h"
+#include "server/http/listen.h"
 
 static const char *
 set_worker_threads(parse_t *ps, const char **a, int n)

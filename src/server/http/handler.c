@@ -8,10 +8,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "handler.h"
-#include "http2.h"
-#include "variables.h"
-#include "path.h"
+#include "server/http/handler.h"
+#include "server/http/http2.h"
+#include "server/http/variables.h"
+#include "server/http/path.h"
 
 const char *
 nicd_status_reason(int status)

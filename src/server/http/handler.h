@@ -32,8 +32,8 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "http_parser.h"
-#include "nicd.h"
+#include "server/http/http_parser.h"
+#include "server/core/nicd.h"
 
 /* the request header fields handlers read */
 enum {
@@ -107,7 +107,6 @@ struct nicd_protocol_s {
     void (*finish)(nicd_conn_t *c, int status);
 };
 
-extern const nicd_protocol_t nicd_http1;
 /*
  * The output queue is as long as a protocol lets it grow before it stops
  * parsing (HTTP/1.1) or producing (HTTP/2) and sends what is queued: 64
@@ -118,9 +117,6 @@ nicd_queue_full(const nicd_conn_t *c)
 {
     return c->nitems - c->ihead >= 64 || c->out.len >= 256 * 1024;
 }
-
-/* HTTP/1.1 as the core sees it (http.c) */
-extern const nicd_conn_ops_t nicd_http1_conn;
 
 /* the status line; an error_page redirect's status replaces a 200 */
 void nicd_resp_start(nicd_conn_t *c, int status);
@@ -138,13 +134,6 @@ nicd_resp_header(nicd_conn_t *c, const char *name, size_t nlen,
 
 /* Content-Type t, with the location's charset where nginx adds it */
 void nicd_resp_content_type(nicd_conn_t *c, const char *t, size_t len);
-
-/*
- * phases.c: a redirect to target, made absolute (scheme, Host, the port
- * the connection came to) unless it is a URL or absolute_redirect is off.
- */
-void nicd_redirect(nicd_conn_t *c, const nicd_request_t *r, int status,
-                   const char *target, size_t len);
 
 /*
  * The header filters, as nginx's chain: a module that adds header fields
@@ -173,32 +162,9 @@ nicd_resp_body_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len)
 
 void nicd_resp_finish(nicd_conn_t *c, int status);
 
-/* This thread's Date header value and access log date of the current
- * second, formatted once a second (http.c). */
-const char *nicd_date_http(void);
-const char *nicd_date_log(void);
-
 /* A header whose value is a number. */
 void nicd_resp_header_u64(nicd_conn_t *c, const char *name, size_t nlen,
                           uint64_t v);
-
-/* Answer r, the view of the request at hand c->r (made fresh by
- * nicd_req_begin): server, location, phases (phases.c). */
-void nicd_handle(nicd_conn_t *c, const nicd_request_t *r);
-
-/*
- * An error page (or a redirect, with location) for status; head: no body.
- */
-void nicd_respond_error(nicd_conn_t *c, int status, int head,
-                        const char *location, size_t location_len);
-
-/*
- * A whole response whose body is b (a 500 when b failed): Content-Type
- * type (with the location's charset), Cache-Control: no-store with
- * no_store, the length; head: no body.
- */
-void nicd_respond_mem(nicd_conn_t *c, int status, int head, const char *type,
-                      int no_store, const nicd_buf_t *b);
 
 /*
  * The send backend's report in fmt (SNIC_REPORT_*) appended to b (the
@@ -206,28 +172,11 @@ void nicd_respond_mem(nicd_conn_t *c, int status, int head, const char *type,
  */
 int nicd_backend_report(nicd_conn_t *c, int fmt, nicd_buf_t *b);
 
-/* The same with one more header field (WWW-Authenticate: ...). */
-void nicd_respond_error_hdr(nicd_conn_t *c, int status, int head,
-                            const char *name, const char *value, size_t len);
-
 /* The reason phrase of status ("Not Found"). */
 const char *nicd_status_reason(int status);
 
 /* errno of a failed open of path to a status (logged where it says so) */
 int nicd_open_status(nicd_conn_t *c, int err, const char *path);
-
-/*
- * variables.c: the match data of re against s (len bytes), or NULL when
- * it does not match.
- */
-void *nicd_regex_match(nicd_worker_t *w, void *re, const char *s, size_t len);
-
-/*
- * 1 when the request's location (for its path and Host) has a content
- * handler that takes the body (handler_body, Lua's): a request with a
- * body for it is read whole first (http.c).
- */
-int nicd_body_location(nicd_conn_t *c, const nicd_request_t *r);
 
 /*
  * What an access log line is made of (modules/log_format.c), filled by
@@ -257,13 +206,6 @@ typedef struct nicd_log_format_s nicd_log_format_t;
 /* Does Accept-Encoding v take gzip (not with q=0)?  (nginx's
  * ngx_http_gzip_ok: gzip and gzip_static both ask) */
 int nicd_accepts_gzip(const nicd_str_t *v);
-
-/*
- * phases.c: an internal redirect to uri (a path with an optional query,
- * not yet normalised): a location is found for it again.
- */
-void nicd_internal_redirect(nicd_conn_t *c, const nicd_request_t *r,
-                            const char *uri, size_t len);
 
 /*
  * What the modules hook into the protocols that is not yet a phase
@@ -330,11 +272,5 @@ nicd_log_phase_select(nicd_conn_t *c, const nicd_loc_conf_t **lc)
                ? 0
                : nicd_http_hooks.log_select(c, lc);
 }
-
-/* phases.c: the worker's match data freed */
-void nicd_phases_worker_free(nicd_worker_t *w);
-
-/* 1 when s (n bytes) is a URL (http:// or https://), not a path */
-int nicd_is_url(const char *s, size_t n);
 
 #endif /* NICD_HANDLER_H */

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "handler.h"
+#include "server/http/handler.h"
+#include "server/http/phases.h"
 
 typedef struct {
     time_t sec;
@@ -56,7 +57,7 @@ closes_connection(int status)
            || status == 431 || status == 500 || status == 501 || status == 505;
 }
 
-int
+static int
 nicd_http_keepalive_allowed(nicd_conn_t *c)
 {
     const nicd_conf_t *cf = c->w->cycle->conf;
@@ -233,7 +234,7 @@ h1_body_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len)
                                          : 0);
 }
 
-const nicd_protocol_t nicd_http1 = {
+static const nicd_protocol_t nicd_http1 = {
     "http/1.1",  h1_start,     h1_header,       h1_end_headers,
     h1_body_mem, h1_body_file, finish_response,
 };
@@ -252,7 +253,7 @@ struct nicd_held_s {
     char           head[]; /* a copy of the request's head */
 };
 
-void
+static void
 nicd_http_error(nicd_conn_t *c, int status)
 {
     nicd_req_t none; /* no request block: an answer all the same */
@@ -306,7 +307,7 @@ fill_request(nicd_conn_t *c, const char *base, nicd_request_t *q,
 
 /*
  * A request with a body for a Lua location: keep a copy of its head and
- * read the body (conn.c calls nicd_http_collect()) before answering.
+ * read the body (nicd_http_collect(), as the bytes come) before answering.
  * 0, or -1 when it was answered at once (an error).
  */
 static int
@@ -350,7 +351,7 @@ hold(nicd_conn_t *c, int loc)
     return 0;
 }
 
-void
+static void
 nicd_http_collect(nicd_conn_t *c)
 {
     nicd_held_t *h = c->held;
@@ -376,7 +377,7 @@ nicd_http_collect(nicd_conn_t *c)
     free(h);
 }
 
-void
+static void
 nicd_http_held_free(nicd_conn_t *c)
 {
     if (c->held != NULL) {
@@ -430,7 +431,7 @@ h1_handle(nicd_conn_t *c)
     nicd_handle(c, &q);
 }
 
-void
+static void
 nicd_http_handle(nicd_conn_t *c)
 {
     nicd_req_begin(c, H1_R(c)); /* the request at hand while answered */

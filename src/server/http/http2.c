@@ -30,8 +30,10 @@
 #include <time.h>
 
 #include "config.h"
-#include "handler.h"
-#include "http2.h"
+#include "server/http/handler.h"
+#include "server/http/http2.h"
+#include "server/http/http.h"
+#include "server/http/phases.h"
 
 #if defined(HAVE_NGHTTP2)
 
@@ -390,7 +392,7 @@ h2_finish(nicd_conn_t *c, int status)
     }
 }
 
-const nicd_protocol_t nicd_http2 = {
+static const nicd_protocol_t nicd_http2 = {
     "h2",        h2_start,     h2_header, h2_end_headers,
     h2_body_mem, h2_body_file, h2_finish,
 };
@@ -787,7 +789,7 @@ on_stream_close(nghttp2_session *s, int32_t id, uint32_t error, void *ud)
 
 /* ---- the connection ---- */
 
-int
+static int
 nicd_h2_start(nicd_conn_t *c)
 {
     const nicd_conf_t         *cf = c->w->cycle->conf;
@@ -837,7 +839,7 @@ nicd_h2_start(nicd_conn_t *c)
     return 0;
 }
 
-void
+static void
 nicd_h2_free(nicd_conn_t *c)
 {
     if (c->h2 == NULL) {
@@ -851,7 +853,7 @@ nicd_h2_free(nicd_conn_t *c)
     c->h2 = NULL;
 }
 
-void
+static void
 nicd_h2_run(nicd_conn_t *c)
 {
     nicd_h2_t *h2 = c->h2;
@@ -905,7 +907,7 @@ nicd_h2_run(nicd_conn_t *c)
     nicd_conn_wait_read(c, h2->streams != NULL ? T_SEND : T_KEEPALIVE);
 }
 
-void
+static void
 nicd_h2_shutdown(nicd_conn_t *c)
 {
     if (c->h2 != NULL) {
@@ -917,14 +919,14 @@ nicd_h2_shutdown(nicd_conn_t *c)
 
 #else /* no libnghttp2: configuration refuses "http2" */
 
-int
+static int
 nicd_h2_start(nicd_conn_t *c)
 {
     (void) c;
     return -1;
 }
 
-void
+static void
 nicd_h2_free(nicd_conn_t *c)
 {
     (void) c;
@@ -936,13 +938,13 @@ nicd_h2_worker_free(nicd_worker_t *w)
     (void) w;
 }
 
-void
+static void
 nicd_h2_run(nicd_conn_t *c)
 {
     nicd_conn_close(c);
 }
 
-void
+static void
 nicd_h2_shutdown(nicd_conn_t *c)
 {
     (void) c;

@@ -8,27 +8,14 @@
 #ifndef NICD_HTTP2_H
 #define NICD_HTTP2_H
 
-#include "nicd.h"
+#include "server/core/nicd.h"
 
 /* the HTTP/2 client connection preface (RFC 9113, 3.4) */
 #define NICD_H2_PREFACE     "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 #define NICD_H2_PREFACE_LEN 24
 
-extern const nicd_protocol_t nicd_http2;
 /* HTTP/2 as the core sees it */
 extern const nicd_conn_ops_t nicd_http2_conn;
-
-/* Make c an HTTP/2 connection (its buffered bytes are the start of the
- * session).  0, or -1 (out of memory; no HTTP/2 compiled). */
-int nicd_h2_start(nicd_conn_t *c);
-
-/* Feed what c read, answer, send; then wait for the next event. */
-void nicd_h2_run(nicd_conn_t *c);
-
-/* Send GOAWAY (the worker is stopping). */
-void nicd_h2_shutdown(nicd_conn_t *c);
-
-void nicd_h2_free(nicd_conn_t *c);
 
 /* Worker exit: the streams it kept for reuse. */
 void nicd_h2_worker_free(nicd_worker_t *w);

@@ -16,8 +16,8 @@
 
 #include <string.h>
 
-#include "../../util/hex.h"
-#include "http_parser.h"
+#include "util/hex.h"
+#include "server/http/http_parser.h"
 
 enum {
     S_START = 0,
@@ -89,7 +89,7 @@ nicd_http_req_reset(nicd_http_req_t *p)
     p->max_head = max_head;
 }
 
-int
+static int
 nicd_span_ieq(const char *buf, nicd_span_t s, const char *lower)
 {
     uint32_t i;

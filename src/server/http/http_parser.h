@@ -122,7 +122,4 @@ typedef struct {
 int nicd_http_chunked_skip(nicd_chunked_t *s, const char *buf, size_t len,
                            size_t *used);
 
-/* Case-insensitive compare of a span of buf with a lowercase literal. */
-int nicd_span_ieq(const char *buf, nicd_span_t s, const char *lower);
-
 #endif /* NICD_HTTP_PARSER_H */

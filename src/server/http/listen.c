@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../conf/directive.h"
+#include "server/conf/directive.h"
 #include "config.h"
-#include "listen.h"
+#include "server/http/listen.h"
 
 int
 nicd_listen_parse(nicd_listen_conf_t *l, const char *text)

@@ -6,7 +6,7 @@
 #ifndef NICD_LISTEN_H
 #define NICD_LISTEN_H
 
-#include "../conf/directive.h"
+#include "server/conf/directive.h"
 
 /* Parse "addr:port", "port", "[v6]:port", "*:port" into l. 0 or -1. */
 int nicd_listen_parse(nicd_listen_conf_t *l, const char *text);

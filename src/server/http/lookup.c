@@ -7,7 +7,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "lookup.h"
+#include "server/http/lookup.h"
 
 const nicd_server_conf_t *
 nicd_conf_find_server(const nicd_conf_t *c, int li, const char *host,

@@ -6,7 +6,7 @@
 #ifndef NICD_LOOKUP_H
 #define NICD_LOOKUP_H
 
-#include "conf.h"
+#include "server/conf/conf.h"
 
 /*
  * The location of srv that answers uri (normalised), nginx's way: "="

@@ -7,8 +7,8 @@
  * Linux root and decoding it would let a segment hide a separator.
  */
 
-#include "../../util/urlpath.h"
-#include "path.h"
+#include "util/urlpath.h"
+#include "server/http/path.h"
 
 int
 nicd_path_normalize(const char *in, size_t len, char *out, size_t *outlen)

@@ -20,10 +20,10 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "lookup.h"
-#include "path.h"
-#include "phases.h"
-#include "variables.h"
+#include "server/http/lookup.h"
+#include "server/http/path.h"
+#include "server/http/phases.h"
+#include "server/http/variables.h"
 
 static const nicd_server_conf_t *
 server_of(nicd_conn_t *c, const nicd_request_t *r)

@@ -23,7 +23,7 @@
 #ifndef NICD_PHASES_H
 #define NICD_PHASES_H
 
-#include "handler.h"
+#include "server/http/handler.h"
 
 enum {
     NICD_PHASE_SERVER_REWRITE = 0,
@@ -92,5 +92,56 @@ void nicd_named_location(nicd_conn_t *c, const nicd_request_t *r,
  */
 int nicd_uri_open(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
                   size_t len, nicd_file_t **out, int *err);
+
+/* the answers every phase and module gives (phases.c) */
+
+/*
+ * a redirect to target, made absolute (scheme, Host, the port
+ * the connection came to) unless it is a URL or absolute_redirect is off.
+ */
+void nicd_redirect(nicd_conn_t *c, const nicd_request_t *r, int status,
+                   const char *target, size_t len);
+
+/* Answer r, the view of the request at hand c->r (made fresh by
+ * nicd_req_begin): server, location, phases. */
+void nicd_handle(nicd_conn_t *c, const nicd_request_t *r);
+
+/*
+ * An error page (or a redirect, with location) for status; head: no body.
+ */
+void nicd_respond_error(nicd_conn_t *c, int status, int head,
+                        const char *location, size_t location_len);
+
+/*
+ * A whole response whose body is b (a 500 when b failed): Content-Type
+ * type (with the location's charset), Cache-Control: no-store with
+ * no_store, the length; head: no body.
+ */
+void nicd_respond_mem(nicd_conn_t *c, int status, int head, const char *type,
+                      int no_store, const nicd_buf_t *b);
+
+/* The same with one more header field (WWW-Authenticate: ...). */
+void nicd_respond_error_hdr(nicd_conn_t *c, int status, int head,
+                            const char *name, const char *value, size_t len);
+
+/*
+ * 1 when the request's location (for its path and Host) has a content
+ * handler that takes the body (handler_body, Lua's): a request with a
+ * body for it is read whole first (http.c).
+ */
+int nicd_body_location(nicd_conn_t *c, const nicd_request_t *r);
+
+/*
+ * an internal redirect to uri (a path with an optional query,
+ * not yet normalised): a location is found for it again.
+ */
+void nicd_internal_redirect(nicd_conn_t *c, const nicd_request_t *r,
+                            const char *uri, size_t len);
+
+/* the worker's match data freed */
+void nicd_phases_worker_free(nicd_worker_t *w);
+
+/* 1 when s (n bytes) is a URL (http:// or https://), not a path */
+int nicd_is_url(const char *s, size_t n);
 
 #endif /* NICD_PHASES_H */

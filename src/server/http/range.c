@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "range.h"
+#include "server/http/range.h"
 
 static int
 is_ows(char c)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../conf/directive.h"
+#include "server/conf/directive.h"
 
 static const char *
 set_ssl_protocols(parse_t *ps, const char **a, int n)

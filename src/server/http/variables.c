@@ -13,8 +13,8 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 
-#include "directive.h"
-#include "variables.h"
+#include "server/conf/directive.h"
+#include "server/http/variables.h"
 
 #define MATCH_PAIRS 10 /* $0..$9 */
 

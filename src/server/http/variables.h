@@ -30,8 +30,8 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "directive.h"
-#include "handler.h"
+#include "server/conf/directive.h"
+#include "server/http/handler.h"
 
 /*
  * What a value depends on beyond the request at hand (c->r): the request
@@ -128,5 +128,11 @@ void nicd_request_host(const nicd_request_t *r, const char **host, size_t *len);
 unsigned nicd_local_port(nicd_conn_t *c);
 /* the worker's pcre2 match data (made the first time) */
 void *nicd_match_data(nicd_worker_t *w);
+
+/*
+ * the match data of re against s (len bytes), or NULL when
+ * it does not match.
+ */
+void *nicd_regex_match(nicd_worker_t *w, void *re, const char *s, size_t len);
 
 #endif /* NICD_VARIABLES_H */

@@ -26,8 +26,8 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
-#include "directive.h"
-#include "phases.h"
+#include "server/conf/directive.h"
+#include "server/http/phases.h"
 
 typedef struct {
     int     deny;

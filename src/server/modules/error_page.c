@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "directive.h"
-#include "lookup.h"
-#include "phases.h"
+#include "server/conf/directive.h"
+#include "server/http/lookup.h"
+#include "server/http/phases.h"
 
 /* "error_page CODE ... [=[CODE]] URI;" */
 typedef struct {

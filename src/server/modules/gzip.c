@@ -22,8 +22,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "directive.h"
-#include "handler.h"
+#include "server/conf/directive.h"
+#include "server/http/handler.h"
 
 #define GZIP_MAX (16 * 1024 * 1024)
 

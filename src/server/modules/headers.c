@@ -13,11 +13,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../util/duration.h"
-#include "../../util/buf.h"
-#include "directive.h"
-#include "handler.h"
-#include "variables.h"
+#include "util/duration.h"
+#include "util/buf.h"
+#include "server/conf/directive.h"
+#include "server/http/handler.h"
+#include "server/http/variables.h"
 
 enum {
     EXPIRES_OFF = 0,

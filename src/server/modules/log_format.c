@@ -20,10 +20,11 @@
 #include <strings.h>
 #include <time.h>
 
-#include "directive.h"
-#include "lookup.h"
-#include "handler.h"
-#include "variables.h"
+#include "server/conf/directive.h"
+#include "server/http/lookup.h"
+#include "server/http/handler.h"
+#include "server/http/variables.h"
+#include "server/http/http.h"
 
 enum {
     V_LITERAL = 0,

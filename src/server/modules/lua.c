@@ -25,9 +25,10 @@
 #include <time.h>
 
 #include "config.h"
-#include "directive.h"
-#include "handler.h"
-#include "../../util/clock.h"
+#include "server/conf/directive.h"
+#include "server/http/handler.h"
+#include "util/clock.h"
+#include "server/http/phases.h"
 
 /* the module's settings of a location: its script and its place in
  * nicd_conf_t.lua_locs (the workers' states keep one function a script) */

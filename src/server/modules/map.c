@@ -15,8 +15,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "directive.h"
-#include "variables.h"
+#include "server/conf/directive.h"
+#include "server/http/variables.h"
 
 #define MATCH_PAIRS 10 /* $0..$9 of a regex key */
 #define MAP_DEPTH   8  /* a map whose value uses a map ... (a loop: an error) */

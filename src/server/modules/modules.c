@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "modules.h"
+#include "server/modules/modules.h"
 
 extern nicd_module_t nicd_http_core_module, nicd_http_ssl_module,
     nicd_variables_module, nicd_static_module, nicd_rewrite_module,

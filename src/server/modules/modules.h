@@ -9,7 +9,7 @@
 #ifndef NICD_MODULES_H
 #define NICD_MODULES_H
 
-#include "directive.h"
+#include "server/conf/directive.h"
 
 extern nicd_module_t *const nicd_modules[];
 

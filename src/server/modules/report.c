@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "directive.h"
-#include "handler.h"
+#include "server/conf/directive.h"
+#include "server/http/handler.h"
+#include "server/http/phases.h"
 
 static void
 report(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *loc)

@@ -20,9 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "directive.h"
-#include "phases.h"
-#include "variables.h"
+#include "server/conf/directive.h"
+#include "server/http/phases.h"
+#include "server/http/variables.h"
 
 /* "if (CONDITION) { ... }": what it tests */
 typedef struct {

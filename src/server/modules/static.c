@@ -24,11 +24,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "directive.h"
-#include "handler.h"
-#include "path.h"
-#include "phases.h"
-#include "range.h"
+#include "server/conf/directive.h"
+#include "server/http/handler.h"
+#include "server/http/path.h"
+#include "server/http/phases.h"
+#include "server/http/range.h"
 
 enum { AUTOINDEX_HTML = 0, AUTOINDEX_JSON, AUTOINDEX_XML };
 

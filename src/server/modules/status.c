@@ -16,8 +16,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "directive.h"
-#include "handler.h"
+#include "server/conf/directive.h"
+#include "server/http/handler.h"
+#include "server/http/phases.h"
 
 enum { FORMAT_STUB = 0, FORMAT_JSON, FORMAT_PROMETHEUS };
 

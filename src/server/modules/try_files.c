@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "directive.h"
-#include "lookup.h"
-#include "phases.h"
-#include "variables.h"
+#include "server/conf/directive.h"
+#include "server/http/lookup.h"
+#include "server/http/phases.h"
+#include "server/http/variables.h"
 
 /* an item: the name to try (compiled without a trailing "/"), whether
  * it looks for a directory; the last: =CODE, @name, or a URI */

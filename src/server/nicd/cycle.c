@@ -12,11 +12,13 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "cycle.h"
-#include "handler.h"
-#include "http2.h"
-#include "modules/modules.h"
-#include "roots.h"
+#include "server/nicd/cycle.h"
+#include "server/http/handler.h"
+#include "server/http/http2.h"
+#include "server/modules/modules.h"
+#include "server/core/roots.h"
+#include "server/http/phases.h"
+#include "server/http/http.h"
 
 nicd_conf_t *
 nicd_conf_load(const nicd_options_t *opts, char *err, size_t errlen)

@@ -5,8 +5,8 @@
 #ifndef NICD_CYCLE_H
 #define NICD_CYCLE_H
 
-#include "nicd.h"
-#include "options.h"
+#include "server/core/nicd.h"
+#include "server/nicd/options.h"
 
 /* The configuration from the file, -g and the flags, in that order.
  * NULL with err set. */

@@ -14,8 +14,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "listening.h"
-#include "nicd.h"
+#include "server/nicd/listening.h"
+#include "server/core/nicd.h"
 
 static uint16_t
 sockaddr_port(const struct sockaddr_storage *ss)

@@ -5,7 +5,7 @@
 #ifndef NICD_LISTENING_H
 #define NICD_LISTENING_H
 
-#include "nicd.h"
+#include "server/core/nicd.h"
 
 typedef struct {
     char *text; /* the listen directive's address */

@@ -6,10 +6,10 @@
 
 #include <stdio.h>
 
-#include "cycle.h"
-#include "master.h"
-#include "modules/modules.h"
-#include "options.h"
+#include "server/nicd/cycle.h"
+#include "server/nicd/master.h"
+#include "server/modules/modules.h"
+#include "server/nicd/options.h"
 
 /* "-t": the same checks as a start, without starting */
 static int

@@ -27,9 +27,9 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "cycle.h"
-#include "listening.h"
-#include "master.h"
+#include "server/nicd/cycle.h"
+#include "server/nicd/listening.h"
+#include "server/nicd/master.h"
 
 typedef struct nicd_worker_node_s {
     nicd_worker_t             *w;

@@ -6,8 +6,8 @@
 #ifndef NICD_MASTER_H
 #define NICD_MASTER_H
 
-#include "nicd.h"
-#include "options.h"
+#include "server/core/nicd.h"
+#include "server/nicd/options.h"
 
 /* Serve conf (taken) until a signal stops nicd: the exit status. */
 int nicd_master_run(const nicd_options_t *opts, nicd_conf_t *conf);

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "config.h"
-#include "nicd.h"
-#include "options.h"
+#include "server/core/nicd.h"
+#include "server/nicd/options.h"
 
 static void
 usage(FILE *out)

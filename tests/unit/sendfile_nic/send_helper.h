@@ -18,8 +18,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../../src/sendfile_nic/snic.h"
-#include "tcp_pair.h"
+#include "sendfile_nic/snic.h"
+#include "sendfile_nic/tcp_pair.h"
 
 /* *tx: a non-blocking sender with a small buffer; *rx: the receiver. */
 static int

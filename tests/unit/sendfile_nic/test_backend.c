@@ -1,6 +1,6 @@
 /* Unit tests of src/sendfile_nic/backend.c: the table and the instance */
 
-#include "../../../src/sendfile_nic/backend.c"
+#include "sendfile_nic/backend.c"
 #include "harness.h"
 
 static void

@@ -1,8 +1,8 @@
 /* Unit tests of src/sendfile_nic/backend_copy.c */
 
-#include "../../../src/sendfile_nic/backend_copy.c"
+#include "sendfile_nic/backend_copy.c"
 #include "harness.h"
-#include "send_helper.h"
+#include "sendfile_nic/send_helper.h"
 
 static void
 test_contract(void)

@@ -7,9 +7,10 @@
  * from the request's own stat.)
  */
 
-#include "../../../src/sendfile_nic/backend_nic.c"
+#include "sendfile_nic/backend_nic.c"
 #include "harness.h"
-#include "send_helper.h"
+#include "sendfile_nic/send_helper.h"
+#include "sendfile_nic/snic_nic.h"
 
 static nic_state_t *
 start(const snic_param_t *p, int n)

@@ -6,9 +6,9 @@
  * the build has no liburing or the kernel no io_uring.
  */
 
-#include "../../../src/sendfile_nic/backend_uring.c"
+#include "sendfile_nic/backend_uring.c"
 #include "harness.h"
-#include "send_helper.h"
+#include "sendfile_nic/send_helper.h"
 
 #if defined(HAVE_LIBURING)
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../../src/sendfile_nic/file.c"
+#include "sendfile_nic/file.c"
 #include "harness.h"
 
 static void

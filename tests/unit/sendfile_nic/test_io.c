@@ -1,8 +1,9 @@
 /* Unit tests of src/sendfile_nic/io.c */
 
-#include "../../../src/sendfile_nic/io.c"
+#include "sendfile_nic/io.c"
 #include "harness.h"
-#include "send_helper.h"
+#include "sendfile_nic/send_helper.h"
+#include "sendfile_nic/snic_backend.h"
 
 /* headers in many iovecs resume at the right byte after a short send */
 static void

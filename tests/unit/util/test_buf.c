@@ -1,6 +1,6 @@
 /* Unit tests of src/util/buf.c */
 
-#include "../../../src/util/buf.c"
+#include "util/buf.c"
 #include "harness.h"
 
 static void

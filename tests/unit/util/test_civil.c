@@ -1,6 +1,6 @@
 /* Unit tests of src/util/civil.c (expected values from Python's datetime) */
 
-#include "../../../src/util/civil.c"
+#include "util/civil.c"
 #include "harness.h"
 
 static void

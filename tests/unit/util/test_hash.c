@@ -1,6 +1,6 @@
 /* Unit tests of src/util/hash.c: FNV-1a 64 test vectors */
 
-#include "../../../src/util/hash.c"
+#include "util/hash.c"
 #include "harness.h"
 
 static void

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../../src/util/log.c"
+#include "util/log.c"
 #include "harness.h"
 
 static size_t

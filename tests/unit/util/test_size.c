@@ -1,6 +1,6 @@
 /* Unit tests of src/util/size.c */
 
-#include "../../../src/util/size.c"
+#include "util/size.c"
 #include "harness.h"
 
 static void

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "../../../src/util/urlpath.c"
+#include "util/urlpath.c"
 #include "harness.h"
 
 static const char *

@@ -3,7 +3,7 @@
  * hand, and the calibration of pci64-33 (docs/interconnect.md).
  */
 
-#include "../../../../src/sendfile_nic/nic/bus.c"
+#include "sendfile_nic/nic/bus.c"
 #include "harness.h"
 
 static void

@@ -1,9 +1,9 @@
 /* Unit tests of src/sendfile_nic/nic/device.c */
 
-#include "../../../../src/sendfile_nic/nic/device.c"
+#include "sendfile_nic/nic/device.c"
 
 #include <poll.h>
-#include "../tcp_pair.h"
+#include "sendfile_nic/tcp_pair.h"
 #include "harness.h"
 
 #define BLOCK 4096

@@ -1,6 +1,6 @@
 /* Unit tests of src/sendfile_nic/nic/directory.c */
 
-#include "../../../../src/sendfile_nic/nic/directory.c"
+#include "sendfile_nic/nic/directory.c"
 #include "harness.h"
 
 static void

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "../../../../src/sendfile_nic/nic/host.c"
+#include "sendfile_nic/nic/host.c"
 #include "harness.h"
 
 static void

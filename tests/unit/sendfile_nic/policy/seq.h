@@ -7,7 +7,7 @@
 #ifndef SEQ_H
 #define SEQ_H
 
-#include "../../../../src/sendfile_nic/nic/directory.h"
+#include "sendfile_nic/nic/directory.h"
 
 static int
 run_seq(const snic_policy_t *p, uint32_t cap, const char *seq, char *victims)

@@ -1,8 +1,8 @@
 /* Unit tests of src/sendfile_nic/policy/arc.c, checked by hand */
 
-#include "../../../../src/sendfile_nic/policy/arc.c"
+#include "sendfile_nic/policy/arc.c"
 #include "harness.h"
-#include "seq.h"
+#include "sendfile_nic/policy/seq.h"
 
 /*
  * c = 2.  A, B into T1; A hit -> T2.  C: |T1|+|B1| = 1, all four = 2 = c:

@@ -1,8 +1,8 @@
 /* Unit tests of src/sendfile_nic/policy/lfu.c, checked by hand */
 
-#include "../../../../src/sendfile_nic/policy/lfu.c"
+#include "sendfile_nic/policy/lfu.c"
 #include "harness.h"
-#include "seq.h"
+#include "sendfile_nic/policy/seq.h"
 
 static void
 test_by_hand(void)

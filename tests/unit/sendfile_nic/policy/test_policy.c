@@ -4,8 +4,8 @@
  * from an independent implementation (reference.py in this folder).
  */
 
-#include "../../../../src/sendfile_nic/policy/policy.c"
-#include "../../../../src/sendfile_nic/nic/directory.h"
+#include "sendfile_nic/policy/policy.c"
+#include "sendfile_nic/nic/directory.h"
 #include "harness.h"
 
 static const struct {

@@ -1,6 +1,6 @@
 /* Unit tests of src/sendfile_nic/policy/slist.c: the slot list */
 
-#include "../../../../src/sendfile_nic/policy/slist.c"
+#include "sendfile_nic/policy/slist.c"
 #include "harness.h"
 
 static void

@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../../../src/server/conf/conf.c"
+#include "server/conf/conf.c"
 #include "harness.h"
-#include "listen.h"
-#include "lookup.h"
-#include "modules/modules.h"
+#include "server/http/listen.h"
+#include "server/http/lookup.h"
+#include "server/modules/modules.h"
 
 static char err[1024];
 

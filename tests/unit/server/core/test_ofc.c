@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../../../src/server/core/ofc.c"
+#include "server/core/ofc.c"
 #include "harness.h"
-#include "modules/modules.h"
+#include "server/modules/modules.h"
 
 static char         root[] = "/tmp/nicd-ofc-XXXXXX";
 static char         outside[] = "/tmp/nicd-out-XXXXXX";

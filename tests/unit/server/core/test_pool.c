@@ -1,6 +1,6 @@
 /* Unit tests of src/server/core/pool.c */
 
-#include "../../../../src/server/core/pool.c"
+#include "server/core/pool.c"
 #include "harness.h"
 
 static void

@@ -1,6 +1,6 @@
 /* Unit tests of src/server/core/tls.c: the ciphertext buffer (our write BIO) */
 
-#include "../../../../src/server/core/tls.c"
+#include "server/core/tls.c"
 #include "harness.h"
 
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* Unit tests of src/server/http/handler.c: the pieces that need no connection */
 
-#include "../../../../src/server/http/handler.c"
+#include "server/http/handler.c"
 #include "harness.h"
 
 static void

@@ -1,6 +1,6 @@
 /* Unit tests of src/server/http/http.c: the pieces that need no connection */
 
-#include "../../../../src/server/http/http.c"
+#include "server/http/http.c"
 #include "harness.h"
 
 static void

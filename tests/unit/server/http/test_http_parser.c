@@ -1,6 +1,6 @@
 /* Unit tests of src/server/http/http_parser.c */
 
-#include "../../../../src/server/http/http_parser.c"
+#include "server/http/http_parser.c"
 #include "harness.h"
 
 static nicd_http_req_t req;

@@ -1,6 +1,6 @@
 /* Unit tests of src/server/http/path.c */
 
-#include "../../../../src/server/http/path.c"
+#include "server/http/path.c"
 #include "harness.h"
 
 static const char *

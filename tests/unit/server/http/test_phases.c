@@ -6,7 +6,7 @@
  * pipelined requests answered in order.
  */
 
-#include "../../../../src/server/http/phases.c"
+#include "server/http/phases.c"
 #include "harness.h"
 #include "loopback.h"
 

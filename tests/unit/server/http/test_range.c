@@ -1,6 +1,6 @@
 /* Unit tests of src/server/http/range.c */
 
-#include "../../../../src/server/http/range.c"
+#include "server/http/range.c"
 #include "harness.h"
 
 static nicd_range_t r[16];

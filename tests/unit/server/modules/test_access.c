@@ -1,6 +1,6 @@
 /* Unit tests of src/server/modules/access.c */
 
-#include "../../../../src/server/modules/access.c"
+#include "server/modules/access.c"
 #include "harness.h"
 
 /* Apache's MD5 against what "openssl passwd -apr1" wrote */

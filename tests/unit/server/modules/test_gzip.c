@@ -1,6 +1,6 @@
 /* Unit tests of src/server/modules/gzip.c */
 
-#include "../../../../src/server/modules/gzip.c"
+#include "server/modules/gzip.c"
 #include "harness.h"
 
 /* what it compresses, zlib gives back */

@@ -1,8 +1,8 @@
 /* Unit tests of src/server/modules/log_format.c: access_log's settings */
 
-#include "../../../../src/server/modules/log_format.c"
+#include "server/modules/log_format.c"
 #include "harness.h"
-#include "modules/modules.h"
+#include "server/modules/modules.h"
 
 static nicd_conf_t *
 load(const char *text)

@@ -1,8 +1,8 @@
 /* Unit tests of src/server/modules/static.c: the pieces that need no connection */
 
-#include "../../../../src/server/modules/static.c"
+#include "server/modules/static.c"
 #include "harness.h"
-#include "modules/modules.h"
+#include "server/modules/modules.h"
 
 static void
 test_etag_match(void)

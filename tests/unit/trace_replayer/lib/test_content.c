@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "../../../../trace_replayer/lib/content.c"
+#include "lib/content.c"
 #include "harness.h"
 
 static void

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../../../trace_replayer/lib/feed.c"
+#include "lib/feed.c"
 #include "harness.h"
 
 /*

@@ -1,6 +1,6 @@
 /* Unit tests of trace_replayer/lib/files.c: sizes and file names. */
 
-#include "../../../../trace_replayer/lib/files.c"
+#include "lib/files.c"
 #include "harness.h"
 
 static void

@@ -1,6 +1,6 @@
 /* Unit tests of trace_replayer/lib/hist.c */
 
-#include "../../../../trace_replayer/lib/hist.c"
+#include "lib/hist.c"
 #include "harness.h"
 
 static void

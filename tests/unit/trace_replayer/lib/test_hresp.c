@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "../../../../trace_replayer/lib/hresp.c"
+#include "lib/hresp.c"
 #include "harness.h"
 
 typedef struct {

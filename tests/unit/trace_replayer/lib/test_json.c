@@ -1,6 +1,6 @@
 /* Unit tests of trace_replayer/lib/json.c */
 
-#include "../../../../trace_replayer/lib/json.c"
+#include "lib/json.c"
 #include "harness.h"
 
 static void

@@ -4,9 +4,9 @@
  * (a file larger than the cache skips it), hit for hit.
  */
 
-#include "../../../../trace_replayer/lib/mrc.c"
-#include "../../../../src/sendfile_nic/nic/directory.h"
-#include "../../../../src/sendfile_nic/policy/policy.h"
+#include "lib/mrc.c"
+#include "sendfile_nic/nic/directory.h"
+#include "sendfile_nic/policy/policy.h"
 #include "harness.h"
 
 #define BLOCK 4096

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../../../trace_replayer/lib/objects.c"
+#include "lib/objects.c"
 #include "harness.h"
 
 static void

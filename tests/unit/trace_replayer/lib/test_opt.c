@@ -1,6 +1,6 @@
 /* Unit tests of trace_replayer/lib/opt.c, checked by hand */
 
-#include "../../../../trace_replayer/lib/opt.c"
+#include "lib/opt.c"
 #include "harness.h"
 
 static uint64_t

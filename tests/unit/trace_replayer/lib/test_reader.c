@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../../../trace_replayer/lib/reader.c"
+#include "lib/reader.c"
 #include "harness.h"
 
 #define NASA    "../shared/traces/nasa/NASA_access_log_Jul95.first1000"

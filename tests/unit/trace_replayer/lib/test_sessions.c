@@ -3,7 +3,7 @@
  * connections are known exactly.
  */
 
-#include "../../../../trace_replayer/lib/sessions.c"
+#include "lib/sessions.c"
 #include "harness.h"
 
 static void

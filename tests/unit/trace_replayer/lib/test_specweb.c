@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../../../trace_replayer/lib/specweb.c"
+#include "lib/specweb.c"
 #include "harness.h"
 
 static void

@@ -2,7 +2,7 @@
 
 #include <math.h>
 
-#include "../../../../trace_replayer/lib/stats.c"
+#include "lib/stats.c"
 #include "harness.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)

@@ -1,6 +1,6 @@
 /* Unit tests of trace_replayer/lib/strtab.c */
 
-#include "../../../../trace_replayer/lib/strtab.c"
+#include "lib/strtab.c"
 #include "harness.h"
 
 /* an empty string first (the fuzzer found it touching a NULL arena) */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../../trace_replayer/lib/synth.c"
+#include "lib/synth.c"
 #include "harness.h"
 
 static void

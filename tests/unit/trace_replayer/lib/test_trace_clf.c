@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../../../trace_replayer/lib/trace_clf.c"
+#include "lib/trace_clf.c"
 #include "harness.h"
 
 #define SAMPLE "../shared/traces/nasa/NASA_access_log_Jul95.first1000"

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "../../../../trace_replayer/lib/trace_wc98.c"
+#include "lib/trace_wc98.c"
 #include "harness.h"
 
 #define LOG "../shared/traces/worldcup98/test_log.gz"
