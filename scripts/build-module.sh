@@ -17,8 +17,13 @@ fi
 flags=$(sed -n 's/^NGX_CONF_FLAGS=( *\(.*\) *)$/\1/p' "$src/conf_flags")
 work="$build/nginx-src"
 stamp="$work/.nicache-configured"
+# the library's files, which config lists when nginx is configured: a
+# file added or removed since means configuring again
+sources=$(ls src/sendfile_nic/*.c src/sendfile_nic/nic/*.c \
+          src/sendfile_nic/policy/*.c | tr '\n' ' ')
 if [ ! -f "$stamp" ] || [ "$src/conf_flags" -nt "$stamp" ] ||
-   [ "$mod/config" -nt "$stamp" ]; then
+   [ "$mod/config" -nt "$stamp" ] ||
+   [ "$(cat "$stamp")" != "$sources" ]; then
     rm -rf "$work"
     mkdir -p "$work"
     cp -R "$src"/. "$work"/
@@ -27,7 +32,7 @@ if [ ! -f "$stamp" ] || [ "$src/conf_flags" -nt "$stamp" ] ||
         echo "build-module.sh: nginx's configure failed; see $work/configure.log" >&2
         exit 1
     }
-    touch "$stamp"
+    printf '%s' "$sources" > "$stamp"
 fi
 make -C "$work" -f objs/Makefile modules >"$work/make.log" 2>&1 || {
     grep -E "error|Error" "$work/make.log" | head -20 >&2

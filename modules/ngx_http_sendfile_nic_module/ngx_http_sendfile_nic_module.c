@@ -30,21 +30,19 @@
 
 #include "sendfile_nic/snic.h"
 #include "sendfile_nic/snic_nic.h"
+#include "sendfile_nic/nic/params.h"
 
 
 #define NGX_HTTP_SENDFILE_NIC_PIECES  16
 
 
-/* the parameters of one emulated NIC set (sendfile_nic_count NICs) */
+/*
+ * the parameters of one emulated NIC set (sendfile_nic_count NICs), as
+ * written (len 0: not set, the library's default): one a row of the
+ * library's table (nic/params.h), whose order indexes them
+ */
 typedef struct {
-    size_t              cache_size;
-    size_t              block_size;
-    ngx_uint_t          count;
-    ngx_str_t           policy;
-    ngx_str_t           bus;
-    ngx_str_t           testbed;
-    ngx_flag_t          bus_limit;
-    ngx_str_t           memory_path;
+    ngx_str_t           v[SNIC_NIC_NPARAMS];
 } ngx_http_sendfile_nic_params_t;
 
 
@@ -142,6 +140,8 @@ static ngx_http_sendfile_nic_conn_t *ngx_http_sendfile_nic_conn(
 static void ngx_http_sendfile_nic_conn_cleanup(void *data);
 static ngx_int_t ngx_http_sendfile_nic_log_handler(ngx_http_request_t *r);
 static ngx_int_t ngx_http_sendfile_nic_report_handler(ngx_http_request_t *r);
+static char *ngx_http_sendfile_nic_param(ngx_conf_t *cf, ngx_command_t *cmd,
+    void *conf);
 static char *ngx_http_sendfile_nic_report(ngx_conf_t *cf, ngx_command_t *cmd,
     void *conf);
 static ngx_int_t ngx_http_sendfile_nic_init_zone(ngx_shm_zone_t *shm_zone,
@@ -164,61 +164,19 @@ static ngx_command_t  ngx_http_sendfile_nic_commands[] = {
       offsetof(ngx_http_sendfile_nic_loc_conf_t, enable),
       NULL },
 
-    { ngx_string("sendfile_nic_cache_size"),
-      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
-      ngx_conf_set_size_slot,
-      NGX_HTTP_LOC_CONF_OFFSET,
-      offsetof(ngx_http_sendfile_nic_loc_conf_t, params.cache_size),
+    /* sendfile_nic_cache_size, ...: one command a row of the library's
+     * parameter table, as nicd's nic_cache_size, ... */
+#define NGX_HTTP_SENDFILE_NIC_PARAM(name, type, min, max, dflt, hint)         \
+    { ngx_string("sendfile_nic_" #name),                                      \
+      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,  \
+      ngx_http_sendfile_nic_param,                                            \
+      NGX_HTTP_LOC_CONF_OFFSET,                                               \
+      SNIC_NIC_P_##name,                                                      \
       NULL },
 
-    { ngx_string("sendfile_nic_block_size"),
-      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
-      ngx_conf_set_size_slot,
-      NGX_HTTP_LOC_CONF_OFFSET,
-      offsetof(ngx_http_sendfile_nic_loc_conf_t, params.block_size),
-      NULL },
+    SNIC_NIC_PARAMS(NGX_HTTP_SENDFILE_NIC_PARAM)
 
-    { ngx_string("sendfile_nic_count"),
-      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
-      ngx_conf_set_num_slot,
-      NGX_HTTP_LOC_CONF_OFFSET,
-      offsetof(ngx_http_sendfile_nic_loc_conf_t, params.count),
-      NULL },
-
-    { ngx_string("sendfile_nic_policy"),
-      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
-      ngx_conf_set_str_slot,
-      NGX_HTTP_LOC_CONF_OFFSET,
-      offsetof(ngx_http_sendfile_nic_loc_conf_t, params.policy),
-      NULL },
-
-    { ngx_string("sendfile_nic_bus"),
-      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
-      ngx_conf_set_str_slot,
-      NGX_HTTP_LOC_CONF_OFFSET,
-      offsetof(ngx_http_sendfile_nic_loc_conf_t, params.bus),
-      NULL },
-
-    { ngx_string("sendfile_nic_testbed"),
-      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
-      ngx_conf_set_str_slot,
-      NGX_HTTP_LOC_CONF_OFFSET,
-      offsetof(ngx_http_sendfile_nic_loc_conf_t, params.testbed),
-      NULL },
-
-    { ngx_string("sendfile_nic_bus_limit"),
-      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_FLAG,
-      ngx_conf_set_flag_slot,
-      NGX_HTTP_LOC_CONF_OFFSET,
-      offsetof(ngx_http_sendfile_nic_loc_conf_t, params.bus_limit),
-      NULL },
-
-    { ngx_string("sendfile_nic_memory_path"),
-      NGX_HTTP_MAIN_CONF|NGX_HTTP_SRV_CONF|NGX_HTTP_LOC_CONF|NGX_CONF_TAKE1,
-      ngx_conf_set_str_slot,
-      NGX_HTTP_LOC_CONF_OFFSET,
-      offsetof(ngx_http_sendfile_nic_loc_conf_t, params.memory_path),
-      NULL },
+#undef NGX_HTTP_SENDFILE_NIC_PARAM
 
     { ngx_string("sendfile_nic_status"),
       NGX_HTTP_LOC_CONF|NGX_CONF_NOARGS,
@@ -912,6 +870,53 @@ ngx_http_sendfile_nic_report(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
 }
 
 
+/* parameter i as a number: its value, or the library's default */
+
+static double
+ngx_http_sendfile_nic_num(ngx_http_sendfile_nic_params_t *pa, ngx_uint_t i)
+{
+    return snic_nic_param_num((int) i, (char *) pa->v[i].data);
+}
+
+
+static int
+ngx_http_sendfile_nic_count(ngx_http_sendfile_nic_zone_t *z)
+{
+    return (int) ngx_http_sendfile_nic_num(&z->params, SNIC_NIC_P_count);
+}
+
+
+/* a parameter of the library's table, checked as nicd checks it */
+
+static char *
+ngx_http_sendfile_nic_param(ngx_conf_t *cf, ngx_command_t *cmd, void *conf)
+{
+    ngx_http_sendfile_nic_loc_conf_t  *slcf = conf;
+
+    ngx_str_t  *value, *v;
+
+    v = &slcf->params.v[cmd->offset];
+
+    if (v->data) {
+        return "is duplicate";
+    }
+
+    value = cf->args->elts;
+
+    if (!snic_nic_param_ok((int) cmd->offset, (char *) value[1].data)) {
+        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
+                           "invalid value \"%V\" in \"%V\" directive%s",
+                           &value[1], &cmd->name,
+                           snic_nic_params[cmd->offset].hint);
+        return NGX_CONF_ERROR;
+    }
+
+    *v = value[1];
+
+    return NGX_CONF_OK;
+}
+
+
 /*
  * The shared zone's contents: the library's instance, allocated from the
  * zone's slab pool while the master reads the configuration.  A reload
@@ -937,10 +942,10 @@ ngx_http_sendfile_nic_init_zone(ngx_shm_zone_t *shm_zone, void *data)
 {
     ngx_http_sendfile_nic_zone_t  *z = shm_zone->data;
 
-    char               err[256], cache[32], block[32], count[32];
+    char               err[256];
     ngx_int_t          rc;
-    ngx_uint_t         n;
-    snic_param_t       params[8];
+    ngx_uint_t         i, n;
+    snic_param_t       params[SNIC_NIC_NPARAMS];
     snic_options_t     opt;
     ngx_slab_pool_t   *shpool;
     snic_instance_t   *nic;
@@ -971,38 +976,11 @@ ngx_http_sendfile_nic_init_zone(ngx_shm_zone_t *shm_zone, void *data)
 
     n = 0;
 
-    ngx_snprintf((u_char *) cache, sizeof(cache), "%uz%Z",
-                 z->params.cache_size);
-    params[n].name = "nic_cache_size";
-    params[n++].value = cache;
-
-    ngx_snprintf((u_char *) block, sizeof(block), "%uz%Z",
-                 z->params.block_size);
-    params[n].name = "nic_block_size";
-    params[n++].value = block;
-
-    ngx_snprintf((u_char *) count, sizeof(count), "%ui%Z", z->params.count);
-    params[n].name = "nic_count";
-    params[n++].value = count;
-
-    params[n].name = "nic_policy";
-    params[n++].value = (char *) z->params.policy.data;
-
-    if (z->params.testbed.len) {
-        params[n].name = "nic_testbed";
-        params[n++].value = (char *) z->params.testbed.data;
-
-    } else {
-        params[n].name = "nic_bus";
-        params[n++].value = (char *) z->params.bus.data;
-    }
-
-    params[n].name = "nic_bus_limit";
-    params[n++].value = z->params.bus_limit ? "on" : "off";
-
-    if (z->params.memory_path.len) {
-        params[n].name = "nic_memory_path";
-        params[n++].value = (char *) z->params.memory_path.data;
+    for (i = 0; i < SNIC_NIC_NPARAMS; i++) {
+        if (z->params.v[i].data) {
+            params[n].name = snic_nic_params[i].directive;
+            params[n++].value = (char *) z->params.v[i].data;
+        }
     }
 
     ngx_memzero(&opt, sizeof(snic_options_t));
@@ -1042,7 +1020,7 @@ ngx_http_sendfile_nic_init_zone(ngx_shm_zone_t *shm_zone, void *data)
     shpool->data = nic;
     z->nic = nic;
     z->nmemory = ngx_max(snic_nic_memory(nic, z->memory,
-                                         (int) z->params.count), 0);
+                                         ngx_http_sendfile_nic_count(z)), 0);
 
     return NGX_OK;
 }
@@ -1083,19 +1061,12 @@ ngx_http_sendfile_nic_create_loc_conf(ngx_conf_t *cf)
     /*
      * set by ngx_pcalloc():
      *
-     *     slcf->params.policy = { 0, NULL };
-     *     slcf->params.bus = { 0, NULL };
-     *     slcf->params.testbed = { 0, NULL };
-     *     slcf->params.memory_path = { 0, NULL };
+     *     slcf->params.v[] = { 0, NULL } (not set);
      *     slcf->zone = NULL;
      */
 
     slcf->enable = NGX_CONF_UNSET;
     slcf->report = NGX_CONF_UNSET;
-    slcf->params.cache_size = NGX_CONF_UNSET_SIZE;
-    slcf->params.block_size = NGX_CONF_UNSET_SIZE;
-    slcf->params.count = NGX_CONF_UNSET_UINT;
-    slcf->params.bus_limit = NGX_CONF_UNSET;
 
     return slcf;
 }
@@ -1108,7 +1079,7 @@ ngx_http_sendfile_nic_merge_loc_conf(ngx_conf_t *cf, void *parent,
     ngx_http_sendfile_nic_loc_conf_t  *prev = parent;
     ngx_http_sendfile_nic_loc_conf_t  *conf = child;
 
-    ngx_http_sendfile_nic_params_t  *p;
+    ngx_uint_t  i;
 
     ngx_conf_merge_value(conf->enable, prev->enable, 0);
 
@@ -1116,29 +1087,10 @@ ngx_http_sendfile_nic_merge_loc_conf(ngx_conf_t *cf, void *parent,
         conf->report = -1;
     }
 
-    p = &conf->params;
-
-    ngx_conf_merge_size_value(p->cache_size, prev->params.cache_size,
-                              16 * 1024 * 1024);
-    ngx_conf_merge_size_value(p->block_size, prev->params.block_size, 4096);
-    ngx_conf_merge_uint_value(p->count, prev->params.count, 1);
-    ngx_conf_merge_str_value(p->policy, prev->params.policy, "lru");
-    ngx_conf_merge_str_value(p->bus, prev->params.bus, "pci64-33");
-    ngx_conf_merge_str_value(p->testbed, prev->params.testbed, "");
-    ngx_conf_merge_value(p->bus_limit, prev->params.bus_limit, 0);
-    ngx_conf_merge_str_value(p->memory_path, prev->params.memory_path, "");
-
-    if (p->block_size < 512 || (p->block_size & (p->block_size - 1))) {
-        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
-                           "sendfile_nic_block_size must be a power of two, "
-                           "at least 512");
-        return NGX_CONF_ERROR;
-    }
-
-    if (p->count < 1 || p->count > 64) {
-        ngx_conf_log_error(NGX_LOG_EMERG, cf, 0,
-                           "sendfile_nic_count must be 1 to 64");
-        return NGX_CONF_ERROR;
+    for (i = 0; i < SNIC_NIC_NPARAMS; i++) {
+        if (conf->params.v[i].data == NULL) {
+            conf->params.v[i] = prev->params.v[i];
+        }
     }
 
     if ((conf->enable || conf->report != -1)
@@ -1164,9 +1116,10 @@ static ngx_int_t
 ngx_http_sendfile_nic_add_zone(ngx_conf_t *cf,
     ngx_http_sendfile_nic_loc_conf_t *slcf)
 {
-    size_t                           size, slots;
+    size_t                           size, slots, len, cache, block;
     u_char                          *p;
     ngx_str_t                        name;
+    ngx_uint_t                       i, count;
     ngx_shm_zone_t                  *zone;
     ngx_pool_cleanup_t              *cln;
     ngx_http_sendfile_nic_zone_t    *z;
@@ -1174,22 +1127,47 @@ ngx_http_sendfile_nic_add_zone(ngx_conf_t *cf,
 
     pa = &slcf->params;
 
-    slots = pa->cache_size / pa->block_size;
-    size = 8 * ngx_pagesize
-           + pa->count * (slots * 256 + pa->block_size + 64 * 1024);
+    cache = (size_t) ngx_http_sendfile_nic_num(pa, SNIC_NIC_P_cache_size);
+    block = (size_t) ngx_http_sendfile_nic_num(pa, SNIC_NIC_P_block_size);
+    count = (ngx_uint_t) ngx_http_sendfile_nic_num(pa, SNIC_NIC_P_count);
 
-    p = ngx_pnalloc(cf->pool, 256 + pa->memory_path.len);
+    slots = cache / block;
+    size = 8 * ngx_pagesize + count * (slots * 256 + block + 64 * 1024);
+
+    /* the name: every parameter, numbers as their values ("16m" and
+     * "16777216" are one zone), names as written, unset ones empty */
+    len = sizeof("sendfile_nic");
+    for (i = 0; i < SNIC_NIC_NPARAMS; i++) {
+        len += 1 + ngx_max(pa->v[i].len, 32);
+    }
+
+    p = ngx_pnalloc(cf->pool, len);
     if (p == NULL) {
         return NGX_ERROR;
     }
 
     name.data = p;
-    name.len = ngx_snprintf(p, 256 + pa->memory_path.len,
-                            "sendfile_nic:%uz:%uz:%ui:%V:%V:%V:%i:%V",
-                            pa->cache_size, pa->block_size, pa->count,
-                            &pa->policy, &pa->bus, &pa->testbed,
-                            pa->bus_limit, &pa->memory_path)
-               - p;
+    p = ngx_cpymem(p, "sendfile_nic", sizeof("sendfile_nic") - 1);
+
+    for (i = 0; i < SNIC_NIC_NPARAMS; i++) {
+        *p++ = ':';
+
+        switch (snic_nic_params[i].type) {
+        case SNIC_NP_POLICY:
+        case SNIC_NP_BUS:
+        case SNIC_NP_TESTBED:
+        case SNIC_NP_TLS:
+        case SNIC_NP_PATH:
+            p = ngx_cpymem(p, pa->v[i].data, pa->v[i].len);
+            break;
+
+        default:
+            p += snprintf((char *) p, 32, "%.17g",
+                          ngx_http_sendfile_nic_num(pa, i));
+        }
+    }
+
+    name.len = p - name.data;
 
     zone = ngx_shared_memory_add(cf, &name, size,
                                  &ngx_http_sendfile_nic_module);
@@ -1206,7 +1184,7 @@ ngx_http_sendfile_nic_add_zone(ngx_conf_t *cf,
         z->params = *pa;
 
         z->memory = ngx_pcalloc(cf->pool,
-                                pa->count * sizeof(snic_nic_memory_t));
+                                count * sizeof(snic_nic_memory_t));
         if (z->memory == NULL) {
             return NGX_ERROR;
         }

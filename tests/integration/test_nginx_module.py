@@ -426,6 +426,45 @@ def test_module_directives_in_http_server_and_location():
           "lru set: %r" % st)
 
 
+def test_module_commands_are_the_librarys_parameter_table():
+    """Every nic parameter nicd takes is a command of the module, made
+    from the same table (nic/params.h, issue 40): those nicd had alone
+    (mss, memory bandwidth, TLS, storage fill) reach the library, with a
+    testbed the settings beside it describe this server, and a bad value
+    fails "nginx -t" naming the directive and what it may be."""
+    with Nginx("sendfile_nic_testbed pcie4-server; sendfile_nic_mss 9000; "
+               "sendfile_nic_memory_bandwidth 10g; sendfile_nic_tls software; "
+               "sendfile_nic_storage_fill 0.5; sendfile_nic_bus pcie3-x8;"
+               ) as n:
+        r = get(n.port, "/nic-status")
+        check(r.status == 200, "status: %d" % r.status)
+        st = json.loads(r.body)
+    check(st["mss"] == 9000 and st["testbed"] == "pcie4-server"
+          and st["bus"] == "pcie3-x8", "parameters: %r" % st)
+    check(st["memory"]["bw_bytes_per_s"] == 10 * 2 ** 30
+          and st["memory"]["tls_passes"] == 2
+          and st["memory"]["fill_passes"] == 0.5, "memory: %r" % st["memory"])
+    for directive, value, hint in (
+            ("sendfile_nic_policy", "bogus", "(lru, fifo"),
+            ("sendfile_nic_block_size", "1000", "(a power of two"),
+            ("sendfile_nic_count", "65", "(1 to 64)"),
+            ("sendfile_nic_tls", "maybe", "(software, offload, off)")):
+        d = tempfile.mkdtemp(prefix="nicd-ngx-t-")
+        conf = os.path.join(d, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write("load_module %s; pid %s/nginx.pid; error_log stderr; "
+                    "events {} http { %s %s; }"
+                    % (module_path(), d, directive, value))
+        p = subprocess.run([NGINX, "-t", "-p", d, "-c", conf],
+                           capture_output=True, timeout=30)
+        err = p.stderr.decode()
+        want = 'invalid value "%s" in "%s" directive %s' % (value, directive,
+                                                           hint)
+        check(p.returncode != 0 and want in err,
+              "%s %s: rc %d, %s" % (directive, value, p.returncode, err))
+        shutil.rmtree(d)
+
+
 def test_module_every_policy_with_a_cache_a_file_fills():
     """As test_nic's: every policy, files the size of the cache; no wrong
     byte and no worker lost (when the directory still held pinned victims

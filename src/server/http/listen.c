@@ -114,7 +114,7 @@ nicd_listen_set(parse_t *ps, const char **a, int n)
                 return err;
             }
         } else if (strncmp(a[i], "sndbuf=", 7) == 0) {
-            size_t sz;
+            size_t sz = 0;
 
             if ((err = nicd_conf_size(a[i] + 7, &sz)) != NULL) {
                 return err;
@@ -126,7 +126,7 @@ nicd_listen_set(parse_t *ps, const char **a, int n)
         } else if (strcmp(a[i], "notsent_lowat=off") == 0) {
             l.lowat = 0;
         } else if (strncmp(a[i], "notsent_lowat=", 14) == 0) {
-            size_t sz;
+            size_t sz = 0;
 
             if ((err = nicd_conf_size(a[i] + 14, &sz)) != NULL) {
                 return err;

@@ -53,7 +53,7 @@ set_ssl_session_cache(parse_t *ps, const char **a, int n)
     long         sessions = 0, v;
     char        *end;
     const char  *colon;
-    size_t       bytes;
+    size_t       bytes = 0;
 
     for (i = 0; i < n; i++) {
         if (strcmp(a[i], "off") == 0 || strcmp(a[i], "none") == 0) {

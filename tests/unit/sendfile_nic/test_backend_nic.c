@@ -62,7 +62,7 @@ test_pacing(void)
     CHECK_STR(s->bus->name, "pci64-33");
     CHECK(s->host.req_ns == 16300.0);
     /* bus time counts 1 / 0.95 of itself: 950 us of bus is 1 ms */
-    CHECK_INT(bus_pace_ns(s, 950000), 1000000);
+    CHECK_INT(snic_nic_bus_pace(s, 950000), 1000000);
 
     /* idle clocks start the slack (1 ms) behind: 100 us of bus and
      * 500 us of host fit without waiting */
@@ -156,7 +156,7 @@ test_saved_bytes(void)
     /* the report says the same */
     {
         char   rep[8192];
-        size_t n = nic_report(s, SNIC_REPORT_JSON, rep, sizeof(rep));
+        size_t n = snic_nic_report(s, SNIC_REPORT_JSON, rep, sizeof(rep));
 
         CHECK(n < sizeof(rep));
         CHECK(strstr(rep, "\"saved_bytes\": 17288") != NULL);
@@ -299,6 +299,47 @@ test_bad_testbed(void)
     CHECK(strstr(err, "pentium") != NULL && strstr(err, "amd33") != NULL);
 }
 
+/* the settings beside a testbed describe this server, in any order:
+ * the bus and the memory bandwidth written before the testbed win too */
+static void
+test_testbed_and_its_overrides(void)
+{
+    snic_param_t    p[] = {{"nic_bus", "pcie3-x8"},
+                           {"nic_memory_bandwidth", "10g"},
+                           {"nic_testbed", "pcie4-server"},
+                           {"nic_mss", "9000"}};
+    snic_instance_t in;
+    nic_state_t    *s = start_instance(&in, p, 4);
+
+    CHECK(s != NULL);
+    if (s == NULL) {
+        return;
+    }
+    CHECK(strcmp(s->bus->name, "pcie3-x8") == 0);
+    CHECK(strcmp(s->testbed->name, "pcie4-server") == 0);
+    CHECK(s->mem.bw == 10.0 * (1 << 30));
+    CHECK_INT((int) s->mss, 9000);
+    CHECK(s->host.req_ns == s->testbed->host.req_ns);
+    snic_instance_stop(&in);
+}
+
+/* every directive the backend claims is a row of the one table */
+static void
+test_directives_are_the_table(void)
+{
+    int i;
+
+    for (i = 0; i < SNIC_NIC_NPARAMS; i++) {
+        CHECK_INT(snic_nic_param_find(snic_backend_nic.directives[i]), i);
+    }
+    CHECK(snic_backend_nic.directives[SNIC_NIC_NPARAMS] == NULL);
+    CHECK(snic_nic_param_ok(SNIC_NIC_P_block_size, "4k"));
+    CHECK(!snic_nic_param_ok(SNIC_NIC_P_block_size, "3000"));
+    CHECK(!snic_nic_param_ok(SNIC_NIC_P_count, "0"));
+    CHECK(!snic_nic_param_ok(SNIC_NIC_P_storage_fill, "1.5"));
+    CHECK(snic_nic_param_num(SNIC_NIC_P_cache_size, NULL) == 16 << 20);
+}
+
 int
 main(void)
 {
@@ -307,5 +348,7 @@ main(void)
     RUN(test_saved_bytes_through_transport);
     RUN(test_map_coalesces_and_pins);
     RUN(test_bad_testbed);
+    RUN(test_testbed_and_its_overrides);
+    RUN(test_directives_are_the_table);
     return harness_report("test_backend_nic");
 }
