@@ -122,6 +122,9 @@ typedef struct {
     size_t      len;
 } nicd_str_t;
 
+#define NICD_MAX_MODULES           32 /* modules/modules.c lists fewer */
+#define NICD_WORKER_CTX(w, module) ((w)->modctx[(module).index])
+
 typedef struct nicd_worker_s {
     int                id;
     pthread_t          thread;
@@ -148,27 +151,29 @@ typedef struct nicd_worker_s {
     nicd_ofc_t     ofc;
     nicd_logbuf_t *logs; /* one buffer an access log file, by its index */
     int            nlogs;
-    nicd_buf_t     path;      /* the normalised path of the request at hand */
-    nicd_buf_t     scratch;   /* index candidates, Location, ranges */
-    nicd_buf_t     logline;   /* an access log line being put together */
-    nicd_buf_t     reqpath;   /* the request's path, normalised (phases.c) */
-    nicd_buf_t     uri;       /* a rewritten or redirected URI (phases.c) */
-    nicd_buf_t     expand;    /* a replacement being expanded (phases.c) */
-    nicd_buf_t     hexpand;   /* an add_header value being expanded: the
+    nicd_buf_t     path;    /* the normalised path of the request at hand */
+    nicd_buf_t     scratch; /* index candidates, Location, ranges */
+    nicd_buf_t     logline; /* an access log line being put together */
+    nicd_buf_t     reqpath; /* the request's path, normalised (phases.c) */
+    nicd_buf_t     uri;     /* a rewritten or redirected URI (phases.c) */
+    nicd_buf_t     expand;  /* a replacement being expanded (phases.c) */
+    nicd_buf_t     hexpand; /* an add_header value being expanded: the
                                 body may still be in expand */
-    void          *match;     /* pcre2 match data for locations, rewrites */
-    void          *map_match; /* ... for maps, evaluated amid a rewrite */
-    nicd_buf_t     vars;      /* the values of the request's variables, and
+    void          *match;   /* pcre2 match data for locations, rewrites */
+    nicd_buf_t     vars;    /* the values of the request's variables, and
                                  where each is (vcache, by index: their
                                  vseq is the request's) (variables.c) */
     void          *vcache;
     int            nvcache;
     uint32_t       vseq;
-    void          *lua;       /* lua.c's state of this thread */
-    void          *tls_spare; /* a TLS ciphertext buffer kept for reuse */
-    void          *h2_spare;  /* HTTP/2 streams kept for reuse (http2.c) */
-    int            h2_nspare;
-    nicd_str_t     hname[NICD_MAX_HEADERS], hvalue[NICD_MAX_HEADERS];
+    /* what each module keeps in this thread, by its index (its
+     * worker_init makes it, its worker_free frees it):
+     * NICD_WORKER_CTX(w, module) */
+    void      *modctx[NICD_MAX_MODULES];
+    void      *tls_spare; /* a TLS ciphertext buffer kept for reuse */
+    void      *h2_spare;  /* HTTP/2 streams kept for reuse (http2.c) */
+    int        h2_nspare;
+    nicd_str_t hname[NICD_MAX_HEADERS], hvalue[NICD_MAX_HEADERS];
 
     const struct timeval *tv_header, *tv_keepalive, *tv_send, *tv_linger;
     log_limit_t           lim_full, lim_reuse, lim_accept; /* a line a second */

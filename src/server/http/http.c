@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "server/http/handler.h"
+#include "server/http/http.h"
 #include "server/http/phases.h"
 
 typedef struct {

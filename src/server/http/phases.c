@@ -459,8 +459,6 @@ nicd_phases_worker_free(nicd_worker_t *w)
 {
     pcre2_match_data_free(w->match);
     w->match = NULL;
-    pcre2_match_data_free(w->map_match);
-    w->map_match = NULL;
     nicd_buf_free(&w->vars);
     nicd_vars_worker_free(w);
 }

@@ -130,10 +130,12 @@ worker_close(lua_worker_t *lw)
 static void
 lua_worker_free(nicd_worker_t *w)
 {
-    if (w->lua != NULL) {
-        worker_close(w->lua);
-        free(w->lua);
-        w->lua = NULL;
+    lua_worker_t *lw = NICD_WORKER_CTX(w, nicd_lua_module);
+
+    if (lw != NULL) {
+        worker_close(lw);
+        free(lw);
+        NICD_WORKER_CTX(w, nicd_lua_module) = NULL;
     }
 }
 
@@ -350,10 +352,13 @@ lua_worker_init(nicd_worker_t *w)
     if (cf->nlua == 0) {
         return;
     }
-    if (w->lua == NULL && (w->lua = calloc(1, sizeof(lua_worker_t))) == NULL) {
+    lua_worker_t *lw = NICD_WORKER_CTX(w, nicd_lua_module);
+
+    if (lw == NULL && (lw = calloc(1, sizeof(lua_worker_t))) == NULL) {
         return; /* the first request tries again */
     }
-    (void) worker_load(w->lua, w->cycle); /* a failure is logged */
+    NICD_WORKER_CTX(w, nicd_lua_module) = lw;
+    (void) worker_load(lw, w->cycle); /* a failure is logged */
 }
 
 static void
@@ -364,11 +369,12 @@ nicd_lua_content(nicd_conn_t *c, const nicd_request_t *r,
     const char        *file = lua_of(lc)->file;
     int                loc = lua_of(lc)->idx;
     int                head = r->method == NICD_M_HEAD;
-    lua_worker_t      *lw = c->w->lua;
+    lua_worker_t      *lw = NICD_WORKER_CTX(c->w, nicd_lua_module);
     lua_State         *L;
 
     if (lw == NULL) {
-        lw = c->w->lua = calloc(1, sizeof(lua_worker_t));
+        lw = NICD_WORKER_CTX(c->w, nicd_lua_module) =
+            calloc(1, sizeof(lua_worker_t));
         if (lw == NULL) {
             nicd_respond_error(c, 500, head, NULL, 0);
             return;

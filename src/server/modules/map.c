@@ -21,6 +21,8 @@
 #define MATCH_PAIRS 10 /* $0..$9 of a regex key */
 #define MAP_DEPTH   8  /* a map whose value uses a map ... (a loop: an error) */
 
+nicd_module_t nicd_map_module;
+
 typedef struct {
     char            *key;   /* a string, matched ignoring case; NULL: re */
     void            *re;    /* "~" or "~*": pcre2_code */
@@ -80,13 +82,16 @@ map_get(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
             goto found;
         }
     }
-    if (c->w->map_match == NULL) {
-        c->w->map_match = pcre2_match_data_create(MATCH_PAIRS, NULL);
-        if (c->w->map_match == NULL) {
+    md = NICD_WORKER_CTX(c->w, nicd_map_module);
+    if (md == NULL) {
+        /* its own: a map is evaluated amid a rewrite, whose match data
+         * (w->match) it must not overwrite */
+        md = pcre2_match_data_create(MATCH_PAIRS, NULL);
+        if (md == NULL) {
             goto done;
         }
+        NICD_WORKER_CTX(c->w, nicd_map_module) = md;
     }
-    md = c->w->map_match;
     for (i = 0; i < m->nentries; i++) {
         if (m->entries[i].re == NULL) {
             continue;
@@ -234,7 +239,16 @@ static const directive_t nicd_map_directives[] = {
     {NULL, 0, 0, 0, NULL, 0, 0},
 };
 
+/* the match data a worker made for its maps */
+static void
+map_worker_free(nicd_worker_t *w)
+{
+    pcre2_match_data_free(NICD_WORKER_CTX(w, nicd_map_module));
+    NICD_WORKER_CTX(w, nicd_map_module) = NULL;
+}
+
 nicd_module_t nicd_map_module = {
     .name = "map",
     .directives = nicd_map_directives,
+    .worker_free = map_worker_free,
 };
