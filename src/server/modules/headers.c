@@ -186,6 +186,10 @@ header_filter(nicd_conn_t *c)
         return;
     }
     hc = NICD_LOC_CONF(c->r->loc, nicd_headers_module);
+    if (hc->expires_kind == EXPIRES_OFF && hc->nheaders == 0) {
+        next_header_filter(c); /* nothing here: the common case */
+        return;
+    }
     ok = headers_status(c->r->status);
     if (hc->expires_kind != EXPIRES_OFF && ok) {
         expires_fields(c, hc);
