@@ -2,8 +2,10 @@
 
 import os
 import re
+import shutil
+import subprocess
 
-from nicd import Server, check, get, raw, wait_until
+from nicd import Server, Skip, check, get, raw, wait_until
 
 COMBINED = re.compile(
     r'^(\S+) - - \[(\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4})\] '
@@ -59,3 +61,36 @@ def test_access_log_off():
         s.put("a", b"a")
         check(get(s.port, "/a").status == 200, "served")
     check(not os.path.exists(s.access_log), "log written with access_log off")
+
+
+def test_sent_http_variables_over_http11_and_http2():
+    """$sent_http_NAME in a log_format is the field the response sent,
+    over HTTP/1.1 and over HTTP/2 (whose line is made when the stream
+    closes), and in add_header it reads the fields sent before it
+    (issue 40, item 5)."""
+    if shutil.which("nghttp") is None:
+        raise Skip("nghttp (nghttp2-client) is not installed")
+    conf = """
+        log_format sent '$status $sent_http_content_type '
+                        '$sent_http_content_length "$sent_http_x_echo"';
+        access_log %s sent;
+        location / { add_header X-Echo "t=$sent_http_content_type"; }
+    """
+    want = '200 text/plain 10 "t=text/plain"'
+    with Server(threads=1, access_log=False) as s:
+        s.reload(conf % s.access_log)
+        s.put("a.txt", b"0123456789")
+        r = get(s.port, "/a.txt")
+        check(r.status == 200 and r.header("x-echo") == "t=text/plain",
+              "add_header: %r" % r.headers)
+        ls = wait_until(lambda: lines(s.access_log), "a log line")
+        check(ls == [want], "logged over HTTP/1.1: %r" % ls)
+    with Server(threads=1, listen="http2", access_log=False) as s:
+        s.reload(conf % s.access_log)
+        s.put("a.txt", b"0123456789")
+        p = subprocess.run(["nghttp", "http://127.0.0.1:%d/a.txt" % s.port],
+                           capture_output=True, timeout=30)
+        check(p.returncode == 0 and p.stdout == b"0123456789",
+              "over HTTP/2: %r" % p.stderr)
+        ls = wait_until(lambda: lines(s.access_log), "a log line")
+        check(ls == [want], "logged over HTTP/2: %r" % ls)

@@ -460,13 +460,17 @@ site("variables", """
             set $late "now";
             return 200 "late=$late\n";
         }
+        location /sent/ {
+            alias %(root)s/www/;
+            add_header X-Sent "t=$sent_http_content_type l=$sent_http_content_length";
+        }
     }
 """, [("/v/?a=1&b=2", {"Cookie": "x=1; session=abc; y=2",
                        "X-Custom": "hi", "Content-Type": "text/x"}),
       ("/v/?A=up", {"Cookie": "session=", "Cookie2": "no"}),
       "/v/", ("/v/?aa=1&a=2", {"Cookie": "session=s1, other=o"}),
       "/cache/x", "/cache/y?z=1", "/after", "/tf/missing", "/tf/",
-      "/setlater/"])
+      "/setlater/", "/sent/a.txt"])
 
 # a new user's single-page site: "$uri/index.html" of "/" is
 # "//index.html", and "/$uri" doubles every slash; both are files beneath

@@ -220,6 +220,8 @@ typedef struct nicd_conf_s {
     int               body_handlers;      /* locations with handler_body */
     long              lua_time_limit;     /* ms a Lua handler may run */
     int               internal_redirects; /* cap, as nginx's 10 */
+    int keep_sent; /* a $sent_http_ variable is read: responses keep their
+                      header fields (variables.c says so) */
 
     /* TLS (nginx's ssl_* directives), for listeners marked "ssl" */
     char *ssl_certificate;

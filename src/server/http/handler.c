@@ -3,8 +3,10 @@
  * answering that is the same whatever the protocol (handler.h).
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -227,3 +229,57 @@ nicd_open_status(nicd_conn_t *c, int err, const char *path)
 
 /* the modules' hooks, set by their init (modules/modules.c) */
 nicd_http_hooks_t nicd_http_hooks;
+
+void
+nicd_req_keep_header(nicd_req_t *req, const char *name, size_t nlen,
+                     const char *value, size_t vlen)
+{
+    if (req->sent == NULL
+        && (req->sent = calloc(1, sizeof(nicd_buf_t))) == NULL) {
+        return; /* the variable will be empty */
+    }
+    nicd_buf_add(req->sent, name, nlen);
+    nicd_buf_add(req->sent, "", 1);
+    nicd_buf_add(req->sent, value, vlen);
+    nicd_buf_add(req->sent, "", 1);
+}
+
+void
+nicd_req_sent_free(nicd_req_t *req)
+{
+    nicd_buf_free(req->sent);
+    free(req->sent);
+    req->sent = NULL;
+}
+
+int
+nicd_sent_header(const nicd_buf_t *sent, const char *name, size_t len,
+                 nicd_str_t *value)
+{
+    const char *p, *end, *v;
+    size_t      i, n;
+
+    if (sent == NULL || nicd_buf_failed(sent)) {
+        return 0;
+    }
+    for (p = sent->data, end = p + sent->len; p < end; p = v + strlen(v) + 1) {
+        n = strlen(p);
+        v = p + n + 1;
+        if (n != len) {
+            continue;
+        }
+        for (i = 0; i < n; i++) {
+            char a = (char) tolower((unsigned char) p[i]), b = name[i];
+
+            if (a != (b == '_' ? '-' : (char) tolower((unsigned char) b))) {
+                break;
+            }
+        }
+        if (i == n) {
+            value->p = v;
+            value->len = strlen(v);
+            return 1;
+        }
+    }
+    return 0;
+}

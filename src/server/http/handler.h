@@ -82,6 +82,10 @@ typedef struct nicd_req_s {
     unsigned    gzipped : 1;     /* gzip_static sent the .gz of the file */
     unsigned    vary_ae : 1;     /* Vary: Accept-Encoding */
     const char *type_of;         /* the file a .gz stands for */
+    /* the response's header fields as sent ("name\0value\0" each), kept
+     * when the configuration reads $sent_http_ (conf->keep_sent) */
+    nicd_buf_t *sent;
+    unsigned    keep_sent : 1;
 } nicd_req_t;
 
 /* req (the protocol's) becomes the request at hand, every field zero */
@@ -89,8 +93,28 @@ static inline void
 nicd_req_begin(nicd_conn_t *c, nicd_req_t *req)
 {
     memset(req, 0, sizeof(*req));
+    req->keep_sent = c->w->cycle->conf->keep_sent != 0;
     c->r = req;
 }
+
+/* the protocol is done with req (its log line made): what it kept goes */
+void nicd_req_sent_free(nicd_req_t *req);
+static inline void
+nicd_req_end(nicd_req_t *req)
+{
+    if (req->sent != NULL) {
+        nicd_req_sent_free(req);
+    }
+}
+
+/* a field the response sent, kept for $sent_http_ (handler.c) */
+void nicd_req_keep_header(nicd_req_t *req, const char *name, size_t nlen,
+                          const char *value, size_t vlen);
+
+/* the value of the field name (len bytes, any case, '_' for '-') the
+ * response sent (sent: the request's record, NULL: none): 1, or 0 */
+int nicd_sent_header(const nicd_buf_t *sent, const char *name, size_t len,
+                     nicd_str_t *value);
 
 /*
  * A protocol's response operations (all mandatory).  header() values are
@@ -125,6 +149,9 @@ static inline void
 nicd_resp_header(nicd_conn_t *c, const char *name, size_t nlen,
                  const char *value, size_t vlen)
 {
+    if (c->r != NULL && c->r->keep_sent) {
+        nicd_req_keep_header(c->r, name, nlen, value, vlen);
+    }
     c->proto->header(c, name, nlen, value, vlen);
 }
 
@@ -199,6 +226,7 @@ typedef struct {
     int               status;
     uint64_t          body_bytes;
     double            request_time;
+    const nicd_buf_t *sent; /* the response's fields ($sent_http_), or NULL */
 } nicd_log_view_t;
 
 typedef struct nicd_log_format_s nicd_log_format_t;

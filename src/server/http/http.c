@@ -137,6 +137,7 @@ log_record(nicd_conn_t *c, uint32_t *off, uint32_t *len)
     v.server_name =
         c->r->srv != NULL && c->r->srv->nnames > 0 ? c->r->srv->names[0] : "";
     v.tls = c->tp == &nicd_transport_tls;
+    v.sent = c->r->sent;
     nicd_http_hooks.log_records(lc, mask, &v, &c->logb);
     *len = (uint32_t) (c->logb.len - *off);
 }
@@ -267,6 +268,7 @@ nicd_http_error(nicd_conn_t *c, int status)
     nicd_respond_error(
         c, status, c->req != NULL && H1_REQ(c)->method == NICD_M_HEAD, NULL, 0);
     if (own) {
+        nicd_req_end(c->r);
         c->r = NULL;
     }
 }
@@ -373,6 +375,7 @@ nicd_http_collect(nicd_conn_t *c)
     c->held = NULL;
     nicd_req_begin(c, &h->req);
     nicd_handle(c, &h->r); /* its location is chosen anew, the body in */
+    nicd_req_end(&h->req);
     c->r = NULL;
     free(h->body);
     free(h);
@@ -437,6 +440,7 @@ nicd_http_handle(nicd_conn_t *c)
 {
     nicd_req_begin(c, H1_R(c)); /* the request at hand while answered */
     h1_handle(c);
+    nicd_req_end(H1_R(c));
     c->r = NULL;
 }
 

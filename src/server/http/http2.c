@@ -158,6 +158,7 @@ stream_free(nicd_conn_t *c, h2_stream_t *st)
 
     free(st->uri);
     st->uri = NULL;
+    nicd_req_end(&st->req);
     for (i = 0; i < st->npieces; i++) {
         if (st->pieces[i].f != NULL) {
             nicd_ofc_release(&w->ofc, st->pieces[i].f);
@@ -761,6 +762,7 @@ log_stream(nicd_conn_t *c, h2_stream_t *st)
     v.late_known = 1;
     v.status = st->status;
     v.body_bytes = st->sent;
+    v.sent = st->req.sent;
     nicd_http_hooks.log_write(c->w, st->log_lc, st->log_mask, &v);
 }
 

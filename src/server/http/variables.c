@@ -227,6 +227,19 @@ GETTER(get_status)
     return 0;
 }
 
+/* $sent_http_NAME: the field NAME of the response, once sent (in a
+ * header filter, those before it; in the log, all) */
+GETTER(get_sent_http)
+{
+    nicd_str_t value;
+
+    UNUSED_ARGS;
+    if (nicd_sent_header(c->r->sent, s, slen, &value)) {
+        nicd_buf_add(b, value.p, value.len);
+    }
+    return 0;
+}
+
 /* is a header name (n bytes) the variable's suffix ("-" written "_",
  * any case)? */
 static int
@@ -354,6 +367,7 @@ static const nicd_var_t core_vars[] = {
     {"http_", get_http, NICD_VAR_PREFIX, NULL},
     {"arg_", get_arg, NICD_VAR_PREFIX, NULL},
     {"cookie_", get_cookie, NICD_VAR_PREFIX, NULL},
+    {"sent_http_", get_sent_http, NICD_VAR_PREFIX | VOL, NULL},
     {NULL, NULL, 0, NULL},
 };
 
@@ -871,7 +885,17 @@ variables_postconfiguration(nicd_conf_t *c)
             return err;
         }
     }
-    return resolve(c);
+    if ((err = resolve(c)) != NULL) {
+        return err;
+    }
+    /* a $sent_http_ read anywhere: every response keeps its fields */
+    for (i = 0; c->vars != NULL && i < c->vars->nidx; i++) {
+        if (c->vars->idx[i].v != NULL
+            && c->vars->idx[i].v->get == get_sent_http) {
+            c->keep_sent = 1;
+        }
+    }
+    return NULL;
 }
 
 nicd_module_t nicd_variables_module = {

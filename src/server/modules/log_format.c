@@ -42,7 +42,8 @@ enum {
     V_HOST,
     V_SERVER_NAME,
     V_SCHEME,
-    V_HTTP, /* $http_NAME: a request header */
+    V_HTTP,      /* $http_NAME: a request header */
+    V_SENT_HTTP, /* $sent_http_NAME: a response header */
     /* known once the response is sent: markers */
     V_STATUS,
     V_BODY_BYTES,
@@ -125,6 +126,14 @@ compile(nicd_conf_t *c, nicd_log_format_t *f, const char *s)
                 pc.var = V_HTTP;
                 pc.text = p + 5;
                 pc.len = n - 5;
+            } else if (n > 10 && strncmp(p, "sent_http_", 10) == 0) {
+                pc.var = V_SENT_HTTP;
+                pc.text = p + 10;
+                pc.len = n - 10;
+                /* so responses keep their fields (variables.c) */
+                if (nicd_var_index(c, p, n) < 0) {
+                    return "out of memory";
+                }
             } else {
                 for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
                     if (strlen(vars[i].name) == n
@@ -353,6 +362,7 @@ nicd_log_render(const nicd_log_format_t *f, const nicd_log_view_t *v,
     struct timespec   ts;
     int               i, n;
     const nicd_str_t *h;
+    nicd_str_t        sent;
 
     for (i = 0; i < f->npieces; i++) {
         pc = &f->pieces[i];
@@ -429,6 +439,13 @@ nicd_log_render(const nicd_log_format_t *f, const nicd_log_view_t *v,
             h = header(v, pc->text, pc->len);
             add_value(b, f->escape, h != NULL ? h->p : NULL,
                       h != NULL ? h->len : 0);
+            break;
+        case V_SENT_HTTP:
+            if (nicd_sent_header(v->sent, pc->text, pc->len, &sent)) {
+                add_value(b, f->escape, sent.p, sent.len);
+            } else {
+                add_value(b, f->escape, NULL, 0);
+            }
             break;
         default: late(b, pc->var, v, f->escape);
         }

@@ -55,7 +55,9 @@ setup(void)
         " location /loop/ { rewrite ^ /loop/ last; }"
         " location /c/ { if ($uri ~ ^/c/(\\w+)/(\\d+)$) {"
         " return 200 \"$2-$1 $arg_q $cookie_k\"; } }"
-        " location /s/ { set $v \"$request_method:$args\"; return 200 $v; }",
+        " location /s/ { set $v \"$request_method:$args\"; return 200 $v; }"
+        " location /sh/ { add_header X-Echo \"t=$sent_http_content_type\";"
+        " add_header X-Len $sent_http_content_length; return 200 \"four\"; }",
         root);
     if (loopback_cycle(&cycle, &worker, text, "sendfile", err, sizeof(err))
         != 0) {
@@ -154,6 +156,10 @@ test_variables_and_captures(void)
     CHECK(body_is(r, "42-abc 7 v"));
     r = get("/s/?x=1", "");
     CHECK(body_is(r, "GET:x=1"));
+    /* $sent_http_: the fields the response has sent before the filter */
+    r = get("/sh/", "");
+    CHECK(strstr(r, "\r\nX-Echo: t=text/plain\r\n") != NULL);
+    CHECK(strstr(r, "\r\nX-Len: 4\r\n") != NULL);
 }
 
 static void
