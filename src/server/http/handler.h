@@ -85,7 +85,6 @@ typedef struct nicd_req_s {
     /* the response's header fields as sent ("name\0value\0" each), kept
      * when the configuration reads $sent_http_ (conf->keep_sent) */
     nicd_buf_t *sent;
-    unsigned    keep_sent : 1;
 } nicd_req_t;
 
 /* req (the protocol's) becomes the request at hand, every field zero */
@@ -93,7 +92,6 @@ static inline void
 nicd_req_begin(nicd_conn_t *c, nicd_req_t *req)
 {
     memset(req, 0, sizeof(*req));
-    req->keep_sent = c->w->cycle->conf->keep_sent != 0;
     c->r = req;
 }
 
@@ -107,7 +105,10 @@ nicd_req_end(nicd_req_t *req)
     }
 }
 
-/* a field the response sent, kept for $sent_http_ (handler.c) */
+/* a field the response sent, kept for $sent_http_ (handler.c): a
+ * protocol's header() calls it when the configuration reads $sent_http_
+ * (conf->keep_sent: the protocol's "keeping" operations, chosen once a
+ * connection, so a configuration without it pays nothing) */
 void nicd_req_keep_header(nicd_req_t *req, const char *name, size_t nlen,
                           const char *value, size_t vlen);
 
@@ -149,9 +150,6 @@ static inline void
 nicd_resp_header(nicd_conn_t *c, const char *name, size_t nlen,
                  const char *value, size_t vlen)
 {
-    if (c->r != NULL && c->r->keep_sent) {
-        nicd_req_keep_header(c->r, name, nlen, value, vlen);
-    }
     c->proto->header(c, name, nlen, value, vlen);
 }
 

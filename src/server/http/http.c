@@ -241,6 +241,20 @@ static const nicd_protocol_t nicd_http1 = {
     h1_body_mem, h1_body_file, finish_response,
 };
 
+/* the same, keeping each field for $sent_http_ (conf->keep_sent) */
+static void
+h1_header_kept(nicd_conn_t *c, const char *name, size_t nlen, const char *value,
+               size_t vlen)
+{
+    nicd_req_keep_header(c->r, name, nlen, value, vlen);
+    h1_header(c, name, nlen, value, vlen);
+}
+
+static const nicd_protocol_t nicd_http1_kept = {
+    "http/1.1",  h1_start,     h1_header_kept,  h1_end_headers,
+    h1_body_mem, h1_body_file, finish_response,
+};
+
 /* ---- requests ---- */
 
 /* a request held until its body is read (Lua locations, conn.c) */
@@ -647,7 +661,7 @@ h1_waiting(const nicd_conn_t *c)
 static int
 h1_conn_start(nicd_conn_t *c)
 {
-    c->proto = &nicd_http1;
+    c->proto = c->w->cycle->conf->keep_sent ? &nicd_http1_kept : &nicd_http1;
     return 0;
 }
 

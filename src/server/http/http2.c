@@ -398,6 +398,20 @@ static const nicd_protocol_t nicd_http2 = {
     h2_body_mem, h2_body_file, h2_finish,
 };
 
+/* the same, keeping each field for $sent_http_ (conf->keep_sent) */
+static void
+h2_header_kept(nicd_conn_t *c, const char *name, size_t nlen, const char *value,
+               size_t vlen)
+{
+    nicd_req_keep_header(c->r, name, nlen, value, vlen);
+    h2_header(c, name, nlen, value, vlen);
+}
+
+static const nicd_protocol_t nicd_http2_kept = {
+    "h2",        h2_start,     h2_header_kept, h2_end_headers,
+    h2_body_mem, h2_body_file, h2_finish,
+};
+
 /* ---- the session's callbacks ---- */
 
 static ssize_t
@@ -826,7 +840,7 @@ nicd_h2_start(nicd_conn_t *c)
     iv[1].value = (uint32_t) cf->http2_max_header_size;
     nghttp2_submit_settings(h2->s, NGHTTP2_FLAG_NONE, iv, 2);
     c->h2 = h2;
-    c->proto = &nicd_http2;
+    c->proto = c->w->cycle->conf->keep_sent ? &nicd_http2_kept : &nicd_http2;
     if (c->in_size != cf->http2_recv_buffer_size && c->in_end == 0) {
         /* frames are up to 16 KiB: read several at a time (nothing is
          * buffered yet: h2 starts at accept or right after the TLS

@@ -227,6 +227,16 @@ GETTER(get_status)
     return 0;
 }
 
+/* $body_bytes_sent, $bytes_sent in a template: read when the response
+ * starts (a header filter, access_log if=), before any byte went: 0 as
+ * nginx's header filters see it; log_format counts what was sent */
+GETTER(get_nothing_sent)
+{
+    UNUSED_ARGS;
+    nicd_buf_add(b, "0", 1);
+    return 0;
+}
+
 /* $sent_http_NAME: the field NAME of the response, once sent (in a
  * header filter, those before it; in the log, all) */
 GETTER(get_sent_http)
@@ -368,6 +378,8 @@ static const nicd_var_t core_vars[] = {
     {"arg_", get_arg, NICD_VAR_PREFIX, NULL},
     {"cookie_", get_cookie, NICD_VAR_PREFIX, NULL},
     {"sent_http_", get_sent_http, NICD_VAR_PREFIX | VOL, NULL},
+    {"body_bytes_sent", get_nothing_sent, VOL, NULL},
+    {"bytes_sent", get_nothing_sent, VOL, NULL},
     {NULL, NULL, 0, NULL},
 };
 
