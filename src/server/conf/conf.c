@@ -142,7 +142,6 @@ nicd_conf_loc_new(nicd_conf_t *c, int kind)
     l->if_modified_since = NICD_UNSET;
     l->max_ranges = NICD_UNSET;
     l->limit_rate = NICD_UNSET;
-    l->format = -1;
     l->gzip_vary = NICD_UNSET;
     l->absolute_redirect = NICD_UNSET;
     l->internal = 0;

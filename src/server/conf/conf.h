@@ -113,7 +113,6 @@ struct nicd_loc_conf_s {
 
     /* the content handler, when not files: a report or Lua */
     nicd_content_pt handler;
-    int             format; /* SNIC_REPORT_* of a report */
     char           *handler_name;
     int             handler_body; /* the handler takes the request body,
                                      read whole first, and any method */

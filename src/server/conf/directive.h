@@ -144,7 +144,8 @@ typedef struct nicd_module_s {
                    const char **msg);
     /*
      * Its settings of the http, server and location levels, as nginx's
-     * create_loc_conf and merge_loc_conf (optional, both or neither).
+     * create_loc_conf and merge_loc_conf (optional; merge NULL: a level
+     * keeps only what it set, as a location's content handler's).
      * create: one level's, every field unset (NICD_UNSET, NULL), from the
      * configuration's arena; NULL when out of memory.  merge: what conf
      * does not set taken from prev, the enclosing level's (NULL at the

@@ -11,6 +11,16 @@
 #include "server/http/handler.h"
 #include "server/http/phases.h"
 
+/* the module's settings of a level: the report's format */
+typedef struct {
+    int format; /* SNIC_REPORT_*, NICD_UNSET: no report here */
+} report_conf_t;
+
+nicd_module_t nicd_report_module;
+
+#define REPORT_FORMAT(lc)                                                      \
+    (((report_conf_t *) NICD_LOC_CONF(lc, nicd_report_module))->format)
+
 static void
 report(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *loc)
 {
@@ -31,7 +41,7 @@ report(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *loc)
         nicd_respond_error(c, 404, head, NULL, 0);
         return;
     }
-    (void) nicd_backend_report(c, loc->format, &b);
+    (void) nicd_backend_report(c, REPORT_FORMAT(loc), &b);
     if (r->query.len == 5 && memcmp(r->query.p, "reset", 5) == 0
         && in->ops->reset != NULL) {
         in->ops->reset(in->state);
@@ -39,7 +49,7 @@ report(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *loc)
                   c->addr);
     }
     nicd_respond_mem(c, 200, head,
-                     loc->format == SNIC_REPORT_JSON
+                     REPORT_FORMAT(loc) == SNIC_REPORT_JSON
                          ? "application/json"
                          : "text/plain; version=0.0.4",
                      1, &b);
@@ -62,11 +72,23 @@ report_directive(parse_t *ps, const char *name, const char **a, int nargs,
     if (*msg != NULL) {
         *msg = nicd_conf_error(ps, "\"%s\" %s", name, *msg);
     }
-    ps->loc->format = fmt;
+    REPORT_FORMAT(ps->loc) = fmt;
     return 1;
+}
+
+static void *
+report_create(nicd_conf_t *c)
+{
+    report_conf_t *rc = nicd_conf_alloc(c, sizeof(*rc));
+
+    if (rc != NULL) {
+        rc->format = NICD_UNSET;
+    }
+    return rc;
 }
 
 nicd_module_t nicd_report_module = {
     .name = "report",
     .unknown = report_directive,
+    .create_loc_conf = report_create,
 };

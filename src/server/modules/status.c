@@ -188,10 +188,20 @@ prometheus(nicd_conn_t *c, nicd_buf_t *b, const totals_t *t)
     nicd_backend_report(c, SNIC_REPORT_PROMETHEUS, b);
 }
 
+/* the module's settings of a level: the format of its page */
+typedef struct {
+    int format; /* FORMAT_*, NICD_UNSET: no status page here */
+} status_conf_t;
+
+nicd_module_t nicd_status_module;
+
 static void
 status_content(nicd_conn_t *c, const nicd_request_t *r,
                const nicd_loc_conf_t *lc)
 {
+    int format =
+        ((const status_conf_t *) NICD_LOC_CONF(lc, nicd_status_module))->format;
+
     static const char *const types[] = {"text/plain", "application/json",
                                         "text/plain; version=0.0.4"};
     nicd_buf_t               b = {0};
@@ -199,12 +209,12 @@ status_content(nicd_conn_t *c, const nicd_request_t *r,
     int                      head = r->method == NICD_M_HEAD;
 
     sum(c->w->cycle, &t);
-    switch (lc->format) {
+    switch (format) {
     case FORMAT_JSON: json(c, &b, &t); break;
     case FORMAT_PROMETHEUS: prometheus(c, &b, &t); break;
     default: stub(&b, &t);
     }
-    nicd_respond_mem(c, 200, head, types[lc->format], 1, &b);
+    nicd_respond_mem(c, 200, head, types[format], 1, &b);
     nicd_buf_free(&b);
 }
 
@@ -217,7 +227,9 @@ set_status(parse_t *ps, const char **a, int n)
     (void) n;
     msg = nicd_conf_handler(ps, status_content, ps->d->name);
     if (msg == NULL) {
-        ps->loc->format = (int) ps->d->offset; /* the format, by entry */
+        /* the format, by entry */
+        ((status_conf_t *) nicd_conf_module_loc(ps))->format =
+            (int) ps->d->offset;
     }
     return msg;
 }
@@ -229,7 +241,19 @@ static const directive_t nicd_status_directives[] = {
     {NULL, 0, 0, 0, NULL, 0},
 };
 
+static void *
+status_create(nicd_conf_t *c)
+{
+    status_conf_t *sc = nicd_conf_alloc(c, sizeof(*sc));
+
+    if (sc != NULL) {
+        sc->format = NICD_UNSET;
+    }
+    return sc;
+}
+
 nicd_module_t nicd_status_module = {
     .name = "status",
     .directives = nicd_status_directives,
+    .create_loc_conf = status_create,
 };
