@@ -63,24 +63,27 @@ def test_access_log_off():
     check(not os.path.exists(s.access_log), "log written with access_log off")
 
 
-def test_sent_http_variables_over_http11_and_http2():
+def test_sent_http_and_registry_variables_over_http11_and_http2():
     """$sent_http_NAME in a log_format is the field the response sent,
     over HTTP/1.1 and over HTTP/2 (whose line is made when the stream
-    closes), and in add_header it reads the fields sent before it
-    (issue 40, item 5)."""
+    closes), and in add_header it reads the fields sent before it; any
+    other variable of the registry is logged too, a map defined after the
+    log_format included (issue 40, item 5)."""
     if shutil.which("nghttp") is None:
         raise Skip("nghttp (nghttp2-client) is not installed")
     conf = """
         log_format sent '$status $sent_http_content_type '
-                        '$sent_http_content_length "$sent_http_x_echo"';
+                        '$sent_http_content_length "$sent_http_x_echo" '
+                        '"$cookie_k" $arg_x $mapped';
+        map $arg_x $mapped { 7 seven; default other; }
         access_log %s sent;
         location / { add_header X-Echo "t=$sent_http_content_type"; }
     """
-    want = '200 text/plain 10 "t=text/plain"'
+    want = '200 text/plain 10 "t=text/plain" "v" 7 seven'
     with Server(threads=1, access_log=False) as s:
         s.reload(conf % s.access_log)
         s.put("a.txt", b"0123456789")
-        r = get(s.port, "/a.txt")
+        r = get(s.port, "/a.txt?x=7", headers={"Cookie": "j=1; k=v"})
         check(r.status == 200 and r.header("x-echo") == "t=text/plain",
               "add_header: %r" % r.headers)
         ls = wait_until(lambda: lines(s.access_log), "a log line")
@@ -88,9 +91,15 @@ def test_sent_http_variables_over_http11_and_http2():
     with Server(threads=1, listen="http2", access_log=False) as s:
         s.reload(conf % s.access_log)
         s.put("a.txt", b"0123456789")
-        p = subprocess.run(["nghttp", "http://127.0.0.1:%d/a.txt" % s.port],
+        # two streams of one connection: each line has its own request's
+        # values (the second's were computed last)
+        p = subprocess.run(["nghttp", "-H", "cookie: j=1; k=v",
+                            "http://127.0.0.1:%d/a.txt?x=7" % s.port,
+                            "http://127.0.0.1:%d/a.txt?x=8" % s.port],
                            capture_output=True, timeout=30)
-        check(p.returncode == 0 and p.stdout == b"0123456789",
+        check(p.returncode == 0 and p.stdout == b"0123456789" * 2,
               "over HTTP/2: %r" % p.stderr)
-        ls = wait_until(lambda: lines(s.access_log), "a log line")
-        check(ls == [want], "logged over HTTP/2: %r" % ls)
+        ls = wait_until(lambda: len(lines(s.access_log)) >= 2
+                        and lines(s.access_log), "2 log lines")
+        check(sorted(ls) == [want, want.replace("7 seven", "8 other")],
+              "logged over HTTP/2: %r" % ls)

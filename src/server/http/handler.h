@@ -107,8 +107,8 @@ nicd_req_end(nicd_req_t *req)
 
 /* a field the response sent, kept for $sent_http_ (handler.c): a
  * protocol's header() calls it when the configuration reads $sent_http_
- * (conf->keep_sent: the protocol's "keeping" operations, chosen once a
- * connection, so a configuration without it pays nothing) */
+ * (conf->keep_sent; HTTP/1.1 chooses "keeping" operations once a
+ * connection, so its hot path pays nothing without it) */
 void nicd_req_keep_header(nicd_req_t *req, const char *name, size_t nlen,
                           const char *value, size_t vlen);
 
@@ -225,6 +225,8 @@ typedef struct {
     uint64_t          body_bytes;
     double            request_time;
     const nicd_buf_t *sent; /* the response's fields ($sent_http_), or NULL */
+    nicd_conn_t      *c;    /* its c->r the request, for the registry's
+                            variables; NULL: none */
 } nicd_log_view_t;
 
 typedef struct nicd_log_format_s nicd_log_format_t;

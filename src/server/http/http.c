@@ -138,6 +138,7 @@ log_record(nicd_conn_t *c, uint32_t *off, uint32_t *len)
         c->r->srv != NULL && c->r->srv->nnames > 0 ? c->r->srv->names[0] : "";
     v.tls = c->tp == &nicd_transport_tls;
     v.sent = c->r->sent;
+    v.c = c;
     nicd_http_hooks.log_records(lc, mask, &v, &c->logb);
     *len = (uint32_t) (c->logb.len - *off);
 }

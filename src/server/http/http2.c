@@ -34,6 +34,7 @@
 #include "server/http/http2.h"
 #include "server/http/http.h"
 #include "server/http/phases.h"
+#include "server/http/variables.h"
 
 #if defined(HAVE_NGHTTP2)
 
@@ -79,7 +80,9 @@ typedef struct h2_stream_s {
     uint64_t               sent;  /* body bytes queued, for the access log */
     int                    ready; /* the request is complete, not answered */
     int                    answered;
-    nicd_req_t             req; /* the request at hand while answered */
+    uint32_t               vseq; /* the worker's vseq while it was answered: its
+                      variables' kept values are still there if equal */
+    nicd_req_t             req;  /* the request at hand while answered */
 
     /* read only below the counts above (hdr_off: where has_hdr is set) */
     size_t hdr_off[NICD_NHDR], hdr_len[NICD_NHDR];
@@ -233,6 +236,9 @@ h2_header(nicd_conn_t *c, const char *name, size_t nlen, const char *value,
     size_t       i;
     char        *p;
 
+    if (c->w->cycle->conf->keep_sent) { /* for $sent_http_ */
+        nicd_req_keep_header(c->r, name, nlen, value, vlen);
+    }
     if (st->nh == MAX_RESP_HEADERS) {
         return;
     }
@@ -395,20 +401,6 @@ h2_finish(nicd_conn_t *c, int status)
 
 static const nicd_protocol_t nicd_http2 = {
     "h2",        h2_start,     h2_header, h2_end_headers,
-    h2_body_mem, h2_body_file, h2_finish,
-};
-
-/* the same, keeping each field for $sent_http_ (conf->keep_sent) */
-static void
-h2_header_kept(nicd_conn_t *c, const char *name, size_t nlen, const char *value,
-               size_t vlen)
-{
-    nicd_req_keep_header(c->r, name, nlen, value, vlen);
-    h2_header(c, name, nlen, value, vlen);
-}
-
-static const nicd_protocol_t nicd_http2_kept = {
-    "h2",        h2_start,     h2_header_kept, h2_end_headers,
     h2_body_mem, h2_body_file, h2_finish,
 };
 
@@ -620,52 +612,62 @@ on_header(nghttp2_session *s, const nghttp2_frame *frame, const uint8_t *name,
     return 0;
 }
 
+/* the view of the request a stream carries (its header fields in the
+ * worker's arrays, until the next view) */
 static void
-answer(nicd_conn_t *c, h2_stream_t *st)
+stream_view(nicd_conn_t *c, const h2_stream_t *st, nicd_request_t *r)
 {
-    nicd_request_t r;
-    int            i;
+    int i;
 
-    if (nicd_buf_failed(&st->rq) || !st->has_path) {
-        nghttp2_submit_rst_stream(c->h2->s, NGHTTP2_FLAG_NONE, st->id,
-                                  NGHTTP2_PROTOCOL_ERROR);
-        return;
-    }
-    memset(&r, 0, sizeof(r));
+    memset(r, 0, sizeof(*r));
     for (i = 0; i < st->nall; i++) {
         c->w->hname[i].p = st->rq.data + st->all_noff[i];
         c->w->hname[i].len = st->all_nlen[i];
         c->w->hvalue[i].p = st->rq.data + st->all_voff[i];
         c->w->hvalue[i].len = st->all_vlen[i];
     }
-    r.hname = c->w->hname;
-    r.hvalue = c->w->hvalue;
-    r.nheaders = st->nall;
+    r->hname = c->w->hname;
+    r->hvalue = c->w->hvalue;
+    r->nheaders = st->nall;
+    if (st->reqbody.len > 0) {
+        r->body.p = st->reqbody.data;
+        r->body.len = st->reqbody.len;
+    }
+    r->method = st->method;
+    r->path.p = st->rq.data + st->path_off;
+    r->path.len = st->path_len;
+    r->query.p = st->rq.data + st->query_off;
+    r->query.len = st->query_len;
+    for (i = 0; i < NICD_NHDR; i++) {
+        if (st->has_hdr[i]) {
+            r->hdr[i].p = st->rq.data + st->hdr_off[i];
+            r->hdr[i].len = st->hdr_len[i];
+        }
+    }
+}
+
+static void
+answer(nicd_conn_t *c, h2_stream_t *st)
+{
+    nicd_request_t r;
+
+    if (nicd_buf_failed(&st->rq) || !st->has_path) {
+        nghttp2_submit_rst_stream(c->h2->s, NGHTTP2_FLAG_NONE, st->id,
+                                  NGHTTP2_PROTOCOL_ERROR);
+        return;
+    }
     if (nicd_buf_failed(&st->reqbody)) {
         nghttp2_submit_rst_stream(c->h2->s, NGHTTP2_FLAG_NONE, st->id,
                                   NGHTTP2_INTERNAL_ERROR);
         return;
     }
-    if (st->reqbody.len > 0) {
-        r.body.p = st->reqbody.data;
-        r.body.len = st->reqbody.len;
-    }
-    r.method = st->method;
-    r.path.p = st->rq.data + st->path_off;
-    r.path.len = st->path_len;
-    r.query.p = st->rq.data + st->query_off;
-    r.query.len = st->query_len;
-    for (i = 0; i < NICD_NHDR; i++) {
-        if (st->has_hdr[i]) {
-            r.hdr[i].p = st->rq.data + st->hdr_off[i];
-            r.hdr[i].len = st->hdr_len[i];
-        }
-    }
+    stream_view(c, st, &r);
     c->nrequests++;
     NICD_STAT_ADD(c->w->stats->requests, 1);
     c->h2->cur = st;
     nicd_req_begin(c, &st->req);
     nicd_handle(c, &r);
+    st->vseq = c->w->vseq;
     c->r = NULL;
     c->h2->cur = NULL;
 }
@@ -744,40 +746,45 @@ static void
 log_stream(nicd_conn_t *c, h2_stream_t *st)
 {
     nicd_log_view_t v;
-    int             i;
+    nicd_request_t  r;
+    nicd_req_t     *was = c->r;
 
     if (st->log_mask == 0 || !st->answered) {
         return;
     }
+    stream_view(c, st, &r);
     memset(&v, 0, sizeof(v));
     v.addr = c->addr;
     v.method =
         st->method == NICD_M_UNKNOWN ? "-" : nicd_http_method_name(st->method);
-    v.path.p = st->rq.data + st->path_off;
-    v.path.len = st->path_len;
-    v.query.p = st->rq.data + st->query_off;
-    v.query.len = st->query_len;
+    v.path = r.path;
+    v.query = r.query;
     if (st->uri != NULL) {
         v.uri.p = st->uri;
         v.uri.len = strlen(st->uri);
     }
     v.protocol = "HTTP/2.0";
-    for (i = 0; i < st->nall; i++) {
-        c->w->hname[i].p = st->rq.data + st->all_noff[i];
-        c->w->hname[i].len = st->all_nlen[i];
-        c->w->hvalue[i].p = st->rq.data + st->all_voff[i];
-        c->w->hvalue[i].len = st->all_vlen[i];
-    }
-    v.hname = c->w->hname;
-    v.hvalue = c->w->hvalue;
-    v.nheaders = st->nall;
+    v.hname = r.hname;
+    v.hvalue = r.hvalue;
+    v.nheaders = r.nheaders;
     v.server_name = "";
     v.tls = c->tp == &nicd_transport_tls;
     v.late_known = 1;
     v.status = st->status;
     v.body_bytes = st->sent;
     v.sent = st->req.sent;
+    /* the stream's request at hand again, for the registry's variables:
+     * its view, and $uri as it was answered */
+    st->req.in = &r;
+    st->req.uri = st->uri;
+    st->req.uri_len = v.uri.len;
+    c->r = &st->req;
+    if (c->w->vseq != st->vseq) {
+        nicd_vars_fresh(c->w); /* another stream's values are kept */
+    }
+    v.c = c;
     nicd_http_hooks.log_write(c->w, st->log_lc, st->log_mask, &v);
+    c->r = was;
 }
 
 static int
@@ -840,7 +847,7 @@ nicd_h2_start(nicd_conn_t *c)
     iv[1].value = (uint32_t) cf->http2_max_header_size;
     nghttp2_submit_settings(h2->s, NGHTTP2_FLAG_NONE, iv, 2);
     c->h2 = h2;
-    c->proto = c->w->cycle->conf->keep_sent ? &nicd_http2_kept : &nicd_http2;
+    c->proto = &nicd_http2;
     if (c->in_size != cf->http2_recv_buffer_size && c->in_end == 0) {
         /* frames are up to 16 KiB: read several at a time (nothing is
          * buffered yet: h2 starts at accept or right after the TLS

@@ -410,11 +410,7 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
     c->r->in = r;
     c->r->srv = server_of(c, r);
     c->r->loc = c->r->srv->loc;
-    c->w->vars.len = 0; /* variables' values live for one request */
-    if (++c->w->vseq == 0) {
-        nicd_vars_worker_free(c->w); /* wrapped: forget every kept one */
-        c->w->vseq = 1;
-    }
+    nicd_vars_fresh(c->w); /* variables' values live for one request */
     if (c->w->stats->srv != NULL) {
         NICD_STAT_ADD(c->w->stats->srv[c->r->srv->index * NICD_SRV_STATS], 1);
     }

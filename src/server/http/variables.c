@@ -916,6 +916,16 @@ nicd_module_t nicd_variables_module = {
 };
 
 void
+nicd_vars_fresh(nicd_worker_t *w)
+{
+    w->vars.len = 0;
+    if (++w->vseq == 0) {
+        nicd_vars_worker_free(w); /* wrapped: forget every kept one */
+        w->vseq = 1;
+    }
+}
+
+void
 nicd_vars_worker_free(nicd_worker_t *w)
 {
     free(w->vcache);

@@ -135,4 +135,8 @@ void *nicd_match_data(nicd_worker_t *w);
  */
 void *nicd_regex_match(nicd_worker_t *w, void *re, const char *s, size_t len);
 
+/* the values kept so far are forgotten: a new request's, or a request
+ * the worker answered earlier (an HTTP/2 stream's log line) */
+void nicd_vars_fresh(nicd_worker_t *w);
+
 #endif /* NICD_VARIABLES_H */

@@ -44,6 +44,7 @@ enum {
     V_SCHEME,
     V_HTTP,      /* $http_NAME: a request header */
     V_SENT_HTTP, /* $sent_http_NAME: a response header */
+    V_VAR,       /* any other: the registry's (a map's, $cookie_NAME...) */
     /* known once the response is sent: markers */
     V_STATUS,
     V_BODY_BYTES,
@@ -54,9 +55,10 @@ enum {
 #define MARK NICD_LOG_MARK
 
 typedef struct {
-    int         var;
-    const char *text; /* V_LITERAL: the text; V_HTTP: the header name */
-    size_t      len;
+    int              var;
+    const char      *text; /* V_LITERAL: the text; V_HTTP: the header name */
+    size_t           len;
+    const nicd_cv_t *cv; /* V_VAR: the variable, as a template */
 } piece_t;
 
 struct nicd_log_format_s {
@@ -95,8 +97,24 @@ static const struct {
 /* the marker letters of the late variables, by var - V_STATUS */
 static const char late_letter[] = "sbBt";
 
+/* a variable of the registry, as a template of itself ("${name}"): its
+ * name is looked up once the whole configuration is read (a map may come
+ * after the log_format), an unknown one failing it, as nginx's */
+static const nicd_cv_t *
+var_of(nicd_conf_t *c, const char *name, size_t n, const char *where)
+{
+    char        tmpl[256];
+    const char *err = NULL;
+
+    if (n + 4 > sizeof(tmpl)) {
+        return NULL;
+    }
+    snprintf(tmpl, sizeof(tmpl), "${%.*s}", (int) n, name);
+    return nicd_cv_compile(c, tmpl, where, &err);
+}
+
 static const char *
-compile(nicd_conf_t *c, nicd_log_format_t *f, const char *s)
+compile(nicd_conf_t *c, nicd_log_format_t *f, const char *s, const char *where)
 {
     const char *p = s, *q;
     piece_t     pc;
@@ -142,9 +160,12 @@ compile(nicd_conf_t *c, nicd_log_format_t *f, const char *s)
                         break;
                     }
                 }
+                if (pc.var == V_LITERAL
+                    && (pc.cv = var_of(c, p, n, where)) == NULL) {
+                    return "out of memory";
+                }
                 if (pc.var == V_LITERAL) {
-                    return nicd_conf_msg("unknown \"%.*s\" variable", (int) n,
-                                         p);
+                    pc.var = V_VAR; /* its name is looked up at the end */
                 }
             }
             p += n + (size_t) brace;
@@ -181,7 +202,7 @@ nicd_log_format_find(nicd_conf_t *c, const char *name)
         all = nicd_conf_grow(c, c->log_formats, c->nlog_formats, sizeof(f));
         if (f == NULL || all == NULL
             || (f->name = nicd_conf_strdup(c, "combined")) == NULL
-            || compile(c, f, combined) != NULL) {
+            || compile(c, f, combined, "log_format") != NULL) {
             return NULL;
         }
         all[c->nlog_formats++] = f;
@@ -197,7 +218,7 @@ set_log_format(parse_t *ps, const char **a, int n)
     nicd_conf_t       *c = ps->conf;
     nicd_log_format_t *f, **all;
     const char        *msg;
-    char              *text;
+    char              *text, where[512];
     int                i = 1;
     size_t             len = 0;
 
@@ -239,7 +260,8 @@ set_log_format(parse_t *ps, const char **a, int n)
     for (; i < n; i++) {
         strcat(text, a[i]);
     }
-    if ((msg = compile(c, f, text)) != NULL) {
+    snprintf(where, sizeof(where), "%s:%d", ps->name, ps->line);
+    if ((msg = compile(c, f, text, where)) != NULL) {
         return msg;
     }
     all = nicd_conf_grow(c, c->log_formats, c->nlog_formats, sizeof(f));
@@ -352,6 +374,23 @@ late(nicd_buf_t *b, int var, const nicd_log_view_t *v, int escape)
     add_value(b, escape, num, (size_t) n);
 }
 
+/* a registry variable's value for the request the view is of (none for
+ * a request that did not parse: "-") */
+static void
+registry_value(nicd_buf_t *b, int escape, const nicd_log_view_t *v,
+               const nicd_cv_t *cv)
+{
+    nicd_buf_t val = {0};
+
+    if (v->c == NULL || v->c->r == NULL || v->c->r->in == NULL
+        || nicd_cv_eval(v->c, cv, NULL, &val) != 0 || val.len == 0) {
+        add_value(b, escape, NULL, 0);
+    } else {
+        add_value(b, escape, val.data, val.len);
+    }
+    nicd_buf_free(&val);
+}
+
 static void
 nicd_log_render(const nicd_log_format_t *f, const nicd_log_view_t *v,
                 nicd_buf_t *b)
@@ -440,6 +479,7 @@ nicd_log_render(const nicd_log_format_t *f, const nicd_log_view_t *v,
             add_value(b, f->escape, h != NULL ? h->p : NULL,
                       h != NULL ? h->len : 0);
             break;
+        case V_VAR: registry_value(b, f->escape, v, pc->cv); break;
         case V_SENT_HTTP:
             if (nicd_sent_header(v->sent, pc->text, pc->len, &sent)) {
                 add_value(b, f->escape, sent.p, sent.len);
