@@ -160,12 +160,12 @@ compile(nicd_conf_t *c, nicd_log_format_t *f, const char *s, const char *where)
                         break;
                     }
                 }
-                if (pc.var == V_LITERAL
-                    && (pc.cv = var_of(c, p, n, where)) == NULL) {
-                    return "out of memory";
-                }
                 if (pc.var == V_LITERAL) {
-                    pc.var = V_VAR; /* its name is looked up at the end */
+                    /* the registry's: its name is looked up at the end */
+                    pc.var = V_VAR;
+                    if ((pc.cv = var_of(c, p, n, where)) == NULL) {
+                        return "out of memory";
+                    }
                 }
             }
             p += n + (size_t) brace;
@@ -374,21 +374,44 @@ late(nicd_buf_t *b, int var, const nicd_log_view_t *v, int escape)
     add_value(b, escape, num, (size_t) n);
 }
 
+nicd_module_t nicd_log_format_module;
+
 /* a registry variable's value for the request the view is of (none for
- * a request that did not parse: "-") */
+ * a request that did not parse: "-"), through the worker's buffer of the
+ * module (made on first use) */
 static void
 registry_value(nicd_buf_t *b, int escape, const nicd_log_view_t *v,
                const nicd_cv_t *cv)
 {
-    nicd_buf_t val = {0};
+    nicd_buf_t *val = NULL;
 
-    if (v->c == NULL || v->c->r == NULL || v->c->r->in == NULL
-        || nicd_cv_eval(v->c, cv, NULL, &val) != 0 || val.len == 0) {
-        add_value(b, escape, NULL, 0);
-    } else {
-        add_value(b, escape, val.data, val.len);
+    if (v->c != NULL && v->c->r != NULL && v->c->r->in != NULL) {
+        val = NICD_WORKER_CTX(v->c->w, nicd_log_format_module);
+        if (val == NULL) {
+            val = calloc(1, sizeof(*val));
+            NICD_WORKER_CTX(v->c->w, nicd_log_format_module) = val;
+        }
     }
-    nicd_buf_free(&val);
+    if (val != NULL) {
+        val->len = 0;
+        if (nicd_cv_eval(v->c, cv, NULL, val) == 0 && val->len > 0) {
+            add_value(b, escape, val->data, val->len);
+            return;
+        }
+    }
+    add_value(b, escape, NULL, 0);
+}
+
+static void
+log_worker_free(nicd_worker_t *w)
+{
+    nicd_buf_t *val = NICD_WORKER_CTX(w, nicd_log_format_module);
+
+    if (val != NULL) {
+        nicd_buf_free(val);
+        free(val);
+        NICD_WORKER_CTX(w, nicd_log_format_module) = NULL;
+    }
 }
 
 static void
@@ -508,8 +531,6 @@ typedef struct {
     int           nlogs;
     int           set; /* access_log written here (off too) */
 } log_conf_t;
-
-nicd_module_t nicd_log_format_module;
 
 static void *
 create_conf(nicd_conf_t *c)
@@ -731,4 +752,5 @@ nicd_module_t nicd_log_format_module = {
     .create_loc_conf = create_conf,
     .merge_loc_conf = merge_conf,
     .init = log_init,
+    .worker_free = log_worker_free,
 };
