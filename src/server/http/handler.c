@@ -234,6 +234,9 @@ void
 nicd_req_keep_header(nicd_req_t *req, const char *name, size_t nlen,
                      const char *value, size_t vlen)
 {
+    if (req == NULL) {
+        return; /* no request at hand: nothing will read the field */
+    }
     if (req->sent == NULL
         && (req->sent = calloc(1, sizeof(nicd_buf_t))) == NULL) {
         return; /* the variable will be empty */
