@@ -192,6 +192,9 @@ gzip_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
     ssize_t            n;
     int                k;
 
+    if (!gc->enable) {
+        return 0; /* the common case: nothing to measure (strlen) first */
+    }
     if (c->r->gzipped || !wanted(c, gc, type, strlen(type), (uint64_t) size)) {
         return 0;
     }
