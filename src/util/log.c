@@ -45,6 +45,12 @@ log_error_level(void)
     return error_level;
 }
 
+int
+log_error_to_file(void)
+{
+    return error_path != NULL;
+}
+
 static int
 open_append(const char *path)
 {

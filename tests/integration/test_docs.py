@@ -68,8 +68,10 @@ def test_nicd_conf_page_names_every_directive():
                             uring[uring.index("uring_directives[]"):]
                             .split("NULL")[0]))
     check(len(names) > 100, "directives found: %d" % len(names))
-    text, warnings = page("nicd.conf.5")
+    _, warnings = page("nicd.conf.5")
     check(warnings == "", "nicd.conf.5: " + warnings)
+    # in the roff, where the renderer's hyphenation cannot split a name
+    text = source("nicd.conf.5").replace("\\_", "_")
     gone = sorted(n for n in names if not re.search(r"\b%s\b" % n, text))
     check(not gone, "directives nicd.conf(5) does not describe: %r" % gone)
 

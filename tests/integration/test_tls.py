@@ -451,3 +451,57 @@ def test_reload_takes_new_certificates():
             s.reload()
             wait_until(lambda: serial(port) != before,
                        "the new certificate after a reload")
+
+
+MOZILLA_SERVER = """
+  ssl_session_timeout 1d;
+  ssl_session_cache shared:MozSSL:10m;
+  ssl_session_tickets off;
+  ssl_protocols %s;
+  ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384;
+  ssl_prefer_server_ciphers off;
+"""
+
+
+def test_mozilla_settings_in_a_server_block():
+    """The lines Mozilla's generator writes into server {} are that
+    server's: its protocols hold (TLS 1.3 only refuses a TLS 1.2 client),
+    its session cache resumes, tickets off; another server keeps the http
+    level's."""
+    with tempfile.TemporaryDirectory() as d:
+        a = make_cert(d, "a", cn="a.test")
+        conf = (TLS_LISTEN + "server {\n  server_name a.test;\n"
+                "  ssl_certificate %s;\n  ssl_certificate_key %s;\n%s}\n"
+                % (a[0], a[1], MOZILLA_SERVER % "TLSv1.3"))
+        with Server(conf) as s:
+            s.put("index.html", b"moz\n")
+            port = tls_port(s)
+            c = tls_connect(port, client_ctx(ssl.TLSVersion.TLSv1_3),
+                            server_hostname="a.test")
+            check(request(c, "/")[2] == b"moz\n", "TLS 1.3 refused")
+            c.close()
+            try:
+                tls_connect(port, client_ctx(ssl.TLSVersion.TLSv1_2),
+                            server_hostname="a.test")
+                check(False, "TLS 1.2 taken by a TLS 1.3-only server")
+            except (ssl.SSLError, ConnectionError):
+                pass
+        # with TLS 1.2, the session resumes from the server's own cache
+        conf = conf.replace("ssl_protocols TLSv1.3;",
+                            "ssl_protocols TLSv1.2;")
+        with Server(conf) as s:
+            s.put("index.html", b"moz\n")
+            port = tls_port(s)
+            ctx = client_ctx(ssl.TLSVersion.TLSv1_2)
+            c = tls_connect(port, ctx, server_hostname="a.test")
+            request(c, "/")
+            sess = c.session
+            c.close()
+            check(sess is not None and not sess.has_ticket,
+                  "a ticket was issued with ssl_session_tickets off")
+            c = tls_connect(port, ctx, session=sess, server_hostname="a.test")
+            check(c.session_reused, "the session cache did not resume")
+            c.close()
+    rc = subprocess.run([NICD, "-t", "-g", "ssl_protocols TLSv9;"],
+                        capture_output=True, text=True, timeout=20)
+    check(rc.returncode == 1 and "TLSv9" in rc.stderr, rc.stderr)

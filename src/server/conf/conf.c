@@ -227,10 +227,10 @@ nicd_conf_new(nicd_module_t *const *modules)
     c->open_file_cache_valid = 60000;
     c->open_file_cache_inactive = 60000;
     c->server_tokens = 1;
-    c->ssl_protocols = NICD_TLS_1_2 | NICD_TLS_1_3;
-    c->ssl_ciphers = strdup("HIGH:!aNULL:!MD5");
-    c->ssl_session_timeout = 300000;
-    c->ssl_session_tickets = 1;
+    c->ssl.protocols = NICD_TLS_1_2 | NICD_TLS_1_3;
+    c->ssl.ciphers = "HIGH:!aNULL:!MD5";
+    c->ssl.session_timeout = 300000;
+    c->ssl.session_tickets = 1;
     c->http2_max_concurrent_streams = 128;
     c->http2_max_header_size = 16384;
     c->http2_recv_buffer_size = 64 * 1024;
@@ -246,6 +246,7 @@ nicd_conf_free(nicd_conf_t *c)
         return;
     }
     free(c->file);
+    nicd_buf_free(&c->dump_text);
     for (i = 0; i < c->nlistens; i++) {
         free(c->listens[i].text);
         free(c->listens[i].where);
@@ -266,8 +267,6 @@ nicd_conf_free(nicd_conf_t *c)
     free(c->listen_override);
     free(c->ssl_certificate);
     free(c->ssl_certificate_key);
-    free(c->ssl_ciphers);
-    free(c->ssl_dhparam);
     while (c->arena != NULL) {
         arena_t *a = c->arena;
 

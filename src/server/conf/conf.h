@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 
 #include "sendfile_nic/snic.h"
+#include "util/buf.h"
 
 enum { NICD_SYMLINKS_OFF = 0, NICD_SYMLINKS_OUTSIDE, NICD_SYMLINKS_ON };
 enum { NICD_IMS_OFF = 0, NICD_IMS_EXACT, NICD_IMS_BEFORE };
@@ -129,6 +130,21 @@ struct nicd_loc_conf_s {
  * (exact, "*.example.org", ".example.org", "www.example.*", "~regex"),
  * else the default_server of that address (else its first server).
  */
+/*
+ * The TLS settings nginx takes in http {} and in server {}
+ * (http/ssl_conf.c): a server's own, where it sets any, else the http
+ * level's; NICD_UNSET (NULL) until merged.
+ */
+typedef struct {
+    int         protocols; /* NICD_TLS_* bits */
+    const char *ciphers;
+    int         prefer_server_ciphers;
+    long        session_cache;   /* sessions kept; 0: none (tickets only) */
+    long        session_timeout; /* ms */
+    int         session_tickets;
+    const char *dhparam;
+} nicd_ssl_conf_t;
+
 struct nicd_srv_conf_s {
     char            **names;
     void            **name_re; /* pcre2_code of each "~" name, else NULL */
@@ -138,6 +154,7 @@ struct nicd_srv_conf_s {
     int               implicit; /* the top level's own (nicd's one-site form) */
     char             *cert;     /* ssl_certificate in the block, else http's */
     char             *key;
+    nicd_ssl_conf_t  *ssl;   /* its TLS settings: its own, or http's */
     char             *where; /* "file:line" of the block, for messages */
     nicd_loc_conf_t  *loc;   /* the server's own settings and locations */
     nicd_loc_conf_t **named; /* @name locations */
@@ -152,8 +169,10 @@ typedef struct nicd_conf_s {
      * list, modules/modules.c) */
     struct nicd_module_s *const *modules;
     int                          nmodules;
-    char *file;  /* the main configuration file, NULL for none */
-    void *arena; /* what the server and location settings allocate,
+    char      *file;      /* the main configuration file, NULL for none */
+    int        dump;      /* nicd -T: keep each file read, */
+    nicd_buf_t dump_text; /* here, after a "# configuration file" line */
+    void      *arena;     /* what the server and location settings allocate,
                     freed with the configuration */
 
     int worker_threads; /* 0: one per CPU */
@@ -200,9 +219,12 @@ typedef struct nicd_conf_s {
 
     nicd_mime_t *types;
 
-    int   server_tokens;
-    char *pid;
-    char *root_override; /* --root DIR: every server's root */
+    int    server_tokens;
+    char  *pid;
+    int    daemon; /* daemon on: the master leaves the terminal */
+    char **env;    /* env NAME=VALUE: set before the workers start */
+    int    nenv;
+    char  *root_override; /* --root DIR: every server's root */
     struct {
         const char *path;
         int         fd;
@@ -223,16 +245,10 @@ typedef struct nicd_conf_s {
                       header fields (variables.c says so) */
 
     /* TLS (nginx's ssl_* directives), for listeners marked "ssl" */
-    char *ssl_certificate;
-    char *ssl_certificate_key;
-    int   ssl_protocols; /* NICD_TLS_* bits */
-    char *ssl_ciphers;
-    int   ssl_prefer_server_ciphers;
-    long  ssl_session_cache;   /* sessions kept; 0: none (tickets only) */
-    long  ssl_session_timeout; /* ms */
-    int   ssl_session_tickets;
-    char *ssl_dhparam;
-    int   nssl; /* listeners with "ssl" */
+    char           *ssl_certificate;
+    char           *ssl_certificate_key;
+    nicd_ssl_conf_t ssl;  /* the http level's protocols, ciphers, ... */
+    int             nssl; /* listeners with "ssl" */
 
     /* server {} blocks (the implicit top-level one first, when there is
      * one); the default certificate (ssl_certificate above) is the

@@ -316,6 +316,21 @@ static int parse_block(parse_t *ps, const char *block);
 static int parse_text(parse_t *outer, const char *text, size_t len,
                       const char *name, const char *dir);
 
+/* nicd -T: the file as read, after nginx's "# configuration file" line */
+static int
+dump_file(nicd_conf_t *c, const char *name, const char *text, size_t len)
+{
+    nicd_buf_t *b = &c->dump_text;
+
+    nicd_buf_addf(b, "# configuration file %s:\n", name);
+    nicd_buf_add(b, text, len);
+    if (len > 0 && text[len - 1] != '\n') {
+        nicd_buf_adds(b, "\n");
+    }
+    nicd_buf_adds(b, "\n");
+    return nicd_buf_failed(b) ? -1 : 0;
+}
+
 static int
 include_file(parse_t *ps, const char *full)
 {
@@ -348,7 +363,15 @@ include_file(parse_t *ps, const char *full)
         fail(ps, "read() \"%s\" failed", full);
         goto err;
     }
-    rc = parse_text(ps, text, (size_t) n, full, dir);
+    text[n] = '\0';
+    if (ps->conf->dump && dump_file(ps->conf, full, text, (size_t) n) != 0) {
+        fail(ps, "out of memory");
+        goto err;
+    }
+    /* an include's relative paths are the main file's directory's (nginx's
+     * configuration prefix), however deep it is */
+    rc =
+        parse_text(ps, text, (size_t) n, full, ps->dir != NULL ? ps->dir : dir);
 
 err:
     free(text);
@@ -359,7 +382,7 @@ err:
 }
 
 /* "include PATH": a file, or every file a glob matches in name order (none
- * is no error, as in nginx); relative to the including file's directory */
+ * is no error, as in nginx); relative to the main file's directory */
 static int
 do_include(parse_t *ps, const char *path)
 {
@@ -368,7 +391,7 @@ do_include(parse_t *ps, const char *path)
     size_t i;
     int    rc;
 
-    if (path[0] == '/' || ps->dir == NULL) {
+    if (path[0] == '/' || ps->dir == NULL || strcmp(ps->dir, ".") == 0) {
         snprintf(full, sizeof(full), "%s", path);
     } else {
         snprintf(full, sizeof(full), "%s/%s", ps->dir, path);

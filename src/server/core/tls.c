@@ -127,11 +127,11 @@ proto_version(int bit)
     }
 }
 
-/* An SSL_CTX with cf's settings and the certificate cert (key): NULL
+/* An SSL_CTX with the settings cf and the certificate cert (key): NULL
  * with err naming the file that failed. */
 static SSL_CTX *
-ctx_make(const nicd_conf_t *cf, const char *cert, const char *key, char *err,
-         size_t errlen)
+ctx_make(const nicd_ssl_conf_t *cf, const char *cert, const char *key,
+         char *err, size_t errlen)
 {
     SSL_CTX *ctx;
     int      bit, lo = 0, hi = 0;
@@ -142,7 +142,7 @@ ctx_make(const nicd_conf_t *cf, const char *cert, const char *key, char *err,
         return NULL;
     }
     for (bit = NICD_TLS_1_0; bit <= NICD_TLS_1_3; bit <<= 1) {
-        if (cf->ssl_protocols & bit) {
+        if (cf->protocols & bit) {
             lo = lo ? lo : bit;
             hi = bit;
         }
@@ -152,9 +152,8 @@ ctx_make(const nicd_conf_t *cf, const char *cert, const char *key, char *err,
     SSL_CTX_set_options(
         ctx,
         SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION
-            | (cf->ssl_prefer_server_ciphers ? SSL_OP_CIPHER_SERVER_PREFERENCE
-                                             : 0)
-            | (cf->ssl_session_tickets ? 0 : SSL_OP_NO_TICKET)
+            | (cf->prefer_server_ciphers ? SSL_OP_CIPHER_SERVER_PREFERENCE : 0)
+            | (cf->session_tickets ? 0 : SSL_OP_NO_TICKET)
 #ifdef SSL_OP_ENABLE_KTLS
             | SSL_OP_ENABLE_KTLS
 #endif
@@ -182,30 +181,30 @@ ctx_make(const nicd_conf_t *cf, const char *cert, const char *key, char *err,
         ERR_clear_error();
         goto err;
     }
-    if (SSL_CTX_set_cipher_list(ctx, cf->ssl_ciphers) != 1) {
-        snprintf(err, errlen, "ssl_ciphers \"%s\": %s", cf->ssl_ciphers,
+    if (SSL_CTX_set_cipher_list(ctx, cf->ciphers) != 1) {
+        snprintf(err, errlen, "ssl_ciphers \"%s\": %s", cf->ciphers,
                  ssl_reason());
         goto err;
     }
-    if (cf->ssl_dhparam != NULL) {
-        BIO      *bio = BIO_new_file(cf->ssl_dhparam, "r");
+    if (cf->dhparam != NULL) {
+        BIO      *bio = BIO_new_file(cf->dhparam, "r");
         EVP_PKEY *dh = bio != NULL ? PEM_read_bio_Parameters(bio, NULL) : NULL;
 
         BIO_free(bio);
         if (dh == NULL || SSL_CTX_set0_tmp_dh_pkey(ctx, dh) != 1) {
             EVP_PKEY_free(dh);
             snprintf(err, errlen, "cannot load ssl_dhparam \"%s\": %s",
-                     cf->ssl_dhparam, ssl_reason());
+                     cf->dhparam, ssl_reason());
             goto err;
         }
     } else {
         SSL_CTX_set_dh_auto(ctx, 1);
     }
     SSL_CTX_set_session_id_context(ctx, (const unsigned char *) "nicd", 4);
-    SSL_CTX_set_timeout(ctx, cf->ssl_session_timeout / 1000);
-    if (cf->ssl_session_cache > 0) {
+    SSL_CTX_set_timeout(ctx, cf->session_timeout / 1000);
+    if (cf->session_cache > 0) {
         SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
-        SSL_CTX_sess_set_cache_size(ctx, cf->ssl_session_cache);
+        SSL_CTX_sess_set_cache_size(ctx, cf->session_cache);
     } else {
         SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
     }
@@ -300,14 +299,41 @@ sni_select(SSL *ssl, int *alert, void *arg)
     }
     if (bestq > 0 && best != NULL && best != SSL_get_SSL_CTX(ssl)) {
         SSL_set_SSL_CTX(ssl, best);
+        /* the chosen server's options (tickets, cipher preference) too;
+         * the protocol is the default server's, as in nginx */
+        SSL_clear_options(ssl,
+                          SSL_get_options(ssl) & ~SSL_CTX_get_options(best));
+        SSL_set_options(ssl, SSL_CTX_get_options(best));
     }
     return SSL_TLSEXT_ERR_OK;
 }
 
+/* sv's SSL_CTX would be the one of cert, key and the settings ssl */
 static int
-same_cert(const nicd_server_conf_t *sv, const char *cert, const char *key)
+same_ctx(const nicd_server_conf_t *sv, const char *cert, const char *key,
+         const nicd_ssl_conf_t *ssl)
 {
-    return strcmp(sv->cert, cert) == 0 && strcmp(sv->key, key) == 0;
+    return strcmp(sv->cert, cert) == 0 && strcmp(sv->key, key) == 0
+           && sv->ssl == ssl;
+}
+
+/* the settings of the default certificate's SSL_CTX: those of the first
+ * server that has that certificate, else the http level's */
+static const nicd_ssl_conf_t *
+default_settings(const nicd_conf_t *cf)
+{
+    int i;
+
+    for (i = 0; i < cf->nservers; i++) {
+        const nicd_server_conf_t *sv = cf->servers[i];
+
+        if (sv->cert != NULL && sv->key != NULL && sv->ssl != NULL
+            && strcmp(sv->cert, cf->ssl_certificate) == 0
+            && strcmp(sv->key, cf->ssl_certificate_key) == 0) {
+            return sv->ssl;
+        }
+    }
+    return &cf->ssl;
 }
 
 /* an SSL_CTX for each certificate of the server {} blocks that have
@@ -350,17 +376,19 @@ sni_setup(SSL_CTX *dflt, const nicd_conf_t *cf, char *err, size_t errlen)
         if (sv->cert == NULL || sv->nnames == 0) {
             continue;
         }
-        ctx = same_cert(sv, cf->ssl_certificate, cf->ssl_certificate_key)
+        ctx = same_ctx(sv, cf->ssl_certificate, cf->ssl_certificate_key,
+                       default_settings(cf))
                   ? dflt
                   : NULL;
         for (j = 0; j < i && ctx == NULL; j++) {
             if (made[j] != NULL
-                && same_cert(sv, cf->servers[j]->cert, cf->servers[j]->key)) {
+                && same_ctx(sv, cf->servers[j]->cert, cf->servers[j]->key,
+                            cf->servers[j]->ssl)) {
                 ctx = made[j];
             }
         }
         if (ctx == NULL) {
-            ctx = made[i] = ctx_make(cf, sv->cert, sv->key, err, errlen);
+            ctx = made[i] = ctx_make(sv->ssl, sv->cert, sv->key, err, errlen);
             if (ctx == NULL) {
                 goto done;
             }
@@ -402,8 +430,8 @@ nicd_tls_ctx_new(const nicd_conf_t *cf, char *err, size_t errlen)
 {
     SSL_CTX *ctx;
 
-    ctx =
-        ctx_make(cf, cf->ssl_certificate, cf->ssl_certificate_key, err, errlen);
+    ctx = ctx_make(default_settings(cf), cf->ssl_certificate,
+                   cf->ssl_certificate_key, err, errlen);
     if (ctx == NULL) {
         return NULL;
     }

@@ -164,6 +164,58 @@ set_pid(parse_t *ps, const char **a, int n)
     return nicd_conf_str(&c->pid, a[0]);
 }
 
+/* "load_module FILE": nginx's dynamic modules are nginx's; nicd has its
+ * own modules built in, so the line is taken with a notice, and a
+ * directive of such a module is refused by name, as any unknown one */
+static const char *
+set_load_module(parse_t *ps, const char **a, int n)
+{
+    (void) n;
+    log_error(LOG_NOTICE, 0,
+              "load_module \"%s\" in %s:%d: nicd loads no nginx module; "
+              "ignored",
+              a[0], ps->name, ps->line);
+    return NULL;
+}
+
+/* "env NAME[=VALUE]": VALUE is set before the workers start; a NAME alone
+ * is kept, as nicd keeps its whole environment (docs/config.md) */
+static const char *
+set_env(parse_t *ps, const char **a, int n)
+{
+    nicd_conf_t *c = ps->conf;
+    (void) n;
+
+    if (a[0][0] == '\0' || a[0][0] == '=') {
+        return nicd_conf_msg("invalid variable name \"%s\"", a[0]);
+    }
+    if (strchr(a[0], '=') == NULL) {
+        return NULL;
+    }
+    c->env = nicd_conf_grow(c, c->env, c->nenv, sizeof(char *));
+    if (c->env == NULL
+        || (c->env[c->nenv] = nicd_conf_strdup(c, a[0])) == NULL) {
+        return "out of memory";
+    }
+    c->nenv++;
+    return NULL;
+}
+
+/* "*_temp_path PATH [L1 [L2 [L3]]]": nicd keeps no request or response
+ * body in files, so only the syntax is checked (each level 1 or 2) */
+static const char *
+set_temp_path(parse_t *ps, const char **a, int n)
+{
+    int i;
+
+    for (i = 1; i < n; i++) {
+        if ((a[i][0] != '1' && a[i][0] != '2') || a[i][1] != '\0') {
+            return nicd_conf_msg("invalid value \"%s\"", a[i]);
+        }
+    }
+    return nicd_conf_housekeeping(ps, a, n);
+}
+
 static const nicd_conf_enum_t ims_values[] = {{"off", NICD_IMS_OFF},
                                               {"exact", NICD_IMS_EXACT},
                                               {"before", NICD_IMS_BEFORE},
@@ -593,7 +645,14 @@ static const directive_t core_directives[] = {
     {"tcp_nopush", CTX_HSL | CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
     {"tcp_nodelay", CTX_HSL | CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
     {"user", CTX_MAIN, 1, 2, nicd_conf_housekeeping, 0},
-    {"daemon", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
+    {"daemon", CTX_MAIN, 1, 1, nicd_conf_slot_flag, CONF(daemon)},
+    {"load_module", CTX_MAIN, 1, 1, set_load_module, 0},
+    {"env", CTX_MAIN, 1, 1, set_env, 0},
+    {"client_body_temp_path", CTX_HSL, 1, 4, set_temp_path, 0},
+    {"proxy_temp_path", CTX_HSL, 1, 4, set_temp_path, 0},
+    {"fastcgi_temp_path", CTX_HSL, 1, 4, set_temp_path, 0},
+    {"uwsgi_temp_path", CTX_HSL, 1, 4, set_temp_path, 0},
+    {"scgi_temp_path", CTX_HSL, 1, 4, set_temp_path, 0},
     {"master_process", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
     {"multi_accept", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
     {"use", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
@@ -607,6 +666,13 @@ static const directive_t core_directives[] = {
     {"server_names_hash_max_size", MH, 1, 1, nicd_conf_housekeeping, 0},
     {"server_name_in_redirect", CTX_HSL, 1, 1, nicd_conf_housekeeping, 0},
     {"port_in_redirect", CTX_HSL, 1, 1, nicd_conf_housekeeping, 0},
+    /* how nginx buffers and reads: nicd's send backends decide, and it
+     * keeps no request body (docs/config.md) */
+    {"aio", CTX_HSL, 1, 1, nicd_conf_housekeeping, 0},
+    {"directio", CTX_HSL, 1, 1, nicd_conf_housekeeping, 0},
+    {"output_buffers", CTX_HSL, 2, 2, nicd_conf_housekeeping, 0},
+    {"postpone_output", CTX_HSL, 1, 1, nicd_conf_housekeeping, 0},
+    {"client_body_buffer_size", CTX_HSL, 1, 1, nicd_conf_housekeeping, 0},
     {"types", MHS, 0, 0, set_types, 0, CTX_LINES},
     {NULL, 0, 0, 0, NULL, 0},
 };

@@ -1,7 +1,7 @@
 /*
- * The TLS settings (nginx's ngx_http_ssl_module): certificates per
- * server, protocols, ciphers and the session cache, checked once the
- * configuration is read.  The TLS I/O that uses them is core/tls.c.
+ * The TLS settings (nginx's ngx_http_ssl_module): certificates,
+ * protocols, ciphers and the session cache, in http {} and per server,
+ * checked once the configuration is read.  The TLS I/O that uses them is core/tls.c.
  */
 
 #include <stddef.h>
@@ -11,10 +11,33 @@
 
 #include "server/conf/directive.h"
 
+/* the settings a directive writes: the server {} block's own (made on
+ * its first ssl_* line, every field unset), else the http level's */
+static nicd_ssl_conf_t *
+target(parse_t *ps)
+{
+    nicd_ssl_conf_t *s;
+
+    if (ps->srv == NULL) {
+        return &ps->conf->ssl;
+    }
+    if (ps->srv->ssl == NULL) {
+        s = nicd_conf_alloc(ps->conf, sizeof(*s));
+        if (s == NULL) {
+            return NULL;
+        }
+        s->protocols = s->prefer_server_ciphers = s->session_tickets =
+            NICD_UNSET;
+        s->session_cache = s->session_timeout = NICD_UNSET;
+        ps->srv->ssl = s;
+    }
+    return ps->srv->ssl;
+}
+
 static const char *
 set_ssl_protocols(parse_t *ps, const char **a, int n)
 {
-    nicd_conf_t *c = ps->conf;
+    nicd_ssl_conf_t *t = target(ps);
     static const struct {
         const char *name;
         int         bit;
@@ -35,7 +58,10 @@ set_ssl_protocols(parse_t *ps, const char **a, int n)
         }
         bits |= names[k].bit;
     }
-    c->ssl_protocols = bits;
+    if (t == NULL) {
+        return "out of memory";
+    }
+    t->protocols = bits;
     return NULL;
 }
 
@@ -48,12 +74,12 @@ set_ssl_protocols(parse_t *ps, const char **a, int n)
 static const char *
 set_ssl_session_cache(parse_t *ps, const char **a, int n)
 {
-    nicd_conf_t *c = ps->conf;
-    int          i;
-    long         sessions = 0, v;
-    char        *end;
-    const char  *colon;
-    size_t       bytes = 0;
+    nicd_ssl_conf_t *t = target(ps);
+    int              i;
+    long             sessions = 0, v;
+    char            *end;
+    const char      *colon;
+    size_t           bytes = 0;
 
     for (i = 0; i < n; i++) {
         if (strcmp(a[i], "off") == 0 || strcmp(a[i], "none") == 0) {
@@ -78,8 +104,54 @@ set_ssl_session_cache(parse_t *ps, const char **a, int n)
             return nicd_conf_msg("invalid session cache \"%s\"", a[i]);
         }
     }
-    c->ssl_session_cache = sessions;
+    if (t == NULL) {
+        return "out of memory";
+    }
+    t->session_cache = sessions;
     return NULL;
+}
+
+/* ssl_ciphers, ssl_dhparam: a string of the level at hand */
+static const char *
+set_ssl_string(parse_t *ps, const char **a, int n)
+{
+    nicd_ssl_conf_t *t = target(ps);
+    const char     **dst;
+
+    (void) n;
+    if (t == NULL) {
+        return "out of memory";
+    }
+    dst = strcmp(ps->d->name, "ssl_ciphers") == 0 ? &t->ciphers : &t->dhparam;
+    *dst = nicd_conf_strdup(ps->conf, a[0]);
+    return *dst == NULL ? "out of memory" : NULL;
+}
+
+/* ssl_prefer_server_ciphers, ssl_session_tickets: on or off */
+static const char *
+set_ssl_flag(parse_t *ps, const char **a, int n)
+{
+    nicd_ssl_conf_t *t = target(ps);
+
+    (void) n;
+    if (t == NULL) {
+        return "out of memory";
+    }
+    return nicd_conf_flag(a[0], strcmp(ps->d->name, "ssl_session_tickets") == 0
+                                    ? &t->session_tickets
+                                    : &t->prefer_server_ciphers);
+}
+
+static const char *
+set_ssl_session_timeout(parse_t *ps, const char **a, int n)
+{
+    nicd_ssl_conf_t *t = target(ps);
+
+    (void) n;
+    if (t == NULL) {
+        return "out of memory";
+    }
+    return nicd_conf_time(a[0], &t->session_timeout);
 }
 
 /* in a server {} block: that block's certificate (SNI); elsewhere the
@@ -139,12 +211,39 @@ finish_certificates(nicd_conf_t *c)
     return NULL;
 }
 
+/* each server's settings: what its block did not set, the http level's
+ * (a block that set none shares them) */
+static void
+merge_settings(nicd_conf_t *c)
+{
+    const nicd_ssl_conf_t *h = &c->ssl;
+    nicd_ssl_conf_t       *s;
+    int                    i;
+
+    for (i = 0; i < c->nservers; i++) {
+        s = c->servers[i]->ssl;
+        if (s == NULL) {
+            c->servers[i]->ssl = &c->ssl;
+            continue;
+        }
+        NICD_MERGE(s, h, protocols, 0);
+        NICD_MERGE(s, h, prefer_server_ciphers, 0);
+        NICD_MERGE(s, h, session_tickets, 0);
+        NICD_MERGE(s, h, session_cache, 0);
+        NICD_MERGE(s, h, session_timeout, 0);
+        NICD_MERGE_PTR(s, h, ciphers, NULL);
+        NICD_MERGE_PTR(s, h, dhparam, NULL);
+    }
+}
+
 /* every server's certificate, and one for each "listen ... ssl" */
 static const char *
 ssl_postconfiguration(nicd_conf_t *c)
 {
     const char *msg = finish_certificates(c);
     int         i;
+
+    merge_settings(c);
 
     if (msg != NULL || c->nssl == 0) {
         return msg;
@@ -160,24 +259,20 @@ ssl_postconfiguration(nicd_conf_t *c)
     return NULL;
 }
 
-#define CONF(f) offsetof(nicd_conf_t, f)
-#define MH      (CTX_MAIN | CTX_HTTP)
+#define MHS (CTX_MAIN | CTX_HTTP | CTX_SRV)
 
 static const directive_t ssl_directives[] = {
     {"ssl_certificate", CTX_TOP, 1, 1, set_ssl_certificate, 0},
     {"ssl_certificate_key", CTX_TOP, 1, 1, set_ssl_certificate, 0},
-    {"ssl_protocols", MH, 1, 4, set_ssl_protocols, 0},
-    {"ssl_ciphers", MH, 1, 1, nicd_conf_slot_str, CONF(ssl_ciphers)},
-    {"ssl_prefer_server_ciphers", MH, 1, 1, nicd_conf_slot_flag,
-     CONF(ssl_prefer_server_ciphers)},
-    {"ssl_session_cache", MH, 1, 3, set_ssl_session_cache, 0},
-    {"ssl_session_timeout", MH, 1, 1, nicd_conf_slot_msec,
-     CONF(ssl_session_timeout)},
-    {"ssl_session_tickets", MH, 1, 1, nicd_conf_slot_flag,
-     CONF(ssl_session_tickets)},
-    {"ssl_dhparam", MH, 1, 1, nicd_conf_slot_str, CONF(ssl_dhparam)},
+    {"ssl_protocols", MHS, 1, 4, set_ssl_protocols, 0},
+    {"ssl_ciphers", MHS, 1, 1, set_ssl_string, 0},
+    {"ssl_prefer_server_ciphers", MHS, 1, 1, set_ssl_flag, 0},
+    {"ssl_session_cache", MHS, 1, 3, set_ssl_session_cache, 0},
+    {"ssl_session_timeout", MHS, 1, 1, set_ssl_session_timeout, 0},
+    {"ssl_session_tickets", MHS, 1, 1, set_ssl_flag, 0},
+    {"ssl_dhparam", MHS, 1, 1, set_ssl_string, 0},
     /* nginx's housekeeping: nothing to do for nicd (docs/config.md) */
-    {"ssl_session_ticket_key", MH, 1, 1, nicd_conf_housekeeping, 0},
+    {"ssl_session_ticket_key", MHS, 1, 1, nicd_conf_housekeeping, 0},
     {"ssl_stapling", CTX_TOP, 1, 1, nicd_conf_housekeeping, 0},
     {"ssl_stapling_verify", CTX_TOP, 1, 1, nicd_conf_housekeeping, 0},
     {NULL, 0, 0, 0, NULL, 0},

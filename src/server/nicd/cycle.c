@@ -5,6 +5,7 @@
  */
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,21 @@
 #include "server/http/phases.h"
 #include "server/http/http.h"
 
+void
+nicd_emerg(const char *fmt, ...)
+{
+    char    msg[2048];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "nicd: [emerg] %s\n", msg);
+    if (log_error_to_file()) {
+        log_error(LOG_EMERG, 0, "%s", msg);
+    }
+}
+
 nicd_conf_t *
 nicd_conf_load(const nicd_options_t *opts, char *err, size_t errlen)
 {
@@ -30,12 +46,19 @@ nicd_conf_load(const nicd_options_t *opts, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    c->dump = opts->dump;
     if (opts->conf_file != NULL
         && nicd_conf_parse_file(c, opts->conf_file, err, errlen) != 0) {
         goto err;
     }
     if (opts->directives != NULL
         && nicd_conf_parse_override(c, opts->directives, err, errlen) != 0) {
+        goto err;
+    }
+    /* -e names the log where the file names none */
+    if (c->error_log == NULL && opts->error_log != NULL
+        && nicd_conf_str(&c->error_log, opts->error_log) != NULL) {
+        snprintf(err, errlen, "out of memory");
         goto err;
     }
     /* --root and --listen replace every server's */

@@ -19,4 +19,8 @@ nicd_cycle_t *nicd_cycle_create(nicd_conf_t *conf, int generation, char *err,
                                 size_t errlen);
 void          nicd_cycle_destroy(nicd_cycle_t *cy);
 
+/* A start-up failure: on the terminal as nginx says it ("nicd: [emerg]
+ * ..."), and in the error log where that is a file. */
+void nicd_emerg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

@@ -150,6 +150,23 @@ write_pid(const nicd_conf_t *c)
     fclose(f);
 }
 
+/* env NAME=VALUE lines, for the workers to see */
+static void
+set_env(const nicd_conf_t *c)
+{
+    int   i;
+    char *eq;
+
+    for (i = 0; i < c->nenv; i++) {
+        eq = strchr(c->env[i], '=');
+        *eq = '\0';
+        if (setenv(c->env[i], eq + 1, 1) != 0) {
+            log_error(LOG_WARN, errno, "setenv(\"%s\") failed", c->env[i]);
+        }
+        *eq = '=';
+    }
+}
+
 static void
 reload(nicd_master_t *m)
 {
@@ -171,6 +188,7 @@ reload(nicd_master_t *m)
         nicd_conf_free(conf);
         return;
     }
+    set_env(conf);
     cy = nicd_cycle_create(conf, m->generation + 1, err, sizeof(err));
     if (cy == NULL) {
         log_error(LOG_EMERG, 0, "%s; the running configuration stays", err);
@@ -297,9 +315,65 @@ raise_nofile(const nicd_conf_t *c)
     }
 }
 
+/*
+ * daemon on: the master goes on in a child of its own session, and the
+ * command waits for its word, so that a start that fails (a port in use)
+ * still fails the command with the message on the terminal, as nginx's.
+ * Returns the descriptor to say "started" on, or -1 in the child when the
+ * fork failed (then nicd stays in the foreground).
+ */
+static int
+daemonize(void)
+{
+    int   p[2];
+    char  c;
+    pid_t pid;
+
+    if (pipe2(p, O_CLOEXEC) != 0) {
+        nicd_emerg("pipe2() failed (%s)", strerror(errno));
+        return -1;
+    }
+    pid = fork();
+    if (pid == -1) {
+        nicd_emerg("fork() failed (%s)", strerror(errno));
+        close(p[0]);
+        close(p[1]);
+        return -1;
+    }
+    if (pid > 0) {
+        close(p[1]);
+        _exit(read(p[0], &c, 1) == 1 ? 0 : 1);
+    }
+    close(p[0]);
+    setsid();
+    return p[1];
+}
+
+/* the daemon has started: the waiting command exits 0, and the terminal
+ * is let go (stderr too where the error log is a file) */
+static void
+daemon_started(int ready)
+{
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+    if (null != -1) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+        if (log_error_to_file()) {
+            dup2(null, STDERR_FILENO);
+        }
+        close(null);
+    }
+    if (write(ready, "1", 1) != 1) {
+        log_error(LOG_WARN, errno, "write() to the starting command failed");
+    }
+    close(ready);
+}
+
 int
 nicd_master_run(const nicd_options_t *opts, nicd_conf_t *conf)
 {
+    int              ready = -1;
     static const int signals[] = {SIGHUP, SIGUSR1, SIGQUIT, SIGTERM, SIGINT};
     nicd_master_t    m;
     struct event    *sev[5], *nev;
@@ -310,37 +384,42 @@ nicd_master_run(const nicd_options_t *opts, nicd_conf_t *conf)
     memset(&m, 0, sizeof(m));
     m.opts = opts;
     if (log_error_open(conf->error_log, conf->error_level) != 0) {
-        fprintf(stderr,
-                "nicd: [emerg] error_log \"%s\" cannot be opened: "
-                "%s\n",
-                conf->error_log, strerror(errno));
+        nicd_emerg("error_log \"%s\" cannot be opened: %s", conf->error_log,
+                   strerror(errno));
         return 1;
     }
     signal(SIGPIPE, SIG_IGN);
     raise_nofile(conf);
+    if (conf->daemon) {
+        ready = daemonize();
+    }
+    set_env(conf);
 
     if (pipe2(m.notify_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
-        log_error(LOG_EMERG, errno, "pipe2() failed");
+        nicd_emerg("pipe2() failed (%s)", strerror(errno));
         return 1;
     }
     m.base = event_base_new();
     if (m.base == NULL) {
-        log_error(LOG_EMERG, 0, "event_base_new() failed");
+        nicd_emerg("event_base_new() failed");
         return 1;
     }
 
     cy = nicd_cycle_create(conf, 1, err, sizeof(err));
     if (cy == NULL) {
-        log_error(LOG_EMERG, 0, "%s", err);
+        nicd_emerg("%s", err);
         return 1;
     }
     if (cycle_start(&m, cy, err, sizeof(err)) != 0) {
-        log_error(LOG_EMERG, 0, "%s", err);
+        nicd_emerg("%s", err);
         return 1;
     }
     m.generation = cy->generation;
     m.current = cy;
     write_pid(cy->conf);
+    if (ready != -1) {
+        daemon_started(ready);
+    }
 
     for (i = 0; i < 5; i++) {
         sev[i] = evsignal_new(m.base, signals[i], signal_cb, &m);
