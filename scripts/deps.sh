@@ -12,7 +12,9 @@ pkgs=""
 for group in "$@"; do
     case "$group" in
     build) pkgs="$pkgs gcc make libc6-dev pkg-config scdoc libevent-dev libssl-dev libnghttp2-dev libluajit-5.1-dev libpcre2-dev libcrypt-dev zlib1g-dev liburing-dev" ;;
-    test) pkgs="$pkgs python3 python3-venv nginx-light nginx-dev python3-matplotlib openssl curl nghttp2-client debhelper dpkg-dev" ;;
+    # perl's TLS and Debian's nginx modules: nginx's own test suite (its
+    # harness writes load_module lines for the modules nginx -V names)
+    test) pkgs="$pkgs python3 python3-venv nginx-light nginx-dev python3-matplotlib openssl curl nghttp2-client debhelper dpkg-dev perl libio-socket-ssl-perl libnet-ssleay-perl libnginx-mod-http-geoip libnginx-mod-http-image-filter libnginx-mod-http-perl libnginx-mod-http-xslt-filter libnginx-mod-mail libnginx-mod-stream libnginx-mod-stream-geoip" ;;
     module) pkgs="$pkgs nginx-dev nginx-light" ;;
     deb) pkgs="$pkgs debhelper dpkg-dev nginx-dev nginx-light" ;; # make deb
     plots) pkgs="$pkgs python3-matplotlib" ;;
