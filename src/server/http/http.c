@@ -318,6 +318,11 @@ fill_request(nicd_conn_t *c, const char *base, nicd_request_t *q,
         hvalue[i].p = base + r->headers[i].value.off;
         hvalue[i].len = r->headers[i].value.len;
     }
+    if (r->authority.len > 0) {
+        /* an absolute-form target's host wins over Host (RFC 9112) */
+        q->hdr[NICD_HDR_HOST].p = base + r->authority.off;
+        q->hdr[NICD_HDR_HOST].len = r->authority.len;
+    }
     q->hname = hname;
     q->hvalue = hvalue;
     q->nheaders = r->nheaders;

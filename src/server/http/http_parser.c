@@ -235,23 +235,92 @@ parse_content_length(const char *buf, nicd_span_t v, uint64_t *out)
     return 0;
 }
 
-/* uri-host [ ":" port ], no userinfo, no whitespace. */
+/* an absolute-form authority's characters (RFC 3986): a reg-name's or
+ * an IPv4 address's, and inside "[...]" an IPv6 or IPvFuture literal's */
 static int
-valid_host(const char *buf, nicd_span_t v)
+authority_char(unsigned char c, int literal)
 {
-    uint32_t i;
-
-    if (v.len == 0) {
-        return 0;
+    if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') {
+        return 1;
     }
+    if ((c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_'
+        || c == '~') {
+        return 1;
+    }
+    return literal && c != 0 && strchr("!$&'()*+,;=:", c) != NULL;
+}
+
+/*
+ * A Host value (strict 0) or an absolute-form authority (strict 1), as
+ * nginx validates them: uri-host [ ":" port ], a "[...]" literal whose
+ * colons are not a port, no empty host and no ".."; no path separator,
+ * control or space.  An authority is held to RFC 3986 too: its host's
+ * characters, a literal closed and followed by nothing but a port, a
+ * port of digits.
+ */
+static int
+valid_host(const char *buf, nicd_span_t v, int strict)
+{
+    const char *h = buf + v.off;
+    uint32_t    i, host_len = v.len;
+    int64_t     dot = -2; /* where the last '.' stood */
+    int         literal = 0, rest = 0;
+
     for (i = 0; i < v.len; i++) {
-        unsigned char c = (unsigned char) buf[v.off + i];
-        if (c <= ' ' || c == 0x7f || c == '/' || c == '@' || c == '\\'
-            || c == '?' || c == '#' || c == ',') {
+        unsigned char c = (unsigned char) h[i];
+
+        if (c <= ' ' || c == 0x7f || c == '/' || c == '\\') {
             return 0;
         }
+        if (strict && rest) {
+            /* after the host: ":" then the port's digits, only */
+            if (rest == 1 ? c != ':' : !(c >= '0' && c <= '9')) {
+                return 0;
+            }
+            rest = 2;
+            continue;
+        }
+        if (strict && c != '[' && c != ']' && c != ':'
+            && !authority_char(c, literal)) {
+            return 0;
+        }
+        switch (c) {
+        case '.':
+            if (dot == (int64_t) i - 1) {
+                return 0;
+            }
+            dot = i;
+            break;
+        case ':':
+            if (!literal && !rest) {
+                host_len = i;
+                rest = 2; /* a Host's port: not checked (nginx 1.22) */
+            }
+            break;
+        case '[':
+            if (strict && i != 0) {
+                return 0;
+            }
+            literal = i == 0;
+            break;
+        case ']':
+            if (literal) {
+                host_len = i + 1;
+                literal = 0;
+                rest = 1;
+            } else if (strict) {
+                return 0;
+            }
+            break;
+        }
     }
-    return 1;
+    if (strict && literal) {
+        return 0; /* "[" never closed */
+    }
+    if (dot == (int64_t) host_len - 1) {
+        host_len--; /* "example.com." is example.com */
+    }
+    return host_len > 0;
 }
 
 #define SET_INDEX(field)                                                       \
@@ -279,7 +348,7 @@ finish_head(nicd_http_req_t *p, const char *buf)
         switch (n.len) {
         case 4:
             if (nicd_span_ieq(buf, n, "host")) {
-                if (++hosts > 1 || !valid_host(buf, v)) {
+                if (++hosts > 1 || !valid_host(buf, v, 0)) {
                     return 400;
                 }
                 p->h_host = i;
@@ -360,6 +429,11 @@ finish_head(nicd_http_req_t *p, const char *buf)
         }
     }
 
+    /* an absolute-form target's host wins over Host (RFC 9112, 3.2.2),
+     * and is held to the same rules */
+    if (p->authority.len > 0 && !valid_host(buf, p->authority, 1)) {
+        return 400;
+    }
     if (p->version == 11 && hosts == 0) {
         return 400;
     }

@@ -155,7 +155,14 @@ GETTER(get_host)
         host = first_server_name(c);
         hlen = strlen(host);
     }
-    nicd_buf_add(b, host, hlen);
+    if (nicd_buf_reserve(b, hlen) == 0) {
+        size_t i;
+
+        for (i = 0; i < hlen; i++) { /* $host is lowercase (nginx) */
+            b->data[b->len + i] = (char) tolower((unsigned char) host[i]);
+        }
+        b->len += hlen;
+    }
     return 0;
 }
 
@@ -816,7 +823,12 @@ nicd_request_host(const nicd_request_t *r, const char **host, size_t *len)
         *len = 0;
         return;
     }
-    if (n > 0 && h[0] != '[') {
+    /* the port off: after a "[...]" literal, else from the first ':' */
+    if (n > 0 && h[0] == '[') {
+        for (i = 0; i < n && h[i] != ']'; i++) {
+        }
+        n = i < n ? i + 1 : n;
+    } else {
         for (i = 0; i < n && h[i] != ':'; i++) {
         }
         n = i;

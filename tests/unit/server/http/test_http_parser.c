@@ -166,6 +166,17 @@ test_malformed(void)
         {"GET / HTTP/1.1\r\n\r\n", 400}, /* no Host */
         {"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400},
         {"GET / HTTP/1.1\r\nHost: a b\r\n\r\n", 400},
+        /* hosts as nginx validates them (its suite's http_host.t) */
+        {"GET / HTTP/1.1\r\nHost: .\r\n\r\n", 400},
+        {"GET / HTTP/1.1\r\nHost: ..example.com\r\n\r\n", 400},
+        {"GET / HTTP/1.1\r\nHost: example.com/\\:552\r\n\r\n", 400},
+        {"GET / HTTP/1.1\r\nHost: [a::1]..:98\r\n\r\n", 400},
+        {"GET http://a.b:1.2/ HTTP/1.1\r\nHost: a\r\n\r\n", 400},
+        {"GET http://1.2.3.4:9000:80/ HTTP/1.1\r\nHost: a\r\n\r\n", 400},
+        {"GET http://[a::1]./ HTTP/1.1\r\nHost: a\r\n\r\n", 400},
+        {"GET http://x[a::1]/ HTTP/1.1\r\nHost: a\r\n\r\n", 400},
+        {"GET http://[a::1/ HTTP/1.1\r\nHost: a\r\n\r\n", 400},
+        {"GET http://u@h/ HTTP/1.1\r\nHost: a\r\n\r\n", 400},
         {"GET / HTTP/1.1\r\nHost : a\r\n\r\n", 400}, /* space before : */
         {"GET / HTTP/1.1\r\nHost: a\r\n folded\r\n\r\n", 400},
         {"GET / HTTP/1.1\r\nHost: a\r\nX: a\x01b\r\n\r\n", 400},
