@@ -4,7 +4,8 @@ Each site below is one nginx.conf, written once per server with only the
 port and the temporary directory told apart; both load it, both serve
 the same docroot, and every request of the site's list goes to both.
 Compared: status, Location (the port written as PORT), Content-Type,
-Content-Length, Content-Encoding, Content-Range, Vary, Cache-Control,
+Content-Length, Content-Encoding, Content-Range, Accept-Ranges, Vary,
+Cache-Control,
 the presence of Expires (its value moves with the clock), ETag,
 Last-Modified, the X-* headers add_header writes, and the body.
 
@@ -36,7 +37,7 @@ MIME = "/etc/nginx/mime.types"
 
 COMPARED = ("Location", "Content-Type", "Content-Length", "Content-Encoding",
             "Content-Range", "Vary", "Cache-Control", "ETag",
-            "Last-Modified", "Allow", "WWW-Authenticate")
+            "Last-Modified", "Allow", "WWW-Authenticate", "Accept-Ranges")
 
 DIFFERENCES = {
     "server-page": "the built-in error and redirect pages say \"nicd\" "
@@ -196,6 +197,9 @@ site("precompressed", """
         }
     }
 """, ["/app.js", ("/app.js", {"Accept-Encoding": "gzip, br"}),
+      # nginx serves a precompressed file whole, and offers no ranges
+      ("/app.js", {"Accept-Encoding": "gzip", "Range": "bytes=0-9"}),
+      ("/app.js", {"Range": "bytes=0-9"}),
       ("/app.js", {"Accept-Encoding": "br"}),
       ("/style.css", {"Accept-Encoding": "gzip"}), "/style.css",
       ("/app.js", {"Accept-Encoding": "gzip;q=0"}),

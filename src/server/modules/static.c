@@ -404,7 +404,7 @@ static_file(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *f)
     /* GET is the only method with range semantics: a HEAD gets what a
      * plain GET would (RFC 9110, 14.2: MUST ignore) */
     if (range->p != NULL && r->method == NICD_M_GET && cf->max_ranges > 0
-        && if_range_ok(r, f)) {
+        && !c->r->gzipped && if_range_ok(r, f)) {
         c->w->scratch.len = 0;
         if (nicd_buf_reserve(&c->w->scratch,
                              sizeof(nicd_range_t) * (size_t) cf->max_ranges)
@@ -457,7 +457,12 @@ static_file(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *f)
     content_type(c, f);
     nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) f->file.size);
     validators(c, f);
-    NICD_RESP_HEADER(c, "Accept-Ranges", "bytes", 5);
+    if (c->r->status == 200 && !c->r->gzipped) {
+        /* not on a file that answers an error_page's status (nginx's
+         * range filter offers ranges of a 200 only), nor on a .gz
+         * gzip_static chose (nginx serves that whole) */
+        NICD_RESP_HEADER(c, "Accept-Ranges", "bytes", 5);
+    }
     nicd_resp_end_headers(c);
     if (!head && f->file.size > 0) {
         nicd_resp_body_file(c, f, 0, (size_t) f->file.size);
