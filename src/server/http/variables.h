@@ -2,7 +2,7 @@
  * Variables and complex values, as nginx's (ngx_http_variables.c,
  * ngx_http_script.c).
  *
- * A variable is a name and a getter.  The core's (below in variables.c:
+ * A variable is a name and a getter.  The core's (core_vars.c:
  * $uri, $host, $http_NAME, ...) and those the modules add while their
  * directives are read (a map's, a "set"'s: nicd_var_add) are one registry
  * per configuration.  A name ending in "_" with NICD_VAR_PREFIX is a
@@ -70,6 +70,9 @@ struct nicd_var_s {
     unsigned        flags;
     const void     *data; /* the getter's (a map) */
 };
+
+/* the core's variables, ending with a NULL name (core_vars.c) */
+extern const nicd_var_t nicd_core_vars[];
 
 /*
  * Add v (copied; its name too) to the registry of c, while a directive

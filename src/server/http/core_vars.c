@@ -1,0 +1,388 @@
+/*
+ * The core's variables (variables.h): $uri, $host, $http_NAME, ... each a
+ * getter of the request at hand, and their table (nginx's
+ * ngx_http_core_variables).
+ */
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+#include "server/conf/directive.h"
+#include "server/http/variables.h"
+
+/* ---- what the requests share ---- */
+
+void
+nicd_request_host(const nicd_request_t *r, const char **host, size_t *len)
+{
+    const char *h = r->hdr[NICD_HDR_HOST].p;
+    size_t      n = r->hdr[NICD_HDR_HOST].len, i;
+
+    if (h == NULL) {
+        *host = NULL;
+        *len = 0;
+        return;
+    }
+    /* the port off: after a "[...]" literal, else from the first ':' */
+    if (n > 0 && h[0] == '[') {
+        for (i = 0; i < n && h[i] != ']'; i++) {
+        }
+        n = i < n ? i + 1 : n;
+    } else {
+        for (i = 0; i < n && h[i] != ':'; i++) {
+        }
+        n = i;
+    }
+    if (n > 0 && h[n - 1] == '.') {
+        n--;
+    }
+    *host = h;
+    *len = n;
+}
+
+unsigned
+nicd_local_port(nicd_conn_t *c)
+{
+    struct sockaddr_storage ss;
+    socklen_t               len = sizeof(ss);
+
+    if (getsockname(c->sc.fd, (struct sockaddr *) &ss, &len) != 0) {
+        return 0;
+    }
+    return ss.ss_family == AF_INET6
+               ? ntohs(((struct sockaddr_in6 *) &ss)->sin6_port)
+               : ntohs(((struct sockaddr_in *) &ss)->sin_port);
+}
+
+static const nicd_request_t *
+req_of(nicd_conn_t *c, const nicd_vctx_t *x)
+{
+    return x != NULL && x->r != NULL ? x->r : c->r->in;
+}
+
+/* $uri at hand: the context's, the request's after rewrites, else the
+ * path as sent */
+static void
+uri_of(nicd_conn_t *c, const nicd_vctx_t *x, const char **uri, size_t *len)
+{
+    if (x != NULL && x->uri != NULL) {
+        *uri = x->uri;
+        *len = x->ulen;
+    } else if (c->r->uri != NULL) {
+        *uri = c->r->uri;
+        *len = c->r->uri_len;
+    } else {
+        *uri = req_of(c, x)->path.p;
+        *len = req_of(c, x)->path.len;
+    }
+}
+
+#define GETTER(name)                                                           \
+    static int name(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v, \
+                    const char *s, size_t slen, nicd_buf_t *b)
+#define UNUSED_ARGS                                                            \
+    (void) c;                                                                  \
+    (void) x;                                                                  \
+    (void) v;                                                                  \
+    (void) s;                                                                  \
+    (void) slen
+
+GETTER(get_uri)
+{
+    const char *u;
+    size_t      n;
+
+    UNUSED_ARGS;
+    uri_of(c, x, &u, &n);
+    nicd_buf_add(b, u, n);
+    return 0;
+}
+
+GETTER(get_request_uri)
+{
+    const nicd_request_t *r = req_of(c, x);
+
+    UNUSED_ARGS;
+    nicd_buf_add(b, r->path.p, r->path.len);
+    if (r->query.len > 0) {
+        nicd_buf_add(b, "?", 1);
+        nicd_buf_add(b, r->query.p, r->query.len);
+    }
+    return 0;
+}
+
+GETTER(get_args)
+{
+    const nicd_request_t *r = req_of(c, x);
+
+    UNUSED_ARGS;
+    nicd_buf_add(b, r->query.p, r->query.len);
+    return 0;
+}
+
+GETTER(get_is_args)
+{
+    UNUSED_ARGS;
+    if (req_of(c, x)->query.len > 0) {
+        nicd_buf_add(b, "?", 1);
+    }
+    return 0;
+}
+
+static const char *
+first_server_name(const nicd_conn_t *c)
+{
+    return c->r->srv != NULL && c->r->srv->nnames > 0 ? c->r->srv->names[0]
+                                                      : "";
+}
+
+GETTER(get_host)
+{
+    const char *host;
+    size_t      hlen;
+
+    UNUSED_ARGS;
+    nicd_request_host(req_of(c, x), &host, &hlen);
+    if (host == NULL || hlen == 0) {
+        host = first_server_name(c);
+        hlen = strlen(host);
+    }
+    if (nicd_buf_reserve(b, hlen) == 0) {
+        size_t i;
+
+        for (i = 0; i < hlen; i++) { /* $host is lowercase (nginx) */
+            b->data[b->len + i] = (char) tolower((unsigned char) host[i]);
+        }
+        b->len += hlen;
+    }
+    return 0;
+}
+
+GETTER(get_server_name)
+{
+    UNUSED_ARGS;
+    nicd_buf_addf(b, "%s", first_server_name(c));
+    return 0;
+}
+
+GETTER(get_scheme)
+{
+    UNUSED_ARGS;
+    nicd_buf_addf(b, "%s", c->tp == &nicd_transport_tls ? "https" : "http");
+    return 0;
+}
+
+GETTER(get_remote_addr)
+{
+    UNUSED_ARGS;
+    nicd_buf_add(b, c->addr, strlen(c->addr));
+    return 0;
+}
+
+GETTER(get_server_port)
+{
+    UNUSED_ARGS;
+    nicd_buf_addf(b, "%u", nicd_local_port(c));
+    return 0;
+}
+
+GETTER(get_request_method)
+{
+    UNUSED_ARGS;
+    nicd_buf_addf(b, "%s", nicd_http_method_name(req_of(c, x)->method));
+    return 0;
+}
+
+GETTER(get_request_filename)
+{
+    const nicd_loc_conf_t *lc = c->r->loc;
+    const char            *uri;
+    size_t                 ulen;
+
+    UNUSED_ARGS;
+    uri_of(c, x, &uri, &ulen);
+    nicd_buf_add(b, lc->root, strlen(lc->root));
+    if (lc->alias && lc->name_len <= ulen
+        && (lc->kind == NICD_LOC_PREFIX || lc->kind == NICD_LOC_NOREGEX
+            || lc->kind == NICD_LOC_EXACT)) {
+        nicd_buf_add(b, uri + lc->name_len, ulen - lc->name_len);
+    } else if (!lc->alias) {
+        nicd_buf_add(b, uri, ulen);
+    }
+    return 0;
+}
+
+GETTER(get_document_root)
+{
+    UNUSED_ARGS;
+    nicd_buf_add(b, c->r->loc->root, strlen(c->r->loc->root));
+    return 0;
+}
+
+GETTER(get_status)
+{
+    UNUSED_ARGS;
+    nicd_buf_addf(b, "%03d", c->r->status);
+    return 0;
+}
+
+/* $body_bytes_sent, $bytes_sent in a template: read when the response
+ * starts (a header filter, access_log if=), before any byte went: 0 as
+ * nginx's header filters see it; log_format counts what was sent */
+GETTER(get_nothing_sent)
+{
+    UNUSED_ARGS;
+    nicd_buf_add(b, "0", 1);
+    return 0;
+}
+
+/* $sent_http_NAME: the field NAME of the response, once sent (in a
+ * header filter, those before it; in the log, all) */
+GETTER(get_sent_http)
+{
+    nicd_str_t value;
+
+    UNUSED_ARGS;
+    if (nicd_sent_header(c->r->sent, s, slen, &value)) {
+        nicd_buf_add(b, value.p, value.len);
+    }
+    return 0;
+}
+
+/* is a header name (n bytes) the variable's suffix ("-" written "_",
+ * any case)? */
+static int
+header_is(const nicd_str_t *n, const char *s, size_t slen)
+{
+    size_t i;
+
+    if (n->len != slen) {
+        return 0;
+    }
+    for (i = 0; i < slen; i++) {
+        char a = n->p[i] == '-' ? '_' : n->p[i];
+
+        if (tolower((unsigned char) a) != s[i]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* the first field named s of the request (nginx joins some; the first
+ * is what static sites read) */
+static const nicd_str_t *
+request_header(const nicd_request_t *r, const char *s, size_t slen)
+{
+    int k;
+
+    for (k = 0; k < r->nheaders; k++) {
+        if (header_is(&r->hname[k], s, slen)) {
+            return &r->hvalue[k];
+        }
+    }
+    return NULL;
+}
+
+/* $http_NAME, and $content_type, $content_length (v->data: the name) */
+GETTER(get_http)
+{
+    const nicd_str_t *h;
+
+    UNUSED_ARGS;
+    if (v->data != NULL) {
+        s = v->data;
+        slen = strlen(s);
+    }
+    h = request_header(req_of(c, x), s, slen);
+    if (h != NULL) {
+        nicd_buf_add(b, h->p, h->len);
+    }
+    return 0;
+}
+
+/* $arg_NAME: the first NAME=VALUE of the query */
+GETTER(get_arg)
+{
+    const nicd_request_t *r = req_of(c, x);
+    const char           *q = r->query.p, *end = q + r->query.len, *e, *amp;
+
+    UNUSED_ARGS;
+    while (q != NULL && q < end) {
+        amp = memchr(q, '&', (size_t) (end - q));
+        e = amp != NULL ? amp : end;
+        if ((size_t) (e - q) > slen && strncasecmp(q, s, slen) == 0
+            && q[slen] == '=') {
+            nicd_buf_add(b, q + slen + 1, (size_t) (e - q) - slen - 1);
+            break;
+        }
+        q = amp != NULL ? amp + 1 : NULL;
+    }
+    return 0;
+}
+
+/* $cookie_NAME: NAME's value in the Cookie fields ("a=1; b=2") */
+GETTER(get_cookie)
+{
+    const nicd_request_t *r = req_of(c, x);
+    const char           *p, *end, *e;
+    int                   k;
+
+    UNUSED_ARGS;
+    for (k = 0; k < r->nheaders; k++) {
+        if (!header_is(&r->hname[k], "cookie", 6)) {
+            continue;
+        }
+        p = r->hvalue[k].p;
+        end = p + r->hvalue[k].len;
+        while (p < end) {
+            /* pairs are separated by ";" alone, as nginx reads them */
+            while (p < end && (*p == ' ' || *p == ';')) {
+                p++;
+            }
+            for (e = p; e < end && *e != ';'; e++) {
+            }
+            if ((size_t) (e - p) > slen && strncasecmp(p, s, slen) == 0
+                && p[slen] == '=') {
+                nicd_buf_add(b, p + slen + 1, (size_t) (e - p) - slen - 1);
+                return 0;
+            }
+            p = e;
+        }
+    }
+    return 0;
+}
+
+#define VOL NICD_VAR_VOLATILE
+
+const nicd_var_t nicd_core_vars[] = {
+    {"uri", get_uri, VOL, NULL},
+    {"document_uri", get_uri, VOL, NULL},
+    {"request_uri", get_request_uri, 0, NULL},
+    {"args", get_args, 0, NULL},
+    {"query_string", get_args, 0, NULL},
+    {"is_args", get_is_args, 0, NULL},
+    {"host", get_host, 0, NULL},
+    {"server_name", get_server_name, 0, NULL},
+    {"scheme", get_scheme, 0, NULL},
+    {"remote_addr", get_remote_addr, 0, NULL},
+    {"server_port", get_server_port, 0, NULL},
+    {"request_method", get_request_method, VOL, NULL},
+    {"request_filename", get_request_filename, VOL, NULL},
+    {"document_root", get_document_root, VOL, NULL},
+    {"status", get_status, VOL, NULL},
+    {"content_type", get_http, 0, "content_type"},
+    {"content_length", get_http, 0, "content_length"},
+    {"http_", get_http, NICD_VAR_PREFIX, NULL},
+    {"arg_", get_arg, NICD_VAR_PREFIX, NULL},
+    {"cookie_", get_cookie, NICD_VAR_PREFIX, NULL},
+    {"sent_http_", get_sent_http, NICD_VAR_PREFIX | VOL, NULL},
+    {"body_bytes_sent", get_nothing_sent, VOL, NULL},
+    {"bytes_sent", get_nothing_sent, VOL, NULL},
+    {NULL, NULL, 0, NULL},
+};
