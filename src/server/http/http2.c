@@ -38,72 +38,10 @@
 
 #if defined(HAVE_NGHTTP2)
 
-#include <nghttp2/nghttp2.h>
-
-#define MAX_RESP_HEADERS 16
-
-/* a piece of a response body: memory (in the stream's body buffer) or a
- * range of an open file */
-typedef struct {
-    nicd_file_t *f; /* NULL: memory */
-    off_t        off;
-    size_t       len;
-} piece_t;
-
-typedef struct h2_stream_s {
-    /* kept, emptied, when the stream is recycled */
-    nicd_buf_t rq;      /* the request's header values, by offset */
-    nicd_buf_t reqbody; /* DATA of the request */
-    nicd_buf_t rh;      /* the response's header names and values */
-    nicd_buf_t body;    /* memory pieces of the response */
-    piece_t   *pieces;
-    int        cap;
-
-    /* cleared for each stream: from id to the arrays below */
-    int32_t                id;
-    struct h2_stream_s    *next, *prev;
-    int                    method;
-    size_t                 path_off, path_len, query_off, query_len;
-    size_t                 ref_off, ref_len, ua_off, ua_len;
-    int                    has_path, has_hdr[NICD_NHDR], has_ref, has_ua;
-    size_t                 header_bytes;
-    int                    nall;     /* regular request header fields */
-    char                  *uri;      /* $uri for the access log, or NULL */
-    const nicd_loc_conf_t *log_lc;   /* whose access logs take it ... */
-    uint32_t               log_mask; /* ... which of them (answer time) */
-    int                    status;
-    char                   code[4]; /* :status, for nghttp2 to take uncopied */
-    int                    nh;      /* response header fields */
-    int                    npieces, cur;
-    size_t                 cur_off;   /* sent of pieces[cur] */
-    uint64_t               remaining; /* not yet handed to a DATA frame */
-    uint64_t               sent;  /* body bytes queued, for the access log */
-    int                    ready; /* the request is complete, not answered */
-    int                    answered;
-    uint32_t               vseq; /* the worker's vseq while it was answered: its
-                      variables' kept values are still there if equal */
-    nicd_req_t             req;  /* the request at hand while answered */
-
-    /* read only below the counts above (hdr_off: where has_hdr is set) */
-    size_t hdr_off[NICD_NHDR], hdr_len[NICD_NHDR];
-    /* every regular header field (for the Lua handler) */
-    size_t all_noff[NICD_MAX_HEADERS], all_nlen[NICD_MAX_HEADERS];
-    size_t all_voff[NICD_MAX_HEADERS], all_vlen[NICD_MAX_HEADERS];
-    size_t hn_off[MAX_RESP_HEADERS], hn_len[MAX_RESP_HEADERS];
-    size_t hv_off[MAX_RESP_HEADERS], hv_len[MAX_RESP_HEADERS];
-} h2_stream_t;
+#include "server/http/http2_stream.h"
 
 #define STREAM_KEEP     64          /* recycled streams a worker keeps */
 #define STREAM_KEEP_BUF (16 * 1024) /* larger buffers are not kept */
-
-struct nicd_h2_s {
-    nghttp2_session *s;
-    h2_stream_t     *streams;
-    h2_stream_t     *cur;  /* the stream a handler is answering */
-    h2_stream_t     *last; /* the newest stream: its headers are arriving */
-    int              failed;
-    int              refused; /* streams refused for the concurrency limit */
-};
 
 /*
  * A client that goes on opening streams past
@@ -114,19 +52,6 @@ struct nicd_h2_s {
  * such a client too).
  */
 #define H2_MAX_REFUSED(cf) ((cf)->http2_max_concurrent_streams * 2 + 100)
-
-/* a stream by id: the newest one without asking nghttp2's stream map (once
- * per header field) */
-static h2_stream_t *
-stream_of(nicd_conn_t *c, int32_t id)
-{
-    h2_stream_t *st = c->h2->last;
-
-    if (st != NULL && st->id == id) {
-        return st;
-    }
-    return nghttp2_session_get_stream_user_data(c->h2->s, id);
-}
 
 static void
 buf_empty(nicd_buf_t *b)
@@ -516,136 +441,6 @@ on_begin_headers(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
     return 0;
 }
 
-/* keep a header value in the stream's request buffer */
-static void
-keep(h2_stream_t *st, const uint8_t *v, size_t len, size_t *off, size_t *l)
-{
-    *off = st->rq.len;
-    *l = len;
-    nicd_buf_add(&st->rq, v, len);
-}
-
-/* the regular request header fields kept by name, their lengths known */
-#define NAME(s) s, sizeof(s) - 1
-static const struct {
-    const char *name;
-    size_t      len;
-} hdr_names[NICD_NHDR] = {
-    {NAME("range")},
-    {NAME("if-range")},
-    {NAME("if-match")},
-    {NAME("if-none-match")},
-    {NAME("if-modified-since")},
-    {NAME("if-unmodified-since")},
-    {NAME("host")},
-    {NAME("accept-encoding")},
-    {NAME("authorization")},
-};
-#undef NAME
-
-static int
-on_header(nghttp2_session *s, const nghttp2_frame *frame, const uint8_t *name,
-          size_t nlen, const uint8_t *value, size_t vlen, uint8_t flags,
-          void *ud)
-{
-    nicd_conn_t *c = ud;
-    h2_stream_t *st = stream_of(c, frame->hd.stream_id);
-    const char  *q;
-    int          i;
-
-    (void) s;
-    (void) flags;
-    if (st == NULL || frame->hd.type != NGHTTP2_HEADERS) {
-        return 0;
-    }
-    st->header_bytes += nlen + vlen + 32;
-    if (st->header_bytes > c->w->cycle->conf->http2_max_header_size) {
-        log_error(LOG_INFO, 0,
-                  "client sent too large HTTP/2 header block, client: %s",
-                  c->addr);
-        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* RST_STREAM */
-    }
-    if (nlen > 0 && name[0] == ':') {
-        /* nghttp2 has checked the pseudo-header fields */
-        if (nlen == 7 && memcmp(name, ":method", 7) == 0) {
-            st->method = nicd_http_method((const char *) value, vlen);
-        } else if (nlen == 5 && memcmp(name, ":path", 5) == 0) {
-            q = memchr(value, '?', vlen);
-            keep(st, value,
-                 q != NULL ? (size_t) (q - (const char *) value) : vlen,
-                 &st->path_off, &st->path_len);
-            if (q != NULL) {
-                keep(st, (const uint8_t *) q + 1,
-                     vlen - (size_t) (q - (const char *) value) - 1,
-                     &st->query_off, &st->query_len);
-            }
-            st->has_path = 1;
-        } else if (nlen == 10 && memcmp(name, ":authority", 10) == 0
-                   && !st->has_hdr[NICD_HDR_HOST]) {
-            keep(st, value, vlen, &st->hdr_off[NICD_HDR_HOST],
-                 &st->hdr_len[NICD_HDR_HOST]);
-            st->has_hdr[NICD_HDR_HOST] = 1;
-        }
-        return 0;
-    }
-    if (st->nall < NICD_MAX_HEADERS) {
-        keep(st, name, nlen, &st->all_noff[st->nall], &st->all_nlen[st->nall]);
-        keep(st, value, vlen, &st->all_voff[st->nall], &st->all_vlen[st->nall]);
-        st->nall++;
-    }
-    if (nlen == 7 && memcmp(name, "referer", 7) == 0) {
-        keep(st, value, vlen, &st->ref_off, &st->ref_len);
-        st->has_ref = 1;
-    } else if (nlen == 10 && memcmp(name, "user-agent", 10) == 0) {
-        keep(st, value, vlen, &st->ua_off, &st->ua_len);
-        st->has_ua = 1;
-    } else {
-        for (i = 0; i < NICD_NHDR; i++) {
-            if (hdr_names[i].len == nlen
-                && memcmp(name, hdr_names[i].name, nlen) == 0) {
-                keep(st, value, vlen, &st->hdr_off[i], &st->hdr_len[i]);
-                st->has_hdr[i] = 1;
-                break;
-            }
-        }
-    }
-    return 0;
-}
-
-/* the view of the request a stream carries (its header fields in the
- * worker's arrays, until the next view) */
-static void
-stream_view(nicd_conn_t *c, const h2_stream_t *st, nicd_request_t *r)
-{
-    int i;
-
-    memset(r, 0, sizeof(*r));
-    for (i = 0; i < st->nall; i++) {
-        c->w->hname[i].p = st->rq.data + st->all_noff[i];
-        c->w->hname[i].len = st->all_nlen[i];
-        c->w->hvalue[i].p = st->rq.data + st->all_voff[i];
-        c->w->hvalue[i].len = st->all_vlen[i];
-    }
-    r->hname = c->w->hname;
-    r->hvalue = c->w->hvalue;
-    r->nheaders = st->nall;
-    if (st->reqbody.len > 0) {
-        r->body.p = st->reqbody.data;
-        r->body.len = st->reqbody.len;
-    }
-    r->method = st->method;
-    r->path.p = st->rq.data + st->path_off;
-    r->path.len = st->path_len;
-    r->query.p = st->rq.data + st->query_off;
-    r->query.len = st->query_len;
-    for (i = 0; i < NICD_NHDR; i++) {
-        if (st->has_hdr[i]) {
-            r->hdr[i].p = st->rq.data + st->hdr_off[i];
-            r->hdr[i].len = st->hdr_len[i];
-        }
-    }
-}
-
 static void
 answer(nicd_conn_t *c, h2_stream_t *st)
 {
@@ -661,7 +456,7 @@ answer(nicd_conn_t *c, h2_stream_t *st)
                                   NGHTTP2_INTERNAL_ERROR);
         return;
     }
-    stream_view(c, st, &r);
+    nicd_h2_stream_view(c, st, &r);
     c->nrequests++;
     NICD_STAT_ADD(c->w->stats->requests, 1);
     c->h2->cur = st;
@@ -752,7 +547,7 @@ log_stream(nicd_conn_t *c, h2_stream_t *st)
     if (st->log_mask == 0 || !st->answered) {
         return;
     }
-    stream_view(c, st, &r);
+    nicd_h2_stream_view(c, st, &r);
     memset(&v, 0, sizeof(v));
     v.addr = c->addr;
     v.method =
@@ -829,7 +624,7 @@ nicd_h2_start(nicd_conn_t *c)
     nghttp2_session_callbacks_set_send_data_callback(cb, on_send_data);
     nghttp2_session_callbacks_set_on_begin_headers_callback(cb,
                                                             on_begin_headers);
-    nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+    nghttp2_session_callbacks_set_on_header_callback(cb, nicd_h2_on_header);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb,
                                                               on_data_chunk);

@@ -1,0 +1,144 @@
+/*
+ * HTTP/2: a stream's request, kept as nghttp2 reports its header fields,
+ * and the view of it the handlers take (handler.h's nicd_request_t).
+ */
+
+#include <string.h>
+
+#include "config.h"
+
+#if defined(HAVE_NGHTTP2)
+
+#include "server/http/http2_stream.h"
+
+/* keep a header value in the stream's request buffer */
+static void
+keep(h2_stream_t *st, const uint8_t *v, size_t len, size_t *off, size_t *l)
+{
+    *off = st->rq.len;
+    *l = len;
+    nicd_buf_add(&st->rq, v, len);
+}
+
+/* the regular request header fields kept by name, their lengths known */
+#define NAME(s) s, sizeof(s) - 1
+static const struct {
+    const char *name;
+    size_t      len;
+} hdr_names[NICD_NHDR] = {
+    {NAME("range")},
+    {NAME("if-range")},
+    {NAME("if-match")},
+    {NAME("if-none-match")},
+    {NAME("if-modified-since")},
+    {NAME("if-unmodified-since")},
+    {NAME("host")},
+    {NAME("accept-encoding")},
+    {NAME("authorization")},
+};
+#undef NAME
+
+int
+nicd_h2_on_header(nghttp2_session *s, const nghttp2_frame *frame,
+                  const uint8_t *name, size_t nlen, const uint8_t *value,
+                  size_t vlen, uint8_t flags, void *ud)
+{
+    nicd_conn_t *c = ud;
+    h2_stream_t *st = stream_of(c, frame->hd.stream_id);
+    const char  *q;
+    int          i;
+
+    (void) s;
+    (void) flags;
+    if (st == NULL || frame->hd.type != NGHTTP2_HEADERS) {
+        return 0;
+    }
+    st->header_bytes += nlen + vlen + 32;
+    if (st->header_bytes > c->w->cycle->conf->http2_max_header_size) {
+        log_error(LOG_INFO, 0,
+                  "client sent too large HTTP/2 header block, client: %s",
+                  c->addr);
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* RST_STREAM */
+    }
+    if (nlen > 0 && name[0] == ':') {
+        /* nghttp2 has checked the pseudo-header fields */
+        if (nlen == 7 && memcmp(name, ":method", 7) == 0) {
+            st->method = nicd_http_method((const char *) value, vlen);
+        } else if (nlen == 5 && memcmp(name, ":path", 5) == 0) {
+            q = memchr(value, '?', vlen);
+            keep(st, value,
+                 q != NULL ? (size_t) (q - (const char *) value) : vlen,
+                 &st->path_off, &st->path_len);
+            if (q != NULL) {
+                keep(st, (const uint8_t *) q + 1,
+                     vlen - (size_t) (q - (const char *) value) - 1,
+                     &st->query_off, &st->query_len);
+            }
+            st->has_path = 1;
+        } else if (nlen == 10 && memcmp(name, ":authority", 10) == 0
+                   && !st->has_hdr[NICD_HDR_HOST]) {
+            keep(st, value, vlen, &st->hdr_off[NICD_HDR_HOST],
+                 &st->hdr_len[NICD_HDR_HOST]);
+            st->has_hdr[NICD_HDR_HOST] = 1;
+        }
+        return 0;
+    }
+    if (st->nall < NICD_MAX_HEADERS) {
+        keep(st, name, nlen, &st->all_noff[st->nall], &st->all_nlen[st->nall]);
+        keep(st, value, vlen, &st->all_voff[st->nall], &st->all_vlen[st->nall]);
+        st->nall++;
+    }
+    if (nlen == 7 && memcmp(name, "referer", 7) == 0) {
+        keep(st, value, vlen, &st->ref_off, &st->ref_len);
+        st->has_ref = 1;
+    } else if (nlen == 10 && memcmp(name, "user-agent", 10) == 0) {
+        keep(st, value, vlen, &st->ua_off, &st->ua_len);
+        st->has_ua = 1;
+    } else {
+        for (i = 0; i < NICD_NHDR; i++) {
+            if (hdr_names[i].len == nlen
+                && memcmp(name, hdr_names[i].name, nlen) == 0) {
+                keep(st, value, vlen, &st->hdr_off[i], &st->hdr_len[i]);
+                st->has_hdr[i] = 1;
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+/* the view of the request a stream carries (its header fields in the
+ * worker's arrays, until the next view) */
+void
+nicd_h2_stream_view(nicd_conn_t *c, const h2_stream_t *st, nicd_request_t *r)
+{
+    int i;
+
+    memset(r, 0, sizeof(*r));
+    for (i = 0; i < st->nall; i++) {
+        c->w->hname[i].p = st->rq.data + st->all_noff[i];
+        c->w->hname[i].len = st->all_nlen[i];
+        c->w->hvalue[i].p = st->rq.data + st->all_voff[i];
+        c->w->hvalue[i].len = st->all_vlen[i];
+    }
+    r->hname = c->w->hname;
+    r->hvalue = c->w->hvalue;
+    r->nheaders = st->nall;
+    if (st->reqbody.len > 0) {
+        r->body.p = st->reqbody.data;
+        r->body.len = st->reqbody.len;
+    }
+    r->method = st->method;
+    r->path.p = st->rq.data + st->path_off;
+    r->path.len = st->path_len;
+    r->query.p = st->rq.data + st->query_off;
+    r->query.len = st->query_len;
+    for (i = 0; i < NICD_NHDR; i++) {
+        if (st->has_hdr[i]) {
+            r->hdr[i].p = st->rq.data + st->hdr_off[i];
+            r->hdr[i].len = st->hdr_len[i];
+        }
+    }
+}
+
+#endif /* HAVE_NGHTTP2 */

@@ -1,0 +1,98 @@
+/*
+ * HTTP/2's streams, shared by http2.c (the session and the responses)
+ * and http2_request.c (a stream's request as its header fields come):
+ * private to the two, built only with libnghttp2.
+ */
+
+#ifndef NICD_HTTP2_STREAM_H
+#define NICD_HTTP2_STREAM_H
+
+#include <nghttp2/nghttp2.h>
+
+#include "server/http/handler.h"
+
+#define MAX_RESP_HEADERS 16
+
+/* a piece of a response body: memory (in the stream's body buffer) or a
+ * range of an open file */
+typedef struct {
+    nicd_file_t *f; /* NULL: memory */
+    off_t        off;
+    size_t       len;
+} piece_t;
+
+typedef struct h2_stream_s {
+    /* kept, emptied, when the stream is recycled */
+    nicd_buf_t rq;      /* the request's header values, by offset */
+    nicd_buf_t reqbody; /* DATA of the request */
+    nicd_buf_t rh;      /* the response's header names and values */
+    nicd_buf_t body;    /* memory pieces of the response */
+    piece_t   *pieces;
+    int        cap;
+
+    /* cleared for each stream: from id to the arrays below */
+    int32_t                id;
+    struct h2_stream_s    *next, *prev;
+    int                    method;
+    size_t                 path_off, path_len, query_off, query_len;
+    size_t                 ref_off, ref_len, ua_off, ua_len;
+    int                    has_path, has_hdr[NICD_NHDR], has_ref, has_ua;
+    size_t                 header_bytes;
+    int                    nall;     /* regular request header fields */
+    char                  *uri;      /* $uri for the access log, or NULL */
+    const nicd_loc_conf_t *log_lc;   /* whose access logs take it ... */
+    uint32_t               log_mask; /* ... which of them (answer time) */
+    int                    status;
+    char                   code[4]; /* :status, for nghttp2 to take uncopied */
+    int                    nh;      /* response header fields */
+    int                    npieces, cur;
+    size_t                 cur_off;   /* sent of pieces[cur] */
+    uint64_t               remaining; /* not yet handed to a DATA frame */
+    uint64_t               sent;  /* body bytes queued, for the access log */
+    int                    ready; /* the request is complete, not answered */
+    int                    answered;
+    uint32_t               vseq; /* the worker's vseq while it was answered: its
+                      variables' kept values are still there if equal */
+    nicd_req_t             req;  /* the request at hand while answered */
+
+    /* read only below the counts above (hdr_off: where has_hdr is set) */
+    size_t hdr_off[NICD_NHDR], hdr_len[NICD_NHDR];
+    /* every regular header field (for the Lua handler) */
+    size_t all_noff[NICD_MAX_HEADERS], all_nlen[NICD_MAX_HEADERS];
+    size_t all_voff[NICD_MAX_HEADERS], all_vlen[NICD_MAX_HEADERS];
+    size_t hn_off[MAX_RESP_HEADERS], hn_len[MAX_RESP_HEADERS];
+    size_t hv_off[MAX_RESP_HEADERS], hv_len[MAX_RESP_HEADERS];
+} h2_stream_t;
+
+struct nicd_h2_s {
+    nghttp2_session *s;
+    h2_stream_t     *streams;
+    h2_stream_t     *cur;  /* the stream a handler is answering */
+    h2_stream_t     *last; /* the newest stream: its headers are arriving */
+    int              failed;
+    int              refused; /* streams refused for the concurrency limit */
+};
+
+/* a stream by id: the newest one without asking nghttp2's stream map (once
+ * per header field) */
+static inline h2_stream_t *
+stream_of(nicd_conn_t *c, int32_t id)
+{
+    h2_stream_t *st = c->h2->last;
+
+    if (st != NULL && st->id == id) {
+        return st;
+    }
+    return nghttp2_session_get_stream_user_data(c->h2->s, id);
+}
+
+/* the session's on_header callback: a request's field kept in its stream */
+int nicd_h2_on_header(nghttp2_session *s, const nghttp2_frame *frame,
+                      const uint8_t *name, size_t nlen, const uint8_t *value,
+                      size_t vlen, uint8_t flags, void *ud);
+
+/* r: the request st received, for the handlers */
+void nicd_h2_stream_view(nicd_conn_t *c, const h2_stream_t *st,
+                         nicd_request_t *r);
+
+#endif /* NICD_HTTP2_STREAM_H */
