@@ -205,6 +205,47 @@ def frames(data):
     return out
 
 
+def read_until(sock, got, done, what):
+    """Read until done(frames) holds; the bytes read so far."""
+    while not done(frames(got)):
+        chunk = sock.recv(65536)
+        check(chunk, "connection closed before " + what)
+        got += chunk
+    return got
+
+
+def test_first_frame_other_than_settings_is_taken_as_nginx_does():
+    """A client whose first frame after the preface is not its SETTINGS
+    (nginx's test client waits for the server's SETTINGS and acknowledges
+    it first) is answered, as nginx answers it, not sent GOAWAY "SETTINGS
+    expected"; the preface still arrives in two reads here. A wrong
+    preface still ends the connection."""
+    with Server(H2C_LISTEN) as s:
+        s.put("index.html", b"ok\n")
+        h2c = int(s.wait_log(
+            r"listening on http://127\.0\.0\.3:(\d+)/").group(1))
+        sock = socket.create_connection(("127.0.0.3", h2c), timeout=DEADLINE)
+        sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        got = read_until(sock, b"", lambda fs: any(
+            t == 4 and not f & 1 for t, f, _, _ in fs), "the SETTINGS")
+        # SETTINGS ACK, then GET / (:method GET, :scheme http, :path /,
+        # :authority x)
+        sock.sendall(frame(4, 1, 0) + frame(1, 5, 1, b"\x82\x86\x84\x01\x01x"))
+        got = read_until(sock, got, lambda fs: any(
+            t == 0 and f & 1 and st == 1 for t, f, st, _ in fs), "the answer")
+        fs = frames(got)
+        check(not any(t == 7 for t, _, _, _ in fs), "GOAWAY: %r" % fs)
+        heads = [p for t, _, st, p in fs if t == 1 and st == 1]
+        check(heads and heads[0][:1] == b"\x88", "no 200: %r" % fs)
+        body = b"".join(p for t, _, st, p in fs if t == 0 and st == 1)
+        check(body == b"ok\n", "body %r" % body)
+        sock.close()
+        data = raw(h2c, b"PRI * HTTP/2.0\r\n\r\nSX\r\n\r\n" + frame(4, 0, 0),
+                   host="127.0.0.3")
+        check(not any(t == 1 for t, _, _, _ in frames(data)),
+              "a wrong preface answered: %r" % data)
+
+
 def test_refused_stream_flood_gets_goaway():
     """A client that keeps opening streams past the concurrency limit
     without resetting them (each stays open, waiting for its body) gets

@@ -490,6 +490,23 @@ site("try-files-slashes", """
 """, ["/", "/index.html", "/a.txt", "/nothing", "/img/", "/double/x",
       "/double/", "//a.txt"])
 
+# the connection's and the request's variables (issue 41): nginx's
+# values for the same bytes
+site("connection-variables", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        location /cv {
+            return 200 "$server_protocol|$https|$http2|$request_length|$connection_requests|$server_addr|$binary_remote_addr|$ssl_protocol|$ssl_server_name\n";
+        }
+        location /cvh {
+            add_header X-Len $request_length;
+            add_header X-Conn $connection_requests;
+        }
+    }
+""", ["/cv", ("/cv?long=" + "x" * 100, {"X-Pad": "y" * 50}),
+      ("/cvh/", {"Accept": "*/*"})])
+
 GZ = {"Accept-Encoding": "gzip"}
 
 site("gzip-on-the-fly", """

@@ -249,7 +249,10 @@ in in_size in_start in_end in_max discard collect held req r
 out items nitems ihead items_size logb body_sent rate_sent rate_t0
 nrequests keepalive closing eof writing reading lingering linger_close
 in_chunked handshaking tp_want_write addr prev next
+number start_ms
 """.split()
+# number, start_ms: the connection's serial and accept time, its own state
+# as in nginx's ngx_connection_t ($connection, $connection_time; issue 41)
 
 
 def test_shared_structs_do_not_grow():

@@ -168,6 +168,10 @@ typedef struct nicd_module_s {
      * request, freed when it ends */
     void (*worker_init)(struct nicd_worker_s *w);
     void (*worker_free)(struct nicd_worker_s *w);
+    /* the variables it makes (http/variables.h), ending with a NULL name,
+     * or NULL: looked up after the core's (nginx's preconfiguration
+     * add_variables) */
+    const struct nicd_var_s *variables;
     /* its place in the module list (nicd_conf_new() numbers them), which
      * indexes every level's settings (nginx's ctx_index) */
     int index;

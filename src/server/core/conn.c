@@ -188,6 +188,8 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     }
     c->w = w;
     c->sc.fd = fd;
+    c->number = __atomic_add_fetch(&w->cycle->serial, 1, __ATOMIC_RELAXED);
+    c->start_ms = nicd_worker_now_ms(w);
     c->sc.listener = listener;
     c->sc.nic = cf->listens[listener].nic;
     c->tp = cf->listens[listener].ssl ? &nicd_transport_tls

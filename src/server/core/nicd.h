@@ -68,6 +68,8 @@ typedef struct nicd_cycle_s {
     void         *tls;     /* the TLS context of "ssl" listeners, or NULL */
     nicd_stats_t *stats;   /* one a worker, by id (NULL: none kept) */
     uint64_t      started; /* time(NULL) when it was made */
+    uint64_t      serial;  /* connections accepted by every worker, for
+                              $connection (an atomic counter) */
 } nicd_cycle_t;
 
 enum { NICD_RUNNING = 0, NICD_STOPPING };
@@ -260,6 +262,8 @@ struct nicd_conn_s {
     uint32_t    rate_t0;   /* ... since this time (ms, wrapping; 0: none) */
 
     int      nrequests;
+    uint64_t number;        /* $connection: the generation's serial */
+    long     start_ms;      /* when it was accepted ($connection_time) */
     unsigned keepalive : 1; /* keep the connection after the queue */
     unsigned closing : 1;   /* close once the queue is sent */
     unsigned eof : 1;       /* the client closed its side */

@@ -818,3 +818,21 @@ const nicd_transport_t nicd_transport_tls = {"tls", NULL, NULL, NULL, NULL,
                                              NULL,  NULL, NULL, NULL};
 
 #endif
+
+const char *
+nicd_tls_info(nicd_conn_t *c, int what)
+{
+    tls_conn_t *t;
+
+    if (c->tp != &nicd_transport_tls || c->tp_data == NULL || c->handshaking) {
+        return NULL;
+    }
+    t = c->tp_data;
+    switch (what) {
+    case NICD_TLS_PROTOCOL: return SSL_get_version(t->ssl);
+    case NICD_TLS_CIPHER: return SSL_get_cipher_name(t->ssl);
+    case NICD_TLS_SERVER_NAME:
+        return SSL_get_servername(t->ssl, TLSEXT_NAMETYPE_host_name);
+    default: return SSL_session_reused(t->ssl) ? "r" : ".";
+    }
+}

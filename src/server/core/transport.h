@@ -73,4 +73,14 @@ typedef struct nicd_transport_s {
 extern const nicd_transport_t nicd_transport_tls;
 extern const nicd_transport_t nicd_transport_gather;
 
+/* what a TLS connection's handshake settled, for $ssl_* (tls.c) */
+enum {
+    NICD_TLS_PROTOCOL = 0, /* "TLSv1.3" */
+    NICD_TLS_CIPHER,       /* "TLS_AES_256_GCM_SHA384" */
+    NICD_TLS_SERVER_NAME,  /* the SNI host name sent */
+    NICD_TLS_REUSED        /* "r" when the session was resumed, else "." */
+};
+/* the value, or NULL (not TLS, no handshake yet, no server name) */
+const char *nicd_tls_info(nicd_conn_t *c, int what);
+
 #endif /* NICD_TRANSPORT_H */

@@ -4,11 +4,14 @@
  * ngx_http_core_variables).
  */
 
+#include <arpa/inet.h>
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 
@@ -358,7 +361,162 @@ GETTER(get_cookie)
     return 0;
 }
 
-#define VOL NICD_VAR_VOLATILE
+GETTER(get_server_protocol)
+{
+    const char *p = req_of(c, x)->protocol;
+
+    UNUSED_ARGS;
+    nicd_buf_addf(b, "%s", p != NULL ? p : "HTTP/1.1");
+    return 0;
+}
+
+/* $http2: "h2" over TLS, "h2c" in clear text, "" for HTTP/1.x */
+GETTER(get_http2)
+{
+    UNUSED_ARGS;
+    if (c->h2 != NULL) {
+        nicd_buf_addf(b, "%s", c->tp == &nicd_transport_tls ? "h2" : "h2c");
+    }
+    return 0;
+}
+
+GETTER(get_https)
+{
+    UNUSED_ARGS;
+    if (c->tp == &nicd_transport_tls) {
+        nicd_buf_add(b, "on", 2);
+    }
+    return 0;
+}
+
+GETTER(get_request_length)
+{
+    UNUSED_ARGS;
+    nicd_buf_addf(b, "%llu", (unsigned long long) req_of(c, x)->length);
+    return 0;
+}
+
+/* the peer's (v->data NULL) or the local (non-NULL) address of c */
+static int
+sockaddr_of(const nicd_conn_t *c, const nicd_var_t *v,
+            struct sockaddr_storage *ss)
+{
+    socklen_t len = sizeof(*ss);
+
+    return v->data != NULL
+               ? getsockname(c->sc.fd, (struct sockaddr *) ss, &len)
+               : getpeername(c->sc.fd, (struct sockaddr *) ss, &len);
+}
+
+/* $remote_port, $server_port-like: the port of sockaddr_of() */
+GETTER(get_remote_port)
+{
+    struct sockaddr_storage ss;
+
+    UNUSED_ARGS;
+    if (sockaddr_of(c, v, &ss) != 0) {
+        return 0;
+    }
+    if (ss.ss_family == AF_INET6) {
+        nicd_buf_addf(b, "%u", ntohs(((struct sockaddr_in6 *) &ss)->sin6_port));
+    } else if (ss.ss_family == AF_INET) {
+        nicd_buf_addf(b, "%u", ntohs(((struct sockaddr_in *) &ss)->sin_port));
+    }
+    return 0;
+}
+
+/* $binary_remote_addr: the address's 4 or 16 bytes */
+GETTER(get_binary_remote_addr)
+{
+    struct sockaddr_storage ss;
+
+    UNUSED_ARGS;
+    if (sockaddr_of(c, v, &ss) != 0) {
+        return 0;
+    }
+    if (ss.ss_family == AF_INET6) {
+        nicd_buf_add(b, &((struct sockaddr_in6 *) &ss)->sin6_addr, 16);
+    } else if (ss.ss_family == AF_INET) {
+        nicd_buf_add(b, &((struct sockaddr_in *) &ss)->sin_addr, 4);
+    }
+    return 0;
+}
+
+/* $server_addr: the address the connection came to */
+GETTER(get_server_addr)
+{
+    struct sockaddr_storage ss;
+    char                    text[INET6_ADDRSTRLEN];
+
+    UNUSED_ARGS;
+    if (sockaddr_of(c, v, &ss) != 0) {
+        return 0;
+    }
+    if (ss.ss_family == AF_INET6) {
+        inet_ntop(AF_INET6, &((struct sockaddr_in6 *) &ss)->sin6_addr, text,
+                  sizeof(text));
+    } else {
+        inet_ntop(AF_INET, &((struct sockaddr_in *) &ss)->sin_addr, text,
+                  sizeof(text));
+    }
+    nicd_buf_addf(b, "%s", text);
+    return 0;
+}
+
+GETTER(get_connection)
+{
+    UNUSED_ARGS;
+    nicd_buf_addf(b, "%llu", (unsigned long long) c->number);
+    return 0;
+}
+
+/* $connection_requests: this one included (counted as it began) */
+GETTER(get_connection_requests)
+{
+    UNUSED_ARGS;
+    nicd_buf_addf(b, "%d", c->nrequests);
+    return 0;
+}
+
+/* seconds with milliseconds since the connection was accepted */
+GETTER(get_connection_time)
+{
+    long ms = nicd_worker_now_ms(c->w) - c->start_ms;
+
+    UNUSED_ARGS;
+    if (ms < 0) {
+        ms = 0;
+    }
+    nicd_buf_addf(b, "%ld.%03ld", ms / 1000, ms % 1000);
+    return 0;
+}
+
+GETTER(get_msec)
+{
+    struct timespec ts;
+
+    UNUSED_ARGS;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    nicd_buf_addf(b, "%lld.%03ld", (long long) ts.tv_sec, ts.tv_nsec / 1000000);
+    return 0;
+}
+
+/* $ssl_protocol, $ssl_cipher, $ssl_server_name, $ssl_session_reused
+ * (v->data: which, NICD_TLS_* + 1); empty without TLS */
+GETTER(get_ssl)
+{
+    const char *s2 = nicd_tls_info(c, (int) (intptr_t) v->data - 1);
+
+    UNUSED_ARGS;
+    if (s2 != NULL) {
+        nicd_buf_addf(b, "%s", s2);
+    }
+    return 0;
+}
+
+#define VOL         NICD_VAR_VOLATILE
+#define TLS_INFO(k) ((const void *) (intptr_t) ((k) + 1))
+#define LOCAL       ((const void *) 1)
 
 const nicd_var_t nicd_core_vars[] = {
     {"uri", get_uri, VOL, NULL},
@@ -382,6 +540,21 @@ const nicd_var_t nicd_core_vars[] = {
     {"arg_", get_arg, NICD_VAR_PREFIX, NULL},
     {"cookie_", get_cookie, NICD_VAR_PREFIX, NULL},
     {"sent_http_", get_sent_http, NICD_VAR_PREFIX | VOL, NULL},
+    {"server_protocol", get_server_protocol, 0, NULL},
+    {"http2", get_http2, 0, NULL},
+    {"https", get_https, 0, NULL},
+    {"request_length", get_request_length, 0, NULL},
+    {"remote_port", get_remote_port, 0, NULL},
+    {"binary_remote_addr", get_binary_remote_addr, 0, NULL},
+    {"server_addr", get_server_addr, 0, LOCAL},
+    {"connection", get_connection, 0, NULL},
+    {"connection_requests", get_connection_requests, 0, NULL},
+    {"connection_time", get_connection_time, VOL, NULL},
+    {"msec", get_msec, VOL, NULL},
+    {"ssl_protocol", get_ssl, 0, TLS_INFO(NICD_TLS_PROTOCOL)},
+    {"ssl_cipher", get_ssl, 0, TLS_INFO(NICD_TLS_CIPHER)},
+    {"ssl_server_name", get_ssl, 0, TLS_INFO(NICD_TLS_SERVER_NAME)},
+    {"ssl_session_reused", get_ssl, 0, TLS_INFO(NICD_TLS_REUSED)},
     {"body_bytes_sent", get_nothing_sent, VOL, NULL},
     {"bytes_sent", get_nothing_sent, VOL, NULL},
     {NULL, NULL, 0, NULL},

@@ -57,7 +57,11 @@ typedef struct nicd_request_s {
     /* every header field as sent (the Lua handler's), nheaders of them */
     const nicd_str_t *hname, *hvalue;
     int               nheaders;
-    nicd_str_t        body; /* the request body (p NULL: none) */
+    nicd_str_t        body;     /* the request body (p NULL: none) */
+    const char       *protocol; /* "HTTP/1.0", "HTTP/1.1", "HTTP/2.0" */
+    uint64_t          length;   /* $request_length: the head (HTTP/2: its
+                                   HEADERS and CONTINUATION payloads) and
+                                   the body as received */
 } nicd_request_t;
 
 /*

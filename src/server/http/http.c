@@ -326,6 +326,8 @@ fill_request(nicd_conn_t *c, const char *base, nicd_request_t *q,
     q->hname = hname;
     q->hvalue = hvalue;
     q->nheaders = r->nheaders;
+    q->protocol = r->version == 10 ? "HTTP/1.0" : "HTTP/1.1";
+    q->length = r->head_len + (r->chunked ? 0 : r->content_length);
 }
 
 /*

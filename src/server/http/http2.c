@@ -44,6 +44,53 @@
 #define STREAM_KEEP_BUF (16 * 1024) /* larger buffers are not kept */
 
 /*
+ * The client preface is the magic and then a SETTINGS frame (RFC 9113,
+ * 3.4).  nghttp2 ends a session whose first frame is anything else with
+ * GOAWAY "SETTINGS expected"; nginx does not check, and clients rely on
+ * it (nginx's own test client answers the server's SETTINGS with an ACK
+ * before sending any of its own).  So, as nginx: when the first frame is
+ * not a SETTINGS frame without ACK, nghttp2 is given an empty SETTINGS
+ * frame (all defaults, which is what the client has said) before it.
+ */
+#define H2_MAGIC_LEN  24
+#define H2_HEAD_LEN   9
+#define H2_SEEN_FIRST UINT32_MAX
+
+static ssize_t
+feed_preface(nicd_conn_t *c)
+{
+    static const uint8_t empty_settings[H2_HEAD_LEN] = {0, 0, 0, 4};
+    nicd_h2_t           *h2 = c->h2;
+    const uint8_t       *p = (const uint8_t *) c->in + c->in_start;
+    size_t               len = c->in_end - c->in_start;
+    size_t               n;
+    ssize_t              rc;
+
+    if (h2->fed < H2_MAGIC_LEN) {
+        n = H2_MAGIC_LEN - h2->fed < len ? H2_MAGIC_LEN - h2->fed : len;
+        rc = nghttp2_session_mem_recv(h2->s, p, n);
+        if (rc < 0) {
+            return rc;
+        }
+        h2->fed += (uint32_t) n;
+        c->in_start += (uint32_t) n;
+        p += n;
+        len -= n;
+    }
+    if (h2->fed < H2_MAGIC_LEN || len < H2_HEAD_LEN) {
+        return 0; /* the rest when it comes */
+    }
+    h2->fed = H2_SEEN_FIRST;
+    if (p[3] != NGHTTP2_SETTINGS || (p[4] & NGHTTP2_FLAG_ACK)) {
+        rc = nghttp2_session_mem_recv(h2->s, empty_settings, H2_HEAD_LEN);
+        if (rc < 0) {
+            return rc;
+        }
+    }
+    return 0;
+}
+
+/*
  * A client that goes on opening streams past
  * http2_max_concurrent_streams gets each refused (RST_STREAM
  * REFUSED_STREAM, by nghttp2) and, after this many, a GOAWAY
@@ -431,6 +478,7 @@ on_begin_headers(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
     }
     st->id = frame->hd.stream_id;
     st->method = NICD_M_UNKNOWN;
+    st->length = frame->hd.length;
     st->next = c->h2->streams;
     if (st->next != NULL) {
         st->next->prev = st;
@@ -438,6 +486,22 @@ on_begin_headers(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
     c->h2->streams = st;
     c->h2->last = st;
     nghttp2_session_set_stream_user_data(s, st->id, st);
+    return 0;
+}
+
+/* $request_length counts the payloads of a request's CONTINUATION and
+ * DATA frames (its HEADERS frame: on_begin_headers), as nginx */
+static int
+on_begin_frame(nghttp2_session *s, const nghttp2_frame_hd *hd, void *ud)
+{
+    nicd_conn_t *c = ud;
+    h2_stream_t *st;
+
+    (void) s;
+    if ((hd->type == NGHTTP2_CONTINUATION || hd->type == NGHTTP2_DATA)
+        && hd->stream_id > 0 && (st = stream_of(c, hd->stream_id)) != NULL) {
+        st->length += hd->length;
+    }
     return 0;
 }
 
@@ -625,6 +689,7 @@ nicd_h2_start(nicd_conn_t *c)
     nghttp2_session_callbacks_set_on_begin_headers_callback(cb,
                                                             on_begin_headers);
     nghttp2_session_callbacks_set_on_header_callback(cb, nicd_h2_on_header);
+    nghttp2_session_callbacks_set_on_begin_frame_callback(cb, on_begin_frame);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb,
                                                               on_data_chunk);
@@ -678,7 +743,16 @@ nicd_h2_run(nicd_conn_t *c)
     ssize_t    n;
     int        rc;
 
-    if (c->in_end > c->in_start) {
+    if (h2->fed != H2_SEEN_FIRST && c->in_end > c->in_start) {
+        n = feed_preface(c);
+        if (n < 0) {
+            log_error(LOG_INFO, 0, "HTTP/2 session failed: %s, client: %s",
+                      nghttp2_strerror((int) n), c->addr);
+            nicd_conn_close(c);
+            return;
+        }
+    }
+    if (h2->fed == H2_SEEN_FIRST && c->in_end > c->in_start) {
         n = nghttp2_session_mem_recv(h2->s,
                                      (const uint8_t *) c->in + c->in_start,
                                      c->in_end - c->in_start);

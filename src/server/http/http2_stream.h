@@ -38,6 +38,7 @@ typedef struct h2_stream_s {
     size_t                 ref_off, ref_len, ua_off, ua_len;
     int                    has_path, has_hdr[NICD_NHDR], has_ref, has_ua;
     size_t                 header_bytes;
+    uint64_t               length;   /* $request_length: frame payloads */
     int                    nall;     /* regular request header fields */
     char                  *uri;      /* $uri for the access log, or NULL */
     const nicd_loc_conf_t *log_lc;   /* whose access logs take it ... */
@@ -71,6 +72,8 @@ struct nicd_h2_s {
     h2_stream_t     *last; /* the newest stream: its headers are arriving */
     int              failed;
     int              refused; /* streams refused for the concurrency limit */
+    uint32_t         fed;     /* bytes given to nghttp2, until the first
+                                 frame after the preface is seen */
 };
 
 /* a stream by id: the newest one without asking nghttp2's stream map (once

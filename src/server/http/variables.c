@@ -71,18 +71,51 @@ vars_of(nicd_conf_t *c)
     return c->vars;
 }
 
+/* the variable of a table (ending with a NULL name) named exactly so */
 static const nicd_var_t *
-core_exact(const char *name, size_t len)
+table_exact(const nicd_var_t *t, const char *name, size_t len)
 {
     const nicd_var_t *v;
 
-    for (v = nicd_core_vars; v->name != NULL; v++) {
+    for (v = t; v != NULL && v->name != NULL; v++) {
         if (!(v->flags & NICD_VAR_PREFIX) && strlen(v->name) == len
             && memcmp(v->name, name, len) == 0) {
             return v;
         }
     }
     return NULL;
+}
+
+/* the core's, then the modules' own (nicd_module_t.variables) */
+static const nicd_var_t *
+core_exact(const nicd_conf_t *c, const char *name, size_t len)
+{
+    const nicd_var_t *v = table_exact(nicd_core_vars, name, len);
+    int               i;
+
+    for (i = 0; v == NULL && i < c->nmodules; i++) {
+        v = table_exact(c->modules[i]->variables, name, len);
+    }
+    return v;
+}
+
+/* the longest family of table t that name starts with, if longer than
+ * *bestn */
+static void
+table_prefix(const nicd_var_t *t, const char *name, size_t len,
+             const nicd_var_t **best, size_t *bestn)
+{
+    const nicd_var_t *v;
+    size_t            n;
+
+    for (v = t; v != NULL && v->name != NULL; v++) {
+        n = strlen(v->name);
+        if ((v->flags & NICD_VAR_PREFIX) && n < len && n > *bestn
+            && memcmp(v->name, name, n) == 0) {
+            *best = v;
+            *bestn = n;
+        }
+    }
 }
 
 static nicd_var_t *
@@ -129,7 +162,7 @@ nicd_var_add(nicd_conf_t *c, const nicd_var_t *v, nicd_var_t **out)
         }
         return nicd_conf_msg("the duplicate \"%s\" variable", v->name);
     }
-    if (core_exact(v->name, strlen(v->name)) != NULL) {
+    if (core_exact(c, v->name, strlen(v->name)) != NULL) {
         return nicd_conf_msg("the duplicate \"%s\" variable", v->name);
     }
     nv = nicd_conf_alloc(c, sizeof(*nv));
@@ -153,7 +186,8 @@ nicd_var_add(nicd_conf_t *c, const nicd_var_t *v, nicd_var_t **out)
  * the family's part; NULL: none.  The modules' first, then the core's;
  * an exact name before a family, the longest family first. */
 static const nicd_var_t *
-lookup(struct nicd_vars_s *vs, const char *name, size_t len, size_t *plen)
+lookup(const nicd_conf_t *c, struct nicd_vars_s *vs, const char *name,
+       size_t len, size_t *plen)
 {
     const nicd_var_t *v, *best = NULL;
     size_t            n, bestn = 0;
@@ -161,7 +195,7 @@ lookup(struct nicd_vars_s *vs, const char *name, size_t len, size_t *plen)
 
     *plen = 0;
     if ((v = added_exact(vs, name, len)) != NULL
-        || (v = core_exact(name, len)) != NULL) {
+        || (v = core_exact(c, name, len)) != NULL) {
         return v;
     }
     for (i = 0; i < vs->nadded; i++) {
@@ -173,13 +207,9 @@ lookup(struct nicd_vars_s *vs, const char *name, size_t len, size_t *plen)
             bestn = n;
         }
     }
-    for (v = nicd_core_vars; v->name != NULL; v++) {
-        n = strlen(v->name);
-        if ((v->flags & NICD_VAR_PREFIX) && n < len && n > bestn
-            && memcmp(v->name, name, n) == 0) {
-            best = v;
-            bestn = n;
-        }
+    table_prefix(nicd_core_vars, name, len, &best, &bestn);
+    for (i = 0; i < c->nmodules; i++) {
+        table_prefix(c->modules[i]->variables, name, len, &best, &bestn);
     }
     *plen = bestn;
     return best;
@@ -211,7 +241,7 @@ nicd_var_index(nicd_conf_t *c, const char *name, size_t len)
         e.name[i] = (char) tolower((unsigned char) name[i]);
     }
     e.len = len;
-    v = lookup(vs, e.name, len, &plen);
+    v = lookup(c, vs, e.name, len, &plen);
     if (v == NULL) {
         return -1;
     }
