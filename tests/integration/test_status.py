@@ -5,8 +5,9 @@ join them when it is the backend."""
 
 import json
 import re
+import socket
 
-from nicd import Server, check, get
+from nicd import DEADLINE, Server, check, get, wait_until
 
 CONF = """
 location = /stub { stub_status; }
@@ -38,6 +39,50 @@ def test_stub_status_as_nginx_writes_it():
         active, acc, handled, reqs = (int(x) for x in m.groups()[:4])
         check(active >= 1 and acc == handled and acc >= 4 and reqs >= 4,
               "counts %r" % (m.groups(),))
+
+
+def stub_counts(port):
+    r = get(port, "/stub")
+    m = re.search(rb"Active connections: (\d+) .*Reading: (\d+) "
+                  rb"Writing: (\d+) Waiting: (\d+)", r.body, re.S)
+    check(m, "stub_status body %r" % r.body)
+    return tuple(int(x) for x in m.groups())
+
+
+def test_connection_states_counted_as_they_change():
+    """Reading, Writing and Waiting follow each connection at once, as
+    nginx's (they were a worker's count at its last tick): an idle
+    connection waits, one with half a head reads, the stub request itself
+    writes; $connections_* carry the same counts (issue 41)."""
+    conf = CONF + """
+location = /vars {
+    add_header X-Counts "$connections_active $connections_reading $connections_writing $connections_waiting";
+    return 204;
+}
+"""
+    with Server(conf=conf) as s:
+        check(stub_counts(s.port) == (1, 0, 1, 0), "alone: %r"
+              % (stub_counts(s.port),))
+        a = socket.create_connection(("127.0.0.1", s.port), timeout=DEADLINE)
+        wait_until(lambda: stub_counts(s.port) == (2, 0, 1, 1),
+                   "an idle connection counted as waiting")
+        a.sendall(b"GET /f HTTP/1.1\r\n")
+        wait_until(lambda: stub_counts(s.port) == (2, 1, 1, 0),
+                   "half a head counted as reading")
+        r = get(s.port, "/vars")
+        check(r.header("X-Counts") == "2 1 1 0", "variables %r"
+              % r.header("X-Counts"))
+        a.sendall(b"Host: x\r\n\r\n")
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = a.recv(65536)
+            check(chunk, "no answer")
+            data += chunk
+        wait_until(lambda: stub_counts(s.port) == (2, 0, 1, 1),
+                   "answered: waiting again")
+        a.close()
+        wait_until(lambda: stub_counts(s.port) == (1, 0, 1, 0),
+                   "closed: not counted")
 
 
 def test_json_and_metrics_with_sendfile():

@@ -301,6 +301,12 @@ item_done(nicd_conn_t *c, nicd_out_t *it)
         log_response(c, it);
         c->body_sent = 0;
         c->rate_t0 = 0;
+        if (it == &c->items[c->nitems - 1] && c->h2 == NULL) {
+            /* HTTP/1.1's last response queued: the request is over (a
+             * pipelined one's head may be in already: it counts as it is
+             * parsed) */
+            nicd_conn_state(c, NICD_CONN_WAITING);
+        }
     }
 }
 
@@ -336,6 +342,7 @@ nicd_conn_close(nicd_conn_t *c)
     if (c->next != NULL) {
         c->next->prev = c->prev;
     }
+    nicd_conn_state(c, NICD_CONN_WAITING);
     w->nconns--;
     __atomic_store_n(&w->stats->active, (uint32_t) w->nconns, __ATOMIC_RELAXED);
 
@@ -426,6 +433,27 @@ void
 nicd_conn_response_sent(nicd_conn_t *c)
 {
     c->sc.responses++;
+}
+
+void
+nicd_conn_state(nicd_conn_t *c, int state)
+{
+    nicd_stats_t *s = c->w->stats;
+
+    if ((int) c->stub_state == state) {
+        return;
+    }
+    if (c->stub_state == NICD_CONN_READING) {
+        NICD_STAT_ADD(s->reading, (uint32_t) -1);
+    } else if (c->stub_state == NICD_CONN_WRITING) {
+        NICD_STAT_ADD(s->writing, (uint32_t) -1);
+    }
+    if (state == NICD_CONN_READING) {
+        NICD_STAT_ADD(s->reading, 1);
+    } else if (state == NICD_CONN_WRITING) {
+        NICD_STAT_ADD(s->writing, 1);
+    }
+    c->stub_state = (unsigned) state;
 }
 
 void

@@ -32,11 +32,12 @@
  */
 typedef struct {
     uint64_t  accepted, handled, requests;
-    uint64_t  responses[6]; /* by status class: [1] 1xx .. [5] 5xx */
-    uint64_t  body_bytes;   /* response body bytes sent */
-    uint32_t  active;       /* open connections now */
-    uint32_t  reading, writing, waiting; /* at the worker's last tick */
-    uint64_t *srv; /* per server: requests, then responses[1..5] */
+    uint64_t  responses[6];     /* by status class: [1] 1xx .. [5] 5xx */
+    uint64_t  body_bytes;       /* response body bytes sent */
+    uint32_t  active;           /* open connections now */
+    uint32_t  reading, writing; /* of them, now (nicd_conn_state); the rest
+                                   are waiting */
+    uint64_t *srv;              /* per server: requests, then responses[1..5] */
 } nicd_stats_t;
 
 #define NICD_SRV_STATS 6 /* uint64_t per server in nicd_stats_t.srv */
@@ -262,13 +263,14 @@ struct nicd_conn_s {
     uint32_t    rate_t0;   /* ... since this time (ms, wrapping; 0: none) */
 
     int      nrequests;
-    uint64_t number;        /* $connection: the generation's serial */
-    long     start_ms;      /* when it was accepted ($connection_time) */
-    unsigned keepalive : 1; /* keep the connection after the queue */
-    unsigned closing : 1;   /* close once the queue is sent */
-    unsigned eof : 1;       /* the client closed its side */
-    unsigned writing : 1;   /* waiting for EV_WRITE */
-    unsigned reading : 1;   /* rev is added */
+    uint64_t number;         /* $connection: the generation's serial */
+    long     start_ms;       /* when it was accepted ($connection_time) */
+    unsigned stub_state : 2; /* the NICD_CONN_* it is counted in */
+    unsigned keepalive : 1;  /* keep the connection after the queue */
+    unsigned closing : 1;    /* close once the queue is sent */
+    unsigned eof : 1;        /* the client closed its side */
+    unsigned writing : 1;    /* waiting for EV_WRITE */
+    unsigned reading : 1;    /* rev is added */
     unsigned lingering : 1;
     unsigned linger_close : 1;  /* an error response: drain before close */
     unsigned in_chunked : 1;    /* skipping a chunked request body */
@@ -279,6 +281,17 @@ struct nicd_conn_s {
 
     nicd_conn_t *prev, *next;
 };
+
+/*
+ * What a connection is doing, as nginx's stub_status counts it: waiting
+ * for a request (idle, or a keep-alive between requests), reading a
+ * request's head (its first bytes came, not all of it), or writing (the
+ * head is in, the request is answered until its response went out).
+ * The protocols say when it changes; the worker's counters follow at
+ * once (two relaxed stores, only on a change).
+ */
+enum { NICD_CONN_WAITING = 0, NICD_CONN_READING, NICD_CONN_WRITING };
+void nicd_conn_state(nicd_conn_t *c, int state);
 
 /* conn.c */
 void nicd_conn_accept(nicd_worker_t *w, int fd, int listener,

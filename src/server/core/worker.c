@@ -212,28 +212,6 @@ cmd_cb(evutil_socket_t fd, short ev, void *arg)
     }
 }
 
-/* stub_status' Reading, Writing, Waiting: this worker's connections as
- * they stand, counted once a second */
-static void
-stub_counts(nicd_worker_t *w)
-{
-    nicd_conn_t *c;
-    uint32_t     reading = 0, writing = 0, waiting = 0;
-
-    for (c = w->conns; c != NULL; c = c->next) {
-        if (c->writing || c->nitems > c->ihead) {
-            writing++;
-        } else if (c->timer == T_KEEPALIVE) {
-            waiting++;
-        } else {
-            reading++;
-        }
-    }
-    __atomic_store_n(&w->stats->reading, reading, __ATOMIC_RELAXED);
-    __atomic_store_n(&w->stats->writing, writing, __ATOMIC_RELAXED);
-    __atomic_store_n(&w->stats->waiting, waiting, __ATOMIC_RELAXED);
-}
-
 static void
 tick_cb(evutil_socket_t fd, short ev, void *arg)
 {
@@ -248,7 +226,6 @@ tick_cb(evutil_socket_t fd, short ev, void *arg)
         }
     }
     nicd_ofc_expire(&w->ofc, nicd_worker_now_ms(w));
-    stub_counts(w);
 }
 
 static const struct timeval *

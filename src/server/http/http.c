@@ -573,8 +573,12 @@ h1_run(nicd_conn_t *c)
             rc = nicd_http_parse(H1_REQ(c), c->in + c->in_start,
                                  c->in_end - c->in_start);
             if (rc == NICD_HTTP_AGAIN) {
+                if (c->in_end > c->in_start) {
+                    nicd_conn_state(c, NICD_CONN_READING);
+                }
                 break;
             }
+            nicd_conn_state(c, NICD_CONN_WRITING);
             c->nrequests++;
             NICD_STAT_ADD(c->w->stats->requests, 1);
             c->timer = T_NONE; /* the header timeout ends with the head */

@@ -521,6 +521,7 @@ answer(nicd_conn_t *c, h2_stream_t *st)
         return;
     }
     nicd_h2_stream_view(c, st, &r);
+    nicd_conn_state(c, NICD_CONN_WRITING);
     c->nrequests++;
     NICD_STAT_ADD(c->w->stats->requests, 1);
     c->h2->cur = st;
@@ -665,6 +666,9 @@ on_stream_close(nghttp2_session *s, int32_t id, uint32_t error, void *ud)
         }
         nghttp2_session_set_stream_user_data(s, id, NULL);
         stream_free(c, st);
+        if (c->h2->streams == NULL) {
+            nicd_conn_state(c, NICD_CONN_WAITING);
+        }
     }
     return 0;
 }

@@ -6,12 +6,15 @@
  * backend's counters).
  *
  * The counters are the generation's (they start again at a reload, where
- * nginx keeps its in shared memory).  Reading, Writing and Waiting are
- * each worker's connections as they stood at its last tick (once a
- * second); nginx counts them as they change.
+ * nginx keeps its in shared memory).  Reading and Writing change as the
+ * connections do (nicd_conn_state), as nginx's; Waiting is the rest of
+ * the active ones.  The same counts are the variables
+ * $connections_active, _reading, _writing and _waiting.
  */
 
 #include <inttypes.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,6 +22,7 @@
 #include "server/conf/directive.h"
 #include "server/http/handler.h"
 #include "server/http/phases.h"
+#include "server/http/variables.h"
 
 enum { FORMAT_STUB = 0, FORMAT_JSON, FORMAT_PROMETHEUS };
 
@@ -32,15 +36,22 @@ static void
 sum(const nicd_cycle_t *cy, totals_t *t)
 {
     const nicd_stats_t *s;
+    uint32_t            active, reading, writing;
     int                 i, k;
 
     memset(t, 0, sizeof(*t));
     for (i = 0; cy->stats != NULL && i < cy->nworkers; i++) {
         s = &cy->stats[i];
-        t->active += NICD_STAT_GET(s->active);
-        t->reading += NICD_STAT_GET(s->reading);
-        t->writing += NICD_STAT_GET(s->writing);
-        t->waiting += NICD_STAT_GET(s->waiting);
+        active = NICD_STAT_GET(s->active);
+        reading = NICD_STAT_GET(s->reading);
+        writing = NICD_STAT_GET(s->writing);
+        t->active += active;
+        t->reading += reading;
+        t->writing += writing;
+        /* the worker's other connections (read at slightly different
+         * moments: never below 0) */
+        t->waiting +=
+            active > reading + writing ? active - reading - writing : 0;
         t->accepted += NICD_STAT_GET(s->accepted);
         t->handled += NICD_STAT_GET(s->handled);
         t->requests += NICD_STAT_GET(s->requests);
@@ -252,8 +263,37 @@ status_create(nicd_conf_t *c)
     return sc;
 }
 
+/* $connections_active, _reading, _writing, _waiting (v->data: the
+ * field's offset in totals_t), as the stub_status page has them */
+static int
+get_connections(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
+                const char *suffix, size_t slen, nicd_buf_t *b)
+{
+    totals_t t;
+
+    (void) x;
+    (void) suffix;
+    (void) slen;
+    sum(c->w->cycle, &t);
+    nicd_buf_addf(
+        b, "%" PRIu64,
+        *(const uint64_t *) ((const char *) &t + (size_t) (uintptr_t) v->data));
+    return 0;
+}
+
+#define TOTAL(f) ((const void *) offsetof(totals_t, f))
+static const nicd_var_t status_vars[] = {
+    {"connections_active", get_connections, NICD_VAR_VOLATILE, TOTAL(active)},
+    {"connections_reading", get_connections, NICD_VAR_VOLATILE, TOTAL(reading)},
+    {"connections_writing", get_connections, NICD_VAR_VOLATILE, TOTAL(writing)},
+    {"connections_waiting", get_connections, NICD_VAR_VOLATILE, TOTAL(waiting)},
+    {NULL, NULL, 0, NULL},
+};
+#undef TOTAL
+
 nicd_module_t nicd_status_module = {
     .name = "status",
     .directives = nicd_status_directives,
     .create_loc_conf = status_create,
+    .variables = status_vars,
 };
