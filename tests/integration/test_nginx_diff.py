@@ -179,8 +179,15 @@ site("downloads", """
             autoindex on;
             autoindex_exact_size off;
         }
+        location /jsonp/ {
+            alias %(root)s/files/;
+            autoindex on;
+            autoindex_format jsonp;
+        }
     }
-""", ["/json/", "/xml/", "/approx/", "/json/sub/", "/downloads/", "/downloads/a.bin", "/downloads/sub/", "/downloads/sub",
+""", ["/json/", "/xml/", "/approx/", "/jsonp/?callback=show.list_1",
+      "/jsonp/?Callback=x", "/jsonp/?callback=", "/jsonp/sub/",
+      "/jsonp/?a=1&callback=bad(name)", "/jsonp/?callback=" + "c" * 129, "/json/sub/", "/downloads/", "/downloads/a.bin", "/downloads/sub/", "/downloads/sub",
       "/downloads/nope", "/dl/a.bin", "/dl/", "/get/a.bin", "/get/none.bin",
       ("/downloads/a.bin", {"Range": "bytes=100-199"}),
       ("/downloads/a.bin", {"Range": "bytes=-10"})])
@@ -617,6 +624,7 @@ def make_docroot(top):
     put("files/big.bin", b"z" * 123456)
     put("files/a-name-longer-than-fifty-characters-to-see-it-cut.bin", "x")
     put("files/caf\u00e9.txt", "utf-8 name\n")
+    put("files/it's <x> & \"y\".txt", "marks\n")
     put("www/index.html", "<h1>www</h1>\n")
     put("www/a.txt", "hello, world\n")
     put("www/exact.txt", "exact\n")

@@ -59,7 +59,6 @@ nicd_html_escape(const char *s, size_t len, char *out)
         case '>': rep = "&gt;"; break;
         case '&': rep = "&amp;"; break;
         case '"': rep = "&quot;"; break;
-        case '\'': rep = "&#39;"; break;
         default: out[o++] = s[i]; continue;
         }
         for (k = 0; rep[k] != '\0'; k++) {

@@ -21,7 +21,8 @@ int nicd_path_normalize(const char *in, size_t len, char *out, size_t *outlen);
 /* Append s percent-encoded for use in a URL path to out (room 3*len+1). */
 size_t nicd_path_escape(const char *s, size_t len, char *out);
 
-/* Escape s for HTML text and attributes into out (room 6*len+1). */
+/* Escape s for HTML text and double-quoted attributes into out (room
+ * 6*len+1): <, >, & and " as nginx's ngx_escape_html (an apostrophe stays). */
 size_t nicd_html_escape(const char *s, size_t len, char *out);
 
 #endif /* NICD_PATH_H */

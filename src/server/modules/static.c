@@ -12,6 +12,7 @@
  * an index is 403.
  */
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +31,7 @@
 #include "server/http/phases.h"
 #include "server/http/range.h"
 
-enum { AUTOINDEX_HTML = 0, AUTOINDEX_JSON, AUTOINDEX_XML };
+enum { AUTOINDEX_HTML = 0, AUTOINDEX_JSON, AUTOINDEX_XML, AUTOINDEX_JSONP };
 
 /* the module's settings of a level (nginx's index, autoindex and
  * gzip_static modules' in one) */
@@ -99,9 +100,11 @@ set_index(parse_t *ps, const char **a, int n)
     return sc->index == NULL ? "out of memory" : NULL;
 }
 
+/* in nginx's order (its message lists them so) */
 static const nicd_conf_enum_t autoindex_formats[] = {{"html", AUTOINDEX_HTML},
-                                                     {"json", AUTOINDEX_JSON},
                                                      {"xml", AUTOINDEX_XML},
+                                                     {"json", AUTOINDEX_JSON},
+                                                     {"jsonp", AUTOINDEX_JSONP},
                                                      {NULL, 0}};
 
 #define SLOT(f) offsetof(static_conf_t, f)
@@ -670,6 +673,53 @@ listing_xml(nicd_buf_t *b, entry_t *e, size_t n)
 }
 
 /*
+ * jsonp's callback: the query's "callback" argument (any case, as nginx
+ * reads arguments); *len 0 when there is none or it is empty (plain
+ * JSON then).  -1 when it is no JavaScript name nginx takes (letters,
+ * digits, "_" and ".", up to 128 of them): a 400 and an info line.
+ */
+#define JSONP_MAX 128
+
+static int
+jsonp_callback(nicd_conn_t *c, const nicd_request_t *r, const char **cb,
+               size_t *len)
+{
+    const char *q = r->query.p, *end = q + r->query.len, *e;
+    size_t      i;
+
+    *cb = NULL;
+    *len = 0;
+    while (q != NULL && q < end) {
+        e = memchr(q, '&', (size_t) (end - q));
+        if (e == NULL) {
+            e = end;
+        }
+        if ((size_t) (e - q) >= 9 && strncasecmp(q, "callback=", 9) == 0) {
+            *cb = q + 9;
+            *len = (size_t) (e - q) - 9;
+            break;
+        }
+        q = e + 1;
+    }
+    if (*len > JSONP_MAX) {
+        log_error(LOG_INFO, 0, "client sent too long callback name, client: %s",
+                  c->addr);
+        return -1;
+    }
+    for (i = 0; i < *len; i++) {
+        char ch = (*cb)[i];
+
+        if (!isalnum((unsigned char) ch) && ch != '_' && ch != '.') {
+            log_error(LOG_INFO, 0,
+                      "client sent invalid callback name: \"%.*s\", client: %s",
+                      (int) *len, *cb, c->addr);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/*
  * autoindex: a listing as nginx's ngx_http_autoindex_module writes it
  * (html, json or xml; hidden files left out; directories first), sent
  * with its length where nginx streams it chunked.
@@ -686,8 +736,21 @@ serve_listing(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
     size_t                   n = 0, cap = 0, i;
     int                      fd, head = r->method == NICD_M_HEAD;
     static const char *const types[] = {"text/html", "application/json",
-                                        "text/xml; charset=utf-8"};
+                                        "text/xml; charset=utf-8",
+                                        "application/javascript"};
+    int                      format = SC(lc)->format;
+    const char              *cb = NULL;
+    size_t                   cblen = 0;
 
+    if (format == AUTOINDEX_JSONP) {
+        if (jsonp_callback(c, r, &cb, &cblen) != 0) {
+            nicd_respond_error(c, 400, head, NULL, 0);
+            return;
+        }
+        if (cblen == 0) {
+            format = AUTOINDEX_JSON;
+        }
+    }
     fd = dup(dir->file.fd);
     d = fd == -1 ? NULL : fdopendir(fd);
     if (d == NULL) {
@@ -728,7 +791,15 @@ serve_listing(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
     if (n > 0) {
         qsort(e, n, sizeof(*e), entry_cmp);
     }
-    switch (SC(lc)->format) {
+    switch (format) {
+    case AUTOINDEX_JSONP:
+        /* nginx's: a comment line, then callback(<the JSON listing>); */
+        NICD_BUF_LIT(&b, "/* callback */\r\n");
+        nicd_buf_add(&b, cb, cblen);
+        NICD_BUF_LIT(&b, "(");
+        listing_json(&b, e, n);
+        NICD_BUF_LIT(&b, ");");
+        break;
     case AUTOINDEX_JSON: listing_json(&b, e, n); break;
     case AUTOINDEX_XML: listing_xml(&b, e, n); break;
     default: listing_html(&b, lc, path, e, n);
@@ -738,7 +809,7 @@ serve_listing(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
     }
     free(e);
 
-    nicd_respond_mem(c, 200, head, types[SC(lc)->format], 0, &b);
+    nicd_respond_mem(c, 200, head, types[format], 0, &b);
     nicd_buf_free(&b);
 }
 

@@ -185,8 +185,8 @@ test_errors_name_file_line_directive(void)
         {"try_files $uri =4x;", "invalid code \"=4x\" in \"try_files\" "
                                 "directive in test.conf:1"},
         {"autoindex_format yaml;",
-         "invalid value \"yaml\", it must be \"html\", \"json\" or \"xml\" in "
-         "\"autoindex_format\" directive in test.conf:1"},
+         "invalid value \"yaml\", it must be \"html\", \"xml\", \"json\" or "
+         "\"jsonp\" in \"autoindex_format\" directive in test.conf:1"},
         {"disable_symlinks maybe;",
          "invalid value \"maybe\", it must be \"off\", \"outside\" or "
          "\"on\" in \"disable_symlinks\" directive in test.conf:1"},
