@@ -510,9 +510,46 @@ site("connection-variables", """
             add_header X-Len $request_length;
             add_header X-Conn $connection_requests;
         }
+        # return's text takes the type of the URI's extension (nginx)
+        location /gone/ { return 410 "gone\n"; }
     }
 """, ["/cv", ("/cv?long=" + "x" * 100, {"X-Pad": "y" * 50}),
-      ("/cvh/", {"Accept": "*/*"})])
+      ("/cvh/", {"Accept": "*/*"}), "/gone/page.html", "/gone/data.json",
+      "/gone/noext", "/gone/x.tar.gz"])
+
+# request rate limits (issue 41): a rate slow enough that no state
+# drains during the run, so both count the same requests the same way
+site("limit-req", """
+    limit_req_zone $binary_remote_addr zone=perip:1m rate=1r/m;
+    limit_req_zone $arg_user zone=peruser:1m rate=1r/m;
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        add_header X-Limit $limit_req_status always;
+        location /burst/ {
+            alias %(root)s/www/;
+            limit_req zone=perip burst=2 nodelay;
+        }
+        location /status/ {
+            alias %(root)s/www/;
+            limit_req zone=peruser;
+            limit_req_status 429;
+            error_page 429 /busy.txt;
+        }
+        location = /busy.txt { return 200 "slow down\n"; }
+        location /dry/ {
+            alias %(root)s/www/;
+            limit_req zone=peruser burst=1 nodelay;
+            limit_req_dry_run on;
+        }
+        location /free/ { alias %(root)s/www/; }
+    }
+""", ["/burst/a.txt", "/burst/a.txt", "/burst/a.txt", "/burst/a.txt",
+      "/free/a.txt",
+      "/status/a.txt?user=u1", "/status/a.txt?user=u1",
+      "/status/a.txt?user=u2", "/status/a.txt", "/status/a.txt",
+      "/dry/a.txt?user=d", "/dry/a.txt?user=d", "/dry/a.txt?user=d",
+      "/dry/a.txt?user=d"])
 
 GZ = {"Accept-Encoding": "gzip"}
 

@@ -491,6 +491,19 @@ GETTER(get_connection_time)
     return 0;
 }
 
+/* seconds with milliseconds since the request's head came */
+GETTER(get_request_time)
+{
+    long ms = nicd_worker_now_ms(c->w) - req_of(c, x)->start_ms;
+
+    UNUSED_ARGS;
+    if (ms < 0) {
+        ms = 0;
+    }
+    nicd_buf_addf(b, "%ld.%03ld", ms / 1000, ms % 1000);
+    return 0;
+}
+
 GETTER(get_msec)
 {
     struct timespec ts;
@@ -551,6 +564,7 @@ const nicd_var_t nicd_core_vars[] = {
     {"connection_requests", get_connection_requests, 0, NULL},
     {"connection_time", get_connection_time, VOL, NULL},
     {"msec", get_msec, VOL, NULL},
+    {"request_time", get_request_time, VOL, NULL},
     {"ssl_protocol", get_ssl, 0, TLS_INFO(NICD_TLS_PROTOCOL)},
     {"ssl_cipher", get_ssl, 0, TLS_INFO(NICD_TLS_CIPHER)},
     {"ssl_server_name", get_ssl, 0, TLS_INFO(NICD_TLS_SERVER_NAME)},

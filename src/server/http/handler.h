@@ -62,6 +62,7 @@ typedef struct nicd_request_s {
     uint64_t          length;   /* $request_length: the head (HTTP/2: its
                                    HEADERS and CONTINUATION payloads) and
                                    the body as received */
+    long              start_ms; /* when its head was in ($request_time) */
 } nicd_request_t;
 
 /*
@@ -80,12 +81,17 @@ typedef struct nicd_req_s {
                                       (NULL: the path as sent) */
     size_t                    uri_len;
     int                       redirects; /* internal redirects so far */
-    int         status_override;         /* an error_page's status for a 200 */
-    int         status;          /* the response's, once started ($status) */
-    unsigned    error_paged : 1; /* error_page ran: never twice */
-    unsigned    gzipped : 1;     /* gzip_static sent the .gz of the file */
-    unsigned    vary_ae : 1;     /* Vary: Accept-Encoding */
-    const char *type_of;         /* the file a .gz stands for */
+    int      status_override;            /* an error_page's status for a 200 */
+    int      status;          /* the response's, once started ($status) */
+    unsigned error_paged : 1; /* error_page ran: never twice */
+    unsigned resumed : 1;     /* answered again after a delay */
+    /* a phase handler's wait (limit_req): it returns NICD_DONE without an
+     * answer and the protocol answers the request again, from the start
+     * with resumed set, after this many milliseconds */
+    uint32_t    delay_ms;
+    unsigned    gzipped : 1; /* gzip_static sent the .gz of the file */
+    unsigned    vary_ae : 1; /* Vary: Accept-Encoding */
+    const char *type_of;     /* the file a .gz stands for */
     /* the response's header fields as sent ("name\0value\0" each), kept
      * when the configuration reads $sent_http_ (conf->keep_sent) */
     nicd_buf_t *sent;

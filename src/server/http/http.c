@@ -267,7 +267,9 @@ struct nicd_held_s {
     int            loc;
     char          *body;
     size_t         body_len;
-    char           head[]; /* a copy of the request's head */
+    struct event   ev;      /* a delayed request's timer ... */
+    int            delayed; /* ... when it is one */
+    char           head[];  /* a copy of the request's head */
 };
 
 static void
@@ -328,6 +330,7 @@ fill_request(nicd_conn_t *c, const char *base, nicd_request_t *q,
     q->nheaders = r->nheaders;
     q->protocol = r->version == 10 ? "HTTP/1.0" : "HTTP/1.1";
     q->length = r->head_len + (r->chunked ? 0 : r->content_length);
+    q->start_ms = nicd_worker_now_ms(c->w);
 }
 
 /*
@@ -363,6 +366,7 @@ hold(nicd_conn_t *c, int loc)
     fill_request(c, h->head, &h->r, h->hname, h->hvalue);
     h->loc = loc;
     h->body_len = 0;
+    h->delayed = 0;
     c->held = h;
     c->collect = r->content_length;
     if (r->expect_continue) {
@@ -403,10 +407,71 @@ nicd_http_collect(nicd_conn_t *c)
     free(h);
 }
 
+static void h1_run(nicd_conn_t *c);
+
+/* a delayed request's time has come: answered again from the start */
+static void
+delay_done(evutil_socket_t fd, short ev, void *arg)
+{
+    nicd_conn_t *c = arg;
+    nicd_held_t *h = c->held;
+
+    (void) fd;
+    (void) ev;
+    c->held = NULL;
+    /* the server may have begun to stop meanwhile: then this is the last */
+    c->keepalive = c->keepalive && nicd_http_keepalive_allowed(c);
+    nicd_req_begin(c, &h->req);
+    h->req.resumed = 1;
+    nicd_handle(c, &h->r);
+    nicd_req_end(&h->req);
+    c->r = NULL;
+    free(h);
+    if (!c->keepalive) {
+        c->closing = 1;
+    }
+    h1_run(c); /* the answer out, then what came meanwhile */
+}
+
+/*
+ * A phase handler asked the request at hand to wait (c->r->delay_ms):
+ * its head is kept, as hold() keeps it, and nothing more is parsed (the
+ * answers go in order) until the timer answers it again.  0, or -1 when
+ * it was answered at once (out of memory: 500).
+ */
+static int
+postpone(nicd_conn_t *c)
+{
+    nicd_http_req_t *r = H1_REQ(c);
+    nicd_held_t     *h = malloc(sizeof(*h) + r->head_len);
+    struct timeval   tv;
+
+    if (h == NULL) {
+        log_error(LOG_CRIT, 0, "malloc() failed, client: %s", c->addr);
+        nicd_http_error(c, 500);
+        return -1;
+    }
+    memcpy(h->head, REQ_BASE(c), r->head_len);
+    fill_request(c, h->head, &h->r, h->hname, h->hvalue);
+    h->body = NULL;
+    h->body_len = 0;
+    h->loc = 0;
+    h->delayed = 1;
+    c->held = h;
+    tv.tv_sec = c->r->delay_ms / 1000;
+    tv.tv_usec = (suseconds_t) (c->r->delay_ms % 1000) * 1000;
+    evtimer_assign(&h->ev, c->w->base, delay_done, c);
+    evtimer_add(&h->ev, &tv);
+    return 0;
+}
+
 static void
 nicd_http_held_free(nicd_conn_t *c)
 {
     if (c->held != NULL) {
+        if (c->held->delayed) {
+            event_del(&c->held->ev);
+        }
         free(c->held->body);
         free(c->held);
         c->held = NULL;
@@ -462,6 +527,9 @@ nicd_http_handle(nicd_conn_t *c)
 {
     nicd_req_begin(c, H1_R(c)); /* the request at hand while answered */
     h1_handle(c);
+    if (c->r->delay_ms > 0) {
+        (void) postpone(c);
+    }
     nicd_req_end(H1_R(c));
     c->r = NULL;
 }
@@ -550,8 +618,8 @@ h1_run(nicd_conn_t *c)
             if (c->in_chunked && skip_chunked(c) != NICD_HTTP_DONE) {
                 break;
             }
-            if (c->in_start == c->in_end) {
-                break;
+            if (c->held != NULL || c->in_start == c->in_end) {
+                break; /* (a delayed request is answered first) */
             }
             if (nicd_queue_full(c)) {
                 blocked = 1; /* answer what is queued before parsing more */
@@ -591,7 +659,7 @@ h1_run(nicd_conn_t *c)
                 break;
             }
             nicd_http_handle(c);
-            if (!c->keepalive && c->collect == 0) {
+            if (!c->keepalive && c->collect == 0 && c->held == NULL) {
                 c->closing = 1; /* (a held request closes when answered) */
             }
             c->in_start += H1_REQ(c)->head_len;
@@ -617,6 +685,16 @@ h1_run(nicd_conn_t *c)
         return;
     }
 
+    if (c->held != NULL && c->collect == 0) {
+        /* a delayed request: its timer, and the client's close or what it
+         * sends meanwhile (kept for later) */
+        if (c->eof) {
+            nicd_conn_close(c);
+            return;
+        }
+        nicd_conn_wait_read(c, T_NONE);
+        return;
+    }
     if (c->in_start == c->in_end) {
         c->in_start = c->in_end = 0;
         if (c->eof || c->w->state == NICD_STOPPING) {
@@ -664,7 +742,7 @@ static int
 h1_waiting(const nicd_conn_t *c)
 {
     if (c->nitems != c->ihead || c->discard > 0 || c->collect > 0
-        || c->in_chunked) {
+        || c->in_chunked || c->held != NULL) {
         return NICD_WAITS_NOT;
     }
     return c->in_start == c->in_end ? NICD_WAITS_REQUEST : NICD_WAITS_HEAD;

@@ -133,6 +133,10 @@ stream_free(nicd_conn_t *c, h2_stream_t *st)
 
     free(st->uri);
     st->uri = NULL;
+    if (st->delay != NULL) {
+        event_free(st->delay);
+        st->delay = NULL;
+    }
     nicd_req_end(&st->req);
     for (i = 0; i < st->npieces; i++) {
         if (st->pieces[i].f != NULL) {
@@ -479,6 +483,7 @@ on_begin_headers(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
     st->id = frame->hd.stream_id;
     st->method = NICD_M_UNKNOWN;
     st->length = frame->hd.length;
+    st->start_ms = nicd_worker_now_ms(c->w);
     st->next = c->h2->streams;
     if (st->next != NULL) {
         st->next->prev = st;
@@ -505,6 +510,43 @@ on_begin_frame(nghttp2_session *s, const nghttp2_frame_hd *hd, void *ud)
     return 0;
 }
 
+static void answer(nicd_conn_t *c, h2_stream_t *st);
+static void nicd_h2_run(nicd_conn_t *c);
+
+/* a delayed stream's time has come: answered again from the start */
+static void
+stream_delay_done(evutil_socket_t fd, short ev, void *arg)
+{
+    h2_stream_t *st = arg;
+    nicd_conn_t *c = st->conn;
+
+    (void) fd;
+    (void) ev;
+    event_free(st->delay);
+    st->delay = NULL;
+    st->resumed = 1;
+    answer(c, st);
+    nicd_h2_run(c); /* its frames out */
+}
+
+/* a phase handler asked st's request to wait ms (limit_req's delay); out
+ * of memory: 500 */
+static void
+delay_stream(nicd_conn_t *c, h2_stream_t *st, uint32_t ms)
+{
+    struct timeval tv;
+
+    st->conn = c;
+    st->delay = evtimer_new(c->w->base, stream_delay_done, st);
+    if (st->delay == NULL) {
+        nicd_respond_error(c, 500, 0, NULL, 0);
+        return;
+    }
+    tv.tv_sec = ms / 1000;
+    tv.tv_usec = (suseconds_t) (ms % 1000) * 1000;
+    evtimer_add(st->delay, &tv);
+}
+
 static void
 answer(nicd_conn_t *c, h2_stream_t *st)
 {
@@ -521,13 +563,19 @@ answer(nicd_conn_t *c, h2_stream_t *st)
         return;
     }
     nicd_h2_stream_view(c, st, &r);
-    nicd_conn_state(c, NICD_CONN_WRITING);
-    c->nrequests++;
-    NICD_STAT_ADD(c->w->stats->requests, 1);
+    if (!st->resumed) {
+        nicd_conn_state(c, NICD_CONN_WRITING);
+        c->nrequests++;
+        NICD_STAT_ADD(c->w->stats->requests, 1);
+    }
     c->h2->cur = st;
     nicd_req_begin(c, &st->req);
+    st->req.resumed = (unsigned) st->resumed;
     nicd_handle(c, &r);
     st->vseq = c->w->vseq;
+    if (st->req.delay_ms > 0 && !st->answered) {
+        delay_stream(c, st, st->req.delay_ms);
+    }
     c->r = NULL;
     c->h2->cur = NULL;
 }

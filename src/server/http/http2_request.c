@@ -131,6 +131,7 @@ nicd_h2_stream_view(nicd_conn_t *c, const h2_stream_t *st, nicd_request_t *r)
     r->method = st->method;
     r->protocol = "HTTP/2.0";
     r->length = st->length;
+    r->start_ms = st->start_ms;
     r->path.p = st->rq.data + st->path_off;
     r->path.len = st->path_len;
     r->query.p = st->rq.data + st->query_off;

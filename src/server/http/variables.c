@@ -439,6 +439,20 @@ nicd_var_store(nicd_conn_t *c, int index, const char *value, size_t len)
     return 0;
 }
 
+int
+nicd_var_kept(nicd_conn_t *c, int index, nicd_str_t *value)
+{
+    nicd_worker_t *w = c->w;
+    kept_t        *k = kept(w, w->cycle->conf->vars, index);
+
+    if (k == NULL || k->seq != w->vseq) {
+        return 0;
+    }
+    value->p = w->vars.data + k->off;
+    value->len = k->len;
+    return 1;
+}
+
 /* variable index's value appended to b: 0 or -1 */
 static int
 value(nicd_conn_t *c, const nicd_vctx_t *x, int index, nicd_buf_t *b)

@@ -114,6 +114,11 @@ int nicd_cv_eval(nicd_conn_t *c, const nicd_cv_t *cv, const nicd_vctx_t *x,
  * for the rest of the request.  0, or -1 (out of memory). */
 int nicd_var_store(nicd_conn_t *c, int index, const char *value, size_t len);
 
+/* 1 with *value when the request at hand has a value of variable index
+ * kept (a "set", a module's store, or one read once), else 0 (without
+ * the warning reading an unset one gives) */
+int nicd_var_kept(nicd_conn_t *c, int index, nicd_str_t *value);
+
 /* the index of variable name (without "$") in c, making it one; -1
  * when no variable has that name */
 int nicd_var_index(nicd_conf_t *c, const char *name, size_t len);

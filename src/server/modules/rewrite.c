@@ -336,14 +336,21 @@ set_if(parse_t *ps, const char **a, int n)
     return NULL;
 }
 
-/* "return CODE TEXT": the text as the body (text/plain, nginx's
- * default_type for it is the location's) */
+/* "return CODE TEXT": the text as the body, of the type of the URI at
+ * hand's extension, else the location's default_type (nginx's
+ * ngx_http_set_content_type) */
 static void
 return_text(nicd_conn_t *c, const nicd_request_t *r, int code, const char *text,
             size_t len)
 {
-    const char *t = c->r->loc->default_type, *body;
+    const char *uri = c->r->uri != NULL ? c->r->uri : r->path.p, *body;
+    size_t      ulen = c->r->uri != NULL ? c->r->uri_len : r->path.len;
+    const char *t = nicd_conf_mime(c->w->cycle->conf, uri, ulen);
     nicd_buf_t  z = {0};
+
+    if (t == NULL) {
+        t = c->r->loc->default_type;
+    }
 
     body = nicd_body_filter(c, t, strlen(t), text, &len, &z);
     nicd_resp_start(c, code);
