@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include "util/log.h"
 
 static const char *const level_names[] = {
@@ -276,14 +278,54 @@ log_buf_init(nicd_logbuf_t *b, nicd_logfile_t *file, size_t size)
     return b->buf == NULL ? -1 : 0;
 }
 
+/* b's bytes as one gzip member into *out (malloc'd, *outlen): 0, or -1
+ * (then they are written as they are) */
+static int
+gzip_member(const nicd_logbuf_t *b, char **out, size_t *outlen)
+{
+    z_stream z;
+    uLong    room;
+    int      rc;
+
+    memset(&z, 0, sizeof(z));
+    if (deflateInit2(&z, b->gzip, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY)
+        != Z_OK) {
+        return -1;
+    }
+    room = deflateBound(&z, (uLong) b->len);
+    *out = malloc(room);
+    if (*out == NULL) {
+        deflateEnd(&z);
+        return -1;
+    }
+    z.next_in = (Bytef *) b->buf;
+    z.avail_in = (uInt) b->len;
+    z.next_out = (Bytef *) *out;
+    z.avail_out = (uInt) room;
+    rc = deflate(&z, Z_FINISH);
+    *outlen = room - z.avail_out;
+    deflateEnd(&z);
+    if (rc != Z_STREAM_END) {
+        free(*out);
+        return -1;
+    }
+    return 0;
+}
+
 void
 log_buf_flush(nicd_logbuf_t *b)
 {
     ssize_t n;
-    size_t  off = 0;
+    size_t  off = 0, len = b->len;
+    char   *data = b->buf, *z = NULL;
 
-    while (off < b->len) {
-        n = write(b->file->fd, b->buf + off, b->len - off);
+    if (b->gzip > 0 && len > 0 && gzip_member(b, &z, &len) == 0) {
+        data = z;
+    } else {
+        len = b->len;
+    }
+    while (off < len) {
+        n = write(b->file->fd, data + off, len - off);
         if (n == -1) {
             if (errno == EINTR) {
                 continue;
@@ -294,6 +336,7 @@ log_buf_flush(nicd_logbuf_t *b)
         }
         off += (size_t) n;
     }
+    free(z);
     b->len = 0;
 }
 
@@ -307,8 +350,13 @@ log_buf_write(nicd_logbuf_t *b, const char *line, size_t len)
         log_buf_flush(b);
     }
     if (len > b->size) {
-        ssize_t unused = write(b->file->fd, line, len);
-        (void) unused;
+        /* a line longer than the buffer goes alone (a member of its own
+         * when compressed) */
+        nicd_logbuf_t one = *b;
+
+        one.buf = (char *) line;
+        one.len = len;
+        log_buf_flush(&one);
         return;
     }
     memcpy(b->buf + b->len, line, len);

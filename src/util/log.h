@@ -81,12 +81,15 @@ nicd_logfile_t *log_access_open(const char *path);
 /* Reopen every access log (SIGUSR1). */
 void log_access_reopen_all(void);
 
-/* A per-thread access log buffer. */
+/* A per-thread access log buffer; gzip 1..9: each flush is written as
+ * one gzip member of that level (access_log ... gzip, as nginx's: zcat
+ * reads the members as one file). */
 typedef struct {
     nicd_logfile_t *file;
     char           *buf;
     size_t          len;
     size_t          size;
+    int             gzip;
 } nicd_logbuf_t;
 
 int  log_buf_init(nicd_logbuf_t *b, nicd_logfile_t *file, size_t size);

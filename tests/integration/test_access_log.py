@@ -4,8 +4,11 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
+import zlib
 
-from nicd import Server, Skip, check, get, raw, wait_until
+from nicd import (DEADLINE, NICD, Server, Skip, check, get, raw,
+                  wait_until)
 
 COMBINED = re.compile(
     r'^(\S+) - - \[(\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4})\] '
@@ -103,3 +106,50 @@ def test_sent_http_and_registry_variables_over_http11_and_http2():
                         and lines(s.access_log), "2 log lines")
         check(sorted(ls) == [want, want.replace("7 seven", "8 other")],
               "logged over HTTP/2: %r" % ls)
+
+
+def gunzip_members(data):
+    """the text of a file of concatenated gzip members (zcat's view)"""
+    out = b""
+    while data:
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        out += d.decompress(data)
+        check(d.eof, "a gzip member cut short")
+        data = d.unused_data
+    return out
+
+
+def test_gzip_log_is_members_zcat_reads():
+    """access_log ... gzip (nginx's): each flush is one gzip member of the
+    level asked, the file whole is what zcat reads; a plain log beside it
+    stays plain; a bad level fails -t."""
+    d = tempfile.mkdtemp(prefix="nicd-gzlog-")
+    with Server(threads=1, conf="""
+log_format short "$uri:$status";
+location /z/ {
+    access_log %s/z.log short gzip=9 flush=50ms;
+    access_log %s/plain.log short;
+    return 200 "ok";
+}
+""" % (d, d)) as s:
+        for i in range(3):
+            check(get(s.port, "/z/%d" % i).status == 200, "served")
+        zpath = os.path.join(d, "z.log")
+        wait_until(lambda: os.path.exists(zpath)
+                   and os.path.getsize(zpath) > 0, "the flush")
+        first = open(zpath, "rb").read()
+        check(first[:2] == b"\x1f\x8b", "not gzip: %r" % first[:10])
+        check(get(s.port, "/z/3").status == 200, "served")
+    text = gunzip_members(open(zpath, "rb").read()).decode()
+    check(text == "".join("/z/%d:200\n" % i for i in range(4)),
+          "decompressed %r" % text)
+    check(open(os.path.join(d, "plain.log")).read()
+          == "".join("/z/%d:200\n" % i for i in range(4)), "plain log")
+    bad = os.path.join(d, "bad.conf")
+    with open(bad, "w") as f:
+        f.write("root %s;\naccess_log %s/x.log combined gzip=0;\n" % (d, d))
+    p = subprocess.run([NICD, "-t", "-c", bad], capture_output=True,
+                       timeout=DEADLINE)
+    check(p.returncode == 1 and b'invalid compression level "0"' in p.stderr
+          and b"bad.conf:2" in p.stderr, p.stderr.decode())
+    shutil.rmtree(d)

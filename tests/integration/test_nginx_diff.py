@@ -512,10 +512,12 @@ site("connection-variables", """
         }
         # return's text takes the type of the URI's extension (nginx)
         location /gone/ { return 410 "gone\n"; }
+        # an unquoted ${name} and a "}" inside a word are the word's
+        location /brace/ { add_header X-B x}y; return 200 a${uri}b; }
     }
 """, ["/cv", ("/cv?long=" + "x" * 100, {"X-Pad": "y" * 50}),
       ("/cvh/", {"Accept": "*/*"}), "/gone/page.html", "/gone/data.json",
-      "/gone/noext", "/gone/x.tar.gz"])
+      "/gone/noext", "/gone/x.tar.gz", "/brace/q"])
 
 # request rate limits (issue 41): a rate slow enough that no state
 # drains during the run, so both count the same requests the same way

@@ -187,6 +187,7 @@ typedef struct nicd_conf_s {
     char **access_paths; /* every access log's file, once (their index is
                             the access logs' file) */
     int    naccess_paths;
+    int   *access_gzip; /* access_log ... gzip[=LEVEL] of each (0: none) */
     struct nicd_log_format_s **log_formats;
     int                        nlog_formats;
     struct nicd_vars_s        *vars;   /* the variables and templates

@@ -156,8 +156,14 @@ next_token(parse_t *ps, char **word)
         }
         ps->p++;
     } else {
+        /* nginx's word: up to a space, ";" or "{", but the "{" of "${"
+         * belongs to it (a variable's name in braces), and so does a
+         * "}" (only a token's first character closes a block) */
         while (ps->p < ps->end && !isspace((unsigned char) *ps->p)
-               && *ps->p != ';' && *ps->p != '{' && *ps->p != '}') {
+               && *ps->p != ';'
+               && (*ps->p != '{'
+                   || (b.len > 0 && b.data[b.len - 1] == '$'
+                       && ps->p[-1] == '$'))) {
             if (*ps->p == '\\' && ps->p + 1 < ps->end) {
                 escape(&b, &ps->p);
                 continue;

@@ -323,6 +323,7 @@ logs_init(nicd_worker_t *w)
             != 0) {
             return -1;
         }
+        w->logs[i].gzip = cf->access_gzip[i];
     }
     return 0;
 }

@@ -652,7 +652,7 @@ set_access_log(parse_t *ps, const char **a, int n)
     log_conf_t  *l = nicd_conf_module_loc(ps);
     access_log_t log;
     const char  *err;
-    int          i;
+    int          i, gzip = 0;
 
     if (strcmp(a[0], "off") == 0) {
         if (n > 1) {
@@ -663,8 +663,26 @@ set_access_log(parse_t *ps, const char **a, int n)
         l->set = 1;
         return NULL;
     }
+    if (strchr(a[0], '$') != NULL) {
+        /* nginx opens such a file at each write: not here yet, and never
+         * a file named after the variable's name */
+        return nicd_conf_msg("variables in the path \"%s\" are not "
+                             "supported",
+                             a[0]);
+    }
     memset(&log, 0, sizeof(log));
     for (i = 1; i < n; i++) {
+        if (strcmp(a[i], "gzip") == 0 || strncmp(a[i], "gzip=", 5) == 0) {
+            gzip = 1; /* nginx's default level */
+            if (a[i][4] == '=') {
+                if (a[i][5] < '1' || a[i][5] > '9' || a[i][6] != '\0') {
+                    return nicd_conf_msg("invalid compression level \"%s\"",
+                                         a[i] + 5);
+                }
+                gzip = a[i][5] - '0';
+            }
+            continue;
+        }
         if (strncmp(a[i], "buffer=", 7) == 0) {
             if ((err = nicd_conf_size(a[i] + 7, &c->access_log_buffer))
                 != NULL) {
@@ -688,8 +706,8 @@ set_access_log(parse_t *ps, const char **a, int n)
             }
         } else if (strchr(a[i], '=') != NULL) {
             return nicd_conf_msg("invalid parameter \"%s\" (buffer=, "
-                                 "flush= and if= are supported; gzip= and "
-                                 "syslog are not)",
+                                 "flush=, gzip and if= are supported; "
+                                 "syslog is not)",
                                  a[i]);
         } else if (i == 1) {
             log.format = nicd_log_format_find(c, a[i]);
@@ -712,11 +730,19 @@ set_access_log(parse_t *ps, const char **a, int n)
     if (i == c->naccess_paths) {
         c->access_paths = nicd_conf_grow(c, c->access_paths, c->naccess_paths,
                                          sizeof(char *));
-        if (c->access_paths == NULL
+        c->access_gzip =
+            nicd_conf_grow(c, c->access_gzip, c->naccess_paths, sizeof(int));
+        if (c->access_paths == NULL || c->access_gzip == NULL
             || (c->access_paths[i] = nicd_conf_strdup(c, a[0])) == NULL) {
             return "out of memory";
         }
+        c->access_gzip[i] = 0;
         c->naccess_paths++;
+    }
+    if (gzip > 0) {
+        /* one file, one encoding: a plain line in a compressed file would
+         * spoil it */
+        c->access_gzip[i] = gzip;
     }
     log.file = i;
     if (!l->set || ps->override) {
