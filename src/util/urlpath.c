@@ -8,8 +8,11 @@
 
 int
 nicache_urlpath(const char *in, size_t len, char *out, size_t *outlen,
-                int refuse_dots)
+                int flags)
 {
+    int refuse_dots = flags & NICACHE_URLPATH_REFUSE_DOTS;
+    int keep = flags & NICACHE_URLPATH_KEEP_SLASHES;
+
     size_t i, o = 1, seg = 1;
     int    hi, lo;
     char   c;
@@ -36,10 +39,10 @@ nicache_urlpath(const char *in, size_t len, char *out, size_t *outlen,
                 /* back to the '/' that ends the segment before */
                 for (o = seg - 1; o > 1 && out[o - 1] != '/'; o--) {
                 }
-            } else if (n > 0 && i < len) {
+            } else if ((n > 0 || keep) && i < len) {
                 out[o++] = '/';
             }
-            /* n == 0: an empty segment ("//"), merged */
+            /* n == 0: an empty segment ("//"), merged unless kept */
             seg = o;
             continue;
         }

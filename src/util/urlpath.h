@@ -16,14 +16,18 @@
 /*
  * Decode the path in[0..len) into out (room for len + 1 bytes), which
  * starts with '/', keeps a trailing '/' and is NUL-terminated; *outlen
- * its length.  refuse_dots: a "." or ".." segment is refused rather than
- * resolved (a tool that must never write through one).
+ * its length.  flags: NICACHE_URLPATH_REFUSE_DOTS, a "." or ".." segment
+ * is refused rather than resolved (a tool that must never write through
+ * one); NICACHE_URLPATH_KEEP_SLASHES, empty segments are kept (nginx's
+ * merge_slashes off: "/a//../b" is "/a/b").
  *
  * Returns 0, or -1 for: no leading '/', a bad escape, an encoded '/' or
  * NUL, a NUL byte, ".." above the root (or any dot segment, with
  * refuse_dots).
  */
+#define NICACHE_URLPATH_REFUSE_DOTS  1
+#define NICACHE_URLPATH_KEEP_SLASHES 2
 int nicache_urlpath(const char *in, size_t len, char *out, size_t *outlen,
-                    int refuse_dots);
+                    int flags);
 
 #endif /* NICACHE_URLPATH_H */

@@ -51,7 +51,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     path = malloc(req.path.len + 2);
-    if (nicd_path_normalize(buf + req.path.off, req.path.len, path, &plen)
+    if (nicd_path_normalize(buf + req.path.off, req.path.len, path, &plen,
+                            !(data[0] & 0x80))
         == 0) {
         if (path[0] != '/' || strstr(path, "/../") != NULL
             || (plen >= 3 && strcmp(path + plen - 3, "/..") == 0)

@@ -1,4 +1,4 @@
-"""limit_req (issue 41): delayed requests over HTTP/1.1 (pipelined, in
+"""limit_req and auth_delay (issue 41): delayed requests over HTTP/1.1 (pipelined, in
 order) and HTTP/2 answered after their wait, refusals with nginx's log
 line while the server serves on, and malformed lines failing -t with
 their file and line.  What nginx does with the same lines is compared in
@@ -109,6 +109,43 @@ def test_http2_stream_waits_and_is_answered():
               == 2, "nghttp %d: %s %s" % (p.returncode, out, p.stderr))
         check(sorted(re.findall(r"x-limit: (\w+)", out))
               == ["DELAYED", "PASSED"], out)
+
+
+def test_auth_delay_waits_before_a_401_only():
+    """auth_delay (nginx's): a wrong or missing password is answered 401
+    after the wait, a right one at once; other requests of the server are
+    served meanwhile."""
+    import base64
+    with tempfile.TemporaryDirectory() as d:
+        users = os.path.join(d, "htpasswd")
+        with open(users, "w") as f:
+            f.write("user:{PLAIN}good\n")
+        conf = ("location /closed/ { auth_delay 300ms; auth_basic \"c\"; "
+                "auth_basic_user_file %s; }\nlocation /open/ { }\n" % users)
+        with Server(conf=conf) as s:
+            s.put("closed/f", b"secret")
+            s.put("open/f", b"open")
+
+            def timed(headers):
+                t0 = time.monotonic()
+                r = get(s.port, "/closed/f", headers=headers)
+                return r, time.monotonic() - t0
+
+            def auth(pw):
+                return {"Authorization": "Basic " + base64.b64encode(
+                    b"user:" + pw).decode()}
+
+            r, took = timed(auth(b"bad"))
+            check(r.status == 401 and took >= 0.28, "bad: %d in %.3f s"
+                  % (r.status, took))
+            check(r.header("WWW-Authenticate") == 'Basic realm="c"', repr(r))
+            r, took = timed({})
+            check(r.status == 401 and took >= 0.28, "none: %d in %.3f s"
+                  % (r.status, took))
+            r, took = timed(auth(b"good"))
+            check(r.status == 200 and r.body == b"secret" and took < 0.28,
+                  "good: %d in %.3f s" % (r.status, took))
+            check(get(s.port, "/open/f").body == b"open", "open")
 
 
 BAD = [

@@ -553,6 +553,19 @@ site("limit-req", """
       "/dry/a.txt?user=d", "/dry/a.txt?user=d", "/dry/a.txt?user=d",
       "/dry/a.txt?user=d"])
 
+# merge_slashes off (issue 41): empty segments stay in $uri and in
+# location matching, ".." takes the segment before it
+site("merge-slashes-off", """
+    merge_slashes off;
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        location / { add_header X-URI "x $uri x"; return 204; }
+        location /a//b { return 200 "doubled\\n"; }
+    }
+""", ["/foo//../bar", "/foo///../bar", "/a//b", "/a/b", "//x", "/x//",
+      "/a//./b"])
+
 GZ = {"Accept-Encoding": "gzip"}
 
 site("gzip-on-the-fly", """

@@ -57,7 +57,9 @@ trace_file_name(const char *url, size_t len, char *out, int resolve_dots)
     size_t o;
 
     /* nicd's own rule (util/urlpath.c) */
-    if (nicache_urlpath(url, len, out, &o, !resolve_dots) != 0) {
+    if (nicache_urlpath(url, len, out, &o,
+                        resolve_dots ? 0 : NICACHE_URLPATH_REFUSE_DOTS)
+        != 0) {
         return 0;
     }
     if (out[o - 1] == '/') {

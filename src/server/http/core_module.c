@@ -633,6 +633,8 @@ static const directive_t core_directives[] = {
     {"open_file_cache_valid", MHS, 1, 1, nicd_conf_slot_msec,
      CONF(open_file_cache_valid)},
     {"server_tokens", MHS, 1, 1, nicd_conf_slot_flag, CONF(server_tokens)},
+    {"merge_slashes", CTX_MAIN | CTX_HTTP | CTX_SRV | CTX_ONE, 1, 1,
+     nicd_conf_slot_flag, CONF(merge_slashes)},
     {"pid", CTX_MAIN, 1, 1, set_pid, 0},
     {"http2_max_concurrent_streams", MH, 1, 1, nicd_conf_slot_positive,
      CONF(http2_max_concurrent_streams)},

@@ -11,7 +11,8 @@
 #include "server/http/path.h"
 
 int
-nicd_path_normalize(const char *in, size_t len, char *out, size_t *outlen)
+nicd_path_normalize(const char *in, size_t len, char *out, size_t *outlen,
+                    int merge_slashes)
 {
     if (len == 0) {
         out[0] = '/';
@@ -20,7 +21,11 @@ nicd_path_normalize(const char *in, size_t len, char *out, size_t *outlen)
         return 0;
     }
     /* the rule the trace tools name files by (util/urlpath.c) */
-    return nicache_urlpath(in, len, out, outlen, 0) == 0 ? 0 : 400;
+    return nicache_urlpath(in, len, out, outlen,
+                           merge_slashes ? 0 : NICACHE_URLPATH_KEEP_SLASHES)
+                   == 0
+               ? 0
+               : 400;
 }
 
 size_t

@@ -185,7 +185,8 @@ nicd_internal_redirect(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
      * (uri need not end in a NUL: it may be w->expand's bytes) */
     q = memchr(uri, '?', len);
     n = q != NULL ? (size_t) (q - uri) : len;
-    status = nicd_path_normalize(uri, n, copy, &n);
+    status =
+        nicd_path_normalize(uri, n, copy, &n, c->w->cycle->conf->merge_slashes);
     if (status != 0) {
         free(copy);
         nicd_respond_error(c, status, r->method == NICD_M_HEAD, NULL, 0);
@@ -421,7 +422,8 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
         return;
     }
     path = c->w->reqpath.data;
-    status = nicd_path_normalize(r->path.p, r->path.len, path, &len);
+    status = nicd_path_normalize(r->path.p, r->path.len, path, &len,
+                                 c->w->cycle->conf->merge_slashes);
     if (status != 0) {
         log_error(LOG_INFO, 0, "client sent invalid path, client: %s", c->addr);
         nicd_respond_error(c, status, head, NULL, 0);
@@ -440,7 +442,8 @@ nicd_body_location(nicd_conn_t *c, const nicd_request_t *r)
 
     if (cf->body_handlers == 0
         || nicd_buf_reserve(&c->w->path, r->path.len + 2) != 0
-        || nicd_path_normalize(r->path.p, r->path.len, c->w->path.data, &n)
+        || nicd_path_normalize(r->path.p, r->path.len, c->w->path.data, &n,
+                               cf->merge_slashes)
                != 0) {
         return 0;
     }

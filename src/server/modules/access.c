@@ -19,6 +19,7 @@
 #include <arpa/inet.h>
 #include <crypt.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@ typedef struct {
     int     nrules;
     char   *realm; /* auth_basic; NULL: unset, "": off */
     char   *user_file;
+    long    auth_delay; /* ms a 401 waits (NICD_UNSET: unset) */
 } access_conf_t;
 
 nicd_module_t nicd_access_module;
@@ -49,7 +51,12 @@ nicd_module_t nicd_access_module;
 static void *
 create_conf(nicd_conf_t *c)
 {
-    return nicd_conf_alloc(c, sizeof(access_conf_t));
+    access_conf_t *ac = nicd_conf_alloc(c, sizeof(access_conf_t));
+
+    if (ac != NULL) {
+        ac->auth_delay = NICD_UNSET;
+    }
+    return ac;
 }
 
 static const char *
@@ -62,6 +69,7 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
     NICD_MERGE_LIST(ac, p, rules, nrules);
     NICD_MERGE_PTR(ac, p, realm, NULL);
     NICD_MERGE_PTR(ac, p, user_file, NULL);
+    NICD_MERGE(ac, p, auth_delay, 0);
     return NULL;
 }
 
@@ -365,6 +373,12 @@ unauthorized(nicd_conn_t *c, const nicd_request_t *r, const access_conf_t *lc)
     char hdr[512];
     int  n;
 
+    if (lc->auth_delay > 0 && !c->r->resumed) {
+        /* auth_delay: the 401 after a wait, so that a guess costs time
+         * (the request is answered again, from the start, then) */
+        c->r->delay_ms = (uint32_t) lc->auth_delay;
+        return;
+    }
     n = snprintf(hdr, sizeof(hdr), "Basic realm=\"%s\"", lc->realm);
     if (n < 0 || (size_t) n >= sizeof(hdr)) {
         n = snprintf(hdr, sizeof(hdr), "Basic realm=\"\"");
@@ -462,6 +476,8 @@ static const directive_t nicd_access_directives[] = {
     {"auth_basic", CTX_HTTP | CTX_SRV | CTX_LOC, 1, 1, set_auth_basic, 0},
     {"auth_basic_user_file", CTX_HTTP | CTX_SRV | CTX_LOC, 1, 1, set_user_file,
      0},
+    {"auth_delay", CTX_HTTP | CTX_SRV | CTX_LOC, 1, 1, nicd_conf_slot_msec,
+     offsetof(access_conf_t, auth_delay)},
     {NULL, 0, 0, 0, NULL, 0},
 };
 

@@ -9,7 +9,7 @@ norm(const char *in, int *status)
     static char out[1024];
     size_t      len;
 
-    *status = nicd_path_normalize(in, strlen(in), out, &len);
+    *status = nicd_path_normalize(in, strlen(in), out, &len, 1);
     if (*status != 0) {
         return NULL;
     }
@@ -76,6 +76,30 @@ test_normalize(void)
     }
 }
 
+/* merge_slashes off: empty segments kept, ".." takes the one before it */
+static void
+test_keep_slashes(void)
+{
+    static const struct {
+        const char *in;
+        const char *out;
+    } ok[] = {
+        {"/foo//../bar", "/foo/bar"}, {"/foo///../bar", "/foo//bar"},
+        {"/a//b", "/a//b"},           {"//", "//"},
+        {"//..", "/"},                {"/a//./b/", "/a//b/"},
+    };
+    char   out[64];
+    size_t len, i;
+
+    for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        CHECK(nicd_path_normalize(ok[i].in, strlen(ok[i].in), out, &len, 0)
+              == 0);
+        CHECK_STR(out, ok[i].out);
+        CHECK(len == strlen(ok[i].out));
+    }
+    CHECK(nicd_path_normalize("/..", 3, out, &len, 0) == 400);
+}
+
 static void
 test_escape(void)
 {
@@ -91,6 +115,7 @@ int
 main(void)
 {
     RUN(test_normalize);
+    RUN(test_keep_slashes);
     RUN(test_escape);
     return harness_report("test_path");
 }
