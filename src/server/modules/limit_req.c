@@ -443,6 +443,7 @@ limit_req_handler(nicd_conn_t *c, const nicd_request_t *r,
     nicd_buf_t key = {0};
     nicd_str_t was;
     node_t    *nodes[MAX_LIMITS];
+    uint64_t   hashes[MAX_LIMITS];
     int64_t    excess[MAX_LIMITS], worst = 0, delay = 0, d;
     long       now;
     int        i, n, fresh, refused = -1, worst_i = -1;
@@ -476,6 +477,7 @@ limit_req_handler(nicd_conn_t *c, const nicd_request_t *r,
         }
         pthread_mutex_lock(&z->lock);
         nodes[i] = state_of(z, key.data, key.len, now, &fresh);
+        hashes[i] = nodes[i]->hash;
         /* a new key's first request passes with no excess (nginx's) */
         excess[i] = fresh ? 0 : excess_now(z, nodes[i], now);
         pthread_mutex_unlock(&z->lock);
@@ -515,10 +517,12 @@ limit_req_handler(nicd_conn_t *c, const nicd_request_t *r,
             continue;
         }
         pthread_mutex_lock(&z->lock);
-        /* (the state may have gone to another key meanwhile: then it
-         * starts again from this request) */
-        nodes[i]->excess = excess[i];
-        nodes[i]->last = now;
+        if (nodes[i]->hash == hashes[i]) {
+            /* (unless another thread gave the state to another key
+             * meanwhile, a full zone's oldest: then this key is new) */
+            nodes[i]->excess = excess[i];
+            nodes[i]->last = now;
+        }
         pthread_mutex_unlock(&z->lock);
         if (lc->limits[i].delay != NODELAY && excess[i] > lc->limits[i].delay) {
             d = (excess[i] - lc->limits[i].delay) * 1000 / z->rate;
