@@ -566,6 +566,29 @@ site("merge-slashes-off", """
 """, ["/foo//../bar", "/foo///../bar", "/a//b", "/a/b", "//x", "/x//",
       "/a//./b"])
 
+# precompressed files only (issue 41): gzip_static always sends the .gz
+# whether or not the plain file exists, and gunzip decompresses it for a
+# client that does not take gzip, error pages included
+site("precompressed-only", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        location /pre/ {
+            gzip_static always;
+            gunzip on;
+            gzip_vary on;
+            error_page 404 /pre/only.txt;
+        }
+        location /pre-on/ {
+            alias %(root)s/www/pre/;
+            gzip_static on;
+        }
+    }
+""", ["/pre/only.txt", ("/pre/only.txt", {"Accept-Encoding": "gzip"}),
+      ("/pre/only.txt", {}, "HEAD"), "/pre/two.txt", "/pre/missing",
+      ("/pre/missing", {"Accept-Encoding": "gzip"}), "/pre-on/only.txt",
+      ("/pre-on/only.txt", {"Accept-Encoding": "gzip"})])
+
 GZ = {"Accept-Encoding": "gzip"}
 
 site("gzip-on-the-fly", """
@@ -699,6 +722,13 @@ def make_docroot(top):
     js = "function f() { return 1; }\n" * 40
     put("www/app.js", js)
     put("www/app.js.gz", gzip.compress(js.encode(), mtime=0))
+    # precompressed only: no plain file beside the .gz (one of two
+    # members), served by gzip_static always and gunzip
+    text = "".join("line %03d of a precompressed text\n" % i
+                   for i in range(60))
+    put("www/pre/only.txt.gz", gzip.compress(text.encode(), mtime=0))
+    put("www/pre/two.txt.gz", gzip.compress(b"first member\n", mtime=0)
+        + gzip.compress(b"second member\n", mtime=0))
     put("www/style.css", "body { color: red; }\n" * 20)
     put("www/big.txt", "some text that compresses well\n" * 4000)
     put("www/plain/big.txt", "some text that compresses well\n" * 4000)

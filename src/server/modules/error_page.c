@@ -120,8 +120,13 @@ error_page(nicd_conn_t *c, int status, int head)
         r.method = NICD_M_GET; /* nginx: the page is fetched with GET */
     }
     for (i = 0; i < NICD_NHDR; i++) {
-        if (i != NICD_HDR_HOST) {
-            r.hdr[i].p = NULL; /* no ranges or conditionals on the page */
+        /* no ranges or conditionals on the page (nginx applies them to a
+         * 200 only); Host, Accept-Encoding and Authorization stay, as in
+         * nginx's internal redirect (a page may be compressed, or served
+         * from a .gz) */
+        if (i != NICD_HDR_HOST && i != NICD_HDR_ACCEPT_ENCODING
+            && i != NICD_HDR_AUTHORIZATION) {
+            r.hdr[i].p = NULL;
             r.hdr[i].len = 0;
         }
     }

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "server/conf/directive.h"
 #include "server/http/handler.h"
@@ -40,8 +41,15 @@ typedef struct {
     char **index; /* NULL: unset */
     int    nindex;
     int    autoindex, exact_size, localtime, format;
-    int    gzip_static;
+    int    gzip_static; /* GZ_STATIC_* */
+    int    gunzip;
 } static_conf_t;
+
+enum { GZ_STATIC_OFF = 0, GZ_STATIC_ON, GZ_STATIC_ALWAYS };
+
+/* gunzip's limit: a larger file's decompressed body is not made in
+ * memory (500 and a log line) */
+#define GUNZIP_MAX (64 << 20)
 
 nicd_module_t nicd_static_module;
 
@@ -54,7 +62,7 @@ create_conf(nicd_conf_t *c)
 
     if (sc != NULL) {
         sc->autoindex = sc->exact_size = sc->localtime = NICD_UNSET;
-        sc->format = sc->gzip_static = NICD_UNSET;
+        sc->format = sc->gzip_static = sc->gunzip = NICD_UNSET;
     }
     return sc;
 }
@@ -75,7 +83,8 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
     NICD_MERGE(sc, p, exact_size, 1);
     NICD_MERGE(sc, p, localtime, 0);
     NICD_MERGE(sc, p, format, AUTOINDEX_HTML);
-    NICD_MERGE(sc, p, gzip_static, 0);
+    NICD_MERGE(sc, p, gzip_static, GZ_STATIC_OFF);
+    NICD_MERGE(sc, p, gunzip, 0);
     return NULL;
 }
 
@@ -108,6 +117,12 @@ static const nicd_conf_enum_t autoindex_formats[] = {{"html", AUTOINDEX_HTML},
                                                      {"jsonp", AUTOINDEX_JSONP},
                                                      {NULL, 0}};
 
+static const nicd_conf_enum_t gzip_static_values[] = {
+    {"off", GZ_STATIC_OFF},
+    {"on", GZ_STATIC_ON},
+    {"always", GZ_STATIC_ALWAYS},
+    {NULL, 0}};
+
 #define SLOT(f) offsetof(static_conf_t, f)
 
 static const directive_t nicd_static_directives[] = {
@@ -119,7 +134,10 @@ static const directive_t nicd_static_directives[] = {
      SLOT(localtime)},
     {"autoindex_format", CTX_HSL, 1, 1, nicd_conf_slot_enum, SLOT(format), 0,
      autoindex_formats},
-    {"gzip_static", CTX_HSL, 1, 1, nicd_conf_slot_flag, SLOT(gzip_static)},
+    {"gzip_static", CTX_HSL, 1, 1, nicd_conf_slot_enum, SLOT(gzip_static), 0,
+     gzip_static_values},
+    {"gunzip", CTX_HSL, 1, 1, nicd_conf_slot_flag, SLOT(gunzip)},
+    {"gunzip_buffers", CTX_HSL, 2, 2, nicd_conf_housekeeping, 0},
     {NULL, 0, 0, 0, NULL, 0},
 };
 
@@ -276,11 +294,118 @@ content_type(nicd_conn_t *c, nicd_file_t *f)
 static void static_file(nicd_conn_t *c, const nicd_request_t *r,
                         nicd_file_t *f);
 
+/* the head of a gunzipped answer (body: its length, NULL for a HEAD) */
+static void
+gunzip_head(nicd_conn_t *c, nicd_file_t *gz, const char *type,
+            const nicd_buf_t *body)
+{
+    char etag[sizeof(gz->etag) + 2];
+
+    nicd_resp_start(c, 200);
+    nicd_resp_content_type(c, type, strlen(type));
+    if (c->r->status == 200) {
+        NICD_RESP_HEADER(c, "Last-Modified", gz->last_modified,
+                         NICD_HTTP_DATE_LEN);
+    }
+    if (c->r->loc->etag && gz->etag_len > 0) {
+        memcpy(etag, "W/", 2);
+        memcpy(etag + 2, gz->etag, gz->etag_len);
+        NICD_RESP_HEADER(c, "ETag", etag, gz->etag_len + 2);
+    }
+    if (body != NULL) {
+        nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) body->len);
+    }
+    nicd_resp_end_headers(c);
+    if (body == NULL) {
+        nicd_resp_finish(c, 200);
+    }
+}
+
+/*
+ * gunzip: the .gz gz decompressed in memory for a client that does not
+ * take gzip (nginx's ngx_http_gunzip_module, for what gzip_static always
+ * chose); every gzip member of it, in order.  As nginx: the .gz's
+ * Last-Modified and its ETag made weak, no ranges, and no length for a
+ * HEAD (nginx streams the body; it is not made for one).  A file that
+ * does not inflate: 500.
+ */
+static void
+gunzip_file(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *gz,
+            const char *type)
+{
+    nicd_buf_t     in = {0}, out = {0};
+    z_stream       z;
+    ssize_t        n;
+    off_t          at = 0;
+    int            rc = Z_OK, head = r->method == NICD_M_HEAD;
+    unsigned char *p;
+
+    if (head) {
+        gunzip_head(c, gz, type, NULL);
+        return;
+    }
+    if ((off_t) gz->file.size > GUNZIP_MAX
+        || nicd_buf_reserve(&in, (size_t) (off_t) gz->file.size) != 0) {
+        goto fail;
+    }
+    while (at < (off_t) gz->file.size) {
+        n = pread(gz->file.fd, in.data + at,
+                  (size_t) ((off_t) gz->file.size - at), at);
+        if (n <= 0) {
+            goto fail;
+        }
+        at += n;
+    }
+    memset(&z, 0, sizeof(z));
+    if (inflateInit2(&z, 15 + 16) != Z_OK) {
+        goto fail;
+    }
+    z.next_in = (Bytef *) in.data;
+    z.avail_in = (uInt) (off_t) gz->file.size;
+    while (z.avail_in > 0) {
+        if (nicd_buf_reserve(&out, 64 * 1024) != 0
+            || out.len + 64 * 1024 > GUNZIP_MAX) {
+            rc = Z_MEM_ERROR;
+            break;
+        }
+        p = (unsigned char *) out.data + out.len;
+        z.next_out = p;
+        z.avail_out = 64 * 1024;
+        rc = inflate(&z, Z_NO_FLUSH);
+        out.len += (size_t) (z.next_out - p);
+        if (rc == Z_STREAM_END && z.avail_in > 0) {
+            rc = inflateReset(&z); /* the next member */
+        } else if (rc != Z_OK && rc != Z_STREAM_END) {
+            break;
+        }
+    }
+    inflateEnd(&z);
+    if (rc != Z_OK && rc != Z_STREAM_END) {
+        goto fail;
+    }
+    nicd_buf_free(&in);
+    gunzip_head(c, gz, type, &out);
+    nicd_resp_body_mem(c, out.data, out.len);
+    nicd_resp_finish(c, 200);
+    nicd_buf_free(&out);
+    return;
+
+fail:
+    log_error(LOG_ERR, 0, "gunzip of \"%s\" failed, client: %s", gz->path,
+              c->addr);
+    nicd_buf_free(&in);
+    nicd_buf_free(&out);
+    nicd_respond_error(c, 500, head, NULL, 0);
+}
+
 /*
  * gzip_static: the file's ".gz" beside it, for a client that takes gzip
  * (nginx's ngx_http_gzip_static_module; with gzip_vary, Vary says the
- * answer depends on Accept-Encoding whenever a .gz exists).  1 when it
- * answered.  The bytes go out as they are on disk: no compression here.
+ * answer depends on Accept-Encoding whenever a .gz exists), for any
+ * client with "always"; as nginx, whether or not the file itself exists
+ * (f NULL: it does not).  A client that does not take gzip gets it
+ * decompressed with gunzip on.  1 when it answered.  Otherwise the bytes
+ * go out as they are on disk: no compression here.
  */
 static int
 gzip_static(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
@@ -288,7 +413,8 @@ gzip_static(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
 {
     nicd_file_t *gz;
     char        *p;
-    int          err;
+    const char  *type;
+    int          err, takes;
 
     p = malloc(len + 4);
     if (p == NULL) {
@@ -306,13 +432,23 @@ gzip_static(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
         return 0;
     }
     c->r->vary_ae = lc->gzip_vary;
-    if (!nicd_accepts_gzip(&r->hdr[NICD_HDR_ACCEPT_ENCODING])) {
+    takes = nicd_accepts_gzip(&r->hdr[NICD_HDR_ACCEPT_ENCODING]);
+    if (!takes && SC(lc)->gzip_static != GZ_STATIC_ALWAYS) {
         nicd_ofc_release(&c->w->ofc, gz);
         return 0;
     }
-    c->r->gzipped = 1;
-    c->r->type_of = mime_of(c, f);
-    static_file(c, r, gz);
+    type = f != NULL ? mime_of(c, f)
+                     : nicd_conf_mime(c->w->cycle->conf, path, len);
+    if (type == NULL) {
+        type = lc->default_type;
+    }
+    if (!takes && SC(lc)->gunzip) {
+        gunzip_file(c, r, gz, type);
+    } else {
+        c->r->gzipped = 1;
+        c->r->type_of = type;
+        static_file(c, r, gz);
+    }
     nicd_ofc_release(&c->w->ofc, gz);
     return 1;
 }
@@ -703,6 +839,10 @@ static_handler(nicd_conn_t *c, const nicd_request_t *r,
         return NICD_DONE;
     }
     if (nicd_uri_open(c, lc, path, len, &f, &err) != 0) {
+        if (err == ENOENT && SC(lc)->gzip_static != GZ_STATIC_OFF
+            && path[len - 1] != '/' && gzip_static(c, r, lc, NULL, path, len)) {
+            return NICD_DONE; /* only the .gz is there (nginx serves it) */
+        }
         status = nicd_open_status(c, err, path);
         if (status == 404) {
             log_error(LOG_INFO, 0, "\"%s%s\" not found, client: %s", lc->root,
@@ -715,7 +855,8 @@ static_handler(nicd_conn_t *c, const nicd_request_t *r,
         static_directory(c, r, f, lc, path, len);
     } else if (path[len - 1] == '/') {
         nicd_respond_error(c, 404, head, NULL, 0); /* "/file/" names none */
-    } else if (!SC(lc)->gzip_static || !gzip_static(c, r, lc, f, path, len)) {
+    } else if (SC(lc)->gzip_static == GZ_STATIC_OFF
+               || !gzip_static(c, r, lc, f, path, len)) {
         static_file(c, r, f);
     }
     nicd_ofc_release(&c->w->ofc, f);
