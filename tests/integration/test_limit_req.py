@@ -111,6 +111,27 @@ def test_http2_stream_waits_and_is_answered():
               == ["DELAYED", "PASSED"], out)
 
 
+def test_http2_waits_longer_than_send_timeout():
+    """A stream's wait is no idle connection: three streams at 2 a second
+    (the last waits a second) on a server whose send_timeout is 300 ms
+    are all answered."""
+    if shutil.which("nghttp") is None:
+        raise Skip("nghttp (nghttp2-client) is not installed")
+    conf = ("listen 127.0.0.3:0 http2;\nsend_timeout 300ms;\n"
+            "limit_req_zone $binary_remote_addr zone=slow:1m rate=2r/s;\n"
+            "location /w/ { limit_req zone=slow burst=5; }\n")
+    with Server(conf=conf) as s:
+        s.put("w/a", b"a")
+        port = int(s.wait_log(
+            r"listening on http://127\.0\.0\.3:(\d+)/").group(1))
+        p = subprocess.run(["nghttp", "-n", "-s", "-m", "3",
+                            "http://127.0.0.3:%d/w/a" % port],
+                           capture_output=True, timeout=DEADLINE)
+        out = p.stdout.decode()
+        check(p.returncode == 0 and out.count(" 200 ") == 3,
+              "nghttp %d: %s %s" % (p.returncode, out, p.stderr))
+
+
 def test_auth_delay_waits_before_a_401_only():
     """auth_delay (nginx's): a wrong or missing password is answered 401
     after the wait, a right one at once; other requests of the server are

@@ -136,6 +136,7 @@ stream_free(nicd_conn_t *c, h2_stream_t *st)
     if (st->delay != NULL) {
         event_free(st->delay);
         st->delay = NULL;
+        c->h2->delayed--;
     }
     nicd_req_end(&st->req);
     for (i = 0; i < st->npieces; i++) {
@@ -524,6 +525,7 @@ stream_delay_done(evutil_socket_t fd, short ev, void *arg)
     (void) ev;
     event_free(st->delay);
     st->delay = NULL;
+    c->h2->delayed--;
     st->resumed = 1;
     answer(c, st);
     nicd_h2_run(c); /* its frames out */
@@ -545,6 +547,7 @@ delay_stream(nicd_conn_t *c, h2_stream_t *st, uint32_t ms)
     tv.tv_sec = ms / 1000;
     tv.tv_usec = (suseconds_t) (ms % 1000) * 1000;
     evtimer_add(st->delay, &tv);
+    c->h2->delayed++;
 }
 
 static void
@@ -848,7 +851,12 @@ nicd_h2_run(nicd_conn_t *c)
         nicd_conn_linger(c);
         return;
     }
-    nicd_conn_wait_read(c, h2->streams != NULL ? T_SEND : T_KEEPALIVE);
+    /* a stream that waits (limit_req) keeps the connection without a
+     * timeout, as nginx's delayed requests do: its wait may be longer
+     * than send_timeout */
+    nicd_conn_wait_read(c, h2->delayed > 0       ? T_NONE
+                           : h2->streams != NULL ? T_SEND
+                                                 : T_KEEPALIVE);
 }
 
 static void

@@ -76,6 +76,7 @@ struct nicd_h2_s {
     h2_stream_t     *last; /* the newest stream: its headers are arriving */
     int              failed;
     int              refused; /* streams refused for the concurrency limit */
+    int              delayed; /* streams waiting for a phase's delay */
     uint32_t         fed;     /* bytes given to nghttp2, until the first
                                  frame after the preface is seen */
 };
