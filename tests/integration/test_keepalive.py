@@ -64,3 +64,77 @@ def test_keepalive_off():
         r = c.read_response()
         check(r.header("Connection") == "close", repr(r))
         check(c.wait_closed(), "keepalive_timeout 0 keeps connections")
+
+
+def test_keepalive_time():
+    """keepalive_time (nginx's): a connection older than it answers its
+    next request with Connection: close and closes; younger, it stays."""
+    with Server(conf="keepalive_time 400ms;") as s:
+        s.put("a.txt", b"aaa")
+        c = s.connect(timeout=10)
+        t0 = time.monotonic()
+        check(c.request("/a.txt").header("Connection") is None, "young")
+        # the feature is a duration: let the connection grow older than it
+        time.sleep(max(0.0, 0.45 - (time.monotonic() - t0)))
+        r = c.request("/a.txt")
+        check(r.status == 200 and r.header("Connection") == "close",
+              "old: %r" % r)
+        check(c.wait_closed(), "open after keepalive_time")
+
+
+def test_http2_goaway_after_keepalive_requests():
+    """keepalive_requests over HTTP/2: after that many streams a GOAWAY
+    naming the last one, the streams answered, then the end."""
+    import socket
+    from test_http2 import frame, frames
+    with Server(conf="listen 127.0.0.3:0 http2;\nkeepalive_requests 2;\n") \
+            as s:
+        s.put("a.txt", b"aaa")
+        port = int(s.wait_log(
+            r"listening on http://127\.0\.0\.3:(\d+)/").group(1))
+        sock = socket.create_connection(("127.0.0.3", port), timeout=10)
+        block = b"\x82\x86\x04\x06/a.txt\x01\x01x"
+        sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0)
+                     + frame(1, 5, 1, block) + frame(1, 5, 3, block))
+        got = b""
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            got += chunk
+        sock.close()
+        fs = frames(got)
+        goaway = [p for t, _, _, p in fs if t == 7]
+        check(goaway and int.from_bytes(goaway[0][:4], "big") == 3
+              and int.from_bytes(goaway[0][4:8], "big") == 0,
+              "GOAWAY (last 3, NO_ERROR): %r" % fs)
+        ends = [st for t, f, st, _ in fs if t == 0 and f & 1]
+        check(sorted(ends) == [1, 3], "both answered: %r" % fs)
+
+
+def test_lingering_time_bounds_a_drain():
+    """After an error that closes the connection (a bad request) the
+    server half-closes and reads what the client still sends, for at most
+    lingering_time; with lingering_close off it closes at once.  The
+    client keeps sending (the stimulus) until a send fails: the server's
+    reset."""
+    import socket
+    for conf, lo, hi in (("lingering_time 500ms;", 0.4, 3.0),
+                         ("lingering_close off;", 0.0, 0.4)):
+        with Server(conf=conf) as s:
+            c = s.connect(timeout=10)
+            c.send(b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n"
+                   b"Transfer-Encoding: chunked\r\n\r\n")
+            r = c.read_response()
+            check(r.status == 400, repr(r))
+            t0 = time.monotonic()
+            dt = None
+            while time.monotonic() - t0 < 6:
+                try:
+                    c.sock.sendall(b"x" * 100)
+                except (BrokenPipeError, ConnectionResetError):
+                    dt = time.monotonic() - t0
+                    break
+                time.sleep(0.05)  # the client's pace: what is drained
+            check(dt is not None and lo <= dt < hi,
+                  "closed after %s s with %s" % (dt, conf))

@@ -23,6 +23,7 @@
 
 enum { NICD_SYMLINKS_OFF = 0, NICD_SYMLINKS_OUTSIDE, NICD_SYMLINKS_ON };
 enum { NICD_IMS_OFF = 0, NICD_IMS_EXACT, NICD_IMS_BEFORE };
+enum { NICD_LINGER_OFF = 0, NICD_LINGER_ON, NICD_LINGER_ALWAYS };
 
 /* TCP_NOTSENT_LOWAT of every listener unless its listen says otherwise:
  * at most this much not yet sent queued in a socket (docs/config.md) */
@@ -209,6 +210,10 @@ typedef struct nicd_conf_s {
     long   keepalive_timeout;     /* ms; 0 disables keep-alive */
     long   send_timeout;          /* ms */
     int    keepalive_requests;
+    long   keepalive_time;    /* ms a connection may serve requests */
+    int    lingering_close;   /* NICD_LINGER_* */
+    long   lingering_time;    /* ms: the most a close may drain */
+    long   lingering_timeout; /* ms: the longest wait for more to drain */
     size_t client_header_buffer_size;
     size_t large_header_buffer_size; /* max request line / header line */
     int    large_header_buffers;     /* head limit = size * number */

@@ -638,11 +638,13 @@ conn_flush(nicd_conn_t *c)
 void
 nicd_conn_linger(nicd_conn_t *c)
 {
-    if (c->eof || shutdown(c->sc.fd, SHUT_WR) == -1) {
+    if (c->eof || c->w->cycle->conf->lingering_close == NICD_LINGER_OFF
+        || shutdown(c->sc.fd, SHUT_WR) == -1) {
         nicd_conn_close(c);
         return;
     }
     c->lingering = 1;
+    c->idle_ms = (uint32_t) nicd_worker_now_ms(c->w); /* lingering_time's */
     start_reading(c);
     set_timer(c, T_LINGER);
 }
@@ -741,6 +743,14 @@ linger_read(nicd_conn_t *c)
             continue;
         }
         if (n == -1 && errno == EAGAIN) {
+            /* more came: wait lingering_timeout again, unless
+             * lingering_time since the close began is spent */
+            if ((uint32_t) nicd_worker_now_ms(c->w) - c->idle_ms
+                >= (uint32_t) c->w->cycle->conf->lingering_time) {
+                nicd_conn_close(c);
+                return;
+            }
+            set_timer(c, T_LINGER);
             return;
         }
         nicd_conn_close(c); /* EOF or error */

@@ -255,7 +255,7 @@ worker_main(void *arg)
     w->tv_header = common_timeout(w->base, cf->client_header_timeout);
     w->tv_keepalive = common_timeout(w->base, cf->keepalive_timeout);
     w->tv_send = common_timeout(w->base, cf->send_timeout);
-    w->tv_linger = common_timeout(w->base, 5000);
+    w->tv_linger = common_timeout(w->base, cf->lingering_timeout);
 
     event_add(w->cmd_ev, NULL);
     event_add(w->tick_ev, &tick);

@@ -220,6 +220,11 @@ static const nicd_conf_enum_t ims_values[] = {{"off", NICD_IMS_OFF},
                                               {"exact", NICD_IMS_EXACT},
                                               {"before", NICD_IMS_BEFORE},
                                               {NULL, 0}};
+static const nicd_conf_enum_t linger_modes[] = {{"off", NICD_LINGER_OFF},
+                                                {"on", NICD_LINGER_ON},
+                                                {"always", NICD_LINGER_ALWAYS},
+                                                {NULL, 0}};
+
 static const nicd_conf_enum_t symlink_modes[] = {
     {"off", NICD_SYMLINKS_OFF},
     {"outside", NICD_SYMLINKS_OUTSIDE},
@@ -624,6 +629,12 @@ static const directive_t core_directives[] = {
     {"send_timeout", MHS, 1, 1, nicd_conf_slot_msec, CONF(send_timeout)},
     {"keepalive_requests", MHS, 1, 1, nicd_conf_slot_positive,
      CONF(keepalive_requests)},
+    {"keepalive_time", MHS, 1, 1, nicd_conf_slot_msec, CONF(keepalive_time)},
+    {"lingering_close", MHS, 1, 1, nicd_conf_slot_enum, CONF(lingering_close),
+     0, linger_modes},
+    {"lingering_time", MHS, 1, 1, nicd_conf_slot_msec, CONF(lingering_time)},
+    {"lingering_timeout", MHS, 1, 1, nicd_conf_slot_msec,
+     CONF(lingering_timeout)},
     {"client_header_buffer_size", MHS, 1, 1, nicd_conf_slot_size,
      CONF(client_header_buffer_size)},
     {"large_client_header_buffers", MHS, 2, 2, set_large_buffers, 0},

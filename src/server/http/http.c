@@ -64,7 +64,8 @@ nicd_http_keepalive_allowed(nicd_conn_t *c)
     const nicd_conf_t *cf = c->w->cycle->conf;
 
     return c->w->state == NICD_RUNNING && cf->keepalive_timeout > 0
-           && c->nrequests < cf->keepalive_requests;
+           && c->nrequests < cf->keepalive_requests
+           && nicd_worker_now_ms(c->w) - c->start_ms < cf->keepalive_time;
 }
 
 #define REQ_BASE(c) ((c)->in + (c)->in_start)
@@ -677,7 +678,7 @@ h1_run(nicd_conn_t *c)
 
     if (c->closing) {
         if (c->linger_close || c->in_start < c->in_end || c->discard > 0
-            || c->collect > 0) {
+            || c->collect > 0 || cf->lingering_close == NICD_LINGER_ALWAYS) {
             nicd_conn_linger(c);
         } else {
             nicd_conn_close(c);

@@ -698,6 +698,25 @@ log_stream(nicd_conn_t *c, h2_stream_t *st)
     c->r = was;
 }
 
+/* keepalive_requests streams served, or the connection older than
+ * keepalive_time: a GOAWAY (once) lets the streams open finish, and the
+ * session ends after them (nginx's) */
+static void
+keepalive_over(nicd_conn_t *c)
+{
+    const nicd_conf_t *cf = c->w->cycle->conf;
+
+    if (c->h2->going
+        || (c->nrequests < cf->keepalive_requests
+            && nicd_worker_now_ms(c->w) - c->start_ms < cf->keepalive_time)) {
+        return;
+    }
+    c->h2->going = 1;
+    nghttp2_submit_goaway(c->h2->s, NGHTTP2_FLAG_NONE,
+                          nghttp2_session_get_last_proc_stream_id(c->h2->s),
+                          NGHTTP2_NO_ERROR, NULL, 0);
+}
+
 static int
 on_stream_close(nghttp2_session *s, int32_t id, uint32_t error, void *ud)
 {
@@ -720,6 +739,7 @@ on_stream_close(nghttp2_session *s, int32_t id, uint32_t error, void *ud)
         if (c->h2->streams == NULL) {
             nicd_conn_state(c, NICD_CONN_WAITING);
         }
+        keepalive_over(c);
     }
     return 0;
 }

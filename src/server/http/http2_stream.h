@@ -77,6 +77,7 @@ struct nicd_h2_s {
     int              failed;
     int              refused; /* streams refused for the concurrency limit */
     int              delayed; /* streams waiting for a phase's delay */
+    int              going;   /* our GOAWAY for keepalive_* was sent */
     uint32_t         fed;     /* bytes given to nghttp2, until the first
                                  frame after the preface is seen */
 };
