@@ -246,6 +246,29 @@ def test_first_frame_other_than_settings_is_taken_as_nginx_does():
               "a wrong preface answered: %r" % data)
 
 
+def test_invalid_method_is_a_400_as_nginx():
+    """A :method of other characters than upper-case letters, "_" and "-"
+    is answered 400 (nginx's), through the server's error_page; "FOO" is
+    a method nicd does not serve (405)."""
+    with Server(H2C_LISTEN) as s:
+        h2c = int(s.wait_log(
+            r"listening on http://127\.0\.0\.3:(\d+)/").group(1))
+        sock = socket.create_connection(("127.0.0.3", h2c), timeout=DEADLINE)
+        # :method literal "foo" / "FOO", :scheme http, :path /, :authority x
+        bad = b"\x02\x03foo\x86\x84\x01\x01x"
+        odd = b"\x02\x03FOO\x86\x84\x01\x01x"
+        sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0)
+                     + frame(1, 5, 1, bad) + frame(1, 5, 3, odd))
+        got = read_until(sock, b"", lambda fs: all(
+            any(t == 1 and st == n for t, _, st, _ in fs) for n in (1, 3)),
+            "both answers")
+        sock.close()
+        heads = {st: p for t, _, st, p in frames(got) if t == 1}
+        check(heads[1][:1] == b"\x8c", "foo: not 400: %r" % heads[1][:8])
+        check(heads[3][1:5] == b"\x03405", "FOO: not 405: %r" % heads[3][:8])
+        s.wait_log(r"client sent invalid method")
+
+
 def test_refused_stream_flood_gets_goaway():
     """A client that keeps opening streams past the concurrency limit
     without resetting them (each stays open, waiting for its body) gets

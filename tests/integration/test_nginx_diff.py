@@ -1141,6 +1141,11 @@ FRAMING = [
     b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
     b"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
     b"0\r\n\r\n",
+    # methods: upper-case letters, "_" and "-" (nginx's), else a 400
+    b"get / HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"FOO / HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"M-SEARCH_X / HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GE.T / HTTP/1.1\r\nHost: x\r\n\r\n",
 ]
 
 

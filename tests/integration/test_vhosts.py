@@ -9,7 +9,7 @@ import socket
 import subprocess
 import tempfile
 
-from nicd import DEADLINE, NICD, Server, check, free_port, get
+from nicd import DEADLINE, NICD, Server, check, free_port, get, raw
 
 
 def two_roots(d):
@@ -47,6 +47,47 @@ def test_host_chooses_the_server():
                 r = get(s.port, "/who", headers={"Host": host},
                         version="1.0" if host is None else "1.1")
                 check(r.body == want, "%s: %r" % (host, r.body))
+
+
+def test_return_444_closes_without_an_answer():
+    """The common catch-all: "return 444" in the server no Host matches
+    closes the connection without a byte (nginx's), named hosts are
+    served on; over HTTP/2 the stream is reset and the connection goes
+    on (an error_page = to a 444 location too)."""
+    from test_http2 import frame, frames
+    with tempfile.TemporaryDirectory() as d:
+        two_roots(d)
+        conf = ("listen 127.0.0.3:0 http2;\nreturn 444;\n"
+                "server { server_name a.test; root %s/a;\n"
+                "  location /gone { return 444 \"ignored text\"; } }\n" % d)
+        with Server(conf=conf) as s:
+            check(raw(s.port, b"GET /who HTTP/1.1\r\nHost: other\r\n\r\n")
+                  == b"", "an answer to an unknown host")
+            check(raw(s.port, b"GET /gone HTTP/1.1\r\nHost: a.test\r\n\r\n")
+                  == b"", "an answer with return 444 TEXT")
+            r = get(s.port, "/who", headers={"Host": "a.test"})
+            check(r.status == 200 and r.body == b"a", "a.test: %r" % r)
+            h2c = int(s.wait_log(
+                r"listening on http://127\.0\.0\.3:(\d+)/").group(1))
+            sock = socket.create_connection(("127.0.0.3", h2c),
+                                            timeout=DEADLINE)
+            # stream 1 to a.test's 444 location, stream 3 to its file
+            gone = b"\x82\x86\x04\x05/gone\x01\x06a.test"
+            who = b"\x82\x86\x04\x04/who\x01\x06a.test"
+            sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0)
+                         + frame(1, 5, 1, gone) + frame(1, 5, 3, who))
+            got = b""
+            while not any(t == 0 and f & 1 and st == 3
+                          for t, f, st, _ in frames(got)):
+                chunk = sock.recv(65536)
+                check(chunk, "closed: %r" % frames(got))
+                got += chunk
+            sock.close()
+            fs = frames(got)
+            check(any(t == 3 and st == 1 for t, _, st, _ in fs),
+                  "no RST_STREAM for the 444: %r" % fs)
+            check(not any(t == 1 and st == 1 for t, _, st, _ in fs),
+                  "headers for the 444: %r" % fs)
 
 
 def test_a_second_nicd_is_refused():

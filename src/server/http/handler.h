@@ -127,6 +127,9 @@ void nicd_req_keep_header(nicd_req_t *req, const char *name, size_t nlen,
 int nicd_sent_header(const nicd_buf_t *sent, const char *name, size_t len,
                      nicd_str_t *value);
 
+/* nginx's "444": close without an answer (nicd_respond_error) */
+#define NICD_HTTP_CLOSE 444
+
 /*
  * A protocol's response operations (all mandatory).  header() values are
  * copied; body_mem() bytes too.
@@ -140,6 +143,9 @@ struct nicd_protocol_s {
     void (*body_mem)(nicd_conn_t *c, const char *p, size_t len);
     void (*body_file)(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len);
     void (*finish)(nicd_conn_t *c, int status);
+    /* no answer at all (nginx's 444): HTTP/1.1 closes the connection,
+     * HTTP/2 resets the stream */
+    void (*close)(nicd_conn_t *c);
 };
 
 /*

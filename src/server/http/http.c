@@ -238,9 +238,18 @@ h1_body_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len)
                                          : 0);
 }
 
+/* nginx's 444: the connection closes without an answer, once what is
+ * queued before (pipelined answers) went out */
+static void
+h1_close(nicd_conn_t *c)
+{
+    c->keepalive = 0;
+    c->closing = 1;
+}
+
 static const nicd_protocol_t nicd_http1 = {
     "http/1.1",  h1_start,     h1_header,       h1_end_headers,
-    h1_body_mem, h1_body_file, finish_response,
+    h1_body_mem, h1_body_file, finish_response, h1_close,
 };
 
 /* the same, keeping each field for $sent_http_ (conf->keep_sent) */
@@ -254,7 +263,7 @@ h1_header_kept(nicd_conn_t *c, const char *name, size_t nlen, const char *value,
 
 static const nicd_protocol_t nicd_http1_kept = {
     "http/1.1",  h1_start,     h1_header_kept,  h1_end_headers,
-    h1_body_mem, h1_body_file, finish_response,
+    h1_body_mem, h1_body_file, finish_response, h1_close,
 };
 
 /* ---- requests ---- */

@@ -376,9 +376,21 @@ h2_finish(nicd_conn_t *c, int status)
     }
 }
 
+/* nginx's 444 over HTTP/2: the stream is reset, the connection serves on */
+static void
+h2_close(nicd_conn_t *c)
+{
+    h2_stream_t *st = c->h2->cur;
+
+    st->status = 444;
+    st->answered = 1; /* (logged as 444) */
+    nghttp2_submit_rst_stream(c->h2->s, NGHTTP2_FLAG_NONE, st->id,
+                              NGHTTP2_INTERNAL_ERROR);
+}
+
 static const nicd_protocol_t nicd_http2 = {
     "h2",        h2_start,     h2_header, h2_end_headers,
-    h2_body_mem, h2_body_file, h2_finish,
+    h2_body_mem, h2_body_file, h2_finish, h2_close,
 };
 
 /* ---- the session's callbacks ---- */
@@ -574,7 +586,13 @@ answer(nicd_conn_t *c, h2_stream_t *st)
     c->h2->cur = st;
     nicd_req_begin(c, &st->req);
     st->req.resumed = (unsigned) st->resumed;
-    nicd_handle(c, &r);
+    if (st->bad_method) {
+        log_error(LOG_INFO, 0, "client sent invalid method, client: %s",
+                  c->addr);
+        nicd_handle_error(c, &r, 400);
+    } else {
+        nicd_handle(c, &r);
+    }
     st->vseq = c->w->vseq;
     if (st->req.delay_ms > 0 && !st->answered) {
         delay_stream(c, st, st->req.delay_ms);

@@ -64,6 +64,8 @@ nicd_h2_on_header(nghttp2_session *s, const nghttp2_frame *frame,
         /* nghttp2 has checked the pseudo-header fields */
         if (nlen == 7 && memcmp(name, ":method", 7) == 0) {
             st->method = nicd_http_method((const char *) value, vlen);
+            st->bad_method =
+                !nicd_http_method_valid((const char *) value, vlen);
         } else if (nlen == 5 && memcmp(name, ":path", 5) == 0) {
             q = memchr(value, '?', vlen);
             keep(st, value,

@@ -38,15 +38,16 @@ typedef struct h2_stream_s {
     size_t                 ref_off, ref_len, ua_off, ua_len;
     int                    has_path, has_hdr[NICD_NHDR], has_ref, has_ua;
     size_t                 header_bytes;
-    struct event          *delay;    /* a delayed request's timer, or NULL */
-    nicd_conn_t           *conn;     /* ... and whose stream it is */
-    int                    resumed;  /* answered again after its delay */
-    uint64_t               length;   /* $request_length: frame payloads */
-    long                   start_ms; /* its HEADERS came ($request_time) */
-    int                    nall;     /* regular request header fields */
-    char                  *uri;      /* $uri for the access log, or NULL */
-    const nicd_loc_conf_t *log_lc;   /* whose access logs take it ... */
-    uint32_t               log_mask; /* ... which of them (answer time) */
+    struct event          *delay;      /* a delayed request's timer, or NULL */
+    nicd_conn_t           *conn;       /* ... and whose stream it is */
+    int                    resumed;    /* answered again after its delay */
+    int                    bad_method; /* a :method nginx refuses (400) */
+    uint64_t               length;     /* $request_length: frame payloads */
+    long                   start_ms;   /* its HEADERS came ($request_time) */
+    int                    nall;       /* regular request header fields */
+    char                  *uri;        /* $uri for the access log, or NULL */
+    const nicd_loc_conf_t *log_lc;     /* whose access logs take it ... */
+    uint32_t               log_mask;   /* ... which of them (answer time) */
     int                    status;
     char                   code[4]; /* :status, for nghttp2 to take uncopied */
     int                    nh;      /* response header fields */

@@ -476,6 +476,23 @@ nicd_http_method_name(int method)
     return "UNKNOWN";
 }
 
+/* a method's characters, as nginx takes them: upper-case letters, "_"
+ * and "-" ("get" is a 400 there, "FOO" a 405) */
+#define METHOD_CHAR(c) (((c) >= 'A' && (c) <= 'Z') || (c) == '_' || (c) == '-')
+
+int
+nicd_http_method_valid(const char *name, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        if (!METHOD_CHAR(name[i])) {
+            return 0;
+        }
+    }
+    return len > 0;
+}
+
 static void
 set_method(nicd_http_req_t *p, const char *buf)
 {
@@ -527,7 +544,7 @@ nicd_http_parse(nicd_http_req_t *p, const char *buf, size_t len)
                 }
                 break;
             }
-            if (!tchar[c]) {
+            if (!METHOD_CHAR(c)) {
                 return 400;
             }
             p->line_start = pos;
@@ -540,7 +557,7 @@ nicd_http_parse(nicd_http_req_t *p, const char *buf, size_t len)
                 p->method_s.len = pos - p->method_s.off;
                 set_method(p, buf);
                 p->state = S_TARGET_START;
-            } else if (!tchar[c]) {
+            } else if (!METHOD_CHAR(c)) {
                 return 400;
             }
             break;

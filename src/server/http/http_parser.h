@@ -90,7 +90,10 @@ void nicd_http_req_init(nicd_http_req_t *p, uint32_t max_line,
 void nicd_http_req_reset(nicd_http_req_t *p);
 
 /* NICD_M_* of a method's name (NICD_M_UNKNOWN for others), and back. */
-int         nicd_http_method(const char *name, size_t len);
+int nicd_http_method(const char *name, size_t len);
+/* 1 when name (len bytes, at least one) is made of a method's characters
+ * as nginx takes them: upper-case letters, "_" and "-" */
+int         nicd_http_method_valid(const char *name, size_t len);
 const char *nicd_http_method_name(int method);
 
 /*

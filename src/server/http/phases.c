@@ -432,6 +432,16 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
     run(c, r, path, len, NULL, 1);
 }
 
+void
+nicd_handle_error(nicd_conn_t *c, const nicd_request_t *r, int status)
+{
+    c->r->in = r;
+    c->r->srv = server_of(c, r);
+    c->r->loc = c->r->srv->loc;
+    nicd_vars_fresh(c->w);
+    nicd_respond_error(c, status, r->method == NICD_M_HEAD, NULL, 0);
+}
+
 int
 nicd_body_location(nicd_conn_t *c, const nicd_request_t *r)
 {
@@ -491,6 +501,12 @@ nicd_respond_error_hdr(nicd_conn_t *c, int status, int head, const char *name,
     size_t      blen;
     int         n;
 
+    if (status == NICD_HTTP_CLOSE) {
+        /* nginx's 444: no answer at all, and no error_page for it */
+        c->r->status = status;
+        c->proto->close(c);
+        return;
+    }
     /* error_page (a module's): the location's page for status instead */
     if (status >= 300 && nicd_http_hooks.error_page != NULL
         && nicd_http_hooks.error_page(c, status, head)) {

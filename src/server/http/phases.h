@@ -105,6 +105,9 @@ void nicd_redirect(nicd_conn_t *c, const nicd_request_t *r, int status,
 /* Answer r, the view of the request at hand c->r (made fresh by
  * nicd_req_begin): server, location, phases. */
 void nicd_handle(nicd_conn_t *c, const nicd_request_t *r);
+/* r (the request at hand, c->r fresh) is answered status (a 400 for a
+ * request the protocol found bad) in its server, whose error_page apply */
+void nicd_handle_error(nicd_conn_t *c, const nicd_request_t *r, int status);
 
 /*
  * An error page (or a redirect, with location) for status; head: no body.

@@ -155,7 +155,7 @@ set_return(parse_t *ps, const char **a, int n)
         rw.code = 302;
         rw.value = nicd_conf_cv(ps, a[0], &msg);
     } else {
-        if (code < 200 || code > 999 || code == 444) {
+        if (code < 200 || code > 999) {
             return nicd_conf_msg("invalid return code \"%s\"", a[0]);
         }
         rw.code = (int) code;
@@ -489,8 +489,10 @@ rules(nicd_conn_t *c, const nicd_request_t *r, const rewrite_t *rw, int nrw,
                 return NICD_DONE;
             }
             code = rw->code;
-            if (code == 301 || code == 302 || code == 303 || code == 307
-                || code == 308) {
+            if (code == NICD_HTTP_CLOSE) {
+                nicd_respond_error(c, code, head, NULL, 0); /* no text */
+            } else if (code == 301 || code == 302 || code == 303 || code == 307
+                       || code == 308) {
                 nicd_redirect(c, r, code, w->expand.data, w->expand.len);
             } else if (nicd_cv_source(rw->value)[0] == '\0') {
                 /* no text: nginx's page for the code, if it has one */

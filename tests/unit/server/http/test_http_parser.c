@@ -289,8 +289,14 @@ test_methods(void)
     CHECK_INT(req.method, NICD_M_DELETE);
     CHECK_INT(parse("BREW / HTTP/1.1\r\nHost: h\r\n\r\n"), NICD_HTTP_DONE);
     CHECK_INT(req.method, NICD_M_UNKNOWN);
-    CHECK_INT(parse("get / HTTP/1.1\r\nHost: h\r\n\r\n"), NICD_HTTP_DONE);
-    CHECK_INT(req.method, NICD_M_UNKNOWN); /* methods are case-sensitive */
+    /* nginx's method characters: upper-case letters, "_" and "-" */
+    CHECK_INT(parse("get / HTTP/1.1\r\nHost: h\r\n\r\n"), 400);
+    CHECK_INT(parse("M-SEARCH_X / HTTP/1.1\r\nHost: h\r\n\r\n"),
+              NICD_HTTP_DONE);
+    CHECK_INT(req.method, NICD_M_UNKNOWN);
+    CHECK_INT(parse("GE.T / HTTP/1.1\r\nHost: h\r\n\r\n"), 400);
+    CHECK(nicd_http_method_valid("GET", 3) && !nicd_http_method_valid("", 0)
+          && !nicd_http_method_valid("gEt", 3));
 }
 
 static int
