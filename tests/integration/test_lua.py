@@ -253,3 +253,28 @@ def test_generated_bodies_go_through_the_nic_backend():
           and after["cached_bytes"] == before["cached_bytes"]
           and after["inserts"] == before["inserts"],
           "before %r after %r" % (before, after))
+
+
+def test_a_request_with_a_body_waits_for_limit_req():
+    """A Lua location's request whose body was read and which limit_req
+    then makes wait keeps its body through the wait (issue 41): the
+    second POST on the connection is answered after its wait, body
+    whole, then the connection goes on."""
+    with tempfile.TemporaryDirectory() as d, lua_server(
+            script(d, ECHO),
+            "limit_req_zone $binary_remote_addr zone=z:1m rate=10r/s; "
+            "limit_req zone=z burst=5;") as s:
+        c = Conn(s.port)
+        body = b"k=v&" + b"y" * 1000
+        post = (b"POST /l/p HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n"
+                % len(body) + body)
+        t0 = time.monotonic()
+        c.send(post + post)
+        for _ in range(2):
+            r = c.read_response()
+            check(r.status == 201 and r.body.decode().split("|")[6:]
+                  == [str(len(body)), "k=v&yyyyyy"], r.body[:200])
+        check(time.monotonic() - t0 >= 0.09, "the second did not wait")
+        r = c.request("/l/again", "HEAD")
+        check(r.status == 201, repr(r.status))
+        c.close()

@@ -390,6 +390,8 @@ hold(nicd_conn_t *c, int loc)
     return 0;
 }
 
+static void hold_for_delay(nicd_conn_t *c, nicd_held_t *h, uint32_t ms);
+
 static void
 nicd_http_collect(nicd_conn_t *c)
 {
@@ -411,6 +413,15 @@ nicd_http_collect(nicd_conn_t *c)
     c->held = NULL;
     nicd_req_begin(c, &h->req);
     nicd_handle(c, &h->r); /* its location is chosen anew, the body in */
+    if (h->req.delay_ms > 0) {
+        /* a limit asked it to wait: it is kept, its body with it */
+        uint32_t ms = h->req.delay_ms;
+
+        nicd_req_end(&h->req);
+        c->r = NULL;
+        hold_for_delay(c, h, ms);
+        return;
+    }
     nicd_req_end(&h->req);
     c->r = NULL;
     free(h->body);
@@ -436,6 +447,7 @@ delay_done(evutil_socket_t fd, short ev, void *arg)
     nicd_handle(c, &h->r);
     nicd_req_end(&h->req);
     c->r = NULL;
+    free(h->body); /* (a Lua request's, read before its wait) */
     free(h);
     if (!c->keepalive) {
         c->closing = 1;
@@ -449,12 +461,25 @@ delay_done(evutil_socket_t fd, short ev, void *arg)
  * answers go in order) until the timer answers it again.  0, or -1 when
  * it was answered at once (out of memory: 500).
  */
+/* h (its request kept) waits ms, then delay_done() answers it again */
+static void
+hold_for_delay(nicd_conn_t *c, nicd_held_t *h, uint32_t ms)
+{
+    struct timeval tv;
+
+    h->delayed = 1;
+    c->held = h;
+    tv.tv_sec = ms / 1000;
+    tv.tv_usec = (suseconds_t) (ms % 1000) * 1000;
+    evtimer_assign(&h->ev, c->w->base, delay_done, c);
+    evtimer_add(&h->ev, &tv);
+}
+
 static int
 postpone(nicd_conn_t *c)
 {
     nicd_http_req_t *r = H1_REQ(c);
     nicd_held_t     *h = malloc(sizeof(*h) + r->head_len);
-    struct timeval   tv;
 
     if (h == NULL) {
         log_error(LOG_CRIT, 0, "malloc() failed, client: %s", c->addr);
@@ -466,12 +491,7 @@ postpone(nicd_conn_t *c)
     h->body = NULL;
     h->body_len = 0;
     h->loc = 0;
-    h->delayed = 1;
-    c->held = h;
-    tv.tv_sec = c->r->delay_ms / 1000;
-    tv.tv_usec = (suseconds_t) (c->r->delay_ms % 1000) * 1000;
-    evtimer_assign(&h->ev, c->w->base, delay_done, c);
-    evtimer_add(&h->ev, &tv);
+    hold_for_delay(c, h, c->r->delay_ms);
     return 0;
 }
 
