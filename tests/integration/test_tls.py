@@ -460,6 +460,12 @@ MOZILLA_SERVER = """
   ssl_protocols %s;
   ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384;
   ssl_prefer_server_ciphers off;
+  ssl_ecdh_curve X25519:prime256v1:secp384r1;
+  ssl_stapling on;
+  ssl_stapling_verify on;
+  ssl_trusted_certificate %s;
+  resolver 127.0.0.1;
+  add_header Strict-Transport-Security "max-age=63072000" always;
 """
 
 
@@ -472,7 +478,7 @@ def test_mozilla_settings_in_a_server_block():
         a = make_cert(d, "a", cn="a.test")
         conf = (TLS_LISTEN + "server {\n  server_name a.test;\n"
                 "  ssl_certificate %s;\n  ssl_certificate_key %s;\n%s}\n"
-                % (a[0], a[1], MOZILLA_SERVER % "TLSv1.3"))
+                % (a[0], a[1], MOZILLA_SERVER % ("TLSv1.3", a[0])))
         with Server(conf) as s:
             s.put("index.html", b"moz\n")
             port = tls_port(s)
@@ -505,3 +511,38 @@ def test_mozilla_settings_in_a_server_block():
     rc = subprocess.run([NICD, "-t", "-g", "ssl_protocols TLSv9;"],
                         capture_output=True, text=True, timeout=20)
     check(rc.returncode == 1 and "TLSv9" in rc.stderr, rc.stderr)
+
+
+def test_ecdh_curve_is_the_servers_and_told_in_ssl_curve():
+    """ssl_ecdh_curve (nginx's): the groups a server offers for the key
+    exchange; $ssl_curve names the one chosen; a group OpenSSL does not
+    know fails -t naming it, as does an unreadable ssl_trusted_certificate."""
+    with tempfile.TemporaryDirectory() as d:
+        a = make_cert(d, "a", cn="a.test")
+        for curves, want in (("secp384r1", "secp384r1"),
+                             ("prime256v1", "prime256v1"),
+                             ("auto", None)):
+            conf = (TLS_LISTEN + "ssl_certificate %s;\nssl_certificate_key %s;\n"
+                    "ssl_ecdh_curve %s;\nlocation = /c { return 200 "
+                    "\"[$ssl_curve]$ssl_curves\"; }\n" % (a[0], a[1], curves))
+            with Server(conf) as s:
+                c = tls_connect(tls_port(s), client_ctx(ssl.TLSVersion.TLSv1_3),
+                                server_hostname="a.test")
+                body, offered = request(c, "/c")[2].decode().split("]")
+                c.close()
+                check(body == "[%s" % want if want else
+                      body not in ("[", "[secp384r1"), curves + ": " + body)
+                # $ssl_curves: what the client offered (Python's OpenSSL
+                # offers both of these)
+                check({"prime256v1", "secp384r1"} <= set(offered.split(":")),
+                      "offered: " + offered)
+        for line, what in (("ssl_ecdh_curve nosuchcurve;", "nosuchcurve"),
+                           ("ssl_trusted_certificate %s/none.pem;" % d,
+                            "none.pem")):
+            conf = os.path.join(d, "bad.conf")
+            with open(conf, "w") as f:
+                f.write("listen 127.0.0.1:0 ssl;\nssl_certificate %s;\n"
+                        "ssl_certificate_key %s;\n%s\n" % (a[0], a[1], line))
+            rc = subprocess.run([NICD, "-t", "-c", conf], capture_output=True,
+                                text=True, timeout=20)
+            check(rc.returncode == 1 and what in rc.stderr, rc.stderr)

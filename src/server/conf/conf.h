@@ -144,6 +144,7 @@ typedef struct {
     long        session_timeout; /* ms */
     int         session_tickets;
     const char *dhparam;
+    const char *ecdh_curve; /* groups, "auto": OpenSSL's */
 } nicd_ssl_conf_t;
 
 struct nicd_srv_conf_s {

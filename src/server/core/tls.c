@@ -200,6 +200,12 @@ ctx_make(const nicd_ssl_conf_t *cf, const char *cert, const char *key,
     } else {
         SSL_CTX_set_dh_auto(ctx, 1);
     }
+    if (cf->ecdh_curve != NULL && strcmp(cf->ecdh_curve, "auto") != 0
+        && SSL_CTX_set1_groups_list(ctx, cf->ecdh_curve) != 1) {
+        snprintf(err, errlen, "ssl_ecdh_curve \"%s\": %s", cf->ecdh_curve,
+                 ssl_reason());
+        goto err;
+    }
     SSL_CTX_set_session_id_context(ctx, (const unsigned char *) "nicd", 4);
     SSL_CTX_set_timeout(ctx, cf->session_timeout / 1000);
     if (cf->session_cache > 0) {
@@ -819,6 +825,34 @@ const nicd_transport_t nicd_transport_tls = {"tls", NULL, NULL, NULL, NULL,
 
 #endif
 
+/* the groups the client offered, "X25519:prime256v1:..." as nginx's
+ * $ssl_curves (one an OpenSSL without a name for it: "0x001d"); the
+ * worker thread's buffer, valid until its next call */
+static const char *
+client_groups(SSL *ssl)
+{
+    static _Thread_local char text[512];
+    int                       n = SSL_get1_groups(ssl, NULL), i, *ids;
+    size_t                    len = 0;
+    const char               *name;
+
+    if (n <= 0 || (ids = malloc(sizeof(int) * (size_t) n)) == NULL) {
+        return NULL;
+    }
+    SSL_get1_groups(ssl, ids);
+    text[0] = '\0';
+    for (i = 0; i < n && len + 16 < sizeof(text); i++) {
+        name = (ids[i] & TLSEXT_nid_unknown) ? NULL : OBJ_nid2sn(ids[i]);
+        len += (size_t) (name != NULL ? snprintf(text + len, sizeof(text) - len,
+                                                 "%s%s", i > 0 ? ":" : "", name)
+                                      : snprintf(text + len, sizeof(text) - len,
+                                                 "%s0x%04x", i > 0 ? ":" : "",
+                                                 (unsigned) (ids[i] & 0xffff)));
+    }
+    free(ids);
+    return text;
+}
+
 const char *
 nicd_tls_info(nicd_conn_t *c, int what)
 {
@@ -833,6 +867,12 @@ nicd_tls_info(nicd_conn_t *c, int what)
     case NICD_TLS_CIPHER: return SSL_get_cipher_name(t->ssl);
     case NICD_TLS_SERVER_NAME:
         return SSL_get_servername(t->ssl, TLSEXT_NAMETYPE_host_name);
+    case NICD_TLS_CURVE: {
+        int nid = SSL_get_negotiated_group(t->ssl);
+
+        return nid != NID_undef ? OBJ_nid2sn(nid) : NULL;
+    }
+    case NICD_TLS_CURVES: return client_groups(t->ssl);
     default: return SSL_session_reused(t->ssl) ? "r" : ".";
     }
 }

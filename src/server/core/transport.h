@@ -78,6 +78,8 @@ enum {
     NICD_TLS_PROTOCOL = 0, /* "TLSv1.3" */
     NICD_TLS_CIPHER,       /* "TLS_AES_256_GCM_SHA384" */
     NICD_TLS_SERVER_NAME,  /* the SNI host name sent */
+    NICD_TLS_CURVE,        /* the key exchange's group: "prime256v1" */
+    NICD_TLS_CURVES,       /* the groups the client offered, ":" between */
     NICD_TLS_REUSED        /* "r" when the session was resumed, else "." */
 };
 /* the value, or NULL (not TLS, no handshake yet, no server name) */

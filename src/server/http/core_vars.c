@@ -569,6 +569,8 @@ const nicd_var_t nicd_core_vars[] = {
     {"ssl_cipher", get_ssl, 0, TLS_INFO(NICD_TLS_CIPHER)},
     {"ssl_server_name", get_ssl, 0, TLS_INFO(NICD_TLS_SERVER_NAME)},
     {"ssl_session_reused", get_ssl, 0, TLS_INFO(NICD_TLS_REUSED)},
+    {"ssl_curve", get_ssl, 0, TLS_INFO(NICD_TLS_CURVE)},
+    {"ssl_curves", get_ssl, 0, TLS_INFO(NICD_TLS_CURVES)},
     {"body_bytes_sent", get_nothing_sent, VOL, NULL},
     {"bytes_sent", get_nothing_sent, VOL, NULL},
     {NULL, NULL, 0, NULL},

@@ -4,6 +4,7 @@
  * checked once the configuration is read.  The TLS I/O that uses them is core/tls.c.
  */
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,7 +112,8 @@ set_ssl_session_cache(parse_t *ps, const char **a, int n)
     return NULL;
 }
 
-/* ssl_ciphers, ssl_dhparam: a string of the level at hand */
+/* ssl_ciphers, ssl_dhparam, ssl_ecdh_curve: a string of the level at
+ * hand (the directive's offset in nicd_ssl_conf_t) */
 static const char *
 set_ssl_string(parse_t *ps, const char **a, int n)
 {
@@ -122,9 +124,27 @@ set_ssl_string(parse_t *ps, const char **a, int n)
     if (t == NULL) {
         return "out of memory";
     }
-    dst = strcmp(ps->d->name, "ssl_ciphers") == 0 ? &t->ciphers : &t->dhparam;
+    dst = (const char **) (void *) ((char *) t + ps->d->offset);
     *dst = nicd_conf_strdup(ps->conf, a[0]);
     return *dst == NULL ? "out of memory" : NULL;
+}
+
+/* ssl_trusted_certificate: the CA certificates nginx verifies OCSP
+ * answers with (and client certificates' chains): nicd staples nothing
+ * and verifies no client yet, but a file that cannot be read fails -t as
+ * it does in nginx */
+static const char *
+set_readable_file(parse_t *ps, const char **a, int n)
+{
+    FILE *f = fopen(a[0], "r");
+
+    (void) ps;
+    (void) n;
+    if (f == NULL) {
+        return nicd_conf_msg("cannot read \"%s\": %s", a[0], strerror(errno));
+    }
+    fclose(f);
+    return NULL;
 }
 
 /* ssl_prefer_server_ciphers, ssl_session_tickets: on or off */
@@ -233,6 +253,7 @@ merge_settings(nicd_conf_t *c)
         NICD_MERGE(s, h, session_timeout, 0);
         NICD_MERGE_PTR(s, h, ciphers, NULL);
         NICD_MERGE_PTR(s, h, dhparam, NULL);
+        NICD_MERGE_PTR(s, h, ecdh_curve, NULL);
     }
 }
 
@@ -265,16 +286,25 @@ static const directive_t ssl_directives[] = {
     {"ssl_certificate", CTX_TOP, 1, 1, set_ssl_certificate, 0},
     {"ssl_certificate_key", CTX_TOP, 1, 1, set_ssl_certificate, 0},
     {"ssl_protocols", MHS, 1, 4, set_ssl_protocols, 0},
-    {"ssl_ciphers", MHS, 1, 1, set_ssl_string, 0},
+    {"ssl_ciphers", MHS, 1, 1, set_ssl_string,
+     offsetof(nicd_ssl_conf_t, ciphers)},
     {"ssl_prefer_server_ciphers", MHS, 1, 1, set_ssl_flag, 0},
     {"ssl_session_cache", MHS, 1, 3, set_ssl_session_cache, 0},
     {"ssl_session_timeout", MHS, 1, 1, set_ssl_session_timeout, 0},
     {"ssl_session_tickets", MHS, 1, 1, set_ssl_flag, 0},
-    {"ssl_dhparam", MHS, 1, 1, set_ssl_string, 0},
+    {"ssl_dhparam", MHS, 1, 1, set_ssl_string,
+     offsetof(nicd_ssl_conf_t, dhparam)},
+    {"ssl_ecdh_curve", MHS, 1, 1, set_ssl_string,
+     offsetof(nicd_ssl_conf_t, ecdh_curve)},
+    {"ssl_trusted_certificate", MHS, 1, 1, set_readable_file, 0},
     /* nginx's housekeeping: nothing to do for nicd (docs/config.md) */
     {"ssl_session_ticket_key", MHS, 1, 1, nicd_conf_housekeeping, 0},
     {"ssl_stapling", CTX_TOP, 1, 1, nicd_conf_housekeeping, 0},
     {"ssl_stapling_verify", CTX_TOP, 1, 1, nicd_conf_housekeeping, 0},
+    /* nicd looks no name up (OCSP stapling is not done, there is no
+     * upstream yet): the Mozilla generator's "resolver" line is taken */
+    {"resolver", CTX_TOP, 1, MAX_ARGS, nicd_conf_housekeeping, 0},
+    {"resolver_timeout", CTX_TOP, 1, 1, nicd_conf_housekeeping, 0},
     {NULL, 0, 0, 0, NULL, 0},
 };
 
