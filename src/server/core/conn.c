@@ -957,9 +957,7 @@ nicd_conn_shutdown(nicd_conn_t *c)
     }
     /* the rest of the grace: its timer then closes it, and a request
      * that comes first is answered with "Connection: close" */
-    waited = NICD_RETIRE_GRACE_MS - waited;
-    tv.tv_sec = waited / 1000;
-    tv.tv_usec = (suseconds_t) (waited % 1000) * 1000;
+    tv = nicd_tv_ms(NICD_RETIRE_GRACE_MS - waited);
     event_add(&c->tev, &tv);
 }
 

@@ -361,6 +361,17 @@ int nicd_worker_start(nicd_worker_t *w);
 void nicd_worker_setup(nicd_worker_t *w);
 void nicd_worker_command(nicd_worker_t *w, char cmd);
 
+/* ms as a timeval (a timer's) */
+static inline struct timeval
+nicd_tv_ms(long ms)
+{
+    struct timeval tv;
+
+    tv.tv_sec = ms / 1000;
+    tv.tv_usec = (suseconds_t) (ms % 1000) * 1000;
+    return tv;
+}
+
 /* the loop's cached clock, in milliseconds */
 static inline long
 nicd_worker_now_ms(nicd_worker_t *w)

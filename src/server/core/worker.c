@@ -231,10 +231,8 @@ tick_cb(evutil_socket_t fd, short ev, void *arg)
 static const struct timeval *
 common_timeout(struct event_base *base, long ms)
 {
-    struct timeval tv;
+    struct timeval tv = nicd_tv_ms(ms);
 
-    tv.tv_sec = ms / 1000;
-    tv.tv_usec = (ms % 1000) * 1000;
     return event_base_init_common_timeout(base, &tv);
 }
 

@@ -478,29 +478,31 @@ GETTER(get_connection_requests)
     return 0;
 }
 
-/* seconds with milliseconds since the connection was accepted */
-GETTER(get_connection_time)
+/* seconds with milliseconds since since_ms (the loop's clock) */
+static void
+add_elapsed(nicd_conn_t *c, long since_ms, nicd_buf_t *b)
 {
-    long ms = nicd_worker_now_ms(c->w) - c->start_ms;
+    long ms = nicd_worker_now_ms(c->w) - since_ms;
 
-    UNUSED_ARGS;
     if (ms < 0) {
         ms = 0;
     }
     nicd_buf_addf(b, "%ld.%03ld", ms / 1000, ms % 1000);
+}
+
+/* since the connection was accepted */
+GETTER(get_connection_time)
+{
+    UNUSED_ARGS;
+    add_elapsed(c, c->start_ms, b);
     return 0;
 }
 
-/* seconds with milliseconds since the request's head came */
+/* since the request's head came */
 GETTER(get_request_time)
 {
-    long ms = nicd_worker_now_ms(c->w) - req_of(c, x)->start_ms;
-
     UNUSED_ARGS;
-    if (ms < 0) {
-        ms = 0;
-    }
-    nicd_buf_addf(b, "%ld.%03ld", ms / 1000, ms % 1000);
+    add_elapsed(c, req_of(c, x)->start_ms, b);
     return 0;
 }
 

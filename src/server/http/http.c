@@ -465,12 +465,10 @@ delay_done(evutil_socket_t fd, short ev, void *arg)
 static void
 hold_for_delay(nicd_conn_t *c, nicd_held_t *h, uint32_t ms)
 {
-    struct timeval tv;
+    struct timeval tv = nicd_tv_ms(ms);
 
     h->delayed = 1;
     c->held = h;
-    tv.tv_sec = ms / 1000;
-    tv.tv_usec = (suseconds_t) (ms % 1000) * 1000;
     evtimer_assign(&h->ev, c->w->base, delay_done, c);
     evtimer_add(&h->ev, &tv);
 }

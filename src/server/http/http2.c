@@ -548,7 +548,7 @@ stream_delay_done(evutil_socket_t fd, short ev, void *arg)
 static void
 delay_stream(nicd_conn_t *c, h2_stream_t *st, uint32_t ms)
 {
-    struct timeval tv;
+    struct timeval tv = nicd_tv_ms(ms);
 
     st->conn = c;
     st->delay = evtimer_new(c->w->base, stream_delay_done, st);
@@ -556,8 +556,6 @@ delay_stream(nicd_conn_t *c, h2_stream_t *st, uint32_t ms)
         nicd_respond_error(c, 500, 0, NULL, 0);
         return;
     }
-    tv.tv_sec = ms / 1000;
-    tv.tv_usec = (suseconds_t) (ms % 1000) * 1000;
     evtimer_add(st->delay, &tv);
     c->h2->delayed++;
 }
