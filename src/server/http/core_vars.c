@@ -48,6 +48,15 @@ nicd_request_host(const nicd_request_t *r, const char **host, size_t *len)
     *len = n;
 }
 
+/* the port of an IPv4 or IPv6 address */
+static unsigned
+port_of(const struct sockaddr_storage *ss)
+{
+    return ss->ss_family == AF_INET6
+               ? ntohs(((const struct sockaddr_in6 *) ss)->sin6_port)
+               : ntohs(((const struct sockaddr_in *) ss)->sin_port);
+}
+
 unsigned
 nicd_local_port(nicd_conn_t *c)
 {
@@ -57,9 +66,7 @@ nicd_local_port(nicd_conn_t *c)
     if (getsockname(c->sc.fd, (struct sockaddr *) &ss, &len) != 0) {
         return 0;
     }
-    return ss.ss_family == AF_INET6
-               ? ntohs(((struct sockaddr_in6 *) &ss)->sin6_port)
-               : ntohs(((struct sockaddr_in *) &ss)->sin_port);
+    return port_of(&ss);
 }
 
 static const nicd_request_t *
@@ -414,13 +421,9 @@ GETTER(get_remote_port)
     struct sockaddr_storage ss;
 
     UNUSED_ARGS;
-    if (sockaddr_of(c, v, &ss) != 0) {
-        return 0;
-    }
-    if (ss.ss_family == AF_INET6) {
-        nicd_buf_addf(b, "%u", ntohs(((struct sockaddr_in6 *) &ss)->sin6_port));
-    } else if (ss.ss_family == AF_INET) {
-        nicd_buf_addf(b, "%u", ntohs(((struct sockaddr_in *) &ss)->sin_port));
+    if (sockaddr_of(c, v, &ss) == 0
+        && (ss.ss_family == AF_INET6 || ss.ss_family == AF_INET)) {
+        nicd_buf_addf(b, "%u", port_of(&ss));
     }
     return 0;
 }

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
 #include "server/conf/directive.h"
 #include "server/http/phases.h"
 #include "server/http/variables.h"
@@ -320,18 +321,6 @@ static const directive_t limit_req_directives[] = {
 
 /* ---- the zones ---- */
 
-static uint64_t
-key_hash(const char *p, size_t len)
-{
-    uint64_t h = 14695981039346656037ULL; /* FNV-1a */
-    size_t   i;
-
-    for (i = 0; i < len; i++) {
-        h = (h ^ (unsigned char) p[i]) * 1099511628211ULL;
-    }
-    return h;
-}
-
 static void
 use_unlink(zone_t *z, node_t *n)
 {
@@ -377,7 +366,7 @@ bucket_unlink(zone_t *z, node_t *n)
 static node_t *
 state_of(zone_t *z, const char *key, size_t len, long now, int *fresh)
 {
-    uint64_t h = key_hash(key, len);
+    uint64_t h = nicache_fnv1a64(key, len);
     size_t   keep = len < KEY_MAX ? len : KEY_MAX;
     node_t  *n;
 
