@@ -277,6 +277,24 @@ nicd_parse_msec(const char *s, long *out)
 }
 
 void
+nicd_buf_add_json(nicd_buf_t *b, const char *s, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char) s[i];
+
+        if (ch == '"' || ch == '\\') {
+            nicd_buf_addf(b, "\\%c", ch);
+        } else if (ch < 0x20) {
+            nicd_buf_addf(b, "\\u%04x", ch);
+        } else {
+            nicd_buf_add(b, s + i, 1);
+        }
+    }
+}
+
+void
 nicd_buf_add_escaped(nicd_buf_t *b, const char *s, size_t len)
 {
     static const char hex[] = "0123456789ABCDEF";

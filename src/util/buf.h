@@ -31,6 +31,9 @@ void nicd_buf_adds(nicd_buf_t *b, const char *s);
 /* s as nginx escapes log variables: '"', '\\' and non-printables as
  * \xHH. */
 void nicd_buf_add_escaped(nicd_buf_t *b, const char *s, size_t len);
+/* s inside a JSON string, as nginx writes one (escape=json, autoindex):
+ * '"' and '\\' escaped, control bytes as \u00XX, the rest as it is. */
+void nicd_buf_add_json(nicd_buf_t *b, const char *s, size_t len);
 void nicd_buf_add_u64(nicd_buf_t *b, uint64_t v);
 void nicd_buf_addf(nicd_buf_t *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -3,7 +3,7 @@ close, keepalive_requests, keepalive_timeout."""
 
 import time
 
-from nicd import Server, build, check
+from nicd import Server, build, check, raw
 
 
 def test_http11_keepalive():
@@ -85,24 +85,16 @@ def test_keepalive_time():
 def test_http2_goaway_after_keepalive_requests():
     """keepalive_requests over HTTP/2: after that many streams a GOAWAY
     naming the last one, the streams answered, then the end."""
-    import socket
     from test_http2 import frame, frames
     with Server(conf="listen 127.0.0.3:0 http2;\nkeepalive_requests 2;\n") \
             as s:
         s.put("a.txt", b"aaa")
         port = int(s.wait_log(
             r"listening on http://127\.0\.0\.3:(\d+)/").group(1))
-        sock = socket.create_connection(("127.0.0.3", port), timeout=10)
         block = b"\x82\x86\x04\x06/a.txt\x01\x01x"
-        sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0)
-                     + frame(1, 5, 1, block) + frame(1, 5, 3, block))
-        got = b""
-        while True:
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            got += chunk
-        sock.close()
+        got = raw(port, b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0)
+                  + frame(1, 5, 1, block) + frame(1, 5, 3, block),
+                  host="127.0.0.3")
         fs = frames(got)
         goaway = [p for t, _, _, p in fs if t == 7]
         check(goaway and int.from_bytes(goaway[0][:4], "big") == 3

@@ -35,24 +35,6 @@ utf8_len(const char *s, size_t len)
     return n;
 }
 
-static void
-json_string(nicd_buf_t *b, const char *s, size_t len)
-{
-    size_t i;
-
-    for (i = 0; i < len; i++) {
-        unsigned char ch = (unsigned char) s[i];
-
-        if (ch == '"' || ch == '\\') {
-            nicd_buf_addf(b, "\\%c", ch);
-        } else if (ch < 0x20) {
-            nicd_buf_addf(b, "\\u%04x", ch);
-        } else {
-            nicd_buf_add(b, s + i, 1);
-        }
-    }
-}
-
 void
 nicd_listing_html(nicd_buf_t *b, const char *path, nicd_listing_entry_t *e,
                   size_t n, int utf8, int localtime_, int exact_size)
@@ -160,7 +142,7 @@ nicd_listing_json(nicd_buf_t *b, nicd_listing_entry_t *e, size_t n)
     for (i = 0; i < n; i++) {
         nicd_http_date(date, e[i].mtime);
         NICD_BUF_LIT(b, "{ \"name\":\"");
-        json_string(b, e[i].name, e[i].len);
+        nicd_buf_add_json(b, e[i].name, e[i].len);
         nicd_buf_addf(b, "\", \"type\":\"%s\", \"mtime\":\"%s\"",
                       e[i].dir ? "directory" : "file", date);
         if (!e[i].dir) {

@@ -276,8 +276,6 @@ set_log_format(parse_t *ps, const char **a, int n)
 static void
 add_value(nicd_buf_t *b, int escape, const char *p, size_t len)
 {
-    size_t i;
-
     if (p == NULL || len == 0) {
         if (escape != 1) {
             nicd_buf_add(b, "-", 1);
@@ -286,19 +284,7 @@ add_value(nicd_buf_t *b, int escape, const char *p, size_t len)
     }
     switch (escape) {
     case 2: nicd_buf_add(b, p, len); return;
-    case 1:
-        for (i = 0; i < len; i++) {
-            unsigned char ch = (unsigned char) p[i];
-
-            if (ch == '"' || ch == '\\') {
-                nicd_buf_addf(b, "\\%c", ch);
-            } else if (ch < 0x20) {
-                nicd_buf_addf(b, "\\u%04x", ch);
-            } else {
-                nicd_buf_add(b, p + i, 1);
-            }
-        }
-        return;
+    case 1: nicd_buf_add_json(b, p, len); return;
     }
     nicd_buf_add_escaped(b, p, len);
 }
