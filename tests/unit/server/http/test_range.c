@@ -37,7 +37,7 @@ test_forms(void)
     CHECK_INT(parse("bytes=50-5000", 100), NICD_RANGE_OK);
     CHECK_INT(r[0].end, 99);
 
-    CHECK_INT(parse("BYTES=1-2 , 5-6,", 100), NICD_RANGE_OK);
+    CHECK_INT(parse("BYTES=1-2 , 5-6", 100), NICD_RANGE_OK);
     CHECK_INT(n, 2);
     CHECK_INT(r[1].start, 5);
     CHECK_INT(r[1].end, 6);
@@ -49,34 +49,44 @@ test_unsatisfiable(void)
     CHECK_INT(parse("bytes=100-", 100), NICD_RANGE_UNSATISFIABLE);
     CHECK_INT(parse("bytes=100-200", 100), NICD_RANGE_UNSATISFIABLE);
     CHECK_INT(parse("bytes=-0", 100), NICD_RANGE_UNSATISFIABLE);
-    CHECK_INT(parse("bytes=0-0", 0), NICD_RANGE_UNSATISFIABLE);
-    CHECK_INT(parse("bytes=-5", 0), NICD_RANGE_UNSATISFIABLE);
+    CHECK_INT(parse("bytes=5-1", 100), NICD_RANGE_UNSATISFIABLE);
+    /* an empty file goes out whole (nginx) */
+    CHECK_INT(parse("bytes=0-0", 0), NICD_RANGE_IGNORE);
+    CHECK_INT(parse("bytes=-5", 0), NICD_RANGE_IGNORE);
     /* one satisfiable among unsatisfiable ones is kept alone */
     CHECK_INT(parse("bytes=200-300,0-0", 100), NICD_RANGE_OK);
     CHECK_INT(n, 1);
     CHECK_INT(r[0].end, 0);
 }
 
+/* another unit: the whole file */
 static void
 test_ignored(void)
 {
     static const char *cases[] = {
-        "bytes=5-1",
-        "items=0-1",
-        "bytes 0-1",
-        "bytes=",
-        "bytes=a-b",
-        "bytes=1",
-        "bytes=--1",
-        "bytes=0-1;x",
-        "bytes=1-2-3",
-        "bytes=99999999999999999999-",
-        "",
+        "items=0-1", "bytes 0-1", "bytes=", "",
     };
     size_t i;
 
     for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         CHECK_INT(parse(cases[i], 100), NICD_RANGE_IGNORE);
+    }
+}
+
+/* a specifier that does not parse: 416, as nginx */
+static void
+test_refused(void)
+{
+    static const char *cases[] = {
+        "bytes=a-b",   "bytes=1",     "bytes=--1",
+        "bytes=0-1;x", "bytes=1-2-3", "bytes=99999999999999999999-",
+        "bytes=1-2,",  "bytes=,1-2",  "bytes=10-11 12-",
+        "bytes=0-\t1",
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        CHECK_INT(parse(cases[i], 100), NICD_RANGE_UNSATISFIABLE);
     }
 }
 
@@ -89,6 +99,10 @@ test_max(void)
               NICD_RANGE_OK);
     CHECK_INT(nicd_range_parse("bytes=0-0,1-1,2-2", 17, 100, 2, few, &n),
               NICD_RANGE_IGNORE);
+    /* unsatisfiable ones do not count (nginx's) */
+    CHECK_INT(nicd_range_parse("bytes=0-0,200-,1-1", 18, 100, 2, few, &n),
+              NICD_RANGE_OK);
+    CHECK_INT(n, 2);
 }
 
 /* ranges that add up to more than the file: the whole file (nginx's
@@ -122,6 +136,7 @@ main(void)
     RUN(test_forms);
     RUN(test_unsatisfiable);
     RUN(test_ignored);
+    RUN(test_refused);
     RUN(test_max);
     RUN(test_amplification);
     return harness_report("test_range");
