@@ -55,6 +55,14 @@ def test_config_test():
     check(rc == 1 and "missing.conf" in out and "No such file" in out, out)
     rc, out = run("--no-such-flag")
     check(rc == 2 and "usage:" in out, out)
+    # a file read to its end whatever its size says: a pipe's is 0
+    for text, want in (("root %s;\nlisten 127.0.0.1:0;\n" % d, 0),
+                       ("keepalive_timeout forever;\n", 1)):
+        p = subprocess.run([NICD, "-t", "-c", "/dev/stdin"],
+                           input=text.encode(), capture_output=True,
+                           timeout=30)
+        check(p.returncode == want, p.stderr)
+    check(b'"forever"' in p.stderr, p.stderr)
     shutil.rmtree(d)
 
 

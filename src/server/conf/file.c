@@ -340,11 +340,11 @@ dump_file(nicd_conf_t *c, const char *name, const char *text, size_t len)
 static int
 include_file(parse_t *ps, const char *full)
 {
-    char        dir[4096];
-    char       *text = NULL, *slash;
-    struct stat st;
-    int         fd, rc = -1;
-    ssize_t     n;
+    char       dir[4096];
+    char      *slash;
+    nicd_buf_t text = {0};
+    int        fd, rc = -1;
+    ssize_t    n;
 
     snprintf(dir, sizeof(dir), "%s", full);
     slash = strrchr(dir, '/');
@@ -355,32 +355,38 @@ include_file(parse_t *ps, const char *full)
     }
 
     fd = open(full, O_RDONLY | O_CLOEXEC);
-    if (fd == -1 || fstat(fd, &st) != 0) {
+    if (fd == -1) {
         fail(ps, "open() \"%s\" failed (%s)", full, strerror(errno));
         goto err;
     }
-    text = malloc((size_t) st.st_size + 1);
-    if (text == NULL) {
-        fail(ps, "out of memory");
-        goto err;
-    }
-    n = read(fd, text, (size_t) st.st_size);
-    if (n != st.st_size) {
-        fail(ps, "read() \"%s\" failed", full);
-        goto err;
-    }
-    text[n] = '\0';
-    if (ps->conf->dump && dump_file(ps->conf, full, text, (size_t) n) != 0) {
+    /* to the end, whatever its size says (a pipe's is 0: -c /dev/stdin) */
+    do {
+        if (nicd_buf_reserve(&text, 65536) != 0) {
+            fail(ps, "out of memory");
+            goto err;
+        }
+        n = read(fd, text.data + text.len, text.size - text.len - 1);
+        if (n == -1 && errno == EINTR) {
+            continue;
+        }
+        if (n == -1) {
+            fail(ps, "read() \"%s\" failed (%s)", full, strerror(errno));
+            goto err;
+        }
+        text.len += (size_t) n;
+    } while (n != 0);
+    text.data[text.len] = '\0';
+    if (ps->conf->dump && dump_file(ps->conf, full, text.data, text.len) != 0) {
         fail(ps, "out of memory");
         goto err;
     }
     /* an include's relative paths are the main file's directory's (nginx's
      * configuration prefix), however deep it is */
-    rc =
-        parse_text(ps, text, (size_t) n, full, ps->dir != NULL ? ps->dir : dir);
+    rc = parse_text(ps, text.data, text.len, full,
+                    ps->dir != NULL ? ps->dir : dir);
 
 err:
-    free(text);
+    nicd_buf_free(&text);
     if (fd != -1) {
         close(fd);
     }
