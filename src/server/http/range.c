@@ -99,7 +99,7 @@ nicd_range_parse(const char *v, size_t len, off_t size, int max,
         if (spec(v, len, &i, size, &a, &b) != 0) {
             return NICD_RANGE_UNSATISFIABLE;
         }
-        if (a < b) {
+        if (a < b) { /* satisfiable; else left out, unless the file is empty */
             if (count == max) {
                 return NICD_RANGE_IGNORE; /* more than max_ranges */
             }
@@ -109,7 +109,7 @@ nicd_range_parse(const char *v, size_t len, off_t size, int max,
             count++;
         } else if (a == 0) {
             return NICD_RANGE_IGNORE; /* an empty file: the whole of it */
-        } /* else unsatisfiable: left out */
+        }
         if (i == len) {
             break;
         }
