@@ -4,6 +4,7 @@ are a 500 or 413 and a log line, never a crash; a HUP loads the script
 again; conf/specweb99.lua answers SPECweb99's dynamic requests; nicload
 --mix full runs against nicd alone."""
 
+import gzip
 import json
 import os
 import shutil
@@ -278,3 +279,54 @@ def test_a_request_with_a_body_waits_for_limit_req():
         r = c.request("/l/again", "HEAD")
         check(r.status == 201, repr(r.status))
         c.close()
+
+
+CHARSETS = r"""
+return function(r)
+  if r.query == "win" then
+    return 200, {["Content-Type"] = "text/plain; charset=windows-1251"},
+      "\207\240\232\226\229\242"
+  end
+  if r.query == "gz" then
+    return 200, {["Content-Type"] = "text/html"}, string.rep("text ", 100)
+  end
+  if r.query == "own" then
+    return 200, {["Content-Type"] = "text/html",
+                 ["Content-Encoding"] = "identity"}, string.rep("text ", 100)
+  end
+  return 200, {["Content-Type"] = "text/plain"},
+    "\208\159\209\128\208\184\208\178\208\181\209\130"
+end
+"""
+
+
+def test_answers_go_through_charset_and_gzip():
+    """A handler's answer goes through the body filters as nginx's
+    handlers' do: recoded into the location's charset (from the one its
+    type names with override_charset), compressed by gzip on the fly
+    unless it encoded the body itself."""
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "maps.conf"), "w") as f:
+            # a few letters of Debian's koi-utf and koi-win, written here
+            f.write("charset_map koi8-r utf-8 { F0 D09F; D2 D180; C9 D0B8;"
+                    " D7 D0B2; C5 D0B5; D4 D182; }\n"
+                    "charset_map koi8-r windows-1251 { F0 CF; D2 F0; C9 E8;"
+                    " D7 E2; C5 E5; D4 F2; }\n")
+        extra = ("include %s/maps.conf; gzip on; gzip_min_length 100; "
+                 "charset koi8-r; source_charset utf-8; override_charset on;"
+                 % d)
+        with lua_server(script(d, CHARSETS), extra) as s:
+            r = get(s.port, "/l/x")
+            check(r.status == 200 and r.body == b"\xf0\xd2\xc9\xd7\xc5\xd4"
+                  and r.header("Content-Type")
+                  == "text/plain; charset=koi8-r", repr(r))
+            r = get(s.port, "/l/x?win")
+            check(r.body == b"\xf0\xd2\xc9\xd7\xc5\xd4"
+                  and r.header("Content-Type")
+                  == "text/plain; charset=koi8-r", repr(r))
+            r = get(s.port, "/l/x?gz", headers={"Accept-Encoding": "gzip"})
+            check(r.header("Content-Encoding") == "gzip"
+                  and gzip.decompress(r.body) == b"text " * 100, repr(r))
+            r = get(s.port, "/l/x?own", headers={"Accept-Encoding": "gzip"})
+            check(r.header("Content-Encoding") == "identity"
+                  and r.body == b"text " * 100, repr(r))

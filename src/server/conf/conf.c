@@ -6,6 +6,7 @@
  * directives are http/core_module.c's.
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -168,7 +169,6 @@ loc_merge(nicd_conf_t *c, nicd_loc_conf_t *l, const nicd_loc_conf_t *p)
     NICD_MERGE(l, p, max_ranges, 64);
     NICD_MERGE(l, p, limit_rate, 0);
     NICD_MERGE_PTR(l, p, default_type, "text/plain");
-    NICD_MERGE_PTR(l, p, charset, NULL);
     NICD_MERGE(l, p, gzip_vary, 0);
     NICD_MERGE(l, p, absolute_redirect, 1);
     for (i = 0; i < c->nmodules; i++) {
@@ -525,6 +525,49 @@ nicd_conf_slot_str(parse_t *ps, const char **a, int n)
     }
     return nicd_conf_str(SLOT(ps, char *), a[0]);
 }
+
+const char *
+nicd_conf_slot_types(parse_t *ps, const char **a, int n)
+{
+    nicd_types_t *l = SLOT(ps, nicd_types_t);
+    char         *p;
+    int           i;
+
+    l->type = nicd_conf_alloc(ps->conf, sizeof(char *) * (size_t) n);
+    if (l->type == NULL) {
+        return "out of memory";
+    }
+    for (i = 0; i < n; i++) {
+        if ((l->type[i] = p = nicd_conf_strdup(ps->conf, a[i])) == NULL) {
+            return "out of memory";
+        }
+        for (; *p != '\0'; p++) {
+            *p = (char) tolower((unsigned char) *p);
+        }
+    }
+    l->n = n;
+    return NULL;
+}
+
+int
+nicd_types_has(const nicd_types_t *l, const char *t, size_t tlen)
+{
+    size_t len = 0;
+    int    i;
+
+    while (len < tlen && t[len] != ';' && t[len] != ' ') {
+        len++;
+    }
+    for (i = 0; i < l->n; i++) {
+        if ((l->type[i][0] == '*' && l->type[i][1] == '\0')
+            || (strlen(l->type[i]) == len
+                && strncasecmp(l->type[i], t, len) == 0)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* a location's content handler: one a location */
 const char *
 nicd_conf_handler(parse_t *ps, nicd_content_pt h, const char *name)

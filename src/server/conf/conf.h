@@ -109,7 +109,6 @@ struct nicd_loc_conf_s {
     void *root_cv;      /* alias with variables, compiled (nicd_cv_t) */
     int   etag, if_modified_since, max_ranges;
     char *default_type;
-    char *charset;
     long  limit_rate;        /* bytes/s; 0: none */
     int   absolute_redirect; /* Location with scheme and host (nginx) */
 

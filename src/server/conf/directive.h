@@ -244,4 +244,18 @@ const char *nicd_conf_slot_positive(parse_t *ps, const char **a, int n);
 const char *nicd_conf_slot_str(parse_t *ps, const char **a, int n);
 const char *nicd_conf_slot_num(parse_t *ps, const char **a, int n);
 
+/*
+ * A list of MIME types (gzip_types, charset_types: nginx's
+ * ngx_http_types_slot): slot_types sets one from every argument (lower
+ * case; "*" is any type); a level that sets none takes its enclosing
+ * level's whole (NICD_MERGE_LIST(conf, prev, types.type, types.n)).
+ */
+typedef struct {
+    char **type; /* NULL: not set at this level */
+    int    n;
+} nicd_types_t;
+const char *nicd_conf_slot_types(parse_t *ps, const char **a, int n);
+/* is t (tlen bytes; its parameters after ';' not read) in l?  1 or 0 */
+int nicd_types_has(const nicd_types_t *l, const char *t, size_t tlen);
+
 #endif /* NICD_DIRECTIVE_H */

@@ -606,7 +606,6 @@ static const directive_t core_directives[] = {
     {"root", CTX_HSL, 1, 1, set_root, 0},
     {"alias", CTX_LOC, 1, 1, set_root, 0},
     {"default_type", CTX_HSL, 1, 1, nicd_conf_slot_str, LOC(default_type)},
-    {"charset", CTX_HSL, 1, 1, nicd_conf_slot_str, LOC(charset)},
     {"if_modified_since", CTX_HSL, 1, 1, nicd_conf_slot_enum,
      LOC(if_modified_since), 0, ims_values},
     {"etag", CTX_HSL, 1, 1, nicd_conf_slot_flag, LOC(etag)},

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "server/http/handler.h"
 #include "server/http/http2.h"
@@ -157,46 +158,87 @@ nicd_accepts_gzip(const nicd_str_t *v)
     return 0;
 }
 
-/* nginx's charset_types: the types "charset" adds its charset to */
-static int
-charset_type(const char *t, size_t len)
+size_t
+nicd_content_type_value(nicd_conn_t *c, const char *t, size_t len, char *out,
+                        size_t cap)
 {
-    static const char *const types[] = {
-        "text/html",
-        "text/xml",
-        "text/plain",
-        "text/vnd.wap.wml",
-        "application/javascript",
-        "application/rss+xml",
-    };
-    size_t i;
+    char   name[64];
+    size_t tl;
+    int    n;
 
-    for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
-        if (strlen(types[i]) == len && memcmp(t, types[i], len) == 0) {
-            return 1;
+    /* not on 301 and 302, as nginx: old browsers took it for the next
+     * page's */
+    if (nicd_resp_charset(c, t, len, name, sizeof(name), NULL) > 0
+        && c->r->status != 301 && c->r->status != 302) {
+        /* a charset the type named already gives way (override_charset) */
+        for (tl = 0; tl < len && t[tl] != ';'; tl++) {
+        }
+        while (tl > 0 && t[tl - 1] == ' ') {
+            tl--;
+        }
+        n = snprintf(out, cap, "%.*s; charset=%s", (int) tl, t, name);
+        if (n > 0 && (size_t) n < cap) {
+            return (size_t) n;
         }
     }
-    return 0;
+    n = snprintf(out, cap, "%.*s", (int) len, t);
+    return n > 0 && (size_t) n < cap ? (size_t) n : 0;
 }
 
 void
 nicd_resp_content_type(nicd_conn_t *c, const char *t, size_t len)
 {
-    char buf[256];
-    int  n;
+    char   buf[256];
+    size_t n = nicd_content_type_value(c, t, len, buf, sizeof(buf));
 
-    /* not on 301 and 302, as nginx: old browsers took it for the next
-     * page's */
-    if (c->r->loc != NULL && c->r->loc->charset != NULL && charset_type(t, len)
-        && c->r->status != 301 && c->r->status != 302) {
-        n = snprintf(buf, sizeof(buf), "%.*s; charset=%s", (int) len, t,
-                     c->r->loc->charset);
-        if (n > 0 && (size_t) n < sizeof(buf)) {
-            NICD_RESP_HEADER(c, "Content-Type", buf, (size_t) n);
-            return;
-        }
+    if (n > 0) {
+        NICD_RESP_HEADER(c, "Content-Type", buf, n);
+    } else {
+        NICD_RESP_HEADER(c, "Content-Type", t, len); /* a long one */
     }
-    NICD_RESP_HEADER(c, "Content-Type", t, len);
+}
+
+/* the bottom of the body filters: the body as it is */
+static const char *
+body_as_it_is(nicd_conn_t *c, const char *type, size_t tlen, const char *body,
+              size_t *len, nicd_buf_t *tmp)
+{
+    (void) c;
+    (void) type;
+    (void) tlen;
+    (void) len;
+    (void) tmp;
+    return body;
+}
+
+nicd_body_filter_pt nicd_top_body_filter = body_as_it_is;
+
+int
+nicd_file_read(nicd_conn_t *c, nicd_file_t *f, nicd_buf_t *out,
+               const char *what)
+{
+    size_t  size = (size_t) f->file.size, got = 0;
+    ssize_t n;
+
+    if (nicd_buf_reserve(out, size) != 0) {
+        return -1;
+    }
+    while (got < size) {
+        n = pread(f->file.fd, out->data + out->len + got, size - got,
+                  (off_t) got);
+        if (n <= 0) {
+            if (n == -1 && errno == EINTR) {
+                continue;
+            }
+            log_error(LOG_ERR, n == 0 ? 0 : errno,
+                      "pread() for %s failed%s, client: %s", what,
+                      n == 0 ? " (the file shrank)" : "", c->addr);
+            return -1;
+        }
+        got += (size_t) n;
+    }
+    out->len += size;
+    return 0;
 }
 
 int

@@ -89,9 +89,11 @@ typedef struct nicd_req_s {
      * answer and the protocol answers the request again, from the start
      * with resumed set, after this many milliseconds */
     uint32_t    delay_ms;
-    unsigned    gzipped : 1; /* gzip_static sent the .gz of the file */
-    unsigned    vary_ae : 1; /* Vary: Accept-Encoding */
-    const char *type_of;     /* the file a .gz stands for */
+    unsigned    gzipped : 1;      /* gzip_static sent the .gz of the file */
+    unsigned    vary_ae : 1;      /* Vary: Accept-Encoding */
+    unsigned    body_gzipped : 1; /* the body filters compressed a body in
+                                     memory: Content-Encoding: gzip */
+    const char *type_of;          /* the file a .gz stands for */
     /* the response's header fields as sent ("name\0value\0" each), kept
      * when the configuration reads $sent_http_ (conf->keep_sent) */
     nicd_buf_t *sent;
@@ -173,8 +175,12 @@ nicd_resp_header(nicd_conn_t *c, const char *name, size_t nlen,
 #define NICD_RESP_HEADER(c, name, v, len)                                      \
     nicd_resp_header((c), name, sizeof(name) - 1, (v), (len))
 
-/* Content-Type t, with the location's charset where nginx adds it */
+/* Content-Type t, with the response's charset where nginx adds it */
 void nicd_resp_content_type(nicd_conn_t *c, const char *t, size_t len);
+/* ... its value into out (cap bytes, NUL-terminated): its length, or 0
+ * when it does not fit (a multipart body's parts say it too) */
+size_t nicd_content_type_value(nicd_conn_t *c, const char *t, size_t len,
+                               char *out, size_t cap);
 
 /*
  * The header filters, as nginx's chain: a module that adds header fields
@@ -185,6 +191,32 @@ void nicd_resp_content_type(nicd_conn_t *c, const char *t, size_t len);
  */
 typedef void (*nicd_header_filter_pt)(nicd_conn_t *c);
 extern nicd_header_filter_pt nicd_top_header_filter;
+
+/*
+ * The body filters of a body in memory (error pages, return's text), as
+ * nginx's chain and in its order (charset's recoding, then gzip): a
+ * module puts its filter on top in its init, keeping the one that was
+ * there, and hands it what it made.  A filter returns what to send:
+ * body, or bytes it made into tmp (the caller frees tmp once sent), *len
+ * their length.
+ */
+typedef const char *(*nicd_body_filter_pt)(nicd_conn_t *c, const char *type,
+                                           size_t tlen, const char *body,
+                                           size_t *len, nicd_buf_t *tmp);
+extern nicd_body_filter_pt nicd_top_body_filter;
+
+/* a body recoded into another charset (modules/charset.c's maps) */
+typedef struct nicd_recode_s nicd_recode_t;
+struct nicd_recode_s {
+    /* in (len bytes) recoded, appended to out: 0, or -1 (out of memory) */
+    int (*run)(const nicd_recode_t *rc, const char *in, size_t len,
+               nicd_buf_t *out);
+    int same_length; /* byte for byte: lengths and ranges still hold */
+};
+
+/* the whole of file f appended to out: 0, or -1 (logged, for what) */
+int nicd_file_read(nicd_conn_t *c, nicd_file_t *f, nicd_buf_t *out,
+                   const char *what);
 
 /* Vary where a compression was involved, the header filters, the end */
 void nicd_resp_end_headers(nicd_conn_t *c);
@@ -258,20 +290,25 @@ int nicd_accepts_gzip(const nicd_str_t *v);
  * it calls no module by name.  NULL: the module is not in the list.
  */
 typedef struct {
-    /* the body filter (modules/gzip.c): a body in memory (error pages,
-     * return's text), compressed into tmp where the location's gzip
-     * wants it (then *len is the new length): what to send */
-    const char *(*body_filter)(nicd_conn_t *c, const char *type, size_t tlen,
-                               const char *body, size_t *len, nicd_buf_t *tmp);
+    /* the charset (modules/charset.c): the charset a response of type t
+     * (tlen bytes, as the handler gives it, parameters and all) goes
+     * out with, NUL-terminated in name (cap bytes): its length, 0 for
+     * none; with rc, in *rc what recodes the body into it (NULL:
+     * nothing to recode).  The Content-Type's call (rc NULL) logs a
+     * pair of charsets no charset_map joins. */
+    size_t (*charset)(nicd_conn_t *c, const char *t, size_t tlen, char *name,
+                      size_t cap, const nicd_recode_t **rc);
     /* error_page (modules/error_page.c): the location's page answers
      * status instead, once a request (1), or 0 */
     int (*error_page)(nicd_conn_t *c, int status, int head);
-    /* ... and of a whole file f of type, the response to r in location
-     * lc: 1 when the filter answered with a body of its own (gzip's),
-     * 0 to send the file as it is */
+    /* the file filter (modules/gzip.c): a whole file f of type, the
+     * response to r in location lc, its bytes those of mem (len of
+     * them: recoded by its charset) or, mem NULL, the file's: 1 when
+     * the filter answered with a body of its own (gzip's), 0 to send
+     * the body as it is */
     int (*file_filter)(nicd_conn_t *c, const struct nicd_request_s *r,
                        const nicd_loc_conf_t *lc, nicd_file_t *f,
-                       const char *type);
+                       const char *type, const char *mem, size_t len);
     /* the log phase (modules/log_format.c): the access logs of the
      * request at hand, those of its location (else its server's, else the
      * address' default server's, for a request that did not parse) whose
@@ -289,23 +326,37 @@ typedef struct {
 
 extern nicd_http_hooks_t nicd_http_hooks;
 
-/* body through the body filter (unchanged without one) */
+/* body through the body filters (unchanged without any) */
 static inline const char *
 nicd_body_filter(nicd_conn_t *c, const char *type, size_t tlen,
                  const char *body, size_t *len, nicd_buf_t *tmp)
 {
-    return nicd_http_hooks.body_filter == NULL
-               ? body
-               : nicd_http_hooks.body_filter(c, type, tlen, body, len, tmp);
+    return nicd_top_body_filter(c, type, tlen, body, len, tmp);
+}
+
+/* the charset of a response of type t (nicd_http_hooks.charset), and in
+ * *rc (not NULL) its recoding; 0: none */
+static inline size_t
+nicd_resp_charset(nicd_conn_t *c, const char *t, size_t tlen, char *name,
+                  size_t cap, const nicd_recode_t **rc)
+{
+    if (nicd_http_hooks.charset == NULL) {
+        if (rc != NULL) {
+            *rc = NULL;
+        }
+        return 0;
+    }
+    return nicd_http_hooks.charset(c, t, tlen, name, cap, rc);
 }
 
 /* a whole file's body through the file filter: 1 when it answered */
 static inline int
 nicd_file_filter(nicd_conn_t *c, const nicd_request_t *r,
-                 const nicd_loc_conf_t *lc, nicd_file_t *f, const char *type)
+                 const nicd_loc_conf_t *lc, nicd_file_t *f, const char *type,
+                 const char *mem, size_t len)
 {
     return nicd_http_hooks.file_filter != NULL
-           && nicd_http_hooks.file_filter(c, r, lc, f, type);
+           && nicd_http_hooks.file_filter(c, r, lc, f, type, mem, len);
 }
 
 /* the access logs of the request at hand (0: none, or no log module) */

@@ -537,7 +537,7 @@ nicd_respond_error_hdr(nicd_conn_t *c, int status, int head, const char *name,
     body = nicd_body_filter(c, "text/html", 9, page, &blen, &z);
     nicd_resp_start(c, status);
     nicd_resp_content_type(c, "text/html", 9);
-    if (body != page) {
+    if (c->r->body_gzipped) {
         NICD_RESP_HEADER(c, "Content-Encoding", "gzip", 4);
     }
     nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) blen);

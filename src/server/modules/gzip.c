@@ -30,11 +30,10 @@
 /* the module's settings of a level (gzip_vary is the core's, as
  * nginx's: gzip_static reads it too) */
 typedef struct {
-    int    enable;
-    int    comp_level;
-    size_t min_length;
-    char **types; /* gzip_types besides text/html; NULL: unset */
-    int    ntypes;
+    int          enable;
+    int          comp_level;
+    size_t       min_length;
+    nicd_types_t types; /* gzip_types besides text/html */
 } gzip_conf_t;
 
 nicd_module_t nicd_gzip_module;
@@ -64,26 +63,7 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
     if (gc->min_length == (size_t) -1) {
         gc->min_length = p != NULL ? p->min_length : 20;
     }
-    NICD_MERGE_LIST(gc, p, types, ntypes);
-    return NULL;
-}
-
-static const char *
-set_gzip_types(parse_t *ps, const char **a, int n)
-{
-    gzip_conf_t *l = nicd_conf_module_loc(ps);
-    int          i;
-
-    l->types = nicd_conf_alloc(ps->conf, sizeof(char *) * (size_t) n);
-    if (l->types == NULL) {
-        return "out of memory";
-    }
-    for (i = 0; i < n; i++) {
-        if ((l->types[i] = nicd_conf_strdup(ps->conf, a[i])) == NULL) {
-            return "out of memory";
-        }
-    }
-    l->ntypes = n;
+    NICD_MERGE_LIST(gc, p, types.type, types.n);
     return NULL;
 }
 
@@ -108,22 +88,13 @@ wanted(nicd_conn_t *c, const gzip_conf_t *gc, const char *type, size_t tlen,
        uint64_t len)
 {
     const nicd_request_t *r = c->r->in;
-    int                   i;
 
     if (!gc->enable || r == NULL || len < gc->min_length || len > GZIP_MAX) {
         return 0;
     }
-    if (!(tlen == 9 && memcmp(type, "text/html", 9) == 0)) {
-        for (i = 0; i < gc->ntypes; i++) {
-            if (strcmp(gc->types[i], "*") == 0
-                || (strlen(gc->types[i]) == tlen
-                    && strncasecmp(gc->types[i], type, tlen) == 0)) {
-                break;
-            }
-        }
-        if (i == gc->ntypes) {
-            return 0;
-        }
+    if (!(tlen == 9 && memcmp(type, "text/html", 9) == 0)
+        && !nicd_types_has(&gc->types, type, tlen)) {
+        return 0;
     }
     /* from here on the answer depends on Accept-Encoding */
     c->r->vary_ae |= c->r->loc->gzip_vary;
@@ -159,6 +130,8 @@ gzip_compress(int level, const char *in, size_t len, nicd_buf_t *out)
     return rc == Z_STREAM_END ? 0 : -1;
 }
 
+static nicd_body_filter_pt next_body_filter;
+
 /* the body filter of a body in memory (error pages, return's text) */
 static const char *
 gzip_body(nicd_conn_t *c, const char *type, size_t tlen, const char *body,
@@ -166,57 +139,49 @@ gzip_body(nicd_conn_t *c, const char *type, size_t tlen, const char *body,
 {
     const gzip_conf_t *gc;
 
-    if (c->r->loc == NULL) {
-        return body;
+    if (c->r->loc != NULL) {
+        gc = NICD_LOC_CONF(c->r->loc, nicd_gzip_module);
+        if (wanted(c, gc, type, tlen, (uint64_t) *len)
+            && gzip_compress(gc->comp_level, body, *len, tmp) == 0) {
+            *len = tmp->len;
+            body = tmp->data;
+            c->r->body_gzipped = 1;
+        }
     }
-    gc = NICD_LOC_CONF(c->r->loc, nicd_gzip_module);
-    if (!wanted(c, gc, type, tlen, (uint64_t) *len)
-        || gzip_compress(gc->comp_level, body, *len, tmp) != 0) {
-        return body;
-    }
-    *len = tmp->len;
-    return tmp->data;
+    return next_body_filter(c, type, tlen, body, len, tmp);
 }
 
 /* the body filter of a whole file f of type (not one gzip_static already
- * chose): the body compressed in memory, ranges and all, and answered
- * (1), or 0 when it is not to be or could not be (send it as it is) */
+ * chose), its bytes mem (len of them) or the file's: the body compressed
+ * in memory, ranges and all, and answered (1), or 0 when it is not to be
+ * or could not be (send it as it is) */
 static int
 gzip_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
-          nicd_file_t *f, const char *type)
+          nicd_file_t *f, const char *type, const char *mem, size_t len)
 {
     const gzip_conf_t *gc = NICD_LOC_CONF(lc, nicd_gzip_module);
-    nicd_buf_t         z = {0};
-    char              *raw, etag[64];
-    size_t             size = (size_t) f->file.size, got = 0;
-    ssize_t            n;
+    nicd_buf_t         z = {0}, raw = {0};
+    char               etag[64];
     int                k;
 
     if (!gc->enable) {
         return 0; /* the common case: nothing to measure (strlen) first */
     }
-    if (c->r->gzipped || !wanted(c, gc, type, strlen(type), (uint64_t) size)) {
+    if (mem == NULL) {
+        len = (size_t) f->file.size;
+    }
+    if (c->r->gzipped || !wanted(c, gc, type, strlen(type), (uint64_t) len)) {
         return 0;
     }
-    raw = malloc(size > 0 ? size : 1);
-    if (raw == NULL) {
-        return 0;
-    }
-    while (got < size) {
-        n = pread(f->file.fd, raw + got, size - got, (off_t) got);
-        if (n <= 0) {
-            if (n == -1 && errno == EINTR) {
-                continue;
-            }
-            log_error(LOG_ERR, errno, "pread() for gzip failed, client: %s",
-                      c->addr);
-            free(raw);
+    if (mem == NULL) {
+        if (nicd_file_read(c, f, &raw, "gzip") != 0) {
+            nicd_buf_free(&raw);
             return 0; /* sent as it is, then */
         }
-        got += (size_t) n;
+        mem = raw.data;
     }
-    k = gzip_compress(gc->comp_level, raw, size, &z);
-    free(raw);
+    k = gzip_compress(gc->comp_level, mem, len, &z);
+    nicd_buf_free(&raw);
     if (k != 0) {
         nicd_buf_free(&z);
         return 0;
@@ -245,7 +210,8 @@ gzip_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
 
 static const directive_t nicd_gzip_directives[] = {
     {"gzip", CTX_HSL, 1, 1, nicd_conf_slot_flag, offsetof(gzip_conf_t, enable)},
-    {"gzip_types", CTX_HSL, 1, MAX_ARGS, set_gzip_types, 0},
+    {"gzip_types", CTX_HSL, 1, MAX_ARGS, nicd_conf_slot_types,
+     offsetof(gzip_conf_t, types)},
     {"gzip_comp_level", CTX_HSL, 1, 1, nicd_conf_slot_num,
      offsetof(gzip_conf_t, comp_level), 0, &comp_levels},
     {"gzip_min_length", CTX_HSL, 1, 1, nicd_conf_slot_size,
@@ -260,7 +226,8 @@ static const directive_t nicd_gzip_directives[] = {
 static void
 gzip_init(void)
 {
-    nicd_http_hooks.body_filter = gzip_body;
+    next_body_filter = nicd_top_body_filter;
+    nicd_top_body_filter = gzip_body;
     nicd_http_hooks.file_filter = gzip_file;
 }
 

@@ -262,13 +262,22 @@ header_ok(const char *s, size_t n, int name)
     return 1;
 }
 
+/* what the handler's headers say of its body */
+typedef struct {
+    const char *type; /* its Content-Type (text/html unless it gives one) */
+    size_t      tlen;
+    int         encoded; /* it gave a Content-Encoding */
+} lua_head_t;
+
 /*
- * The headers table at stack -2 (under the body): each pair checked, and
- * sent through c unless c is NULL (the framing's own are left out).
- * 0, or -1 at the first pair that is not a valid name = value.
+ * The headers table at stack -2 (under the body): each pair checked (and
+ * its type and encoding noted in h), and sent through c unless c is NULL
+ * (the framing's own are left out; Content-Type goes with the charset
+ * module's word, nicd_resp_content_type).  0, or -1 at the first pair
+ * that is not a valid name = value.
  */
 static int
-headers(lua_State *L, nicd_conn_t *c, int *has_type)
+headers(lua_State *L, nicd_conn_t *c, lua_head_t *h)
 {
     const char *n, *v;
     size_t      nl, vl;
@@ -286,13 +295,21 @@ headers(lua_State *L, nicd_conn_t *c, int *has_type)
             lua_pop(L, 2);
             return -1;
         }
-        if (c == NULL || (nl == 14 && strncasecmp(n, "Content-Length", 14) == 0)
+        if ((nl == 14 && strncasecmp(n, "Content-Length", 14) == 0)
             || (nl == 10 && strncasecmp(n, "Connection", 10) == 0)
             || (nl == 17 && strncasecmp(n, "Transfer-Encoding", 17) == 0)) {
             continue; /* the framing is the server's */
         }
-        *has_type |= nl == 12 && strncasecmp(n, "Content-Type", 12) == 0;
-        nicd_resp_header(c, n, nl, v, vl);
+        if (nl == 12 && strncasecmp(n, "Content-Type", 12) == 0
+            && lua_type(L, -1) == LUA_TSTRING) {
+            h->type = v; /* the table holds the string while it answers */
+            h->tlen = vl;
+            continue;
+        }
+        h->encoded |= nl == 16 && strncasecmp(n, "Content-Encoding", 16) == 0;
+        if (c != NULL) {
+            nicd_resp_header(c, n, nl, v, vl);
+        }
     }
     return 0;
 }
@@ -301,9 +318,11 @@ headers(lua_State *L, nicd_conn_t *c, int *has_type)
 static int
 respond(nicd_conn_t *c, const nicd_request_t *r, lua_State *L, const char *file)
 {
-    int         head = r->method == NICD_M_HEAD, status, has_type = 0;
+    int         head = r->method == NICD_M_HEAD, status;
     size_t      blen = 0;
     const char *body = NULL;
+    lua_head_t  h = {"text/html", 9, 0};
+    nicd_buf_t  z = {0};
 
     if (!lua_isnumber(L, -3) || lua_tointeger(L, -3) < 100
         || lua_tointeger(L, -3) > 599
@@ -321,25 +340,32 @@ respond(nicd_conn_t *c, const nicd_request_t *r, lua_State *L, const char *file)
         body = lua_tolstring(L, -1, &blen);
     }
     /* every header is checked before the first is sent */
-    if (lua_istable(L, -2) && headers(L, NULL, &has_type) != 0) {
+    if (lua_istable(L, -2) && headers(L, NULL, &h) != 0) {
         log_error(LOG_ERR, 0,
                   "lua: %s: a header is not a valid name = value pair "
                   "(strings; no CR, LF or NUL), client: %s",
                   file, c->addr);
         return -1;
     }
-    nicd_resp_start(c, status);
-    if (lua_istable(L, -2)) {
-        (void) headers(L, c, &has_type);
+    /* the body filters (charset, gzip), as nginx's run on any handler's;
+     * not on a body the handler encoded itself */
+    if (body != NULL && !h.encoded) {
+        body = nicd_body_filter(c, h.type, h.tlen, body, &blen, &z);
     }
-    if (!has_type) {
-        NICD_RESP_HEADER(c, "Content-Type", "text/html", 9);
+    nicd_resp_start(c, status);
+    nicd_resp_content_type(c, h.type, h.tlen);
+    if (c->r->body_gzipped) {
+        NICD_RESP_HEADER(c, "Content-Encoding", "gzip", 4);
+    }
+    if (lua_istable(L, -2)) {
+        (void) headers(L, c, &h);
     }
     nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) blen);
     nicd_resp_end_headers(c);
     if (!head && blen > 0) {
         nicd_resp_body_mem(c, body, blen);
     }
+    nicd_buf_free(&z);
     nicd_resp_finish(c, status);
     return 0;
 }

@@ -355,7 +355,7 @@ return_text(nicd_conn_t *c, const nicd_request_t *r, int code, const char *text,
     body = nicd_body_filter(c, t, strlen(t), text, &len, &z);
     nicd_resp_start(c, code);
     nicd_resp_content_type(c, t, strlen(t));
-    if (body != text) {
+    if (c->r->body_gzipped) {
         NICD_RESP_HEADER(c, "Content-Encoding", "gzip", 4);
     }
     nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) len);

@@ -462,68 +462,165 @@ send_not_modified(nicd_conn_t *c, nicd_file_t *f)
     nicd_resp_finish(c, 304);
 }
 
+/* what a file's response sends: the file, or its bytes recoded by the
+ * charset (mem) */
+typedef struct {
+    nicd_file_t *f;
+    const char  *mem; /* NULL: the file's bytes */
+    off_t        size;
+} body_t;
+
+static void
+send_part(nicd_conn_t *c, const body_t *b, off_t off, size_t len)
+{
+    if (b->mem != NULL) {
+        nicd_resp_body_mem(c, b->mem + off, len);
+    } else {
+        nicd_resp_body_file(c, b->f, off, len);
+    }
+}
+
 /* the header of one part of a multipart/byteranges body */
 static int
 part_header(char *buf, size_t len, const char *boundary, const char *mime,
-            nicd_file_t *f, const nicd_range_t *rg)
+            const body_t *b, const nicd_range_t *rg)
 {
     return snprintf(buf, len,
                     "\r\n--%s\r\nContent-Type: %s\r\nContent-Range: bytes "
                     "%lld-%lld/%lld\r\n\r\n",
                     boundary, mime, (long long) rg->start, (long long) rg->end,
-                    (long long) f->file.size);
+                    (long long) b->size);
 }
 
 static void
-send_multipart(nicd_conn_t *c, nicd_file_t *f, nicd_range_t *rg, int n,
+send_multipart(nicd_conn_t *c, const body_t *b, nicd_range_t *rg, int n,
                int head)
 {
-    char        boundary[24], part[256], ctype[80], tail[32];
-    const char *mime = mime_of(c, f);
+    char        boundary[24], part[384], ctype[80], tail[32], mime[256];
+    const char *t = mime_of(c, b->f);
     size_t      tlen;
     uint64_t    total = 0;
     int         i, k;
 
     snprintf(boundary, sizeof(boundary), "%020llu",
              (unsigned long long) ++boundary_seq);
+    /* each part's type as the whole would have it, charset and all
+     * (nginx's) */
+    nicd_resp_start(c, 206);
+    if (nicd_content_type_value(c, t, strlen(t), mime, sizeof(mime)) == 0) {
+        snprintf(mime, sizeof(mime), "%s", t);
+    }
 
     /* every part header differs only in its range: size them first */
     for (i = 0; i < n; i++) {
-        k = part_header(part, sizeof(part), boundary, mime, f, &rg[i]);
+        k = part_header(part, sizeof(part), boundary, mime, b, &rg[i]);
         total += (uint64_t) k + (uint64_t) (rg[i].end - rg[i].start + 1);
     }
     tlen = (size_t) snprintf(tail, sizeof(tail), "\r\n--%s--\r\n", boundary);
     total += tlen;
 
-    nicd_resp_start(c, 206);
     k = snprintf(ctype, sizeof(ctype), "multipart/byteranges; boundary=%s",
                  boundary);
     NICD_RESP_HEADER(c, "Content-Type", ctype, (size_t) k);
     nicd_resp_header_u64(c, "Content-Length", 14, total);
-    validators(c, f);
+    validators(c, b->f);
     nicd_resp_end_headers(c);
 
     if (!head) {
         for (i = 0; i < n; i++) {
-            k = part_header(part, sizeof(part), boundary, mime, f, &rg[i]);
+            k = part_header(part, sizeof(part), boundary, mime, b, &rg[i]);
             nicd_resp_body_mem(c, part, (size_t) k);
-            nicd_resp_body_file(c, f, rg[i].start,
-                                (size_t) (rg[i].end - rg[i].start + 1));
+            send_part(c, b, rg[i].start,
+                      (size_t) (rg[i].end - rg[i].start + 1));
         }
         nicd_resp_body_mem(c, tail, tlen);
     }
     nicd_resp_finish(c, 206);
 }
 
+/* a Range of b answered (1: a 206 or 416), or 0: the whole body, then */
+static int
+send_ranges(nicd_conn_t *c, const nicd_request_t *r, const body_t *b)
+{
+    const nicd_str_t *range = &r->hdr[NICD_HDR_RANGE];
+    nicd_range_t     *rg, one;
+    char              cr[80];
+    int               n = 0, k, rc;
+
+    c->w->scratch.len = 0;
+    if (nicd_buf_reserve(&c->w->scratch,
+                         sizeof(nicd_range_t) * (size_t) c->r->loc->max_ranges)
+        != 0) {
+        nicd_respond_error(c, 500, 0, NULL, 0);
+        return 1;
+    }
+    rg = (nicd_range_t *) (void *) c->w->scratch.data;
+    rc = nicd_range_parse(range->p, range->len, b->size, c->r->loc->max_ranges,
+                          rg, &n);
+    if (rc == NICD_RANGE_UNSATISFIABLE) {
+        nicd_resp_start(c, 416);
+        NICD_RESP_HEADER(c, "Content-Type", "text/html", 9);
+        k = snprintf(cr, sizeof(cr), "bytes */%lld", (long long) b->size);
+        NICD_RESP_HEADER(c, "Content-Range", cr, (size_t) k);
+        NICD_RESP_HEADER(c, "Content-Length", "0", 1);
+        nicd_resp_end_headers(c);
+        nicd_resp_finish(c, 416);
+        return 1;
+    }
+    if (rc != NICD_RANGE_OK) {
+        return 0;
+    }
+    if (n > 1) {
+        send_multipart(c, b, rg, n, 0);
+        return 1;
+    }
+    one = rg[0];
+    nicd_resp_start(c, 206);
+    content_type(c, b->f);
+    nicd_resp_header_u64(c, "Content-Length", 14,
+                         (uint64_t) (one.end - one.start + 1));
+    k = snprintf(cr, sizeof(cr), "bytes %lld-%lld/%lld", (long long) one.start,
+                 (long long) one.end, (long long) b->size);
+    NICD_RESP_HEADER(c, "Content-Range", cr, (size_t) k);
+    validators(c, b->f);
+    nicd_resp_end_headers(c);
+    send_part(c, b, one.start, (size_t) (one.end - one.start + 1));
+    nicd_resp_finish(c, 206);
+    return 1;
+}
+
+/* the file's bytes recoded into the charset the response goes out with
+ * (modules/charset.c), into mem: 1, 0 when there is nothing to recode,
+ * or -1 (logged) */
+static int
+recode_file(nicd_conn_t *c, nicd_file_t *f, const char *type, nicd_buf_t *mem,
+            const nicd_recode_t **rc)
+{
+    nicd_buf_t raw = {0};
+    char       name[64];
+    int        k;
+
+    nicd_resp_charset(c, type, strlen(type), name, sizeof(name), rc);
+    if (*rc == NULL) {
+        return 0;
+    }
+    k = nicd_file_read(c, f, &raw, "charset") == 0
+                && (*rc)->run(*rc, raw.data, raw.len, mem) == 0
+            ? 1
+            : -1;
+    nicd_buf_free(&raw);
+    return k;
+}
+
 static void
 static_file(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *f)
 {
     const nicd_loc_conf_t *cf = c->r->loc;
-    const nicd_str_t      *range = &r->hdr[NICD_HDR_RANGE];
-    nicd_range_t          *rg;
-    char                   cr[80];
-    int                    status, n = 0, k, rc = NICD_RANGE_IGNORE;
-    int                    head = r->method == NICD_M_HEAD;
+    const nicd_recode_t   *rc = NULL;
+    const char            *type = mime_of(c, f);
+    nicd_buf_t             mem = {0};
+    body_t                 b = {f, NULL, f->file.size};
+    int                    status, head = r->method == NICD_M_HEAD;
 
     status = preconditions(c, r, f);
     if (status == 304) {
@@ -535,78 +632,52 @@ static_file(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *f)
         return;
     }
 
+    /* the charset's recoding: the body in memory */
+    switch (recode_file(c, f, c->r->type_of != NULL ? c->r->type_of : type,
+                        &mem, &rc)) {
+    case -1:
+        nicd_buf_free(&mem);
+        nicd_respond_error(c, 500, head, NULL, 0);
+        return;
+    case 1:
+        b.mem = mem.data;
+        b.size = (off_t) mem.len;
+        break;
+    }
+
     /* the file filter (gzip on the fly: the whole body compressed,
      * ranges and all) */
-    if (nicd_file_filter(c, r, cf, f, mime_of(c, f))) {
+    if (nicd_file_filter(c, r, cf, f, type, b.mem, mem.len)) {
+        nicd_buf_free(&mem);
         return;
     }
 
     /* GET is the only method with range semantics: a HEAD gets what a
-     * plain GET would (RFC 9110, 14.2: MUST ignore) */
-    if (range->p != NULL && r->method == NICD_M_GET && cf->max_ranges > 0
-        && !c->r->gzipped && if_range_ok(r, f)) {
-        c->w->scratch.len = 0;
-        if (nicd_buf_reserve(&c->w->scratch,
-                             sizeof(nicd_range_t) * (size_t) cf->max_ranges)
-            != 0) {
-            nicd_respond_error(c, 500, head, NULL, 0);
-            return;
-        }
-        rg = (nicd_range_t *) (void *) c->w->scratch.data;
-        rc = nicd_range_parse(range->p, range->len, f->file.size,
-                              cf->max_ranges, rg, &n);
-        if (rc == NICD_RANGE_UNSATISFIABLE) {
-            nicd_resp_start(c, 416);
-            NICD_RESP_HEADER(c, "Content-Type", "text/html", 9);
-            k = snprintf(cr, sizeof(cr), "bytes */%lld",
-                         (long long) f->file.size);
-            NICD_RESP_HEADER(c, "Content-Range", cr, (size_t) k);
-            NICD_RESP_HEADER(c, "Content-Length", "0", 1);
-            nicd_resp_end_headers(c);
-            nicd_resp_finish(c, 416);
-            return;
-        }
-        if (rc == NICD_RANGE_OK && n > 1) {
-            send_multipart(c, f, rg, n, head);
-            return;
-        }
-    }
-
-    if (rc == NICD_RANGE_OK) {
-        nicd_range_t one = ((nicd_range_t *) (void *) c->w->scratch.data)[0];
-
-        nicd_resp_start(c, 206);
-        content_type(c, f);
-        nicd_resp_header_u64(c, "Content-Length", 14,
-                             (uint64_t) (one.end - one.start + 1));
-        k = snprintf(cr, sizeof(cr), "bytes %lld-%lld/%lld",
-                     (long long) one.start, (long long) one.end,
-                     (long long) f->file.size);
-        NICD_RESP_HEADER(c, "Content-Range", cr, (size_t) k);
-        validators(c, f);
-        nicd_resp_end_headers(c);
-        if (!head) {
-            nicd_resp_body_file(c, f, one.start,
-                                (size_t) (one.end - one.start + 1));
-        }
-        nicd_resp_finish(c, 206);
+     * plain GET would (RFC 9110, 14.2: MUST ignore); a body recoded to
+     * another length has none (nginx: no length, no ranges) */
+    if (r->hdr[NICD_HDR_RANGE].p != NULL && r->method == NICD_M_GET
+        && cf->max_ranges > 0 && !c->r->gzipped && if_range_ok(r, f)
+        && (rc == NULL || rc->same_length) && send_ranges(c, r, &b)) {
+        nicd_buf_free(&mem);
         return;
     }
 
     nicd_resp_start(c, 200);
     content_type(c, f);
-    nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) f->file.size);
+    nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) b.size);
     validators(c, f);
-    if (c->r->status == 200 && !c->r->gzipped) {
+    if (c->r->status == 200 && !c->r->gzipped
+        && (rc == NULL || rc->same_length)) {
         /* not on a file that answers an error_page's status (nginx's
          * range filter offers ranges of a 200 only), nor on a .gz
          * gzip_static chose (nginx serves that whole) */
         NICD_RESP_HEADER(c, "Accept-Ranges", "bytes", 5);
     }
     nicd_resp_end_headers(c);
-    if (!head && f->file.size > 0) {
-        nicd_resp_body_file(c, f, 0, (size_t) f->file.size);
+    if (!head && b.size > 0) {
+        send_part(c, &b, 0, (size_t) b.size);
     }
+    nicd_buf_free(&mem);
     nicd_resp_finish(c, 200);
 }
 
@@ -655,6 +726,17 @@ jsonp_callback(nicd_conn_t *c, const nicd_request_t *r, const char **cb,
         }
     }
     return 0;
+}
+
+/* does an HTML listing go out in UTF-8 (nginx counts characters then)? */
+static int
+utf8_listing(nicd_conn_t *c)
+{
+    const nicd_recode_t *rc; /* asked quietly: the head says it */
+    char                 name[64];
+
+    return nicd_resp_charset(c, "text/html", 9, name, sizeof(name), &rc) > 0
+           && strcasecmp(name, "utf-8") == 0;
 }
 
 /*
@@ -739,10 +821,8 @@ serve_listing(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
     case AUTOINDEX_JSON: nicd_listing_json(&b, e, n); break;
     case AUTOINDEX_XML: nicd_listing_xml(&b, e, n); break;
     default:
-        nicd_listing_html(&b, path, e, n,
-                          lc->charset != NULL
-                              && strcasecmp(lc->charset, "utf-8") == 0,
-                          SC(lc)->localtime, SC(lc)->exact_size);
+        nicd_listing_html(&b, path, e, n, utf8_listing(c), SC(lc)->localtime,
+                          SC(lc)->exact_size);
     }
     for (i = 0; i < n; i++) {
         free(e[i].name);
