@@ -13,7 +13,9 @@ def test_http11_keepalive():
         for _ in range(5):
             r = c.request("/a.txt")
             check(r.status == 200 and r.body == b"aaa", repr(r))
-            check(r.header("Connection") is None, "1.1 needs no header")
+            # nginx says it on 1.1 too
+            check(r.header("Connection") == "keep-alive", repr(r))
+            check(r.header("Keep-Alive") is None, repr(r))
         r = c.request("/a.txt", headers={"Connection": "close"})
         check(r.header("Connection") == "close", repr(r))
         check(c.wait_closed(), "not closed after Connection: close")
@@ -39,8 +41,8 @@ def test_keepalive_requests():
     with Server(conf="keepalive_requests 3;") as s:
         s.put("a.txt", b"aaa")
         c = s.connect()
-        check(c.request("/a.txt").header("Connection") is None, "1st")
-        check(c.request("/a.txt").header("Connection") is None, "2nd")
+        check(c.request("/a.txt").header("Connection") == "keep-alive", "1st")
+        check(c.request("/a.txt").header("Connection") == "keep-alive", "2nd")
         check(c.request("/a.txt").header("Connection") == "close", "3rd")
         check(c.wait_closed(), "open after keepalive_requests")
 
@@ -73,13 +75,66 @@ def test_keepalive_time():
         s.put("a.txt", b"aaa")
         c = s.connect(timeout=10)
         t0 = time.monotonic()
-        check(c.request("/a.txt").header("Connection") is None, "young")
+        check(c.request("/a.txt").header("Connection") == "keep-alive",
+              "young")
         # the feature is a duration: let the connection grow older than it
         time.sleep(max(0.0, 0.45 - (time.monotonic() - t0)))
         r = c.request("/a.txt")
         check(r.status == 200 and r.header("Connection") == "close",
               "old: %r" % r)
         check(c.wait_closed(), "open after keepalive_time")
+
+
+def test_settings_of_the_location_that_answers():
+    """keepalive_timeout (with its Keep-Alive header), keepalive_requests
+    and keepalive_disable at server and location levels, as nginx: the
+    location that answers decides, and its timeout is the idle time."""
+    conf = ("keepalive_requests 2; keepalive_timeout 30s 9;\n"
+            "location /r/ { keepalive_requests 4; keepalive_timeout 30s; }\n"
+            "location /zero/ { keepalive_timeout 0; }\n"
+            "location /short/ { keepalive_timeout 300ms; }\n"
+            "location /safari/ { keepalive_disable safari; }\n"
+            "location /none/ { keepalive_disable none; }\n")
+    with Server(conf=conf) as s:
+        for d in ("", "r/", "zero/", "short/", "safari/", "none/"):
+            s.put(d + "a.txt", b"aaa")
+        c = s.connect()
+        r = c.request("/a.txt")
+        check(r.header("Connection") == "keep-alive"
+              and r.header("Keep-Alive") == "timeout=9", repr(r))
+        r = c.request("/a.txt")
+        check(r.header("Connection") == "close", "server's limit: %r" % r)
+        check(c.wait_closed(), "open after the server's 2 requests")
+        c = s.connect()
+        for i in range(3):
+            r = c.request("/r/a.txt")
+            check(r.header("Connection") == "keep-alive"
+                  and r.header("Keep-Alive") is None, "%d: %r" % (i, r))
+        check(c.request("/r/a.txt").header("Connection") == "close", "4th")
+        c = s.connect()
+        check(c.request("/zero/a.txt").header("Connection") == "close",
+              "keepalive_timeout 0 there")
+        c = s.connect(timeout=10)
+        check(c.request("/short/a.txt").status == 200, "short")
+        t0 = time.monotonic()
+        check(c.wait_closed(), "idle after /short/ not closed")
+        dt = time.monotonic() - t0
+        check(0.2 <= dt < 5, "closed after %.2fs, its location's 300ms" % dt)
+        ua = {"User-Agent": "Mozilla/5.0 (Mac OS X 10_7) Safari/7534.48.3"}
+        msie = {"User-Agent": "Mozilla/4.0 (compatible; MSIE 5.0)"}
+        for path, headers, method, want in (
+                ("/safari/a.txt", ua, "GET", "close"),
+                ("/a.txt", ua, "GET", "keep-alive"),
+                ("/a.txt", msie, "POST", "close"),  # msie6 by default
+                ("/a.txt", msie, "GET", "keep-alive"),
+                ("/none/a.txt", msie, "POST", "keep-alive"),
+                ("/a.txt", {"User-Agent": "MSIE 7.0; Windows"}, "POST",
+                 "keep-alive")):
+            c = s.connect()
+            r = c.request(path, method=method, headers=headers)
+            check(r.header("Connection") == want,
+                  "%s %s %r: %r" % (method, path, headers, r))
+            c.close()
 
 
 def test_http2_goaway_after_keepalive_requests():

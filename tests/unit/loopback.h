@@ -85,7 +85,7 @@ loopback_cycle(nicd_cycle_t *cy, nicd_worker_t *w, const char *text,
         snprintf(err, errlen, "event_base_new() or the open file cache");
         return -1; /* no access log: w->nlogs is 0 */
     }
-    w->tv_header = w->tv_keepalive = w->tv_send = w->tv_linger =
+    w->tv_header = w->tv_send = w->tv_linger =
         event_base_init_common_timeout(w->base, &(struct timeval){60, 0});
     return 0;
 }

@@ -215,13 +215,10 @@ nicd_conf_new(nicd_module_t *const *modules)
     c->error_level = LOG_NOTICE;
     c->sendfile_max_chunk = 256 * 1024; /* docs/config.md: why not 2m */
     c->client_header_timeout = 60000;
-    c->keepalive_timeout = 75000;
     c->send_timeout = 60000;
-    c->keepalive_time = 3600 * 1000;
     c->lingering_close = NICD_LINGER_ON;
     c->lingering_time = 30000;
     c->lingering_timeout = 5000;
-    c->keepalive_requests = 1000;
     c->client_header_buffer_size = 1024;
     c->large_header_buffer_size = 8192;
     c->large_header_buffers = 4;

@@ -207,13 +207,10 @@ typedef struct nicd_conf_s {
     size_t        sendfile_max_chunk;
 
     long   client_header_timeout; /* ms */
-    long   keepalive_timeout;     /* ms; 0 disables keep-alive */
     long   send_timeout;          /* ms */
-    int    keepalive_requests;
-    long   keepalive_time;    /* ms a connection may serve requests */
-    int    lingering_close;   /* NICD_LINGER_* */
-    long   lingering_time;    /* ms: the most a close may drain */
-    long   lingering_timeout; /* ms: the longest wait for more to drain */
+    int    lingering_close;       /* NICD_LINGER_* */
+    long   lingering_time;        /* ms: the most a close may drain */
+    long   lingering_timeout;     /* ms: the longest wait for more to drain */
     size_t client_header_buffer_size;
     size_t large_header_buffer_size; /* max request line / header line */
     int    large_header_buffers;     /* head limit = size * number */

@@ -41,6 +41,7 @@ static void
 set_timer(nicd_conn_t *c, int kind)
 {
     const struct timeval *tv = NULL;
+    struct timeval        t;
 
     if (kind == T_HEADER && c->timer == T_HEADER) {
         return; /* the header timeout counts from the request's start */
@@ -50,7 +51,14 @@ set_timer(nicd_conn_t *c, int kind)
     }
     switch (kind) {
     case T_HEADER: tv = c->w->tv_header; break;
-    case T_KEEPALIVE: tv = c->w->tv_keepalive; break;
+    case T_KEEPALIVE: /* the location's: a libevent queue a distinct time
+                         (none for 0, or past libevent's 256 queues) */
+        t = nicd_tv_ms(c->keepalive_ms);
+        tv = c->keepalive_ms > 0
+                 ? event_base_init_common_timeout(c->w->base, &t)
+                 : NULL;
+        tv = tv != NULL ? tv : &t;
+        break;
     case T_SEND: tv = c->w->tv_send; break;
     case T_LINGER: tv = c->w->tv_linger; break;
     }

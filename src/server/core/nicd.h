@@ -178,7 +178,7 @@ typedef struct nicd_worker_s {
     int        h2_nspare;
     nicd_str_t hname[NICD_MAX_HEADERS], hvalue[NICD_MAX_HEADERS];
 
-    const struct timeval *tv_header, *tv_keepalive, *tv_send, *tv_linger;
+    const struct timeval *tv_header, *tv_send, *tv_linger;
     log_limit_t           lim_full, lim_reuse, lim_accept; /* a line a second */
 
     /* what connections borrow (nicd_worker_pool()) */
@@ -238,6 +238,8 @@ struct nicd_conn_s {
     int                     timer;
     uint32_t                idle_ms; /* when it began waiting for a request
                                         (ms, wrapping) */
+    uint32_t keepalive_ms; /* how long it waits for one (keepalive_timeout
+                              of its last request's location) */
 
     char               *in;
     uint32_t            in_size, in_start, in_end, in_max;
@@ -339,7 +341,7 @@ void nicd_conn_linger(nicd_conn_t *c);
 /* Wait for the peer's next bytes with timer (T_*). */
 void nicd_conn_wait_read(nicd_conn_t *c, int timer);
 /* Nothing in progress: give the borrowed buffers back and wait for the
- * next request (keepalive_timeout). */
+ * next request (c->keepalive_ms: T_KEEPALIVE's time). */
 void nicd_conn_keepalive(nicd_conn_t *c);
 /* The response and log buffers, and the request parser (c->req, for the
  * protocol to initialise when it comes back NULL... see http.c), before a

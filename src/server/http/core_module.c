@@ -85,16 +85,6 @@ set_sendfile(parse_t *ps, const char **a, int n)
 }
 
 static const char *
-set_keepalive_timeout(parse_t *ps, const char **a, int n)
-{
-    nicd_conf_t *c = ps->conf;
-    /* a second argument (the Keep-Alive: timeout= header) is accepted
-     * for nginx compatibility and not sent */
-    (void) n;
-    return nicd_conf_time(a[0], &c->keepalive_timeout);
-}
-
-static const char *
 set_large_buffers(parse_t *ps, const char **a, int n)
 {
     nicd_conf_t *c = ps->conf;
@@ -624,11 +614,7 @@ static const directive_t core_directives[] = {
      CONF(sendfile_max_chunk)},
     {"client_header_timeout", MHS, 1, 1, nicd_conf_slot_msec,
      CONF(client_header_timeout)},
-    {"keepalive_timeout", MHS, 1, 2, set_keepalive_timeout, 0},
     {"send_timeout", MHS, 1, 1, nicd_conf_slot_msec, CONF(send_timeout)},
-    {"keepalive_requests", MHS, 1, 1, nicd_conf_slot_positive,
-     CONF(keepalive_requests)},
-    {"keepalive_time", MHS, 1, 1, nicd_conf_slot_msec, CONF(keepalive_time)},
     {"lingering_close", MHS, 1, 1, nicd_conf_slot_enum, CONF(lingering_close),
      0, linger_modes},
     {"lingering_time", MHS, 1, 1, nicd_conf_slot_msec, CONF(lingering_time)},

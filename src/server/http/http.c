@@ -13,6 +13,7 @@
 
 #include "server/http/handler.h"
 #include "server/http/http.h"
+#include "server/http/keepalive.h"
 #include "server/http/phases.h"
 
 typedef struct {
@@ -58,14 +59,17 @@ closes_connection(int status)
            || status == 431 || status == 500 || status == 501 || status == 505;
 }
 
-static int
-nicd_http_keepalive_allowed(nicd_conn_t *c)
+/* the keep-alive settings of the request at hand: its location's, else
+ * its server's, else the http level's */
+static const nicd_keepalive_conf_t *
+keepalive_of(nicd_conn_t *c)
 {
-    const nicd_conf_t *cf = c->w->cycle->conf;
+    const nicd_loc_conf_t *lc = c->r == NULL        ? NULL
+                                : c->r->loc != NULL ? c->r->loc
+                                : c->r->srv != NULL ? c->r->srv->loc
+                                                    : NULL;
 
-    return c->w->state == NICD_RUNNING && cf->keepalive_timeout > 0
-           && c->nrequests < cf->keepalive_requests
-           && nicd_worker_now_ms(c->w) - c->start_ms < cf->keepalive_time;
+    return nicd_keepalive_conf(lc != NULL ? lc : c->w->cycle->conf->http);
 }
 
 #define REQ_BASE(c) ((c)->in + (c)->in_start)
@@ -162,18 +166,33 @@ begin_headers(nicd_conn_t *c, int status)
     NICD_BUF_LIT(b, "\r\n");
 }
 
-/* Connection header (only where it says something) and the empty line. */
+/*
+ * Connection (and Keep-Alive) and the empty line: whether the connection
+ * stays is decided here, by the settings of the location that answered
+ * (nginx's), and how long it then waits for the next request.
+ */
 static void
 end_headers(nicd_conn_t *c)
 {
-    nicd_buf_t *b = &c->out;
+    const nicd_keepalive_conf_t *k;
+    char                         v[32];
+    int                          n;
 
-    if (!c->keepalive) {
-        NICD_BUF_LIT(b, "Connection: close\r\n");
-    } else if (H1_REQ(c)->version == 10) {
-        NICD_BUF_LIT(b, "Connection: keep-alive\r\n");
+    if (c->keepalive) {
+        k = keepalive_of(c);
+        c->keepalive = nicd_keepalive_allows(c, k);
+        c->keepalive_ms = (uint32_t) k->timeout;
     }
-    NICD_BUF_LIT(b, "\r\n");
+    if (!c->keepalive) {
+        NICD_RESP_HEADER(c, "Connection", "close", 5);
+    } else {
+        NICD_RESP_HEADER(c, "Connection", "keep-alive", 10);
+        if (k->header >= 0) {
+            n = snprintf(v, sizeof(v), "timeout=%ld", k->header);
+            NICD_RESP_HEADER(c, "Keep-Alive", v, (size_t) n);
+        }
+    }
+    NICD_BUF_LIT(&c->out, "\r\n");
 }
 
 static void
@@ -440,8 +459,9 @@ delay_done(evutil_socket_t fd, short ev, void *arg)
     (void) fd;
     (void) ev;
     c->held = NULL;
-    /* the server may have begun to stop meanwhile: then this is the last */
-    c->keepalive = c->keepalive && nicd_http_keepalive_allowed(c);
+    /* the server may have begun to stop meanwhile: then this is the last
+     * (end_headers asks the location's settings again) */
+    c->keepalive = c->keepalive && c->w->state == NICD_RUNNING;
     nicd_req_begin(c, &h->req);
     h->req.resumed = 1;
     nicd_handle(c, &h->r);
@@ -514,7 +534,8 @@ h1_handle(nicd_conn_t *c)
     nicd_http_req_t   *r = H1_REQ(c);
     nicd_request_t     q;
 
-    c->keepalive = r->keepalive && nicd_http_keepalive_allowed(c);
+    /* the location's settings have their say when the head is made */
+    c->keepalive = r->keepalive && c->w->state == NICD_RUNNING;
 
     if (r->has_body) {
         if (r->content_length > cf->client_max_body_size) {
@@ -780,6 +801,8 @@ static int
 h1_conn_start(nicd_conn_t *c)
 {
     c->proto = c->w->cycle->conf->keep_sent ? &nicd_http1_kept : &nicd_http1;
+    c->keepalive_ms =
+        (uint32_t) nicd_keepalive_conf(c->w->cycle->conf->http)->timeout;
     return 0;
 }
 

@@ -33,6 +33,8 @@
 #include "server/http/handler.h"
 #include "server/http/http2.h"
 #include "server/http/http.h"
+#include "server/http/keepalive.h"
+#include "server/http/lookup.h"
 #include "server/http/phases.h"
 #include "server/http/variables.h"
 
@@ -714,17 +716,28 @@ log_stream(nicd_conn_t *c, h2_stream_t *st)
     c->r = was;
 }
 
-/* keepalive_requests streams served, or the connection older than
- * keepalive_time: a GOAWAY (once) lets the streams open finish, and the
- * session ends after them (nginx's) */
+/* the keep-alive settings of an HTTP/2 connection: its address's
+ * default server's, as nginx's */
+static const nicd_keepalive_conf_t *
+keepalive_of(nicd_conn_t *c)
+{
+    return nicd_keepalive_conf(
+        nicd_conf_find_server(c->w->cycle->conf, c->sc.listener, NULL, 0, NULL)
+            ->loc);
+}
+
+/* keepalive_requests streams served, the connection older than
+ * keepalive_time, or keepalive_timeout 0: a GOAWAY (once) lets the
+ * streams open finish, and the session ends after them (nginx's) */
 static void
 keepalive_over(nicd_conn_t *c)
 {
-    const nicd_conf_t *cf = c->w->cycle->conf;
+    const nicd_keepalive_conf_t *k = keepalive_of(c);
 
+    c->keepalive_ms = (uint32_t) k->timeout;
     if (c->h2->going
-        || (c->nrequests < cf->keepalive_requests
-            && nicd_worker_now_ms(c->w) - c->start_ms < cf->keepalive_time)) {
+        || (c->nrequests < k->requests && k->timeout > 0
+            && nicd_worker_now_ms(c->w) - c->start_ms <= k->time)) {
         return;
     }
     c->h2->going = 1;
@@ -775,6 +788,7 @@ nicd_h2_start(nicd_conn_t *c)
         free(h2);
         return -1;
     }
+    c->keepalive_ms = (uint32_t) keepalive_of(c)->timeout;
     nghttp2_session_callbacks_set_send_callback(cb, on_send);
     nghttp2_session_callbacks_set_send_data_callback(cb, on_send_data);
     nghttp2_session_callbacks_set_on_begin_headers_callback(cb,
@@ -797,6 +811,13 @@ nicd_h2_start(nicd_conn_t *c)
     iv[1].settings_id = NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE;
     iv[1].value = (uint32_t) cf->http2_max_header_size;
     nghttp2_submit_settings(h2->s, NGHTTP2_FLAG_NONE, iv, 2);
+    /* the connection's window opened all the way at once, as nginx does
+     * (a WINDOW_UPDATE after the SETTINGS, which clients such as nginx's
+     * test suite wait for): each stream's own window still bounds what
+     * a client may send, and every stream's body is bounded by
+     * client_max_body_size */
+    nghttp2_session_set_local_window_size(h2->s, NGHTTP2_FLAG_NONE, 0,
+                                          NGHTTP2_MAX_WINDOW_SIZE);
     c->h2 = h2;
     c->proto = &nicd_http2;
     if (c->in_size != cf->http2_recv_buffer_size && c->in_end == 0) {
@@ -892,6 +913,7 @@ nicd_h2_run(nicd_conn_t *c)
      * than send_timeout */
     nicd_conn_wait_read(c, h2->delayed > 0       ? T_NONE
                            : h2->streams != NULL ? T_SEND
+                           : c->nrequests == 0   ? T_HEADER /* its first */
                                                  : T_KEEPALIVE);
 }
 

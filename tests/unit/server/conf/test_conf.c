@@ -5,6 +5,7 @@
 
 #include "server/conf/conf.c"
 #include "harness.h"
+#include "server/http/keepalive.h"
 #include "server/http/listen.h"
 #include "server/http/lookup.h"
 #include "server/modules/modules.h"
@@ -41,7 +42,8 @@ test_defaults(void)
 
     CHECK_STR(c->http->root, "html");
     CHECK_STR(c->http->default_type, "text/plain");
-    CHECK_INT(c->keepalive_timeout, 75000);
+    CHECK_INT(nicd_keepalive_conf(c->http)->timeout, 75000);
+    CHECK_INT(nicd_keepalive_conf(c->http)->header, -1);
     CHECK_INT(c->open_file_cache_max, 0);
     CHECK_INT(c->naccess_paths, 0); /* the logs: test_log_format.c */
     CHECK_STR(nicd_conf_mime(c, "/a/b.HTML", 9), "text/html");
@@ -104,7 +106,9 @@ test_nginx_shape(void)
     CHECK_STR(c->servers[0]->loc->root, "/srv/my www");
 
     CHECK_STR(c->servers[0]->loc->default_type, "application/octet-stream");
-    CHECK_INT(c->keepalive_timeout, 5000);
+    /* written at the top level: the implicit server's */
+    CHECK_INT(nicd_keepalive_conf(c->servers[0]->loc)->timeout, 5000);
+    CHECK_INT(nicd_keepalive_conf(c->servers[0]->loc)->header, 5);
     nicd_conf_free(c);
 }
 
