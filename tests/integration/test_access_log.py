@@ -108,6 +108,55 @@ def test_sent_http_and_registry_variables_over_http11_and_http2():
               "logged over HTTP/2: %r" % ls)
 
 
+def test_request_id_one_a_request():
+    """$request_id (nginx's): 32 hexadecimal digits, random, the same in
+    a request's header, body and log line, another for the next request,
+    over HTTP/1.1 (pipelined) and HTTP/2 (two streams, logged when they
+    close)."""
+    if shutil.which("nghttp") is None:
+        raise Skip("nghttp (nghttp2-client) is not installed")
+    conf = """
+        log_format id '$request_id $uri';
+        access_log %s id;
+        add_header X-Id $request_id;
+        location / { return 200 "$request_id"; }
+    """
+    hexid = re.compile(r"^[0-9a-f]{32}$")
+    for listen in ("", "http2"):
+        with Server(threads=1, listen=listen, access_log=False) as s:
+            s.reload(conf % s.access_log)
+            seen = []
+            if listen:
+                p = subprocess.run(["nghttp", "-v",
+                                    "http://127.0.0.1:%d/a" % s.port,
+                                    "http://127.0.0.1:%d/b" % s.port],
+                                   capture_output=True, timeout=30)
+                out = p.stdout.decode()
+                check(p.returncode == 0, p.stderr)
+                seen = re.findall(r"x-id: ([0-9a-f]+)", out)
+                check(len(seen) == 2, out)
+            else:
+                got = raw(s.port, b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+                          b"GET /b HTTP/1.1\r\nHost: x\r\n"
+                          b"Connection: close\r\n\r\n")
+                pairs = re.findall(rb"X-Id: ([0-9a-f]+)\r\n.*?\r\n\r\n"
+                                   rb"([0-9a-f]{32})", got, re.S)
+                check(len(pairs) == 2 and all(h == b for h, b in pairs),
+                      "header and body: %r" % got)
+                seen = [h.decode() for h, _ in pairs]
+            check(all(hexid.match(i) for i in seen) and seen[0] != seen[1],
+                  "two ids: %r" % seen)
+            ls = wait_until(lambda: len(lines(s.access_log)) >= 2
+                            and lines(s.access_log), "2 log lines")
+            # (HTTP/2's streams may answer in either order)
+            want = (["%s /a" % seen[0], "%s /b" % seen[1]] if not listen
+                    else ls)
+            check(sorted(ls) == sorted(want)
+                  and sorted(x.split()[0] for x in ls) == sorted(seen)
+                  and sorted(x.split()[1] for x in ls) == ["/a", "/b"],
+                  "logged %r, sent %r" % (ls, seen))
+
+
 def gunzip_members(data):
     """the text of a file of concatenated gzip members (zcat's view)"""
     out = b""

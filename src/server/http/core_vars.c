@@ -6,12 +6,14 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 
@@ -509,6 +511,29 @@ GETTER(get_request_time)
     return 0;
 }
 
+/* $request_id: 32 hexadecimal digits, random, one a request (nginx's) */
+GETTER(get_request_id)
+{
+    uint64_t *id;
+
+    UNUSED_ARGS;
+    if (c->r == NULL) {
+        return 0; /* no request: empty */
+    }
+    id = c->r->id;
+    while (id[0] == 0 && id[1] == 0) {
+        if (getrandom(id, 2 * sizeof(uint64_t), 0) != 2 * sizeof(uint64_t)
+            && errno != EINTR) {
+            log_error(LOG_ALERT, errno, "getrandom() failed, client: %s",
+                      c->addr);
+            return -1;
+        }
+    }
+    nicd_buf_addf(b, "%016llx%016llx", (unsigned long long) id[0],
+                  (unsigned long long) id[1]);
+    return 0;
+}
+
 GETTER(get_msec)
 {
     struct timespec ts;
@@ -569,6 +594,7 @@ const nicd_var_t nicd_core_vars[] = {
     {"connection_requests", get_connection_requests, 0, NULL},
     {"connection_time", get_connection_time, VOL, NULL},
     {"msec", get_msec, VOL, NULL},
+    {"request_id", get_request_id, 0, NULL},
     {"request_time", get_request_time, VOL, NULL},
     {"ssl_protocol", get_ssl, 0, TLS_INFO(NICD_TLS_PROTOCOL)},
     {"ssl_cipher", get_ssl, 0, TLS_INFO(NICD_TLS_CIPHER)},

@@ -97,6 +97,8 @@ typedef struct nicd_req_s {
     /* the response's header fields as sent ("name\0value\0" each), kept
      * when the configuration reads $sent_http_ (conf->keep_sent) */
     nicd_buf_t *sent;
+    /* $request_id: 16 random bytes, drawn when first read (0: not yet) */
+    uint64_t id[2];
 } nicd_req_t;
 
 /* req (the protocol's) becomes the request at hand, every field zero */
