@@ -28,6 +28,19 @@ static int   error_fd = -1; /* -1: stderr itself */
 static char *error_path;
 static int   error_level = LOG_NOTICE;
 
+/* the sinks' files, one descriptor a path for the process */
+#define MAX_SINK_FILES 256
+static struct {
+    char *path; /* NULL: stderr */
+    int   fd;
+} sink_files[MAX_SINK_FILES];
+static int             nsink_files;
+static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* the sinks of the request a thread answers (log_error_to) */
+static __thread const log_sink_t *my_sinks;
+static __thread int               my_nsinks, my_level;
+
 int
 log_level_parse(const char *name)
 {
@@ -88,12 +101,62 @@ log_error_open(const char *path, int level)
 }
 
 int
+log_sink_open(const char *path)
+{
+    int i, fd = -1, is_stderr = strcmp(path, "stderr") == 0;
+
+    pthread_mutex_lock(&sink_lock);
+    for (i = 0; i < nsink_files; i++) {
+        if (is_stderr ? sink_files[i].path == NULL
+                      : sink_files[i].path != NULL
+                            && strcmp(sink_files[i].path, path) == 0) {
+            fd = sink_files[i].fd;
+            goto done;
+        }
+    }
+    if (nsink_files == MAX_SINK_FILES) {
+        errno = EMFILE;
+        goto done;
+    }
+    fd = is_stderr ? dup(STDERR_FILENO) : open_append(path);
+    if (fd != -1) {
+        sink_files[nsink_files].path = is_stderr ? NULL : strdup(path);
+        sink_files[nsink_files++].fd = fd;
+    }
+done:
+    pthread_mutex_unlock(&sink_lock);
+    return fd;
+}
+
+void
+log_error_to(const log_sink_t *sinks, int n)
+{
+    int i;
+
+    my_sinks = n > 0 ? sinks : NULL;
+    my_nsinks = n;
+    my_level = -1;
+    for (i = 0; i < n; i++) {
+        my_level = sinks[i].level > my_level ? sinks[i].level : my_level;
+    }
+}
+
+int
 log_error_reopen(void)
 {
-    int fd;
+    int fd, i, rc = 0;
 
+    pthread_mutex_lock(&sink_lock);
+    for (i = 0; i < nsink_files; i++) {
+        if (sink_files[i].path != NULL
+            && (fd = open_append(sink_files[i].path)) != -1) {
+            dup2(fd, sink_files[i].fd);
+            close(fd);
+        }
+    }
+    pthread_mutex_unlock(&sink_lock);
     if (error_path == NULL) {
-        return 0;
+        return rc;
     }
     fd = open_append(error_path);
     if (fd == -1) {
@@ -101,7 +164,7 @@ log_error_reopen(void)
     }
     dup2(fd, error_fd);
     close(fd);
-    return 0;
+    return rc;
 }
 
 void
@@ -115,7 +178,7 @@ log_error(int level, int err, const char *fmt, ...)
     va_list   ap;
     ssize_t   unused;
 
-    if (level > error_level) {
+    if (level > (my_sinks != NULL ? my_level : error_level)) {
         return;
     }
 
@@ -142,6 +205,14 @@ log_error(int level, int err, const char *fmt, ...)
     }
     line[n++] = '\n';
 
+    if (my_sinks != NULL) {
+        for (k = 0; k < my_nsinks; k++) {
+            if (level <= my_sinks[k].level) {
+                unused = write(my_sinks[k].fd, line, n);
+            }
+        }
+        return;
+    }
     unused = write(error_fd == -1 ? STDERR_FILENO : error_fd, line, n);
     (void) unused;
 }
@@ -176,7 +247,7 @@ log_error_limited(log_limit_t *l, long now_ms, int level, int err,
     char    msg[1024], more[64] = "";
     va_list ap;
 
-    if (level > error_level) {
+    if (level > (my_sinks != NULL ? my_level : error_level)) {
         return;
     }
     if (l->last_ms != 0 && now_ms - l->last_ms < 1000) {

@@ -45,6 +45,25 @@ void log_error(int level, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /*
+ * Logs of a part of the configuration (nginx's error_log in a server or
+ * a location): a thread answering a request there sends its lines to
+ * those sinks, each taking the lines at its level or above, instead of
+ * the error log.  A sink's descriptor comes from log_sink_open(): one a
+ * path for the process ("stderr": its stderr), reopened with the error
+ * log (log_error_reopen).
+ */
+typedef struct {
+    int fd;
+    int level;
+} log_sink_t;
+
+/* the descriptor of path's sink, opened the first time: -1 with errno */
+int log_sink_open(const char *path);
+/* this thread's lines to sinks (n of them) from now on; NULL: the error
+ * log again */
+void log_error_to(const log_sink_t *sinks, int n);
+
+/*
  * One line a second about one condition (a thread's own limiter): the
  * lines held back in between are counted, and the next line that is
  * written says how many ("... (41 more like it not logged)").

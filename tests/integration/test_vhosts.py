@@ -130,3 +130,53 @@ def test_another_program_on_the_port_is_refused():
               in p.stderr, p.stderr.decode())
     finally:
         other.close()
+
+
+def test_error_log_of_each_server_and_location():
+    """error_log in a server or location (nginx's): a request answered
+    there logs to that level's files, each at its own level (error by
+    default), not to the error log nor to another server's; a level
+    without one takes its enclosing level's; SIGUSR1 reopens them."""
+    import signal
+    from nicd import wait_until
+
+    def text(path):
+        return open(path).read() if os.path.exists(path) else ""
+
+    a, b = free_port(), free_port()
+    with tempfile.TemporaryDirectory() as d:
+        two_roots(d)
+        os.makedirs(os.path.join(d, "a", "dir", "in"))
+        conf = ("http {\n"
+                "  server { listen 127.0.0.1:%(a)d; root %(d)s/a;\n"
+                "    error_log %(d)s/a.log;\n"
+                "    location /dir/in/ { error_log %(d)s/a-in.log info;\n"
+                "                        error_log %(d)s/a-in2.log crit; }\n"
+                "  }\n"
+                "  server { listen 127.0.0.1:%(b)d; root %(d)s/b; }\n"
+                "}\n" % {"a": a, "b": b, "d": d})
+        with Server(conf=conf, listen="") as s:
+            check(get(a, "/dir/").status == 403, "a listing refused")
+            wait_until(lambda: "directory index of" in text(d + "/a.log"),
+                       "the refusal in server a's log")
+            check(get(a, "/dir/in/").status == 403, "the inner listing refused")
+            wait_until(lambda: "directory index of" in text(d + "/a-in.log"),
+                       "the refusal in the location's log")
+            check(get(a, "/dir/in/nothing").status == 404, "404")
+            wait_until(lambda: "not found" in text(d + "/a-in.log"),
+                       "an info line in the location's info log")
+            check(get(b, "/dir/").status == 404, "b has no /dir/")
+            check(text(d + "/a.log").count("directory index of") == 1
+                  and "not found" not in text(d + "/a.log")
+                  and text(d + "/a-in2.log") == "",
+                  "each line where its level and location say: %r %r"
+                  % (text(d + "/a.log"), text(d + "/a-in2.log")))
+            check("directory index of" not in text(s.error_log),
+                  "a request's line in the error log: %r" % text(s.error_log))
+            os.rename(d + "/a.log", d + "/a.log.1")
+            s.proc.send_signal(signal.SIGUSR1)
+            s.wait_log(r"logs reopened")
+            wait_until(lambda: os.path.exists(d + "/a.log"), "a.log again")
+            check(get(a, "/dir/").status == 403, "refused again")
+            wait_until(lambda: "directory index of" in text(d + "/a.log"),
+                       "the line in the reopened file")

@@ -44,20 +44,6 @@ set_h2_recv_buffer(parse_t *ps, const char **a, int n)
 }
 
 static const char *
-set_error_log(parse_t *ps, const char **a, int n)
-{
-    nicd_conf_t *c = ps->conf;
-    if (n == 2) {
-        c->error_level = log_level_parse(a[1]);
-        if (c->error_level < 0) {
-            c->error_level = LOG_NOTICE;
-            return nicd_conf_msg("invalid log level \"%s\"", a[1]);
-        }
-    }
-    return nicd_conf_str(&c->error_log, a[0]);
-}
-
-static const char *
 set_backend(parse_t *ps, const char **a, int n)
 {
     nicd_conf_t *c = ps->conf;
@@ -607,7 +593,6 @@ static const directive_t core_directives[] = {
      LOC(absolute_redirect)},
     {"disable_symlinks", MHS, 1, 1, nicd_conf_slot_enum, CONF(disable_symlinks),
      0, symlink_modes},
-    {"error_log", MHS, 1, 2, set_error_log, 0},
     {"send_backend", MH, 1, 1, set_backend, 0},
     {"sendfile", MHS, 1, 1, set_sendfile, 0},
     {"sendfile_max_chunk", MHS, 1, 1, nicd_conf_slot_size,

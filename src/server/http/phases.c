@@ -20,6 +20,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "server/http/errlog.h"
 #include "server/http/lookup.h"
 #include "server/http/path.h"
 #include "server/http/phases.h"
@@ -267,6 +268,7 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
     }
     if (server_rw) {
         c->r->loc = c->r->srv->loc;
+        nicd_errlog_use(c->r->loc);
         rc = run_phase(phs, NICD_PHASE_SERVER_REWRITE, c, r, c->r->srv->loc,
                        uri, len);
         if (rc == NICD_DONE) {
@@ -282,6 +284,9 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
                            : nicd_conf_find_location(c->r->srv, uri, len,
                                                      nicd_match_data(c->w));
         c->r->loc = lc;
+        nicd_errlog_use(lc); /* its lines to its error_log (nginx's) */
+        log_error(LOG_DEBUG, 0, "using configuration \"%s\" for \"%.*s\"",
+                  lc->name != NULL ? lc->name : "", (int) len, uri);
         c->r->uri = uri;
         c->r->uri_len = len;
         if (lc->internal && c->r->redirects <= 1) {
@@ -411,6 +416,7 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
     c->r->in = r;
     c->r->srv = server_of(c, r);
     c->r->loc = c->r->srv->loc;
+    nicd_errlog_use(c->r->loc);
     nicd_vars_fresh(c->w); /* variables' values live for one request */
     if (c->w->stats->srv != NULL) {
         NICD_STAT_ADD(c->w->stats->srv[c->r->srv->index * NICD_SRV_STATS], 1);
@@ -419,6 +425,7 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
      * copy on the way to the file */
     if (nicd_buf_reserve(&c->w->reqpath, r->path.len + 2) != 0) {
         nicd_respond_error(c, 500, head, NULL, 0);
+        nicd_errlog_use(NULL);
         return;
     }
     path = c->w->reqpath.data;
@@ -427,9 +434,10 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
     if (status != 0) {
         log_error(LOG_INFO, 0, "client sent invalid path, client: %s", c->addr);
         nicd_respond_error(c, status, head, NULL, 0);
-        return;
+    } else {
+        run(c, r, path, len, NULL, 1);
     }
-    run(c, r, path, len, NULL, 1);
+    nicd_errlog_use(NULL); /* what follows is the connection's */
 }
 
 void
@@ -438,8 +446,10 @@ nicd_handle_error(nicd_conn_t *c, const nicd_request_t *r, int status)
     c->r->in = r;
     c->r->srv = server_of(c, r);
     c->r->loc = c->r->srv->loc;
+    nicd_errlog_use(c->r->loc);
     nicd_vars_fresh(c->w);
     nicd_respond_error(c, status, r->method == NICD_M_HEAD, NULL, 0);
+    nicd_errlog_use(NULL);
 }
 
 int

@@ -56,6 +56,48 @@ test_error_log_and_reopen(void)
     unlink(moved);
 }
 
+/* a thread's sinks take its lines, each at its level, twice where two
+ * name one file; without them the error log does */
+static void
+test_sinks(void)
+{
+    char       path[] = "/tmp/nicd-sink-XXXXXX", main[] = "/tmp/nicd-main-XXXXXX";
+    char       buf[4096];
+    log_sink_t s[3];
+    int        fd = mkstemp(path), fd2 = mkstemp(main);
+
+    close(fd);
+    close(fd2);
+    CHECK_INT(log_error_open(main, LOG_NOTICE), 0);
+    s[0].fd = log_sink_open(path);
+    s[0].level = LOG_ERR;
+    s[1].fd = log_sink_open(path);
+    s[1].level = LOG_INFO;
+    s[2].fd = log_sink_open("stderr");
+    s[2].level = LOG_EMERG;
+    CHECK(s[0].fd >= 0 && s[0].fd == s[1].fd && s[2].fd >= 0);
+    log_error_to(s, 2);
+    log_error(LOG_ERR, 0, "both take it");
+    log_error(LOG_INFO, 0, "one takes it");
+    log_error(LOG_DEBUG, 0, "none takes it");
+    log_error_to(NULL, 0);
+    log_error(LOG_NOTICE, 0, "the error log's");
+    slurp(path, buf, sizeof(buf));
+    CHECK(strstr(buf, "both take it\n") != NULL
+          && strstr(strstr(buf, "both take it\n") + 1, "both take it\n")
+                 != NULL);
+    CHECK(strstr(buf, "one takes it") != NULL
+          && strstr(strstr(buf, "one takes it") + 1, "one takes it") == NULL);
+    CHECK(strstr(buf, "none takes it") == NULL);
+    CHECK(strstr(buf, "the error log's") == NULL);
+    slurp(main, buf, sizeof(buf));
+    CHECK(strstr(buf, "the error log's") != NULL
+          && strstr(buf, "take it") == NULL);
+    log_error_open(NULL, LOG_NOTICE);
+    unlink(path);
+    unlink(main);
+}
+
 static void
 test_access_buffer(void)
 {
@@ -86,6 +128,7 @@ main(void)
 {
     RUN(test_levels);
     RUN(test_error_log_and_reopen);
+    RUN(test_sinks);
     RUN(test_access_buffer);
     return harness_report("test_log");
 }
