@@ -262,41 +262,6 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     set_timer(c, T_HEADER);
 }
 
-/* Write the access log records of a finished (or abandoned) response:
- * one per log it goes to (nicd_logrec_t), each filled in and handed to
- * its file's buffer. */
-static void
-log_response(nicd_conn_t *c, const nicd_out_t *it)
-{
-    nicd_buf_t   *b = &c->w->logline;
-    const char   *p = c->logb.data, *end;
-    nicd_logrec_t h;
-    double        t;
-
-    if (it->log_len == 0) {
-        return;
-    }
-    p += it->log_off;
-    end = p + it->log_len;
-    t = (uint32_t) ((uint32_t) nicd_worker_now_ms(c->w) - it->log_t0) / 1000.0;
-    while (p + sizeof(h) <= end) {
-        memcpy(&h, p, sizeof(h));
-        p += sizeof(h);
-        if (h.len > (size_t) (end - p) || (int) h.file >= c->w->nlogs) {
-            return;
-        }
-        b->len = 0;
-        /* the status, bytes and time it was waiting for (log_format.c) */
-        nicd_log_fill(b, p, h.len, it->status, c->body_sent, t);
-        if (!nicd_buf_failed(b)) {
-            log_buf_write(&c->w->logs[h.file], b->data, b->len);
-        } else {
-            b->len = 0;
-        }
-        p += h.len;
-    }
-}
-
 static void
 item_done(nicd_conn_t *c, nicd_out_t *it)
 {
@@ -306,7 +271,7 @@ item_done(nicd_conn_t *c, nicd_out_t *it)
     }
     if (it->last) {
         nicd_conn_response_sent(c);
-        log_response(c, it);
+        nicd_conn_log_response(c, it);
         c->body_sent = 0;
         c->rate_t0 = 0;
         if (it == &c->items[c->nitems - 1] && c->h2 == NULL) {

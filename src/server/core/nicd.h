@@ -343,6 +343,11 @@ void nicd_conn_wait_read(nicd_conn_t *c, int timer);
 /* Nothing in progress: give the borrowed buffers back and wait for the
  * next request (c->keepalive_ms: T_KEEPALIVE's time). */
 void nicd_conn_keepalive(nicd_conn_t *c);
+
+/* the access log records of a finished (or abandoned) response, item it
+ * of c's queue: one per log it goes to, each filled in and handed to its
+ * file's buffer (conn_log.c) */
+void nicd_conn_log_response(nicd_conn_t *c, const nicd_out_t *it);
 /* The response and log buffers, and the request parser (c->req, for the
  * protocol to initialise when it comes back NULL... see http.c), before a
  * request is read: 0, or -1 (out of memory). */
