@@ -132,3 +132,39 @@ nicd_conf_find_location(const nicd_server_conf_t *srv, const char *uri,
 }
 
 /* opening the roots: one descriptor per distinct directory */
+
+static int
+any_below(const nicd_loc_conf_t *l,
+          int (*pred)(const nicd_loc_conf_t *lc, const void *arg),
+          const void *arg)
+{
+    int i;
+
+    if (pred(l, arg)) {
+        return 1;
+    }
+    for (i = 0; i < l->nlocs; i++) {
+        if (any_below(l->locs[i], pred, arg)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int
+nicd_conf_any_level(const nicd_conf_t *c,
+                    int (*pred)(const nicd_loc_conf_t *lc, const void *arg),
+                    const void *arg)
+{
+    int i;
+
+    if (any_below(c->http, pred, arg)) {
+        return 1;
+    }
+    for (i = 0; i < c->nservers; i++) {
+        if (any_below(c->servers[i]->loc, pred, arg)) {
+            return 1;
+        }
+    }
+    return 0;
+}

@@ -29,4 +29,10 @@ const nicd_server_conf_t *nicd_conf_find_server(const nicd_conf_t *c, int li,
 const nicd_loc_conf_t *nicd_conf_named(const nicd_server_conf_t *srv,
                                        const char               *name);
 
+/* 1 when pred(lc, arg) holds for a level of c (http, a server, a
+ * location, at any depth): does the configuration use a module? */
+int nicd_conf_any_level(const nicd_conf_t *c,
+                        int (*pred)(const nicd_loc_conf_t *lc, const void *arg),
+                        const void *arg);
+
 #endif /* NICD_LOOKUP_H */

@@ -107,42 +107,6 @@ nicd_phase_add(nicd_conf_t *c, int phase, nicd_phase_pt h)
     return NULL;
 }
 
-static int
-any_below(const nicd_loc_conf_t *l,
-          int (*pred)(const nicd_loc_conf_t *lc, const void *arg),
-          const void *arg)
-{
-    int i;
-
-    if (pred(l, arg)) {
-        return 1;
-    }
-    for (i = 0; i < l->nlocs; i++) {
-        if (any_below(l->locs[i], pred, arg)) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-int
-nicd_conf_any_level(const nicd_conf_t *c,
-                    int (*pred)(const nicd_loc_conf_t *lc, const void *arg),
-                    const void *arg)
-{
-    int i;
-
-    if (any_below(c->http, pred, arg)) {
-        return 1;
-    }
-    for (i = 0; i < c->nservers; i++) {
-        if (any_below(c->servers[i]->loc, pred, arg)) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* the handlers of phase (of ph, the configuration's) until one does not
  * decline; a phase without any costs a test */
 static inline int

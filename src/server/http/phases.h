@@ -24,6 +24,7 @@
 #define NICD_PHASES_H
 
 #include "server/http/handler.h"
+#include "server/http/lookup.h" /* nicd_conf_any_level */
 
 enum {
     NICD_PHASE_SERVER_REWRITE = 0,
@@ -62,12 +63,6 @@ typedef int (*nicd_phase_pt)(nicd_conn_t *c, const nicd_request_t *r,
  * that has nothing to do.  NULL, or a message.
  */
 const char *nicd_phase_add(nicd_conf_t *c, int phase, nicd_phase_pt h);
-
-/* 1 when pred(lc, arg) holds for a level of c (http, a server, a
- * location, at any depth): does the configuration use a module? */
-int nicd_conf_any_level(const nicd_conf_t *c,
-                        int (*pred)(const nicd_loc_conf_t *lc, const void *arg),
-                        const void *arg);
 
 /*
  * p (len bytes, any buffer but the one returned) as the URI a handler's
