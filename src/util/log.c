@@ -207,8 +207,12 @@ log_error(int level, int err, const char *fmt, ...)
 
     if (my_sinks != NULL) {
         for (k = 0; k < my_nsinks; k++) {
-            if (level <= my_sinks[k].level) {
-                unused = write(my_sinks[k].fd, line, n);
+            int fd = level <= my_sinks[k].level
+                         ? log_sink_open(my_sinks[k].path)
+                         : -1;
+
+            if (fd != -1) {
+                unused = write(fd, line, n);
             }
         }
         return;

@@ -48,13 +48,13 @@ void log_error(int level, int err, const char *fmt, ...)
  * Logs of a part of the configuration (nginx's error_log in a server or
  * a location): a thread answering a request there sends its lines to
  * those sinks, each taking the lines at its level or above, instead of
- * the error log.  A sink's descriptor comes from log_sink_open(): one a
- * path for the process ("stderr": its stderr), reopened with the error
- * log (log_error_reopen).
+ * the error log.  A path ("stderr": the process's stderr) is opened once
+ * for the process, by log_sink_open() or at its first line, and
+ * reopened with the error log (log_error_reopen).
  */
 typedef struct {
-    int fd;
-    int level;
+    const char *path;
+    int         level;
 } log_sink_t;
 
 /* the descriptor of path's sink, opened the first time: -1 with errno */

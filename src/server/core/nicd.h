@@ -199,9 +199,12 @@ enum { NICD_POOL_REQ = 0, NICD_POOL_IN, NICD_POOL_BUF, NICD_POOL_GATHER };
  * logb; the response's queue item points at the group.
  */
 typedef struct {
-    uint32_t file; /* the log's file index */
+    uint32_t file; /* the log's file index, or NICD_LOG_BY_PATH */
     uint32_t len;  /* bytes of the line after this header */
 } nicd_logrec_t;
+/* a log whose path holds variables: its record is the log file cache
+ * (a log_fcache_t *, NULL: none), the path and a NUL, then the line */
+#define NICD_LOG_BY_PATH UINT32_MAX
 
 /* an item of a connection's output queue */
 typedef struct {

@@ -19,6 +19,7 @@
 #include "util/log.h"
 #include "server/conf/directive.h"
 #include "server/http/errlog.h"
+#include "server/http/phases.h"
 
 typedef struct {
     log_sink_t *sinks; /* NULL: none at this level */
@@ -54,7 +55,7 @@ set_error_log(parse_t *ps, const char **a, int n)
 {
     nicd_conf_t   *c = ps->conf;
     errlog_conf_t *l;
-    int            level = LOG_ERR, fd;
+    int            level = LOG_ERR;
 
     if (n == 2 && (level = log_level_parse(a[1])) < 0) {
         return nicd_conf_msg("invalid log level \"%s\"", a[1]);
@@ -71,18 +72,38 @@ set_error_log(parse_t *ps, const char **a, int n)
             return NULL;
         }
     }
-    if ((fd = log_sink_open(a[0])) == -1) {
-        return nicd_conf_msg("open() \"%s\" failed (%s)", a[0],
-                             strerror(errno));
-    }
     l = nicd_conf_module_loc(ps);
     l->sinks = nicd_conf_grow(c, l->sinks, l->nsinks, sizeof(log_sink_t));
-    if (l->sinks == NULL) {
+    if (l->sinks == NULL
+        || (l->sinks[l->nsinks].path = nicd_conf_strdup(c, a[0])) == NULL) {
         return "out of memory";
     }
-    l->sinks[l->nsinks].fd = fd;
     l->sinks[l->nsinks++].level = level;
     return NULL;
+}
+
+/* a level's files opened as a worker starts (as nginx opens its logs at
+ * start, not at the first line), so that one that cannot be is said */
+static int
+open_sinks(const nicd_loc_conf_t *lc, const void *arg)
+{
+    const errlog_conf_t *l = NICD_LOC_CONF(lc, nicd_http_errlog_module);
+    int                  i;
+
+    (void) arg;
+    for (i = 0; l != NULL && i < l->nsinks; i++) {
+        if (log_sink_open(l->sinks[i].path) == -1) {
+            log_error(LOG_ALERT, errno, "error_log \"%s\" cannot be opened",
+                      l->sinks[i].path);
+        }
+    }
+    return 0;
+}
+
+static void
+errlog_worker_init(nicd_worker_t *w)
+{
+    (void) nicd_conf_any_level(w->cycle->conf, open_sinks, NULL);
 }
 
 void
@@ -104,4 +125,5 @@ nicd_module_t nicd_http_errlog_module = {
     .directives = errlog_directives,
     .create_loc_conf = create_conf,
     .merge_loc_conf = merge_conf,
+    .worker_init = errlog_worker_init,
 };
