@@ -287,7 +287,7 @@ nicd_buf_add_json(nicd_buf_t *b, const char *s, size_t len)
         if (ch == '"' || ch == '\\') {
             nicd_buf_addf(b, "\\%c", ch);
         } else if (ch < 0x20) {
-            nicd_buf_addf(b, "\\u%04x", ch);
+            nicd_buf_addf(b, "\\u%04X", ch); /* nginx's, upper case */
         } else {
             nicd_buf_add(b, s + i, 1);
         }

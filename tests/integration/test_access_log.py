@@ -202,3 +202,51 @@ location /z/ {
     check(p.returncode == 1 and b'invalid compression level "0"' in p.stderr
           and b"bad.conf:2" in p.stderr, p.stderr.decode())
     shutil.rmtree(d)
+
+
+def test_paths_with_variables_and_the_log_file_cache():
+    """access_log with variables in its path (nginx's): each line goes to
+    the file its request names, opened for it; open_log_file_cache keeps
+    a file open once it has been written min_uses times (a file kept open
+    still takes lines after its directory is renamed away, one that is
+    not does not), the least recently written leaving first when the
+    cache is full.  Buffered logs cannot have variables in their names."""
+    d = tempfile.mkdtemp(prefix="nicd-varlog-")
+    os.mkdir(os.path.join(d, "dir"))
+    conf = """
+log_format short "$uri:$status";
+location /v { access_log %(d)s/v_$arg_n.log short; return 200; }
+location /c {
+    open_log_file_cache max=3 inactive=20s valid=1m min_uses=2;
+    access_log %(d)s/dir/c_$arg_n short;
+    return 200;
+}
+""" % {"d": d}
+    try:
+        with Server(conf=conf, threads=1) as s:
+            for n in ("a", "b", "a", ""):
+                check(get(s.port, "/v?n=" + n).status == 200, n)
+            wait_until(lambda: len(lines(d + "/v_a.log")) == 2,
+                       "two lines in v_a.log")
+            check(lines(d + "/v_b.log") == ["/v:200"]
+                  and lines(d + "/v_.log") == ["/v:200"],
+                  "%r" % os.listdir(d))
+            for n in ("lru", "lru", "once", "first", "first", "second",
+                      "second"):
+                get(s.port, "/c?n=" + n)
+            os.rename(d + "/dir", d + "/moved")
+            for n in ("lru", "once", "first", "second"):
+                get(s.port, "/c?n=" + n)
+            s.wait_log(r"write to the access log .*c_lru.* failed")
+        want = {"c_lru": 2, "c_once": 1, "c_first": 3, "c_second": 3}
+        got = {k: len(lines(os.path.join(d, "moved", k))) for k in want}
+        check(got == want, "lines in each file: %r" % got)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    for bad in ("access_log /tmp/x_$uri buffer=32k;",
+                "access_log /tmp/x_$uri gzip;"):
+        p = subprocess.run([NICD, "-t", "-c", "/dev/stdin"],
+                           input=bad.encode(), capture_output=True,
+                           timeout=DEADLINE)
+        check(p.returncode == 1 and b"buffered logs cannot have variables "
+              b"in name" in p.stderr, p.stderr)

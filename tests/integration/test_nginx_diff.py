@@ -1202,6 +1202,11 @@ LOGS_SITE = """
             access_log %(d)s/both.log t if=$noisy;
             return 200 "b\\n";
         }
+        location /by/ {
+            open_log_file_cache max=2 min_uses=2;
+            access_log %(d)s/by-$arg_to.log t;
+            return 200 "v\\n";
+        }
     }
     server {
         listen 127.0.0.1:%(port)d;
@@ -1213,13 +1218,14 @@ LOGS_SITE = """
 
 def test_access_logs_per_server_and_if_agree_with_nginx():
     """access_log per server and location (several at a level, off, taken
-    from the enclosing level) and if= on a map of $status: the same lines
-    in the same files from nginx and nicd."""
+    from the enclosing level), if= on a map of $status and paths with
+    variables: the same lines in the same files from nginx and nicd."""
     if not os.path.exists(NGINX):
         raise Skip("nginx is not installed (scripts/deps.sh test)")
     top = tempfile.mkdtemp(prefix="nicd-diff-root-")
     make_docroot(top)
-    files = ("http.log", "a.log", "a-ok.log", "both.log")
+    files = ("http.log", "a.log", "a-ok.log", "both.log", "by-x.log",
+             "by-y.log", "by-.log")
     got = {}
     try:
         peers = log_peers(LOGS_SITE, top)
@@ -1231,7 +1237,11 @@ def test_access_logs_per_server_and_if_agree_with_nginx():
                                ("/both/?quiet=1", "a.example"),
                                ("/a.txt", "b.example"),
                                ("/missing", "b.example"),
-                               ("/sub", "a.example")):
+                               ("/sub", "a.example"),
+                               ("/by/?to=x", "a.example"),
+                               ("/by/?to=y", "a.example"),
+                               ("/by/?to=x", "a.example"),
+                               ("/by/", "a.example")):
                 fetch(p.port, path, {"Host": host}, "GET")
         for p in peers:
             p.stop()

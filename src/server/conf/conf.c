@@ -56,6 +56,12 @@ nicd_conf_alloc(nicd_conf_t *c, size_t n)
     return conf_alloc_cleanup(c, n, NULL, NULL);
 }
 
+int
+nicd_conf_cleanup(nicd_conf_t *c, void (*fn)(void *), void *p)
+{
+    return conf_alloc_cleanup(c, 0, fn, p) != NULL ? 0 : -1;
+}
+
 char *
 nicd_conf_strdup(nicd_conf_t *c, const char *s)
 {

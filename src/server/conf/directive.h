@@ -86,6 +86,8 @@ struct parse_s {
 /* the configuration's arena (freed with it), for settings */
 void *nicd_conf_alloc(nicd_conf_t *c, size_t n);
 char *nicd_conf_strdup(nicd_conf_t *c, const char *s);
+/* fn(p) when the configuration is freed: 0, or -1 (out of memory) */
+int nicd_conf_cleanup(nicd_conf_t *c, void (*fn)(void *), void *p);
 /* arr of n elements of size, grown by one (a new block) */
 void *nicd_conf_grow(nicd_conf_t *c, void *arr, int n, size_t size);
 /* a compiled regex for the configuration's lifetime (pcre2_code *), or

@@ -3,18 +3,33 @@
  * response has gone, with what was known only then filled in.
  */
 
+#include <errno.h>
 #include <string.h>
 
+#include "util/logcache.h"
 #include "server/core/nicd.h"
 
-/* Write the access log records of a finished (or abandoned) response:
- * one per log it goes to (nicd_logrec_t), each filled in and handed to
- * its file's buffer. */
+/* the line b of a record of a log whose path holds variables (p: its
+ * cache and path), written to the file it names */
+static void
+log_by_path(nicd_conn_t *c, const char *p, const nicd_buf_t *b)
+{
+    log_fcache_t *fc;
+
+    memcpy(&fc, p, sizeof(fc));
+    p += sizeof(fc);
+    if (log_path_write(fc, p, b->data, b->len, nicd_worker_now_ms(c->w)) != 0) {
+        log_error(LOG_ERR, errno,
+                  "write to the access log \"%s\" failed, client: %s", p,
+                  c->addr);
+    }
+}
+
 void
 nicd_conn_log_response(nicd_conn_t *c, const nicd_out_t *it)
 {
     nicd_buf_t   *b = &c->w->logline;
-    const char   *p = c->logb.data, *end;
+    const char   *p = c->logb.data, *end, *line;
     nicd_logrec_t h;
     double        t;
 
@@ -27,16 +42,23 @@ nicd_conn_log_response(nicd_conn_t *c, const nicd_out_t *it)
     while (p + sizeof(h) <= end) {
         memcpy(&h, p, sizeof(h));
         p += sizeof(h);
-        if (h.len > (size_t) (end - p) || (int) h.file >= c->w->nlogs) {
+        if (h.len > (size_t) (end - p)
+            || (h.file != NICD_LOG_BY_PATH && (int) h.file >= c->w->nlogs)) {
             return;
         }
+        line = h.file != NICD_LOG_BY_PATH
+                   ? p
+                   : p + sizeof(void *) + strlen(p + sizeof(void *)) + 1;
         b->len = 0;
         /* the status, bytes and time it was waiting for (log_format.c) */
-        nicd_log_fill(b, p, h.len, it->status, c->body_sent, t);
-        if (!nicd_buf_failed(b)) {
+        nicd_log_fill(b, line, h.len - (size_t) (line - p), it->status,
+                      c->body_sent, t);
+        if (nicd_buf_failed(b)) {
+            b->len = 0;
+        } else if (h.file != NICD_LOG_BY_PATH) {
             log_buf_write(&c->w->logs[h.file], b->data, b->len);
         } else {
-            b->len = 0;
+            log_by_path(c, p, b);
         }
         p += h.len;
     }

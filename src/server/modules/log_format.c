@@ -13,6 +13,7 @@
  * already (HTTP/2 logs a stream when it closes).
  */
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "util/logcache.h"
 #include "server/conf/directive.h"
 #include "server/http/lookup.h"
 #include "server/http/handler.h"
@@ -277,7 +279,7 @@ static void
 add_value(nicd_buf_t *b, int escape, const char *p, size_t len)
 {
     if (p == NULL || len == 0) {
-        if (escape != 1) {
+        if (escape == 0) { /* json and none: nothing, as nginx's */
             nicd_buf_add(b, "-", 1);
         }
         return;
@@ -507,6 +509,7 @@ typedef struct {
     int                      file;   /* in nicd_conf_t.access_paths */
     const nicd_log_format_t *format; /* "combined" unless named */
     const nicd_cv_t         *cond;   /* if=: a template, NULL: none */
+    const nicd_cv_t *path; /* a path with variables (file -1), or NULL */
 } access_log_t;
 
 /* the module's settings of a level: where its responses are logged
@@ -516,6 +519,10 @@ typedef struct {
     access_log_t *logs;
     int           nlogs;
     int           set; /* access_log written here (off too) */
+    /* open_log_file_cache: files of paths with variables kept open (NULL:
+     * each line opens its file); cache_set: written here (off too) */
+    log_fcache_t *cache;
+    int           cache_set;
 } log_conf_t;
 
 static void *
@@ -535,6 +542,10 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
         lg->logs = p->logs;
         lg->nlogs = p->nlogs;
         lg->set = 1;
+    }
+    if (!lg->cache_set && p != NULL) {
+        lg->cache = p->cache;
+        lg->cache_set = 1;
     }
     return NULL;
 }
@@ -574,6 +585,31 @@ nicd_log_select(nicd_conn_t *c, const nicd_loc_conf_t **out)
     return mask;
 }
 
+/* the path log names for the request of v, and its NUL, appended to b:
+ * 0, or -1 (logged) when it cannot be made or names nothing */
+static int
+path_of(const nicd_log_view_t *v, const access_log_t *log, nicd_buf_t *b)
+{
+    nicd_buf_t p = {0};
+    int        rc = -1;
+
+    if (v->c == NULL || v->c->r == NULL) {
+        return -1; /* a request that did not parse: no variables */
+    }
+    if (nicd_cv_eval(v->c, log->path, NULL, &p) == 0) {
+        if (p.len == 0 || memchr(p.data, '\0', p.len) != NULL) {
+            log_error(LOG_ERR, 0,
+                      "the access log \"%s\" names no file here, client: %s",
+                      nicd_cv_source(log->path), v->c->addr);
+        } else {
+            nicd_buf_add(b, p.data, p.len + 1); /* (and its NUL) */
+            rc = nicd_buf_failed(b) ? -1 : 0;
+        }
+    }
+    nicd_buf_free(&p);
+    return rc;
+}
+
 static void
 nicd_log_records(const nicd_loc_conf_t *lc, uint32_t mask,
                  const nicd_log_view_t *v, nicd_buf_t *b)
@@ -587,10 +623,19 @@ nicd_log_records(const nicd_loc_conf_t *lc, uint32_t mask,
         if (!(mask & (1u << i))) {
             continue;
         }
-        h.file = (uint32_t) lg->logs[i].file;
+        h.file = lg->logs[i].path != NULL ? NICD_LOG_BY_PATH
+                                          : (uint32_t) lg->logs[i].file;
         h.len = 0;
         at = b->len;
         nicd_buf_add(b, &h, sizeof(h));
+        if (lg->logs[i].path != NULL) {
+            /* the file it names now, and the cache that keeps it open */
+            nicd_buf_add(b, &lg->cache, sizeof(lg->cache));
+            if (path_of(v, &lg->logs[i], b) != 0) {
+                b->len = at;
+                continue;
+            }
+        }
         nicd_log_render(lg->logs[i].format, v, b);
         if (nicd_buf_failed(b)) {
             return;
@@ -609,17 +654,48 @@ nicd_log_write(nicd_worker_t *w, const nicd_loc_conf_t *lc, uint32_t mask,
     int               i;
 
     for (i = 0; i < lg->nlogs && i < 32; i++) {
-        if (!(mask & (1u << i)) || lg->logs[i].file >= w->nlogs) {
+        const access_log_t *log = &lg->logs[i];
+        size_t              at = 0;
+
+        if (!(mask & (1u << i))
+            || (log->path == NULL && log->file >= w->nlogs)) {
             continue;
         }
         b->len = 0;
-        nicd_log_render(lg->logs[i].format, v, b);
-        if (!nicd_buf_failed(b)) {
-            log_buf_write(&w->logs[lg->logs[i].file], b->data, b->len);
-        } else {
+        if (log->path != NULL && path_of(v, log, b) != 0) {
+            continue;
+        }
+        at = b->len;
+        nicd_log_render(log->format, v, b);
+        if (nicd_buf_failed(b)) {
             b->len = 0;
+        } else if (log->path == NULL) {
+            log_buf_write(&w->logs[log->file], b->data, b->len);
+        } else if (log_path_write(lg->cache, b->data, b->data + at, b->len - at,
+                                  nicd_worker_now_ms(w))
+                   != 0) {
+            log_error(LOG_ERR, errno, "write to the access log \"%s\" failed",
+                      b->data);
         }
     }
+}
+
+/* log added to the level's list (a level's first access_log, or -g's,
+ * begins its own list) */
+static const char *
+add_log(parse_t *ps, log_conf_t *l, const access_log_t *log)
+{
+    if (!l->set || ps->override) {
+        l->logs = NULL;
+        l->nlogs = 0;
+        l->set = 1;
+    }
+    l->logs = nicd_conf_grow(ps->conf, l->logs, l->nlogs, sizeof(*log));
+    if (l->logs == NULL) {
+        return "out of memory";
+    }
+    l->logs[l->nlogs++] = *log;
+    return NULL;
 }
 
 /*
@@ -637,7 +713,8 @@ set_access_log(parse_t *ps, const char **a, int n)
     nicd_conf_t *c = ps->conf;
     log_conf_t  *l = nicd_conf_module_loc(ps);
     access_log_t log;
-    const char  *err;
+    const char  *err, *lit;
+    size_t       litlen;
     int          i, gzip = 0;
 
     if (strcmp(a[0], "off") == 0) {
@@ -649,14 +726,24 @@ set_access_log(parse_t *ps, const char **a, int n)
         l->set = 1;
         return NULL;
     }
-    if (strchr(a[0], '$') != NULL) {
-        /* nginx opens such a file at each write: not here yet, and never
-         * a file named after the variable's name */
-        return nicd_conf_msg("variables in the path \"%s\" are not "
-                             "supported",
-                             a[0]);
-    }
     memset(&log, 0, sizeof(log));
+    if (strchr(a[0], '$') != NULL) {
+        /* opened as each line is written (open_log_file_cache keeps some
+         * open), as nginx's */
+        if ((log.path = nicd_conf_cv(ps, a[0], &err)) == NULL) {
+            return err;
+        }
+        if (!nicd_cv_literal(log.path, &lit, &litlen)) {
+            for (i = 1; i < n; i++) {
+                if (strncmp(a[i], "buffer=", 7) == 0
+                    || strncmp(a[i], "gzip", 4) == 0) {
+                    return "buffered logs cannot have variables in name";
+                }
+            }
+        } else {
+            log.path = NULL; /* "$" escaped away: a plain path */
+        }
+    }
     for (i = 1; i < n; i++) {
         if (strcmp(a[i], "gzip") == 0 || strncmp(a[i], "gzip=", 5) == 0) {
             gzip = 1; /* nginx's default level */
@@ -708,6 +795,10 @@ set_access_log(parse_t *ps, const char **a, int n)
         && (log.format = nicd_log_format_find(c, "combined")) == NULL) {
         return "out of memory";
     }
+    if (log.path != NULL) {
+        log.file = -1;
+        return add_log(ps, l, &log);
+    }
     for (i = 0; i < c->naccess_paths; i++) {
         if (strcmp(c->access_paths[i], a[0]) == 0) {
             break;
@@ -731,22 +822,67 @@ set_access_log(parse_t *ps, const char **a, int n)
         c->access_gzip[i] = gzip;
     }
     log.file = i;
-    if (!l->set || ps->override) {
-        l->logs = NULL; /* the first at this level (or -g's): its own list */
-        l->nlogs = 0;
-        l->set = 1;
+    return add_log(ps, l, &log);
+}
+
+/*
+ * open_log_file_cache max=N [inactive=TIME] [min_uses=N] [valid=TIME] |
+ * off;  (nginx's: inactive 10s, min_uses 1, valid 60s) the files of
+ * access logs whose paths hold variables kept open, shared by the
+ * worker threads
+ */
+static const char *
+set_log_cache(parse_t *ps, const char **a, int n)
+{
+    log_conf_t *l = nicd_conf_module_loc(ps);
+    long        inactive = 10000, valid = 60000, v = 0;
+    int         max = 0, min_uses = 1, i;
+    const char *err;
+
+    if (l->cache_set) {
+        return "is duplicate";
     }
-    l->logs = nicd_conf_grow(c, l->logs, l->nlogs, sizeof(log));
-    if (l->logs == NULL) {
+    l->cache_set = 1;
+    if (n == 1 && strcmp(a[0], "off") == 0) {
+        return NULL;
+    }
+    for (i = 0; i < n; i++) {
+        if (strncmp(a[i], "max=", 4) == 0
+            || strncmp(a[i], "min_uses=", 9) == 0) {
+            int *to = a[i][1] == 'a' ? &max : &min_uses;
+
+            if ((err = nicd_conf_positive(strchr(a[i], '=') + 1, to)) != NULL) {
+                return nicd_conf_msg("invalid \"%s\" value", a[i]);
+            }
+        } else if (strncmp(a[i], "inactive=", 9) == 0
+                   || strncmp(a[i], "valid=", 6) == 0) {
+            if (nicd_conf_time(strchr(a[i], '=') + 1, &v) != NULL) {
+                return nicd_conf_msg("invalid \"%s\" value", a[i]);
+            }
+            *(a[i][0] == 'i' ? &inactive : &valid) = v;
+        } else {
+            return nicd_conf_msg("invalid \"open_log_file_cache\" parameter "
+                                 "\"%s\"",
+                                 a[i]);
+        }
+    }
+    if (max == 0) {
+        return "\"open_log_file_cache\" must have \"max\" parameter";
+    }
+    l->cache = log_fcache_new(max, inactive, valid, min_uses);
+    if (l->cache == NULL
+        || nicd_conf_cleanup(ps->conf, log_fcache_free, l->cache) != 0) {
+        log_fcache_free(l->cache);
+        l->cache = NULL;
         return "out of memory";
     }
-    l->logs[l->nlogs++] = log;
     return NULL;
 }
 
 static const directive_t nicd_log_format_directives[] = {
     {"log_format", CTX_HTTP, 2, MAX_ARGS, set_log_format, 0},
     {"access_log", CTX_MAIN | CTX_HSL, 1, 5, set_access_log, 0},
+    {"open_log_file_cache", CTX_HSL, 1, 4, set_log_cache, 0},
     {NULL, 0, 0, 0, NULL, 0},
 };
 
