@@ -27,13 +27,14 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include "util/cidr.h"
 #include "server/conf/directive.h"
 #include "server/http/phases.h"
 
 typedef struct {
-    int     deny;
-    int     family; /* AF_INET, AF_INET6; 0: all */
-    uint8_t addr[16], mask[16];
+    int            deny;
+    int            all;
+    nicache_cidr_t block; /* unless all */
 } rule_t;
 
 /* the module's settings of a level: each taken whole from the enclosing
@@ -78,44 +79,13 @@ set_rule(parse_t *ps, const char **a, int n)
 {
     access_conf_t *l = nicd_conf_module_loc(ps);
     rule_t         r;
-    char           text[64], *slash, *end;
-    long           bits;
-    int            i, len;
 
     (void) n;
     memset(&r, 0, sizeof(r));
     r.deny = strcmp(ps->d->name, "deny") == 0;
-    if (strcmp(a[0], "all") != 0) {
-        if (strlen(a[0]) >= sizeof(text)) {
-            return nicd_conf_msg("invalid parameter \"%s\"", a[0]);
-        }
-        strcpy(text, a[0]);
-        slash = strchr(text, '/');
-        if (slash != NULL) {
-            *slash++ = '\0';
-        }
-        if (inet_pton(AF_INET, text, r.addr) == 1) {
-            r.family = AF_INET;
-            len = 4;
-        } else if (inet_pton(AF_INET6, text, r.addr) == 1) {
-            r.family = AF_INET6;
-            len = 16;
-        } else {
-            return nicd_conf_msg("invalid parameter \"%s\"", a[0]);
-        }
-        bits = len * 8;
-        if (slash != NULL) {
-            bits = strtol(slash, &end, 10);
-            if (*slash == '\0' || *end != '\0' || bits < 0 || bits > len * 8) {
-                return nicd_conf_msg("invalid parameter \"%s\"", a[0]);
-            }
-        }
-        for (i = 0; i < len; i++, bits -= 8) {
-            r.mask[i] = bits >= 8  ? 0xff
-                        : bits > 0 ? (uint8_t) (0xff << (8 - bits))
-                                   : 0;
-            r.addr[i] &= r.mask[i];
-        }
+    r.all = strcmp(a[0], "all") == 0;
+    if (!r.all && nicache_cidr_parse(a[0], &r.block) != 0) {
+        return nicd_conf_msg("invalid parameter \"%s\"", a[0]);
     }
     l->rules = nicd_conf_grow(ps->conf, l->rules, l->nrules, sizeof(r));
     if (l->rules == NULL) {
@@ -151,30 +121,14 @@ static int
 allowed(const access_conf_t *lc, const char *addr)
 {
     uint8_t bin[16];
-    int     i, k, len, family;
+    int     i, family = nicache_addr_parse(addr, strlen(addr), bin);
 
-    if (inet_pton(AF_INET, addr, bin) == 1) {
-        family = AF_INET;
-        len = 4;
-    } else if (inet_pton(AF_INET6, addr, bin) == 1) {
-        family = AF_INET6;
-        len = 16;
-    } else {
-        family = 0; /* a Unix socket: only "all" matches */
-        len = 0;
-    }
+    /* (a Unix socket's client is no address: only "all" matches it) */
     for (i = 0; i < lc->nrules; i++) {
         const rule_t *r = &lc->rules[i];
 
-        if (r->family != 0 && r->family != family) {
-            continue;
-        }
-        for (k = 0; r->family != 0 && k < len; k++) {
-            if ((bin[k] & r->mask[k]) != r->addr[k]) {
-                break;
-            }
-        }
-        if (r->family == 0 || k == len) {
+        if (r->all
+            || (family != 0 && nicache_cidr_match(&r->block, family, bin))) {
             return !r->deny;
         }
     }

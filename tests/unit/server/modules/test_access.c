@@ -35,19 +35,23 @@ test_rules(void)
     memset(r, 0, sizeof(r));
     /* deny 10.1.2.3; allow 10.0.0.0/8; deny all */
     r[0].deny = 1;
-    r[0].family = AF_INET;
-    inet_pton(AF_INET, "10.1.2.3", r[0].addr);
-    memset(r[0].mask, 0xff, 4);
-    r[1].family = AF_INET;
-    inet_pton(AF_INET, "10.0.0.0", r[1].addr);
-    r[1].mask[0] = 0xff;
+    CHECK_INT(nicache_cidr_parse("10.1.2.3", &r[0].block), 0);
+    CHECK_INT(nicache_cidr_parse("10.0.0.0/8", &r[1].block), 0);
     r[2].deny = 1;
+    r[2].all = 1;
+    CHECK_INT(nicache_cidr_parse("10.0.0.0/33", &r[1].block), -1);
+    CHECK_INT(nicache_cidr_parse("10.0.0.0/", &r[1].block), -1);
+    CHECK_INT(nicache_cidr_parse("host/8", &r[1].block), -1);
+    CHECK_INT(nicache_cidr_parse("10.255.255.255/8", &r[1].block), 0);
     l.rules = r;
     l.nrules = 3;
     CHECK(!allowed(&l, "10.1.2.3"));
     CHECK(allowed(&l, "10.1.2.4"));
     CHECK(!allowed(&l, "11.0.0.1"));
     CHECK(!allowed(&l, "::1"));
+    CHECK(!allowed(&l, "unix:")); /* only "all" takes it */
+    CHECK_INT(nicache_cidr_parse("2001:db8::/32", &r[1].block), 0);
+    CHECK(allowed(&l, "2001:db8:1::5") && !allowed(&l, "2001:db9::5"));
 }
 
 static void
