@@ -250,3 +250,54 @@ location /c {
                            timeout=DEADLINE)
         check(p.returncode == 1 and b"buffered logs cannot have variables "
               b"in name" in p.stderr, p.stderr)
+
+
+def test_real_ip_logged_over_both_protocols():
+    """set_real_ip_from (realip): the access log, allow/deny and the error
+    lines of a request from a trusted proxy carry the address its
+    X-Forwarded-For names, over HTTP/1.1 and over HTTP/2 (each stream its
+    own, logged when it closes); an untrusted peer's header is ignored."""
+    if shutil.which("nghttp") is None:
+        raise Skip("nghttp (nghttp2-client) is not installed")
+    conf = """
+        log_format a '$remote_addr $realip_remote_addr $uri $status';
+        access_log %s a;
+        set_real_ip_from 127.0.0.1;
+        real_ip_header X-Forwarded-For;
+        location /in/ { deny 192.0.2.66; }
+    """
+    for listen in ("", "http2"):
+        with Server(threads=1, listen=listen, access_log=False) as s:
+            s.reload(conf % s.access_log)
+            s.put("in/x", b"x")
+            want = ["192.0.2.5 127.0.0.1 /in/x 200",
+                    "192.0.2.66 127.0.0.1 /in/x 403"]
+            if listen:
+                for ip in ("192.0.2.5", "192.0.2.66"):
+                    p = subprocess.run(
+                        ["nghttp", "-H", "x-forwarded-for: 10.9.9.9, " + ip,
+                         "http://127.0.0.1:%d/in/x" % s.port],
+                        capture_output=True, timeout=30)
+                    check(p.returncode == 0, p.stderr)
+            else:
+                for ip in ("192.0.2.5", "192.0.2.66"):
+                    get(s.port, "/in/x",
+                        headers={"X-Forwarded-For": "10.9.9.9, " + ip})
+            ls = wait_until(lambda: len(lines(s.access_log)) >= 2
+                            and lines(s.access_log), "2 log lines")
+            check(sorted(ls) == want, "logged %r" % ls)
+            s.wait_log(r"access forbidden by rule, client: 192\.0\.2\.66")
+    far = """
+        log_format a '$remote_addr $realip_remote_addr $uri $status';
+        access_log %s a;
+        set_real_ip_from 10.0.0.0/8;
+        real_ip_header X-Forwarded-For;
+    """
+    with Server(threads=1, access_log=False) as s:
+        s.reload(far % s.access_log)
+        s.put("x", b"x")
+        check(get(s.port, "/x", headers={"X-Forwarded-For": "10.1.1.1"})
+              .status == 200, "/x")
+        ls = wait_until(lambda: lines(s.access_log), "a log line")
+        check(ls == ["127.0.0.1 127.0.0.1 /x 200"],
+              "the peer is no trusted proxy: %r" % ls)

@@ -332,6 +332,49 @@ site("charsets", """
       "/utf/none.html", "/same/a.html", "/off/a.html", "/text", "/moved",
       "/missing", "/koi/", "/utf/a.gz.txt"])
 
+site("real-ip", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        set_real_ip_from 127.0.0.1;
+        set_real_ip_from 10.0.0.0/8;
+        set_real_ip_from 2001:db8::/32;
+        real_ip_header X-Forwarded-For;
+        real_ip_recursive on;
+        add_header X-Addr "$remote_addr|$realip_remote_addr";
+        location / { return 200 "$remote_addr\\n"; }
+        location /deny/ {
+            deny 192.0.2.0/24;
+            allow all;
+            return 200 "let in: $remote_addr\\n";
+        }
+        location /norec/ {
+            real_ip_recursive off;
+            return 200 "$remote_addr\\n";
+        }
+        location /xri/ {
+            real_ip_header X-Real-IP;
+            alias %(root)s/www/;
+            add_header X-Port "[$remote_port]";
+        }
+        location /none/ {
+            set_real_ip_from 192.0.2.99;
+            return 200 "$remote_addr\\n";
+        }
+    }
+""", ["/", ("/", {"X-Forwarded-For": "192.0.2.1"}),
+      ("/", {"X-Forwarded-For": "198.51.100.7, 10.1.2.3, 127.0.0.1"}),
+      ("/", {"X-Forwarded-For": "10.1.2.3, 10.4.5.6"}),
+      ("/", {"X-Forwarded-For": "not-an-address"}),
+      ("/", {"X-Forwarded-For": "2001:db8::5, 2001:db9::1"}),
+      ("/deny/", {"X-Forwarded-For": "192.0.2.1"}),
+      ("/deny/", {"X-Forwarded-For": "198.51.100.7"}),
+      ("/norec/", {"X-Forwarded-For": "198.51.100.7, 10.1.2.3"}),
+      ("/xri/a.txt", {"X-Real-IP": "203.0.113.9:8080"}),
+      ("/xri/a.txt", {"X-Real-IP": "[2001:db8::7]:443"}),
+      ("/xri/a.txt", {"X-Real-IP": "203.0.113.9"}),
+      ("/none/", {"X-Forwarded-For": "203.0.113.9"})])
+
 site("named-location", """
     server {
         listen 127.0.0.1:%(port)d;

@@ -192,7 +192,7 @@ GETTER(get_scheme)
 GETTER(get_remote_addr)
 {
     UNUSED_ARGS;
-    nicd_buf_add(b, c->addr, strlen(c->addr));
+    nicd_buf_add(b, nicd_client(c), strlen(nicd_client(c)));
     return 0;
 }
 
@@ -405,13 +405,18 @@ GETTER(get_request_length)
     return 0;
 }
 
-/* the peer's (v->data NULL) or the local (non-NULL) address of c */
+/* the client's (v->data NULL: realip's for the request, else the peer's)
+ * or the local (non-NULL) address of c */
 static int
 sockaddr_of(const nicd_conn_t *c, const nicd_var_t *v,
             struct sockaddr_storage *ss)
 {
     socklen_t len = sizeof(*ss);
 
+    if (v->data == NULL && c->r != NULL && c->r->peer != NULL) {
+        *ss = c->r->peer->sa;
+        return 0;
+    }
     return v->data != NULL
                ? getsockname(c->sc.fd, (struct sockaddr *) ss, &len)
                : getpeername(c->sc.fd, (struct sockaddr *) ss, &len);
@@ -424,7 +429,8 @@ GETTER(get_remote_port)
 
     UNUSED_ARGS;
     if (sockaddr_of(c, v, &ss) == 0
-        && (ss.ss_family == AF_INET6 || ss.ss_family == AF_INET)) {
+        && (ss.ss_family == AF_INET6 || ss.ss_family == AF_INET)
+        && port_of(&ss) > 0) { /* (realip's without a port: none) */
         nicd_buf_addf(b, "%u", port_of(&ss));
     }
     return 0;
@@ -525,7 +531,7 @@ GETTER(get_request_id)
         if (getrandom(id, 2 * sizeof(uint64_t), 0) != 2 * sizeof(uint64_t)
             && errno != EINTR) {
             log_error(LOG_ALERT, errno, "getrandom() failed, client: %s",
-                      c->addr);
+                      nicd_client(c));
             return -1;
         }
     }

@@ -232,7 +232,7 @@ nicd_file_read(nicd_conn_t *c, nicd_file_t *f, nicd_buf_t *out,
             }
             log_error(LOG_ERR, n == 0 ? 0 : errno,
                       "pread() for %s failed%s, client: %s", what,
-                      n == 0 ? " (the file shrank)" : "", c->addr);
+                      n == 0 ? " (the file shrank)" : "", nicd_client(c));
             return -1;
         }
         got += (size_t) n;
@@ -255,17 +255,18 @@ nicd_open_status(nicd_conn_t *c, int err, const char *path)
         log_error(LOG_ERR, err,
                   "\"%s\" resolves outside the root or "
                   "through a refused symlink, client: %s",
-                  path, c->addr);
+                  path, nicd_client(c));
         return 403;
     case EMFILE:
     case ENFILE:
         log_error(LOG_CRIT, err,
                   "open() \"%s\" failed: out of file "
                   "descriptors, client: %s",
-                  path, c->addr);
+                  path, nicd_client(c));
         return 503;
     }
-    log_error(LOG_ERR, err, "open() \"%s\" failed, client: %s", path, c->addr);
+    log_error(LOG_ERR, err, "open() \"%s\" failed, client: %s", path,
+              nicd_client(c));
     return 500;
 }
 

@@ -28,6 +28,7 @@
 #define NICD_HANDLER_H
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/types.h>
@@ -99,7 +100,24 @@ typedef struct nicd_req_s {
     nicd_buf_t *sent;
     /* $request_id: 16 random bytes, drawn when first read (0: not yet) */
     uint64_t id[2];
+    /* the client as the request sees it (realip), NULL: the connection's
+     * peer; freed with the request */
+    struct nicd_peer_s *peer;
 } nicd_req_t;
+
+/* a client address a module set for a request (realip) */
+typedef struct nicd_peer_s {
+    char                    text[INET6_ADDRSTRLEN];
+    struct sockaddr_storage sa; /* its port 0: none said */
+} nicd_peer_t;
+
+/* the client's address of the request at hand, as text: realip's, or
+ * the connection's peer */
+static inline const char *
+nicd_client(const nicd_conn_t *c)
+{
+    return c->r != NULL && c->r->peer != NULL ? c->r->peer->text : c->addr;
+}
 
 /* req (the protocol's) becomes the request at hand, every field zero */
 static inline void
@@ -117,6 +135,8 @@ nicd_req_end(nicd_req_t *req)
     if (req->sent != NULL) {
         nicd_req_sent_free(req);
     }
+    free(req->peer);
+    req->peer = NULL;
 }
 
 /* a field the response sent, kept for $sent_http_ (handler.c): a

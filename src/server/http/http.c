@@ -115,7 +115,7 @@ log_record(nicd_conn_t *c, uint32_t *off, uint32_t *len)
         return;
     }
     memset(&v, 0, sizeof(v));
-    v.addr = c->addr;
+    v.addr = nicd_client(c);
     if (r != NULL && r->line.len > 0) {
         v.line.p = REQ_BASE(c) + r->line.off;
         v.line.len = r->line.len;
@@ -387,7 +387,7 @@ hold(nicd_conn_t *c, int loc)
         log_error(LOG_CRIT, 0,
                   "malloc() failed for a %llu-byte body, "
                   "client: %s",
-                  (unsigned long long) r->content_length, c->addr);
+                  (unsigned long long) r->content_length, nicd_client(c));
         nicd_http_error(c, 500);
         return -1;
     }
@@ -500,7 +500,7 @@ postpone(nicd_conn_t *c)
     nicd_held_t     *h = malloc(sizeof(*h) + r->head_len);
 
     if (h == NULL) {
-        log_error(LOG_CRIT, 0, "malloc() failed, client: %s", c->addr);
+        log_error(LOG_CRIT, 0, "malloc() failed, client: %s", nicd_client(c));
         nicd_http_error(c, 500);
         return -1;
     }
@@ -542,7 +542,7 @@ h1_handle(nicd_conn_t *c)
             log_error(LOG_ERR, 0,
                       "client intended to send too large body: "
                       "%llu bytes, client: %s",
-                      (unsigned long long) r->content_length, c->addr);
+                      (unsigned long long) r->content_length, nicd_client(c));
             nicd_http_error(c, 413);
             return;
         }
@@ -619,12 +619,12 @@ skip_chunked(nicd_conn_t *c)
         log_error(LOG_INFO, 0,
                   "client sent invalid chunked body, "
                   "closing, client: %s",
-                  c->addr);
+                  nicd_client(c));
     } else if (H1_CHUNKED(c)->total > c->w->cycle->conf->client_max_body_size) {
         log_error(LOG_INFO, 0,
                   "client sent too large chunked body, "
                   "closing, client: %s",
-                  c->addr);
+                  nicd_client(c));
         rc = 413;
     } else {
         return rc;
@@ -678,7 +678,7 @@ h1_run(nicd_conn_t *c)
             rc = nicd_conn_borrow(c);
             if (rc < 0) {
                 log_error(LOG_CRIT, errno, "out of memory, client: %s",
-                          c->addr);
+                          nicd_client(c));
                 nicd_conn_close(c);
                 return;
             }
@@ -703,7 +703,7 @@ h1_run(nicd_conn_t *c)
                 log_error(LOG_INFO, 0,
                           "client sent invalid request, "
                           "answering %d, client: %s",
-                          rc, c->addr);
+                          rc, nicd_client(c));
                 nicd_http_error(c, rc);
                 break;
             }
@@ -779,7 +779,7 @@ h1_header_timeout(nicd_conn_t *c)
         log_error(LOG_INFO, 0,
                   "client timed out while reading the "
                   "request head, answering 408, client: %s",
-                  c->addr);
+                  nicd_client(c));
         nicd_http_error(c, 408);
         c->in_start = c->in_end; /* the partial head is abandoned */
         return 1;

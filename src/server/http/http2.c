@@ -475,7 +475,8 @@ on_frame_send(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
                   "client opened %d streams past the limit of %d, "
                   "closing the connection, client: %s",
                   c->h2->refused,
-                  c->w->cycle->conf->http2_max_concurrent_streams, c->addr);
+                  c->w->cycle->conf->http2_max_concurrent_streams,
+                  nicd_client(c));
         nghttp2_session_terminate_session(s, NGHTTP2_ENHANCE_YOUR_CALM);
     }
     return 0;
@@ -588,7 +589,7 @@ answer(nicd_conn_t *c, h2_stream_t *st)
     st->req.resumed = (unsigned) st->resumed;
     if (st->bad_method) {
         log_error(LOG_INFO, 0, "client sent invalid method, client: %s",
-                  c->addr);
+                  nicd_client(c));
         nicd_handle_error(c, &r, 400);
     } else {
         nicd_handle(c, &r);
@@ -638,7 +639,7 @@ on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id,
     if (st->reqbody.len + len > c->w->cycle->conf->client_max_body_size) {
         log_error(LOG_ERR, 0,
                   "client intended to send too large body, client: %s",
-                  c->addr);
+                  nicd_client(c));
         nghttp2_submit_rst_stream(c->h2->s, NGHTTP2_FLAG_NONE, id,
                                   NGHTTP2_REFUSED_STREAM);
         st->answered = 1; /* never answered now: logged as 413 */
@@ -683,7 +684,6 @@ log_stream(nicd_conn_t *c, h2_stream_t *st)
     }
     nicd_h2_stream_view(c, st, &r);
     memset(&v, 0, sizeof(v));
-    v.addr = c->addr;
     v.method =
         st->method == NICD_M_UNKNOWN ? "-" : nicd_http_method_name(st->method);
     v.path = r.path;
@@ -708,6 +708,7 @@ log_stream(nicd_conn_t *c, h2_stream_t *st)
     st->req.uri = st->uri;
     st->req.uri_len = v.uri.len;
     c->r = &st->req;
+    v.addr = nicd_client(c); /* (realip's, when it set one) */
     if (c->w->vseq != st->vseq) {
         nicd_vars_fresh(c->w); /* another stream's values are kept */
     }
@@ -859,7 +860,7 @@ nicd_h2_run(nicd_conn_t *c)
         n = feed_preface(c);
         if (n < 0) {
             log_error(LOG_INFO, 0, "HTTP/2 session failed: %s, client: %s",
-                      nghttp2_strerror((int) n), c->addr);
+                      nghttp2_strerror((int) n), nicd_client(c));
             nicd_conn_close(c);
             return;
         }
@@ -870,7 +871,7 @@ nicd_h2_run(nicd_conn_t *c)
                                      c->in_end - c->in_start);
         if (n < 0) {
             log_error(LOG_INFO, 0, "HTTP/2 session failed: %s, client: %s",
-                      nghttp2_strerror((int) n), c->addr);
+                      nghttp2_strerror((int) n), nicd_client(c));
             nicd_conn_close(c);
             return;
         }
@@ -881,7 +882,7 @@ nicd_h2_run(nicd_conn_t *c)
         rc = nghttp2_session_send(h2->s);
         if (rc != 0) {
             log_error(LOG_INFO, 0, "HTTP/2 session failed: %s, client: %s",
-                      nghttp2_strerror(rc), c->addr);
+                      nghttp2_strerror(rc), nicd_client(c));
             nicd_conn_close(c);
             return;
         }

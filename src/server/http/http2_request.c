@@ -57,7 +57,7 @@ nicd_h2_on_header(nghttp2_session *s, const nghttp2_frame *frame,
     if (st->header_bytes > c->w->cycle->conf->http2_max_header_size) {
         log_error(LOG_INFO, 0,
                   "client sent too large HTTP/2 header block, client: %s",
-                  c->addr);
+                  nicd_client(c));
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* RST_STREAM */
     }
     if (nlen > 0 && name[0] == ':') {

@@ -177,7 +177,7 @@ redirect_cycle(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
     log_error(LOG_ERR, 0,
               "rewrite or internal redirection cycle while processing "
               "\"%.*s\", client: %s",
-              (int) len, uri, c->addr);
+              (int) len, uri, nicd_client(c));
     c->r->error_paged = 1;
     nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
     return 1;
@@ -233,6 +233,11 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
     if (server_rw) {
         c->r->loc = c->r->srv->loc;
         nicd_errlog_use(c->r->loc);
+        rc = run_phase(phs, NICD_PHASE_POST_READ, c, r, c->r->srv->loc, uri,
+                       len);
+        if (rc == NICD_DONE) {
+            return;
+        }
         rc = run_phase(phs, NICD_PHASE_SERVER_REWRITE, c, r, c->r->srv->loc,
                        uri, len);
         if (rc == NICD_DONE) {
@@ -396,7 +401,8 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
     status = nicd_path_normalize(r->path.p, r->path.len, path, &len,
                                  c->w->cycle->conf->merge_slashes);
     if (status != 0) {
-        log_error(LOG_INFO, 0, "client sent invalid path, client: %s", c->addr);
+        log_error(LOG_INFO, 0, "client sent invalid path, client: %s",
+                  nicd_client(c));
         nicd_respond_error(c, status, head, NULL, 0);
     } else {
         run(c, r, path, len, NULL, 1);

@@ -27,7 +27,8 @@
 #include "server/http/lookup.h" /* nicd_conf_any_level */
 
 enum {
-    NICD_PHASE_SERVER_REWRITE = 0,
+    NICD_PHASE_POST_READ = 0, /* once a request, in its server (realip) */
+    NICD_PHASE_SERVER_REWRITE,
     NICD_PHASE_REWRITE,
     NICD_PHASE_PREACCESS,
     NICD_PHASE_ACCESS,

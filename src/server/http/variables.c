@@ -475,7 +475,7 @@ value(nicd_conn_t *c, const nicd_vctx_t *x, int index, nicd_buf_t *b)
     if (e->v->get == NULL) {
         log_error(LOG_WARN, 0,
                   "using uninitialized \"%s\" variable, client: %s", e->name,
-                  c->addr);
+                  nicd_client(c));
         return 0; /* "set" somewhere: empty until then */
     }
     if (e->v->get(c, x, e->v, e->suffix, e->slen, b) != 0) {
@@ -511,7 +511,7 @@ nicd_cv_eval(nicd_conn_t *c, const nicd_cv_t *cv, const nicd_vctx_t *x,
             if (value(c, x, s->n, b) != 0) {
                 log_error(LOG_ERR, 0,
                           "\"%s\" could not be evaluated, client: %s",
-                          cv->source, c->addr);
+                          cv->source, nicd_client(c));
                 return -1;
             }
         }

@@ -354,7 +354,7 @@ check_file(nicd_conn_t *c, const access_conf_t *lc, const char *user,
 
     if (f == NULL) {
         log_error(LOG_ERR, errno, "open() \"%s\" failed, client: %s",
-                  lc->user_file, c->addr);
+                  lc->user_file, nicd_client(c));
         return -1;
     }
     while (fgets(line, sizeof(line), f) != NULL) {
@@ -374,10 +374,10 @@ check_file(nicd_conn_t *c, const access_conf_t *lc, const char *user,
     fclose(f);
     if (!found) {
         log_error(LOG_ERR, 0, "user \"%s\" was not found in \"%s\", client: %s",
-                  user, lc->user_file, c->addr);
+                  user, lc->user_file, nicd_client(c));
     } else if (rc != 0) {
         log_error(LOG_ERR, 0, "user \"%s\": password mismatch, client: %s",
-                  user, c->addr);
+                  user, nicd_client(c));
     }
     return rc;
 }
@@ -395,8 +395,9 @@ access_handler(nicd_conn_t *c, const nicd_request_t *r,
 
     (void) uri;
     (void) len;
-    if (lc->nrules > 0 && !allowed(lc, c->addr)) {
-        log_error(LOG_ERR, 0, "access forbidden by rule, client: %s", c->addr);
+    if (lc->nrules > 0 && !allowed(lc, nicd_client(c))) {
+        log_error(LOG_ERR, 0, "access forbidden by rule, client: %s",
+                  nicd_client(c));
         nicd_respond_error(c, 403, head, NULL, 0);
         return NICD_DONE;
     }
@@ -407,7 +408,7 @@ access_handler(nicd_conn_t *c, const nicd_request_t *r,
         log_error(LOG_ERR, 0,
                   "auth_basic without auth_basic_user_file, "
                   "client: %s",
-                  c->addr);
+                  nicd_client(c));
         nicd_respond_error(c, 500, head, NULL, 0);
         return NICD_DONE;
     }

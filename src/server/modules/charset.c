@@ -591,7 +591,7 @@ charset_of(nicd_conn_t *c, const char *t, size_t tlen, char *name, size_t cap,
             log_error(LOG_ERR, 0,
                       "no \"charset_map\" between the charsets \"%s\" and "
                       "\"%s\", client: %s",
-                      src_name, name, c->addr);
+                      src_name, name, nicd_client(c));
         }
         return 0;
     }

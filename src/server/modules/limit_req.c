@@ -488,7 +488,7 @@ limit_req_handler(nicd_conn_t *c, const nicd_request_t *r,
                   lc->dry_run ? ", dry run" : "",
                   (long long) (excess[refused] / 1000),
                   (long long) (excess[refused] % 1000),
-                  lc->limits[refused].zone->name, c->addr);
+                  lc->limits[refused].zone->name, nicd_client(c));
         if (lc->dry_run) {
             set_status(c, h, ST_REJECTED_DRY);
             return NICD_DECLINED;
@@ -530,7 +530,7 @@ limit_req_handler(nicd_conn_t *c, const nicd_request_t *r,
               "client: %s",
               lc->dry_run ? ", dry run" : "", (long long) (worst / 1000),
               (long long) (worst % 1000), lc->limits[worst_i].zone->name,
-              c->addr);
+              nicd_client(c));
     if (lc->dry_run) {
         set_status(c, h, ST_DELAYED_DRY);
         return NICD_DECLINED;

@@ -600,7 +600,7 @@ path_of(const nicd_log_view_t *v, const access_log_t *log, nicd_buf_t *b)
         if (p.len == 0 || memchr(p.data, '\0', p.len) != NULL) {
             log_error(LOG_ERR, 0,
                       "the access log \"%s\" names no file here, client: %s",
-                      nicd_cv_source(log->path), v->c->addr);
+                      nicd_cv_source(log->path), nicd_client(v->c));
         } else {
             nicd_buf_add(b, p.data, p.len + 1); /* (and its NUL) */
             rc = nicd_buf_failed(b) ? -1 : 0;

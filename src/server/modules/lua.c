@@ -210,7 +210,7 @@ push_request(lua_State *L, nicd_conn_t *c, const nicd_request_t *r)
         lua_concat(L, 3);
     }
     lua_setfield(L, -2, "target");
-    lua_pushstring(L, c->addr);
+    lua_pushstring(L, nicd_client(c));
     lua_setfield(L, -2, "remote_addr");
     /* headers by lower-case name; repeated fields joined with ", " */
     lua_createtable(L, 0, r->nheaders);
@@ -332,7 +332,7 @@ respond(nicd_conn_t *c, const nicd_request_t *r, lua_State *L, const char *file)
                   "lua: %s: the handler must return status (100-599), "
                   "headers (a table or nil), body (a string or nil), "
                   "client: %s",
-                  file, c->addr);
+                  file, nicd_client(c));
         return -1;
     }
     status = (int) lua_tointeger(L, -3);
@@ -344,7 +344,7 @@ respond(nicd_conn_t *c, const nicd_request_t *r, lua_State *L, const char *file)
         log_error(LOG_ERR, 0,
                   "lua: %s: a header is not a valid name = value pair "
                   "(strings; no CR, LF or NUL), client: %s",
-                  file, c->addr);
+                  file, nicd_client(c));
         return -1;
     }
     /* the body filters (charset, gzip), as nginx's run on any handler's;
@@ -422,7 +422,7 @@ nicd_lua_content(nicd_conn_t *c, const nicd_request_t *r,
         lua_sethook(L, NULL, 0, 0);
         log_error(LOG_ERR, 0, "lua: %s: %s, client: %s", file,
                   lua_isstring(L, -1) ? lua_tostring(L, -1) : "(an error)",
-                  c->addr);
+                  nicd_client(c));
         lua_settop(L, 0);
         nicd_respond_error(c, 500, head, NULL, 0);
         return;

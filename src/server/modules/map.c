@@ -68,7 +68,7 @@ map_get(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
         log_error(LOG_ERR, 0,
                   "map $%s: variables nested too deeply, "
                   "client: %s",
-                  v->name, c->addr);
+                  v->name, nicd_client(c));
         return -1;
     }
     depth++;

@@ -13,7 +13,7 @@ extern nicd_module_t nicd_http_core_module, nicd_http_ssl_module,
     nicd_status_module, nicd_report_module, nicd_access_module,
     nicd_log_format_module, nicd_gzip_module, nicd_map_module,
     nicd_limit_req_module, nicd_charset_module, nicd_lua_module,
-    nicd_http_keepalive_module, nicd_http_errlog_module;
+    nicd_http_keepalive_module, nicd_http_errlog_module, nicd_realip_module;
 
 nicd_module_t *const nicd_modules[] = {
     &nicd_http_core_module,
@@ -28,6 +28,7 @@ nicd_module_t *const nicd_modules[] = {
     &nicd_headers_module,
     &nicd_status_module,
     &nicd_report_module,
+    &nicd_realip_module, /* before the phases that read the address */
     &nicd_access_module,
     &nicd_log_format_module,
     &nicd_gzip_module,

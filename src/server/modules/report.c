@@ -37,7 +37,7 @@ report(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *loc)
                   "\"%s\" needs \"send_backend %.*s\" (the backend is %s), "
                   "client: %s",
                   loc->handler_name, (int) strcspn(loc->handler_name, "_"),
-                  loc->handler_name, in->ops->name, c->addr);
+                  loc->handler_name, in->ops->name, nicd_client(c));
         nicd_respond_error(c, 404, head, NULL, 0);
         return;
     }
@@ -46,7 +46,7 @@ report(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *loc)
         && in->ops->reset != NULL) {
         in->ops->reset(in->state);
         log_error(LOG_NOTICE, 0, "%s counters reset, client: %s", in->ops->name,
-                  c->addr);
+                  nicd_client(c));
     }
     nicd_respond_mem(c, 200, head,
                      REPORT_FORMAT(loc) == SNIC_REPORT_JSON

@@ -392,7 +392,7 @@ gunzip_file(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *gz,
 
 fail:
     log_error(LOG_ERR, 0, "gunzip of \"%s\" failed, client: %s", gz->path,
-              c->addr);
+              nicd_client(c));
     nicd_buf_free(&in);
     nicd_buf_free(&out);
     nicd_respond_error(c, 500, head, NULL, 0);
@@ -712,7 +712,7 @@ jsonp_callback(nicd_conn_t *c, const nicd_request_t *r, const char **cb,
     }
     if (*len > JSONP_MAX) {
         log_error(LOG_INFO, 0, "client sent too long callback name, client: %s",
-                  c->addr);
+                  nicd_client(c));
         return -1;
     }
     for (i = 0; i < *len; i++) {
@@ -721,7 +721,7 @@ jsonp_callback(nicd_conn_t *c, const nicd_request_t *r, const char **cb,
         if (!isalnum((unsigned char) ch) && ch != '_' && ch != '.') {
             log_error(LOG_INFO, 0,
                       "client sent invalid callback name: \"%.*s\", client: %s",
-                      (int) *len, *cb, c->addr);
+                      (int) *len, *cb, nicd_client(c));
             return -1;
         }
     }
@@ -901,7 +901,7 @@ static_directory(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
     log_error(LOG_ERR, 0,
               "directory index of \"%s%s\" is forbidden, "
               "client: %s",
-              lc->root, path, c->addr);
+              lc->root, path, nicd_client(c));
     nicd_respond_error(c, 403, head, NULL, 0);
 }
 
@@ -926,7 +926,7 @@ static_handler(nicd_conn_t *c, const nicd_request_t *r,
         status = nicd_open_status(c, err, path);
         if (status == 404) {
             log_error(LOG_INFO, 0, "\"%s%s\" not found, client: %s", lc->root,
-                      path, c->addr);
+                      path, nicd_client(c));
         }
         nicd_respond_error(c, status, head, NULL, 0);
         return NICD_DONE;

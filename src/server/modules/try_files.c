@@ -149,7 +149,7 @@ try_files_handler(nicd_conn_t *c, const nicd_request_t *r,
             log_error(LOG_ERR, 0,
                       "could not find named location \"%s\", "
                       "client: %s",
-                      last->text, c->addr);
+                      last->text, nicd_client(c));
             nicd_respond_error(c, 500, head, NULL, 0);
             return NICD_DONE;
         }
