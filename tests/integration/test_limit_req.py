@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 import time
 
-from nicd import DEADLINE, NICD, Server, Skip, check, get
+from nicd import DEADLINE, NICD, Server, Skip, check, get, wait_until
 
 # 10 a second: a request beyond the first waits 100 ms per request ahead
 ZONE = "limit_req_zone $binary_remote_addr zone=z:1m rate=10r/s;\n"
@@ -198,3 +198,56 @@ def test_malformed_lines_fail_t_with_file_and_line():
                   "%r: rc %d, %s" % (text, p.returncode, err))
             if "not made by any" not in want:
                 check(re.search(r"bad\.conf:\d+", err), "no line: " + err)
+
+
+def test_limit_conn_counts_requests_until_their_responses_have_gone():
+    """limit_conn (nginx's): a key's requests in progress, counted from
+    the location's checks until the response has gone, so a download a
+    slow client reads holds its count and a second one is refused (503,
+    nginx's log line, $limit_conn_status) while a free location serves on;
+    once it has gone (or its client left) the next passes.  dry_run
+    refuses nothing; limit_conn_status sets the code; a zone no
+    limit_conn_zone made fails -t."""
+    conf = """
+limit_conn_zone $binary_remote_addr zone=addr:1m;
+location /dl/ {
+    limit_conn addr 1;
+    limit_conn_status 429;
+    limit_conn_log_level warn;
+    add_header X-Conn $limit_conn_status always;
+}
+location /dry/ {
+    limit_conn addr 1;
+    limit_conn_dry_run on;
+    add_header X-Conn $limit_conn_status always;
+}
+location /free/ { }
+"""
+    big = 16 << 20
+    with Server(conf=conf) as s:
+        s.put("dl/big", b"b" * big)
+        s.put("dl/small", b"s")
+        s.put("dry/small", b"d")
+        s.put("free/f", b"f")
+        slow = socket.create_connection(("127.0.0.1", s.port),
+                                        timeout=DEADLINE)
+        slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        slow.sendall(b"GET /dl/big HTTP/1.1\r\nHost: x\r\n\r\n")
+        check(b"200 OK" in slow.recv(100), "the download began")
+        r = get(s.port, "/dl/small")
+        check(r.status == 429 and r.header("X-Conn") == "REJECTED",
+              "second while the first is in progress: %r" % r)
+        s.wait_log(r"\[warn\].*limiting connections by zone \"addr\"")
+        check(get(s.port, "/free/f").status == 200, "free location")
+        r = get(s.port, "/dry/small")
+        check(r.status == 200 and r.header("X-Conn") == "REJECTED_DRY_RUN",
+              "dry run: %r" % r)
+        slow.close()  # the client leaves: its count goes back
+        r = wait_until(lambda: (lambda x: x if x.status == 200 else None)(
+            get(s.port, "/dl/small")), "a pass once the download went")
+        check(r.header("X-Conn") == "PASSED", "after the first went: %r" % r)
+    p = subprocess.run([NICD, "-t", "-c", "/dev/stdin"],
+                       input=b"location / { limit_conn nozone 1; }\n",
+                       capture_output=True, timeout=DEADLINE)
+    check(p.returncode == 1 and b"nozone" in p.stderr
+          and b"limit_conn_zone" in p.stderr, p.stderr)

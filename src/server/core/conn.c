@@ -272,6 +272,8 @@ item_done(nicd_conn_t *c, nicd_out_t *it)
     if (it->last) {
         nicd_conn_response_sent(c);
         nicd_conn_log_response(c, it);
+        nicd_cleanup_run(it->cleanup);
+        it->cleanup = NULL;
         c->body_sent = 0;
         c->rate_t0 = 0;
         if (it == &c->items[c->nitems - 1] && c->h2 == NULL) {

@@ -4,6 +4,7 @@
  */
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/logcache.h"
@@ -23,6 +24,33 @@ log_by_path(nicd_conn_t *c, const char *p, const nicd_buf_t *b)
                   "write to the access log \"%s\" failed, client: %s", p,
                   c->addr);
     }
+}
+
+void
+nicd_cleanup_run(nicd_cleanup_t *cl)
+{
+    nicd_cleanup_t *next;
+
+    for (; cl != NULL; cl = next) {
+        next = cl->next;
+        cl->fn(cl->data);
+        free(cl);
+    }
+}
+
+void
+nicd_conn_out_cleanup(nicd_conn_t *c, nicd_cleanup_t *cl)
+{
+    nicd_cleanup_t **end;
+
+    if (c->nitems == c->ihead) {
+        nicd_cleanup_run(cl); /* nothing to wait for */
+        return;
+    }
+    for (end = &c->items[c->nitems - 1].cleanup; *end != NULL;
+         end = &(*end)->next) {
+    }
+    *end = cl;
 }
 
 void

@@ -206,20 +206,33 @@ typedef struct {
  * (a log_fcache_t *, NULL: none), the path and a NUL, then the line */
 #define NICD_LOG_BY_PATH UINT32_MAX
 
+/*
+ * What runs once a response has gone, or its connection closed first (a
+ * module's count of the requests in progress: limit_conn's), in the
+ * order added; nicd_cleanup_run() runs a chain and frees it.
+ */
+typedef struct nicd_cleanup_s {
+    void (*fn)(void *data);
+    void                  *data;
+    struct nicd_cleanup_s *next;
+} nicd_cleanup_t;
+void nicd_cleanup_run(nicd_cleanup_t *cl);
+
 /* an item of a connection's output queue */
 typedef struct {
-    unsigned     type : 2; /* OUT_MEM or OUT_FILE */
-    unsigned     last : 1; /* last item of a response: log it when sent */
-    unsigned     body : 1; /* counts as body bytes ($body_bytes_sent) */
-    size_t       off;      /* OUT_MEM: offset in out; OUT_FILE: in file */
-    size_t       len;      /* bytes left */
-    nicd_file_t *file;     /* OUT_FILE; a reference released when sent */
-    int          status;   /* on last: the response status */
-    uint32_t     log_off;  /* on last: the log record in logb */
-    uint32_t     log_len;
-    uint32_t     log_t0; /* on last: when it was queued (ms, wrapping) */
-    uint32_t     rate;   /* OUT_FILE: bytes a second at most (limit_rate;
+    unsigned        type : 2; /* OUT_MEM or OUT_FILE */
+    unsigned        last : 1; /* last item of a response: log it when sent */
+    unsigned        body : 1; /* counts as body bytes ($body_bytes_sent) */
+    size_t          off;      /* OUT_MEM: offset in out; OUT_FILE: in file */
+    size_t          len;      /* bytes left */
+    nicd_file_t    *file;     /* OUT_FILE; a reference released when sent */
+    int             status;   /* on last: the response status */
+    uint32_t        log_off;  /* on last: the log record in logb */
+    uint32_t        log_len;
+    uint32_t        log_t0;  /* on last: when it was queued (ms, wrapping) */
+    uint32_t        rate;    /* OUT_FILE: bytes a second at most (limit_rate;
                             0: no limit) */
+    nicd_cleanup_t *cleanup; /* on last: run when it has gone */
 } nicd_out_t;
 
 enum { OUT_MEM = 0, OUT_FILE = 1 };
@@ -346,6 +359,9 @@ void nicd_conn_wait_read(nicd_conn_t *c, int timer);
 /* Nothing in progress: give the borrowed buffers back and wait for the
  * next request (c->keepalive_ms: T_KEEPALIVE's time). */
 void nicd_conn_keepalive(nicd_conn_t *c);
+/* cl to run when the response queued last has gone (at once when
+ * nothing is queued) */
+void nicd_conn_out_cleanup(nicd_conn_t *c, nicd_cleanup_t *cl);
 
 /* the access log records of a finished (or abandoned) response, item it
  * of c's queue: one per log it goes to, each filled in and handed to its

@@ -270,6 +270,23 @@ nicd_open_status(nicd_conn_t *c, int err, const char *path)
     return 500;
 }
 
+int
+nicd_req_cleanup(nicd_req_t *req, void (*fn)(void *), void *data)
+{
+    nicd_cleanup_t *cl = malloc(sizeof(*cl)), **end;
+
+    if (cl == NULL) {
+        return -1;
+    }
+    cl->fn = fn;
+    cl->data = data;
+    cl->next = NULL;
+    for (end = &req->cleanup; *end != NULL; end = &(*end)->next) {
+    }
+    *end = cl;
+    return 0;
+}
+
 /* the modules' hooks, set by their init (modules/modules.c) */
 nicd_http_hooks_t nicd_http_hooks;
 

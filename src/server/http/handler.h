@@ -103,7 +103,13 @@ typedef struct nicd_req_s {
     /* the client as the request sees it (realip), NULL: the connection's
      * peer; freed with the request */
     struct nicd_peer_s *peer;
+    /* what runs when its response has gone (nicd_req_cleanup) */
+    nicd_cleanup_t *cleanup;
 } nicd_req_t;
+
+/* fn(data) once the response of req has gone, or its connection or
+ * stream ended first: 0, or -1 (out of memory) */
+int nicd_req_cleanup(nicd_req_t *req, void (*fn)(void *), void *data);
 
 /* a client address a module set for a request (realip) */
 typedef struct nicd_peer_s {
@@ -137,6 +143,9 @@ nicd_req_end(nicd_req_t *req)
     }
     free(req->peer);
     req->peer = NULL;
+    nicd_cleanup_run(req->cleanup); /* (HTTP/1.1 gave its own to its
+                                       queue: nicd_conn_out_cleanup) */
+    req->cleanup = NULL;
 }
 
 /* a field the response sent, kept for $sent_http_ (handler.c): a

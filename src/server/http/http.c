@@ -72,6 +72,16 @@ keepalive_of(nicd_conn_t *c)
     return nicd_keepalive_conf(lc != NULL ? lc : c->w->cycle->conf->http);
 }
 
+/* the request at hand is done with: what it asked to run when its
+ * response has gone waits for the queue (nicd_conn_out_cleanup) */
+static void
+h1_req_end(nicd_conn_t *c, nicd_req_t *req)
+{
+    nicd_conn_out_cleanup(c, req->cleanup);
+    req->cleanup = NULL;
+    nicd_req_end(req);
+}
+
 #define REQ_BASE(c) ((c)->in + (c)->in_start)
 
 /*
@@ -314,7 +324,7 @@ nicd_http_error(nicd_conn_t *c, int status)
     nicd_respond_error(
         c, status, c->req != NULL && H1_REQ(c)->method == NICD_M_HEAD, NULL, 0);
     if (own) {
-        nicd_req_end(c->r);
+        h1_req_end(c, c->r);
         c->r = NULL;
     }
 }
@@ -441,7 +451,7 @@ nicd_http_collect(nicd_conn_t *c)
         hold_for_delay(c, h, ms);
         return;
     }
-    nicd_req_end(&h->req);
+    h1_req_end(c, &h->req);
     c->r = NULL;
     free(h->body);
     free(h);
@@ -465,7 +475,7 @@ delay_done(evutil_socket_t fd, short ev, void *arg)
     nicd_req_begin(c, &h->req);
     h->req.resumed = 1;
     nicd_handle(c, &h->r);
-    nicd_req_end(&h->req);
+    h1_req_end(c, &h->req);
     c->r = NULL;
     free(h->body); /* (a Lua request's, read before its wait) */
     free(h);
@@ -579,7 +589,7 @@ nicd_http_handle(nicd_conn_t *c)
     if (c->r->delay_ms > 0) {
         (void) postpone(c);
     }
-    nicd_req_end(H1_R(c));
+    h1_req_end(c, H1_R(c));
     c->r = NULL;
 }
 
