@@ -731,6 +731,11 @@ site("basic-auth-and-access", """
         location /lan/ { allow 10.0.0.0/8; deny all; }
         location /local/ { deny 10.1.2.3; allow 127.0.0.0/8; deny all; }
         location /v6/ { allow ::1; deny all; }
+        location /byarg/ {
+            auth_basic "by arg";
+            auth_basic_user_file %(root)s/$arg_f;
+            alias %(root)s/www/private/;
+        }
     }
 """, ["/private/a.txt", ("/private/a.txt", basic("apr", "secret1")),
       ("/private/a.txt", basic("apr", "wrong")),
@@ -746,7 +751,11 @@ site("basic-auth-and-access", """
       ("/private/a.txt", {"Authorization": "Basic !!!"}),
       ("/private/a.txt", {"Authorization": "Bearer abc"}),
       ("/private/a.txt", basic("apr", "secret1:more")),
-      "/private/open/b.txt", "/nofile/x", "/lan/x", "/local/x", "/v6/x"])
+      "/private/open/b.txt", "/nofile/x", "/lan/x", "/local/x", "/v6/x",
+      ("/byarg/a.txt?f=htpasswd", basic("apr", "secret1")),
+      ("/byarg/a.txt?f=htpasswd", basic("apr", "wrong")),
+      ("/byarg/a.txt?f=none", basic("apr", "secret1")),
+      ("/nofile/x", basic("apr", "secret1"))])
 
 
 def htpasswd():
@@ -1322,6 +1331,11 @@ FRAMING = [
     b"FOO / HTTP/1.1\r\nHost: x\r\n\r\n",
     b"M-SEARCH_X / HTTP/1.1\r\nHost: x\r\n\r\n",
     b"GE.T / HTTP/1.1\r\nHost: x\r\n\r\n",
+    # TRACE: 405 before any location; a fragment: left out
+    b"TRACE / HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET /#frag HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET /nothing#frag HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET http://x?a#frag HTTP/1.1\r\nHost: x\r\n\r\n",
 ]
 
 

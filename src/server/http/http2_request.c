@@ -67,6 +67,8 @@ nicd_h2_on_header(nghttp2_session *s, const nghttp2_frame *frame,
             st->bad_method =
                 !nicd_http_method_valid((const char *) value, vlen);
         } else if (nlen == 5 && memcmp(name, ":path", 5) == 0) {
+            q = memchr(value, '#', vlen); /* left out, as over HTTP/1.1 */
+            vlen = q != NULL ? (size_t) (q - (const char *) value) : vlen;
             q = memchr(value, '?', vlen);
             keep(st, value,
                  q != NULL ? (size_t) (q - (const char *) value) : vlen,

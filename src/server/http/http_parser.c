@@ -112,14 +112,17 @@ nicd_span_ieq(const char *buf, nicd_span_t s, const char *lower)
 
 /*
  * The request target: origin-form "/path?query", absolute-form
- * "http://authority/path?query", or "*" (asterisk-form).  Returns 0 or 400.
+ * "http://authority/path?query", or "*" (asterisk-form).  A "#fragment"
+ * a client should not have sent is left out, as nginx leaves it out.
+ * Returns 0 or 400.
  */
 static int
 split_target(nicd_http_req_t *p, const char *buf)
 {
     uint32_t    i, start, end, q;
     const char *t = buf + p->target.off;
-    uint32_t    n = p->target.len;
+    const char *frag = memchr(t, '#', p->target.len);
+    uint32_t    n = frag != NULL ? (uint32_t) (frag - t) : p->target.len;
 
     start = 0;
     p->authority.len = 0;
@@ -157,9 +160,6 @@ split_target(nicd_http_req_t *p, const char *buf)
     }
 
     for (q = start; q < n && t[q] != '?'; q++) {
-        if (t[q] == '#') {
-            return 400; /* a fragment is never sent in a request */
-        }
     }
     end = q;
     p->path.off = p->target.off + start;
@@ -170,11 +170,6 @@ split_target(nicd_http_req_t *p, const char *buf)
     } else {
         p->query.off = p->target.off + n;
         p->query.len = 0;
-    }
-    for (i = q; i < n; i++) {
-        if (t[i] == '#') {
-            return 400;
-        }
     }
     return 0;
 }

@@ -404,6 +404,13 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
         log_error(LOG_INFO, 0, "client sent invalid path, client: %s",
                   nicd_client(c));
         nicd_respond_error(c, status, head, NULL, 0);
+    } else if (r->method == NICD_M_TRACE) {
+        /* never echoed: nginx answers it so, before any location, and
+         * closes (HTTP/1.1) */
+        log_error(LOG_INFO, 0, "client sent TRACE method, client: %s",
+                  nicd_client(c));
+        c->keepalive = 0;
+        nicd_respond_error(c, 405, 0, NULL, 0);
     } else {
         run(c, r, path, len, NULL, 1);
     }

@@ -30,6 +30,7 @@
 #include "util/cidr.h"
 #include "server/conf/directive.h"
 #include "server/http/phases.h"
+#include "server/http/variables.h"
 
 typedef struct {
     int            deny;
@@ -40,11 +41,14 @@ typedef struct {
 /* the module's settings of a level: each taken whole from the enclosing
  * level where a level has none */
 typedef struct {
-    rule_t *rules; /* allow and deny, in order */
-    int     nrules;
-    char   *realm; /* auth_basic; NULL: unset, "": off */
-    char   *user_file;
-    long    auth_delay; /* ms a 401 waits (NICD_UNSET: unset) */
+    rule_t          *rules; /* allow and deny, in order */
+    int              nrules;
+    char            *realm; /* auth_basic; NULL: unset, "": off */
+    char            *user_file;
+    const nicd_cv_t *user_cv;    /* a user file named with variables */
+    char            *user_dir;   /* where a relative name is (the main
+                                  configuration file's directory) */
+    long             auth_delay; /* ms a 401 waits (NICD_UNSET: unset) */
 } access_conf_t;
 
 nicd_module_t nicd_access_module;
@@ -69,7 +73,11 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
     (void) c;
     NICD_MERGE_LIST(ac, p, rules, nrules);
     NICD_MERGE_PTR(ac, p, realm, NULL);
-    NICD_MERGE_PTR(ac, p, user_file, NULL);
+    if (ac->user_file == NULL && p != NULL) {
+        ac->user_file = p->user_file;
+        ac->user_cv = p->user_cv;
+        ac->user_dir = p->user_dir;
+    }
     NICD_MERGE(ac, p, auth_delay, 0);
     return NULL;
 }
@@ -111,9 +119,26 @@ set_user_file(parse_t *ps, const char **a, int n)
 {
     access_conf_t *l = nicd_conf_module_loc(ps);
 
+    const char *err, *text;
+    size_t      len;
+    char        full[4096];
+
     (void) n;
-    l->user_file = nicd_conf_strdup(ps->conf, a[0]);
-    return l->user_file == NULL ? "out of memory" : NULL;
+    l->user_dir = nicd_conf_strdup(ps->conf, ps->dir != NULL ? ps->dir : ".");
+    if ((l->user_cv = nicd_conf_cv(ps, a[0], &err)) == NULL) {
+        return err;
+    }
+    if (nicd_cv_literal(l->user_cv, &text, &len)) {
+        l->user_cv = NULL;
+        /* relative: to the configuration's directory, as nginx's prefix */
+        snprintf(full, sizeof(full), "%s%s%s",
+                 a[0][0] == '/' ? "" : l->user_dir, a[0][0] == '/' ? "" : "/",
+                 a[0]);
+        l->user_file = nicd_conf_strdup(ps->conf, full);
+    } else {
+        l->user_file = nicd_conf_strdup(ps->conf, a[0]); /* its template */
+    }
+    return l->user_file == NULL || l->user_dir == NULL ? "out of memory" : NULL;
 }
 
 /* 1 when rules let the client (its address as text) through */
@@ -342,21 +367,47 @@ unauthorized(nicd_conn_t *c, const nicd_request_t *r, const access_conf_t *lc)
 }
 
 /* 0: the user and password are in the file; 1: not; -1: it cannot be
- * read (logged) */
+ * read (logged); -2: it is not there (logged: a 403, as nginx's) */
 static int
 check_file(nicd_conn_t *c, const access_conf_t *lc, const char *user,
            const char *pw)
 {
-    FILE  *f = fopen(lc->user_file, "re");
-    char   line[1024], *hash, *end;
-    size_t ulen = strlen(user);
-    int    rc = 1, found = 0;
+    FILE      *f;
+    char       line[1024], *hash, *end;
+    size_t     ulen = strlen(user);
+    int        rc = 1, found = 0;
+    nicd_buf_t name = {0};
 
-    if (f == NULL) {
-        log_error(LOG_ERR, errno, "open() \"%s\" failed, client: %s",
-                  lc->user_file, nicd_client(c));
-        return -1;
+    if (lc->user_cv != NULL) {
+        /* its name for this request (relative: to the configuration's
+         * directory) */
+        if (nicd_cv_eval(c, lc->user_cv, NULL, &name) != 0 || name.len == 0
+            || memchr(name.data, '\0', name.len) != NULL) {
+            nicd_buf_free(&name);
+            return -1;
+        }
+        if (name.data[0] != '/') {
+            nicd_buf_t full = {0};
+
+            nicd_buf_addf(&full, "%s/%s", lc->user_dir, name.data);
+            nicd_buf_free(&name);
+            name = full;
+            if (nicd_buf_failed(&name)) {
+                return -1;
+            }
+        }
     }
+    f = fopen(lc->user_cv != NULL ? name.data : lc->user_file, "re");
+    if (f == NULL) {
+        rc = errno == ENOENT ? -2 : -1;
+        log_error(rc == -2 ? LOG_ERR : LOG_CRIT, errno,
+                  "open() \"%s\" failed, client: %s",
+                  lc->user_cv != NULL ? name.data : lc->user_file,
+                  nicd_client(c));
+        nicd_buf_free(&name);
+        return rc;
+    }
+    nicd_buf_free(&name);
     while (fgets(line, sizeof(line), f) != NULL) {
         if (line[0] == '#' || strncmp(line, user, ulen) != 0
             || line[ulen] != ':') {
@@ -420,6 +471,7 @@ access_handler(nicd_conn_t *c, const nicd_request_t *r,
     switch (check_file(c, lc, buf, pw)) {
     case 0: return NICD_DECLINED;
     case 1: unauthorized(c, r, lc); return NICD_DONE;
+    case -2: nicd_respond_error(c, 403, head, NULL, 0); return NICD_DONE;
     }
     nicd_respond_error(c, 500, head, NULL, 0);
     return NICD_DONE;
