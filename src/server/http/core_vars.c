@@ -321,19 +321,11 @@ GETTER(get_http)
 /* $arg_NAME: the first NAME=VALUE of the query */
 GETTER(get_arg)
 {
-    const nicd_request_t *r = req_of(c, x);
-    const char           *q = r->query.p, *end = q + r->query.len, *e, *amp;
+    nicd_str_t value;
 
     UNUSED_ARGS;
-    while (q != NULL && q < end) {
-        amp = memchr(q, '&', (size_t) (end - q));
-        e = amp != NULL ? amp : end;
-        if ((size_t) (e - q) > slen && strncasecmp(q, s, slen) == 0
-            && q[slen] == '=') {
-            nicd_buf_add(b, q + slen + 1, (size_t) (e - q) - slen - 1);
-            break;
-        }
-        q = amp != NULL ? amp + 1 : NULL;
+    if (nicd_query_arg(&req_of(c, x)->query, s, slen, &value)) {
+        nicd_buf_add(b, value.p, value.len);
     }
     return 0;
 }

@@ -271,6 +271,46 @@ nicd_open_status(nicd_conn_t *c, int err, const char *path)
 }
 
 int
+nicd_file_recode(nicd_conn_t *c, nicd_file_t *f, const char *type,
+                 nicd_buf_t *mem, const nicd_recode_t **rc)
+{
+    nicd_buf_t raw = {0};
+    char       name[64];
+    int        k;
+
+    nicd_resp_charset(c, type, strlen(type), name, sizeof(name), rc);
+    if (*rc == NULL) {
+        return 0;
+    }
+    k = nicd_file_read(c, f, &raw, "charset") == 0
+                && (*rc)->run(*rc, raw.data, raw.len, mem) == 0
+            ? 1
+            : -1;
+    nicd_buf_free(&raw);
+    return k;
+}
+
+int
+nicd_query_arg(const nicd_str_t *query, const char *name, size_t len,
+               nicd_str_t *value)
+{
+    const char *q = query->p, *end = q + query->len, *e, *amp;
+
+    while (q != NULL && q < end) {
+        amp = memchr(q, '&', (size_t) (end - q));
+        e = amp != NULL ? amp : end;
+        if ((size_t) (e - q) > len && strncasecmp(q, name, len) == 0
+            && q[len] == '=') {
+            value->p = q + len + 1;
+            value->len = (size_t) (e - q) - len - 1;
+            return 1;
+        }
+        q = amp != NULL ? amp + 1 : NULL;
+    }
+    return 0;
+}
+
+int
 nicd_req_cleanup(nicd_req_t *req, void (*fn)(void *), void *data)
 {
     nicd_cleanup_t *cl = malloc(sizeof(*cl)), **end;

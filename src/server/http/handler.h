@@ -245,6 +245,17 @@ struct nicd_recode_s {
     int same_length; /* byte for byte: lengths and ranges still hold */
 };
 
+/* file f's bytes recoded into the charset a response of type goes out
+ * with (nicd_http_hooks.charset), into mem: 1, 0 when there is nothing
+ * to recode (*rc NULL), or -1 (logged) */
+int nicd_file_recode(nicd_conn_t *c, nicd_file_t *f, const char *type,
+                     nicd_buf_t *mem, const nicd_recode_t **rc);
+
+/* the first NAME=VALUE of query whose NAME is name (len bytes, any
+ * case), its VALUE in *value: 1, or 0 ($arg_NAME's rule) */
+int nicd_query_arg(const nicd_str_t *query, const char *name, size_t len,
+                   nicd_str_t *value);
+
 /* the whole of file f appended to out: 0, or -1 (logged, for what) */
 int nicd_file_read(nicd_conn_t *c, nicd_file_t *f, nicd_buf_t *out,
                    const char *what);

@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
+#include "server/http/handler.h"
 #include "server/http/listing.h"
 #include "server/http/path.h"
 
@@ -187,4 +189,14 @@ nicd_listing_sort(nicd_listing_entry_t *e, size_t n)
     if (n > 0) {
         qsort(e, n, sizeof(*e), entry_cmp);
     }
+}
+
+int
+nicd_listing_utf8(nicd_conn_t *c)
+{
+    const nicd_recode_t *rc; /* asked quietly: the head says it */
+    char                 name[64];
+
+    return nicd_resp_charset(c, "text/html", 9, name, sizeof(name), &rc) > 0
+           && strcasecmp(name, "utf-8") == 0;
 }

@@ -24,6 +24,11 @@ typedef struct {
 /* nginx's order: directories first, then by name */
 void nicd_listing_sort(nicd_listing_entry_t *e, size_t n);
 
+/* does an HTML listing of the request at hand go out in UTF-8 (nginx
+ * counts characters then)? */
+struct nicd_conn_s;
+int nicd_listing_utf8(struct nicd_conn_s *c);
+
 /* the html page of directory path (as requested): names counted in
  * characters with utf8 (the location's charset is UTF-8), times local
  * with localtime_, sizes exact with exact_size (else rounded as nginx) */

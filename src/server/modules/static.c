@@ -589,29 +589,6 @@ send_ranges(nicd_conn_t *c, const nicd_request_t *r, const body_t *b)
     return 1;
 }
 
-/* the file's bytes recoded into the charset the response goes out with
- * (modules/charset.c), into mem: 1, 0 when there is nothing to recode,
- * or -1 (logged) */
-static int
-recode_file(nicd_conn_t *c, nicd_file_t *f, const char *type, nicd_buf_t *mem,
-            const nicd_recode_t **rc)
-{
-    nicd_buf_t raw = {0};
-    char       name[64];
-    int        k;
-
-    nicd_resp_charset(c, type, strlen(type), name, sizeof(name), rc);
-    if (*rc == NULL) {
-        return 0;
-    }
-    k = nicd_file_read(c, f, &raw, "charset") == 0
-                && (*rc)->run(*rc, raw.data, raw.len, mem) == 0
-            ? 1
-            : -1;
-    nicd_buf_free(&raw);
-    return k;
-}
-
 static void
 static_file(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *f)
 {
@@ -633,8 +610,8 @@ static_file(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *f)
     }
 
     /* the charset's recoding: the body in memory */
-    switch (recode_file(c, f, c->r->type_of != NULL ? c->r->type_of : type,
-                        &mem, &rc)) {
+    switch (nicd_file_recode(c, f, c->r->type_of != NULL ? c->r->type_of : type,
+                             &mem, &rc)) {
     case -1:
         nicd_buf_free(&mem);
         nicd_respond_error(c, 500, head, NULL, 0);
@@ -693,23 +670,12 @@ static int
 jsonp_callback(nicd_conn_t *c, const nicd_request_t *r, const char **cb,
                size_t *len)
 {
-    const char *q = r->query.p, *end = q + r->query.len, *e;
-    size_t      i;
+    nicd_str_t v = {NULL, 0};
+    size_t     i;
 
-    *cb = NULL;
-    *len = 0;
-    while (q != NULL && q < end) {
-        e = memchr(q, '&', (size_t) (end - q));
-        if (e == NULL) {
-            e = end;
-        }
-        if ((size_t) (e - q) >= 9 && strncasecmp(q, "callback=", 9) == 0) {
-            *cb = q + 9;
-            *len = (size_t) (e - q) - 9;
-            break;
-        }
-        q = e + 1;
-    }
+    (void) nicd_query_arg(&r->query, "callback", 8, &v);
+    *cb = v.p;
+    *len = v.len;
     if (*len > JSONP_MAX) {
         log_error(LOG_INFO, 0, "client sent too long callback name, client: %s",
                   nicd_client(c));
@@ -726,17 +692,6 @@ jsonp_callback(nicd_conn_t *c, const nicd_request_t *r, const char **cb,
         }
     }
     return 0;
-}
-
-/* does an HTML listing go out in UTF-8 (nginx counts characters then)? */
-static int
-utf8_listing(nicd_conn_t *c)
-{
-    const nicd_recode_t *rc; /* asked quietly: the head says it */
-    char                 name[64];
-
-    return nicd_resp_charset(c, "text/html", 9, name, sizeof(name), &rc) > 0
-           && strcasecmp(name, "utf-8") == 0;
 }
 
 /*
@@ -821,8 +776,8 @@ serve_listing(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
     case AUTOINDEX_JSON: nicd_listing_json(&b, e, n); break;
     case AUTOINDEX_XML: nicd_listing_xml(&b, e, n); break;
     default:
-        nicd_listing_html(&b, path, e, n, utf8_listing(c), SC(lc)->localtime,
-                          SC(lc)->exact_size);
+        nicd_listing_html(&b, path, e, n, nicd_listing_utf8(c),
+                          SC(lc)->localtime, SC(lc)->exact_size);
     }
     for (i = 0; i < n; i++) {
         free(e[i].name);
