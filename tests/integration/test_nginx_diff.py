@@ -375,6 +375,19 @@ site("real-ip", """
       ("/xri/a.txt", {"X-Real-IP": "203.0.113.9"}),
       ("/none/", {"X-Forwarded-For": "203.0.113.9"})])
 
+site("index-variables", """
+    map $uri $idx { /sub/ b.txt; /none/ /a.txt; default index.html; }
+    map $uri $idx_volatile { volatile; /v/ /v/next; /v/next seen; }
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        index $idx;
+        location /v/ { index $idx_volatile; }
+        location = /v/next { return 200 "$idx_volatile $uri\\n"; }
+        location /abs/ { index missing.html /a.txt; }
+    }
+""", ["/", "/sub/", "/none/", "/v/", "/abs/", "/nowhere/"])
+
 site("named-location", """
     server {
         listen 127.0.0.1:%(port)d;

@@ -31,6 +31,7 @@
 #include "server/http/listing.h"
 #include "server/http/path.h"
 #include "server/http/phases.h"
+#include "server/http/variables.h"
 #include "server/http/range.h"
 
 enum { AUTOINDEX_HTML = 0, AUTOINDEX_JSON, AUTOINDEX_XML, AUTOINDEX_JSONP };
@@ -38,11 +39,12 @@ enum { AUTOINDEX_HTML = 0, AUTOINDEX_JSON, AUTOINDEX_XML, AUTOINDEX_JSONP };
 /* the module's settings of a level (nginx's index, autoindex and
  * gzip_static modules' in one) */
 typedef struct {
-    char **index; /* NULL: unset */
-    int    nindex;
-    int    autoindex, exact_size, localtime, format;
-    int    gzip_static; /* GZ_STATIC_* */
-    int    gunzip;
+    char            **index;    /* NULL: unset */
+    const nicd_cv_t **index_cv; /* each name with variables, else NULL */
+    int               nindex;
+    int               autoindex, exact_size, localtime, format;
+    int               gzip_static; /* GZ_STATIC_* */
+    int               gunzip;
 } static_conf_t;
 
 enum { GZ_STATIC_OFF = 0, GZ_STATIC_ON, GZ_STATIC_ALWAYS };
@@ -77,6 +79,7 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
     (void) c;
     if (sc->index == NULL) {
         sc->index = p != NULL ? p->index : default_index;
+        sc->index_cv = p != NULL ? p->index_cv : NULL;
         sc->nindex = p != NULL ? p->nindex : 1;
     }
     NICD_MERGE(sc, p, autoindex, 0);
@@ -92,22 +95,35 @@ static const char *
 set_index(parse_t *ps, const char **a, int n)
 {
     static_conf_t *sc = nicd_conf_module_loc(ps);
+    const char    *err, *text;
+    size_t         len;
     int            i;
 
     for (i = 0; i < n; i++) {
-        if (a[i][0] == '\0' || strchr(a[i], '/') != NULL
-            || strchr(a[i], '$') != NULL) {
-            return nicd_conf_msg("index \"%s\" must be a file name", a[i]);
+        if (a[i][0] == '\0') {
+            return "index \"\" in \"index\" directive is invalid";
+        }
+        if (a[i][0] == '/' && i != n - 1) {
+            return "only the last index in \"index\" directive should be "
+                   "absolute";
         }
     }
     sc->index = nicd_conf_alloc(ps->conf, sizeof(char *) * (size_t) n);
-    for (i = 0; sc->index != NULL && i < n; i++) {
-        if ((sc->index[i] = nicd_conf_strdup(ps->conf, a[i])) == NULL) {
-            return "out of memory";
+    sc->index_cv = nicd_conf_alloc(ps->conf, sizeof(nicd_cv_t *) * (size_t) n);
+    if (sc->index == NULL || sc->index_cv == NULL) {
+        return "out of memory";
+    }
+    for (i = 0; i < n; i++) {
+        if ((sc->index[i] = nicd_conf_strdup(ps->conf, a[i])) == NULL
+            || (sc->index_cv[i] = nicd_conf_cv(ps, a[i], &err)) == NULL) {
+            return sc->index[i] == NULL ? "out of memory" : err;
+        }
+        if (nicd_cv_literal(sc->index_cv[i], &text, &len)) {
+            sc->index_cv[i] = NULL;
         }
     }
     sc->nindex = n;
-    return sc->index == NULL ? "out of memory" : NULL;
+    return NULL;
 }
 
 /* in nginx's order (its message lists them so) */
@@ -788,6 +804,71 @@ serve_listing(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
     nicd_buf_free(&b);
 }
 
+/* the index files of lc for "/dir/" (path, len bytes): the first that
+ * exists, by an internal redirect as nginx's index module does (its
+ * location is found again), or an absolute one reached first: 1 when it
+ * answered, 0 when none is there (nor, dir_exists 0, any after a
+ * relative one: the directory is not there, nginx's test) */
+static int
+try_index(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
+          const char *path, size_t len, int dir_exists)
+{
+    nicd_file_t *f;
+    nicd_buf_t   val = {0};
+    int          i, err, head = r->method == NICD_M_HEAD;
+    size_t       ilen;
+    char        *uri;
+
+    for (i = 0; i < SC(lc)->nindex; i++) {
+        const char *name = SC(lc)->index[i];
+
+        val.len = 0;
+        if (SC(lc)->index_cv != NULL && SC(lc)->index_cv[i] != NULL) {
+            /* its name for this request (a map's, say) */
+            if (nicd_cv_eval(c, SC(lc)->index_cv[i], NULL, &val) != 0) {
+                nicd_buf_free(&val);
+                nicd_respond_error(c, 500, head, NULL, 0);
+                return 1;
+            }
+            name = val.data;
+        }
+        ilen = strlen(name);
+        if (name[0] == '/') {
+            /* an absolute one: there, whether or not it exists (nginx) */
+            nicd_internal_redirect(c, r, name, ilen);
+            nicd_buf_free(&val);
+            return 1;
+        }
+        uri = malloc(len + ilen + 1);
+        if (uri == NULL) {
+            nicd_buf_free(&val);
+            nicd_respond_error(c, 500, head, NULL, 0);
+            return 1;
+        }
+        memcpy(uri, path, len);
+        memcpy(uri + len, name, ilen + 1);
+        nicd_buf_free(&val);
+        if (nicd_uri_open(c, lc, uri, len + ilen, &f, &err) != 0) {
+            free(uri);
+            if ((err == ENOENT || err == ENOTDIR) && dir_exists) {
+                continue;
+            }
+            if (err == ENOENT || err == ENOTDIR) {
+                return 0;
+            }
+            nicd_respond_error(c, nicd_open_status(c, err, path), head, NULL,
+                               0);
+            return 1;
+        }
+        nicd_ofc_release(&c->w->ofc, f);
+        nicd_internal_redirect(c, r, uri, len + ilen);
+        free(uri);
+        return 1;
+    }
+
+    return 0;
+}
+
 /*
  * A directory: "/dir" -> "/dir/" (301, keeping the query, as nginx does);
  * "/dir/": the first index file that exists, by an internal redirect as
@@ -798,11 +879,8 @@ static void
 static_directory(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
                  const nicd_loc_conf_t *lc, const char *path, size_t len)
 {
-    nicd_file_t *f;
-    nicd_buf_t  *loc = &c->w->scratch;
-    int          i, err, head = r->method == NICD_M_HEAD;
-    size_t       ilen;
-    char        *uri;
+    nicd_buf_t *loc = &c->w->scratch;
+    int         head = r->method == NICD_M_HEAD;
 
     if (path[len - 1] != '/') {
         /* the URI at hand (after rewrites), as nginx builds it */
@@ -825,27 +903,7 @@ static_directory(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
         return;
     }
 
-    for (i = 0; i < SC(lc)->nindex; i++) {
-        ilen = strlen(SC(lc)->index[i]);
-        uri = malloc(len + ilen + 1);
-        if (uri == NULL) {
-            nicd_respond_error(c, 500, head, NULL, 0);
-            return;
-        }
-        memcpy(uri, path, len);
-        memcpy(uri + len, SC(lc)->index[i], ilen + 1);
-        if (nicd_uri_open(c, lc, uri, len + ilen, &f, &err) != 0) {
-            free(uri);
-            if (err == ENOENT || err == ENOTDIR) {
-                continue;
-            }
-            nicd_respond_error(c, nicd_open_status(c, err, path), head, NULL,
-                               0);
-            return;
-        }
-        nicd_ofc_release(&c->w->ofc, f);
-        nicd_internal_redirect(c, r, uri, len + ilen);
-        free(uri);
+    if (try_index(c, r, lc, path, len, 1)) {
         return;
     }
 
@@ -877,6 +935,11 @@ static_handler(nicd_conn_t *c, const nicd_request_t *r,
         if (err == ENOENT && SC(lc)->gzip_static != GZ_STATIC_OFF
             && path[len - 1] != '/' && gzip_static(c, r, lc, NULL, path, len)) {
             return NICD_DONE; /* only the .gz is there (nginx serves it) */
+        }
+        if ((err == ENOENT || err == ENOTDIR) && path[len - 1] == '/'
+            && try_index(c, r, lc, path, len, 0)) {
+            return NICD_DONE; /* an absolute index (nginx's index module
+                                 needs no directory for it) */
         }
         status = nicd_open_status(c, err, path);
         if (status == 404) {
