@@ -19,7 +19,8 @@
 #include "util/log.h"
 #include "server/conf/directive.h"
 #include "server/http/errlog.h"
-#include "server/http/phases.h"
+#include "server/core/nicd.h"
+#include "server/http/lookup.h"
 
 typedef struct {
     log_sink_t *sinks; /* NULL: none at this level */
