@@ -56,6 +56,32 @@ nicd_conf_alloc(nicd_conf_t *c, size_t n)
     return conf_alloc_cleanup(c, n, NULL, NULL);
 }
 
+void *
+nicd_conf_named_object(nicd_conf_t *c, void ***list, int *n, const char *name,
+                       size_t len, size_t size)
+{
+    char **obj;
+    int    i;
+
+    for (i = 0; i < *n; i++) {
+        const char *have = *(char *const *) (*list)[i];
+
+        if (strlen(have) == len && memcmp(have, name, len) == 0) {
+            return (*list)[i];
+        }
+    }
+    obj = nicd_conf_alloc(c, size);
+    *list = nicd_conf_grow(c, *list, *n, sizeof(void *));
+    if (obj == NULL || *list == NULL
+        || (*obj = nicd_conf_alloc(c, len + 1)) == NULL) {
+        return NULL;
+    }
+    memcpy(*obj, name, len);
+    (*obj)[len] = '\0';
+    (*list)[(*n)++] = obj;
+    return obj;
+}
+
 int
 nicd_conf_cleanup(nicd_conf_t *c, void (*fn)(void *), void *p)
 {

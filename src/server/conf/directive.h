@@ -86,6 +86,12 @@ struct parse_s {
 /* the configuration's arena (freed with it), for settings */
 void *nicd_conf_alloc(nicd_conf_t *c, size_t n);
 char *nicd_conf_strdup(nicd_conf_t *c, const char *s);
+/* the object called name (len bytes) among the *n of list, each of
+ * which begins with its name (a char *: the zones of limit_req and
+ * limit_conn), made (size bytes, zeroed, the name set) when there is
+ * none; NULL when out of memory */
+void *nicd_conf_named_object(nicd_conf_t *c, void ***list, int *n,
+                             const char *name, size_t len, size_t size);
 /* fn(p) when the configuration is freed: 0, or -1 (out of memory) */
 int nicd_conf_cleanup(nicd_conf_t *c, void (*fn)(void *), void *p);
 /* arr of n elements of size, grown by one (a new block) */

@@ -114,26 +114,9 @@ static zone_t *
 zone_named(nicd_conf_t *c, const char *name, size_t len)
 {
     lc_conf_t *h = NICD_LOC_CONF(c->http, nicd_limit_conn_module);
-    zone_t    *z;
-    int        i;
 
-    for (i = 0; i < h->nzones; i++) {
-        if (strlen(h->zones[i]->name) == len
-            && memcmp(h->zones[i]->name, name, len) == 0) {
-            return h->zones[i];
-        }
-    }
-    z = nicd_conf_alloc(c, sizeof(*z));
-    h->zones = nicd_conf_grow(c, h->zones, h->nzones, sizeof(zone_t *));
-    if (z == NULL || h->zones == NULL
-        || (z->name = nicd_conf_alloc(c, len + 1)) == NULL) {
-        return NULL;
-    }
-    memset(z->buckets, 0, sizeof(z->buckets));
-    memcpy(z->name, name, len);
-    z->name[len] = '\0';
-    h->zones[h->nzones++] = z;
-    return z;
+    return nicd_conf_named_object(c, (void ***) &h->zones, &h->nzones, name,
+                                  len, sizeof(zone_t));
 }
 
 static const char *

@@ -131,27 +131,9 @@ static zone_t *
 zone_named(nicd_conf_t *c, const char *name, size_t len)
 {
     lr_conf_t *h = NICD_LOC_CONF(c->http, nicd_limit_req_module);
-    zone_t    *z;
-    int        i;
 
-    for (i = 0; i < h->nzones; i++) {
-        if (strlen(h->zones[i]->name) == len
-            && memcmp(h->zones[i]->name, name, len) == 0) {
-            return h->zones[i];
-        }
-    }
-    z = nicd_conf_alloc(c, sizeof(*z));
-    h->zones = nicd_conf_grow(c, h->zones, h->nzones, sizeof(z));
-    if (z == NULL || h->zones == NULL) {
-        return NULL;
-    }
-    z->name = nicd_conf_alloc(c, len + 1);
-    if (z->name == NULL) {
-        return NULL;
-    }
-    memcpy(z->name, name, len);
-    h->zones[h->nzones++] = z;
-    return z;
+    return nicd_conf_named_object(c, (void ***) &h->zones, &h->nzones, name,
+                                  len, sizeof(zone_t));
 }
 
 /* "N r/s" or "N r/m" as thousandths of a request a second */

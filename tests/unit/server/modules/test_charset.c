@@ -2,22 +2,7 @@
 
 #include "server/modules/charset.c"
 #include "harness.h"
-#include "server/modules/modules.h"
-
-static nicd_conf_t *
-load(const char *text)
-{
-    nicd_conf_t *c = nicd_conf_new(nicd_modules);
-    char         err[1024];
-
-    if (nicd_conf_parse_string(c, text, "test.conf", err, sizeof(err)) != 0
-        || nicd_conf_finish(c, err, sizeof(err)) != 0) {
-        fprintf(stderr, "%s\n", err);
-        nicd_conf_free(c);
-        return NULL;
-    }
-    return c;
-}
+#include "conf_load.h"
 
 /* in recoded by the map from charset a to charset b of c, into out */
 static int
@@ -39,7 +24,7 @@ recode(nicd_conf_t *c, const char *a, const char *b, const char *in,
 static void
 test_8bit_both_ways(void)
 {
-    nicd_conf_t *c = load("http { charset_map a-1 b-1 { 58 59; C1 E1; } }");
+    nicd_conf_t *c = conf_load("http { charset_map a-1 b-1 { 58 59; C1 E1; } }");
     nicd_buf_t   out = {0};
 
     CHECK(c != NULL);
@@ -59,7 +44,7 @@ test_8bit_both_ways(void)
 static void
 test_utf8_both_ways(void)
 {
-    nicd_conf_t *c = load("http { charset_map k-8 utf-8 {"
+    nicd_conf_t *c = conf_load("http { charset_map k-8 utf-8 {"
                           " C1 D0B0; E1 D090; 80 E282AC; } }");
     nicd_buf_t   out = {0};
 
@@ -105,14 +90,14 @@ test_refused(void)
     size_t       i;
 
     for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        c = load(bad[i]);
+        c = conf_load(bad[i]);
         CHECK(c == NULL);
         if (c != NULL) {
             nicd_conf_free(c);
         }
     }
     /* variables: decided per request, so taken */
-    c = load("http { charset $host; source_charset $uri; }");
+    c = conf_load("http { charset $host; source_charset $uri; }");
     CHECK(c != NULL);
     if (c != NULL) {
         nicd_conf_free(c);

@@ -2,22 +2,7 @@
 
 #include "server/modules/log_format.c"
 #include "harness.h"
-#include "server/modules/modules.h"
-
-static nicd_conf_t *
-load(const char *text)
-{
-    nicd_conf_t *c = nicd_conf_new(nicd_modules);
-    char         err[1024];
-
-    if (nicd_conf_parse_string(c, text, "test.conf", err, sizeof(err)) != 0
-        || nicd_conf_finish(c, err, sizeof(err)) != 0) {
-        fprintf(stderr, "%s\n", err);
-        nicd_conf_free(c);
-        return NULL;
-    }
-    return c;
-}
+#include "conf_load.h"
 
 static const log_conf_t *
 logs_of(const nicd_loc_conf_t *lc)
@@ -28,7 +13,7 @@ logs_of(const nicd_loc_conf_t *lc)
 static void
 test_access_logs(void)
 {
-    nicd_conf_t *c = load("");
+    nicd_conf_t *c = conf_load("");
 
     CHECK(c != NULL);
     if (c == NULL) {
@@ -37,7 +22,7 @@ test_access_logs(void)
     CHECK_INT(logs_of(c->http)->nlogs, 0); /* none unless written */
     nicd_conf_free(c);
 
-    c = load("http {\n"
+    c = conf_load("http {\n"
              "  access_log /tmp/x.log combined buffer=32k flush=2s;\n"
              "  server {\n"
              "    listen 127.0.0.1:0;\n"
