@@ -1092,6 +1092,23 @@ def test_unknown_directive_named_with_file_and_line():
           % conf in err, err)
 
 
+def t_both(text):
+    """text written as nginx.conf in a directory of its own and tested by
+    nginx -t and nicd -t: (its path, nginx's run, nicd's run)"""
+    d = tempfile.mkdtemp(prefix="nicd-diff-t-")
+    conf = os.path.join(d, "nginx.conf")
+    try:
+        with open(conf, "w") as f:
+            f.write(text)
+        n = subprocess.run([NGINX, "-t", "-p", d, "-c", conf],
+                           capture_output=True, timeout=DEADLINE)
+        m = subprocess.run([NICD, "-t", "-c", conf], capture_output=True,
+                           timeout=DEADLINE)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    return conf, n, m
+
+
 def test_unknown_variable_fails_t_as_nginx():
     """A template naming no variable fails the configuration at -t, in nginx
     and in nicd (naming it and where the template is), wherever the
@@ -1102,17 +1119,9 @@ def test_unknown_variable_fails_t_as_nginx():
            "try_files $uri $nope /x;", "if ($nope) { return 404; }",
            "set $a $nope;", "rewrite ^ /$nope;"]
     for line in bad + ["return 200 $later;\n    set $later x;"]:
-        d = tempfile.mkdtemp(prefix="nicd-diff-v-")
-        conf = os.path.join(d, "nginx.conf")
-        with open(conf, "w") as f:
-            f.write("events { }\nhttp {\n  server {\n    listen 127.0.0.1:%d;"
-                    "\n    location / {\n    %s\n    }\n  }\n}\n"
-                    % (free_port(), line))
-        n = subprocess.run([NGINX, "-t", "-p", d, "-c", conf],
-                           capture_output=True, timeout=DEADLINE)
-        m = subprocess.run([NICD, "-t", "-c", conf], capture_output=True,
-                           timeout=DEADLINE)
-        shutil.rmtree(d, ignore_errors=True)
+        conf, n, m = t_both("events { }\nhttp {\n  server {\n    listen "
+                               "127.0.0.1:%d;\n    location / {\n    %s\n"
+                               "    }\n  }\n}\n" % (free_port(), line))
         err = m.stderr.decode()
         if line in bad:
             name = re.search(r"\$(nope\w*)", line).group(1)
@@ -1149,16 +1158,9 @@ def test_charset_maps_refused_as_nginx():
     if not os.path.exists("/etc/nginx/koi-utf"):
         good = good[1:]
     for line in bad + good:
-        d = tempfile.mkdtemp(prefix="nicd-diff-cs-")
-        conf = os.path.join(d, "nginx.conf")
-        with open(conf, "w") as f:
-            f.write("events { }\nhttp {\n  %s\n  server {\n    listen "
-                    "127.0.0.1:%d;\n  }\n}\n" % (line, free_port()))
-        n = subprocess.run([NGINX, "-t", "-p", d, "-c", conf],
-                           capture_output=True, timeout=DEADLINE)
-        m = subprocess.run([NICD, "-t", "-c", conf], capture_output=True,
-                           timeout=DEADLINE)
-        shutil.rmtree(d, ignore_errors=True)
+        _, n, m = t_both("events { }\nhttp {\n  %s\n  server {\n    "
+                            "listen 127.0.0.1:%d;\n  }\n}\n"
+                            % (line, free_port()))
         err = m.stderr.decode()
         if line in bad:
             said = re.search(r"\[emerg\] [0-9#]+: (.*?)(?: in /| at \d|$)",
