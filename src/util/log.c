@@ -144,7 +144,7 @@ log_error_to(const log_sink_t *sinks, int n)
 int
 log_error_reopen(void)
 {
-    int fd, i, rc = 0;
+    int fd, i;
 
     pthread_mutex_lock(&sink_lock);
     for (i = 0; i < nsink_files; i++) {
@@ -156,7 +156,7 @@ log_error_reopen(void)
     }
     pthread_mutex_unlock(&sink_lock);
     if (error_path == NULL) {
-        return rc;
+        return 0;
     }
     fd = open_append(error_path);
     if (fd == -1) {
@@ -164,7 +164,7 @@ log_error_reopen(void)
     }
     dup2(fd, error_fd);
     close(fd);
-    return rc;
+    return 0;
 }
 
 void

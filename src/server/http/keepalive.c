@@ -162,7 +162,10 @@ nicd_keepalive_allows(nicd_conn_t *c, const nicd_keepalive_conf_t *k)
         || nicd_worker_now_ms(c->w) - c->start_ms > k->time) {
         return 0;
     }
-    if (r == NULL || k->disable == 0 || (ua = user_agent(r)) == NULL) {
+    /* the common case (msie6 alone, not a POST) reads no header */
+    if (r == NULL || k->disable == 0
+        || (k->disable == KA_MSIE6 && r->method != NICD_M_POST)
+        || (ua = user_agent(r)) == NULL) {
         return 1;
     }
     return !((k->disable & KA_MSIE6) && r->method == NICD_M_POST
