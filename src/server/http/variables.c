@@ -616,3 +616,16 @@ nicd_vars_worker_free(nicd_worker_t *w)
     w->vcache = NULL;
     w->nvcache = 0;
 }
+
+int
+nicd_var_empty(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
+               const char *suffix, size_t slen, nicd_buf_t *b)
+{
+    (void) c;
+    (void) x;
+    (void) v;
+    (void) suffix;
+    (void) slen;
+    (void) b;
+    return 0;
+}

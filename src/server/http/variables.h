@@ -71,6 +71,12 @@ struct nicd_var_s {
     const void     *data; /* the getter's (a map) */
 };
 
+/* the getter of a variable whose value only its module stores
+ * (nicd_var_store: $limit_req_status, $limit_conn_status): empty, and
+ * quietly, until it does */
+int nicd_var_empty(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
+                   const char *suffix, size_t slen, nicd_buf_t *b);
+
 /* the core's variables, ending with a NULL name (core_vars.c) */
 extern const nicd_var_t nicd_core_vars[];
 

@@ -392,22 +392,9 @@ limit_conn_postconfiguration(nicd_conf_t *c)
                : NULL;
 }
 
-/* $limit_conn_status: what the handler stored; empty where no limit ran */
-static int
-get_no_status(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
-              const char *suffix, size_t slen, nicd_buf_t *b)
-{
-    (void) c;
-    (void) x;
-    (void) v;
-    (void) suffix;
-    (void) slen;
-    (void) b;
-    return 0;
-}
-
+/* $limit_conn_status: what the handler stored (empty where no limit ran) */
 static const nicd_var_t limit_conn_vars[] = {
-    {"limit_conn_status", get_no_status, 0, NULL},
+    {"limit_conn_status", nicd_var_empty, 0, NULL},
     {NULL, NULL, 0, NULL},
 };
 
