@@ -181,20 +181,20 @@ nicd_content_type_value(nicd_conn_t *c, const char *t, size_t len, char *out,
             return (size_t) n;
         }
     }
-    n = snprintf(out, cap, "%.*s", (int) len, t);
-    return n > 0 && (size_t) n < cap ? (size_t) n : 0;
+    return 0; /* the type as it is */
 }
 
 void
 nicd_resp_content_type(nicd_conn_t *c, const char *t, size_t len)
 {
     char   buf[256];
-    size_t n = nicd_content_type_value(c, t, len, buf, sizeof(buf));
+    size_t n;
 
-    if (n > 0) {
-        NICD_RESP_HEADER(c, "Content-Type", buf, n);
+    n = nicd_content_type_value(c, t, len, buf, sizeof(buf));
+    if (n == 0) {
+        NICD_RESP_HEADER(c, "Content-Type", t, len); /* no copy */
     } else {
-        NICD_RESP_HEADER(c, "Content-Type", t, len); /* a long one */
+        NICD_RESP_HEADER(c, "Content-Type", buf, n);
     }
 }
 

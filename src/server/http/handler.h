@@ -208,8 +208,9 @@ nicd_resp_header(nicd_conn_t *c, const char *name, size_t nlen,
 
 /* Content-Type t, with the response's charset where nginx adds it */
 void nicd_resp_content_type(nicd_conn_t *c, const char *t, size_t len);
-/* ... its value into out (cap bytes, NUL-terminated): its length, or 0
- * when it does not fit (a multipart body's parts say it too) */
+/* ... its value with a charset into out (cap bytes, NUL-terminated):
+ * its length, or 0 when it is t as it is (no charset here, or one that
+ * does not fit) (a multipart body's parts say it too) */
 size_t nicd_content_type_value(nicd_conn_t *c, const char *t, size_t len,
                                char *out, size_t cap);
 
