@@ -49,8 +49,13 @@ def test_config_test():
           and "command line:1" in out, out)
     rc, out = run("-t", "-c", good, "--backend", "warp")
     check(rc == 1 and 'unknown send backend "warp"' in out, out)
-    rc, out = run("-t", "-c", good, "-g", "root /nonexistent/dir;")
+    rc, out = run("-t", "-c", good, "--root", "/nonexistent/dir")
     check(rc == 1 and 'root "/nonexistent/dir" cannot be opened' in out, out)
+    # a root written in the configuration is nginx's: opened when it is
+    # there (test_static: served once made)
+    rc, out = run("-t", "-c", good, "-g", "root /nonexistent/dir;")
+    check(rc == 0 and 'root "/nonexistent/dir" cannot be opened' in out
+          and "not found until it can be" in out, out)
     rc, out = run("-c", os.path.join(d, "missing.conf"))
     check(rc == 1 and "missing.conf" in out and "No such file" in out, out)
     rc, out = run("--no-such-flag")

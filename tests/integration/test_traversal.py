@@ -73,7 +73,8 @@ def attempt(port, target):
 
 def test_traversal_attempts():
     check(len(ATTEMPTS) >= 20, "at least 20 attempts")
-    with tree() as root, Server(root=root) as s:
+    with tree() as root, Server(root=root,
+                                conf="disable_symlinks outside;") as s:
         for t in ATTEMPTS:
             status, data = attempt(s.port, t)
             check(SECRET not in data, "%s read the secret!" % t)
@@ -88,6 +89,47 @@ def test_traversal_attempts():
 
 def test_disable_symlinks_modes():
     with tree() as root:
+        with Server(root=root) as s:
+            r = get(s.port, "/link_out_abs")
+            check(r.status == 200 and r.body == SECRET,
+                  "the default is nginx's off: every symlink followed")
+        # per location, as nginx: on refuses a symlink anywhere in the
+        # name, from= leaves the root's part unchecked
+        conf = """
+            location /sub/ { disable_symlinks on; }
+            location /link_in { disable_symlinks on; }
+            location /via/ {
+                alias %s/sub/link_up/sub/;
+                disable_symlinks on from=%s/sub/link_up;
+            }
+            location /via2/ {
+                alias %s/sub/link_up/sub/;
+                disable_symlinks on;
+            }
+            location /owner/ {
+                alias %s/;
+                disable_symlinks if_not_owner;
+            }
+        """ % (root, root, root, root)
+        with Server(root=root, conf=conf) as s:
+            check(get(s.port, "/link_in").status == 403, "on: the link")
+            check(get(s.port, "/sub/ok.txt").status == 200, "on: a file")
+            check(get(s.port, "/link_out_abs").status == 200,
+                  "off elsewhere")
+            check(get(s.port, "/via2/ok.txt").status in (403, 404),
+                  "on: a symlink in the root's own name")
+            r = get(s.port, "/via/ok.txt")
+            check(r.status == 200 and r.body == b"fine",
+                  "from=: the part named is followed as it is: %d"
+                  % r.status)
+            # the same owner (the test's) for link and file: followed
+            r = get(s.port, "/owner/link_in")
+            check(r.status == 200 and r.body == b"fine",
+                  "if_not_owner, same owner: %d" % r.status)
+            if os.geteuid() == 0:
+                os.lchown(os.path.join(root, "link_in"), 65534, 65534)
+                check(get(s.port, "/owner/link_in").status == 403,
+                      "if_not_owner, another owner")
         with Server(root=root, conf="disable_symlinks on;") as s:
             check(get(s.port, "/link_in").status == 403, "on: no symlinks")
             check(get(s.port, "/sub/ok.txt").status == 200,
@@ -100,3 +142,18 @@ def test_disable_symlinks_modes():
             status, data = attempt(s.port, "/../secret.txt")
             check(status == 400 and SECRET not in data,
                   "off: .. in the path")
+
+
+def test_root_made_after_start():
+    """A root written in the configuration that is not there at start:
+    as nginx, its files are 404 (a notice says why) until it is made."""
+    with Server() as s:
+        late = os.path.join(s.dir, "late")
+        s.reload("location /late/ { alias %s/; }" % late)
+        s.wait_log(r'alias "%s/" cannot be opened' % late)
+        check(get(s.port, "/late/a.txt").status == 404, "not there yet")
+        os.makedirs(late)
+        with open(os.path.join(late, "a.txt"), "wb") as f:
+            f.write(b"late")
+        r = get(s.port, "/late/a.txt")
+        check(r.status == 200 and r.body == b"late", repr(r))

@@ -78,9 +78,7 @@ loopback_cycle(nicd_cycle_t *cy, nicd_worker_t *w, const char *text,
     w->accepting = 1;         /* no listeners to enable */
     w->base = event_base_new();
     if (w->base == NULL
-        || nicd_ofc_init(&w->ofc, cf->disable_symlinks, cf->open_file_cache_max,
-                         cf->open_file_cache_valid,
-                         cf->open_file_cache_inactive, cf)
+        || nicd_ofc_init(&w->ofc, cf)
                != 0) {
         snprintf(err, errlen, "event_base_new() or the open file cache");
         return -1; /* no access log: w->nlogs is 0 */

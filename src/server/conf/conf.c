@@ -241,7 +241,6 @@ nicd_conf_new(nicd_module_t *const *modules)
     c->worker_threads = 0;
     c->worker_connections = 4096;
     c->worker_rlimit_nofile = 0;
-    c->disable_symlinks = NICD_SYMLINKS_OUTSIDE;
     c->access_log_buffer = 64 * 1024;
     c->access_log_flush = 1000;
     c->error_level = LOG_NOTICE;
@@ -259,6 +258,7 @@ nicd_conf_new(nicd_module_t *const *modules)
     c->open_file_cache_max = 0;
     c->open_file_cache_valid = 60000;
     c->open_file_cache_inactive = 60000;
+    c->open_file_cache_min_uses = 1;
     c->server_tokens = 1;
     c->merge_slashes = 1;
     c->ssl.protocols = NICD_TLS_1_2 | NICD_TLS_1_3;

@@ -21,7 +21,12 @@
 #include "sendfile_nic/snic.h"
 #include "util/buf.h"
 
-enum { NICD_SYMLINKS_OFF = 0, NICD_SYMLINKS_OUTSIDE, NICD_SYMLINKS_ON };
+enum {
+    NICD_SYMLINKS_OFF = 0,
+    NICD_SYMLINKS_OUTSIDE,
+    NICD_SYMLINKS_ON,
+    NICD_SYMLINKS_NOTOWNER
+};
 enum { NICD_IMS_OFF = 0, NICD_IMS_EXACT, NICD_IMS_BEFORE };
 enum { NICD_LINGER_OFF = 0, NICD_LINGER_ON, NICD_LINGER_ALWAYS };
 
@@ -183,8 +188,6 @@ typedef struct nicd_conf_s {
     nicd_listen_conf_t *listens;
     int                 nlistens;
 
-    int disable_symlinks;
-
     char **access_paths; /* every access log's file, once (their index is
                             the access logs' file) */
     int    naccess_paths;
@@ -219,6 +222,8 @@ typedef struct nicd_conf_s {
     int  open_file_cache_max;      /* 0: off */
     long open_file_cache_valid;    /* ms */
     long open_file_cache_inactive; /* ms */
+    int  open_file_cache_min_uses;
+    int  open_file_cache_errors;
 
     nicd_mime_t *types;
 

@@ -8,13 +8,23 @@
  * file handle's revision comes from.  An entry in use by a response in
  * flight stays open until released, even when it leaves the cache.
  *
+ * A file asked for fewer than min_uses times (open_file_cache_min_uses)
+ * since it entered is opened per request: its entry only counts the uses
+ * (no descriptor).  With errors on (open_file_cache_errors) a name that
+ * could not be opened is kept too, with its error, revalidated as the
+ * others are.
+ *
  * A regular file of at most NICD_OFC_MEM_MAX bytes that enters the cache
  * is read into memory once (snic_file_t.mem), so responses that copy it
  * (gathered with their header) need no read; its bytes are as old as its
  * stat, like the rest of the entry.
  *
- * Paths are opened below the root with openat2(RESOLVE_BENEATH), so a
- * symlink that resolves outside the root fails with EXDEV (403).
+ * Which symlinks are followed is the request's (disable_symlinks, per
+ * location): an entry is found only by a request opening it the same way.
+ * off: all; outside (nicd's): those resolving below the root, opened with
+ * openat2(RESOLVE_BENEATH), so a symlink leaving it fails with EXDEV
+ * (403); on and if_not_owner: the whole name is walked from "/" (or from
+ * the end of from=) a component at a time, as nginx walks it (ELOOP).
  */
 
 #ifndef NICD_OFC_H
@@ -39,7 +49,11 @@ struct nicd_file_s {
     int          refs;
     unsigned     in_cache : 1;
     unsigned     is_dir : 1;
-    int          root_fd; /* the directory path is below */
+    int          root_fd;  /* the directory path is below */
+    int          symlinks; /* how it was opened: nicd_open_how_t's */
+    size_t       from;
+    int          err;  /* a kept error (open_file_cache_errors), else 0 */
+    unsigned     uses; /* since it entered */
 
     snic_file_t file; /* fd, id, revision, size */
     time_t      mtime;
@@ -55,10 +69,11 @@ struct nicd_file_s {
 };
 
 typedef struct {
-    int         symlinks; /* NICD_SYMLINKS_* */
-    int         max;      /* 0: no caching, open per request */
+    int         max; /* 0: no caching, open per request */
     long        valid_ms;
     long        inactive_ms;
+    unsigned    min_uses;
+    int         errors;
     const void *conf; /* nicd_conf_t, for MIME types */
 
     nicd_file_t **table;
@@ -70,19 +85,41 @@ typedef struct {
     unsigned long hits, misses, revalidations, reopens;
 } nicd_ofc_t;
 
-int  nicd_ofc_init(nicd_ofc_t *c, int symlinks, int max, long valid_ms,
-                   long inactive_ms, const void *conf);
+struct nicd_conf_s;
+
+/* c empty, with conf's open_file_cache settings: 0, or -1 (no memory) */
+int  nicd_ofc_init(nicd_ofc_t *c, const struct nicd_conf_s *conf);
 void nicd_ofc_free(nicd_ofc_t *c);
 
+/* where a file is, and which symlinks its name may go through */
+typedef struct {
+    int root_fd;  /* the directory the path is below (a root or alias) */
+    int symlinks; /* NICD_SYMLINKS_* */
+    /* on, if_not_owner: the whole name (the root's, then the path),
+     * checked after its first `from` bytes (disable_symlinks from=; 0:
+     * from "/") */
+    const char *full;
+    size_t      from;
+} nicd_open_how_t;
+
 /*
- * Open path (normalised, starting with '/') below the directory root_fd
- * (a location's root or alias); on success
- * *out holds a reference to release with nicd_ofc_release().
+ * Open path (normalised, starting with '/') below how->root_fd; on
+ * success *out holds a reference to release with nicd_ofc_release().
  * Returns 0 or an errno value (ENOENT, EXDEV for a path leaving the root,
  * ELOOP for a refused symlink, EMFILE, ...).
  */
-int  nicd_ofc_open(nicd_ofc_t *c, int root_fd, const char *path, size_t len,
-                   long now_ms, nicd_file_t **out);
+int nicd_ofc_open(nicd_ofc_t *c, const nicd_open_how_t *how, const char *path,
+                  size_t len, long now_ms, nicd_file_t **out);
+
+/*
+ * Open name with flags, following its symlinks as mode
+ * (NICD_SYMLINKS_ON or _NOTOWNER) allows, as nginx's disable_symlinks:
+ * each component after the first `from` bytes is opened in turn from
+ * the one before it; on: none may be a symlink; if_not_owner: a symlink
+ * must have the owner of what it names.  A descriptor, or -1 with errno
+ * (ELOOP: a symlink refused).
+ */
+int  nicd_open_checked(const char *name, size_t from, int mode, int flags);
 void nicd_ofc_release(nicd_ofc_t *c, nicd_file_t *f);
 
 /* Drop entries unused for inactive_ms (called once a second). */

@@ -36,25 +36,53 @@ open_root(nicd_conf_t *c, nicd_loc_conf_t *l, char *err, size_t errlen)
     }
     c->roots[c->nroots].path = dir;
     c->roots[c->nroots].fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (c->roots[c->nroots].fd == -1 && l->root_default) {
-        /* nobody wrote it (a server that only redirects, say): as
-         * nginx, its files are not found, at run time */
-        log_error(LOG_NOTICE, errno,
-                  "the default root \"%s\" cannot be opened: files of the "
-                  "servers that do not set one are not found",
-                  dir);
-        c->nroots++;
-        return 0;
+    if (c->roots[c->nroots].fd == -1 && c->root_override != NULL
+        && strcmp(dir, c->root_override) == 0) {
+        /* --root names the one directory to serve: it must be there */
+        snprintf(err, errlen, "root \"%s\" cannot be opened: %s", dir,
+                 strerror(errno));
+        return -1;
     }
     if (c->roots[c->nroots].fd == -1) {
-        snprintf(err, errlen, "%s \"%s\" cannot be opened: %s%s%s",
-                 l->alias ? "alias" : "root", dir, strerror(errno),
-                 l->where != NULL ? " in " : "",
-                 l->where != NULL ? l->where : "");
-        return -1;
+        /* as nginx, which opens nothing at start: its files are not
+         * found until it can be opened (nicd_conf_root_fd) */
+        log_error(LOG_NOTICE, errno,
+                  "%s \"%s\" cannot be opened%s%s, its files are not found "
+                  "until it can be",
+                  l->alias ? "alias" : "root", dir,
+                  l->where != NULL && !l->root_default ? " in " : "",
+                  l->where != NULL && !l->root_default ? l->where : "");
     }
     l->root_fd = c->roots[c->nroots++].fd;
     return 0;
+}
+
+int
+nicd_conf_root_fd(nicd_conf_t *c, const nicd_loc_conf_t *l)
+{
+    const char *dir = l->root_vars ? "/" : l->root;
+    int         i, fd, none = -1;
+
+    if (l->root_fd != -1) {
+        return l->root_fd;
+    }
+    for (i = 0; i < c->nroots && strcmp(c->roots[i].path, dir) != 0; i++) {
+    }
+    if (i == c->nroots) {
+        return -1;
+    }
+    fd = __atomic_load_n(&c->roots[i].fd, __ATOMIC_ACQUIRE);
+    if (fd != -1) {
+        return fd;
+    }
+    fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd != -1
+        && !__atomic_compare_exchange_n(&c->roots[i].fd, &none, fd, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        close(fd); /* another worker opened it first */
+        fd = none;
+    }
+    return fd;
 }
 
 static int

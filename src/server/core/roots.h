@@ -10,10 +10,17 @@
 
 /*
  * Open every root and alias directory (one descriptor each, shared by the
- * locations naming it): 0, or -1 with err naming the directory and where
- * it was set.  Closed by nicd_conf_close_roots().
+ * locations naming it): 0, or -1 with err naming the directory when
+ * --root names one that cannot be opened.  Another that cannot be is
+ * noted in the log, and opened when a request first finds it there
+ * (nicd_conf_root_fd), as nginx opens nothing at start.  Closed by
+ * nicd_conf_close_roots().
  */
-int  nicd_conf_open_roots(nicd_conf_t *c, char *err, size_t errlen);
+int nicd_conf_open_roots(nicd_conf_t *c, char *err, size_t errlen);
+
+/* the descriptor of l's root or alias directory, opening it if it could
+ * not be before (any thread): -1 while it cannot be */
+int  nicd_conf_root_fd(nicd_conf_t *c, const nicd_loc_conf_t *l);
 void nicd_conf_close_roots(nicd_conf_t *c);
 
 #endif /* NICD_ROOTS_H */

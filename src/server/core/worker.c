@@ -381,11 +381,7 @@ nicd_worker_start(nicd_worker_t *w)
     }
     w->stats =
         w->cycle->stats != NULL ? &w->cycle->stats[w->id] : &w->own_stats;
-    if (nicd_ofc_init(&w->ofc, cf->disable_symlinks, cf->open_file_cache_max,
-                      cf->open_file_cache_valid, cf->open_file_cache_inactive,
-                      cf)
-            != 0
-        || logs_init(w) != 0) {
+    if (nicd_ofc_init(&w->ofc, cf) != 0 || logs_init(w) != 0) {
         log_error(LOG_EMERG, 0, "out of memory");
         goto err;
     }

@@ -201,12 +201,6 @@ static const nicd_conf_enum_t linger_modes[] = {{"off", NICD_LINGER_OFF},
                                                 {"always", NICD_LINGER_ALWAYS},
                                                 {NULL, 0}};
 
-static const nicd_conf_enum_t symlink_modes[] = {
-    {"off", NICD_SYMLINKS_OFF},
-    {"outside", NICD_SYMLINKS_OUTSIDE},
-    {"on", NICD_SYMLINKS_ON},
-    {NULL, 0}};
-
 static const char *
 set_root(parse_t *ps, const char **a, int n)
 {
@@ -591,8 +585,6 @@ static const directive_t core_directives[] = {
     {"gzip_vary", CTX_HSL, 1, 1, nicd_conf_slot_flag, LOC(gzip_vary)},
     {"absolute_redirect", CTX_HSL, 1, 1, nicd_conf_slot_flag,
      LOC(absolute_redirect)},
-    {"disable_symlinks", MHS, 1, 1, nicd_conf_slot_enum, CONF(disable_symlinks),
-     0, symlink_modes},
     {"send_backend", MH, 1, 1, set_backend, 0},
     {"sendfile", MHS, 1, 1, set_sendfile, 0},
     {"sendfile_max_chunk", MHS, 1, 1, nicd_conf_slot_size,
@@ -613,6 +605,10 @@ static const directive_t core_directives[] = {
     {"open_file_cache", MHS, 1, 3, set_open_file_cache, 0},
     {"open_file_cache_valid", MHS, 1, 1, nicd_conf_slot_msec,
      CONF(open_file_cache_valid)},
+    {"open_file_cache_min_uses", MHS, 1, 1, nicd_conf_slot_positive,
+     CONF(open_file_cache_min_uses)},
+    {"open_file_cache_errors", MHS, 1, 1, nicd_conf_slot_flag,
+     CONF(open_file_cache_errors)},
     {"server_tokens", MHS, 1, 1, nicd_conf_slot_flag, CONF(server_tokens)},
     {"merge_slashes", CTX_MAIN | CTX_HTTP | CTX_SRV | CTX_ONE, 1, 1,
      nicd_conf_slot_flag, CONF(merge_slashes)},

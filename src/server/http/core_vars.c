@@ -77,10 +77,9 @@ req_of(nicd_conn_t *c, const nicd_vctx_t *x)
     return x != NULL && x->r != NULL ? x->r : c->r->in;
 }
 
-/* $uri at hand: the context's, the request's after rewrites, else the
- * path as sent */
-static void
-uri_of(nicd_conn_t *c, const nicd_vctx_t *x, const char **uri, size_t *len)
+void
+nicd_vctx_uri(nicd_conn_t *c, const nicd_vctx_t *x, const char **uri,
+              size_t *len)
 {
     if (x != NULL && x->uri != NULL) {
         *uri = x->uri;
@@ -110,7 +109,7 @@ GETTER(get_uri)
     size_t      n;
 
     UNUSED_ARGS;
-    uri_of(c, x, &u, &n);
+    nicd_vctx_uri(c, x, &u, &n);
     nicd_buf_add(b, u, n);
     return 0;
 }
@@ -207,32 +206,6 @@ GETTER(get_request_method)
 {
     UNUSED_ARGS;
     nicd_buf_addf(b, "%s", nicd_http_method_name(req_of(c, x)->method));
-    return 0;
-}
-
-GETTER(get_request_filename)
-{
-    const nicd_loc_conf_t *lc = c->r->loc;
-    const char            *uri;
-    size_t                 ulen;
-
-    UNUSED_ARGS;
-    uri_of(c, x, &uri, &ulen);
-    nicd_buf_add(b, lc->root, strlen(lc->root));
-    if (lc->alias && lc->name_len <= ulen
-        && (lc->kind == NICD_LOC_PREFIX || lc->kind == NICD_LOC_NOREGEX
-            || lc->kind == NICD_LOC_EXACT)) {
-        nicd_buf_add(b, uri + lc->name_len, ulen - lc->name_len);
-    } else if (!lc->alias) {
-        nicd_buf_add(b, uri, ulen);
-    }
-    return 0;
-}
-
-GETTER(get_document_root)
-{
-    UNUSED_ARGS;
-    nicd_buf_add(b, c->r->loc->root, strlen(c->r->loc->root));
     return 0;
 }
 
@@ -572,8 +545,6 @@ const nicd_var_t nicd_core_vars[] = {
     {"remote_addr", get_remote_addr, 0, NULL},
     {"server_port", get_server_port, 0, NULL},
     {"request_method", get_request_method, VOL, NULL},
-    {"request_filename", get_request_filename, VOL, NULL},
-    {"document_root", get_document_root, VOL, NULL},
     {"status", get_status, VOL, NULL},
     {"content_type", get_http, 0, "content_type"},
     {"content_length", get_http, 0, "content_length"},

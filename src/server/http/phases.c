@@ -20,9 +20,11 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "server/core/roots.h"
 #include "server/http/errlog.h"
 #include "server/http/lookup.h"
 #include "server/http/path.h"
+#include "server/http/files.h"
 #include "server/http/phases.h"
 #include "server/http/variables.h"
 
@@ -322,25 +324,21 @@ int
 nicd_uri_open(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
               size_t len, nicd_file_t **out, int *err)
 {
-    nicd_buf_t *b = &c->w->path;
-    const char *rel = path;
-    size_t      rlen = len;
+    nicd_buf_t     *b = &c->w->path;
+    const char     *rel = path, *root = lc->root;
+    size_t          rlen = len;
+    int             alias_file = 0, root_fd;
+    nicd_open_how_t how;
 
     if (lc->alias && lc->root_vars) {
         /* alias /dir/$1 of a regex location: its captures of this URI */
-        void       *md = nicd_regex_match(c->w, lc->re, path, len);
-        nicd_vctx_t x = {NULL, NULL, 0, path, NULL, 0};
-
-        if (md != NULL) {
-            x.caps = pcre2_get_ovector_pointer(md);
-            x.ncaps = (int) pcre2_get_ovector_count(md);
-        }
-        if (md == NULL || nicd_cv_eval(c, lc->root_cv, &x, b) != 0) {
+        if (nicd_alias_eval(c, lc, path, len, b) != 0) {
             *err = ENOENT;
             return -1;
         }
         rel = b->data;
         rlen = b->len;
+        root = ""; /* the whole name: below "/" */
     } else if (lc->alias
                && (lc->kind == NICD_LOC_PREFIX || lc->kind == NICD_LOC_NOREGEX
                    || lc->kind == NICD_LOC_EXACT)) {
@@ -362,13 +360,20 @@ nicd_uri_open(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
     } else if (lc->alias) {
         rel = "/"; /* a regex location's alias names the file itself */
         rlen = 1;
+        alias_file = 1; /* ... and so is the whole name */
     }
-    if (lc->root_fd == -1) {
-        *err = ENOENT; /* the default root, missing */
+    root_fd = nicd_conf_root_fd(c->w->cycle->conf, lc);
+    if (root_fd == -1) {
+        *err = ENOENT; /* a root not (yet) there */
         return -1;
     }
-    *err = nicd_ofc_open(&c->w->ofc, lc->root_fd, rel, rlen,
-                         nicd_worker_now_ms(c->w), out);
+    if (nicd_files_how(c, lc, root_fd, root, rel, alias_file ? 0 : rlen, &how)
+        != 0) {
+        *err = ENOMEM;
+        return -1;
+    }
+    *err = nicd_ofc_open(&c->w->ofc, &how, rel, rlen, nicd_worker_now_ms(c->w),
+                         out);
     return *err == 0 ? 0 : -1;
 }
 

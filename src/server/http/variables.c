@@ -547,6 +547,21 @@ nicd_regex_match(nicd_worker_t *w, void *re, const char *s, size_t len)
     return md;
 }
 
+int
+nicd_alias_eval(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *uri,
+                size_t len, nicd_buf_t *b)
+{
+    void       *md = nicd_regex_match(c->w, lc->re, uri, len);
+    nicd_vctx_t x = {NULL, NULL, 0, uri, NULL, 0};
+
+    if (md == NULL) {
+        return -1;
+    }
+    x.caps = pcre2_get_ovector_pointer(md);
+    x.ncaps = (int) pcre2_get_ovector_count(md);
+    return nicd_cv_eval(c, lc->root_cv, &x, b);
+}
+
 /* ---- the module: names looked up once everything is read ---- */
 
 /* alias and root with captures or variables: compiled for each level */

@@ -77,6 +77,11 @@ struct nicd_var_s {
 int nicd_var_empty(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
                    const char *suffix, size_t slen, nicd_buf_t *b);
 
+/* $uri at hand: x's, the request's after rewrites, else the path as sent
+ * (core_vars.c) */
+void nicd_vctx_uri(nicd_conn_t *c, const nicd_vctx_t *x, const char **uri,
+                   size_t *len);
+
 /* the core's variables, ending with a NULL name (core_vars.c) */
 extern const nicd_var_t nicd_core_vars[];
 
@@ -148,6 +153,14 @@ void *nicd_match_data(nicd_worker_t *w);
  * it does not match.
  */
 void *nicd_regex_match(nicd_worker_t *w, void *re, const char *s, size_t len);
+
+/*
+ * The directory lc's alias names for uri (lc a regex location whose alias
+ * takes its captures, root_vars) into b: 0, or -1 (uri does not match
+ * it, or the value failed).
+ */
+int nicd_alias_eval(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *uri,
+                    size_t len, nicd_buf_t *b);
 
 /* the values kept so far are forgotten: a new request's, or a request
  * the worker answered earlier (an HTTP/2 stream's log line) */

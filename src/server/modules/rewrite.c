@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "server/conf/directive.h"
+#include "server/http/files.h"
 #include "server/http/phases.h"
 #include "server/http/variables.h"
 
@@ -382,13 +383,14 @@ typedef struct {
             (st)->ncaps                                                        \
     }
 
-/* a path test of if: -f, -d, -e, -x */
+/* a path test of if: -f, -d, -e, -x, through the symlinks the
+ * location at hand allows (as nginx's) */
 static int
-path_test(int op, const char *path)
+path_test(nicd_conn_t *c, int op, const char *path)
 {
     struct stat st;
 
-    if (stat(path, &st) != 0) {
+    if (nicd_files_stat(c, c->r->loc, path, &st) != 0) {
         return 0;
     }
     switch (op) {
@@ -433,7 +435,7 @@ condition(nicd_conn_t *c, const nicd_request_t *r, const if_t *cond,
             st->ncaps = n;
         }
         break;
-    default: t = path_test(cond->op, v->data);
+    default: t = path_test(c, cond->op, v->data);
     }
     return cond->negate ? !t : t;
 }

@@ -132,10 +132,16 @@ try_files_handler(nicd_conn_t *c, const nicd_request_t *r,
             if (ok) {
                 return NICD_URI_STAY;
             }
-        } else if (err != ENOENT && err != ENOTDIR && err != ENAMETOOLONG) {
+        } else if (err == EMFILE || err == ENFILE || err == ENOMEM) {
+            /* out of descriptors: no other file stands for this one */
             nicd_respond_error(c, nicd_open_status(c, err, name), head, NULL,
                                0);
             return NICD_DONE;
+        } else if (err != ENOENT && err != ENOTDIR && err != ENAMETOOLONG) {
+            /* refused (a symlink, permissions): the next is tried, as
+             * nginx does, saying why */
+            log_error(LOG_CRIT, err, "open() \"%s%s\" failed, client: %s",
+                      lc->root, name, nicd_client(c));
         }
     }
     if (last->code != 0) {

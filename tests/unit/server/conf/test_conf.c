@@ -192,8 +192,19 @@ test_errors_name_file_line_directive(void)
          "invalid value \"yaml\", it must be \"html\", \"xml\", \"json\" or "
          "\"jsonp\" in \"autoindex_format\" directive in test.conf:1"},
         {"disable_symlinks maybe;",
-         "invalid value \"maybe\", it must be \"off\", \"outside\" or "
-         "\"on\" in \"disable_symlinks\" directive in test.conf:1"},
+         "invalid parameter \"maybe\" in \"disable_symlinks\" directive in "
+         "test.conf:1"},
+        {"disable_symlinks from=/a;",
+         "\"disable_symlinks\" must have \"off\", \"on\" or "
+         "\"if_not_owner\" parameter in test.conf:1"},
+        {"disable_symlinks off from=/a;",
+         "\"from=\" cannot be used with \"off\" parameter in "
+         "\"disable_symlinks\" directive in test.conf:1"},
+        {"disable_symlinks on off;",
+         "duplicate parameters \"on off\" in \"disable_symlinks\" directive "
+         "in test.conf:1"},
+        {"disable_symlinks on; disable_symlinks off;",
+         "\"disable_symlinks\" directive is duplicate in test.conf:1"},
         {"location / { if ($x) { root /a; } }",
          "\"root\" directive is not allowed in if in test.conf:1"},
         {"location / { if $x { return 404; } }",
