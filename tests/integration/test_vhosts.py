@@ -49,6 +49,32 @@ def test_host_chooses_the_server():
                 check(r.body == want, "%s: %r" % (host, r.body))
 
 
+def test_head_limits_are_the_servers():
+    """large_client_header_buffers and max_headers of the server Host
+    chooses: the head is read to the largest, then held to its own."""
+    conf = ("server { server_name small; large_client_header_buffers 2 256;"
+            " max_headers 3; return 204; }\n"
+            "server { server_name big; return 204; }\n")
+    with Server(conf=conf) as s:
+        def ask(host, path="/", extra=()):
+            head = ["GET %s HTTP/1.1" % path, "Host: " + host,
+                    "Connection: close"] + list(extra)
+            data = raw(s.port, ("\r\n".join(head) + "\r\n\r\n").encode())
+            return int(data[9:12])
+
+        long_line = ["X-Long: " + "v" * 300]
+        for host, want in (("small", 431), ("big", 204)):
+            check(ask(host, extra=long_line) == want, "%s: long header" % host)
+        check(ask("small", "/" + "a" * 300) == 414, "small: long URI")
+        check(ask("big", "/" + "a" * 300) == 204, "big: long URI")
+        # Host and Connection are two of the lines
+        check(ask("small", extra=["X-A: 1"]) == 204, "small: 3 lines")
+        check(ask("small", extra=["X-A: 1", "X-B: 2"]) == 400,
+              "small: 4 lines, max_headers 3")
+        check(ask("big", extra=["X-A: 1", "X-B: 2"]) == 204, "big: 4 lines")
+        check(s.alive(), "serving on")
+
+
 def test_return_444_closes_without_an_answer():
     """The common catch-all: "return 444" in the server no Host matches
     closes the connection without a byte (nginx's), named hosts are

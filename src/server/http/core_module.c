@@ -71,27 +71,6 @@ set_sendfile(parse_t *ps, const char **a, int n)
 }
 
 static const char *
-set_large_buffers(parse_t *ps, const char **a, int n)
-{
-    nicd_conf_t *c = ps->conf;
-    const char  *err;
-
-    (void) n;
-    if ((err = nicd_conf_positive(a[0], &c->large_header_buffers)) != NULL) {
-        return err;
-    }
-    if ((err = nicd_conf_size(a[1], &c->large_header_buffer_size)) != NULL) {
-        return err;
-    }
-    if (c->large_header_buffer_size < 128
-        || c->large_header_buffer_size * (size_t) c->large_header_buffers
-               > 16 * 1024 * 1024) {
-        return "buffers must be between 128 bytes and 16m in all";
-    }
-    return NULL;
-}
-
-static const char *
 set_open_file_cache(parse_t *ps, const char **a, int n)
 {
     nicd_conf_t *c = ps->conf;
@@ -541,14 +520,6 @@ core_postconfiguration(nicd_conf_t *c)
     if (c->backend == NULL || c->types == NULL) {
         return "out of memory";
     }
-    if (c->client_header_buffer_size < 128) {
-        c->client_header_buffer_size = 128; /* 0 would never read */
-    }
-    if (c->client_header_buffer_size
-        > c->large_header_buffer_size * (size_t) c->large_header_buffers) {
-        c->client_header_buffer_size =
-            c->large_header_buffer_size * (size_t) c->large_header_buffers;
-    }
     return NULL;
 }
 
@@ -599,7 +570,6 @@ static const directive_t core_directives[] = {
      CONF(lingering_timeout)},
     {"client_header_buffer_size", MHS, 1, 1, nicd_conf_slot_size,
      CONF(client_header_buffer_size)},
-    {"large_client_header_buffers", MHS, 2, 2, set_large_buffers, 0},
     {"client_max_body_size", MHS, 1, 1, nicd_conf_slot_size,
      CONF(client_max_body_size)},
     {"open_file_cache", MHS, 1, 3, set_open_file_cache, 0},

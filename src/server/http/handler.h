@@ -64,6 +64,9 @@ typedef struct nicd_request_s {
                                    HEADERS and CONTINUATION payloads) and
                                    the body as received */
     long              start_ms; /* when its head was in ($request_time) */
+    /* HTTP/1.x: the request line's length, the longest header line's
+     * and the head's (head.c holds them to the server's limits) */
+    uint32_t line_len, field_max, head_len;
 } nicd_request_t;
 
 /*

@@ -354,11 +354,17 @@ fill_request(nicd_conn_t *c, const char *base, nicd_request_t *q,
         }
     }
     for (i = 0; i < r->nheaders; i++) {
+        uint32_t line = r->headers[i].value.off + r->headers[i].value.len
+                        - r->headers[i].name.off;
+
         hname[i].p = base + r->headers[i].name.off;
         hname[i].len = r->headers[i].name.len;
         hvalue[i].p = base + r->headers[i].value.off;
         hvalue[i].len = r->headers[i].value.len;
+        q->field_max = line > q->field_max ? line : q->field_max;
     }
+    q->line_len = r->line.len;
+    q->head_len = r->head_len;
     if (r->authority.len > 0) {
         /* an absolute-form target's host wins over Host (RFC 9112) */
         q->hdr[NICD_HDR_HOST].p = base + r->authority.off;

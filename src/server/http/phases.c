@@ -25,6 +25,7 @@
 #include "server/http/lookup.h"
 #include "server/http/path.h"
 #include "server/http/files.h"
+#include "server/http/head.h"
 #include "server/http/phases.h"
 #include "server/http/variables.h"
 
@@ -391,6 +392,19 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
     c->r->srv = server_of(c, r);
     c->r->loc = c->r->srv->loc;
     nicd_errlog_use(c->r->loc);
+    status = nicd_head_status(r, c->r->srv);
+    if (status != 0) {
+        /* the server's own limits (the head was read to the largest) */
+        log_error(LOG_INFO, 0, "client sent %s, client: %s",
+                  status == 414   ? "too long URI"
+                  : status == 400 ? "too many headers"
+                                  : "too long header line",
+                  nicd_client(c));
+        c->keepalive = 0;
+        nicd_respond_error(c, status, head, NULL, 0);
+        nicd_errlog_use(NULL);
+        return;
+    }
     nicd_vars_fresh(c->w); /* variables' values live for one request */
     if (c->w->stats->srv != NULL) {
         NICD_STAT_ADD(c->w->stats->srv[c->r->srv->index * NICD_SRV_STATS], 1);

@@ -14,7 +14,7 @@ extern nicd_module_t nicd_http_core_module, nicd_http_ssl_module,
     nicd_log_format_module, nicd_gzip_module, nicd_map_module,
     nicd_limit_req_module, nicd_charset_module, nicd_lua_module,
     nicd_http_keepalive_module, nicd_http_errlog_module, nicd_realip_module,
-    nicd_limit_conn_module, nicd_http_files_module;
+    nicd_limit_conn_module, nicd_http_files_module, nicd_http_head_module;
 
 nicd_module_t *const nicd_modules[] = {
     &nicd_http_core_module,
@@ -22,6 +22,7 @@ nicd_module_t *const nicd_modules[] = {
     &nicd_http_keepalive_module,
     &nicd_http_errlog_module,
     &nicd_http_files_module,
+    &nicd_http_head_module,
     &nicd_variables_module,
     &nicd_static_module,
     &nicd_rewrite_module,
