@@ -131,3 +131,30 @@ def test_errors():
         check(r.status == 403, "a FIFO must not block or be served: %d"
               % r.status)
         check(get(s.port, "/a.txt").status == 200, "still serving")
+
+
+def test_random_index():
+    """random_index on: a "/" URI gets one of the directory's files at
+    random (not its dot files or directories); a directory with none goes
+    on to the next content handler (autoindex here)."""
+    conf = ("location /r/ { random_index on; }\n"
+            "location /e/ { random_index on; }\n")
+    conf = conf.replace("/e/ { random_index on; }",
+                        "/e/ { random_index on; autoindex on; }")
+    with Server(conf=conf) as s:
+        for name in ("a", "b", "c"):
+            s.put("r/" + name, name.encode())
+        s.put("r/.hidden", b"hidden")
+        os.makedirs(os.path.join(s.root, "r", "sub"))
+        s.put("e/sub/x", b"x")
+
+        seen = set()
+        for _ in range(60):
+            r = get(s.port, "/r/?q=1")
+            check(r.status == 200 and r.body in (b"a", b"b", b"c"), repr(r))
+            seen.add(r.body)
+        check(seen == {b"a", b"b", b"c"}, "every file drawn: %r" % seen)
+        r = get(s.port, "/e/")
+        check(r.status == 200 and b'href="sub/"' in r.body,
+              "no file: autoindex lists the directory: %r" % r)
+        check(get(s.port, "/nothere/").status == 404, "no directory")
