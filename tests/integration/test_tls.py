@@ -172,8 +172,14 @@ def test_alpn_sni_and_resumption():
                   "ALPN: %r" % c.selected_alpn_protocol())
             check(request(c, "/")[2] == b"hi\n", "body after ALPN")
             c.close()
-            c = tls_connect(port, client_ctx(alpn=["spdy/3"]))
-            check(c.selected_alpn_protocol() is None, "no common protocol")
+            # no protocol in common: refused, as nginx (no_application_protocol)
+            try:
+                tls_connect(port, client_ctx(alpn=["spdy/3"]))
+                check(False, "a handshake without a common protocol")
+            except (ssl.SSLError, ConnectionError) as e:
+                check("no application protocol" in str(e).lower(), str(e))
+            c = tls_connect(port, client_ctx())
+            check(c.selected_alpn_protocol() is None, "no ALPN sent")
             check(request(c, "/")[2] == b"hi\n", "body without ALPN")
             c.close()
             # SNI: a name no server {} block has gets the one certificate
@@ -282,26 +288,27 @@ def test_pipelined_responses_to_a_slow_reader_then_close_notify():
 
 
 def test_bad_clients_do_not_stop_the_server():
-    """Garbage instead of a ClientHello, and a client that stops in the
-    middle of its handshake: each is closed and logged; others are
-    served meanwhile."""
+    """Clear text instead of a ClientHello (nginx's 400), garbage in a
+    handshake record, and a client that stops in the middle of its
+    handshake: each is answered or closed, and logged; others are served
+    meanwhile."""
     with tempfile.TemporaryDirectory() as d:
         cert, key = make_cert(d)
         with Server(tls_conf(cert, key, "client_header_timeout 1s;")) as s:
             s.put("index.html", b"ok\n")
             port = tls_port(s)
+            # clear text to the TLS port: nginx's 400, in clear text
             g = socket.create_connection(("127.0.0.2", port), DEADLINE)
             g.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-            rest = b""
-            while True:
-                try:
-                    chunk = g.recv(4096)
-                except ConnectionResetError:
-                    break  # closed with the garbage unread: a reset
-                if not chunk:
-                    break
-                rest += chunk
-            check(b"HTTP/1.1" not in rest, "answered garbage in clear text")
+            rest = read_all(g)
+            check(rest.startswith(b"HTTP/1.1 400 ") and
+                  b"The plain HTTP request was sent to HTTPS port" in rest
+                  and b"ok\n" not in rest, rest)
+            s.wait_log(r"plain HTTP request to HTTPS port")
+            # a record that says handshake and is garbage: closed, logged
+            g = socket.create_connection(("127.0.0.2", port), DEADLINE)
+            g.sendall(b"\x16\x03\x01\x00\x05garbage-garbage\r\n\r\n")
+            check(b"HTTP/1.1" not in read_all(g), "answered garbage")
             s.wait_log(r"SSL_do_handshake\(\) failed")
             # a ClientHello cut after its first bytes
             h = socket.create_connection(("127.0.0.2", port), DEADLINE)
@@ -314,6 +321,21 @@ def test_bad_clients_do_not_stop_the_server():
             c = tls_connect(port, client_ctx())
             check(request(c, "/")[2] == b"ok\n", "served afterwards")
             c.close()
+
+
+def read_all(sock):
+    """What sock gets until its end (a reset ends it too)."""
+    rest = b""
+    while True:
+        try:
+            chunk = sock.recv(4096)
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        rest += chunk
+    sock.close()
+    return rest
 
 
 def test_bad_certificates_are_named():
@@ -546,3 +568,58 @@ def test_ecdh_curve_is_the_servers_and_told_in_ssl_curve():
             rc = subprocess.run([NICD, "-t", "-c", conf], capture_output=True,
                                 text=True, timeout=20)
             check(rc.returncode == 1 and what in rc.stderr, rc.stderr)
+
+
+def make_ec_cert(d, name, cn):
+    """A self-signed ECDSA (P-256) certificate and its key."""
+    cert, key = os.path.join(d, name + ".pem"), os.path.join(d, name + ".key")
+    p = subprocess.run(["openssl", "req", "-x509", "-newkey", "ec",
+                        "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                        "-keyout", key, "-out", cert, "-days", "2",
+                        "-subj", "/CN=" + cn], capture_output=True,
+                       timeout=60)
+    check(p.returncode == 0, p.stderr)
+    return cert, key
+
+
+def test_reject_handshake_and_two_certificates_per_server():
+    """ssl_reject_handshake: the default server refuses a client naming no
+    server (or none there) with unrecognized_name, a named server with it
+    off answers; several ssl_certificate lines in one server (ECDSA and
+    RSA): a client that takes only one kind gets it."""
+    with tempfile.TemporaryDirectory() as d:
+        rsa = make_cert(d, "rsa", cn="a.test")
+        ec = make_ec_cert(d, "ec", cn="a.test")
+        conf = (TLS_LISTEN + "ssl_reject_handshake on;\n"
+                "server {\n  server_name a.test;\n"
+                "  ssl_reject_handshake off;\n"
+                "  ssl_certificate %s;\n  ssl_certificate_key %s;\n"
+                "  ssl_certificate %s;\n  ssl_certificate_key %s;\n}\n"
+                % (ec[0], ec[1], rsa[0], rsa[1]))
+        with Server(conf) as s:
+            s.put("index.html", b"a\n")
+            port = tls_port(s)
+            for host in (None, "other.test"):
+                try:
+                    tls_connect(port, client_ctx(), server_hostname=host)
+                    check(False, "%s: a handshake the default refuses" % host)
+                except (ssl.SSLError, ConnectionError) as e:
+                    check("unrecognized name" in str(e).lower(), str(e))
+            for ciphers, cert in (("ECDHE-ECDSA-AES128-GCM-SHA256", ec[0]),
+                                  ("ECDHE-RSA-AES128-GCM-SHA256", rsa[0])):
+                ctx = client_ctx(ssl.TLSVersion.TLSv1_2)
+                ctx.set_ciphers(ciphers)
+                c = tls_connect(port, ctx, server_hostname="a.test")
+                check(c.getpeercert(binary_form=True) == der_of(cert),
+                      "%s: not %s" % (ciphers, cert))
+                check(request(c, "/")[2] == b"a\n", "served")
+                c.close()
+            check(s.alive(), "serving on")
+        # a key short of its certificates is named
+        bad = conf.replace("  ssl_certificate_key %s;\n}" % rsa[1], "}")
+        with open(os.path.join(d, "bad.conf"), "w") as f:
+            f.write(bad + "error_log stderr;\n")
+        p = subprocess.run([NICD, "-t", "-c", os.path.join(d, "bad.conf")],
+                           capture_output=True, timeout=60)
+        check(p.returncode == 1 and b'no "ssl_certificate_key"' in p.stderr,
+              p.stderr)

@@ -148,7 +148,8 @@ typedef struct {
     long        session_timeout; /* ms */
     int         session_tickets;
     const char *dhparam;
-    const char *ecdh_curve; /* groups, "auto": OpenSSL's */
+    const char *ecdh_curve;       /* groups, "auto": OpenSSL's */
+    int         reject_handshake; /* ssl_reject_handshake */
 } nicd_ssl_conf_t;
 
 struct nicd_srv_conf_s {

@@ -170,3 +170,8 @@ const nicd_transport_t nicd_transport_gather = {
     "tcp",        gather_start, NULL, plain_recv,   NULL,
     gather_flush, gather_close, NULL, gather_route,
 };
+
+const nicd_transport_t nicd_transport_http_on_https = {
+    "tcp on a tls port", gather_start, NULL, plain_recv,   NULL,
+    gather_flush,        gather_close, NULL, gather_route,
+};

@@ -72,6 +72,10 @@ typedef struct nicd_transport_s {
 
 extern const nicd_transport_t nicd_transport_tls;
 extern const nicd_transport_t nicd_transport_gather;
+/* clear text that came to a TLS port (tls.c switches to it): read as
+ * HTTP/1.x, and every request answered 400 ("The plain HTTP request was
+ * sent to HTTPS port", nginx's 497) */
+extern const nicd_transport_t nicd_transport_http_on_https;
 
 /* what a TLS connection's handshake settled, for $ssl_* (tls.c) */
 enum {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "server/http/handler.h"
+#include "server/core/transport.h"
 #include "server/http/http.h"
 #include "server/http/keepalive.h"
 #include "server/http/phases.h"
@@ -321,6 +322,9 @@ nicd_http_error(nicd_conn_t *c, int status)
         nicd_req_begin(c, c->req != NULL ? H1_R(c) : &none);
     }
     c->keepalive = 0;
+    if (c->tp == &nicd_transport_http_on_https) {
+        status = 497; /* clear text to a TLS port, whatever else is wrong */
+    }
     nicd_respond_error(
         c, status, c->req != NULL && H1_REQ(c)->method == NICD_M_HEAD, NULL, 0);
     if (own) {

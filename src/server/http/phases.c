@@ -21,6 +21,7 @@
 #include <pcre2.h>
 
 #include "server/core/roots.h"
+#include "server/core/transport.h"
 #include "server/http/errlog.h"
 #include "server/http/lookup.h"
 #include "server/http/path.h"
@@ -392,6 +393,16 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
     c->r->srv = server_of(c, r);
     c->r->loc = c->r->srv->loc;
     nicd_errlog_use(c->r->loc);
+    if (c->tp == &nicd_transport_http_on_https) {
+        /* nginx's 497, which error_page may answer otherwise */
+        log_error(LOG_INFO, 0,
+                  "client sent plain HTTP request to HTTPS port, client: %s",
+                  nicd_client(c));
+        c->keepalive = 0;
+        nicd_respond_error(c, 497, head, NULL, 0);
+        nicd_errlog_use(NULL);
+        return;
+    }
     status = nicd_head_status(r, c->r->srv);
     if (status != 0) {
         /* the server's own limits (the head was read to the largest) */
@@ -532,12 +543,29 @@ nicd_respond_error_hdr(nicd_conn_t *c, int status, int head, const char *name,
         return;
     }
 
-    n = snprintf(page, sizeof(page),
-                 "<html>\r\n<head><title>%d %s</title></head>\r\n<body>\r\n"
-                 "<center><h1>%d %s</h1></center>\r\n<hr><center>nicd</center>"
-                 "\r\n</body>\r\n</html>\r\n",
-                 status, nicd_status_reason(status), status,
-                 nicd_status_reason(status));
+    if (status >= 494 && status <= 497) {
+        /* nginx's own: a 400 that says what was wrong */
+        static const char *const why[] = {
+            "Request Header Or Cookie Too Large", "The SSL certificate error",
+            "No required SSL certificate was sent",
+            "The plain HTTP request was sent to HTTPS port"};
+
+        n = snprintf(page, sizeof(page),
+                     "<html>\r\n<head><title>400 %s</title></head>\r\n"
+                     "<body>\r\n<center><h1>400 Bad Request</h1></center>\r\n"
+                     "<center>%s</center>\r\n<hr><center>nicd</center>\r\n"
+                     "</body>\r\n</html>\r\n",
+                     why[status - 494], why[status - 494]);
+        status = 400;
+    } else {
+        n = snprintf(
+            page, sizeof(page),
+            "<html>\r\n<head><title>%d %s</title></head>\r\n<body>\r\n"
+            "<center><h1>%d %s</h1></center>\r\n<hr><center>nicd</center>"
+            "\r\n</body>\r\n</html>\r\n",
+            status, nicd_status_reason(status), status,
+            nicd_status_reason(status));
+    }
     blen = (size_t) n;
 
     body = nicd_body_filter(c, "text/html", 9, page, &blen, &z);

@@ -28,7 +28,7 @@ target(parse_t *ps)
             return NULL;
         }
         s->protocols = s->prefer_server_ciphers = s->session_tickets =
-            NICD_UNSET;
+            s->reject_handshake = NICD_UNSET;
         s->session_cache = s->session_timeout = NICD_UNSET;
         ps->srv->ssl = s;
     }
@@ -157,9 +157,12 @@ set_ssl_flag(parse_t *ps, const char **a, int n)
     if (t == NULL) {
         return "out of memory";
     }
-    return nicd_conf_flag(a[0], strcmp(ps->d->name, "ssl_session_tickets") == 0
-                                    ? &t->session_tickets
-                                    : &t->prefer_server_ciphers);
+    return nicd_conf_flag(a[0],
+                          strcmp(ps->d->name, "ssl_session_tickets") == 0
+                              ? &t->session_tickets
+                          : strcmp(ps->d->name, "ssl_reject_handshake") == 0
+                              ? &t->reject_handshake
+                              : &t->prefer_server_ciphers);
 }
 
 static const char *
@@ -175,22 +178,58 @@ set_ssl_session_timeout(parse_t *ps, const char **a, int n)
 }
 
 /* in a server {} block: that block's certificate (SNI); elsewhere the
- * http-level one, which blocks without their own inherit */
+ * http-level one, which blocks without their own inherit.  Several lines
+ * (an ECDSA and an RSA certificate, say) add up, as nginx's: the list is
+ * kept as the names joined by newlines, the n-th key for the n-th
+ * certificate (tls.c loads each pair) */
 static const char *
 set_ssl_certificate(parse_t *ps, const char **a, int n)
 {
-    int key = strcmp(ps->d->name, "ssl_certificate_key") == 0;
+    int    key = strcmp(ps->d->name, "ssl_certificate_key") == 0;
+    char **dst, *joined;
+    size_t len;
 
     (void) n;
-    if (ps->srv != NULL) {
-        char **dst = key ? &ps->srv->key : &ps->srv->cert;
-
-        *dst = nicd_conf_strdup(ps->conf, a[0]);
-        return *dst == NULL ? "out of memory" : NULL;
+    if (strchr(a[0], '\n') != NULL) {
+        return nicd_conf_msg("invalid file name \"%s\"", a[0]);
     }
-    return nicd_conf_str(key ? &ps->conf->ssl_certificate_key
-                             : &ps->conf->ssl_certificate,
-                         a[0]);
+    if (ps->srv != NULL) {
+        dst = key ? &ps->srv->key : &ps->srv->cert;
+    } else {
+        dst = key ? &ps->conf->ssl_certificate_key : &ps->conf->ssl_certificate;
+    }
+    if (*dst == NULL) {
+        joined = nicd_conf_strdup(ps->conf, a[0]);
+    } else {
+        len = strlen(*dst) + 1 + strlen(a[0]) + 1;
+        joined = nicd_conf_alloc(ps->conf, len);
+        if (joined != NULL) {
+            snprintf(joined, len, "%s\n%s", *dst, a[0]);
+        }
+    }
+    if (joined == NULL) {
+        return "out of memory";
+    }
+    if (ps->srv == NULL) {
+        /* the http level's strings are the configuration's (freed with
+         * it, conf.c) */
+        return nicd_conf_str(dst, joined);
+    }
+    *dst = joined;
+    return NULL;
+}
+
+/* how many names a joined list holds */
+static int
+names(const char *list)
+{
+    int n = 1;
+
+    while ((list = strchr(list, '\n')) != NULL) {
+        list++;
+        n++;
+    }
+    return n;
 }
 
 /*
@@ -213,7 +252,8 @@ finish_certificates(nicd_conf_t *c)
         if (sv->key == NULL) {
             sv->key = c->ssl_certificate_key;
         }
-        if (c->nssl > 0 && sv->cert != NULL && sv->key == NULL) {
+        if (c->nssl > 0 && sv->cert != NULL
+            && (sv->key == NULL || names(sv->key) < names(sv->cert))) {
             return nicd_conf_msg(
                 "no \"ssl_certificate_key\" is defined for certificate "
                 "\"%s\" of the server block at %s",
@@ -249,6 +289,7 @@ merge_settings(nicd_conf_t *c)
         NICD_MERGE(s, h, protocols, 0);
         NICD_MERGE(s, h, prefer_server_ciphers, 0);
         NICD_MERGE(s, h, session_tickets, 0);
+        NICD_MERGE(s, h, reject_handshake, 0);
         NICD_MERGE(s, h, session_cache, 0);
         NICD_MERGE(s, h, session_timeout, 0);
         NICD_MERGE_PTR(s, h, ciphers, NULL);
@@ -269,8 +310,15 @@ ssl_postconfiguration(nicd_conf_t *c)
     if (msg != NULL || c->nssl == 0) {
         return msg;
     }
-    if (c->ssl_certificate == NULL || c->ssl_certificate_key == NULL) {
-        for (i = 0; !c->listens[i].ssl; i++) {
+    /* each address' default server shows a certificate (its own, or the
+     * default one), unless it rejects every handshake */
+    for (i = 0; i < c->nlistens; i++) {
+        const nicd_server_conf_t *d = c->listen_servers[i][0];
+
+        if (!c->listens[i].ssl || d->ssl->reject_handshake
+            || (d->cert != NULL && d->key != NULL)
+            || (c->ssl_certificate != NULL && c->ssl_certificate_key != NULL)) {
+            continue;
         }
         return nicd_conf_msg("no \"ssl_certificate%s\" is defined for the "
                              "\"listen %s ssl\" directive in %s",
@@ -292,6 +340,7 @@ static const directive_t ssl_directives[] = {
     {"ssl_session_cache", MHS, 1, 3, set_ssl_session_cache, 0},
     {"ssl_session_timeout", MHS, 1, 1, set_ssl_session_timeout, 0},
     {"ssl_session_tickets", MHS, 1, 1, set_ssl_flag, 0},
+    {"ssl_reject_handshake", MHS, 1, 1, set_ssl_flag, 0},
     {"ssl_dhparam", MHS, 1, 1, set_ssl_string,
      offsetof(nicd_ssl_conf_t, dhparam)},
     {"ssl_ecdh_curve", MHS, 1, 1, set_ssl_string,
