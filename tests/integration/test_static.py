@@ -158,3 +158,14 @@ def test_random_index():
         check(r.status == 200 and b'href="sub/"' in r.body,
               "no file: autoindex lists the directory: %r" % r)
         check(get(s.port, "/nothere/").status == 404, "no directory")
+
+
+def test_log_not_found():
+    """A missing file is nginx's error line (open() ... failed), unless
+    log_not_found is off where it was asked for."""
+    with Server(conf="location /quiet/ { log_not_found off; }\n") as s:
+        check(get(s.port, "/quiet/gone").status == 404, "quiet 404")
+        check(get(s.port, "/loud/gone").status == 404, "loud 404")
+        s.wait_log(r'\[error\] .*open\(\) ".*/loud/gone" failed')
+        # the quiet one was answered, and would have been written, first
+        check("/quiet/gone" not in s.log(), "log_not_found off: no line")

@@ -189,11 +189,11 @@ def test_error_log_of_each_server_and_location():
             wait_until(lambda: "directory index of" in text(d + "/a-in.log"),
                        "the refusal in the location's log")
             check(get(a, "/dir/in/nothing").status == 404, "404")
-            wait_until(lambda: "not found" in text(d + "/a-in.log"),
-                       "an info line in the location's info log")
+            wait_until(lambda: "No such file" in text(d + "/a-in.log"),
+                       "the error line in the location's info log")
             check(get(b, "/dir/").status == 404, "b has no /dir/")
             check(text(d + "/a.log").count("directory index of") == 1
-                  and "not found" not in text(d + "/a.log")
+                  and "No such file" not in text(d + "/a.log")
                   and text(d + "/a-in2.log") == "",
                   "each line where its level and location say: %r %r"
                   % (text(d + "/a.log"), text(d + "/a-in2.log")))

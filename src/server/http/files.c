@@ -10,6 +10,7 @@
  *       start: that part is followed as it is.  outside (nicd's): any
  *       symlink that stays below the root or alias (openat2
  *       RESOLVE_BENEATH).
+ *   log_not_found on | off;  (on) a file not found is an error line.
  *
  * The static files, index, try_files and if's -f, -d, -e, -x all open
  * or test names this way (nginx: ngx_http_set_disable_symlinks and the
@@ -19,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,6 +34,7 @@ typedef struct {
     int        symlinks; /* NICD_SYMLINKS_* */
     nicd_cv_t *from;     /* from=, or NULL */
     int        from_set; /* written (NULL from: none, not inherited) */
+    int        log_not_found;
 } files_conf_t;
 
 /* what a worker thread keeps: the names being checked */
@@ -69,6 +72,7 @@ create_conf(nicd_conf_t *c)
 
     if (f != NULL) {
         f->symlinks = NICD_UNSET;
+        f->log_not_found = NICD_UNSET;
     }
     return f;
 }
@@ -84,6 +88,7 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
         f->symlinks = p != NULL ? p->symlinks : NICD_SYMLINKS_OFF;
         f->from = p != NULL ? p->from : NULL;
     }
+    NICD_MERGE(f, p, log_not_found, 1);
     return NULL;
 }
 
@@ -304,8 +309,17 @@ static const nicd_var_t files_vars[] = {
     {NULL, NULL, 0, NULL},
 };
 
+int
+nicd_files_log_not_found(const nicd_loc_conf_t *lc)
+{
+    return ((const files_conf_t *) NICD_LOC_CONF(lc, nicd_http_files_module))
+        ->log_not_found;
+}
+
 static const directive_t files_directives[] = {
     {"disable_symlinks", CTX_HSL, 1, 2, set_disable_symlinks, 0},
+    {"log_not_found", CTX_HSL, 1, 1, nicd_conf_slot_flag,
+     offsetof(files_conf_t, log_not_found)},
     {NULL, 0, 0, 0, NULL, 0},
 };
 

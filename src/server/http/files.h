@@ -29,4 +29,7 @@ int nicd_files_how(nicd_conn_t *c, const nicd_loc_conf_t *lc, int root_fd,
 int nicd_files_stat(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *name,
                     struct stat *st);
 
+/* log_not_found of lc: is a file not found an error line? */
+int nicd_files_log_not_found(const nicd_loc_conf_t *lc);
+
 #endif /* NICD_FILES_H */

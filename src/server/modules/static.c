@@ -30,6 +30,7 @@
 #include "server/http/handler.h"
 #include "server/http/listing.h"
 #include "server/http/path.h"
+#include "server/http/files.h"
 #include "server/http/phases.h"
 #include "server/http/variables.h"
 #include "server/http/range.h"
@@ -942,9 +943,10 @@ static_handler(nicd_conn_t *c, const nicd_request_t *r,
                                  needs no directory for it) */
         }
         status = nicd_open_status(c, err, path);
-        if (status == 404) {
-            log_error(LOG_INFO, 0, "\"%s%s\" not found, client: %s", lc->root,
-                      path, nicd_client(c));
+        if (status == 404 && nicd_files_log_not_found(lc)) {
+            /* nginx's line, at its level */
+            log_error(LOG_ERR, err, "open() \"%s%s\" failed, client: %s",
+                      lc->root, path, nicd_client(c));
         }
         nicd_respond_error(c, status, head, NULL, 0);
         return NICD_DONE;
