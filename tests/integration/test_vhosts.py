@@ -206,3 +206,37 @@ def test_error_log_of_each_server_and_location():
             check(get(a, "/dir/").status == 403, "refused again")
             wait_until(lambda: "directory index of" in text(d + "/a.log"),
                        "the line in the reopened file")
+
+
+def test_server_tokens_per_location():
+    """server_tokens at every level, as nginx's server_tokens.t asks it
+    (whose "nginx" names nicd says as its own): the Server field and the
+    error page name the version unless the location says off; build is
+    on (nicd has no build name)."""
+    import re
+    conf = """
+        location /200 { return 200; }
+        location /404 { return 404; }
+        location /off { server_tokens off;
+            location /off/200 { return 200; }
+            location /off/404 { return 404; } }
+        location /on { server_tokens on;
+            location /on/404 { return 404; } }
+        location /b { server_tokens build;
+            location /b/404 { return 404; } }
+    """
+    versioned = re.compile(r"^nicd/\d+\.\d+\.\d+$")
+    with Server(conf=conf + "server_tokens on;\n") as s:
+        for path, on in (("/200", True), ("/404", True), ("/off/200", False),
+                         ("/off/404", False), ("/on/404", True),
+                         ("/b/404", True)):
+            r = get(s.port, path)
+            server = r.header("Server")
+            check(bool(versioned.match(server)) if on else server == "nicd",
+                  "%s: Server %r" % (path, server))
+            if r.status == 404:
+                page = re.search(rb"<hr><center>([^<]*)</center>", r.body)
+                check(page and page.group(1) == server.encode(),
+                      "%s: the page names %r" % (path, page))
+    with Server(conf="server_tokens off;\n") as s:
+        check(get(s.port, "/nothing").header("Server") == "nicd", "http off")

@@ -65,8 +65,6 @@ loopback_cycle(nicd_cycle_t *cy, nicd_worker_t *w, const char *text,
     if (cf->nssl > 0 && (cy->tls = nicd_tls_ctx_new(cf, err, errlen)) == NULL) {
         return -1;
     }
-    cy->server_line_len = (size_t) snprintf(
-        cy->server_line, sizeof(cy->server_line), "Server: nicd\r\n");
     cy->nworkers = cy->alive = 1;
     cy->http1 = &nicd_http1_conn;
     cy->http2 = &nicd_http2_conn;

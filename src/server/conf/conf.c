@@ -259,7 +259,6 @@ nicd_conf_new(nicd_module_t *const *modules)
     c->open_file_cache_valid = 60000;
     c->open_file_cache_inactive = 60000;
     c->open_file_cache_min_uses = 1;
-    c->server_tokens = 1;
     c->merge_slashes = 1;
     c->ssl.protocols = NICD_TLS_1_2 | NICD_TLS_1_3;
     c->ssl.ciphers = "HIGH:!aNULL:!MD5";

@@ -228,7 +228,6 @@ typedef struct nicd_conf_s {
 
     nicd_mime_t *types;
 
-    int    server_tokens;
     int    merge_slashes; /* 0: empty path segments kept (nginx's off) */
     char  *pid;
     int    daemon; /* daemon on: the master leaves the terminal */

@@ -63,9 +63,7 @@ typedef struct nicd_cycle_s {
     void (*worker_free)(struct nicd_worker_s *w);
     int           generation;
     int           nworkers;
-    int           alive;           /* workers still running */
-    char          server_line[64]; /* "Server: nicd/0.1.0\r\n" */
-    size_t        server_line_len;
+    int           alive;   /* workers still running */
     void         *tls;     /* the TLS context of "ssl" listeners, or NULL */
     nicd_stats_t *stats;   /* one a worker, by id (NULL: none kept) */
     uint64_t      started; /* time(NULL) when it was made */

@@ -579,7 +579,6 @@ static const directive_t core_directives[] = {
      CONF(open_file_cache_min_uses)},
     {"open_file_cache_errors", MHS, 1, 1, nicd_conf_slot_flag,
      CONF(open_file_cache_errors)},
-    {"server_tokens", MHS, 1, 1, nicd_conf_slot_flag, CONF(server_tokens)},
     {"merge_slashes", CTX_MAIN | CTX_HTTP | CTX_SRV | CTX_ONE, 1, 1,
      nicd_conf_slot_flag, CONF(merge_slashes)},
     {"pid", CTX_MAIN, 1, 1, set_pid, 0},

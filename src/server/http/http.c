@@ -16,6 +16,7 @@
 #include "server/http/http.h"
 #include "server/http/keepalive.h"
 #include "server/http/phases.h"
+#include "server/http/tokens.h"
 
 typedef struct {
     time_t sec;
@@ -164,6 +165,8 @@ static void
 begin_headers(nicd_conn_t *c, int status)
 {
     nicd_buf_t *b = &c->out;
+    const char *line;
+    size_t      len;
 
     refresh_dates();
     NICD_BUF_LIT(b, "HTTP/1.1 ");
@@ -171,7 +174,8 @@ begin_headers(nicd_conn_t *c, int status)
     NICD_BUF_LIT(b, " ");
     nicd_buf_adds(b, nicd_status_reason(status));
     NICD_BUF_LIT(b, "\r\n");
-    nicd_buf_add(b, c->w->cycle->server_line, c->w->cycle->server_line_len);
+    line = nicd_server_line(c, &len);
+    nicd_buf_add(b, line, len);
     NICD_BUF_LIT(b, "Date: ");
     nicd_buf_add(b, dates.http, NICD_HTTP_DATE_LEN);
     NICD_BUF_LIT(b, "\r\n");

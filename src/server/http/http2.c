@@ -36,6 +36,7 @@
 #include "server/http/keepalive.h"
 #include "server/http/lookup.h"
 #include "server/http/phases.h"
+#include "server/http/tokens.h"
 #include "server/http/variables.h"
 
 #if defined(HAVE_NGHTTP2)
@@ -324,8 +325,8 @@ h2_finish(nicd_conn_t *c, int status)
     nghttp2_nv            nva[MAX_RESP_HEADERS + 3];
     nghttp2_data_provider dp;
     char                 *code = st->code;
-    const char           *server = c->w->cycle->server_line + 8;
-    size_t                k = 0;
+    size_t                slen, k = 0;
+    const char           *server = nicd_server_line(c, &slen) + 8;
     int                   i;
 
     (void) status;
@@ -351,7 +352,7 @@ h2_finish(nicd_conn_t *c, int status)
     k++
     NV(":status", 7, code, 3);
     /* "Server: nicd/x\r\n": the value without its name and CRLF */
-    NV("server", 6, server, c->w->cycle->server_line_len - 10);
+    NV("server", 6, server, slen - 10);
     NV("date", 4, nicd_date_http(), NICD_HTTP_DATE_LEN);
     for (i = 0; i < st->nh && !nicd_buf_failed(&st->rh); i++) {
         NV(st->rh.data + st->hn_off[i], st->hn_len[i],

@@ -27,6 +27,7 @@
 #include "server/http/path.h"
 #include "server/http/files.h"
 #include "server/http/head.h"
+#include "server/http/tokens.h"
 #include "server/http/phases.h"
 #include "server/http/variables.h"
 
@@ -513,9 +514,9 @@ nicd_respond_error_hdr(nicd_conn_t *c, int status, int head, const char *name,
                        const char *value, size_t len)
 {
     char        page[512];
-    const char *body;
+    const char *body, *server;
     nicd_buf_t  z = {0};
-    size_t      blen;
+    size_t      blen, slen;
     int         n;
 
     if (status == NICD_HTTP_CLOSE) {
@@ -543,6 +544,7 @@ nicd_respond_error_hdr(nicd_conn_t *c, int status, int head, const char *name,
         return;
     }
 
+    server = nicd_server_line(c, &slen); /* the page names it so too */
     if (status >= 494 && status <= 497) {
         /* nginx's own: a 400 that says what was wrong */
         static const char *const why[] = {
@@ -553,18 +555,19 @@ nicd_respond_error_hdr(nicd_conn_t *c, int status, int head, const char *name,
         n = snprintf(page, sizeof(page),
                      "<html>\r\n<head><title>400 %s</title></head>\r\n"
                      "<body>\r\n<center><h1>400 Bad Request</h1></center>\r\n"
-                     "<center>%s</center>\r\n<hr><center>nicd</center>\r\n"
+                     "<center>%s</center>\r\n<hr><center>%.*s</center>\r\n"
                      "</body>\r\n</html>\r\n",
-                     why[status - 494], why[status - 494]);
+                     why[status - 494], why[status - 494], (int) (slen - 10),
+                     server + 8);
         status = 400;
     } else {
         n = snprintf(
             page, sizeof(page),
             "<html>\r\n<head><title>%d %s</title></head>\r\n<body>\r\n"
-            "<center><h1>%d %s</h1></center>\r\n<hr><center>nicd</center>"
+            "<center><h1>%d %s</h1></center>\r\n<hr><center>%.*s</center>"
             "\r\n</body>\r\n</html>\r\n",
             status, nicd_status_reason(status), status,
-            nicd_status_reason(status));
+            nicd_status_reason(status), (int) (slen - 10), server + 8);
     }
     blen = (size_t) n;
 

@@ -226,10 +226,6 @@ nicd_cycle_create(nicd_conf_t *conf, int generation, char *err, size_t errlen)
         }
     }
 
-    cy->server_line_len = (size_t) snprintf(
-        cy->server_line, sizeof(cy->server_line), "Server: %s\r\n",
-        conf->server_tokens ? "nicd/" NICD_VERSION : "nicd");
-
     cpus = sysconf(_SC_NPROCESSORS_ONLN);
     cy->nworkers = conf->worker_threads > 0 ? conf->worker_threads
                                             : (cpus > 0 ? (int) cpus : 1);
