@@ -623,3 +623,32 @@ def test_reject_handshake_and_two_certificates_per_server():
                            capture_output=True, timeout=60)
         check(p.returncode == 1 and b'no "ssl_certificate_key"' in p.stderr,
               p.stderr)
+
+
+def test_password_file_opens_an_encrypted_key():
+    """ssl_password_file: its lines are tried in turn on an encrypted key;
+    without it the key is refused, naming it (never a prompt)."""
+    with tempfile.TemporaryDirectory() as d:
+        key, cert = os.path.join(d, "enc.key"), os.path.join(d, "enc.pem")
+        for cmd in (["openssl", "genrsa", "-aes128", "-passout",
+                     "pass:s3cret", "-out", key, "2048"],
+                    ["openssl", "req", "-x509", "-new", "-key", key,
+                     "-passin", "pass:s3cret", "-subj", "/CN=enc",
+                     "-days", "2", "-out", cert]):
+            p = subprocess.run(cmd, capture_output=True, timeout=60)
+            check(p.returncode == 0, p.stderr)
+        pw = os.path.join(d, "passwords")
+        with open(pw, "w") as f:
+            f.write("wrong\nalso wrong\ns3cret\n")
+        with Server(tls_conf(cert, key, "ssl_password_file %s;\n" % pw)) as s:
+            s.put("index.html", b"enc\n")
+            c = tls_connect(tls_port(s), client_ctx())
+            check(request(c, "/")[2] == b"enc\n", "served")
+            c.close()
+        bad = os.path.join(d, "bad.conf")
+        with open(bad, "w") as f:
+            f.write(tls_conf(cert, key) + "error_log stderr;\n")
+        p = subprocess.run([NICD, "-t", "-c", bad], capture_output=True,
+                           stdin=subprocess.DEVNULL, timeout=60)
+        check(p.returncode == 1 and b"cannot load certificate key" in p.stderr
+              and key.encode() in p.stderr, p.stderr)

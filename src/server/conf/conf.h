@@ -150,6 +150,8 @@ typedef struct {
     const char *dhparam;
     const char *ecdh_curve;       /* groups, "auto": OpenSSL's */
     int         reject_handshake; /* ssl_reject_handshake */
+    const char *passwords;        /* ssl_password_file's lines, "\n" between;
+                              NULL: none */
 } nicd_ssl_conf_t;
 
 struct nicd_srv_conf_s {

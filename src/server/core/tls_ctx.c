@@ -109,12 +109,56 @@ next_name(const char **list, char *out, size_t size)
     return n;
 }
 
-/* every certificate of the list cert with its key (the n-th of keys):
- * one of each key type (ECDSA, RSA) is kept, OpenSSL choosing the one a
- * client can take.  0, or -1 with err naming the file. */
+/* OpenSSL's question for an encrypted key's passphrase: the one at
+ * hand (u), never a prompt on the terminal */
 static int
-load_certificates(SSL_CTX *ctx, const char *certs, const char *keys, char *err,
-                  size_t errlen)
+passphrase(char *buf, int size, int rw, void *u)
+{
+    size_t n = u != NULL ? strlen(u) : 0;
+
+    (void) rw;
+    if (u == NULL || n > (size_t) size) {
+        return 0;
+    }
+    memcpy(buf, u, n);
+    return (int) n;
+}
+
+/* key into ctx, trying each passphrase of passwords (lines) in turn when
+ * it is encrypted: 1, or 0 (OpenSSL's error queue says why) */
+static int
+load_key(SSL_CTX *ctx, const char *key, const char *passwords)
+{
+    char pw[1024];
+
+    SSL_CTX_set_default_passwd_cb(ctx, passphrase);
+    if (passwords == NULL) {
+        SSL_CTX_set_default_passwd_cb_userdata(ctx, NULL);
+        return SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) == 1;
+    }
+    while (next_name(&passwords, pw, sizeof(pw)) > 0) {
+        SSL_CTX_set_default_passwd_cb_userdata(ctx, pw);
+        if (SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) == 1) {
+            SSL_CTX_set_default_passwd_cb_userdata(ctx, NULL);
+            OPENSSL_cleanse(pw, sizeof(pw));
+            return 1;
+        }
+        if (*passwords != '\0') {
+            ERR_clear_error(); /* the next one may do */
+        }
+    }
+    SSL_CTX_set_default_passwd_cb_userdata(ctx, NULL);
+    OPENSSL_cleanse(pw, sizeof(pw));
+    return 0;
+}
+
+/* every certificate of the list cert with its key (the n-th of keys,
+ * encrypted ones opened with passwords): one of each key type (ECDSA,
+ * RSA) is kept, OpenSSL choosing the one a client can take.  0, or -1
+ * with err naming the file. */
+static int
+load_certificates(SSL_CTX *ctx, const char *certs, const char *keys,
+                  const char *passwords, char *err, size_t errlen)
 {
     char cert[PATH_MAX], key[PATH_MAX];
 
@@ -131,7 +175,7 @@ load_certificates(SSL_CTX *ctx, const char *certs, const char *keys, char *err,
                      nicd_tls_reason());
             return -1;
         }
-        if (SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1) {
+        if (!load_key(ctx, key, passwords)) {
             snprintf(err, errlen, "cannot load certificate key \"%s\": %s", key,
                      nicd_tls_reason());
             return -1;
@@ -186,7 +230,8 @@ ctx_make(const nicd_ssl_conf_t *cf, const char *cert, const char *key,
     );
     SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
 
-    if (cert != NULL && load_certificates(ctx, cert, key, err, errlen) != 0) {
+    if (cert != NULL
+        && load_certificates(ctx, cert, key, cf->passwords, err, errlen) != 0) {
         goto err;
     }
     if (SSL_CTX_set_cipher_list(ctx, cf->ciphers) != 1) {

@@ -147,6 +147,52 @@ set_readable_file(parse_t *ps, const char **a, int n)
     return NULL;
 }
 
+/* ssl_password_file FILE: its lines, the passphrases tried in turn for
+ * encrypted keys; read now, as nginx reads it */
+static const char *
+set_ssl_password_file(parse_t *ps, const char **a, int n)
+{
+    nicd_ssl_conf_t *t = target(ps);
+    FILE            *f;
+    char            *text, *p;
+    long             size;
+
+    (void) n;
+    if (t == NULL) {
+        return "out of memory";
+    }
+    if (t->passwords != NULL) {
+        return "is duplicate";
+    }
+    f = fopen(a[0], "r");
+    if (f == NULL) {
+        return nicd_conf_msg("cannot open \"%s\": %s", a[0], strerror(errno));
+    }
+    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0
+        || fseek(f, 0, SEEK_SET) != 0
+        || (text = nicd_conf_alloc(ps->conf, (size_t) size + 1)) == NULL
+        || fread(text, 1, (size_t) size, f) != (size_t) size) {
+        fclose(f);
+        return nicd_conf_msg("cannot read \"%s\"", a[0]);
+    }
+    fclose(f);
+    text[size] = '\0';
+    /* CRLF or LF between lines; the last one's end is not a passphrase */
+    for (p = text; *p != '\0'; p++) {
+        if (*p == '\r' && p[1] == '\n') {
+            memmove(p, p + 1, strlen(p + 1) + 1);
+        }
+    }
+    while (size > 0 && (text[size - 1] == '\n' || text[size - 1] == '\r')) {
+        text[--size] = '\0';
+    }
+    if (size == 0) {
+        return nicd_conf_msg("empty password file \"%s\"", a[0]);
+    }
+    t->passwords = text;
+    return NULL;
+}
+
 /* ssl_prefer_server_ciphers, ssl_session_tickets: on or off */
 static const char *
 set_ssl_flag(parse_t *ps, const char **a, int n)
@@ -295,6 +341,7 @@ merge_settings(nicd_conf_t *c)
         NICD_MERGE_PTR(s, h, ciphers, NULL);
         NICD_MERGE_PTR(s, h, dhparam, NULL);
         NICD_MERGE_PTR(s, h, ecdh_curve, NULL);
+        NICD_MERGE_PTR(s, h, passwords, NULL);
     }
 }
 
@@ -346,6 +393,7 @@ static const directive_t ssl_directives[] = {
     {"ssl_ecdh_curve", MHS, 1, 1, set_ssl_string,
      offsetof(nicd_ssl_conf_t, ecdh_curve)},
     {"ssl_trusted_certificate", MHS, 1, 1, set_readable_file, 0},
+    {"ssl_password_file", MHS, 1, 1, set_ssl_password_file, 0},
     /* nginx's housekeeping: nothing to do for nicd (docs/config.md) */
     {"ssl_session_ticket_key", MHS, 1, 1, nicd_conf_housekeeping, 0},
     {"ssl_stapling", CTX_TOP, 1, 1, nicd_conf_housekeeping, 0},
