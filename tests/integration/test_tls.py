@@ -652,3 +652,90 @@ def test_password_file_opens_an_encrypted_key():
                            stdin=subprocess.DEVNULL, timeout=60)
         check(p.returncode == 1 and b"cannot load certificate key" in p.stderr
               and key.encode() in p.stderr, p.stderr)
+
+
+def make_ca_and_client(d):
+    """A CA, a client certificate it signs (CN=client) and a self-signed
+    one (CN=stranger): their files."""
+    ca, ca_key = make_cert(d, "ca", cn="Test CA")
+    key, csr, cert = (os.path.join(d, "client" + x)
+                      for x in (".key", ".csr", ".pem"))
+    for cmd in (["openssl", "req", "-new", "-newkey", "rsa:2048", "-nodes",
+                 "-keyout", key, "-out", csr, "-subj", "/O=nicd/CN=client"],
+                ["openssl", "x509", "-req", "-in", csr, "-CA", ca,
+                 "-CAkey", ca_key, "-CAcreateserial", "-days", "2",
+                 "-out", cert]):
+        p = subprocess.run(cmd, capture_output=True, timeout=60)
+        check(p.returncode == 0, p.stderr)
+    return ca, (cert, key), make_cert(d, "stranger", cn="stranger")
+
+
+def test_client_certificates():
+    """ssl_verify_client on, optional and optional_no_ca with
+    ssl_client_certificate: a request without a required certificate is
+    400 (nginx's 496), with one that does not verify 400 (495); the
+    $ssl_client_* variables say what came."""
+    import hashlib
+    with tempfile.TemporaryDirectory() as d:
+        server = make_cert(d, "server", cn="localhost")
+        ca, client, stranger = make_ca_and_client(d)
+        show = ('return 200 "$ssl_client_verify|$ssl_client_s_dn|'
+                '$ssl_client_i_dn_legacy|$ssl_client_fingerprint|'
+                '$ssl_client_v_remain|$ssl_client_serial";')
+        conf = (tls_conf(*server) + "ssl_client_certificate %s;\n" % ca
+                + "ssl_verify_client %s;\nlocation / { " + show + " }\n")
+
+        def ask(port, cert):
+            ctx = client_ctx()
+            if cert is not None:
+                ctx.load_cert_chain(*cert)
+            c = tls_connect(port, ctx)
+            status, _, body = request(c, "/")
+            c.close()
+            return status, body.decode()
+
+        with Server(conf % "on") as s:
+            port = tls_port(s)
+            status, body = ask(port, client)
+            fields = body.split("|")
+            with open(client[0]) as f:
+                der = ssl.PEM_cert_to_DER_cert(f.read())
+            check(status == 200 and fields[0] == "SUCCESS"
+                  and fields[1] == "CN=client,O=nicd"
+                  and fields[2] == "/CN=Test CA"
+                  and fields[3] == hashlib.sha1(der).hexdigest()
+                  and fields[4] in ("1", "2") and fields[5] != "",
+                  "verified: %d %r" % (status, body))
+            status, body = ask(port, None)
+            check(status == 400 and "No required SSL certificate" in body,
+                  "none: %d %r" % (status, body))
+            status, body = ask(port, stranger)
+            check(status == 400 and "The SSL certificate error" in body,
+                  "a stranger: %d %r" % (status, body))
+            s.wait_log(r"client SSL certificate verify error")
+        with Server(conf % "optional") as s:
+            status, body = ask(tls_port(s), None)
+            check(status == 200 and body.startswith("NONE|"), body)
+        with Server(conf % "optional_no_ca") as s:
+            status, body = ask(tls_port(s), stranger)
+            check(status == 200 and body.startswith("FAILED:"), body)
+        # the client's certificate revoked: ssl_crl refuses it
+        cnf = os.path.join(d, "ca.cnf")
+        with open(cnf, "w") as f:
+            f.write("[ca]\ndefault_ca = c\n[c]\ndatabase = %s/index.txt\n"
+                    "crlnumber = %s/crlnumber\ndefault_md = sha256\n"
+                    "default_crl_days = 2\n" % (d, d))
+        open(os.path.join(d, "index.txt"), "w").close()
+        with open(os.path.join(d, "crlnumber"), "w") as f:
+            f.write("01\n")
+        crl = os.path.join(d, "crl.pem")
+        for args in (["-revoke", client[0]], ["-gencrl", "-out", crl]):
+            p = subprocess.run(["openssl", "ca", "-config", cnf, "-cert", ca,
+                                "-keyfile", os.path.join(d, "ca.key")] + args,
+                               capture_output=True, timeout=60)
+            check(p.returncode == 0, p.stderr)
+        with Server(conf % "on" + "ssl_crl %s;\n" % crl) as s:
+            status, body = ask(tls_port(s), client)
+            check(status == 400 and "The SSL certificate error" in body,
+                  "revoked: %d %r" % (status, body))
+            s.wait_log(r"verify error: \(23:certificate revoked\)")

@@ -152,7 +152,20 @@ typedef struct {
     int         reject_handshake; /* ssl_reject_handshake */
     const char *passwords;        /* ssl_password_file's lines, "\n" between;
                               NULL: none */
+    int         verify_client;    /* NICD_VERIFY_* */
+    int         verify_depth;
+    const char *client_certificate;  /* CAs asked for and trusted */
+    const char *trusted_certificate; /* CAs trusted, not named */
+    const char *crl;
 } nicd_ssl_conf_t;
+
+/* ssl_verify_client */
+enum {
+    NICD_VERIFY_OFF = 0,
+    NICD_VERIFY_ON,
+    NICD_VERIFY_OPTIONAL,
+    NICD_VERIFY_OPTIONAL_NO_CA
+};
 
 struct nicd_srv_conf_s {
     char            **names;

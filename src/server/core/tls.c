@@ -500,6 +500,18 @@ client_groups(SSL *ssl)
     return text;
 }
 
+void *
+nicd_tls_ssl(nicd_conn_t *c)
+{
+#if defined(HAVE_OPENSSL)
+    if (c->tp == &nicd_transport_tls && c->tp_data != NULL && !c->handshaking) {
+        return ((tls_conn_t *) c->tp_data)->ssl;
+    }
+#endif
+    (void) c;
+    return NULL;
+}
+
 const char *
 nicd_tls_info(nicd_conn_t *c, int what)
 {

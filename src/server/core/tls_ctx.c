@@ -192,6 +192,61 @@ load_certificates(SSL_CTX *ctx, const char *certs, const char *keys,
     return 0;
 }
 
+/* the handshake goes on whatever the client's certificate: the request
+ * is answered 495 or 496 (nicd_tls_verify), as nginx's */
+static int
+verify_any(int ok, X509_STORE_CTX *x)
+{
+    (void) ok;
+    (void) x;
+    return 1;
+}
+
+/* ssl_verify_client's: ask for a certificate, trust the CAs of
+ * ssl_client_certificate (named to the client) and
+ * ssl_trusted_certificate, check ssl_crl: 0, or -1 with err */
+static int
+client_verification(SSL_CTX *ctx, const nicd_ssl_conf_t *cf, char *err,
+                    size_t errlen)
+{
+    const char *f = cf->client_certificate;
+
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, verify_any);
+    SSL_CTX_set_verify_depth(ctx, cf->verify_depth);
+    if (f != NULL) {
+        STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(f);
+
+        if (SSL_CTX_load_verify_locations(ctx, f, NULL) != 1 || names == NULL) {
+            sk_X509_NAME_pop_free(names, X509_NAME_free);
+            snprintf(err, errlen,
+                     "cannot load ssl_client_certificate \"%s\": %s", f,
+                     nicd_tls_reason());
+            return -1;
+        }
+        SSL_CTX_set_client_CA_list(ctx, names);
+    }
+    f = cf->trusted_certificate;
+    if (f != NULL && SSL_CTX_load_verify_locations(ctx, f, NULL) != 1) {
+        snprintf(err, errlen, "cannot load ssl_trusted_certificate \"%s\": %s",
+                 f, nicd_tls_reason());
+        return -1;
+    }
+    f = cf->crl;
+    if (f != NULL) {
+        X509_STORE  *store = SSL_CTX_get_cert_store(ctx);
+        X509_LOOKUP *lk = X509_STORE_add_lookup(store, X509_LOOKUP_file());
+
+        if (lk == NULL || X509_load_crl_file(lk, f, X509_FILETYPE_PEM) < 1) {
+            snprintf(err, errlen, "cannot load ssl_crl \"%s\": %s", f,
+                     nicd_tls_reason());
+            return -1;
+        }
+        X509_STORE_set_flags(store,
+                             X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
+    }
+    return 0;
+}
+
 /* An SSL_CTX with the settings cf and the certificates cert (keys; NULL:
  * none, a server that rejects handshakes): NULL with err naming the file
  * that failed. */
@@ -268,6 +323,10 @@ ctx_make(const nicd_ssl_conf_t *cf, const char *cert, const char *key,
         SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
     }
     SSL_CTX_set_alpn_select_cb(ctx, alpn_select, NULL);
+    if (cf->verify_client != NICD_VERIFY_OFF
+        && client_verification(ctx, cf, err, errlen) != 0) {
+        goto err;
+    }
     return ctx;
 
 err:

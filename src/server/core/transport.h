@@ -18,6 +18,8 @@
 
 #include <sys/types.h>
 
+#include "util/buf.h"
+
 typedef struct nicd_conn_s nicd_conn_t;
 
 typedef struct nicd_transport_s {
@@ -88,5 +90,40 @@ enum {
 };
 /* the value, or NULL (not TLS, no handshake yet, no server name) */
 const char *nicd_tls_info(nicd_conn_t *c, int what);
+
+/* the connection's SSL (OpenSSL's, as void *) once its handshake is done,
+ * else NULL (tls.c) */
+void *nicd_tls_ssl(nicd_conn_t *c);
+
+/* what the client's certificate and session say, for $ssl_client_* and
+ * the rest (tls_client.c) */
+enum {
+    NICD_TLS_CLIENT_VERIFY = 0, /* SUCCESS, FAILED:reason, NONE */
+    NICD_TLS_CLIENT_S_DN,       /* RFC 2253 */
+    NICD_TLS_CLIENT_I_DN,
+    NICD_TLS_CLIENT_S_DN_LEGACY, /* "/C=../CN=.." */
+    NICD_TLS_CLIENT_I_DN_LEGACY,
+    NICD_TLS_CLIENT_SERIAL,       /* hex, upper case */
+    NICD_TLS_CLIENT_FINGERPRINT,  /* SHA-1, hex */
+    NICD_TLS_CLIENT_CERT,         /* PEM, lines after the first indented */
+    NICD_TLS_CLIENT_RAW_CERT,     /* PEM */
+    NICD_TLS_CLIENT_ESCAPED_CERT, /* PEM, percent-encoded */
+    NICD_TLS_CLIENT_V_START,      /* "Sep 28 06:00:00 2026 GMT" */
+    NICD_TLS_CLIENT_V_END,
+    NICD_TLS_CLIENT_V_REMAIN, /* days */
+    NICD_TLS_SESSION_ID,      /* hex */
+    NICD_TLS_CIPHERS          /* the client's, ":" between */
+};
+
+/* what's value appended to b (nothing when there is none: no TLS, no
+ * certificate): 0, or -1 (out of memory) */
+int nicd_tls_client_info(nicd_conn_t *c, int what, nicd_buf_t *b);
+
+/*
+ * ssl_verify_client's check of a request (mode NICD_VERIFY_*): 0 when it
+ * may go on, else the status nginx answers (495: the certificate did not
+ * verify, 496: none was sent where one is required), logged.
+ */
+int nicd_tls_verify(nicd_conn_t *c, int mode);
 
 #endif /* NICD_TRANSPORT_H */

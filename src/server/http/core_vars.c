@@ -530,7 +530,16 @@ GETTER(get_ssl)
 
 #define VOL         NICD_VAR_VOLATILE
 #define TLS_INFO(k) ((const void *) (intptr_t) ((k) + 1))
-#define LOCAL       ((const void *) 1)
+
+/* $ssl_client_*, $ssl_session_id, $ssl_ciphers (v->data: which,
+ * NICD_TLS_CLIENT_* + 1); empty without TLS or a certificate */
+GETTER(get_ssl_client)
+{
+    UNUSED_ARGS;
+    return nicd_tls_client_info(c, (int) (intptr_t) v->data - 1, b);
+}
+
+#define LOCAL ((const void *) 1)
 
 const nicd_var_t nicd_core_vars[] = {
     {"uri", get_uri, VOL, NULL},
@@ -571,6 +580,28 @@ const nicd_var_t nicd_core_vars[] = {
     {"ssl_session_reused", get_ssl, 0, TLS_INFO(NICD_TLS_REUSED)},
     {"ssl_curve", get_ssl, 0, TLS_INFO(NICD_TLS_CURVE)},
     {"ssl_curves", get_ssl, 0, TLS_INFO(NICD_TLS_CURVES)},
+    {"ssl_session_id", get_ssl_client, 0, TLS_INFO(NICD_TLS_SESSION_ID)},
+    {"ssl_ciphers", get_ssl_client, 0, TLS_INFO(NICD_TLS_CIPHERS)},
+    {"ssl_client_verify", get_ssl_client, 0, TLS_INFO(NICD_TLS_CLIENT_VERIFY)},
+    {"ssl_client_s_dn", get_ssl_client, 0, TLS_INFO(NICD_TLS_CLIENT_S_DN)},
+    {"ssl_client_i_dn", get_ssl_client, 0, TLS_INFO(NICD_TLS_CLIENT_I_DN)},
+    {"ssl_client_s_dn_legacy", get_ssl_client, 0,
+     TLS_INFO(NICD_TLS_CLIENT_S_DN_LEGACY)},
+    {"ssl_client_i_dn_legacy", get_ssl_client, 0,
+     TLS_INFO(NICD_TLS_CLIENT_I_DN_LEGACY)},
+    {"ssl_client_serial", get_ssl_client, 0, TLS_INFO(NICD_TLS_CLIENT_SERIAL)},
+    {"ssl_client_fingerprint", get_ssl_client, 0,
+     TLS_INFO(NICD_TLS_CLIENT_FINGERPRINT)},
+    {"ssl_client_cert", get_ssl_client, 0, TLS_INFO(NICD_TLS_CLIENT_CERT)},
+    {"ssl_client_raw_cert", get_ssl_client, 0,
+     TLS_INFO(NICD_TLS_CLIENT_RAW_CERT)},
+    {"ssl_client_escaped_cert", get_ssl_client, 0,
+     TLS_INFO(NICD_TLS_CLIENT_ESCAPED_CERT)},
+    {"ssl_client_v_start", get_ssl_client, 0,
+     TLS_INFO(NICD_TLS_CLIENT_V_START)},
+    {"ssl_client_v_end", get_ssl_client, 0, TLS_INFO(NICD_TLS_CLIENT_V_END)},
+    {"ssl_client_v_remain", get_ssl_client, 0,
+     TLS_INFO(NICD_TLS_CLIENT_V_REMAIN)},
     {"body_bytes_sent", get_nothing_sent, VOL, NULL},
     {"bytes_sent", get_nothing_sent, VOL, NULL},
     {NULL, NULL, 0, NULL},

@@ -405,13 +405,19 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
         return;
     }
     status = nicd_head_status(r, c->r->srv);
+    if (status == 0 && c->r->srv->ssl != NULL) {
+        /* ssl_verify_client of the server Host chose: 495, 496 */
+        status = nicd_tls_verify(c, c->r->srv->ssl->verify_client);
+    }
     if (status != 0) {
         /* the server's own limits (the head was read to the largest) */
-        log_error(LOG_INFO, 0, "client sent %s, client: %s",
-                  status == 414   ? "too long URI"
-                  : status == 400 ? "too many headers"
-                                  : "too long header line",
-                  nicd_client(c));
+        if (status < 495) { /* (those nicd_tls_verify logged) */
+            log_error(LOG_INFO, 0, "client sent %s, client: %s",
+                      status == 414   ? "too long URI"
+                      : status == 400 ? "too many headers"
+                                      : "too long header line",
+                      nicd_client(c));
+        }
         c->keepalive = 0;
         nicd_respond_error(c, status, head, NULL, 0);
         nicd_errlog_use(NULL);

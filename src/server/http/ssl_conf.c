@@ -28,7 +28,8 @@ target(parse_t *ps)
             return NULL;
         }
         s->protocols = s->prefer_server_ciphers = s->session_tickets =
-            s->reject_handshake = NICD_UNSET;
+            s->reject_handshake = s->verify_client = s->verify_depth =
+                NICD_UNSET;
         s->session_cache = s->session_timeout = NICD_UNSET;
         ps->srv->ssl = s;
     }
@@ -129,22 +130,58 @@ set_ssl_string(parse_t *ps, const char **a, int n)
     return *dst == NULL ? "out of memory" : NULL;
 }
 
-/* ssl_trusted_certificate: the CA certificates nginx verifies OCSP
- * answers with (and client certificates' chains): nicd staples nothing
- * and verifies no client yet, but a file that cannot be read fails -t as
- * it does in nginx */
+/* ssl_client_certificate, ssl_trusted_certificate, ssl_crl: a file of
+ * CA certificates (or revocation lists), read when the configuration's
+ * TLS contexts are made; one that cannot be read fails -t already */
 static const char *
-set_readable_file(parse_t *ps, const char **a, int n)
+set_ssl_file(parse_t *ps, const char **a, int n)
 {
     FILE *f = fopen(a[0], "r");
 
-    (void) ps;
-    (void) n;
     if (f == NULL) {
         return nicd_conf_msg("cannot read \"%s\": %s", a[0], strerror(errno));
     }
     fclose(f);
-    return NULL;
+    return set_ssl_string(ps, a, n);
+}
+
+static const char *
+set_ssl_verify_client(parse_t *ps, const char **a, int n)
+{
+    static const nicd_conf_enum_t modes[] = {
+        {"off", NICD_VERIFY_OFF},
+        {"on", NICD_VERIFY_ON},
+        {"optional", NICD_VERIFY_OPTIONAL},
+        {"optional_no_ca", NICD_VERIFY_OPTIONAL_NO_CA},
+        {NULL, 0}};
+    nicd_ssl_conf_t *t = target(ps);
+    int              i;
+
+    (void) n;
+    if (t == NULL) {
+        return "out of memory";
+    }
+    for (i = 0; modes[i].name != NULL; i++) {
+        if (strcmp(a[0], modes[i].name) == 0) {
+            t->verify_client = modes[i].value;
+            return NULL;
+        }
+    }
+    return nicd_conf_msg("invalid value \"%s\", it must be \"off\", \"on\", "
+                         "\"optional\" or \"optional_no_ca\"",
+                         a[0]);
+}
+
+static const char *
+set_ssl_verify_depth(parse_t *ps, const char **a, int n)
+{
+    nicd_ssl_conf_t *t = target(ps);
+
+    (void) n;
+    if (t == NULL) {
+        return "out of memory";
+    }
+    return nicd_conf_positive(a[0], &t->verify_depth);
 }
 
 /* ssl_password_file FILE: its lines, the passphrases tried in turn for
@@ -342,6 +379,11 @@ merge_settings(nicd_conf_t *c)
         NICD_MERGE_PTR(s, h, dhparam, NULL);
         NICD_MERGE_PTR(s, h, ecdh_curve, NULL);
         NICD_MERGE_PTR(s, h, passwords, NULL);
+        NICD_MERGE(s, h, verify_client, NICD_VERIFY_OFF);
+        NICD_MERGE(s, h, verify_depth, 1);
+        NICD_MERGE_PTR(s, h, client_certificate, NULL);
+        NICD_MERGE_PTR(s, h, trusted_certificate, NULL);
+        NICD_MERGE_PTR(s, h, crl, NULL);
     }
 }
 
@@ -356,6 +398,21 @@ ssl_postconfiguration(nicd_conf_t *c)
 
     if (msg != NULL || c->nssl == 0) {
         return msg;
+    }
+    for (i = 0; i < c->nservers; i++) {
+        const nicd_ssl_conf_t *t = c->servers[i]->ssl;
+
+        if ((t->verify_client == NICD_VERIFY_ON
+             || t->verify_client == NICD_VERIFY_OPTIONAL)
+            && t->client_certificate == NULL
+            && t->trusted_certificate == NULL) {
+            return nicd_conf_msg("no ssl_client_certificate or "
+                                 "ssl_trusted_certificate for "
+                                 "ssl_verify_client in the server block at %s",
+                                 c->servers[i]->where != NULL
+                                     ? c->servers[i]->where
+                                     : "the top level");
+        }
     }
     /* each address' default server shows a certificate (its own, or the
      * default one), unless it rejects every handshake */
@@ -392,7 +449,13 @@ static const directive_t ssl_directives[] = {
      offsetof(nicd_ssl_conf_t, dhparam)},
     {"ssl_ecdh_curve", MHS, 1, 1, set_ssl_string,
      offsetof(nicd_ssl_conf_t, ecdh_curve)},
-    {"ssl_trusted_certificate", MHS, 1, 1, set_readable_file, 0},
+    {"ssl_trusted_certificate", MHS, 1, 1, set_ssl_file,
+     offsetof(nicd_ssl_conf_t, trusted_certificate)},
+    {"ssl_client_certificate", MHS, 1, 1, set_ssl_file,
+     offsetof(nicd_ssl_conf_t, client_certificate)},
+    {"ssl_crl", MHS, 1, 1, set_ssl_file, offsetof(nicd_ssl_conf_t, crl)},
+    {"ssl_verify_client", MHS, 1, 1, set_ssl_verify_client, 0},
+    {"ssl_verify_depth", MHS, 1, 1, set_ssl_verify_depth, 0},
     {"ssl_password_file", MHS, 1, 1, set_ssl_password_file, 0},
     /* nginx's housekeeping: nothing to do for nicd (docs/config.md) */
     {"ssl_session_ticket_key", MHS, 1, 1, nicd_conf_housekeeping, 0},
