@@ -554,6 +554,80 @@ site("maps-and-set", """
       "/blog/x/hello", "/set/?name=ann", "/set/", "/status/",
       "/chain/?v=1", "/chain/?v=2", "/a.txt"])
 
+# geo by network (longest prefix, delete, include), by ranges (a later
+# one winning, delete), behind trusted proxies (X-Forwarded-For, and
+# recursive); map with hostnames (exact, wildcards, regex) and include
+site("geo-and-map-hostnames", """
+    geo $arg_ip $net {
+        default none;
+        10.0.0.0/8 ten;
+        10.1.0.0/16 ten-one;
+        delete 10.1.0.0/16;
+        10.1.2.0/24 back;
+        192.0.2.1 one-host;
+        2001:db8::/32 v6doc;
+        include %(root)s/maps/geo.inc;
+    }
+    geo $arg_ip $range {
+        ranges;
+        default out;
+        10.0.0.0-10.0.0.255 a;
+        10.0.0.100-10.0.0.199 b;
+        delete 10.0.0.150-10.0.0.160;
+        10.0.1.0-10.0.1.10 c;
+        10.0.2.0-10.0.2.255 d;
+        delete 10.0.2.0-10.0.2.255;
+    }
+    geo $client_net {
+        default far;
+        proxy 127.0.0.1;
+        198.51.100.0/24 forwarded;
+        127.0.0.1 local;
+    }
+    geo $client_rec {
+        default far;
+        proxy 127.0.0.1;
+        proxy 203.0.113.0/24;
+        proxy_recursive;
+        198.51.100.0/24 forwarded;
+        203.0.113.0/24 proxy-net;
+    }
+    map $http_x_host $hmap {
+        hostnames;
+        default none;
+        example.com exact;
+        *.example.com wild-leading;
+        .example.org dot-both;
+        www.example.* wild-trailing;
+        include %(root)s/maps/hosts.inc;
+    }
+    server {
+        listen 127.0.0.1:%(port)d;
+        location /geo/ {
+            return 200 "$net $range $client_net $client_rec\n";
+        }
+        location /host/ { return 200 "h=$hmap\n"; }
+    }
+""", ["/geo/?ip=10.2.3.4", "/geo/?ip=10.1.5.5", "/geo/?ip=10.1.2.3",
+      "/geo/?ip=192.0.2.1", "/geo/?ip=2001:db8::5", "/geo/?ip=172.20.1.1",
+      "/geo/?ip=8.8.8.8", "/geo/?ip=bogus", "/geo/?ip=10.0.0.50",
+      "/geo/?ip=10.0.0.120", "/geo/?ip=10.0.0.155", "/geo/?ip=10.0.0.170",
+      "/geo/?ip=10.0.0.210", "/geo/?ip=10.0.1.5", "/geo/?ip=10.0.1.11", "/geo/?ip=10.0.2.7",
+      "/geo/?ip=::ffff:10.1.2.3", "/geo/",
+      ("/geo/", {"X-Forwarded-For": "198.51.100.7"}),
+      ("/geo/", {"X-Forwarded-For": "198.51.100.7, 203.0.113.5"}),
+      ("/geo/", {"X-Forwarded-For": "junk"}),
+      ("/host/", {"X-Host": "example.com"}),
+      ("/host/", {"X-Host": "EXAMPLE.com."}),
+      ("/host/", {"X-Host": "a.example.com"}),
+      ("/host/", {"X-Host": "a.b.example.com"}),
+      ("/host/", {"X-Host": "example.org"}),
+      ("/host/", {"X-Host": "x.example.org"}),
+      ("/host/", {"X-Host": "www.example.net"}),
+      ("/host/", {"X-Host": "some.test"}),
+      ("/host/", {"X-Host": "re42.test"}),
+      ("/host/", {"X-Host": "other.test"}), "/host/"])
+
 # the variable registry: families ($http_, $arg_, $cookie_), names in any
 # case, ${name}, a map's value kept for the rest of the request (and one
 # "volatile" evaluated again), "set" before and after its use, $uri once
@@ -804,6 +878,8 @@ def make_docroot(top):
             f.write(data if isinstance(data, bytes) else data.encode())
 
     put("docs/index.html", "<h1>docs</h1>\n")
+    put("maps/geo.inc", "172.16.0.0/12 private;\n")
+    put("maps/hosts.inc", "some.test from-include;\n~^re\\d+\\.test$ regex;\n")
     put("docs/guide.html", "<p>the guide, a page long enough</p>\n")
     put("docs/404.html", "<p>custom not found</p>\n")
     put("docs/api/index.html", "<p>api</p>\n")

@@ -426,14 +426,16 @@ do_include(parse_t *ps, const char *path)
     return rc;
 }
 
-/* The lines of a CTX_LINES block up to its "}": each one's words go to
- * the handler the block's directive set (ps->lines). */
+/* The lines of a CTX_LINES block up to its "}" (in a file it includes:
+ * to the file's end): each one's words go to the handler the block's
+ * directive set (ps->lines); "include FILE" reads FILE's lines there, as
+ * nginx's map, geo and types blocks take it. */
 static int
-parse_lines(parse_t *ps, const char *block)
+parse_lines(parse_t *ps, const char *block, int in_file)
 {
     const char *msg;
-    char       *w;
-    int         t;
+    char       *w, path[4096];
+    int         t, rc;
 
     for (;;) {
         t = next_token(ps, &w);
@@ -451,7 +453,7 @@ parse_lines(parse_t *ps, const char *block)
             ps->words[ps->nwords++] = w;
             continue;
         }
-        if (t == T_CLOSE && ps->nwords == 0) {
+        if (ps->nwords == 0 && (in_file ? t == T_EOF : t == T_CLOSE)) {
             return 0;
         }
         if (t != T_SEMI || ps->nwords == 0) {
@@ -459,6 +461,15 @@ parse_lines(parse_t *ps, const char *block)
             fail(ps, "unexpected %s in \"%s\"",
                  t == T_EOF ? "end of file" : "\";\" or \"}\"", block);
             return -1;
+        }
+        if (ps->nwords == 2 && strcmp(ps->words[0], "include") == 0) {
+            snprintf(path, sizeof(path), "%s", ps->words[1]);
+            free_words(ps);
+            rc = do_include(ps, path);
+            if (rc != 0) {
+                return rc;
+            }
+            continue;
         }
         msg = ps->lines(ps, (const char **) ps->words, ps->nwords);
         free_words(ps);
@@ -489,7 +500,7 @@ block_directive(parse_t *ps, const directive_t *d)
     if (rc == 0) {
         ps->ctx = d->block;
         ps->depth++;
-        rc = d->block == CTX_LINES ? parse_lines(ps, name)
+        rc = d->block == CTX_LINES ? parse_lines(ps, name, 0)
                                    : parse_block(ps, name);
         ps->depth--;
     }
@@ -621,7 +632,9 @@ parse_text(parse_t *outer, const char *text, size_t len, const char *name,
     ps.line = 1;
     ps.nwords = 0;
     ps.depth = outer->depth + 1;
-    rc = parse_block(&ps, NULL);
+    /* a file included in a block of lines (map, geo, types) holds lines */
+    rc = ps.lines != NULL ? parse_lines(&ps, "include", 1)
+                          : parse_block(&ps, NULL);
     return rc;
 }
 

@@ -8,8 +8,11 @@
  * VALUE may hold variables.  "\\" before a KEY takes it literally
  * ("\\default", "\\~x").  As nginx, a value is found once a request and
  * kept (internal redirects and "rewrite ... last" included), unless the
- * map says "volatile".  "hostnames" and "include" inside a map are
- * refused.
+ * map says "volatile".  "hostnames": keys are host names as server_name
+ * takes them ("*.example.org", ".example.org", "www.example.*"), the
+ * source without a trailing dot; an exact key wins, then the longest
+ * leading wildcard, then the longest trailing one, then the regexes.
+ * "include FILE" reads FILE's lines (the configuration reader does).
  */
 
 #include <string.h>
@@ -36,7 +39,28 @@ typedef struct {
     const nicd_cv_t *deflt; /* NULL: "" */
     nicd_var_t      *var;   /* $NAME, the registry's (volatile with
                                "volatile") */
+    int              hostnames;
 } map_t;
+
+/* hostnames: the best key for host (server_name's order), 1 with its
+ * value, or 0 */
+static int
+host_entry(const map_t *m, const char *host, size_t len,
+           const nicd_cv_t **value)
+{
+    size_t q, best = 0;
+    int    i;
+
+    for (i = 0; i < m->nentries; i++) {
+        if (m->entries[i].key != NULL
+            && (q = nicd_server_name_match(m->entries[i].key, host, len))
+                   > best) {
+            best = q;
+            *value = m->entries[i].value;
+        }
+    }
+    return best > 0;
+}
 
 /*
  * The getter of a map's variable: its source expanded, then the first
@@ -75,7 +99,15 @@ map_get(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
     if (nicd_cv_eval(c, m->source, &mx, &src) != 0) {
         goto done;
     }
-    for (i = 0; i < m->nentries; i++) {
+    if (m->hostnames) {
+        if (src.len > 0 && src.data[src.len - 1] == '.') {
+            src.data[--src.len] = '\0';
+        }
+        if (host_entry(m, src.data, src.len, &value)) {
+            goto found;
+        }
+    }
+    for (i = 0; i < m->nentries && !m->hostnames; i++) {
         if (m->entries[i].key != NULL && strlen(m->entries[i].key) == src.len
             && strncasecmp(m->entries[i].key, src.data, src.len) == 0) {
             value = m->entries[i].value;
@@ -139,10 +171,9 @@ map_line(parse_t *ps, const char **a, int n)
         m->var->flags |= NICD_VAR_VOLATILE;
         return NULL;
     }
-    if (strcmp(key, "hostnames") == 0 || strcmp(key, "include") == 0) {
-        return nicd_conf_msg("\"%s\" is not supported (nicd's map has "
-                             "strings, regular expressions and default)",
-                             key);
+    if (n == 1 && strcmp(key, "hostnames") == 0) {
+        m->hostnames = 1;
+        return NULL;
     }
     if (n != 2) {
         return "invalid number of arguments";
@@ -166,6 +197,8 @@ map_line(parse_t *ps, const char **a, int n)
     } else {
         if (key[0] == '\\') {
             key++;
+        } else if (m->hostnames && key[0] == '*' && key[1] != '.') {
+            return nicd_conf_msg("invalid hostname or wildcard \"%s\"", key);
         }
         for (i = 0; i < m->nentries; i++) {
             if (m->entries[i].key != NULL

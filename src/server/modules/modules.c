@@ -15,7 +15,7 @@ extern nicd_module_t nicd_http_core_module, nicd_http_ssl_module,
     nicd_limit_req_module, nicd_charset_module, nicd_lua_module,
     nicd_http_keepalive_module, nicd_http_errlog_module, nicd_realip_module,
     nicd_limit_conn_module, nicd_http_files_module, nicd_http_head_module,
-    nicd_random_index_module, nicd_http_tokens_module;
+    nicd_random_index_module, nicd_http_tokens_module, nicd_geo_module;
 
 nicd_module_t *const nicd_modules[] = {
     &nicd_http_core_module,
@@ -40,6 +40,7 @@ nicd_module_t *const nicd_modules[] = {
     &nicd_gzip_module,
     &nicd_charset_module, /* after gzip: its body filter runs first */
     &nicd_map_module,
+    &nicd_geo_module,
     &nicd_limit_req_module,
     &nicd_limit_conn_module, /* after limit_req: a delayed request is
                                 counted once it goes on (nginx's order) */

@@ -191,6 +191,19 @@ test_errors_name_file_line_directive(void)
         {"autoindex_format yaml;",
          "invalid value \"yaml\", it must be \"html\", \"xml\", \"json\" or "
          "\"jsonp\" in \"autoindex_format\" directive in test.conf:1"},
+        {"geo $g { 10.0.0.0/33 x; }",
+         "invalid network \"10.0.0.0/33\" in \"geo\" in test.conf:1"},
+        {"geo $g { ranges; 10.0.0.9-10.0.0.1 x; }",
+         "invalid range \"10.0.0.9-10.0.0.1\" in \"geo\" in test.conf:1"},
+        {"geo $g { default; }",
+         "invalid number of the geo parameters in \"geo\" in test.conf:1"},
+        {"geo g { }",
+         "invalid variable name \"g\" in \"geo\" directive in test.conf:1"},
+        {"map $a $m { hostnames; *x y; }",
+         "invalid hostname or wildcard \"*x\" in \"map\" in test.conf:1"},
+        {"map $a $m { include /nonexistent/m.map; }",
+         "open() \"/nonexistent/m.map\" failed (No such file or directory) "
+         "in test.conf:1"},
         {"disable_symlinks maybe;",
          "invalid parameter \"maybe\" in \"disable_symlinks\" directive in "
          "test.conf:1"},
