@@ -739,3 +739,30 @@ def test_client_certificates():
             check(status == 400 and "The SSL certificate error" in body,
                   "revoked: %d %r" % (status, body))
             s.wait_log(r"verify error: \(23:certificate revoked\)")
+
+
+def test_certificate_names_with_variables():
+    """ssl_certificate $ssl_server_name.pem: the certificate is loaded at
+    each handshake from the name the client sent; a name with no file
+    fails that handshake (logged), the others go on."""
+    with tempfile.TemporaryDirectory() as d:
+        for host in ("a.test", "b.test"):
+            make_cert(d, host, cn=host)
+        conf = (TLS_LISTEN + "ssl_certificate %s/$ssl_server_name.pem;\n"
+                "ssl_certificate_key %s/$ssl_server_name.key;\n" % (d, d))
+        with Server(conf) as s:
+            s.put("index.html", b"dyn\n")
+            port = tls_port(s)
+            for host in ("a.test", "b.test", "a.test"):
+                c = tls_connect(port, client_ctx(), server_hostname=host)
+                check(c.getpeercert(binary_form=True)
+                      == der_of(os.path.join(d, host + ".pem")), host)
+                check(request(c, "/")[2] == b"dyn\n", "served")
+                c.close()
+            try:
+                tls_connect(port, client_ctx(), server_hostname="c.test")
+                check(False, "a handshake without a certificate")
+            except (ssl.SSLError, ConnectionError):
+                pass
+            s.wait_log(r'cannot load certificate ".*/c\.test\.pem"')
+            check(s.alive(), "serving on")

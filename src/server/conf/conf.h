@@ -168,14 +168,17 @@ enum {
 };
 
 struct nicd_srv_conf_s {
-    char            **names;
-    void            **name_re; /* pcre2_code of each "~" name, else NULL */
-    int               nnames;
-    int              *listens; /* indices in nicd_conf_t.listens */
-    int               nlistens;
-    int               implicit; /* the top level's own (nicd's one-site form) */
-    char             *cert;     /* ssl_certificate in the block, else http's */
-    char             *key;
+    char **names;
+    void **name_re; /* pcre2_code of each "~" name, else NULL */
+    int    nnames;
+    int   *listens; /* indices in nicd_conf_t.listens */
+    int    nlistens;
+    int    implicit; /* the top level's own (nicd's one-site form) */
+    char  *cert;     /* ssl_certificate in the block, else http's */
+    char  *key;
+    /* the same with variables, compiled (nicd_cv_t; NULL: none): loaded
+     * at each handshake */
+    void             *cert_cv, *key_cv;
     nicd_ssl_conf_t  *ssl;   /* its TLS settings: its own, or http's */
     char             *where; /* "file:line" of the block, for messages */
     nicd_loc_conf_t  *loc;   /* the server's own settings and locations */

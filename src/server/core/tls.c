@@ -517,8 +517,9 @@ nicd_tls_info(nicd_conn_t *c, int what)
 {
     tls_conn_t *t;
 
-    if (c->tp != &nicd_transport_tls || c->tp_data == NULL || c->handshaking) {
-        return NULL;
+    if (c->tp != &nicd_transport_tls || c->tp_data == NULL
+        || (c->handshaking && what != NICD_TLS_SERVER_NAME)) {
+        return NULL; /* (the name is there for a certificate's template) */
     }
     t = c->tp_data;
     switch (what) {

@@ -22,12 +22,14 @@
 #include <string.h>
 
 #include "config.h"
+#include "util/log.h"
 #include "server/core/tls_ctx.h"
 
 #if defined(HAVE_OPENSSL)
 
 #include <openssl/err.h>
 #include <openssl/pem.h>
+#include <openssl/rand.h>
 #include <openssl/ssl.h>
 
 /* the last OpenSSL error as text (and the queue cleared) */
@@ -247,12 +249,127 @@ client_verification(SSL_CTX *ctx, const nicd_ssl_conf_t *cf, char *err,
     return 0;
 }
 
+static nicd_tls_eval_pt tls_eval;
+
+/* the session ticket keys of the configuration being made: one for all
+ * its SSL_CTXs, so a session resumes at any address whose server has
+ * the same certificates (configurations are made by the main thread) */
+static unsigned char ticket_keys[80];
+
+/*
+ * A session resumes where it was made: its context is a digest of the
+ * certificates' names (templates too) and of what is asked of clients,
+ * as nginx's digest of its certificates, so two addresses whose servers
+ * show the same ones share sessions and others do not.
+ */
+static void
+session_context(SSL_CTX *ctx, const char *cert, const char *key,
+                const nicd_ssl_conf_t *cf)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int  n = 0;
+    EVP_MD_CTX   *d = EVP_MD_CTX_new();
+
+    if (d != NULL && EVP_DigestInit_ex(d, EVP_sha256(), NULL) == 1) {
+        EVP_DigestUpdate(d, cert != NULL ? cert : "",
+                         cert != NULL ? strlen(cert) + 1 : 1);
+        EVP_DigestUpdate(d, key != NULL ? key : "",
+                         key != NULL ? strlen(key) + 1 : 1);
+        EVP_DigestUpdate(d, &cf->verify_client, sizeof(cf->verify_client));
+        if (cf->client_certificate != NULL) {
+            EVP_DigestUpdate(d, cf->client_certificate,
+                             strlen(cf->client_certificate));
+        }
+        EVP_DigestFinal_ex(d, md, &n);
+    }
+    EVP_MD_CTX_free(d);
+    if (n > SSL_MAX_SID_CTX_LENGTH) {
+        n = SSL_MAX_SID_CTX_LENGTH;
+    }
+    SSL_CTX_set_session_id_context(
+        ctx, n > 0 ? md : (const unsigned char *) "nicd", n > 0 ? n : 4);
+    SSL_CTX_set_tlsext_ticket_keys(ctx, ticket_keys, sizeof(ticket_keys));
+}
+
+void
+nicd_tls_set_eval(nicd_tls_eval_pt eval)
+{
+    tls_eval = eval;
+}
+
+/*
+ * A server whose certificate names variables ($ssl_server_name.crt):
+ * its certificates and keys are loaded at each handshake, as nginx's,
+ * from the names the templates give for the connection.  1, or 0 (the
+ * handshake fails; logged).
+ */
+static int
+cert_cb(SSL *ssl, void *arg)
+{
+    const nicd_server_conf_t *sv = arg;
+    nicd_conn_t              *c = SSL_get_app_data(ssl);
+    nicd_buf_t                certs = {0}, keys = {0};
+    const char               *cp, *kp;
+    char                      cert[PATH_MAX], key[PATH_MAX], pw[1024];
+    const char               *pws;
+    int                       ok = 0;
+
+    if (c == NULL || tls_eval == NULL || tls_eval(c, sv->cert_cv, &certs) != 0
+        || tls_eval(c, sv->key_cv, &keys) != 0) {
+        log_error(LOG_ERR, 0,
+                  "the certificate of \"%s\" could not be named, "
+                  "client: %s",
+                  sv->cert, c != NULL ? c->addr : "?");
+        goto done;
+    }
+    SSL_certs_clear(ssl);
+    cp = certs.data;
+    kp = keys.data;
+    while (next_name(&cp, cert, sizeof(cert)) > 0) {
+        if (next_name(&kp, key, sizeof(key)) == 0
+            || SSL_use_certificate_chain_file(ssl, cert) != 1) {
+            log_error(LOG_ERR, 0,
+                      "cannot load certificate \"%s\": %s, "
+                      "client: %s",
+                      cert, nicd_tls_reason(), c->addr);
+            goto done;
+        }
+        /* an encrypted key: the server's passphrases in turn */
+        pws = sv->ssl != NULL ? sv->ssl->passwords : NULL;
+        SSL_set_default_passwd_cb(ssl, passphrase);
+        SSL_set_default_passwd_cb_userdata(ssl, NULL);
+        ok = 0;
+        do {
+            if (pws != NULL && next_name(&pws, pw, sizeof(pw)) > 0) {
+                SSL_set_default_passwd_cb_userdata(ssl, pw);
+            }
+            ok = SSL_use_PrivateKey_file(ssl, key, SSL_FILETYPE_PEM) == 1;
+        } while (!ok && pws != NULL && *pws != '\0' && (ERR_clear_error(), 1));
+        SSL_set_default_passwd_cb_userdata(ssl, NULL);
+        OPENSSL_cleanse(pw, sizeof(pw));
+        if (!ok) {
+            log_error(LOG_ERR, 0,
+                      "cannot load certificate key \"%s\": %s, "
+                      "client: %s",
+                      key, nicd_tls_reason(), c->addr);
+            goto done;
+        }
+    }
+    ok = 1;
+
+done:
+    nicd_buf_free(&certs);
+    nicd_buf_free(&keys);
+    return ok;
+}
+
 /* An SSL_CTX with the settings cf and the certificates cert (keys; NULL:
- * none, a server that rejects handshakes): NULL with err naming the file
+ * none, a server that rejects handshakes; dyn: a server whose names have
+ * variables, loaded at each handshake): NULL with err naming the file
  * that failed. */
 static SSL_CTX *
 ctx_make(const nicd_ssl_conf_t *cf, const char *cert, const char *key,
-         char *err, size_t errlen)
+         const nicd_server_conf_t *dyn, char *err, size_t errlen)
 {
     SSL_CTX *ctx;
     int      bit, lo = 0, hi = 0;
@@ -285,8 +402,11 @@ ctx_make(const nicd_ssl_conf_t *cf, const char *cert, const char *key,
     );
     SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
 
-    if (cert != NULL
-        && load_certificates(ctx, cert, key, cf->passwords, err, errlen) != 0) {
+    if (dyn != NULL && dyn->cert_cv != NULL) {
+        SSL_CTX_set_cert_cb(ctx, cert_cb, (void *) dyn);
+    } else if (cert != NULL
+               && load_certificates(ctx, cert, key, cf->passwords, err, errlen)
+                      != 0) {
         goto err;
     }
     if (SSL_CTX_set_cipher_list(ctx, cf->ciphers) != 1) {
@@ -314,7 +434,7 @@ ctx_make(const nicd_ssl_conf_t *cf, const char *cert, const char *key,
                  nicd_tls_reason());
         goto err;
     }
-    SSL_CTX_set_session_id_context(ctx, (const unsigned char *) "nicd", 4);
+    session_context(ctx, cert, key, cf);
     SSL_CTX_set_timeout(ctx, cf->session_timeout / 1000);
     if (cf->session_cache > 0) {
         SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
@@ -499,7 +619,7 @@ server_ctx(const nicd_conf_t *cf, const nicd_server_conf_t *sv, SSL_CTX **made,
             return made[i];
         }
     }
-    made[sv->index] = ctx_make(sv->ssl, sv->cert, sv->key, err, errlen);
+    made[sv->index] = ctx_make(sv->ssl, sv->cert, sv->key, sv, err, errlen);
     return made[sv->index];
 }
 
@@ -518,7 +638,7 @@ listen_ctx(const nicd_conf_t *cf, int li, SSL_CTX **made, char *err,
 
     cert_of(cf, d, &cert, &key);
     ctx = ctx_make(d->cert == NULL && cert != NULL ? lender(cf) : d->ssl, cert,
-                   key, err, errlen);
+                   key, d, err, errlen);
     if (ctx == NULL) {
         return NULL;
     }
@@ -618,6 +738,12 @@ nicd_tls_ctx_new(const nicd_conf_t *cf, char *err, size_t errlen)
         return NULL;
     }
     set->n = cf->nlistens;
+    if (RAND_bytes(ticket_keys, sizeof(ticket_keys)) != 1) {
+        snprintf(err, errlen, "RAND_bytes() failed: %s", nicd_tls_reason());
+        nicd_tls_ctx_free(set);
+        free(made);
+        return NULL;
+    }
     for (i = 0; i < cf->nlistens; i++) {
         if (cf->listens[i].ssl
             && (set->ctx[i] = listen_ctx(cf, i, made, err, errlen)) == NULL) {
@@ -663,6 +789,12 @@ nicd_tls_ctx_of(const void *set, int li)
     (void) set;
     (void) li;
     return NULL;
+}
+
+void
+nicd_tls_set_eval(nicd_tls_eval_pt eval)
+{
+    (void) eval;
 }
 
 #endif

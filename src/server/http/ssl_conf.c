@@ -11,6 +11,9 @@
 #include <string.h>
 
 #include "server/conf/directive.h"
+#include "server/core/tls_ctx.h"
+#include "server/http/lookup.h"
+#include "server/http/variables.h"
 
 /* the settings a directive writes: the server {} block's own (made on
  * its first ssl_* line, every field unset), else the http level's */
@@ -387,6 +390,65 @@ merge_settings(nicd_conf_t *c)
     }
 }
 
+/* certificates and keys whose names have variables: compiled, to be
+ * loaded at each handshake (tls_ctx.c) */
+static const char *
+compile_certificates(nicd_conf_t *c)
+{
+    nicd_server_conf_t *sv;
+    const char         *err;
+    int                 i;
+
+    for (i = 0; i < c->nservers; i++) {
+        sv = c->servers[i];
+        if (sv->cert == NULL || sv->key == NULL
+            || (strchr(sv->cert, '$') == NULL
+                && strchr(sv->key, '$') == NULL)) {
+            continue; /* loaded once, when the configuration is made */
+        }
+        sv->cert_cv = nicd_cv_compile(c, sv->cert, sv->where, &err);
+        sv->key_cv = sv->cert_cv != NULL
+                         ? nicd_cv_compile(c, sv->key, sv->where, &err)
+                         : NULL;
+        if (sv->key_cv == NULL) {
+            return err;
+        }
+    }
+    return NULL;
+}
+
+/* a certificate's names for a connection in its handshake: its
+ * template evaluated as for a request without any header field, to the
+ * default server of its address (nginx makes one such request too) */
+static int
+handshake_eval(nicd_conn_t *c, const void *cv, nicd_buf_t *out)
+{
+    nicd_request_t none;
+    nicd_req_t     req, *saved = c->r;
+    int            rc;
+
+    memset(&none, 0, sizeof(none));
+    memset(&req, 0, sizeof(req));
+    none.method = NICD_M_GET;
+    none.protocol = "HTTP/1.1";
+    req.in = &none;
+    req.srv =
+        nicd_conf_find_server(c->w->cycle->conf, c->sc.listener, NULL, 0, NULL);
+    req.loc = req.srv->loc;
+    c->r = &req;
+    nicd_vars_fresh(c->w);
+    rc = nicd_cv_eval(c, cv, NULL, out);
+    nicd_vars_fresh(c->w); /* nothing of it for the next request */
+    c->r = saved;
+    return rc;
+}
+
+static void
+ssl_init(void)
+{
+    nicd_tls_set_eval(handshake_eval);
+}
+
 /* every server's certificate, and one for each "listen ... ssl" */
 static const char *
 ssl_postconfiguration(nicd_conf_t *c)
@@ -395,6 +457,9 @@ ssl_postconfiguration(nicd_conf_t *c)
     int         i;
 
     merge_settings(c);
+    if (msg == NULL) {
+        msg = compile_certificates(c);
+    }
 
     if (msg != NULL || c->nssl == 0) {
         return msg;
@@ -472,4 +537,5 @@ nicd_module_t nicd_http_ssl_module = {
     .name = "ssl",
     .directives = ssl_directives,
     .postconfiguration = ssl_postconfiguration,
+    .init = ssl_init,
 };
