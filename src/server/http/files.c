@@ -264,20 +264,24 @@ add_root(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *uri,
     return rc;
 }
 
+/* $document_root (v->data NULL) and $request_filename: the root or
+ * alias, and the URI's file below it */
 static int
-get_request_filename(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
-                     const char *s, size_t slen, nicd_buf_t *b)
+get_path(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
+         const char *s, size_t slen, nicd_buf_t *b)
 {
     const nicd_loc_conf_t *lc = c->r->loc;
     const char            *uri;
     size_t                 ulen;
 
-    (void) v;
     (void) s;
     (void) slen;
     nicd_vctx_uri(c, x, &uri, &ulen);
     if (add_root(c, lc, uri, ulen, b) != 0) {
         return -1;
+    }
+    if (v->data == NULL) {
+        return 0;
     }
     if (lc->alias && lc->name_len <= ulen
         && (lc->kind == NICD_LOC_PREFIX || lc->kind == NICD_LOC_NOREGEX
@@ -289,23 +293,9 @@ get_request_filename(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
     return 0;
 }
 
-static int
-get_document_root(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
-                  const char *s, size_t slen, nicd_buf_t *b)
-{
-    const char *uri;
-    size_t      ulen;
-
-    (void) v;
-    (void) s;
-    (void) slen;
-    nicd_vctx_uri(c, x, &uri, &ulen);
-    return add_root(c, c->r->loc, uri, ulen, b);
-}
-
 static const nicd_var_t files_vars[] = {
-    {"request_filename", get_request_filename, NICD_VAR_VOLATILE, NULL},
-    {"document_root", get_document_root, NICD_VAR_VOLATILE, NULL},
+    {"request_filename", get_path, NICD_VAR_VOLATILE, "file"},
+    {"document_root", get_path, NICD_VAR_VOLATILE, NULL},
     {NULL, NULL, 0, NULL},
 };
 

@@ -569,8 +569,10 @@ geo_postconfiguration(nicd_conf_t *c)
     int         i;
 
     for (i = 0; i < h->ngeos; i++) {
-        qsort(h->geos[i]->nets, (size_t) h->geos[i]->nnets, sizeof(geo_net_t),
-              longer_first);
+        if (h->geos[i]->nnets > 0) {
+            qsort(h->geos[i]->nets, (size_t) h->geos[i]->nnets,
+                  sizeof(geo_net_t), longer_first);
+        }
         if ((msg = flatten(c, h->geos[i])) != NULL) {
             return msg;
         }
