@@ -295,6 +295,28 @@ nicd_buf_add_json(nicd_buf_t *b, const char *s, size_t len)
 }
 
 void
+nicd_buf_add_percent(nicd_buf_t *b, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t            i;
+    char              e[3] = {'%', 0, 0};
+
+    for (i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char) s[i];
+
+        if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')
+            || (ch >= '0' && ch <= '9') || ch == '-' || ch == '.' || ch == '_'
+            || ch == '~') {
+            nicd_buf_add(b, s + i, 1);
+        } else {
+            e[1] = hex[ch >> 4];
+            e[2] = hex[ch & 15];
+            nicd_buf_add(b, e, 3);
+        }
+    }
+}
+
+void
 nicd_buf_add_escaped(nicd_buf_t *b, const char *s, size_t len)
 {
     static const char hex[] = "0123456789ABCDEF";

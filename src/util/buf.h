@@ -28,6 +28,9 @@ void nicd_buf_free(nicd_buf_t *b);
  */
 void nicd_buf_add(nicd_buf_t *b, const void *p, size_t n);
 void nicd_buf_adds(nicd_buf_t *b, const char *s);
+/* s percent-encoded as a URI component: all but letters, digits and
+ * "-._~" as %XX (RFC 3986's unreserved) */
+void nicd_buf_add_percent(nicd_buf_t *b, const char *s, size_t len);
 /* s as nginx escapes log variables: '"', '\\' and non-printables as
  * \xHH. */
 void nicd_buf_add_escaped(nicd_buf_t *b, const char *s, size_t len);

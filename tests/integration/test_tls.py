@@ -683,14 +683,15 @@ def test_client_certificates():
                 '$ssl_client_i_dn_legacy|$ssl_client_fingerprint|'
                 '$ssl_client_v_remain|$ssl_client_serial";')
         conf = (tls_conf(*server) + "ssl_client_certificate %s;\n" % ca
-                + "ssl_verify_client %s;\nlocation / { " + show + " }\n")
+                + "ssl_verify_client %s;\nlocation / { " + show + " }\n"
+                + 'location /esc { return 200 "$ssl_client_escaped_cert"; }\n')
 
-        def ask(port, cert):
+        def ask(port, cert, path="/"):
             ctx = client_ctx()
             if cert is not None:
                 ctx.load_cert_chain(*cert)
             c = tls_connect(port, ctx)
-            status, _, body = request(c, "/")
+            status, _, body = request(c, path)
             c.close()
             return status, body.decode()
 
@@ -706,6 +707,13 @@ def test_client_certificates():
                   and fields[3] == hashlib.sha1(der).hexdigest()
                   and fields[4] in ("1", "2") and fields[5] != "",
                   "verified: %d %r" % (status, body))
+            # the PEM percent-encoded as a URI component, as nginx's
+            from urllib.parse import quote
+            with open(client[0]) as f:
+                pem = f.read()
+            status, body = ask(port, client, "/esc")
+            check(status == 200 and body == quote(pem, safe=""),
+                  "escaped_cert: %r" % body[:80])
             status, body = ask(port, None)
             check(status == 400 and "No required SSL certificate" in body,
                   "none: %d %r" % (status, body))

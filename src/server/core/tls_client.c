@@ -50,28 +50,6 @@ add_hex(nicd_buf_t *b, const unsigned char *p, size_t n)
     }
 }
 
-/* PEM percent-encoded as a URI component (nginx's escaped_cert) */
-static void
-add_escaped(nicd_buf_t *b, BIO *bio)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    char             *p;
-    long              n = BIO_get_mem_data(bio, &p), i;
-
-    for (i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char) p[i];
-
-        if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')
-            || (ch >= '0' && ch <= '9') || strchr("-._~", ch) != NULL) {
-            nicd_buf_add(b, p + i, 1);
-        } else {
-            char e[3] = {'%', hex[ch >> 4], hex[ch & 15]};
-
-            nicd_buf_add(b, e, 3);
-        }
-    }
-}
-
 static void
 add_verify(nicd_buf_t *b, SSL *ssl, X509 *cert)
 {
@@ -150,7 +128,10 @@ add_cert_part(nicd_buf_t *b, X509 *cert, int what)
     }
     if (ok) {
         if (what == NICD_TLS_CLIENT_ESCAPED_CERT) {
-            add_escaped(b, bio);
+            char *pem;
+            long  n = BIO_get_mem_data(bio, &pem);
+
+            nicd_buf_add_percent(b, pem, (size_t) n); /* nginx's */
         } else {
             add_bio(b, bio, what == NICD_TLS_CLIENT_CERT);
         }

@@ -19,6 +19,7 @@
 #include "util/log.h"
 #include "server/conf/directive.h"
 #include "server/http/lookup.h"
+#include "server/http/path.h"
 #include "server/http/phases.h"
 
 typedef struct {
@@ -85,25 +86,6 @@ nth_file(DIR *dir, long n, nicd_buf_t *b)
     return i;
 }
 
-/* name as a URI's path segment: what is not unreserved %-escaped */
-static void
-add_segment(nicd_buf_t *b, const char *name)
-{
-    static const char    hex[] = "0123456789ABCDEF";
-    const unsigned char *p;
-
-    for (p = (const unsigned char *) name; *p != '\0'; p++) {
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
-            || (*p >= '0' && *p <= '9') || strchr("-._~!$&'()*+,;=:@", *p)) {
-            nicd_buf_add(b, p, 1);
-        } else {
-            char e[3] = {'%', hex[*p >> 4], hex[*p & 15]};
-
-            nicd_buf_add(b, e, 3);
-        }
-    }
-}
-
 static int
 random_index_handler(nicd_conn_t *c, const nicd_request_t *r,
                      const nicd_loc_conf_t *lc, const char *uri, size_t len)
@@ -149,9 +131,11 @@ random_index_handler(nicd_conn_t *c, const nicd_request_t *r,
         nicd_buf_free(&name);
         return NICD_DECLINED;
     }
-    nicd_buf_add(&name, "", 1);
     nicd_buf_add(&target, uri, len);
-    add_segment(&target, name.data);
+    if (nicd_buf_reserve(&target, 3 * name.len + 1) == 0) {
+        target.len +=
+            nicd_path_escape(name.data, name.len, target.data + target.len);
+    }
     if (r->query.len > 0) {
         nicd_buf_add(&target, "?", 1);
         nicd_buf_add(&target, r->query.p, r->query.len);

@@ -130,10 +130,24 @@ test_escaped(void)
     nicd_buf_free(&b);
 }
 
+/* a URI component: unreserved kept, the rest (here "/", " ", "=", a
+ * newline and a UTF-8 byte) as %XX in upper case */
+static void
+test_percent(void)
+{
+    nicd_buf_t b = {0};
+
+    nicd_buf_add_percent(&b, "aZ9-._~/ =\n\xc3", 12);
+    CHECK_INT(b.len, 7 + 5 * 3);
+    CHECK(memcmp(b.data, "aZ9-._~%2F%20%3D%0A%C3", b.len) == 0);
+    nicd_buf_free(&b);
+}
+
 int
 main(void)
 {
     RUN(test_buffer);
+    RUN(test_percent);
     RUN(test_http_date);
     RUN(test_log_date);
     RUN(test_sizes_and_times);
