@@ -191,6 +191,24 @@ test_errors_name_file_line_directive(void)
         {"autoindex_format yaml;",
          "invalid value \"yaml\", it must be \"html\", \"xml\", \"json\" or "
          "\"jsonp\" in \"autoindex_format\" directive in test.conf:1"},
+        {"server_tokens maybe;",
+         "invalid value \"maybe\", it must be \"on\", \"off\" or \"build\" "
+         "in \"server_tokens\" directive in test.conf:1"},
+        {"max_headers 0;",
+         "invalid number \"0\" in \"max_headers\" directive in test.conf:1"},
+        {"random_index maybe;",
+         "\"random_index\" directive is not allowed in the top level in "
+         "test.conf:1"},
+        {"location / { log_not_found maybe; }",
+         "invalid value \"maybe\", it must be \"on\" or \"off\" in "
+         "\"log_not_found\" directive in test.conf:1"},
+        {"ssl_verify_client sometimes;",
+         "invalid value \"sometimes\", it must be \"off\", \"on\", "
+         "\"optional\" or \"optional_no_ca\" in \"ssl_verify_client\" "
+         "directive in test.conf:1"},
+        {"ssl_password_file /nonexistent/pw;",
+         "cannot open \"/nonexistent/pw\": No such file or directory in "
+         "\"ssl_password_file\" directive in test.conf:1"},
         {"geo $g { 10.0.0.0/33 x; }",
          "invalid network \"10.0.0.0/33\" in \"geo\" in test.conf:1"},
         {"geo $g { ranges; 10.0.0.9-10.0.0.1 x; }",
