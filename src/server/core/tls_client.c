@@ -81,8 +81,8 @@ add_remain(nicd_buf_t *b, const ASN1_TIME *t)
     nicd_buf_addf(b, "%d", day);
 }
 
-/* the cipher suites the client offered, ":" between (unknown ones as
- * 0xXXXX) */
+/* the cipher suites the client offered that OpenSSL knows, ":" between
+ * (OpenSSL keeps no others in the list) */
 static void
 add_ciphers(nicd_buf_t *b, SSL *ssl)
 {
