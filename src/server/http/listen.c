@@ -83,8 +83,41 @@ nicd_listen_parse(nicd_listen_conf_t *l, const char *text)
     return 0;
 }
 
+static const char *listen_one(parse_t *ps, const char **a, int n);
+
+/* "ADDR:FROM-TO": a listen for each port of the range, as nginx's */
 const char *
 nicd_listen_set(parse_t *ps, const char **a, int n)
+{
+    const char *colon = strrchr(a[0], ':'), *dash, *msg, *one[MAX_ARGS];
+    char        text[256], *e;
+    long        from, to, p;
+    int         i;
+
+    if (colon == NULL || (dash = strchr(colon, '-')) == NULL) {
+        return listen_one(ps, a, n);
+    }
+    from = strtol(colon + 1, &e, 10);
+    to = e == dash ? strtol(dash + 1, &e, 10) : -1;
+    if (e == dash + 1 || *e != '\0' || from < 1 || to > 65535 || to < from
+        || (size_t) (colon - a[0]) + 8 > sizeof(text)) {
+        return nicd_conf_msg("invalid port range in \"%s\"", a[0]);
+    }
+    for (i = 1; i < n && i < MAX_ARGS; i++) {
+        one[i] = a[i];
+    }
+    for (p = from; p <= to; p++) {
+        snprintf(text, sizeof(text), "%.*s:%ld", (int) (colon - a[0]), a[0], p);
+        one[0] = text;
+        if ((msg = listen_one(ps, one, n)) != NULL) {
+            return msg;
+        }
+    }
+    return NULL;
+}
+
+static const char *
+listen_one(parse_t *ps, const char **a, int n)
 {
     nicd_conf_t        *c = ps->conf;
     nicd_listen_conf_t  l, *ls;
