@@ -19,6 +19,7 @@
 #   make bench-peers  nicd against nginx, lighttpd and h2o, plain and pipelined
 #   make bench-sim-peers nicsim against libCacheSim (a venv), every shared policy
 #   make bench-builds  this build's nicd against an older revision's (OLD=REV), CPU per request
+#   make bench-proxy  nicd as a reverse proxy against nginx, both loaded at once, CPU per request
 #   make bench-conns  memory per connection and latency under slowloris, against nginx
 #   make module       build the nginx module (modules/, needs nginx-dev)
 #   make module-build the same, without installing its packages first
@@ -80,7 +81,7 @@ UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all man deps run test test-unit test-integration test-asan bench module module-build deb bench-module bench-conns \
-        bench-policy bench-splice bench-nicsim bench-replayer bench-nic bench-h2 bench-traces bench-specweb bench-peers bench-sim-peers bench-builds fuzz \
+        bench-policy bench-splice bench-nicsim bench-replayer bench-nic bench-h2 bench-traces bench-specweb bench-peers bench-sim-peers bench-builds bench-proxy fuzz \
         install format format-check clean distclean help
 
 TOOLS = $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
@@ -271,6 +272,10 @@ bench-peers: $(BUILD)/nicd
 bench-builds: $(BUILD)/nicd
 	@$(MAKE) --no-print-directory deps DEPS="build bench"
 	sh bench/builds.sh
+
+bench-proxy: $(BUILD)/nicd
+	@$(MAKE) --no-print-directory deps DEPS="build bench"
+	sh bench/proxy.sh
 
 bench-specweb: $(BUILD)/nicd $(BUILD)/nicload
 	@$(MAKE) --no-print-directory deps DEPS="build bench"

@@ -294,8 +294,10 @@ nicd_buf_add_json(nicd_buf_t *b, const char *s, size_t len)
     }
 }
 
-void
-nicd_buf_add_percent(nicd_buf_t *b, const char *s, size_t len)
+/* s with the bytes keep() refuses as %XX */
+static void
+add_percent_but(nicd_buf_t *b, const char *s, size_t len,
+                int (*keep)(unsigned char))
 {
     static const char hex[] = "0123456789ABCDEF";
     size_t            i;
@@ -304,9 +306,7 @@ nicd_buf_add_percent(nicd_buf_t *b, const char *s, size_t len)
     for (i = 0; i < len; i++) {
         unsigned char ch = (unsigned char) s[i];
 
-        if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')
-            || (ch >= '0' && ch <= '9') || ch == '-' || ch == '.' || ch == '_'
-            || ch == '~') {
+        if (keep(ch)) {
             nicd_buf_add(b, s + i, 1);
         } else {
             e[1] = hex[ch >> 4];
@@ -314,6 +314,34 @@ nicd_buf_add_percent(nicd_buf_t *b, const char *s, size_t len)
             nicd_buf_add(b, e, 3);
         }
     }
+}
+
+static int
+unreserved(unsigned char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')
+           || (ch >= '0' && ch <= '9') || ch == '-' || ch == '.' || ch == '_'
+           || ch == '~';
+}
+
+void
+nicd_buf_add_percent(nicd_buf_t *b, const char *s, size_t len)
+{
+    add_percent_but(b, s, len, unreserved);
+}
+
+/* nginx's NGX_ESCAPE_URI: controls, space, '#', '%', '?' and bytes past
+ * ASCII */
+static int
+in_uri(unsigned char ch)
+{
+    return ch > 0x20 && ch < 0x7f && ch != '#' && ch != '%' && ch != '?';
+}
+
+void
+nicd_buf_add_uri(nicd_buf_t *b, const char *s, size_t len)
+{
+    add_percent_but(b, s, len, in_uri);
 }
 
 void

@@ -31,6 +31,9 @@ void nicd_buf_adds(nicd_buf_t *b, const char *s);
 /* s percent-encoded as a URI component: all but letters, digits and
  * "-._~" as %XX (RFC 3986's unreserved) */
 void nicd_buf_add_percent(nicd_buf_t *b, const char *s, size_t len);
+/* s as a URI's path, as nginx's proxy escapes one (NGX_ESCAPE_URI):
+ * controls, space, '#', '%', '?' and bytes past ASCII as %XX */
+void nicd_buf_add_uri(nicd_buf_t *b, const char *s, size_t len);
 /* s as nginx escapes log variables: '"', '\\' and non-printables as
  * \xHH. */
 void nicd_buf_add_escaped(nicd_buf_t *b, const char *s, size_t len);

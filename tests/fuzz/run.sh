@@ -12,11 +12,12 @@ objs=""
 # every library source: the programs' own (those defining main) stay out
 for src in src/sendfile_nic/*.c src/sendfile_nic/*/*.c src/util/*.c src/server/*.c \
     src/server/*/*.c trace_replayer/lib/*.c; do
+    [ -f "$src" ] || continue # (a pattern that matched nothing)
     grep -q '^main(' "$src" && continue
     objs="$objs $src"
 done
 # the libraries ./configure found (TLS, HTTP/2), as the Makefile links them
-libs=$(sed -n 's/^\(EVENT\|SSL\|NGHTTP2\|ZLIB\|LUAJIT\|PCRE2\|CRYPT\)_LIBS = //p' build/config.mk | tr '\n' ' ')
+libs=$(sed -n 's/^\(EVENT\|SSL\|NGHTTP2\|ZLIB\|LUAJIT\|PCRE2\|CRYPT\|URING\)_LIBS = //p' build/config.mk | tr '\n' ' ')
 cflags=$(sed -n 's/^\(LUAJIT\|PCRE2\|EVENT\)_CFLAGS = //p' build/config.mk | tr '\n' ' ')
 for target in ${TARGETS:-tests/fuzz/fuzz_*.c}; do
     name=$(basename "$target" .c)

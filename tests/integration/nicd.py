@@ -284,6 +284,24 @@ class Conn:
         out, self.buf = self.buf[:n], self.buf[n:]
         return out
 
+    def read_line(self):
+        while b"\r\n" not in self.buf:
+            self._fill()
+        line, self.buf = self.buf.split(b"\r\n", 1)
+        return line
+
+    def read_chunked(self):
+        """a chunked body, de-chunked (its trailer fields dropped)"""
+        body = b""
+        while True:
+            n = int(self.read_line().split(b";")[0], 16)
+            if n == 0:
+                while self.read_line():
+                    pass
+                return body
+            body += self.read_exact(n)
+            check(self.read_exact(2) == b"\r\n", "a chunk without CRLF")
+
     def read_response(self, head=False):
         """One response; head: it answers a HEAD (no body)."""
         while b"\r\n\r\n" not in self.buf:
@@ -304,7 +322,9 @@ class Conn:
         if head or status in (204, 304) or 100 <= status < 200:
             return r
         cl = r.header("Content-Length")
-        if cl is not None:
+        if (r.header("Transfer-Encoding") or "").lower() == "chunked":
+            r.body = self.read_chunked()
+        elif cl is not None:
             r.body = self.read_exact(int(cl))
         else:
             while True:

@@ -1159,12 +1159,12 @@ def test_unknown_directive_named_with_file_and_line():
     conf = os.path.join(d, "nginx.conf")
     with open(conf, "w") as f:
         f.write("events { }\nhttp {\n  server {\n    listen 127.0.0.1:%d;\n"
-                "    proxy_pass http://x;\n  }\n}\n" % free_port())
+                "    image_filter test;\n  }\n}\n" % free_port())
     m = subprocess.run([NICD, "-t", "-c", conf], capture_output=True,
                        timeout=DEADLINE)
     shutil.rmtree(d, ignore_errors=True)
     err = m.stderr.decode()
-    check(m.returncode == 1 and 'unknown directive "proxy_pass" in %s:5'
+    check(m.returncode == 1 and 'unknown directive "image_filter" in %s:5'
           % conf in err, err)
 
 

@@ -95,7 +95,7 @@ def runner(work):
 
 def run_folder(folder, binary, work, as_user, results):
     """each .t file of folder with binary, into results[file]"""
-    lib = os.path.join(SUITE, "lib" if folder == "t" else "h2/lib")
+    lib = os.path.join(SUITE, "h2/lib" if folder == "h2" else "lib")
     home = tempfile.mkdtemp(dir=work)
     os.chmod(home, 0o777)
     env = dict(os.environ, HOME=home, TMPDIR=home,
@@ -182,7 +182,7 @@ def test_nginx_suite():
         for server, binary in (("nginx", NGINX), ("nicd", shim)):
             def both(server=server, binary=binary):
                 try:
-                    for folder in ("t", "h2"):
+                    for folder in ("t", "h2", "proxy"):
                         if os.path.isdir(os.path.join(SUITE, folder)):
                             run_folder(folder, binary, work, as_user,
                                        got[server])

@@ -114,7 +114,6 @@ struct nicd_loc_conf_s {
     void *root_cv;      /* alias with variables, compiled (nicd_cv_t) */
     int   etag, if_modified_since, max_ranges;
     char *default_type;
-    long  limit_rate;        /* bytes/s; 0: none */
     int   absolute_redirect; /* Location with scheme and host (nginx) */
 
     /* the content handler, when not files: a report or Lua */
@@ -219,8 +218,10 @@ typedef struct nicd_conf_s {
                                           modules use here (http/phases.c) */
     size_t                     access_log_buffer;
     long                       access_log_flush; /* ms */
-    char                      *error_log;        /* NULL: stderr */
-    int                        error_level;
+    int   access_log_buffered; /* a buffer= or gzip: written every flush=,
+                                else each line at once */
+    char *error_log;           /* NULL: stderr */
+    int   error_level;
 
     char         *backend;
     snic_param_t *params;
@@ -255,7 +256,9 @@ typedef struct nicd_conf_s {
     struct {
         const char *path;
         int         fd;
-    } * roots; /* the directories roots and aliases name, opened */
+        const char *base; /* an alias naming a file: its name in path (fd
+                             its directory); NULL: a directory */
+    } * roots;            /* the directories roots and aliases name, opened */
     int   nroots;
     char *listen_override; /* --listen ADDR: every server's address */
 

@@ -262,6 +262,24 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     set_timer(c, T_HEADER);
 }
 
+/* the response whose last item is it has gone: counted, logged */
+static void
+response_done(nicd_conn_t *c, nicd_out_t *it, int newest)
+{
+    nicd_conn_response_sent(c);
+    nicd_conn_log_response(c, it);
+    nicd_cleanup_run(it->cleanup);
+    it->cleanup = NULL;
+    c->body_sent = 0;
+    c->rate_t0 = 0;
+    if (newest && c->h2 == NULL) {
+        /* HTTP/1.1's last response queued: the request is over (a
+         * pipelined one's head may be in already: it counts as it is
+         * parsed) */
+        nicd_conn_state(c, NICD_CONN_WAITING);
+    }
+}
+
 static void
 item_done(nicd_conn_t *c, nicd_out_t *it)
 {
@@ -270,18 +288,7 @@ item_done(nicd_conn_t *c, nicd_out_t *it)
         it->file = NULL;
     }
     if (it->last) {
-        nicd_conn_response_sent(c);
-        nicd_conn_log_response(c, it);
-        nicd_cleanup_run(it->cleanup);
-        it->cleanup = NULL;
-        c->body_sent = 0;
-        c->rate_t0 = 0;
-        if (it == &c->items[c->nitems - 1] && c->h2 == NULL) {
-            /* HTTP/1.1's last response queued: the request is over (a
-             * pipelined one's head may be in already: it counts as it is
-             * parsed) */
-            nicd_conn_state(c, NICD_CONN_WAITING);
-        }
+        response_done(c, it, it == &c->items[c->nitems - 1]);
     }
 }
 
@@ -355,7 +362,8 @@ new_item(nicd_conn_t *c)
 }
 
 void
-nicd_conn_out_mem(nicd_conn_t *c, size_t off, size_t len, int body)
+nicd_conn_out_paced(nicd_conn_t *c, size_t off, size_t len, int body,
+                    uint32_t rate, uint32_t after)
 {
     nicd_out_t *it;
 
@@ -365,7 +373,7 @@ nicd_conn_out_mem(nicd_conn_t *c, size_t off, size_t len, int body)
     if (c->nitems > c->ihead) {
         it = &c->items[c->nitems - 1];
         if (it->type == OUT_MEM && !it->last && it->body == (unsigned) body
-            && it->off + it->len == off) {
+            && it->off + it->len == off && it->rate == rate) {
             it->len += len; /* contiguous: one iovec */
             return;
         }
@@ -379,11 +387,13 @@ nicd_conn_out_mem(nicd_conn_t *c, size_t off, size_t len, int body)
     it->body = body ? 1 : 0;
     it->off = off;
     it->len = len;
+    it->rate = rate;
+    it->after = after;
 }
 
 void
 nicd_conn_out_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len,
-                   uint32_t rate)
+                   uint32_t rate, uint32_t after)
 {
     nicd_out_t *it;
 
@@ -401,6 +411,7 @@ nicd_conn_out_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len,
     it->len = len;
     it->file = f;
     it->rate = rate;
+    it->after = after;
     f->refs++;
 }
 
@@ -435,9 +446,13 @@ void
 nicd_conn_out_end(nicd_conn_t *c, int status, uint32_t log_off,
                   uint32_t log_len)
 {
-    nicd_out_t *it;
+    nicd_out_t *it, gone;
 
     if (c->nitems == c->ihead) {
+        /* every byte of it went already (a response made in pieces, a
+         * proxied one): it is over now */
+        nicd_conn_gone_item(c, &gone, status, log_off, log_len);
+        response_done(c, &gone, 1);
         return;
     }
     it = &c->items[c->nitems - 1];
@@ -502,7 +517,7 @@ rate_limit(nicd_conn_t *c, const nicd_out_t *it, size_t *len)
     }
     allow = (int64_t) it->rate
                 * ((int64_t) (uint32_t) (now - c->rate_t0) + 1000) / 1000
-            - (int64_t) c->rate_sent;
+            + (int64_t) it->after - (int64_t) c->rate_sent;
     if (allow <= 0) {
         /* until the rate allows a packet's worth more */
         uint64_t ms = (uint64_t) (-allow + 1460) * 1000 / it->rate + 1;
@@ -542,12 +557,25 @@ conn_flush(nicd_conn_t *c)
         memset(&req, 0, sizeof(req));
         k = 0;
         for (i = c->ihead; i < c->nitems && k < FLUSH_IOV; i++) {
+            size_t len = c->items[i].len;
+
             if (c->items[i].type != OUT_MEM) {
                 break;
             }
+            if (c->items[i].rate > 0
+                && rate_limit(c, &c->items[i], &len) != 0) {
+                break; /* (a body in memory, paced: the timer calls) */
+            }
             iov[k].iov_base = c->out.data + c->items[i].off;
-            iov[k].iov_len = c->items[i].len;
+            iov[k].iov_len = len;
             k++;
+            if (len < c->items[i].len) {
+                i = c->nitems; /* the rest waits for the rate */
+                break;
+            }
+        }
+        if (k == 0 && c->sc.wait_ns > 0) {
+            return 0; /* the pacing timer calls again */
         }
         req.hdr = iov;
         req.nhdr = k;
@@ -664,7 +692,9 @@ nicd_conn_send(nicd_conn_t *c, int keep_reading)
         c->writing = 1;
     }
     if (rc == 0) {
-        if (!keep_reading) {
+        if (!keep_reading && c->sc.wait_ns == 0) {
+            /* (a paced response reads on: a client that goes meanwhile
+             * is seen, as nginx sees it, not at the pace's next send) */
             stop_reading(c);
         }
         set_timer(c, T_SEND);

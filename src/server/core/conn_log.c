@@ -84,10 +84,42 @@ nicd_conn_log_response(nicd_conn_t *c, const nicd_out_t *it)
         if (nicd_buf_failed(b)) {
             b->len = 0;
         } else if (h.file != NICD_LOG_BY_PATH) {
-            log_buf_write(&c->w->logs[h.file], b->data, b->len);
+            nicd_worker_log_write(c->w, (int) h.file, b->data, b->len);
         } else {
             log_by_path(c, p, b);
         }
         p += h.len;
+    }
+}
+
+void
+nicd_conn_gone_item(nicd_conn_t *c, nicd_out_t *it, int status,
+                    uint32_t log_off, uint32_t log_len)
+{
+    memset(it, 0, sizeof(*it));
+    it->type = OUT_MEM;
+    it->last = 1;
+    it->status = status;
+    it->log_off = log_off;
+    it->log_len = log_len;
+    it->log_t0 = (uint32_t) nicd_worker_now_ms(c->w);
+}
+
+void
+nicd_conn_log_abandoned(nicd_conn_t *c, int status, uint32_t log_off,
+                        uint32_t log_len)
+{
+    nicd_out_t gone;
+
+    nicd_conn_gone_item(c, &gone, status, log_off, log_len);
+    nicd_conn_log_response(c, &gone);
+}
+
+void
+nicd_worker_log_write(nicd_worker_t *w, int i, const char *line, size_t len)
+{
+    log_buf_write(&w->logs[i], line, len);
+    if (!w->cycle->conf->access_log_buffered) {
+        log_buf_flush(&w->logs[i]); /* at once, as nginx without buffer= */
     }
 }

@@ -141,7 +141,8 @@ typedef struct nicd_worker_s {
     int           cmd_fd[2]; /* master -> worker commands */
     struct event *cmd_ev;
     struct event *tick_ev;
-    int           notify_fd; /* worker -> master: "I have exited" */
+
+    int notify_fd; /* worker -> master: "I have exited" */
 
     nicd_conn_t *conns; /* every open connection */
     int          nconns;
@@ -228,8 +229,9 @@ typedef struct {
     uint32_t        log_off;  /* on last: the log record in logb */
     uint32_t        log_len;
     uint32_t        log_t0;  /* on last: when it was queued (ms, wrapping) */
-    uint32_t        rate;    /* OUT_FILE: bytes a second at most (limit_rate;
-                            0: no limit) */
+    uint32_t        rate;    /* body: bytes a second at most (limit_rate;
+                            0: no limit) ... */
+    uint32_t        after;   /* ... after this many bytes of the response */
     nicd_cleanup_t *cleanup; /* on last: run when it has gone */
 } nicd_out_t;
 
@@ -314,10 +316,23 @@ void nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
                       const struct sockaddr *sa);
 void nicd_conn_close(nicd_conn_t *c);
 /* Queue in-memory bytes (copied) or a file range as part of a response
- * (rate: limit_rate's bytes a second for it, 0 none). */
-void nicd_conn_out_mem(nicd_conn_t *c, size_t off, size_t len, int body);
+ * (rate: limit_rate's bytes a second for it after the response's first
+ * after bytes, 0 none); out_body: bytes of a body in memory, paced so. */
+void nicd_conn_out_paced(nicd_conn_t *c, size_t off, size_t len, int body,
+                         uint32_t rate, uint32_t after);
+static inline void
+nicd_conn_out_mem(nicd_conn_t *c, size_t off, size_t len, int body)
+{
+    nicd_conn_out_paced(c, off, len, body, 0, 0);
+}
+static inline void
+nicd_conn_out_body(nicd_conn_t *c, size_t off, size_t len, uint32_t rate,
+                   uint32_t after)
+{
+    nicd_conn_out_paced(c, off, len, 1, rate, after);
+}
 void nicd_conn_out_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len,
-                        uint32_t rate);
+                        uint32_t rate, uint32_t after);
 /*
  * A response went out in full, whatever the protocol (HTTP/1.1's last
  * item, an HTTP/2 stream answered and closed): the send backend charges
@@ -325,6 +340,14 @@ void nicd_conn_out_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len,
  * place a response is counted, so both protocols count alike.
  */
 void nicd_conn_response_sent(nicd_conn_t *c);
+/* it: the last item of a response none of whose bytes are queued (all
+ * went already), with its status and log record (conn_log.c) */
+void nicd_conn_gone_item(nicd_conn_t *c, nicd_out_t *it, int status,
+                         uint32_t log_off, uint32_t log_len);
+/* the access log records (in logb) of a response the client did not
+ * wait for (nginx's 499): written now */
+void nicd_conn_log_abandoned(nicd_conn_t *c, int status, uint32_t log_off,
+                             uint32_t log_len);
 /* The last item of a response: its status and its access log record. */
 void nicd_conn_out_end(nicd_conn_t *c, int status, uint32_t log_off,
                        uint32_t log_len);
@@ -384,6 +407,10 @@ int nicd_worker_start(nicd_worker_t *w);
  * driven by hand (the fuzz target): the pools and the close callback. */
 void nicd_worker_setup(nicd_worker_t *w);
 void nicd_worker_command(nicd_worker_t *w, char cmd);
+/* an access log line (len bytes) to w's buffer of log file i: written at
+ * once, as nginx's, unless a "buffer=" (or gzip) asked for buffering */
+void nicd_worker_log_write(nicd_worker_t *w, int i, const char *line,
+                           size_t len);
 
 /* ms as a timeval (a timer's) */
 static inline struct timeval

@@ -14,6 +14,45 @@
 #include "server/conf/directive.h"
 #include "server/core/roots.h"
 
+/* dir opened (O_PATH): a directory, or an alias' file's directory with
+ * *base its name in dir; -1 (errno) */
+static int
+open_dir(const char *dir, const char **base)
+{
+    int         fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    const char *slash = strrchr(dir, '/');
+    char        parent[4096];
+
+    *base = NULL;
+    if (fd != -1 || errno != ENOTDIR || slash == NULL || slash[1] == '\0'
+        || (size_t) (slash - dir) >= sizeof(parent)) {
+        return fd;
+    }
+    memcpy(parent, dir, (size_t) (slash - dir));
+    parent[slash > dir ? slash - dir : 1] = '\0';
+    if (slash == dir) {
+        parent[0] = '/';
+    }
+    fd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd != -1) {
+        *base = slash + 1;
+    }
+    return fd;
+}
+
+const char *
+nicd_conf_root_file(const nicd_conf_t *c, const nicd_loc_conf_t *l)
+{
+    int i;
+
+    for (i = 0; i < c->nroots; i++) {
+        if (strcmp(c->roots[i].path, l->root) == 0) {
+            return __atomic_load_n(&c->roots[i].base, __ATOMIC_ACQUIRE);
+        }
+    }
+    return NULL;
+}
+
 static int
 open_root(nicd_conf_t *c, nicd_loc_conf_t *l, char *err, size_t errlen)
 {
@@ -35,7 +74,7 @@ open_root(nicd_conf_t *c, nicd_loc_conf_t *l, char *err, size_t errlen)
         return -1;
     }
     c->roots[c->nroots].path = dir;
-    c->roots[c->nroots].fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    c->roots[c->nroots].fd = open_dir(dir, &c->roots[c->nroots].base);
     if (c->roots[c->nroots].fd == -1 && c->root_override != NULL
         && strcmp(dir, c->root_override) == 0) {
         /* --root names the one directory to serve: it must be there */
@@ -60,7 +99,7 @@ open_root(nicd_conf_t *c, nicd_loc_conf_t *l, char *err, size_t errlen)
 int
 nicd_conf_root_fd(nicd_conf_t *c, const nicd_loc_conf_t *l)
 {
-    const char *dir = l->root_vars ? "/" : l->root;
+    const char *dir = l->root_vars ? "/" : l->root, *base;
     int         i, fd, none = -1;
 
     if (l->root_fd != -1) {
@@ -75,7 +114,10 @@ nicd_conf_root_fd(nicd_conf_t *c, const nicd_loc_conf_t *l)
     if (fd != -1) {
         return fd;
     }
-    fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    fd = open_dir(dir, &base);
+    if (base != NULL) {
+        __atomic_store_n(&c->roots[i].base, base, __ATOMIC_RELEASE);
+    }
     if (fd != -1
         && !__atomic_compare_exchange_n(&c->roots[i].fd, &none, fd, 0,
                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {

@@ -22,5 +22,8 @@ int nicd_conf_open_roots(nicd_conf_t *c, char *err, size_t errlen);
  * not be before (any thread): -1 while it cannot be */
 int  nicd_conf_root_fd(nicd_conf_t *c, const nicd_loc_conf_t *l);
 void nicd_conf_close_roots(nicd_conf_t *c);
+/* an alias naming a file ("alias /srv/data.bin;"): its name in the
+ * directory nicd_conf_root_fd() opened; NULL: l's root is a directory */
+const char *nicd_conf_root_file(const nicd_conf_t *c, const nicd_loc_conf_t *l);
 
 #endif /* NICD_ROOTS_H */

@@ -290,6 +290,7 @@ worker_main(void *arg)
     }
     event_free(w->cmd_ev);
     event_free(w->tick_ev);
+
     event_free(w->resume_ev);
     event_base_free(w->base);
     w->base = NULL;

@@ -263,19 +263,6 @@ set_max_ranges(parse_t *ps, const char **a, int n)
 }
 
 static const char *
-set_limit_rate(parse_t *ps, const char **a, int n)
-{
-    size_t v;
-
-    (void) n;
-    if (nicd_parse_size(a[0], &v) != 0) {
-        return nicd_conf_msg("invalid size \"%s\"", a[0]);
-    }
-    ps->loc->limit_rate = (long) v;
-    return NULL;
-}
-
-static const char *
 set_internal(parse_t *ps, const char **a, int n)
 {
     (void) a;
@@ -551,7 +538,6 @@ static const directive_t core_directives[] = {
      LOC(if_modified_since), 0, ims_values},
     {"etag", CTX_HSL, 1, 1, nicd_conf_slot_flag, LOC(etag)},
     {"max_ranges", CTX_HSL, 1, 1, set_max_ranges, 0},
-    {"limit_rate", CTX_HSL, 1, 1, set_limit_rate, 0},
     {"internal", CTX_LOC, 0, 0, set_internal, 0},
     {"gzip_vary", CTX_HSL, 1, 1, nicd_conf_slot_flag, LOC(gzip_vary)},
     {"absolute_redirect", CTX_HSL, 1, 1, nicd_conf_slot_flag,

@@ -363,6 +363,19 @@ GETTER(get_https)
     return 0;
 }
 
+/* $request_body: the body a handler read (a proxied location's, Lua's),
+ * else empty */
+GETTER(get_request_body)
+{
+    const nicd_request_t *r = req_of(c, x);
+
+    UNUSED_ARGS;
+    if (r->body.p != NULL) {
+        nicd_buf_add(b, r->body.p, r->body.len);
+    }
+    return 0;
+}
+
 GETTER(get_request_length)
 {
     UNUSED_ARGS;
@@ -565,6 +578,7 @@ const nicd_var_t nicd_core_vars[] = {
     {"http2", get_http2, 0, NULL},
     {"https", get_https, 0, NULL},
     {"request_length", get_request_length, 0, NULL},
+    {"request_body", get_request_body, VOL, NULL},
     {"remote_port", get_remote_port, 0, NULL},
     {"binary_remote_addr", get_binary_remote_addr, 0, NULL},
     {"server_addr", get_server_addr, 0, LOCAL},

@@ -102,11 +102,35 @@ end_headers(nicd_conn_t *c)
 
 nicd_header_filter_pt nicd_top_header_filter = end_headers;
 
+int
+nicd_resp_carry(nicd_conn_t *c, const char *name, size_t nlen,
+                const char *value, size_t vlen)
+{
+    nicd_buf_t *b = c->r->carry;
+
+    if (b == NULL && (b = c->r->carry = calloc(1, sizeof(*b))) == NULL) {
+        return -1;
+    }
+    nicd_buf_add(b, name, nlen);
+    nicd_buf_add(b, "", 1);
+    nicd_buf_add(b, value, vlen);
+    nicd_buf_add(b, "", 1);
+    return nicd_buf_failed(b) ? -1 : 0;
+}
+
 void
 nicd_resp_end_headers(nicd_conn_t *c)
 {
+    const nicd_buf_t *b = c->r->carry;
+    size_t            off, nl, vl;
+
     if (c->r->vary_ae) {
         NICD_RESP_HEADER(c, "Vary", "Accept-Encoding", 15);
+    }
+    for (off = 0; b != NULL && off < b->len; off += nl + vl + 2) {
+        nl = strlen(b->data + off);
+        vl = strlen(b->data + off + nl + 1);
+        nicd_resp_header(c, b->data + off, nl, b->data + off + nl + 1, vl);
     }
     nicd_top_header_filter(c);
 }

@@ -59,6 +59,7 @@ typedef struct nicd_request_s {
     const nicd_str_t *hname, *hvalue;
     int               nheaders;
     nicd_str_t        body;     /* the request body (p NULL: none) */
+    nicd_str_t        line;     /* HTTP/1.x: the request line (p NULL: none) */
     const char       *protocol; /* "HTTP/1.0", "HTTP/1.1", "HTTP/2.0" */
     uint64_t          length;   /* $request_length: the head (HTTP/2: its
                                    HEADERS and CONTINUATION payloads) and
@@ -108,7 +109,57 @@ typedef struct nicd_req_s {
     struct nicd_peer_s *peer;
     /* what runs when its response has gone (nicd_req_cleanup) */
     nicd_cleanup_t *cleanup;
+    /* answered later (nicd_req_suspend): its connection, and what the
+     * protocol calls when the output it queued has gone, so that it may
+     * make more (NULL: nothing) */
+    unsigned     suspended : 1;
+    nicd_conn_t *conn;
+    void (*wake)(void *data);
+    void *wake_data;
+    /* fields a module gave the response to come, whoever makes it (the
+     * upstream's WWW-Authenticate on an intercepted 401): "name\0value\0"
+     * each, or NULL */
+    nicd_buf_t *carry;
+    /* a suspended request's variable values (nicd_vars_save), or NULL */
+    void *vars;
+    /* a proxied request's upstream record (http/upstream.h), or NULL */
+    struct nicd_upstream_req_s *upstream;
+    /* the body's length is not known: HTTP/1.1 chunks it (HTTP/1.0: the
+     * connection's end ends it) */
+    unsigned chunked : 1;
+    /* the handler gives the Server and Date fields, or none (a proxied
+     * response with proxy_pass_header Server, Date): the protocol's own
+     * are not sent */
+    unsigned own_server : 1;
+    unsigned own_date : 1;
+    /* the response's pace (http/rate.h): bytes a second after rate_after
+     * bytes, known once asked (rate_given: the handler's own) */
+    unsigned rate_known : 1;
+    unsigned rate_given : 1;
+    uint32_t rate, rate_after;
 } nicd_req_t;
+
+/*
+ * A content handler that answers later, from events of its own (the
+ * proxy, as its upstream answers), suspends the request at hand before
+ * it returns: the protocol keeps the request (its head, body, $uri and
+ * this block, which moves: the one returned is c->r from now on, NULL
+ * when out of memory, then answer 500 at once).  Its cleanups (added
+ * with nicd_req_cleanup) run when the client goes first: the handler
+ * then forgets it.  Later, nicd_req_resume() makes it the request at
+ * hand again and gives its connection; the handler answers with the
+ * nicd_resp_*() calls, in pieces, each followed by nicd_req_flush() (1:
+ * the client took everything, 0: it has not yet, req->wake will be
+ * called when it has, -1: the client is gone, its cleanups ran), until
+ * nicd_resp_finish() and nicd_req_done() (after which the handler
+ * touches neither req nor its connection).  HTTP/1.1 reads no other
+ * request of the connection meanwhile; HTTP/2 sends the response once it
+ * is finished.
+ */
+nicd_req_t  *nicd_req_suspend(nicd_conn_t *c);
+nicd_conn_t *nicd_req_resume(nicd_req_t *req);
+int          nicd_req_flush(nicd_req_t *req);
+void         nicd_req_done(nicd_req_t *req);
 
 /* fn(data) once the response of req has gone, or its connection or
  * stream ended first: 0, or -1 (out of memory) */
@@ -146,6 +197,13 @@ nicd_req_end(nicd_req_t *req)
     }
     free(req->peer);
     req->peer = NULL;
+    free(req->vars);
+    req->vars = NULL;
+    if (req->carry != NULL) {
+        nicd_buf_free(req->carry);
+        free(req->carry);
+        req->carry = NULL;
+    }
     nicd_cleanup_run(req->cleanup); /* (HTTP/1.1 gave its own to its
                                        queue: nicd_conn_out_cleanup) */
     req->cleanup = NULL;
@@ -182,6 +240,14 @@ struct nicd_protocol_s {
     /* no answer at all (nginx's 444): HTTP/1.1 closes the connection,
      * HTTP/2 resets the stream */
     void (*close)(nicd_conn_t *c);
+    /* a request answered later (nicd_req_suspend and the others): keep
+     * the request at hand, giving its block; make req the request at
+     * hand again; send what it queued (1, 0 or -1, nicd_req_flush); it
+     * is finished */
+    nicd_req_t *(*suspend)(nicd_conn_t *c);
+    void (*resume)(nicd_conn_t *c, nicd_req_t *req);
+    int (*flush)(nicd_conn_t *c);
+    void (*done)(nicd_conn_t *c);
 };
 
 /*
@@ -264,7 +330,13 @@ int nicd_query_arg(const nicd_str_t *query, const char *name, size_t len,
 int nicd_file_read(nicd_conn_t *c, nicd_file_t *f, nicd_buf_t *out,
                    const char *what);
 
-/* Vary where a compression was involved, the header filters, the end */
+/* name: value (copied) goes with the response to come of the request
+ * at hand (req->carry): 0, or -1 (out of memory) */
+int nicd_resp_carry(nicd_conn_t *c, const char *name, size_t nlen,
+                    const char *value, size_t vlen);
+
+/* Vary where a compression was involved, the fields carried, the header
+ * filters, the end */
 void nicd_resp_end_headers(nicd_conn_t *c);
 
 static inline void

@@ -16,44 +16,11 @@
 #include "server/http/http.h"
 #include "server/http/keepalive.h"
 #include "server/http/phases.h"
+#include "server/http/rate.h"
 #include "server/http/tokens.h"
+#include "server/http/upstream.h"
+#include "server/http/variables.h"
 
-typedef struct {
-    time_t sec;
-    char   http[NICD_HTTP_DATE_LEN + 1];
-    char   log[NICD_LOG_DATE_LEN + 1];
-} date_cache_t;
-
-static _Thread_local date_cache_t dates;
-
-static void
-refresh_dates(void)
-{
-    time_t t = time(NULL);
-
-    if (t != dates.sec) {
-        dates.sec = t;
-        nicd_http_date(dates.http, t);
-        nicd_log_date(dates.log, t);
-    }
-}
-
-/* this thread's dates of the current second: HTTP's and the log's */
-const char *
-nicd_date_http(void)
-{
-    refresh_dates();
-    return dates.http;
-}
-
-const char *
-nicd_date_log(void)
-{
-    refresh_dates();
-    return dates.log;
-}
-
-/* Statuses after which the connection is closed, as nginx does. */
 static int
 closes_connection(int status)
 {
@@ -115,6 +82,7 @@ static void
 log_record(nicd_conn_t *c, uint32_t *off, uint32_t *len)
 {
     nicd_http_req_t       *r = H1_REQ(c);
+    const nicd_request_t  *q = c->r->in;
     nicd_log_view_t        v;
     nicd_str_t            *hn = c->w->hname, *hv = c->w->hvalue;
     const nicd_loc_conf_t *lc;
@@ -128,7 +96,16 @@ log_record(nicd_conn_t *c, uint32_t *off, uint32_t *len)
     }
     memset(&v, 0, sizeof(v));
     v.addr = nicd_client(c);
-    if (r != NULL && r->line.len > 0) {
+    if (q != NULL && q->line.p != NULL) {
+        /* the request's view (a request answered later has only its own) */
+        v.line = q->line;
+        v.method = nicd_http_method_name(q->method);
+        v.path = q->path;
+        v.query = q->query;
+        v.hname = q->hname;
+        v.hvalue = q->hvalue;
+        v.nheaders = q->nheaders;
+    } else if (r != NULL && r->line.len > 0) {
         v.line.p = REQ_BASE(c) + r->line.off;
         v.line.len = r->line.len;
         v.method = nicd_http_method_name(r->method);
@@ -150,7 +127,9 @@ log_record(nicd_conn_t *c, uint32_t *off, uint32_t *len)
     }
     v.uri.p = c->r->uri;
     v.uri.len = c->r->uri_len;
-    v.protocol = r != NULL && r->version == 10 ? "HTTP/1.0" : "HTTP/1.1";
+    v.protocol = q != NULL                       ? q->protocol
+                 : r != NULL && r->version == 10 ? "HTTP/1.0"
+                                                 : "HTTP/1.1";
     v.server_name =
         c->r->srv != NULL && c->r->srv->nnames > 0 ? c->r->srv->names[0] : "";
     v.tls = c->tp == &nicd_transport_tls;
@@ -168,17 +147,20 @@ begin_headers(nicd_conn_t *c, int status)
     const char *line;
     size_t      len;
 
-    refresh_dates();
     NICD_BUF_LIT(b, "HTTP/1.1 ");
     nicd_buf_add_u64(b, (uint64_t) status);
     NICD_BUF_LIT(b, " ");
     nicd_buf_adds(b, nicd_status_reason(status));
     NICD_BUF_LIT(b, "\r\n");
-    line = nicd_server_line(c, &len);
-    nicd_buf_add(b, line, len);
-    NICD_BUF_LIT(b, "Date: ");
-    nicd_buf_add(b, dates.http, NICD_HTTP_DATE_LEN);
-    NICD_BUF_LIT(b, "\r\n");
+    if (c->r == NULL || !c->r->own_server) {
+        line = nicd_server_line(c, &len);
+        nicd_buf_add(b, line, len);
+    }
+    if (c->r == NULL || !c->r->own_date) {
+        NICD_BUF_LIT(b, "Date: ");
+        nicd_buf_add(b, nicd_date_http(), NICD_HTTP_DATE_LEN);
+        NICD_BUF_LIT(b, "\r\n");
+    }
 }
 
 /*
@@ -215,6 +197,12 @@ finish_response(nicd_conn_t *c, int status)
 {
     uint32_t off = 0, len = 0;
 
+    if (c->r->chunked) {
+        size_t start = c->out.len;
+
+        NICD_BUF_LIT(&c->out, "0\r\n\r\n"); /* the last chunk */
+        nicd_conn_out_mem(c, start, 5, 0);
+    }
     if (c->w->nlogs > 0) {
         log_record(c, &off, &len);
     }
@@ -251,6 +239,17 @@ h1_header(nicd_conn_t *c, const char *name, size_t nlen, const char *value,
 static void
 h1_end_headers(nicd_conn_t *c)
 {
+    if (c->r->chunked) {
+        /* a body of unknown length: chunked for HTTP/1.1, the
+         * connection's end for HTTP/1.0 */
+        if (c->r->in != NULL && c->r->in->protocol != NULL
+            && strcmp(c->r->in->protocol, "HTTP/1.0") == 0) {
+            c->r->chunked = 0;
+            c->keepalive = 0;
+        } else {
+            NICD_RESP_HEADER(c, "Transfer-Encoding", "chunked", 7);
+        }
+    }
     end_headers(c);
     nicd_conn_out_mem(c, c->resp_head, c->out.len - c->resp_head, 0);
 }
@@ -258,18 +257,35 @@ h1_end_headers(nicd_conn_t *c)
 static void
 h1_body_mem(nicd_conn_t *c, const char *p, size_t len)
 {
-    size_t start = c->out.len;
+    size_t   start = c->out.len;
+    uint32_t rate, after;
 
+    nicd_rate_of(c, &rate, &after);
+    if (c->r->chunked) {
+        char line[20];
+        int  n = snprintf(line, sizeof(line), "%zx\r\n", len);
+
+        nicd_buf_add(&c->out, line, (size_t) n);
+        nicd_conn_out_mem(c, start, (size_t) n, 0);
+        start = c->out.len;
+        nicd_buf_add(&c->out, p, len);
+        nicd_conn_out_body(c, start, len, rate, after);
+        start = c->out.len;
+        NICD_BUF_LIT(&c->out, "\r\n");
+        nicd_conn_out_mem(c, start, 2, 0);
+        return;
+    }
     nicd_buf_add(&c->out, p, len);
-    nicd_conn_out_mem(c, start, len, 1);
+    nicd_conn_out_body(c, start, len, rate, after);
 }
 
 static void
 h1_body_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len)
 {
-    nicd_conn_out_file(c, f, off, len,
-                       c->r->loc != NULL ? (uint32_t) c->r->loc->limit_rate
-                                         : 0);
+    uint32_t rate, after;
+
+    nicd_rate_of(c, &rate, &after);
+    nicd_conn_out_file(c, f, off, len, rate, after);
 }
 
 /* nginx's 444: the connection closes without an answer, once what is
@@ -281,9 +297,15 @@ h1_close(nicd_conn_t *c)
     c->closing = 1;
 }
 
+static nicd_req_t *h1_suspend(nicd_conn_t *c);
+static void        h1_resume(nicd_conn_t *c, nicd_req_t *req);
+static int         h1_flush(nicd_conn_t *c);
+static void        h1_done(nicd_conn_t *c);
+
 static const nicd_protocol_t nicd_http1 = {
     "http/1.1",  h1_start,     h1_header,       h1_end_headers,
     h1_body_mem, h1_body_file, finish_response, h1_close,
+    h1_suspend,  h1_resume,    h1_flush,        h1_done,
 };
 
 /* the same, keeping each field for $sent_http_ (conf->keep_sent) */
@@ -298,6 +320,7 @@ h1_header_kept(nicd_conn_t *c, const char *name, size_t nlen, const char *value,
 static const nicd_protocol_t nicd_http1_kept = {
     "http/1.1",  h1_start,     h1_header_kept,  h1_end_headers,
     h1_body_mem, h1_body_file, finish_response, h1_close,
+    h1_suspend,  h1_resume,    h1_flush,        h1_done,
 };
 
 /* ---- requests ---- */
@@ -311,9 +334,11 @@ struct nicd_held_s {
     int            loc;
     char          *body;
     size_t         body_len;
-    struct event   ev;      /* a delayed request's timer ... */
-    int            delayed; /* ... when it is one */
-    char           head[];  /* a copy of the request's head */
+    struct event   ev;        /* a delayed request's timer ... */
+    int            delayed;   /* ... when it is one */
+    int            suspended; /* answered later (nicd_req_suspend) */
+    char          *uri;       /* its $uri, kept (suspended) */
+    char           head[];    /* a copy of the request's head */
 };
 
 static void
@@ -371,6 +396,8 @@ fill_request(nicd_conn_t *c, const char *base, nicd_request_t *q,
         hvalue[i].len = r->headers[i].value.len;
         q->field_max = line > q->field_max ? line : q->field_max;
     }
+    q->line.p = base + r->line.off;
+    q->line.len = r->line.len;
     q->line_len = r->line.len;
     q->head_len = r->head_len;
     if (r->authority.len > 0) {
@@ -384,6 +411,18 @@ fill_request(nicd_conn_t *c, const char *base, nicd_request_t *q,
     q->protocol = r->version == 10 ? "HTTP/1.0" : "HTTP/1.1";
     q->length = r->head_len + (r->chunked ? 0 : r->content_length);
     q->start_ms = nicd_worker_now_ms(c->w);
+}
+
+/* "100 Continue" queued (an HTTP/1.1 request that expects it, for a
+ * handler that reads its body) */
+static void
+send_continue(nicd_conn_t *c)
+{
+    static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+    size_t            start = c->out.len;
+
+    nicd_buf_add(&c->out, cont, sizeof(cont) - 1);
+    nicd_conn_out_mem(c, start, sizeof(cont) - 1, 0);
 }
 
 /*
@@ -420,15 +459,12 @@ hold(nicd_conn_t *c, int loc)
     h->loc = loc;
     h->body_len = 0;
     h->delayed = 0;
+    h->suspended = 0;
+    h->uri = NULL;
     c->held = h;
     c->collect = r->content_length;
-    if (r->expect_continue) {
-        /* the client waits for this before it sends the body */
-        static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
-        size_t            start = c->out.len;
-
-        nicd_buf_add(&c->out, cont, sizeof(cont) - 1);
-        nicd_conn_out_mem(c, start, sizeof(cont) - 1, 0);
+    if (r->expect_continue && r->version == 11) {
+        send_continue(c); /* the client waits for it to send the body */
     }
     return 0;
 }
@@ -456,6 +492,10 @@ nicd_http_collect(nicd_conn_t *c)
     c->held = NULL;
     nicd_req_begin(c, &h->req);
     nicd_handle(c, &h->r); /* its location is chosen anew, the body in */
+    if (h->suspended) {
+        c->r = NULL; /* (c->held is h again) */
+        return;
+    }
     if (h->req.delay_ms > 0) {
         /* a limit asked it to wait: it is kept, its body with it */
         uint32_t ms = h->req.delay_ms;
@@ -489,6 +529,11 @@ delay_done(evutil_socket_t fd, short ev, void *arg)
     nicd_req_begin(c, &h->req);
     h->req.resumed = 1;
     nicd_handle(c, &h->r);
+    if (h->suspended) {
+        c->r = NULL;
+        h1_run(c);
+        return;
+    }
     h1_req_end(c, &h->req);
     c->r = NULL;
     free(h->body); /* (a Lua request's, read before its wait) */
@@ -533,8 +578,88 @@ postpone(nicd_conn_t *c)
     h->body = NULL;
     h->body_len = 0;
     h->loc = 0;
+    h->suspended = 0;
+    h->uri = NULL;
     hold_for_delay(c, h, c->r->delay_ms);
     return 0;
+}
+
+/* ---- a request answered later (handler.h: nicd_req_suspend) ---- */
+
+static nicd_req_t *
+h1_suspend(nicd_conn_t *c)
+{
+    nicd_http_req_t *r = H1_REQ(c);
+    nicd_held_t     *h;
+
+    if (c->r != H1_R(c)) {
+        /* held already (for its body, or a delay), and answered now */
+        h = (nicd_held_t *) ((char *) c->r - offsetof(nicd_held_t, req));
+    } else {
+        h = malloc(sizeof(*h) + r->head_len);
+        if (h == NULL) {
+            return NULL;
+        }
+        memcpy(h->head, REQ_BASE(c), r->head_len);
+        fill_request(c, h->head, &h->r, h->hname, h->hvalue);
+        h->body = NULL;
+        h->body_len = 0;
+        h->loc = 0;
+        h->delayed = 0;
+        h->uri = NULL;
+        h->req = *c->r;
+        h->req.in = &h->r;
+        memset(c->r, 0, sizeof(*c->r)); /* moved: nothing to end there */
+    }
+    if (h->req.uri != NULL && h->req.uri != h->uri) {
+        /* $uri may be in the worker's buffers, which go on to others */
+        char *u = strndup(h->req.uri, h->req.uri_len);
+
+        if (u == NULL) {
+            if (c->r == H1_R(c)) {
+                *c->r = h->req;
+                free(h);
+            }
+            return NULL;
+        }
+        free(h->uri);
+        h->uri = u;
+        h->req.uri = u;
+    }
+    h->suspended = 1;
+    c->held = h;
+    return &h->req;
+}
+
+static void
+h1_resume(nicd_conn_t *c, nicd_req_t *req)
+{
+    (void) req; /* (c->held's) */
+    (void) c;
+}
+
+static int
+h1_flush(nicd_conn_t *c)
+{
+    c->r = NULL;
+    return nicd_conn_send(c, 1);
+}
+
+static void
+h1_done(nicd_conn_t *c)
+{
+    nicd_held_t *h = c->held;
+
+    c->held = NULL;
+    h1_req_end(c, &h->req);
+    c->r = NULL;
+    free(h->body);
+    free(h->uri);
+    free(h);
+    if (!c->keepalive) {
+        c->closing = 1;
+    }
+    h1_run(c); /* the answer out, then what came meanwhile */
 }
 
 static void
@@ -543,6 +668,25 @@ nicd_http_held_free(nicd_conn_t *c)
     if (c->held != NULL) {
         if (c->held->delayed) {
             event_del(&c->held->ev);
+        }
+        if (c->held->suspended) {
+            /* the client went before its answer: logged as 499, as
+             * nginx's, and its handler forgets it */
+            uint32_t off = 0, len = 0;
+
+            c->r = &c->held->req;
+            c->r->status = 499;
+            nicd_vars_restore(c->w, c->r->vars); /* (others' meanwhile) */
+            if (c->r->upstream != NULL) {
+                nicd_upstream_req_end(c->w, c->r->upstream);
+            }
+            if (c->w->nlogs > 0) {
+                log_record(c, &off, &len);
+                nicd_conn_log_abandoned(c, 499, off, len);
+            }
+            c->r = NULL;
+            nicd_req_end(&c->held->req);
+            free(c->held->uri);
         }
         free(c->held->body);
         free(c->held);
@@ -591,6 +735,10 @@ h1_handle(nicd_conn_t *c)
 
     if (!r->has_body) {
         fill_request(c, REQ_BASE(c), &q, c->w->hname, c->w->hvalue);
+        if (r->expect_continue && r->version == 11
+            && nicd_body_location(c, &q)) {
+            send_continue(c); /* (an empty body: read at once, nginx's) */
+        }
     }
     nicd_handle(c, &q);
 }
@@ -674,8 +822,8 @@ h1_run(nicd_conn_t *c)
         while (!c->closing) {
             if (c->collect > 0) {
                 nicd_http_collect(c);
-                if (c->collect > 0) {
-                    break;
+                if (c->collect > 0 || c->held != NULL) {
+                    break; /* (held: answered later) */
                 }
                 if (!c->keepalive) {
                     c->closing = 1;
@@ -740,6 +888,15 @@ h1_run(nicd_conn_t *c)
         }
 
         rc = nicd_conn_send(c, 0);
+        if (rc == 0 && c->eof && c->sc.wait_ns > 0) {
+            /* the client went while its paced answer was going */
+            log_error(LOG_INFO, 0,
+                      "client prematurely closed connection while sending "
+                      "response to client, client: %s",
+                      nicd_client(c));
+            nicd_conn_close(c);
+            return;
+        }
         if (rc <= 0) {
             return;
         }
@@ -766,6 +923,10 @@ h1_run(nicd_conn_t *c)
             return;
         }
         nicd_conn_wait_read(c, T_NONE);
+        if (c->held->suspended && c->held->req.wake != NULL) {
+            /* what it queued has gone: it may make more */
+            c->held->req.wake(c->held->req.wake_data);
+        }
         return;
     }
     if (c->in_start == c->in_end) {

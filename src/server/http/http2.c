@@ -141,6 +141,10 @@ stream_free(nicd_conn_t *c, h2_stream_t *st)
         st->delay = NULL;
         c->h2->delayed--;
     }
+    if (st->suspended) {
+        st->suspended = 0;
+        c->h2->delayed--; /* (its handler forgets it: the cleanups) */
+    }
     nicd_req_end(&st->req);
     for (i = 0; i < st->npieces; i++) {
         if (st->pieces[i].f != NULL) {
@@ -351,9 +355,13 @@ h2_finish(nicd_conn_t *c, int status)
         NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;          \
     k++
     NV(":status", 7, code, 3);
-    /* "Server: nicd/x\r\n": the value without its name and CRLF */
-    NV("server", 6, server, slen - 10);
-    NV("date", 4, nicd_date_http(), NICD_HTTP_DATE_LEN);
+    if (!c->r->own_server) {
+        /* "Server: nicd/x\r\n": the value without its name and CRLF */
+        NV("server", 6, server, slen - 10);
+    }
+    if (!c->r->own_date) {
+        NV("date", 4, nicd_date_http(), NICD_HTTP_DATE_LEN);
+    }
     for (i = 0; i < st->nh && !nicd_buf_failed(&st->rh); i++) {
         NV(st->rh.data + st->hn_off[i], st->hn_len[i],
            st->rh.data + st->hv_off[i], st->hv_len[i]);
@@ -391,9 +399,26 @@ h2_close(nicd_conn_t *c)
                               NGHTTP2_INTERNAL_ERROR);
 }
 
+static void nicd_h2_run(nicd_conn_t *c);
+
+/* a suspended stream's answer is finished: its frames out */
+static void
+nicd_h2_done(nicd_conn_t *c)
+{
+    h2_stream_t *st = c->h2->cur;
+
+    st->suspended = 0;
+    st->vseq = c->w->vseq; /* (its values, for its log line) */
+    c->h2->delayed--;
+    c->h2->cur = NULL;
+    c->r = NULL;
+    nicd_h2_run(c); /* its frames out */
+}
+
 static const nicd_protocol_t nicd_http2 = {
-    "h2",        h2_start,     h2_header, h2_end_headers,
-    h2_body_mem, h2_body_file, h2_finish, h2_close,
+    "h2",          h2_start,     h2_header, h2_end_headers,  h2_body_mem,
+    h2_body_file,  h2_finish,    h2_close,  nicd_h2_suspend, nicd_h2_resume,
+    nicd_h2_flush, nicd_h2_done,
 };
 
 /* ---- the session's callbacks ---- */
@@ -439,7 +464,7 @@ on_send_data(nghttp2_session *s, nghttp2_frame *frame, const uint8_t *framehd,
         p = &st->pieces[st->cur];
         n = p->len - st->cur_off < length ? p->len - st->cur_off : length;
         if (p->f != NULL) {
-            nicd_conn_out_file(c, p->f, p->off + (off_t) st->cur_off, n, 0);
+            nicd_conn_out_file(c, p->f, p->off + (off_t) st->cur_off, n, 0, 0);
         } else {
             start = c->out.len;
             nicd_buf_add(&c->out, st->body.data + p->off + st->cur_off, n);
@@ -528,7 +553,6 @@ on_begin_frame(nghttp2_session *s, const nghttp2_frame_hd *hd, void *ud)
 }
 
 static void answer(nicd_conn_t *c, h2_stream_t *st);
-static void nicd_h2_run(nicd_conn_t *c);
 
 /* a delayed stream's time has come: answered again from the start */
 static void
@@ -671,53 +695,6 @@ on_frame_recv(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
     return 0;
 }
 
-/* the access log line of a stream, in the configuration's log_format:
- * everything is known by the time it closes */
-static void
-log_stream(nicd_conn_t *c, h2_stream_t *st)
-{
-    nicd_log_view_t v;
-    nicd_request_t  r;
-    nicd_req_t     *was = c->r;
-
-    if (st->log_mask == 0 || !st->answered) {
-        return;
-    }
-    nicd_h2_stream_view(c, st, &r);
-    memset(&v, 0, sizeof(v));
-    v.method =
-        st->method == NICD_M_UNKNOWN ? "-" : nicd_http_method_name(st->method);
-    v.path = r.path;
-    v.query = r.query;
-    if (st->uri != NULL) {
-        v.uri.p = st->uri;
-        v.uri.len = strlen(st->uri);
-    }
-    v.protocol = "HTTP/2.0";
-    v.hname = r.hname;
-    v.hvalue = r.hvalue;
-    v.nheaders = r.nheaders;
-    v.server_name = "";
-    v.tls = c->tp == &nicd_transport_tls;
-    v.late_known = 1;
-    v.status = st->status;
-    v.body_bytes = st->sent;
-    v.sent = st->req.sent;
-    /* the stream's request at hand again, for the registry's variables:
-     * its view, and $uri as it was answered */
-    st->req.in = &r;
-    st->req.uri = st->uri;
-    st->req.uri_len = v.uri.len;
-    c->r = &st->req;
-    v.addr = nicd_client(c); /* (realip's, when it set one) */
-    if (c->w->vseq != st->vseq) {
-        nicd_vars_fresh(c->w); /* another stream's values are kept */
-    }
-    v.c = c;
-    nicd_http_hooks.log_write(c->w, st->log_lc, st->log_mask, &v);
-    c->r = was;
-}
-
 /* the keep-alive settings of an HTTP/2 connection: its address's
  * default server's, as nginx's */
 static const nicd_keepalive_conf_t *
@@ -761,7 +738,7 @@ on_stream_close(nghttp2_session *s, int32_t id, uint32_t error, void *ud)
              * item is */
             nicd_conn_response_sent(c);
         }
-        log_stream(c, st);
+        nicd_h2_log_stream(c, st);
         if (c->h2->last == st) {
             c->h2->last = NULL;
         }

@@ -3,6 +3,8 @@
  * and the view of it the handlers take (handler.h's nicd_request_t).
  */
 
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
@@ -10,6 +12,8 @@
 #if defined(HAVE_NGHTTP2)
 
 #include "server/http/http2_stream.h"
+#include "server/core/transport.h"
+#include "server/http/variables.h"
 
 /* keep a header value in the stream's request buffer */
 static void
@@ -146,6 +150,93 @@ nicd_h2_stream_view(nicd_conn_t *c, const h2_stream_t *st, nicd_request_t *r)
             r->hdr[i].len = st->hdr_len[i];
         }
     }
+}
+
+/* ---- a stream answered later (handler.h: nicd_req_suspend) ---- */
+
+nicd_req_t *
+nicd_h2_suspend(nicd_conn_t *c)
+{
+    h2_stream_t *st = c->h2->cur;
+
+    if (st->req.uri != NULL && st->uri == NULL) {
+        /* $uri may be in the worker's buffers, which go on to others */
+        if ((st->uri = strndup(st->req.uri, st->req.uri_len)) == NULL) {
+            return NULL;
+        }
+    }
+    if (st->req.uri != NULL) {
+        st->req.uri = st->uri;
+    }
+    nicd_h2_stream_view(c, st, &st->view);
+    st->req.in = &st->view;
+    st->suspended = 1;
+    st->conn = c;
+    c->h2->delayed++; /* the connection waits without a timeout */
+    return &st->req;
+}
+
+void
+nicd_h2_resume(nicd_conn_t *c, nicd_req_t *req)
+{
+    c->h2->cur = (h2_stream_t *) ((char *) req - offsetof(h2_stream_t, req));
+}
+
+/* the response goes once it is finished (h2_finish submits it whole) */
+int
+nicd_h2_flush(nicd_conn_t *c)
+{
+    c->h2->cur = NULL;
+    c->r = NULL;
+    return 1;
+}
+
+/* the access log line of a stream, in the configuration's log_format:
+ * everything is known by the time it closes */
+void
+nicd_h2_log_stream(nicd_conn_t *c, h2_stream_t *st)
+{
+    nicd_log_view_t v;
+    nicd_request_t  r;
+    nicd_req_t     *was = c->r;
+
+    if (st->log_mask == 0 || !st->answered) {
+        return;
+    }
+    nicd_h2_stream_view(c, st, &r);
+    memset(&v, 0, sizeof(v));
+    v.method =
+        st->method == NICD_M_UNKNOWN ? "-" : nicd_http_method_name(st->method);
+    v.path = r.path;
+    v.query = r.query;
+    if (st->uri != NULL) {
+        v.uri.p = st->uri;
+        v.uri.len = strlen(st->uri);
+    }
+    v.protocol = "HTTP/2.0";
+    v.hname = r.hname;
+    v.hvalue = r.hvalue;
+    v.nheaders = r.nheaders;
+    v.server_name = "";
+    v.tls = c->tp == &nicd_transport_tls;
+    v.late_known = 1;
+    v.status = st->status;
+    v.body_bytes = st->sent;
+    v.sent = st->req.sent;
+    /* the stream's request at hand again, for the registry's variables:
+     * its view, and $uri as it was answered */
+    st->req.in = &r;
+    st->req.uri = st->uri;
+    st->req.uri_len = v.uri.len;
+    c->r = &st->req;
+    v.addr = nicd_client(c); /* (realip's, when it set one) */
+    if (c->w->vseq != st->vseq) {
+        /* another stream's values are kept (a suspended one's own saved) */
+        nicd_vars_restore(c->w, st->req.vars);
+    }
+    v.c = c;
+    nicd_http_hooks.log_write(c->w, st->log_lc, st->log_mask, &v);
+    c->r = was;
 }
 
 #endif /* HAVE_NGHTTP2 */

@@ -11,7 +11,7 @@
 
 #include "server/http/handler.h"
 
-#define MAX_RESP_HEADERS 16
+#define MAX_RESP_HEADERS 64 /* (a proxied response's fields) */
 
 /* a piece of a response body: memory (in the stream's body buffer) or a
  * range of an open file */
@@ -41,6 +41,8 @@ typedef struct h2_stream_s {
     struct event          *delay;      /* a delayed request's timer, or NULL */
     nicd_conn_t           *conn;       /* ... and whose stream it is */
     int                    resumed;    /* answered again after its delay */
+    int                    suspended;  /* answered later (nicd_req_suspend) */
+    nicd_request_t         view;       /* ... its request meanwhile */
     int                    bad_method; /* a :method nginx refuses (400) */
     uint64_t               length;     /* $request_length: frame payloads */
     long                   start_ms;   /* its HEADERS came ($request_time) */
@@ -104,5 +106,15 @@ int nicd_h2_on_header(nghttp2_session *s, const nghttp2_frame *frame,
 /* r: the request st received, for the handlers */
 void nicd_h2_stream_view(nicd_conn_t *c, const h2_stream_t *st,
                          nicd_request_t *r);
+
+/* the access log line of a stream, in the configuration's log_format:
+ * everything is known by the time it closes */
+void nicd_h2_log_stream(nicd_conn_t *c, h2_stream_t *st);
+
+/* a stream answered later: the protocol's suspend, resume and flush
+ * (handler.h: nicd_req_suspend; its done is http2.c's) */
+nicd_req_t *nicd_h2_suspend(nicd_conn_t *c);
+void        nicd_h2_resume(nicd_conn_t *c, nicd_req_t *req);
+int         nicd_h2_flush(nicd_conn_t *c);
 
 #endif /* NICD_HTTP2_STREAM_H */

@@ -727,9 +727,13 @@ enum {
 
 #define CHUNK_LINE_MAX 4096
 
-int
-nicd_http_chunked_skip(nicd_chunked_t *s, const char *buf, size_t len,
-                       size_t *used)
+/*
+ * The chunked reader: skip (data NULL) consumes the whole of buf; read
+ * (data set) stops after the first data bytes, which it gives.
+ */
+static int
+chunked_run(nicd_chunked_t *s, const char *buf, size_t len, size_t *used,
+            const char **data, size_t *dlen)
 {
     size_t        i = 0, n;
     unsigned char c;
@@ -784,10 +788,16 @@ nicd_http_chunked_skip(nicd_chunked_t *s, const char *buf, size_t len,
             }
             s->left -= n;
             s->total += n;
-            i += n;
             if (s->left == 0) {
                 s->state = C_DATA_CR;
             }
+            if (data != NULL) {
+                *data = buf + i;
+                *dlen = n;
+                *used = i + n;
+                return NICD_HTTP_AGAIN;
+            }
+            i += n;
             continue;
 
         case C_DATA_CR:
@@ -841,4 +851,19 @@ nicd_http_chunked_skip(nicd_chunked_t *s, const char *buf, size_t len,
     }
     *used = len;
     return NICD_HTTP_AGAIN;
+}
+
+int
+nicd_http_chunked_skip(nicd_chunked_t *s, const char *buf, size_t len,
+                       size_t *used)
+{
+    return chunked_run(s, buf, len, used, NULL, NULL);
+}
+
+int
+nicd_http_chunked_read(nicd_chunked_t *s, const char *buf, size_t len,
+                       size_t *used, const char **data, size_t *dlen)
+{
+    *dlen = 0;
+    return chunked_run(s, buf, len, used, data, dlen);
 }

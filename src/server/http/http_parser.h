@@ -125,4 +125,13 @@ typedef struct {
 int nicd_http_chunked_skip(nicd_chunked_t *s, const char *buf, size_t len,
                            size_t *used);
 
+/*
+ * The same, reading (a proxied response's body): it stops after the
+ * first data bytes it meets, which *data and *dlen give (*dlen 0: none
+ * in what it consumed), returning NICD_HTTP_AGAIN; call it again with
+ * the rest of buf.
+ */
+int nicd_http_chunked_read(nicd_chunked_t *s, const char *buf, size_t len,
+                           size_t *used, const char **data, size_t *dlen);
+
 #endif /* NICD_HTTP_PARSER_H */

@@ -54,10 +54,9 @@ nicd_is_url(const char *s, size_t n)
  * scheme, Host and the port it came to, as nginx's absolute_redirect).
  */
 void
-nicd_redirect(nicd_conn_t *c, const nicd_request_t *r, int status,
-              const char *target, size_t len)
+nicd_absolute_location(nicd_conn_t *c, const nicd_request_t *r,
+                       const char *target, size_t len, nicd_buf_t *b)
 {
-    nicd_buf_t  own = {0}, *b = &own; /* target may be in w->scratch */
     const char *host;
     size_t      hlen;
     unsigned    port;
@@ -78,6 +77,15 @@ nicd_redirect(nicd_conn_t *c, const nicd_request_t *r, int status,
         }
     }
     nicd_buf_add(b, target, len);
+}
+
+void
+nicd_redirect(nicd_conn_t *c, const nicd_request_t *r, int status,
+              const char *target, size_t len)
+{
+    nicd_buf_t own = {0}, *b = &own; /* target may be in w->scratch */
+
+    nicd_absolute_location(c, r, target, len, b);
     if (nicd_buf_failed(b)) {
         nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
         return;
@@ -331,6 +339,7 @@ nicd_uri_open(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
     const char     *rel = path, *root = lc->root;
     size_t          rlen = len;
     int             alias_file = 0, root_fd;
+    const char     *file;
     nicd_open_how_t how;
 
     if (lc->alias && lc->root_vars) {
@@ -348,7 +357,13 @@ nicd_uri_open(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
         /* the location's prefix replaced by the alias' directory */
         rel = path + lc->name_len;
         rlen = len - lc->name_len;
-        if (rlen == 0 || rel[0] != '/') {
+        if (rlen == 0) {
+            /* the whole URI matched: the alias names the file itself
+             * ("location /data { alias /srv/data.bin; }") */
+            rel = "/";
+            rlen = 1;
+            alias_file = 1;
+        } else if (rel[0] != '/') {
             b->len = 0;
             nicd_buf_add(b, "/", 1);
             nicd_buf_add(b, rel, rlen);
@@ -369,6 +384,25 @@ nicd_uri_open(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
     if (root_fd == -1) {
         *err = ENOENT; /* a root not (yet) there */
         return -1;
+    }
+    if (lc->alias && !lc->root_vars
+        && (file = nicd_conf_root_file(c->w->cycle->conf, lc)) != NULL) {
+        /* the alias names a file: only the whole URI is it */
+        if (!alias_file) {
+            *err = ENOTDIR;
+            return -1;
+        }
+        b->len = 0;
+        nicd_buf_add(b, "/", 1);
+        nicd_buf_adds(b, file);
+        nicd_buf_add(b, "", 1);
+        if (nicd_buf_failed(b)) {
+            *err = ENOMEM;
+            return -1;
+        }
+        rel = b->data; /* (its name in its directory; the whole name,
+                          for disable_symlinks, is the alias') */
+        rlen = b->len - 1;
     }
     if (nicd_files_how(c, lc, root_fd, root, rel, alias_file ? 0 : rlen, &how)
         != 0) {

@@ -97,6 +97,10 @@ int nicd_uri_open(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
  */
 void nicd_redirect(nicd_conn_t *c, const nicd_request_t *r, int status,
                    const char *target, size_t len);
+/* target (len bytes) as a redirect's Location, appended to b: with the
+ * scheme, Host and port unless it is a URL or absolute_redirect is off */
+void nicd_absolute_location(nicd_conn_t *c, const nicd_request_t *r,
+                            const char *target, size_t len, nicd_buf_t *b);
 
 /* Answer r, the view of the request at hand c->r (made fresh by
  * nicd_req_begin): server, location, phases. */

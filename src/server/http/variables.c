@@ -419,12 +419,11 @@ kept(nicd_worker_t *w, const struct nicd_vars_s *vs, int index)
     return &((kept_t *) w->vcache)[index];
 }
 
-int
-nicd_var_store(nicd_conn_t *c, int index, const char *value, size_t len)
+static int
+store(nicd_worker_t *w, int index, const char *value, size_t len)
 {
-    nicd_worker_t *w = c->w;
-    kept_t        *k = kept(w, w->cycle->conf->vars, index);
-    size_t         off = w->vars.len;
+    kept_t *k = kept(w, w->cycle->conf->vars, index);
+    size_t  off = w->vars.len;
 
     if (k == NULL) {
         return -1;
@@ -437,6 +436,66 @@ nicd_var_store(nicd_conn_t *c, int index, const char *value, size_t len)
     k->off = (uint32_t) off;
     k->len = (uint32_t) len;
     return 0;
+}
+
+int
+nicd_var_store(nicd_conn_t *c, int index, const char *value, size_t len)
+{
+    return store(c->w, index, value, len);
+}
+
+/* a saved set of values: count entries of (index, len, bytes) */
+typedef struct {
+    uint32_t index, len;
+} saved_t;
+
+void *
+nicd_vars_save(nicd_worker_t *w)
+{
+    const kept_t *k = w->vcache;
+    nicd_buf_t    b = {0};
+    saved_t       e;
+    uint32_t      n = 0;
+    int           i;
+
+    nicd_buf_add(&b, &n, sizeof(n));
+    for (i = 0; i < w->nvcache; i++) {
+        if (k[i].seq != w->vseq) {
+            continue;
+        }
+        e.index = (uint32_t) i;
+        e.len = k[i].len;
+        nicd_buf_add(&b, &e, sizeof(e));
+        nicd_buf_add(&b, w->vars.data + k[i].off, k[i].len);
+        n++;
+    }
+    if (n == 0 || nicd_buf_failed(&b)) {
+        nicd_buf_free(&b);
+        return NULL;
+    }
+    memcpy(b.data, &n, sizeof(n));
+    return b.data; /* (the buffer's own: freed with free()) */
+}
+
+void
+nicd_vars_restore(nicd_worker_t *w, const void *saved)
+{
+    const char *p = saved;
+    uint32_t    n, i;
+    saved_t     e;
+
+    nicd_vars_fresh(w);
+    if (p == NULL) {
+        return;
+    }
+    memcpy(&n, p, sizeof(n));
+    p += sizeof(n);
+    for (i = 0; i < n; i++) {
+        memcpy(&e, p, sizeof(e));
+        p += sizeof(e);
+        (void) store(w, (int) e.index, p, e.len);
+        p += e.len;
+    }
 }
 
 int
@@ -548,17 +607,31 @@ nicd_regex_match(nicd_worker_t *w, void *re, const char *s, size_t len)
 }
 
 int
+nicd_loc_captures(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *uri,
+                  size_t len, nicd_vctx_t *x)
+{
+    void *md;
+
+    memset(x, 0, sizeof(*x));
+    if (lc->re == NULL
+        || (md = nicd_regex_match(c->w, lc->re, uri, len)) == NULL) {
+        return -1;
+    }
+    x->subject = uri;
+    x->caps = pcre2_get_ovector_pointer(md);
+    x->ncaps = (int) pcre2_get_ovector_count(md);
+    return 0;
+}
+
+int
 nicd_alias_eval(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *uri,
                 size_t len, nicd_buf_t *b)
 {
-    void       *md = nicd_regex_match(c->w, lc->re, uri, len);
-    nicd_vctx_t x = {NULL, NULL, 0, uri, NULL, 0};
+    nicd_vctx_t x;
 
-    if (md == NULL) {
+    if (nicd_loc_captures(c, lc, uri, len, &x) != 0) {
         return -1;
     }
-    x.caps = pcre2_get_ovector_pointer(md);
-    x.ncaps = (int) pcre2_get_ovector_count(md);
     return nicd_cv_eval(c, lc->root_cv, &x, b);
 }
 

@@ -155,6 +155,13 @@ void *nicd_match_data(nicd_worker_t *w);
 void *nicd_regex_match(nicd_worker_t *w, void *re, const char *s, size_t len);
 
 /*
+ * x: the captures ($1..$9) of lc's regex (a regex location) matching uri
+ * (len bytes): 0, or -1 (no regex, or no match: x has none)
+ */
+int nicd_loc_captures(nicd_conn_t *c, const nicd_loc_conf_t *lc,
+                      const char *uri, size_t len, nicd_vctx_t *x);
+
+/*
  * The directory lc's alias names for uri (lc a regex location whose alias
  * takes its captures, root_vars) into b: 0, or -1 (uri does not match
  * it, or the value failed).
@@ -165,5 +172,12 @@ int nicd_alias_eval(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *uri,
 /* the values kept so far are forgotten: a new request's, or a request
  * the worker answered earlier (an HTTP/2 stream's log line) */
 void nicd_vars_fresh(nicd_worker_t *w);
+
+/* the values kept for the request at hand, saved for a request answered
+ * later ("set" values live on): free() it; NULL for none (or out of
+ * memory: they are evaluated again, "set" ones are lost) */
+void *nicd_vars_save(nicd_worker_t *w);
+/* fresh values, but those saved (NULL: none) */
+void nicd_vars_restore(nicd_worker_t *w, const void *saved);
 
 #endif /* NICD_VARIABLES_H */

@@ -670,7 +670,7 @@ nicd_log_write(nicd_worker_t *w, const nicd_loc_conf_t *lc, uint32_t mask,
         if (nicd_buf_failed(b)) {
             b->len = 0;
         } else if (log->path == NULL) {
-            log_buf_write(&w->logs[log->file], b->data, b->len);
+            nicd_worker_log_write(w, (int) log->file, b->data, b->len);
         } else if (log_path_write(lg->cache, b->data, b->data + at, b->len - at,
                                   nicd_worker_now_ms(w))
                    != 0) {
@@ -747,6 +747,7 @@ set_access_log(parse_t *ps, const char **a, int n)
     for (i = 1; i < n; i++) {
         if (strcmp(a[i], "gzip") == 0 || strncmp(a[i], "gzip=", 5) == 0) {
             gzip = 1; /* nginx's default level */
+            c->access_log_buffered = 1;
             if (a[i][4] == '=') {
                 if (a[i][5] < '1' || a[i][5] > '9' || a[i][6] != '\0') {
                     return nicd_conf_msg("invalid compression level \"%s\"",
@@ -757,6 +758,7 @@ set_access_log(parse_t *ps, const char **a, int n)
             continue;
         }
         if (strncmp(a[i], "buffer=", 7) == 0) {
+            c->access_log_buffered = 1;
             if ((err = nicd_conf_size(a[i] + 7, &c->access_log_buffer))
                 != NULL) {
                 return err;

@@ -1,0 +1,245 @@
+/*
+ * Upstream groups, as nginx's ngx_http_upstream and its round robin,
+ * least_conn and hash balancers: the servers a proxied request may go to,
+ * which one it goes to, what a failure costs a server, and the idle
+ * connections a worker keeps to them.
+ *
+ *   upstream NAME { ... }   (http)
+ *       server ADDRESS [weight=N] [max_fails=N] [fail_timeout=TIME]
+ *              [max_conns=N] [backup] [down];
+ *           ADDRESS: an IP address or a name (every address it has is a
+ *           server), with an optional :PORT (80); "unix:" is refused.
+ *       least_conn;  hash KEY [consistent];  random;  (round robin)
+ *       keepalive N;  keepalive_timeout TIME (60s);  keepalive_time TIME
+ *       (1h);  keepalive_requests N (1000);  zone NAME [SIZE] (accepted:
+ *       the counts and kept connections are always shared by the worker
+ *       threads)
+ *
+ * A proxy_pass naming a host that no upstream{} names makes an implicit
+ * group of that host's addresses (port 80 unless given), resolved when
+ * the configuration is read, as nginx's.  The worker threads share the
+ * weights, failure counts and idle connections of a group.
+ */
+
+#ifndef NICD_UPSTREAM_H
+#define NICD_UPSTREAM_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "server/conf/directive.h"
+#include "server/http/handler.h"
+#include "server/http/resp_parser.h"
+#include "server/http/variables.h"
+
+typedef struct {
+    struct sockaddr_storage sa;
+    socklen_t               salen;
+    char                   *name; /* "127.0.0.1:8081", as $upstream_addr */
+    char                   *host; /* as written (its Host for a group) */
+    int                     weight, max_fails, max_conns;
+    long                    fail_timeout; /* ms */
+    unsigned                backup : 1;
+    unsigned                down : 1;
+} nicd_upstream_server_t;
+
+enum { NICD_UB_RR = 0, NICD_UB_LEAST_CONN, NICD_UB_HASH, NICD_UB_RANDOM };
+
+typedef struct nicd_upstream_s {
+    char                   *name; /* the group's, or an implicit one's host */
+    unsigned                port; /* an implicit one's (0: a group) */
+    int                     implicit;
+    int                     defined; /* an upstream{} block made it */
+    const char             *where;   /* the first proxy_pass naming it */
+    nicd_upstream_server_t *servers; /* primary ones first, then backups */
+    int                     nservers, nprimary;
+    int                     balance; /* NICD_UB_* */
+    struct nicd_cv_s       *hash;    /* hash's key */
+    int                     consistent;
+    int                     keepalive; /* idle connections a worker keeps */
+    long                    keepalive_timeout, keepalive_time;
+    int                     keepalive_requests;
+    int                     index;
+    void *shared; /* the counts of its servers the threads share */
+} nicd_upstream_t;
+
+/*
+ * The group named by host (hlen bytes) and port (0: none given), made
+ * (empty, filled by its upstream{} block or, at the end of reading, by
+ * resolving the host) when there is none: NULL when out of memory.
+ */
+nicd_upstream_t *nicd_upstream_add(parse_t *ps, const char *host, size_t hlen,
+                                   unsigned port);
+
+/* at run time (proxy_pass with variables), the group an upstream{}
+ * called name (len bytes) defined (port 0: none given), or the implicit
+ * one a proxy_pass made for that host and port; NULL: none */
+nicd_upstream_t *nicd_upstream_find(const nicd_conf_t *c, const char *name,
+                                    size_t len, unsigned port);
+
+/* the servers a request tries, one at a time */
+typedef struct {
+    nicd_upstream_t       *u;
+    int                    server; /* the one at hand, or -1 */
+    int                    tries;  /* left, counting the one at hand */
+    uint64_t               tried[4];
+    uint32_t               hash;    /* hash's key, hashed */
+    int                    rehash;  /* hash: draws so far */
+    int                    backups; /* the primary ones failed: backups now */
+    nicd_upstream_t        single;  /* a literal address (proxy_pass with */
+    nicd_upstream_server_t one;     /* variables): a group of one */
+} nicd_upstream_pick_t;
+
+#define NICD_UPSTREAM_MAX_SERVERS 256
+
+/* the servers of u for the request at hand (hash: its key evaluated;
+ * tries: those not down, as nginx counts):
+ * 0, or -1 (logged) */
+int nicd_upstream_pick_init(nicd_conn_t *c, nicd_upstream_pick_t *pk,
+                            nicd_upstream_t *u);
+/* a group of the one address sa (name as $upstream_addr says it) */
+void nicd_upstream_pick_single(nicd_upstream_pick_t  *pk,
+                               const struct sockaddr *sa, socklen_t salen,
+                               const char *name);
+/* the next server to try (pk->server): 0, or -1 when none is left alive
+ * ("no live upstreams") */
+int nicd_upstream_next(nicd_worker_t *w, nicd_upstream_pick_t *pk);
+/* the server at hand is done with: failed (counted toward max_fails) or
+ * not */
+void nicd_upstream_free(nicd_worker_t *w, nicd_upstream_pick_t *pk, int failed);
+
+/* an idle connection to the server at hand (its socket, which the
+ * caller now owns), or -1; *requests: how many it carried, *born: when it
+ * was made (ms).  The kept connections are the group's, any worker
+ * thread takes them; one idle past keepalive_timeout, or that the server
+ * closed, is closed here. */
+int nicd_upstream_idle_get(nicd_worker_t *w, nicd_upstream_pick_t *pk,
+                           int *requests, long *born);
+/* fd (to the server at hand, made at born, after requests responses)
+ * kept idle, or closed when the group keeps none, the connection is
+ * older than keepalive_time or has carried keepalive_requests; the one
+ * idle longest is closed to make room */
+void nicd_upstream_idle_put(nicd_worker_t *w, nicd_upstream_pick_t *pk, int fd,
+                            int requests, long born);
+
+/*
+ * What a proxied request did upstream, for the $upstream_* variables:
+ * one entry a server tried (as nginx's ngx_http_upstream_state_t), and
+ * the last response head.  Its module keeps it in req->upstream while
+ * the request lives.
+ */
+#define NICD_UPSTREAM_MAX_TRIES 16
+
+typedef struct {
+    const char *addr;   /* the server's name, or the group's (no live one) */
+    int         status; /* its response's, 0: none */
+    long        connect_ms, header_ms, response_ms; /* -1: not reached */
+    long        start_ms;                           /* when it began */
+    uint64_t    received, sent, length; /* bytes: all, to it, of the body */
+} nicd_upstream_try_t;
+
+typedef struct nicd_upstream_req_s {
+    nicd_upstream_try_t tries[NICD_UPSTREAM_MAX_TRIES];
+    int                 ntries;
+    const char         *head; /* the response head (NULL: none yet) ... */
+    const nicd_resp_t  *resp; /* ... parsed */
+} nicd_upstream_req_t;
+
+/* the request of ur ends before its response did (the client went): the
+ * try in progress has its response time */
+void nicd_upstream_req_end(nicd_worker_t *w, nicd_upstream_req_t *ur);
+
+/* the $upstream_* variables (upstream_vars.c), the upstream module's */
+extern const nicd_var_t nicd_upstream_vars[];
+
+/* what sends a request to the next server (proxy_next_upstream), as
+ * nginx's NGX_HTTP_UPSTREAM_FT_* */
+enum {
+    NICD_FT_ERROR = 0x1,
+    NICD_FT_TIMEOUT = 0x2,
+    NICD_FT_INVALID_HEADER = 0x4,
+    NICD_FT_HTTP_500 = 0x8,
+    NICD_FT_HTTP_502 = 0x10,
+    NICD_FT_HTTP_503 = 0x20,
+    NICD_FT_HTTP_504 = 0x40,
+    NICD_FT_HTTP_403 = 0x80,
+    NICD_FT_HTTP_404 = 0x100,
+    NICD_FT_HTTP_429 = 0x200,
+    NICD_FT_NON_IDEMPOTENT = 0x400,
+    NICD_FT_OFF = 0x800
+};
+
+/* the upstream's fields a module ignores (proxy_ignore_headers) */
+enum {
+    NICD_IGNORE_ACCEL_REDIRECT = 0x1,
+    NICD_IGNORE_ACCEL_LIMIT_RATE = 0x2,
+    NICD_IGNORE_ACCEL_BUFFERING = 0x4
+};
+
+/*
+ * How a module's requests go to their upstream, as nginx's
+ * ngx_http_upstream_conf_t (the proxy module's directives set it): the
+ * exchange (upstream_io.c) and the head relayed (upstream_head.c) read
+ * nothing else of the module.
+ */
+typedef struct nicd_upstream_conf_s {
+    long   connect_timeout, send_timeout, read_timeout, next_timeout; /* ms */
+    int    next_upstream; /* NICD_FT_* bits */
+    int    next_tries;    /* 0: any */
+    int    buffering, request_buffering, nbuffers;
+    size_t buffer_size, buffers_size, max_temp_file_size, busy_buffers_size;
+    int    intercept_errors, ignore_client_abort, socket_keepalive;
+    int    ignore_headers; /* NICD_IGNORE_* */
+    char **hide, **pass;   /* fields hidden, passed (NULL: none) */
+    int    nhide, npass;
+    /* a Location or Refresh URL (len bytes) rewritten into b: 1, or 0
+     * when it stays (proxy_redirect); owner: the module's settings */
+    int (*rewrite)(nicd_conn_t *c, const void *owner, const char *v, size_t len,
+                   nicd_buf_t *b);
+    const void *owner;
+} nicd_upstream_conf_t;
+
+/*
+ * The request at hand (r its view) goes to pk's servers as rq (its bytes,
+ * taken): the request is suspended (handler.h) and answered as the
+ * upstream answers, or 502, 504 (upstream_io.c).
+ */
+void nicd_upstream_start(nicd_conn_t *c, const nicd_request_t *r,
+                         const nicd_upstream_conf_t *uc,
+                         nicd_upstream_pick_t *pk, nicd_buf_t *rq);
+
+/* a response head to relay (upstream_head.c) */
+typedef struct {
+    const nicd_upstream_conf_t *uc;
+    const nicd_resp_t          *resp;
+    const char                 *head; /* its bytes */
+    int                         method;
+    const char                 *client, *server; /* for log lines */
+} nicd_upstream_head_t;
+
+/* h's status and fields to the client, the head ended (the request at
+ * hand resumed) */
+void nicd_upstream_relay_head(nicd_conn_t *c, const nicd_upstream_head_t *h);
+/* 1 when name (len bytes, any case) is in the list l of n */
+int nicd_upstream_listed(char *const *l, int n, const char *name, size_t len);
+
+/* "http://HOST[:PORT][URI]" of u (len bytes), and nginx's
+ * "http://unix:PATH:URI": its parts (port.p NULL: none; uri.p NULL:
+ * none): 0, or -1 (upstream_url.c) */
+int nicd_upstream_split_url(const char *u, size_t len, nicd_str_t *host,
+                            nicd_str_t *port, nicd_str_t *uri);
+/* the group or address a URL made at run time names (a group, an
+ * implicit group of a proxy_pass, an IP address; name: room for its
+ * $upstream_addr): 0, or the status to answer (logged) */
+int nicd_upstream_pick_url(nicd_conn_t *c, nicd_upstream_pick_t *pk,
+                           nicd_str_t host, nicd_str_t port, char *name,
+                           size_t cap);
+
+/* the server at hand's */
+static inline const nicd_upstream_server_t *
+nicd_upstream_server(const nicd_upstream_pick_t *pk)
+{
+    return &pk->u->servers[pk->server];
+}
+
+#endif /* NICD_UPSTREAM_H */

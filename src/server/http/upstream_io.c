@@ -1,0 +1,862 @@
+/*
+ * A request's exchange with its upstream, for the modules that pass one
+ * (the proxy), as nginx's ngx_http_upstream.c: a server chosen, connected (or an idle
+ * connection taken), the request sent, the response head read and
+ * relayed, the body passed on as it comes, in the client's pace; a
+ * failure goes to the next server where proxy_next_upstream says so,
+ * else 502 or 504.  The request is suspended meanwhile (handler.h:
+ * nicd_req_suspend): the client's connection reads nothing more.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <event2/event_struct.h>
+
+#include "util/log.h"
+#include "server/http/phases.h"
+#include "server/http/rate.h"
+#include "server/http/upstream.h"
+
+enum { S_CONNECT = 0, S_SEND, S_HEAD, S_BODY, S_DONE };
+
+typedef struct {
+    nicd_req_t                 *req;
+    nicd_worker_t              *w;
+    const nicd_upstream_conf_t *uc;
+    nicd_upstream_pick_t        pk;
+    nicd_upstream_req_t         ur;
+    int                         fd;
+    struct event                ev;
+    int                         ev_set;
+    nicd_buf_t                  rq; /* the request to send */
+    size_t                      rq_sent;
+    nicd_buf_t                  in; /* the head as it comes, then body bytes */
+    nicd_buf_t                  head; /* the head, kept for $upstream_http_ */
+    nicd_resp_t                 resp;
+    nicd_chunked_t              chunk;
+    int                         state;
+    int                         cached, requests; /* an idle connection taken */
+    long                        born;   /* when its connection was made */
+    int                         method; /* the client's */
+    int      until_close;               /* the body ends with the connection */
+    uint64_t left;                      /* body bytes to come (length) */
+    long     start_ms, try_ms;
+    unsigned started : 1;  /* the client's head has gone */
+    unsigned paused : 1;   /* waiting for the client */
+    unsigned finished : 1; /* nothing more to do but free */
+    unsigned keep : 1;     /* the connection may be kept */
+} up_t;
+
+static void on_event(evutil_socket_t fd, short what, void *arg);
+static void relay_head(up_t *p, nicd_conn_t *c);
+static void connect_next(up_t *p);
+
+static nicd_upstream_try_t *
+cur_try(up_t *p)
+{
+    return &p->ur.tries[p->ur.ntries > 0 ? p->ur.ntries - 1 : 0];
+}
+
+static long
+now_ms(up_t *p)
+{
+    return nicd_worker_now_ms(p->w);
+}
+
+/* the log line's tail, nginx's: while doing what, and for whom */
+static void
+upstream_log(up_t *p, int level, int err, const char *what, const char *during)
+{
+    const nicd_request_t *r = p->req->in;
+
+    log_error(level, err,
+              "%s while %s, client: %s, server: %s, request: \"%.*s\", "
+              "upstream: \"http://%s%s\"",
+              what, during,
+              p->req->peer != NULL ? p->req->peer->text : p->req->conn->addr,
+              p->req->srv != NULL && p->req->srv->nnames > 0
+                  ? p->req->srv->names[0]
+                  : "",
+              r != NULL && r->line.p != NULL ? (int) r->line.len : 0,
+              r != NULL && r->line.p != NULL ? r->line.p : "",
+              p->pk.server >= 0 ? nicd_upstream_server(&p->pk)->name : "", "");
+}
+
+static void
+close_upstream(up_t *p)
+{
+    if (p->ev_set) {
+        event_del(&p->ev);
+        p->ev_set = 0;
+    }
+    if (p->fd >= 0) {
+        close(p->fd);
+        p->fd = -1;
+    }
+}
+
+/* wait for what (EV_READ or EV_WRITE) on the upstream, ms at most */
+static void
+wait_for(up_t *p, short what, long ms)
+{
+    struct timeval tv = nicd_tv_ms(ms);
+
+    if (p->ev_set) {
+        event_del(&p->ev);
+    }
+    event_assign(&p->ev, p->w->base, p->fd, what, on_event, p);
+    event_add(&p->ev, ms > 0 ? &tv : NULL);
+    p->ev_set = 1;
+}
+
+/* the request's cleanup: its response has gone, or the client went */
+static void
+up_cleanup(void *data)
+{
+    up_t *p = data;
+
+    if (!p->finished) {
+        /* the client went first (nginx logs 499) */
+        if (p->pk.server >= 0) {
+            log_error(LOG_INFO, 0,
+                      "client closed connection while waiting for the "
+                      "upstream, client: %s, upstream: \"%s\"",
+                      p->req->conn->addr, nicd_upstream_server(&p->pk)->name);
+        }
+        close_upstream(p);
+        nicd_upstream_free(p->w, &p->pk, 0);
+        if (p->req->upstream == &p->ur) {
+            p->req->upstream = NULL;
+        }
+        p->req->wake = NULL;
+    }
+    nicd_buf_free(&p->rq);
+    nicd_buf_free(&p->in);
+    nicd_buf_free(&p->head);
+    free(p);
+}
+
+/* the request is answered (or handed to an error_page): the protocol
+ * goes on unless another proxy took the request over */
+static void
+request_done(up_t *p)
+{
+    nicd_req_t *req = p->req;
+
+    p->finished = 1;
+    req->wake = NULL;
+    if (req->upstream == &p->ur) {
+        nicd_req_done(req); /* p may be gone after this */
+    }
+}
+
+/* an answer of nicd's own (502, 504, an error_page's) */
+static void
+finalize_error(up_t *p, int status)
+{
+    nicd_conn_t *c = nicd_req_resume(p->req);
+
+    close_upstream(p);
+    p->finished = 1;
+    p->state = S_DONE;
+    cur_try(p)->response_ms = now_ms(p) - p->try_ms;
+    nicd_respond_error(c, status, p->method == NICD_M_HEAD, NULL, 0);
+    request_done(p);
+}
+
+static int
+idempotent(int m)
+{
+    return m != NICD_M_POST && m != NICD_M_PATCH && m != NICD_M_UNKNOWN;
+}
+
+/* may a failure ft of the server at hand go to the next one? */
+static int
+may_go_next(up_t *p, int ft)
+{
+    const nicd_upstream_conf_t *pc = p->uc;
+    long                        now = now_ms(p);
+
+    if (!(pc->next_upstream & ft) || p->pk.tries <= 1) {
+        return p->cached && ft == NICD_FT_ERROR && p->pk.tries >= 1;
+    }
+    if (pc->next_tries > 0 && p->ur.ntries >= pc->next_tries) {
+        return 0;
+    }
+    if (pc->next_timeout > 0 && now - p->start_ms >= pc->next_timeout) {
+        return 0;
+    }
+    if (p->state >= S_SEND && !idempotent(p->method)
+        && !(pc->next_upstream & NICD_FT_NON_IDEMPOTENT)) {
+        return 0;
+    }
+    return p->ur.ntries < NICD_UPSTREAM_MAX_TRIES;
+}
+
+/* the server at hand failed with ft (status: what to answer when there
+ * is no next one) */
+static void
+next_upstream(up_t *p, int ft, int status)
+{
+    int go = may_go_next(p, ft);
+    int failed = ft != NICD_FT_HTTP_404 && ft != NICD_FT_HTTP_403;
+
+    close_upstream(p);
+    cur_try(p)->response_ms = now_ms(p) - p->try_ms;
+    if (cur_try(p)->status == 0) {
+        cur_try(p)->status = status;
+    }
+    if (p->cached && ft == NICD_FT_ERROR) {
+        /* a kept connection the server had closed: not its failure,
+         * and no try counted (nginx's) */
+        p->pk.tries++;
+        failed = 0;
+    }
+    nicd_upstream_free(p->w, &p->pk, failed);
+    if (!go) {
+        finalize_error(p, status);
+        return;
+    }
+    connect_next(p);
+}
+
+static void
+connect_next(up_t *p)
+{
+    nicd_upstream_try_t          *t;
+    const nicd_upstream_server_t *s;
+    int                           one = 1;
+
+    if (nicd_upstream_next(p->w, &p->pk) != 0) {
+        log_error(LOG_ERR, 0,
+                  "no live upstreams while connecting to upstream, "
+                  "client: %s, upstream: \"%s\"",
+                  p->req->conn->addr, p->pk.u->name);
+        if (p->ur.ntries < NICD_UPSTREAM_MAX_TRIES) {
+            t = &p->ur.tries[p->ur.ntries++];
+            memset(t, 0, sizeof(*t));
+            t->addr = p->pk.u->name;
+            t->status = 502;
+            t->connect_ms = t->header_ms = -1;
+        }
+        p->try_ms = now_ms(p);
+        finalize_error(p, 502);
+        return;
+    }
+    s = nicd_upstream_server(&p->pk);
+    t = &p->ur.tries[p->ur.ntries < NICD_UPSTREAM_MAX_TRIES ? p->ur.ntries++
+                                                            : p->ur.ntries - 1];
+    memset(t, 0, sizeof(*t));
+    t->addr = s->name;
+    t->connect_ms = t->header_ms = t->response_ms = -1;
+    p->try_ms = t->start_ms = now_ms(p);
+    p->rq_sent = 0;
+    p->in.len = 0;
+    p->state = S_CONNECT;
+    p->cached = 0;
+    p->fd = nicd_upstream_idle_get(p->w, &p->pk, &p->requests, &p->born);
+    if (p->fd >= 0) {
+        p->cached = 1;
+        t->connect_ms = 0;
+        p->state = S_SEND;
+        on_event(p->fd, EV_WRITE, p);
+        return;
+    }
+    p->requests = 0;
+    p->born = now_ms(p);
+    p->fd =
+        socket(s->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (p->fd < 0) {
+        upstream_log(p, LOG_ALERT, errno, "socket() failed",
+                     "connecting to upstream");
+        next_upstream(p, NICD_FT_ERROR, 502);
+        return;
+    }
+    (void) setsockopt(p->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (p->uc->socket_keepalive) {
+        (void) setsockopt(p->fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+    }
+    if (connect(p->fd, (const struct sockaddr *) &s->sa, s->salen) != 0
+        && errno != EINPROGRESS) {
+        upstream_log(p, LOG_ERR, errno, "connect() failed",
+                     "connecting to upstream");
+        next_upstream(p, NICD_FT_ERROR, 502);
+        return;
+    }
+    wait_for(p, EV_WRITE, p->uc->connect_timeout);
+}
+
+/* ---- the response to the client ---- */
+
+/* the head to the client (upstream_head.c) */
+static void
+relay_head(up_t *p, nicd_conn_t *c)
+{
+    nicd_upstream_head_t h;
+
+    h.uc = p->uc;
+    h.resp = &p->resp;
+    h.head = p->head.data;
+    h.method = p->method;
+    h.client = p->req->conn->addr;
+    h.server = nicd_upstream_server(&p->pk)->name;
+    nicd_upstream_relay_head(c, &h);
+    p->started = 1;
+    cur_try(p)->header_ms = now_ms(p) - p->try_ms;
+}
+
+/* the response is whole: the connection kept or closed, the client's
+ * response finished */
+static void
+finish(up_t *p)
+{
+    nicd_conn_t *c = nicd_req_resume(p->req);
+
+    cur_try(p)->response_ms = now_ms(p) - p->try_ms;
+    if (p->ev_set) {
+        event_del(&p->ev);
+        p->ev_set = 0;
+    }
+    if (p->keep && !p->until_close && p->in.len == 0) {
+        nicd_upstream_idle_put(p->w, &p->pk, p->fd, p->requests + 1, p->born);
+        p->fd = -1;
+    }
+    close_upstream(p);
+    nicd_upstream_free(p->w, &p->pk, 0);
+    p->state = S_DONE;
+    nicd_resp_finish(c, p->resp.status);
+    request_done(p);
+}
+
+/* the upstream failed after the client's head went: the client's
+ * response is cut short (its connection, or HTTP/2 stream, ends) */
+static void
+abort_response(up_t *p, const char *why)
+{
+    nicd_conn_t *c = nicd_req_resume(p->req);
+
+    upstream_log(p, LOG_ERR, 0, why, "reading upstream");
+    cur_try(p)->response_ms = now_ms(p) - p->try_ms;
+    close_upstream(p);
+    nicd_upstream_free(p->w, &p->pk, 1);
+    p->state = S_DONE;
+    if (c->h2 != NULL) {
+        c->proto->close(c);
+    } else {
+        c->keepalive = 0;
+        p->req->chunked = 0; /* no last chunk: the client sees it cut */
+        nicd_resp_finish(c, p->resp.status);
+    }
+    request_done(p);
+}
+
+/* body bytes b (n of them) to the client: 0, or -1 when the client went
+ * (p is gone) */
+static int
+relay_body(up_t *p, const char *b, size_t n)
+{
+    nicd_conn_t *c;
+
+    if (n == 0) {
+        return 0;
+    }
+    cur_try(p)->length += n;
+    if (p->method == NICD_M_HEAD) {
+        return 0;
+    }
+    c = nicd_req_resume(p->req);
+    nicd_resp_body_mem(c, b, n);
+    return 0;
+}
+
+/* the body bytes in p->in: relayed, and the end seen; 1 when the body
+ * is whole, 0 when more is to come, -1 when its framing is bad */
+static int
+take_body(up_t *p)
+{
+    size_t      off = 0, used, dlen;
+    const char *data;
+    int         rc;
+
+    if (p->resp.chunked) {
+        while (off < p->in.len) {
+            rc = nicd_http_chunked_read(&p->chunk, p->in.data + off,
+                                        p->in.len - off, &used, &data, &dlen);
+            if (rc != NICD_HTTP_AGAIN && rc != NICD_HTTP_DONE) {
+                return -1;
+            }
+            relay_body(p, data, dlen);
+            off += used;
+            if (rc == NICD_HTTP_DONE) {
+                p->in.len -= off;
+                memmove(p->in.data, p->in.data + off, p->in.len);
+                return 1;
+            }
+        }
+        p->in.len = 0;
+        return 0;
+    }
+    if (p->until_close) {
+        relay_body(p, p->in.data, p->in.len);
+        p->in.len = 0;
+        return 0;
+    }
+    used = p->in.len < p->left ? p->in.len : (size_t) p->left;
+    relay_body(p, p->in.data, used);
+    p->left -= used;
+    p->in.len -= used;
+    memmove(p->in.data, p->in.data + used, p->in.len);
+    return p->left == 0;
+}
+
+/* the client took what was queued: read the upstream again */
+static void
+wake(void *data)
+{
+    up_t *p = data;
+
+    if (p->paused && p->fd >= 0) {
+        p->paused = 0;
+        wait_for(p, EV_READ, p->uc->read_timeout);
+    }
+}
+
+/* what relaying left queued for the client: sent, and the upstream read
+ * again now or once the client has taken enough.  -1: the client went */
+static int
+pace(up_t *p)
+{
+    nicd_conn_t *c = p->req->conn;
+    size_t       queued;
+    int          rc;
+
+    rc = nicd_req_flush(p->req);
+    if (rc < 0) {
+        return -1; /* (p is gone: its cleanup ran) */
+    }
+    queued = rc == 1 ? 0 : c->out.len;
+    if (rc == 0
+        && (!p->uc->buffering
+            || queued >= (size_t) p->uc->nbuffers * p->uc->buffers_size)) {
+        /* the client is slower: wait for it (proxy_buffering off waits
+         * at once; on, once its buffers' worth is queued) */
+        p->paused = 1;
+        if (p->ev_set) {
+            event_del(&p->ev);
+            p->ev_set = 0;
+        }
+        p->req->wake = wake;
+        p->req->wake_data = p;
+    }
+    return 0;
+}
+
+/* may status go to the next server (proxy_next_upstream http_*)? */
+static int
+status_ft(int status)
+{
+    switch (status) {
+    case 500: return NICD_FT_HTTP_500;
+    case 502: return NICD_FT_HTTP_502;
+    case 503: return NICD_FT_HTTP_503;
+    case 504: return NICD_FT_HTTP_504;
+    case 403: return NICD_FT_HTTP_403;
+    case 404: return NICD_FT_HTTP_404;
+    case 429: return NICD_FT_HTTP_429;
+    default: return 0;
+    }
+}
+
+/* X-Accel-Limit-Rate (unless ignored): the response's rate, over
+ * limit_rate (a redirect's too) */
+static void
+accel_limit_rate(up_t *p, nicd_conn_t *c)
+{
+    const nicd_resp_t *rp = &p->resp;
+    int                i;
+    uint64_t           v = 0;
+    size_t             k;
+
+    if (p->uc->ignore_headers & NICD_IGNORE_ACCEL_LIMIT_RATE) {
+        return;
+    }
+    for (i = 0; i < rp->nheaders; i++) {
+        const char *s = p->head.data + rp->h[i].voff;
+
+        if (!nicd_resp_is(rp, p->head.data, i, "X-Accel-Limit-Rate", 18)) {
+            continue;
+        }
+        for (k = 0;
+             k < rp->h[i].vlen && s[k] >= '0' && s[k] <= '9' && v < UINT32_MAX;
+             k++) {
+            v = v * 10 + (uint64_t) (s[k] - '0');
+        }
+        if (k == rp->h[i].vlen && k > 0) {
+            nicd_rate_set(c, v > UINT32_MAX ? UINT32_MAX : (uint32_t) v);
+        }
+        return;
+    }
+}
+
+/* X-Accel-Redirect (unless proxy_ignore_headers names it): an internal
+ * redirect to its URI, the upstream's response dropped, as nginx's: 1
+ * when there was one */
+static int
+accel_redirect(up_t *p, nicd_conn_t *c)
+{
+    const nicd_resp_t *rp = &p->resp;
+    char              *uri;
+    int                i;
+
+    if (p->uc->ignore_headers & NICD_IGNORE_ACCEL_REDIRECT) {
+        return 0;
+    }
+    for (i = 0; i < rp->nheaders; i++) {
+        if (nicd_resp_is(rp, p->head.data, i, "X-Accel-Redirect", 16)) {
+            break;
+        }
+    }
+    if (i == rp->nheaders || rp->h[i].vlen == 0) {
+        return 0;
+    }
+    uri = strndup(p->head.data + rp->h[i].voff, rp->h[i].vlen);
+    close_upstream(p);
+    nicd_upstream_free(p->w, &p->pk, 0);
+    p->finished = 1; /* (the redirect may reach a proxied location) */
+    p->state = S_DONE;
+    if (uri == NULL) {
+        nicd_respond_error(c, 500, p->method == NICD_M_HEAD, NULL, 0);
+    } else if (uri[0] == '@') {
+        const nicd_loc_conf_t *nl = nicd_conf_named(p->req->srv, uri + 1);
+
+        if (nl == NULL) {
+            nicd_respond_error(c, 404, p->method == NICD_M_HEAD, NULL, 0);
+        } else {
+            nicd_named_location(c, p->req->in, c->r->uri, c->r->uri_len, nl);
+        }
+    } else {
+        nicd_internal_redirect(c, p->req->in, uri, strlen(uri));
+    }
+    free(uri);
+    request_done(p);
+    return 1;
+}
+
+/* proxy_intercept_errors: the location's error_page for the status
+ * answers instead, with the upstream's WWW-Authenticate (401) or Allow
+ * (405) fields, as nginx's: 1 when it did */
+static int
+intercept(up_t *p, nicd_conn_t *c)
+{
+    const nicd_resp_t *rp = &p->resp;
+    int                i;
+
+    if (nicd_http_hooks.error_page == NULL) {
+        return 0;
+    }
+    for (i = 0; i < rp->nheaders; i++) {
+        if ((rp->status == 401
+             && nicd_resp_is(rp, p->head.data, i, "WWW-Authenticate", 16))
+            || (rp->status == 405
+                && nicd_resp_is(rp, p->head.data, i, "Allow", 5))) {
+            (void) nicd_resp_carry(c, p->head.data + rp->h[i].noff,
+                                   rp->h[i].nlen, p->head.data + rp->h[i].voff,
+                                   rp->h[i].vlen);
+        }
+    }
+    p->finished = 1; /* (if the page is a proxied location's too) */
+    if (!nicd_http_hooks.error_page(c, rp->status, p->method == NICD_M_HEAD)) {
+        p->finished = 0;
+        if (c->r->carry != NULL) {
+            c->r->carry->len = 0; /* (relayed as they are) */
+        }
+        return 0;
+    }
+    close_upstream(p);
+    nicd_upstream_free(p->w, &p->pk, 0);
+    p->state = S_DONE;
+    request_done(p);
+    return 1;
+}
+
+/* the head is in p->in (head_len bytes): relayed, or the next server */
+static void
+got_head(up_t *p)
+{
+    nicd_resp_t *rp = &p->resp;
+    nicd_conn_t *c;
+    int          ft = status_ft(rp->status);
+
+    cur_try(p)->status = rp->status;
+    cur_try(p)->header_ms = now_ms(p) - p->try_ms;
+    if (ft != 0 && (p->uc->next_upstream & ft) && may_go_next(p, ft)) {
+        next_upstream(p, ft, rp->status);
+        return;
+    }
+    p->head.len = 0;
+    nicd_buf_add(&p->head, p->in.data, rp->head_len);
+    if (nicd_buf_failed(&p->head)) {
+        finalize_error(p, 500);
+        return;
+    }
+    p->ur.head = p->head.data;
+    p->ur.resp = rp;
+    p->in.len -= rp->head_len;
+    memmove(p->in.data, p->in.data + rp->head_len, p->in.len);
+
+    c = nicd_req_resume(p->req);
+    accel_limit_rate(p, c);
+    if (accel_redirect(p, c)
+        || (p->uc->intercept_errors && rp->status >= 300 && intercept(p, c))) {
+        return;
+    }
+    p->keep = rp->version == 11 ? !rp->conn_close : rp->conn_keepalive;
+    if (p->method == NICD_M_HEAD || rp->status == 204 || rp->status == 304
+        || rp->status < 200) {
+        p->left = 0;
+        p->until_close = 0;
+        rp->chunked = 0;
+    } else if (rp->chunked) {
+        memset(&p->chunk, 0, sizeof(p->chunk));
+    } else if (rp->content_length >= 0) {
+        p->left = (uint64_t) rp->content_length;
+    } else {
+        p->until_close = 1;
+        p->keep = 0;
+    }
+    relay_head(p, c);
+    p->state = S_BODY;
+    if (!p->until_close && !rp->chunked && p->left == 0) {
+        finish(p);
+        return;
+    }
+    switch (take_body(p)) {
+    case 1: finish(p); return;
+    case -1:
+        abort_response(p, "upstream sent invalid chunked response");
+        return;
+    }
+    if (pace(p) == 0 && !p->paused) {
+        wait_for(p, EV_READ, p->uc->read_timeout);
+    }
+}
+
+static void
+do_send(up_t *p)
+{
+    ssize_t n;
+
+    while (p->rq_sent < p->rq.len) {
+        n = send(p->fd, p->rq.data + p->rq_sent, p->rq.len - p->rq_sent,
+                 MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0 && errno == EAGAIN) {
+            wait_for(p, EV_WRITE, p->uc->send_timeout);
+            return;
+        }
+        if (n < 0) {
+            upstream_log(p, LOG_ERR, errno, "send() failed",
+                         "sending request to upstream");
+            next_upstream(p, NICD_FT_ERROR, 502);
+            return;
+        }
+        p->rq_sent += (size_t) n;
+        cur_try(p)->sent += (uint64_t) n;
+    }
+    p->state = S_HEAD;
+    nicd_resp_init(&p->resp);
+    wait_for(p, EV_READ, p->uc->read_timeout);
+}
+
+/* read what the upstream sent into p->in: bytes read, 0 at its end, -1
+ * (errno) on an error, -2 when nothing is there yet */
+static ssize_t
+do_read(up_t *p, size_t want)
+{
+    ssize_t n;
+
+    if (nicd_buf_reserve(&p->in, want) != 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    do {
+        n = recv(p->fd, p->in.data + p->in.len, want, 0);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0 && errno == EAGAIN) {
+        return -2;
+    }
+    if (n > 0) {
+        p->in.len += (size_t) n;
+        cur_try(p)->received += (uint64_t) n;
+    }
+    return n;
+}
+
+static void
+read_head(up_t *p)
+{
+    size_t  max = p->uc->buffer_size;
+    ssize_t n = do_read(p, max > p->in.len ? max - p->in.len : 1);
+    int     rc;
+
+    if (n == -2) {
+        wait_for(p, EV_READ, p->uc->read_timeout);
+        return;
+    }
+    if (n <= 0) {
+        upstream_log(p, LOG_ERR, n < 0 ? errno : 0,
+                     n < 0 ? "recv() failed"
+                           : "upstream prematurely closed connection",
+                     "reading response header from upstream");
+        next_upstream(p, NICD_FT_ERROR, 502);
+        return;
+    }
+    rc = nicd_resp_parse(&p->resp, p->in.data, p->in.len, max);
+    if (rc == NICD_RESP_AGAIN) {
+        wait_for(p, EV_READ, p->uc->read_timeout);
+        return;
+    }
+    if (rc != NICD_RESP_DONE) {
+        upstream_log(p, LOG_ERR, 0,
+                     rc == NICD_RESP_TOO_BIG ? "upstream sent too big header"
+                                             : p->resp.error,
+                     "reading response header from upstream");
+        next_upstream(p, NICD_FT_INVALID_HEADER, 502);
+        return;
+    }
+    got_head(p);
+}
+
+static void
+read_body(up_t *p)
+{
+    ssize_t n;
+    int     rc, rounds;
+
+    for (rounds = 0; rounds < 16; rounds++) {
+        n = do_read(p, 64 * 1024);
+        if (n == -2) {
+            wait_for(p, EV_READ, p->uc->read_timeout);
+            return;
+        }
+        if (n == 0 && p->until_close) {
+            finish(p);
+            return;
+        }
+        if (n <= 0) {
+            abort_response(p, n < 0 ? "recv() failed"
+                                    : "upstream prematurely closed "
+                                      "connection");
+            return;
+        }
+        rc = take_body(p);
+        if (rc == 1) {
+            finish(p);
+            return;
+        }
+        if (rc < 0) {
+            abort_response(p, "upstream sent invalid chunked response");
+            return;
+        }
+        if (pace(p) < 0) {
+            return;
+        }
+        if (p->paused) {
+            return;
+        }
+    }
+    wait_for(p, EV_READ, p->uc->read_timeout);
+}
+
+static void
+on_event(evutil_socket_t fd, short what, void *arg)
+{
+    up_t     *p = arg;
+    int       err = 0;
+    socklen_t len = sizeof(err);
+
+    (void) fd;
+    p->ev_set = 0;
+    if (what & EV_TIMEOUT) {
+        static const char *const during[] = {
+            "connecting to upstream", "sending request to upstream",
+            "reading response header from upstream", "reading upstream"};
+
+        upstream_log(p, LOG_ERR, ETIMEDOUT, "upstream timed out",
+                     during[p->state < S_DONE ? p->state : 3]);
+        if (p->state == S_BODY) {
+            abort_response(p, "upstream timed out");
+        } else {
+            next_upstream(p, NICD_FT_TIMEOUT, 504);
+        }
+        return;
+    }
+    switch (p->state) {
+    case S_CONNECT:
+        if (getsockopt(p->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0
+            || err != 0) {
+            upstream_log(p, LOG_ERR, err != 0 ? err : errno, "connect() failed",
+                         "connecting to upstream");
+            next_upstream(p, NICD_FT_ERROR, 502);
+            return;
+        }
+        cur_try(p)->connect_ms = now_ms(p) - p->try_ms;
+        p->state = S_SEND;
+        do_send(p);
+        return;
+    case S_SEND: do_send(p); return;
+    case S_HEAD: read_head(p); return;
+    case S_BODY: read_body(p); return;
+    }
+}
+
+void
+nicd_upstream_start(nicd_conn_t *c, const nicd_request_t *r,
+                    const nicd_upstream_conf_t *uc, nicd_upstream_pick_t *pk,
+                    nicd_buf_t *rq)
+{
+    up_t       *p = calloc(1, sizeof(*p));
+    nicd_req_t *req;
+
+    if (p == NULL) {
+        nicd_buf_free(rq);
+        nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
+        return;
+    }
+    p->pk = *pk;
+    if (p->pk.u == &pk->single) {
+        p->pk.u = &p->pk.single; /* (a group of one moves with it) */
+        p->pk.single.servers = &p->pk.one;
+    }
+    p->rq = *rq;
+    p->fd = -1;
+    p->uc = uc;
+    p->w = c->w;
+    p->method = r->method;
+    if (c->r->upstream != NULL) {
+        p->ur = *c->r->upstream; /* an error_page's: the tries so far */
+    }
+    req = nicd_req_suspend(c);
+    if (req == NULL || nicd_req_cleanup(req, up_cleanup, p) != 0) {
+        nicd_buf_free(&p->rq);
+        free(p);
+        nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
+        return;
+    }
+    p->req = req;
+    req->upstream = &p->ur;
+    p->start_ms = now_ms(p);
+    connect_next(p);
+}
