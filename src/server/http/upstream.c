@@ -867,6 +867,9 @@ nicd_upstream_free(nicd_worker_t *w, nicd_upstream_pick_t *pk, int failed)
 
 /* ---- idle connections ---- */
 
+/* a kept connection idle this long is checked before use */
+#define IDLE_CHECK_MS 250
+
 /* kept connection k of g out of the pool (g locked) */
 static void
 idle_remove(up_shared_t *g, int k)
@@ -894,10 +897,13 @@ nicd_upstream_idle_get(nicd_worker_t *w, nicd_upstream_pick_t *pk,
         idle_t *it = &g->idle[k];
 
         if (now - it->since > u->keepalive_timeout
-            || recv(it->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) >= 0
-            || errno != EAGAIN) {
+            || (now - it->since >= IDLE_CHECK_MS
+                && (recv(it->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) >= 0
+                    || errno != EAGAIN))) {
             /* idle too long, closed by the server, or it sent something
-             * unasked: no use */
+             * unasked: no use (one idle a moment only is taken as it is:
+             * a close in between is retried on another connection, as
+             * nginx's kept connections are) */
             close(it->fd);
             idle_remove(g, k);
             continue;

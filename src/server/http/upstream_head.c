@@ -28,71 +28,65 @@ nicd_upstream_listed(char *const *l, int n, const char *name, size_t len)
     return 0;
 }
 
-/* the fields nginx never passes on, or hides unless proxy_pass_header */
-static const char *const hop_fields[] = {
-    "Connection", "Keep-Alive",     "Transfer-Encoding",
-    "Upgrade",    "Content-Length", "Content-Type",
-    NULL,
-};
-static const char *const hidden_fields[] = {
-    "Date",
-    "Server",
-    "X-Pad",
-    "X-Accel-Expires",
-    "X-Accel-Redirect",
-    "X-Accel-Limit-Rate",
-    "X-Accel-Buffering",
-    "X-Accel-Charset",
-    NULL,
-};
+/* what nginx does with an upstream's field of these names: never pass
+ * it on (HOP: its own framing and connection; Content-Type goes through
+ * charset), hide it unless proxy_pass_header names it (HIDDEN), take it
+ * once, a later one ignored with a warning (SINGLE) */
+enum { HOP = 1, HIDDEN = 2, SINGLE = 4, LOCATION = 8, REFRESH = 16, TYPE = 32 };
 
-/* the fields nginx takes once: a later one is ignored, with a warning */
-static const char *const single_fields[] = {
-    "Content-Type",
-    "Date",
-    "Last-Modified",
-    "ETag",
-    "Server",
-    "Location",
-    "Refresh",
-    "Expires",
-    "X-Accel-Expires",
-    "X-Accel-Redirect",
-    "X-Accel-Limit-Rate",
-    "X-Accel-Buffering",
-    "X-Accel-Charset",
-    NULL,
+#define F(name, kind)                                                          \
+    {                                                                          \
+        name, sizeof(name) - 1, kind                                           \
+    }
+static const struct {
+    const char *name;
+    size_t      len;
+    unsigned    kind;
+} fields[] = {
+    F("Connection", HOP),
+    F("Keep-Alive", HOP),
+    F("Transfer-Encoding", HOP),
+    F("Upgrade", HOP),
+    F("Content-Length", HOP),
+    F("Content-Type", HOP | SINGLE | TYPE),
+    F("Date", HIDDEN | SINGLE),
+    F("Server", HIDDEN | SINGLE),
+    F("X-Pad", HIDDEN),
+    F("X-Accel-Expires", HIDDEN | SINGLE),
+    F("X-Accel-Redirect", HIDDEN | SINGLE),
+    F("X-Accel-Limit-Rate", HIDDEN | SINGLE),
+    F("X-Accel-Buffering", HIDDEN | SINGLE),
+    F("X-Accel-Charset", HIDDEN | SINGLE),
+    F("Last-Modified", SINGLE),
+    F("ETag", SINGLE),
+    F("Location", SINGLE | LOCATION),
+    F("Refresh", SINGLE | REFRESH),
+    F("Expires", SINGLE),
 };
+#undef F
 
-/* the index of name in t, or -1 */
+/* the index of name (len bytes, any case) in fields, or -1 */
 static int
-table_index(const char *const *t, const char *name, size_t len)
+field_of(const char *name, size_t len)
 {
-    int i;
+    size_t i;
 
-    for (i = 0; t[i] != NULL; i++) {
-        if (strlen(t[i]) == len && strncasecmp(t[i], name, len) == 0) {
-            return i;
+    for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+        if (fields[i].len == len
+            && strncasecmp(fields[i].name, name, len) == 0) {
+            return (int) i;
         }
     }
     return -1;
 }
 
+/* field i of the head (fields' k) seen before, a single one: logged */
 static int
-in_table(const char *const *t, const char *name, size_t len)
-{
-    return table_index(t, name, len) >= 0;
-}
-
-/* field i of the head seen before (a single one's duplicate): logged */
-static int
-duplicate(const nicd_upstream_head_t *h, int i, uint32_t *seen)
+duplicate(const nicd_upstream_head_t *h, int i, int k, uint32_t *seen)
 {
     const nicd_resp_t *rp = h->resp;
-    const char        *n = h->head + rp->h[i].noff;
-    int                k = table_index(single_fields, n, rp->h[i].nlen);
 
-    if (k < 0 || !(*seen & (1u << k))) {
+    if (k < 0 || !(fields[k].kind & SINGLE) || !(*seen & (1u << k))) {
         if (k >= 0) {
             *seen |= 1u << k;
         }
@@ -101,7 +95,7 @@ duplicate(const nicd_upstream_head_t *h, int i, uint32_t *seen)
     log_error(LOG_WARN, 0,
               "upstream sent duplicate header line: \"%.*s: %.*s\", "
               "ignored, client: %s, upstream: \"%s\"",
-              (int) rp->h[i].nlen, n, (int) rp->h[i].vlen,
+              (int) rp->h[i].nlen, h->head + rp->h[i].noff, (int) rp->h[i].vlen,
               h->head + rp->h[i].voff, h->client, h->server);
     return 1;
 }
@@ -171,28 +165,29 @@ nicd_upstream_relay_head(nicd_conn_t *c, const nicd_upstream_head_t *h)
     for (i = 0; i < rp->nheaders; i++) {
         const char *n = hb + rp->h[i].noff, *v = hb + rp->h[i].voff;
         size_t      nl = rp->h[i].nlen, vl = rp->h[i].vlen;
+        int         k = field_of(n, nl);
+        unsigned    kind = k >= 0 ? fields[k].kind : 0;
 
-        if (duplicate(h, i, &seen)) {
+        if (duplicate(h, i, k, &seen)) {
             continue;
         }
-        if (in_table(hop_fields, n, nl)
-            || nicd_upstream_listed(pc->hide, pc->nhide, n, nl)
-            || (in_table(hidden_fields, n, nl)
+        if ((kind & HOP)
+            || (pc->nhide > 0
+                && nicd_upstream_listed(pc->hide, pc->nhide, n, nl))
+            || ((kind & HIDDEN)
                 && !nicd_upstream_listed(pc->pass, pc->npass, n, nl))) {
-            if (nl == 12 && strncasecmp(n, "Content-Type", 12) == 0) {
+            if (kind & TYPE) {
                 nicd_resp_content_type(c, v, vl);
             }
             continue;
         }
-        if (nl == 8 && strncasecmp(n, "Location", 8) == 0) {
+        if (kind & LOCATION) {
             relay_location(h, c, v, vl);
-            continue;
-        }
-        if (nl == 7 && strncasecmp(n, "Refresh", 7) == 0) {
+        } else if (kind & REFRESH) {
             relay_refresh(h, c, v, vl);
-            continue;
+        } else {
+            nicd_resp_header(c, n, nl, v, vl);
         }
-        nicd_resp_header(c, n, nl, v, vl);
     }
     nobody = h->method == NICD_M_HEAD || rp->status == 204 || rp->status == 304
              || rp->status < 200;

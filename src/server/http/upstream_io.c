@@ -186,9 +186,11 @@ may_go_next(up_t *p, int ft)
 {
     const nicd_upstream_conf_t *pc = p->uc;
     long                        now = now_ms(p);
+    /* (a kept connection that failed costs no try: nginx's) */
+    int left = p->pk.tries - 1 + (p->cached && ft == NICD_FT_ERROR);
 
-    if (!(pc->next_upstream & ft) || p->pk.tries <= 1) {
-        return p->cached && ft == NICD_FT_ERROR && p->pk.tries >= 1;
+    if (left <= 0 || !(pc->next_upstream & ft)) {
+        return 0;
     }
     if (pc->next_tries > 0 && p->ur.ntries >= pc->next_tries) {
         return 0;

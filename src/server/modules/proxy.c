@@ -202,18 +202,25 @@ upstream_uri(nicd_conn_t *c, const nicd_request_t *r, const proxy_conf_t *pc,
 }
 
 /* the fields nginx sets itself, unless proxy_set_header does */
-static const char *const own_fields[] = {
-    "Host",
-    "Connection",
-    "Proxy-Connection",
-    "Content-Length",
-    "Transfer-Encoding",
-    "TE",
-    "Keep-Alive",
-    "Expect",
-    "Upgrade",
-    NULL,
+#define F(name)                                                                \
+    {                                                                          \
+        name, sizeof(name) - 1                                                 \
+    }
+static const struct {
+    const char *name;
+    size_t      len;
+} own_fields[] = {
+    F("Host"),
+    F("Connection"),
+    F("Proxy-Connection"),
+    F("Content-Length"),
+    F("Transfer-Encoding"),
+    F("TE"),
+    F("Keep-Alive"),
+    F("Expect"),
+    F("Upgrade"),
 };
+#undef F
 
 static int
 set_by_conf(const proxy_conf_t *pc, const char *name, size_t len)
@@ -232,11 +239,11 @@ set_by_conf(const proxy_conf_t *pc, const char *name, size_t len)
 static int
 own_field(const char *name, size_t len)
 {
-    int i;
+    size_t i;
 
-    for (i = 0; own_fields[i] != NULL; i++) {
-        if (strlen(own_fields[i]) == len
-            && strncasecmp(own_fields[i], name, len) == 0) {
+    for (i = 0; i < sizeof(own_fields) / sizeof(own_fields[0]); i++) {
+        if (own_fields[i].len == len
+            && strncasecmp(own_fields[i].name, name, len) == 0) {
             return 1;
         }
     }
@@ -366,16 +373,15 @@ static void
 proxy_handler(nicd_conn_t *c, const nicd_request_t *r,
               const nicd_loc_conf_t *lc)
 {
-    const proxy_conf_t   *pc = proxy_conf(lc);
-    proxy_worker_t       *pw = NICD_WORKER_CTX(c->w, nicd_proxy_module);
-    int                   head = r->method == NICD_M_HEAD, status;
-    nicd_upstream_pick_t *pk = malloc(sizeof(*pk));
-    nicd_buf_t            rq = {0};
-    nicd_str_t            host, port, uri = {NULL, 0};
-    char                  name[INET6_ADDRSTRLEN + 8];
+    const proxy_conf_t  *pc = proxy_conf(lc);
+    proxy_worker_t      *pw = NICD_WORKER_CTX(c->w, nicd_proxy_module);
+    int                  head = r->method == NICD_M_HEAD, status;
+    nicd_upstream_pick_t pick, *pk = &pick; /* (copied by the exchange) */
+    nicd_buf_t           rq = {0};
+    nicd_str_t           host, port, uri = {NULL, 0};
+    char                 name[INET6_ADDRSTRLEN + 8];
 
-    if (pk == NULL || pw == NULL) {
-        free(pk);
+    if (pw == NULL) {
         nicd_respond_error(c, 500, head, NULL, 0);
         return;
     }
@@ -436,11 +442,9 @@ proxy_handler(nicd_conn_t *c, const nicd_request_t *r,
         goto fail;
     }
     nicd_upstream_start(c, r, &pc->u, pk, &rq);
-    free(pk);
     return;
 
 fail:
-    free(pk);
     nicd_respond_error(c, status, head, NULL, 0);
 }
 
