@@ -425,6 +425,29 @@ send_continue(nicd_conn_t *c)
     nicd_conn_out_mem(c, start, sizeof(cont) - 1, 0);
 }
 
+/* the request whose head the parser holds, kept apart from the
+ * connection's buffer (its head copied, its view made): NULL when out of
+ * memory */
+static nicd_held_t *
+held_new(nicd_conn_t *c)
+{
+    nicd_http_req_t *r = H1_REQ(c);
+    nicd_held_t     *h = malloc(sizeof(*h) + r->head_len);
+
+    if (h == NULL) {
+        return NULL;
+    }
+    memcpy(h->head, REQ_BASE(c), r->head_len);
+    fill_request(c, h->head, &h->r, h->hname, h->hvalue);
+    h->body = NULL;
+    h->body_len = 0;
+    h->loc = 0;
+    h->delayed = 0;
+    h->suspended = 0;
+    h->uri = NULL;
+    return h;
+}
+
 /*
  * A request with a body for a Lua location: keep a copy of its head and
  * read the body (nicd_http_collect(), as the bytes come) before answering.
@@ -441,12 +464,12 @@ hold(nicd_conn_t *c, int loc)
         nicd_http_error(c, 411);
         return -1;
     }
-    h = malloc(sizeof(*h) + r->head_len);
-    if (h != NULL) {
-        h->body = malloc(r->content_length);
-    }
-    if (h == NULL || h->body == NULL) {
+    h = held_new(c);
+    if (h != NULL && (h->body = malloc(r->content_length)) == NULL) {
         free(h);
+        h = NULL;
+    }
+    if (h == NULL) {
         log_error(LOG_CRIT, 0,
                   "malloc() failed for a %llu-byte body, "
                   "client: %s",
@@ -454,13 +477,7 @@ hold(nicd_conn_t *c, int loc)
         nicd_http_error(c, 500);
         return -1;
     }
-    memcpy(h->head, REQ_BASE(c), r->head_len);
-    fill_request(c, h->head, &h->r, h->hname, h->hvalue);
     h->loc = loc;
-    h->body_len = 0;
-    h->delayed = 0;
-    h->suspended = 0;
-    h->uri = NULL;
     c->held = h;
     c->collect = r->content_length;
     if (r->expect_continue && r->version == 11) {
@@ -565,21 +582,13 @@ hold_for_delay(nicd_conn_t *c, nicd_held_t *h, uint32_t ms)
 static int
 postpone(nicd_conn_t *c)
 {
-    nicd_http_req_t *r = H1_REQ(c);
-    nicd_held_t     *h = malloc(sizeof(*h) + r->head_len);
+    nicd_held_t *h = held_new(c);
 
     if (h == NULL) {
         log_error(LOG_CRIT, 0, "malloc() failed, client: %s", nicd_client(c));
         nicd_http_error(c, 500);
         return -1;
     }
-    memcpy(h->head, REQ_BASE(c), r->head_len);
-    fill_request(c, h->head, &h->r, h->hname, h->hvalue);
-    h->body = NULL;
-    h->body_len = 0;
-    h->loc = 0;
-    h->suspended = 0;
-    h->uri = NULL;
     hold_for_delay(c, h, c->r->delay_ms);
     return 0;
 }
@@ -589,24 +598,15 @@ postpone(nicd_conn_t *c)
 static nicd_req_t *
 h1_suspend(nicd_conn_t *c)
 {
-    nicd_http_req_t *r = H1_REQ(c);
-    nicd_held_t     *h;
+    nicd_held_t *h;
 
     if (c->r != H1_R(c)) {
         /* held already (for its body, or a delay), and answered now */
         h = (nicd_held_t *) ((char *) c->r - offsetof(nicd_held_t, req));
     } else {
-        h = malloc(sizeof(*h) + r->head_len);
-        if (h == NULL) {
+        if ((h = held_new(c)) == NULL) {
             return NULL;
         }
-        memcpy(h->head, REQ_BASE(c), r->head_len);
-        fill_request(c, h->head, &h->r, h->hname, h->hvalue);
-        h->body = NULL;
-        h->body_len = 0;
-        h->loc = 0;
-        h->delayed = 0;
-        h->uri = NULL;
         h->req = *c->r;
         h->req.in = &h->r;
         memset(c->r, 0, sizeof(*c->r)); /* moved: nothing to end there */
