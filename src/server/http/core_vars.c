@@ -228,14 +228,12 @@ GETTER(get_nothing_sent)
 
 /* $sent_http_NAME: the field NAME of the response, once sent (in a
  * header filter, those before it; in the log, all) */
+/* $sent_http_NAME: every field of that name the response sent, ", "
+ * between (nginx's multi-valued fields, Cache-Control's three lines) */
 GETTER(get_sent_http)
 {
-    nicd_str_t value;
-
     UNUSED_ARGS;
-    if (nicd_sent_header(c->r->sent, s, slen, &value)) {
-        nicd_buf_add(b, value.p, value.len);
-    }
+    (void) nicd_sent_headers(c->r->sent, s, slen, b);
     return 0;
 }
 

@@ -351,6 +351,30 @@ nicd_req_cleanup(nicd_req_t *req, void (*fn)(void *), void *data)
     return 0;
 }
 
+int
+nicd_sent_headers(const nicd_buf_t *sent, const char *name, size_t len,
+                  nicd_buf_t *out)
+{
+    nicd_str_t value;
+    nicd_buf_t rest;
+    int        n = 0;
+
+    if (sent == NULL) {
+        return 0;
+    }
+    rest = *sent;
+    while (nicd_sent_header(&rest, name, len, &value)) {
+        if (n++ > 0) {
+            NICD_BUF_LIT(out, ", ");
+        }
+        nicd_buf_add(out, value.p, value.len);
+        /* the fields after this one */
+        rest.len -= (size_t) (value.p + value.len + 1 - rest.data);
+        rest.data = (char *) value.p + value.len + 1;
+    }
+    return n;
+}
+
 /* the modules' hooks, set by their init (modules/modules.c) */
 nicd_http_hooks_t nicd_http_hooks;
 

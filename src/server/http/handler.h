@@ -220,6 +220,10 @@ void nicd_req_keep_header(nicd_req_t *req, const char *name, size_t nlen,
  * response sent (sent: the request's record, NULL: none): 1, or 0 */
 int nicd_sent_header(const nicd_buf_t *sent, const char *name, size_t len,
                      nicd_str_t *value);
+/* every field of that name it sent, appended to out, ", " between
+ * (nginx's $sent_http_ of a field sent several times): how many */
+int nicd_sent_headers(const nicd_buf_t *sent, const char *name, size_t len,
+                      nicd_buf_t *out);
 
 /* nginx's "444": close without an answer (nicd_respond_error) */
 #define NICD_HTTP_CLOSE 444

@@ -23,6 +23,7 @@
 typedef struct {
     nicd_cv_t *rate, *after; /* NULL: unset (merged: NULL is 0) */
     int        rate_set, after_set;
+    int        var; /* the http level's: $limit_rate's index, or -1 */
 } rate_conf_t;
 
 nicd_module_t nicd_http_rate_module;
@@ -69,6 +70,28 @@ size_of(nicd_conn_t *c, const nicd_cv_t *cv, const char *what)
     return v;
 }
 
+/* "set $limit_rate VALUE": its size (a bad one 0, as nginx's), or
+ * UINT64_MAX when nothing was set */
+static uint64_t
+set_rate_of(nicd_conn_t *c)
+{
+    const rate_conf_t *h =
+        NICD_LOC_CONF(c->w->cycle->conf->http, nicd_http_rate_module);
+    nicd_str_t v;
+    char       text[32];
+    size_t     n;
+
+    if (h->var < 0 || !nicd_var_kept(c, h->var, &v)) {
+        return UINT64_MAX;
+    }
+    if (v.len == 0 || v.len >= sizeof(text)) {
+        return 0;
+    }
+    memcpy(text, v.p, v.len);
+    text[v.len] = '\0';
+    return nicd_parse_size(text, &n) == 0 ? n : 0;
+}
+
 void
 nicd_rate_of(nicd_conn_t *c, uint32_t *rate, uint32_t *after)
 {
@@ -82,8 +105,11 @@ nicd_rate_of(nicd_conn_t *c, uint32_t *rate, uint32_t *after)
     if (!q->rate_known) {
         rc = NICD_LOC_CONF(q->loc, nicd_http_rate_module);
         if (!q->rate_given) {
-            uint64_t r = size_of(c, rc->rate, "limit_rate");
+            uint64_t r = set_rate_of(c);
 
+            if (r == UINT64_MAX) {
+                r = size_of(c, rc->rate, "limit_rate");
+            }
             q->rate = r > UINT32_MAX ? UINT32_MAX : (uint32_t) r;
         }
         {
@@ -131,6 +157,43 @@ set_rate(parse_t *ps, const char **a, int n)
     return NULL;
 }
 
+/* $limit_rate: the response's rate, bytes a second ("set" may change it,
+ * before the response starts) */
+static int
+get_limit_rate(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
+               const char *suffix, size_t slen, nicd_buf_t *b)
+{
+    uint32_t rate, after;
+    uint64_t set = set_rate_of(c);
+
+    (void) x;
+    (void) v;
+    (void) suffix;
+    (void) slen;
+    if (set != UINT64_MAX) {
+        nicd_buf_add_u64(b, set);
+        return 0;
+    }
+    nicd_rate_of(c, &rate, &after);
+    nicd_buf_add_u64(b, rate);
+    return 0;
+}
+
+static const nicd_var_t rate_vars[] = {
+    {"limit_rate", get_limit_rate, NICD_VAR_VOLATILE | NICD_VAR_CHANGEABLE,
+     NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static const char *
+rate_postconfiguration(nicd_conf_t *c)
+{
+    rate_conf_t *h = NICD_LOC_CONF(c->http, nicd_http_rate_module);
+
+    h->var = nicd_var_index(c, "limit_rate", 10);
+    return NULL;
+}
+
 static const directive_t rate_directives[] = {
     {"limit_rate", CTX_HSL | CTX_IF, 1, 1, set_rate, 0, 0, NULL},
     {"limit_rate_after", CTX_HSL | CTX_IF, 1, 1, set_rate, 0, 0, NULL},
@@ -142,4 +205,6 @@ nicd_module_t nicd_http_rate_module = {
     .directives = rate_directives,
     .create_loc_conf = create_conf,
     .merge_loc_conf = merge_conf,
+    .postconfiguration = rate_postconfiguration,
+    .variables = rate_vars,
 };

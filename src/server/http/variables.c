@@ -110,7 +110,7 @@ table_prefix(const nicd_var_t *t, const char *name, size_t len,
 
     for (v = t; v != NULL && v->name != NULL; v++) {
         n = strlen(v->name);
-        if ((v->flags & NICD_VAR_PREFIX) && n < len && n > *bestn
+        if ((v->flags & NICD_VAR_PREFIX) && n <= len && n > *bestn
             && memcmp(v->name, name, n) == 0) {
             *best = v;
             *bestn = n;
@@ -162,7 +162,11 @@ nicd_var_add(nicd_conf_t *c, const nicd_var_t *v, nicd_var_t **out)
         }
         return nicd_conf_msg("the duplicate \"%s\" variable", v->name);
     }
-    if (core_exact(c, v->name, strlen(v->name)) != NULL) {
+    if ((have = (nicd_var_t *) core_exact(c, v->name, strlen(v->name)))
+        != NULL) {
+        if (v->get == NULL && (have->flags & NICD_VAR_CHANGEABLE)) {
+            return NULL; /* "set" of $limit_rate: its getter reads it */
+        }
         return nicd_conf_msg("the duplicate \"%s\" variable", v->name);
     }
     nv = nicd_conf_alloc(c, sizeof(*nv));
@@ -201,7 +205,7 @@ lookup(const nicd_conf_t *c, struct nicd_vars_s *vs, const char *name,
     for (i = 0; i < vs->nadded; i++) {
         v = vs->added[i];
         n = strlen(v->name);
-        if ((v->flags & NICD_VAR_PREFIX) && n < len && n > bestn
+        if ((v->flags & NICD_VAR_PREFIX) && n <= len && n > bestn
             && memcmp(v->name, name, n) == 0) {
             best = v;
             bestn = n;

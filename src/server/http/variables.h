@@ -63,6 +63,9 @@ typedef int (*nicd_var_get_pt)(nicd_conn_t *c, const nicd_vctx_t *x,
 #define NICD_VAR_PREFIX   0x1 /* name is a family's prefix */
 #define NICD_VAR_VOLATILE 0x2 /* evaluated at every use, never kept */
 #define NICD_VAR_SET      0x4 /* "set" writes it: unset, it is empty */
+/* a module's variable "set" may write ($limit_rate): what was set is
+ * kept for its getter to read (nicd_var_kept) */
+#define NICD_VAR_CHANGEABLE 0x8
 
 struct nicd_var_s {
     const char     *name; /* without "$", lower case */

@@ -412,7 +412,6 @@ nicd_log_render(const nicd_log_format_t *f, const nicd_log_view_t *v,
     struct timespec   ts;
     int               i, n;
     const nicd_str_t *h;
-    nicd_str_t        sent;
 
     for (i = 0; i < f->npieces; i++) {
         pc = &f->pieces[i];
@@ -491,13 +490,17 @@ nicd_log_render(const nicd_log_format_t *f, const nicd_log_view_t *v,
                       h != NULL ? h->len : 0);
             break;
         case V_VAR: registry_value(b, f->escape, v, pc->cv); break;
-        case V_SENT_HTTP:
-            if (nicd_sent_header(v->sent, pc->text, pc->len, &sent)) {
-                add_value(b, f->escape, sent.p, sent.len);
+        case V_SENT_HTTP: {
+            nicd_buf_t all = {0};
+
+            if (nicd_sent_headers(v->sent, pc->text, pc->len, &all) > 0) {
+                add_value(b, f->escape, all.data, all.len);
             } else {
                 add_value(b, f->escape, NULL, 0);
             }
+            nicd_buf_free(&all);
             break;
+        }
         default: late(b, pc->var, v, f->escape);
         }
     }
