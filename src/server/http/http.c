@@ -14,6 +14,7 @@
 #include "server/http/handler.h"
 #include "server/core/transport.h"
 #include "server/http/http.h"
+#include "server/http/http1.h"
 #include "server/http/keepalive.h"
 #include "server/http/phases.h"
 #include "server/http/rate.h"
@@ -51,93 +52,8 @@ h1_req_end(nicd_conn_t *c, nicd_req_t *req)
     nicd_req_end(req);
 }
 
-#define REQ_BASE(c) ((c)->in + (c)->in_start)
-
-/*
- * What HTTP/1.1 keeps of a connection's request in the block it borrows
- * (c->req, nicd_http1_conn.req_size): the parser, and the state of a
- * chunked body being skipped after the head was answered.  The block is
- * given back only when no body is left to skip (h1_waiting).
- */
-typedef struct {
-    nicd_http_req_t p;
-    nicd_chunked_t  chunked;
-    nicd_req_t      r; /* the request being answered (c->r) */
-} h1_req_t;
-
-#define H1_REQ(c)     (&((h1_req_t *) (c)->req)->p)
-#define H1_CHUNKED(c) (&((h1_req_t *) (c)->req)->chunked)
-#define H1_R(c)       (&((h1_req_t *) (c)->req)->r)
-
 _Static_assert(NICD_HTTP_MAX_HEADERS <= NICD_MAX_HEADERS,
                "the worker's header arrays hold every field the parser does");
-
-/*
- * Start the access log records of the response being built, one for each
- * of its location's logs that takes it (modules/log_format.c): what the
- * request says now, the status, bytes and time as markers filled in when
- * the response has been sent (conn.c).
- */
-static void
-log_record(nicd_conn_t *c, uint32_t *off, uint32_t *len)
-{
-    nicd_http_req_t       *r = H1_REQ(c);
-    const nicd_request_t  *q = c->r->in;
-    nicd_log_view_t        v;
-    nicd_str_t            *hn = c->w->hname, *hv = c->w->hvalue;
-    const nicd_loc_conf_t *lc;
-    uint32_t               mask = nicd_log_phase_select(c, &lc);
-    int                    i;
-
-    *off = (uint32_t) c->logb.len;
-    *len = 0;
-    if (mask == 0) {
-        return;
-    }
-    memset(&v, 0, sizeof(v));
-    v.addr = nicd_client(c);
-    if (q != NULL && q->line.p != NULL) {
-        /* the request's view (a request answered later has only its own) */
-        v.line = q->line;
-        v.method = nicd_http_method_name(q->method);
-        v.path = q->path;
-        v.query = q->query;
-        v.hname = q->hname;
-        v.hvalue = q->hvalue;
-        v.nheaders = q->nheaders;
-    } else if (r != NULL && r->line.len > 0) {
-        v.line.p = REQ_BASE(c) + r->line.off;
-        v.line.len = r->line.len;
-        v.method = nicd_http_method_name(r->method);
-        v.path.p = REQ_BASE(c) + r->path.off;
-        v.path.len = r->path.len;
-        v.query.p = REQ_BASE(c) + r->query.off;
-        v.query.len = r->query.len;
-        for (i = 0; i < r->nheaders; i++) {
-            hn[i].p = REQ_BASE(c) + r->headers[i].name.off;
-            hn[i].len = r->headers[i].name.len;
-            hv[i].p = REQ_BASE(c) + r->headers[i].value.off;
-            hv[i].len = r->headers[i].value.len;
-        }
-        v.hname = hn;
-        v.hvalue = hv;
-        v.nheaders = r->nheaders;
-    } else {
-        v.method = "-";
-    }
-    v.uri.p = c->r->uri;
-    v.uri.len = c->r->uri_len;
-    v.protocol = q != NULL                       ? q->protocol
-                 : r != NULL && r->version == 10 ? "HTTP/1.0"
-                                                 : "HTTP/1.1";
-    v.server_name =
-        c->r->srv != NULL && c->r->srv->nnames > 0 ? c->r->srv->names[0] : "";
-    v.tls = c->tp == &nicd_transport_tls;
-    v.sent = c->r->sent;
-    v.c = c;
-    nicd_http_hooks.log_records(lc, mask, &v, &c->logb);
-    *len = (uint32_t) (c->logb.len - *off);
-}
 
 /* "HTTP/1.1 200 OK", Server and Date */
 static void
@@ -204,7 +120,7 @@ finish_response(nicd_conn_t *c, int status)
         nicd_conn_out_mem(c, start, 5, 0);
     }
     if (c->w->nlogs > 0) {
-        log_record(c, &off, &len);
+        nicd_h1_log_record(c, &off, &len);
     }
     nicd_conn_out_end(c, status, off, len);
 }
@@ -681,7 +597,7 @@ nicd_http_held_free(nicd_conn_t *c)
                 nicd_upstream_req_end(c->w, c->r->upstream);
             }
             if (c->w->nlogs > 0) {
-                log_record(c, &off, &len);
+                nicd_h1_log_record(c, &off, &len);
                 nicd_conn_log_abandoned(c, 499, off, len);
             }
             c->r = NULL;
