@@ -403,6 +403,25 @@ def test_bad_upstream_heads_are_502_with_a_line():
         up.close()
 
 
+def test_chunked_request_body_goes_with_its_length():
+    up = Upstream()
+    try:
+        with proxy_server(up) as s:
+            data = raw(s.port, b"POST /echo/c HTTP/1.1\r\nHost: x\r\n"
+                       b"Transfer-Encoding: chunked\r\nConnection: close"
+                       b"\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
+            check(b"200 OK" in data and b"content-length: 11" in data
+                  and data.endswith(b"hello world"),
+                  "what came back: %r" % data[-300:])
+            data = raw(s.port, b"POST /echo/c HTTP/1.1\r\nHost: x\r\n"
+                       b"Transfer-Encoding: chunked\r\n\r\nzz\r\n")
+            check(data.startswith(b"HTTP/1.1 400 "), "bad chunks: %r"
+                  % data[:100])
+            check("client sent invalid chunked body" in s.log(), s.log())
+    finally:
+        up.close()
+
+
 def test_a_response_cut_short_closes_the_connection():
     up = Upstream()
     try:

@@ -253,8 +253,11 @@ struct nicd_held_s {
     struct event   ev;        /* a delayed request's timer ... */
     int            delayed;   /* ... when it is one */
     int            suspended; /* answered later (nicd_req_suspend) */
-    char          *uri;       /* its $uri, kept (suspended) */
-    char           head[];    /* a copy of the request's head */
+    int            chunked;   /* its body comes in chunks (ch) ... */
+    size_t         body_cap;  /* ... into body, grown */
+    nicd_chunked_t ch;
+    char          *uri;    /* its $uri, kept (suspended) */
+    char           head[]; /* a copy of the request's head */
 };
 
 static void
@@ -361,6 +364,8 @@ held_new(nicd_conn_t *c)
     h->delayed = 0;
     h->suspended = 0;
     h->uri = NULL;
+    h->chunked = 0;
+    h->body_cap = 0;
     return h;
 }
 
@@ -375,13 +380,12 @@ hold(nicd_conn_t *c, int loc)
     nicd_http_req_t *r = H1_REQ(c);
     nicd_held_t     *h;
 
-    if (r->chunked) {
-        /* a body of unknown length: the script wants it whole */
-        nicd_http_error(c, 411);
-        return -1;
-    }
     h = held_new(c);
-    if (h != NULL && (h->body = malloc(r->content_length)) == NULL) {
+    if (h != NULL && r->chunked) {
+        /* a body of unknown length, read whole as it comes */
+        h->chunked = 1;
+        memset(&h->ch, 0, sizeof(h->ch));
+    } else if (h != NULL && (h->body = malloc(r->content_length)) == NULL) {
         free(h);
         h = NULL;
     }
@@ -395,7 +399,7 @@ hold(nicd_conn_t *c, int loc)
     }
     h->loc = loc;
     c->held = h;
-    c->collect = r->content_length;
+    c->collect = r->chunked ? UINT64_MAX : r->content_length;
     if (r->expect_continue && r->version == 11) {
         send_continue(c); /* the client waits for it to send the body */
     }
@@ -404,24 +408,93 @@ hold(nicd_conn_t *c, int loc)
 
 static void hold_for_delay(nicd_conn_t *c, nicd_held_t *h, uint32_t ms);
 
+/* a held request's body cannot be had: answered status, closed after */
+static void
+body_failed(nicd_conn_t *c, nicd_held_t *h, int status, const char *why)
+{
+    log_error(LOG_INFO, 0, "%s, client: %s", why, nicd_client(c));
+    c->held = NULL;
+    c->collect = 0;
+    free(h->body);
+    free(h);
+    nicd_http_error(c, status);
+    c->closing = 1;
+    c->linger_close = 1;
+}
+
+/* the chunks in c->in into h's body: 0, or -1 (answered) */
+static int
+collect_chunks(nicd_conn_t *c, nicd_held_t *h)
+{
+    const char *d;
+    size_t      used, dlen;
+    int         rc;
+
+    while (c->in_start < c->in_end) {
+        rc = nicd_http_chunked_read(&h->ch, c->in + c->in_start,
+                                    c->in_end - c->in_start, &used, &d, &dlen);
+        if (rc != NICD_HTTP_AGAIN && rc != NICD_HTTP_DONE) {
+            body_failed(c, h, 400, "client sent invalid chunked body");
+            return -1;
+        }
+        if (h->body_len + dlen > c->w->cycle->conf->client_max_body_size) {
+            body_failed(c, h, 413,
+                        "client intended to send too large "
+                        "chunked body");
+            return -1;
+        }
+        if (h->body_len + dlen > h->body_cap) {
+            size_t cap = (h->body_len + dlen) * 2;
+            char  *b = realloc(h->body, cap);
+
+            if (b == NULL) {
+                body_failed(c, h, 500, "realloc() failed for a body");
+                return -1;
+            }
+            h->body = b;
+            h->body_cap = cap;
+        }
+        if (dlen > 0) {
+            memcpy(h->body + h->body_len, d, dlen);
+            h->body_len += dlen;
+        }
+        c->in_start += (uint32_t) used;
+        if (rc == NICD_HTTP_DONE) {
+            c->collect = 0;
+            break;
+        }
+        if (used == 0) {
+            break;
+        }
+    }
+    return 0;
+}
+
 static void
 nicd_http_collect(nicd_conn_t *c)
 {
     nicd_held_t *h = c->held;
     uint64_t     n = c->in_end - c->in_start;
 
-    if (n > c->collect) {
-        n = c->collect;
+    if (h->chunked) {
+        if (collect_chunks(c, h) != 0) {
+            return;
+        }
+    } else {
+        if (n > c->collect) {
+            n = c->collect;
+        }
+        memcpy(h->body + h->body_len, c->in + c->in_start, n);
+        h->body_len += n;
+        c->in_start += (uint32_t) n;
+        c->collect -= n;
     }
-    memcpy(h->body + h->body_len, c->in + c->in_start, n);
-    h->body_len += n;
-    c->in_start += (uint32_t) n;
-    c->collect -= n;
     if (c->collect > 0) {
         return;
     }
-    h->r.body.p = h->body;
+    h->r.body.p = h->body != NULL ? h->body : "";
     h->r.body.len = h->body_len;
+    h->r.length += h->body_len; /* (a chunked one's, as it came) */
     c->held = NULL;
     nicd_req_begin(c, &h->req);
     nicd_handle(c, &h->r); /* its location is chosen anew, the body in */
