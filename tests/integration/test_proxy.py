@@ -1,7 +1,8 @@
 """The reverse proxy (issue 42): nicd and Debian's nginx on the same
 proxy configuration, in front of the same upstream (a Python server this
 test runs), asked the same requests; what the upstream received and what
-the client received are compared.  Then what only a run of nicd shows:
+the client received are compared, and an upgraded (101) connection's
+bytes both ways.  Then what only a run of nicd shows:
 kept upstream connections, the next server after a dead one, a client
 that goes before its answer (499), bad upstream heads (502, a log line
 naming the upstream, the server serving on), a response cut short, and a
@@ -99,6 +100,15 @@ class Upstream:
                 h += "Content-Length: %d\r\n" % len(data)
             c.sendall(h.encode() + b"\r\n" + data)
 
+        if path.startswith("/ws"):
+            # an upgrade: 101, then every byte back in capitals
+            c.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: test"
+                      b"\r\nConnection: Upgrade\r\n\r\nready\n")
+            while True:
+                d = c.recv(65536)
+                if not d:
+                    return False
+                c.sendall(d.upper())
         if path.startswith("/echo") or path.startswith("/api/") \
                 or path.startswith("/v/"):
             # what came, the fields sorted: the request line, fields, body
@@ -208,6 +218,12 @@ SITE = """
         location ~ ^/re/(.*)$ {
             proxy_pass http://127.0.0.1:UP/echo/$1$is_args$args;
         }
+        location /ws {
+            proxy_pass http://127.0.0.1:UP;
+            proxy_http_version 1.1;
+            proxy_set_header Upgrade $http_upgrade;
+            proxy_set_header Connection "upgrade";
+        }
         location /body/ {
             proxy_pass http://127.0.0.1:UP/echo;
             proxy_set_body "set=$arg_x";
@@ -260,6 +276,36 @@ def upstream_view(body, port, up):
     return re.sub(rb":(%d|%d)\b" % (port, up), b":PORT", body)
 
 
+def tunnel(port):
+    """an upgrade through the proxy on port: its status line, its
+    Upgrade and Connection fields, then two messages echoed back"""
+    c = socket.create_connection(("127.0.0.1", port), timeout=DEADLINE)
+    try:
+        c.sendall(b"GET /ws HTTP/1.1\r\nHost: localhost\r\n"
+                  b"Upgrade: test\r\nConnection: Upgrade\r\n\r\n")
+        got = b""
+        while b"ready\n" not in got:
+            d = c.recv(65536)
+            if not d:
+                break
+            got += d
+        head = got.split(b"\r\n\r\n")[0].split(b"\r\n")
+        out = [head[0]] + sorted(ln for ln in head[1:] if ln.split(b":")[0]
+                                 in (b"Upgrade", b"Connection"))
+        for msg in (b"one", b"two and more"):
+            c.sendall(msg)
+            back = b""
+            while len(back) < len(msg):
+                d = c.recv(65536)
+                if not d:
+                    break
+                back += d
+            out.append(back)
+        return out
+    finally:
+        c.close()
+
+
 def test_proxy_agrees_with_nginx():
     if not os.path.exists(NGINX):
         raise Skip("Debian's nginx is not installed")
@@ -300,6 +346,11 @@ def test_proxy_agrees_with_nginx():
                              % (method, path, seen["nginx"], seen["nicd"]))
         print("proxy: %d of %d requests agree with nginx"
               % (agree, len(REQUESTS)))
+        tunnels = {kind: tunnel(p.port) for kind, p in peers.items()}
+        print("proxy: an upgraded connection: %r" % tunnels["nicd"])
+        if tunnels["nginx"] != tunnels["nicd"]:
+            diffs.append("an upgraded connection:\n  nginx %r\n  nicd  %r"
+                         % (tunnels["nginx"], tunnels["nicd"]))
         check(not diffs, "\n".join(diffs))
     finally:
         for p in peers.values():

@@ -20,6 +20,7 @@ const char *
 nicd_status_reason(int status)
 {
     switch (status) {
+    case 101: return "Switching Protocols";
     case 200: return "OK";
     case 201: return "Created";
     case 202: return "Accepted";

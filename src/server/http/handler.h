@@ -122,6 +122,11 @@ typedef struct nicd_req_s {
     nicd_buf_t *carry;
     /* a suspended request's variable values (nicd_vars_save), or NULL */
     void *vars;
+    /* an upgraded connection (101): "Connection: upgrade", then what the
+     * client sends goes to tunnel(wake_data, bytes, len), which returns
+     * how many it took (HTTP/1.1; NULL: none) */
+    unsigned upgrade : 1;
+    size_t (*tunnel)(void *data, const char *p, size_t len);
     /* a proxied request's upstream record (http/upstream.h), or NULL */
     struct nicd_upstream_req_s *upstream;
     /* the body's length is not known: HTTP/1.1 chunks it (HTTP/1.0: the

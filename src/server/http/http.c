@@ -87,10 +87,16 @@ begin_headers(nicd_conn_t *c, int status)
 static void
 end_headers(nicd_conn_t *c)
 {
-    const nicd_keepalive_conf_t *k;
+    const nicd_keepalive_conf_t *k = NULL;
     char                         v[32];
     int                          n;
 
+    if (c->r != NULL && c->r->upgrade) {
+        c->keepalive = 0; /* (a tunnel now, until either side closes) */
+        NICD_RESP_HEADER(c, "Connection", "upgrade", 7);
+        NICD_BUF_LIT(&c->out, "\r\n");
+        return;
+    }
     if (c->keepalive) {
         k = keepalive_of(c);
         c->keepalive = nicd_keepalive_allows(c, k);
@@ -664,14 +670,14 @@ nicd_http_held_free(nicd_conn_t *c)
             uint32_t off = 0, len = 0;
 
             c->r = &c->held->req;
-            c->r->status = 499;
-            nicd_vars_restore(c->w, c->r->vars); /* (others' meanwhile) */
+            c->r->status = c->r->upgrade ? 101 : 499; /* (a tunnel's end) */
+            nicd_vars_restore(c->w, c->r->vars);      /* (others' meanwhile) */
             if (c->r->upstream != NULL) {
                 nicd_upstream_req_end(c->w, c->r->upstream);
             }
             if (c->w->nlogs > 0) {
                 nicd_h1_log_record(c, &off, &len);
-                nicd_conn_log_abandoned(c, 499, off, len);
+                nicd_conn_log_abandoned(c, c->r->status, off, len);
             }
             c->r = NULL;
             nicd_req_end(&c->held->req);
@@ -906,7 +912,14 @@ h1_run(nicd_conn_t *c)
 
     if (c->held != NULL && c->collect == 0) {
         /* a delayed request: its timer, and the client's close or what it
-         * sends meanwhile (kept for later) */
+         * sends meanwhile (kept for later; an upgraded one's tunnel takes
+         * it) */
+        nicd_req_t *q = &c->held->req;
+
+        if (q->tunnel != NULL && c->in_end > c->in_start) {
+            c->in_start += (uint32_t) q->tunnel(
+                q->wake_data, c->in + c->in_start, c->in_end - c->in_start);
+        }
         if (c->eof) {
             nicd_conn_close(c);
             return;

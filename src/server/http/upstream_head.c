@@ -171,6 +171,9 @@ nicd_upstream_relay_head(nicd_conn_t *c, const nicd_upstream_head_t *h)
         if (duplicate(h, i, k, &seen)) {
             continue;
         }
+        if (rp->status == 101 && nl == 7) {
+            kind &= ~HOP; /* an upgrade's Upgrade goes to the client */
+        }
         if ((kind & HOP)
             || (pc->nhide > 0
                 && nicd_upstream_listed(pc->hide, pc->nhide, n, nl))

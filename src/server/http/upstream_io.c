@@ -27,7 +27,7 @@
 #include "server/http/rate.h"
 #include "server/http/upstream.h"
 
-enum { S_CONNECT = 0, S_SEND, S_HEAD, S_BODY, S_DONE };
+enum { S_CONNECT = 0, S_SEND, S_HEAD, S_BODY, S_DONE, S_TUNNEL };
 
 typedef struct {
     nicd_req_t                 *req;
@@ -48,13 +48,15 @@ typedef struct {
     int                         cached, requests; /* an idle connection taken */
     long                        born;   /* when its connection was made */
     int                         method; /* the client's */
-    int      until_close;               /* the body ends with the connection */
-    uint64_t left;                      /* body bytes to come (length) */
-    long     start_ms, try_ms;
-    unsigned started : 1;  /* the client's head has gone */
-    unsigned paused : 1;   /* waiting for the client */
-    unsigned finished : 1; /* nothing more to do but free */
-    unsigned keep : 1;     /* the connection may be kept */
+    int          until_close;           /* the body ends with the connection */
+    uint64_t     left;                  /* body bytes to come (length) */
+    long         start_ms, try_ms;
+    unsigned     started : 1;  /* the client's head has gone */
+    unsigned     paused : 1;   /* waiting for the client */
+    unsigned     finished : 1; /* nothing more to do but free */
+    unsigned     keep : 1;     /* the connection may be kept */
+    struct event wev;          /* a tunnel's writes to the upstream */
+    int          wev_set;
 } up_t;
 
 static void on_event(evutil_socket_t fd, short what, void *arg);
@@ -98,6 +100,10 @@ close_upstream(up_t *p)
     if (p->ev_set) {
         event_del(&p->ev);
         p->ev_set = 0;
+    }
+    if (p->wev_set) {
+        event_del(&p->wev);
+        p->wev_set = 0;
     }
     if (p->fd >= 0) {
         close(p->fd);
@@ -591,6 +597,108 @@ intercept(up_t *p, nicd_conn_t *c)
     return 1;
 }
 
+/* ---- an upgraded connection (101, WebSocket): bytes both ways ---- */
+
+static void tunnel_write(evutil_socket_t fd, short what, void *arg);
+
+/* what the client sent, to the upstream (p->rq, sent as the socket
+ * takes it) */
+static void
+tunnel_send(up_t *p)
+{
+    ssize_t n;
+
+    while (p->rq_sent < p->rq.len) {
+        n = send(p->fd, p->rq.data + p->rq_sent, p->rq.len - p->rq_sent,
+                 MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0 && errno == EAGAIN) {
+            struct timeval tv = nicd_tv_ms(p->uc->send_timeout);
+
+            event_assign(&p->wev, p->w->base, p->fd, EV_WRITE, tunnel_write, p);
+            event_add(&p->wev, &tv);
+            p->wev_set = 1;
+            return;
+        }
+        if (n < 0) {
+            abort_response(p, "send() to the upgraded upstream failed");
+            return;
+        }
+        p->rq_sent += (size_t) n;
+        cur_try(p)->sent += (uint64_t) n;
+    }
+    p->rq.len = p->rq_sent = 0;
+}
+
+static void
+tunnel_write(evutil_socket_t fd, short what, void *arg)
+{
+    up_t *p = arg;
+
+    (void) fd;
+    p->wev_set = 0;
+    if (what & EV_TIMEOUT) {
+        abort_response(p, "upstream timed out");
+        return;
+    }
+    tunnel_send(p);
+}
+
+/* the client's bytes (req->tunnel): taken, up to 1 MiB waiting */
+static size_t
+tunnel_in(void *data, const char *b, size_t len)
+{
+    up_t  *p = data;
+    size_t room = (size_t) 1 << 20, waiting = p->rq.len - p->rq_sent;
+
+    room = waiting < room ? room - waiting : 0;
+    len = len < room ? len : room;
+    nicd_buf_add(&p->rq, b, len);
+    if (nicd_buf_failed(&p->rq)) {
+        return 0;
+    }
+    if (!p->wev_set) {
+        tunnel_send(p);
+    }
+    return len;
+}
+
+/* 101 from the upstream: the client asked for it (HTTP/1.1 with
+ * Upgrade, nginx's rule), the head relayed with its Upgrade, then bytes
+ * both ways until either side closes; else 502 */
+static void
+upgrade(up_t *p, nicd_conn_t *c)
+{
+    const nicd_request_t *r = p->req->in;
+    int                   i, asked = 0;
+
+    for (i = 0; r != NULL && i < r->nheaders; i++) {
+        asked |= r->hname[i].len == 7
+                 && strncasecmp(r->hname[i].p, "Upgrade", 7) == 0;
+    }
+    if (!asked || c->h2 != NULL || p->resp.version != 11) {
+        upstream_log(p, LOG_ERR, 0, "upstream sent 101 not asked for",
+                     "reading response header from upstream");
+        close_upstream(p);
+        nicd_upstream_free(p->w, &p->pk, 0);
+        finalize_error(p, 502);
+        return;
+    }
+    p->req->upgrade = 1; /* (the protocol says "Connection: upgrade") */
+    relay_head(p, c);
+    p->state = S_TUNNEL;
+    p->until_close = 1;
+    p->keep = 0;
+    p->rq.len = p->rq_sent = 0;
+    p->req->tunnel = tunnel_in;
+    p->req->wake_data = p;
+    if (take_body(p) == 0 && pace(p) == 0 && !p->paused) {
+        wait_for(p, EV_READ, p->uc->read_timeout);
+    }
+}
+
 /* the head is in p->in (head_len bytes): relayed, or the next server */
 static void
 got_head(up_t *p)
@@ -620,6 +728,10 @@ got_head(up_t *p)
     accel_limit_rate(p, c);
     if (accel_redirect(p, c)
         || (p->uc->intercept_errors && rp->status >= 300 && intercept(p, c))) {
+        return;
+    }
+    if (rp->status == 101) {
+        upgrade(p, c);
         return;
     }
     p->keep = rp->version == 11 ? !rp->conn_close : rp->conn_keepalive;
@@ -798,7 +910,7 @@ on_event(evutil_socket_t fd, short what, void *arg)
 
         upstream_log(p, LOG_ERR, ETIMEDOUT, "upstream timed out",
                      during[p->state < S_DONE ? p->state : 3]);
-        if (p->state == S_BODY) {
+        if (p->state == S_BODY || p->state == S_TUNNEL) {
             abort_response(p, "upstream timed out");
         } else {
             next_upstream(p, NICD_FT_TIMEOUT, 504);
@@ -820,7 +932,8 @@ on_event(evutil_socket_t fd, short what, void *arg)
         return;
     case S_SEND: do_send(p); return;
     case S_HEAD: read_head(p); return;
-    case S_BODY: read_body(p); return;
+    case S_BODY:
+    case S_TUNNEL: read_body(p); return;
     }
 }
 
