@@ -602,7 +602,9 @@ intercept(up_t *p, nicd_conn_t *c)
 static void tunnel_write(evutil_socket_t fd, short what, void *arg);
 
 /* what the client sent, to the upstream (p->rq, sent as the socket
- * takes it) */
+ * takes it).  A failure ends the tunnel from the upstream's side: its
+ * socket shut, the read event then ends the request (not here: the
+ * client's bytes come from inside the protocol's loop) */
 static void
 tunnel_send(up_t *p)
 {
@@ -623,7 +625,10 @@ tunnel_send(up_t *p)
             return;
         }
         if (n < 0) {
-            abort_response(p, "send() to the upgraded upstream failed");
+            upstream_log(p, LOG_INFO, errno, "send() failed",
+                         "sending to upgraded upstream");
+            (void) shutdown(p->fd, SHUT_RDWR);
+            p->rq.len = p->rq_sent = 0;
             return;
         }
         p->rq_sent += (size_t) n;
