@@ -405,6 +405,17 @@ def raw(port, data, timeout=DEADLINE, host="127.0.0.1"):
         s.close()
 
 
+def recv_until(sock, done):
+    """what sock sends until done(bytes so far) is true or it closes"""
+    got = b""
+    while not done(got):
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        got += chunk
+    return got
+
+
 def sha256(data):
     return hashlib.sha256(data).hexdigest()
 

@@ -30,7 +30,7 @@ import tempfile
 import time
 
 from nicd import (DEADLINE, NICD, Skip, TestFailure, check, free_port, raw,
-                  wait_until)
+                  recv_until, wait_until)
 
 NGINX = "/usr/sbin/nginx"
 MIME = "/etc/nginx/mime.types"
@@ -1433,12 +1433,7 @@ FRAMING = [
 def status_of(port, data):
     s = socket.create_connection(("127.0.0.1", port), timeout=DEADLINE)
     s.sendall(data)
-    got = b""
-    while b"\r\n" not in got:
-        chunk = s.recv(4096)
-        if not chunk:
-            break
-        got += chunk
+    got = recv_until(s, lambda b: b"\r\n" in b)
     s.close()
     return int(got.split()[1]) if got else None
 

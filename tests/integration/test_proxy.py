@@ -24,7 +24,8 @@ import tempfile
 import threading
 import time
 
-from nicd import DEADLINE, Server, Skip, check, get, raw, wait_until
+from nicd import (DEADLINE, Server, Skip, check, get, raw, recv_until,
+                  wait_until)
 from test_nginx_diff import NGINX, Peer, fetch, view
 
 BIG = bytes(range(256)) * 800  # 200 KiB
@@ -283,24 +284,13 @@ def tunnel(port):
     try:
         c.sendall(b"GET /ws HTTP/1.1\r\nHost: localhost\r\n"
                   b"Upgrade: test\r\nConnection: Upgrade\r\n\r\n")
-        got = b""
-        while b"ready\n" not in got:
-            d = c.recv(65536)
-            if not d:
-                break
-            got += d
+        got = recv_until(c, lambda b: b"ready\n" in b)
         head = got.split(b"\r\n\r\n")[0].split(b"\r\n")
         out = [head[0]] + sorted(ln for ln in head[1:] if ln.split(b":")[0]
                                  in (b"Upgrade", b"Connection"))
         for msg in (b"one", b"two and more"):
             c.sendall(msg)
-            back = b""
-            while len(back) < len(msg):
-                d = c.recv(65536)
-                if not d:
-                    break
-                back += d
-            out.append(back)
+            out.append(recv_until(c, lambda b, n=len(msg): len(b) >= n))
         return out
     finally:
         c.close()

@@ -597,6 +597,28 @@ intercept(up_t *p, nicd_conn_t *c)
     return 1;
 }
 
+/* p->rq's bytes not yet sent, to the upstream: 1 when all went, 0 when
+ * the socket is full, -1 on an error (errno) */
+static int
+send_rq(up_t *p)
+{
+    ssize_t n;
+
+    while (p->rq_sent < p->rq.len) {
+        n = send(p->fd, p->rq.data + p->rq_sent, p->rq.len - p->rq_sent,
+                 MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            return errno == EAGAIN ? 0 : -1;
+        }
+        p->rq_sent += (size_t) n;
+        cur_try(p)->sent += (uint64_t) n;
+    }
+    return 1;
+}
+
 /* ---- an upgraded connection (101, WebSocket): bytes both ways ---- */
 
 static void tunnel_write(evutil_socket_t fd, short what, void *arg);
@@ -608,31 +630,20 @@ static void tunnel_write(evutil_socket_t fd, short what, void *arg);
 static void
 tunnel_send(up_t *p)
 {
-    ssize_t n;
+    int rc = send_rq(p);
 
-    while (p->rq_sent < p->rq.len) {
-        n = send(p->fd, p->rq.data + p->rq_sent, p->rq.len - p->rq_sent,
-                 MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n < 0 && errno == EAGAIN) {
-            struct timeval tv = nicd_tv_ms(p->uc->send_timeout);
+    if (rc == 0) {
+        struct timeval tv = nicd_tv_ms(p->uc->send_timeout);
 
-            event_assign(&p->wev, p->w->base, p->fd, EV_WRITE, tunnel_write, p);
-            event_add(&p->wev, &tv);
-            p->wev_set = 1;
-            return;
-        }
-        if (n < 0) {
-            upstream_log(p, LOG_INFO, errno, "send() failed",
-                         "sending to upgraded upstream");
-            (void) shutdown(p->fd, SHUT_RDWR);
-            p->rq.len = p->rq_sent = 0;
-            return;
-        }
-        p->rq_sent += (size_t) n;
-        cur_try(p)->sent += (uint64_t) n;
+        event_assign(&p->wev, p->w->base, p->fd, EV_WRITE, tunnel_write, p);
+        event_add(&p->wev, &tv);
+        p->wev_set = 1;
+        return;
+    }
+    if (rc < 0) {
+        upstream_log(p, LOG_INFO, errno, "send() failed",
+                     "sending to upgraded upstream");
+        (void) shutdown(p->fd, SHUT_RDWR);
     }
     p->rq.len = p->rq_sent = 0;
 }
@@ -773,26 +784,17 @@ got_head(up_t *p)
 static void
 do_send(up_t *p)
 {
-    ssize_t n;
+    int rc = send_rq(p);
 
-    while (p->rq_sent < p->rq.len) {
-        n = send(p->fd, p->rq.data + p->rq_sent, p->rq.len - p->rq_sent,
-                 MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n < 0 && errno == EAGAIN) {
-            wait_for(p, EV_WRITE, p->uc->send_timeout);
-            return;
-        }
-        if (n < 0) {
-            upstream_log(p, LOG_ERR, errno, "send() failed",
-                         "sending request to upstream");
-            next_upstream(p, NICD_FT_ERROR, 502);
-            return;
-        }
-        p->rq_sent += (size_t) n;
-        cur_try(p)->sent += (uint64_t) n;
+    if (rc == 0) {
+        wait_for(p, EV_WRITE, p->uc->send_timeout);
+        return;
+    }
+    if (rc < 0) {
+        upstream_log(p, LOG_ERR, errno, "send() failed",
+                     "sending request to upstream");
+        next_upstream(p, NICD_FT_ERROR, 502);
+        return;
     }
     p->state = S_HEAD;
     nicd_resp_init(&p->resp);
