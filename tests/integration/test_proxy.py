@@ -354,6 +354,7 @@ def proxy_server(up, extra_http="", extra_loc=""):
     s.write_conf("""
 upstream kept { server 127.0.0.1:%d; keepalive 4; }
 upstream two { server 127.0.0.1:%d; server 127.0.0.1:%d; }
+upstream none { server 127.0.0.1:%d; server 127.0.0.1:%d; }
 log_format up '$request $status [$upstream_addr] [$upstream_status]';
 access_log %s/up.log up;
 %s
@@ -361,7 +362,9 @@ location / { proxy_pass http://127.0.0.1:%d; %s }
 location /k/ { proxy_pass http://kept/echo/; proxy_http_version 1.1;
                proxy_set_header Connection ""; }
 location /two/ { proxy_pass http://two/echo/; }
-""" % (up.port, dead, up.port, s.dir, extra_http, up.port, extra_loc))
+location /none/ { proxy_pass http://none; }
+""" % (up.port, dead, up.port, dead, dead_port(), s.dir, extra_http,
+       up.port, extra_loc))
     return s
 
 
@@ -404,6 +407,27 @@ def test_next_server_after_a_dead_one():
             tried_dead = [ln for ln in lines if ", " in ln]
             check(len(tried_dead) == 1 and "502, 200" in tried_dead[0],
                   "upstream log: %r" % lines)
+    finally:
+        up.close()
+
+
+def test_no_live_upstream_is_502_and_the_connection_goes_on():
+    # both servers dead: the first requests find them so, the next find
+    # no live one at once; pipelined on one connection, each is answered
+    # once, in order, and the connection serves on
+    up = Upstream()
+    try:
+        with proxy_server(up) as s:
+            c = s.connect()
+            try:
+                c.send(b"".join(b"GET /none/%d HTTP/1.1\r\nHost: x\r\n\r\n"
+                                % i for i in range(4))
+                       + b"GET /echo/after HTTP/1.1\r\nHost: x\r\n\r\n")
+                codes = [c.read_response().status for _ in range(5)]
+            finally:
+                c.close()
+            check(codes == [502] * 4 + [200], "statuses: %r" % codes)
+            check("no live upstreams" in s.log(), s.log())
     finally:
         up.close()
 

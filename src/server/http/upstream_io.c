@@ -944,6 +944,17 @@ on_event(evutil_socket_t fd, short what, void *arg)
     }
 }
 
+static void
+first_try(evutil_socket_t fd, short what, void *arg)
+{
+    up_t *p = arg;
+
+    (void) fd;
+    (void) what;
+    p->ev_set = 0;
+    connect_next(p);
+}
+
 void
 nicd_upstream_start(nicd_conn_t *c, const nicd_request_t *r,
                     const nicd_upstream_conf_t *uc, nicd_upstream_pick_t *pk,
@@ -980,5 +991,10 @@ nicd_upstream_start(nicd_conn_t *c, const nicd_request_t *r,
     p->req = req;
     req->upstream = &p->ur;
     p->start_ms = now_ms(p);
-    connect_next(p);
+    /* the first server is tried from the loop, not from inside the
+     * handler: an answer there (no live upstream, a refused connect)
+     * would end the request while its protocol is still handing it over */
+    event_assign(&p->ev, p->w->base, -1, 0, first_try, p);
+    event_active(&p->ev, EV_TIMEOUT, 0);
+    p->ev_set = 1;
 }
