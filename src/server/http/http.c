@@ -372,6 +372,7 @@ held_new(nicd_conn_t *c)
     h->uri = NULL;
     h->chunked = 0;
     h->body_cap = 0;
+    memset(&h->req, 0, sizeof(h->req));
     return h;
 }
 
@@ -912,11 +913,11 @@ h1_run(nicd_conn_t *c)
 
     if (c->held != NULL && c->collect == 0) {
         /* a delayed request: its timer, and the client's close or what it
-         * sends meanwhile (kept for later; an upgraded one's tunnel takes
-         * it) */
+         * sends meanwhile (kept; an upgraded one's tunnel takes it) */
         nicd_req_t *q = &c->held->req;
 
-        if (q->tunnel != NULL && c->in_end > c->in_start) {
+        if (c->held->suspended && q->tunnel != NULL
+            && c->in_end > c->in_start) {
             c->in_start += (uint32_t) q->tunnel(
                 q->wake_data, c->in + c->in_start, c->in_end - c->in_start);
         }
