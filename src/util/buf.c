@@ -330,12 +330,13 @@ nicd_buf_add_percent(nicd_buf_t *b, const char *s, size_t len)
     add_percent_but(b, s, len, unreserved);
 }
 
-/* nginx's NGX_ESCAPE_URI: controls, space, '#', '%', '?' and bytes past
- * ASCII */
+/* nginx's NGX_ESCAPE_URI: controls, space, '#', '%', '?', the
+ * characters RFC 3986 does not allow ('"', '<', '>', '\\', '^', '`', '{',
+ * '|', '}') and bytes past ASCII */
 static int
 in_uri(unsigned char ch)
 {
-    return ch > 0x20 && ch < 0x7f && ch != '#' && ch != '%' && ch != '?';
+    return ch > 0x20 && ch < 0x7f && strchr("#%?\"<>\\^`{|}", ch) == NULL;
 }
 
 void

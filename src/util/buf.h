@@ -32,7 +32,8 @@ void nicd_buf_adds(nicd_buf_t *b, const char *s);
  * "-._~" as %XX (RFC 3986's unreserved) */
 void nicd_buf_add_percent(nicd_buf_t *b, const char *s, size_t len);
 /* s as a URI's path, as nginx's proxy escapes one (NGX_ESCAPE_URI):
- * controls, space, '#', '%', '?' and bytes past ASCII as %XX */
+ * controls, space, "#%?", the bytes RFC 3986 does not allow unescaped
+ * ("\"<>\\^`{|}") and bytes past ASCII as %XX */
 void nicd_buf_add_uri(nicd_buf_t *b, const char *s, size_t len);
 /* s as nginx escapes log variables: '"', '\\' and non-printables as
  * \xHH. */

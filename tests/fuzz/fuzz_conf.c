@@ -54,7 +54,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
             for (i = 0; i < 5; i++) {
                 (void) nicd_conf_find_location(srv, uris[i], strlen(uris[i]),
-                                               md);
+                                               md, NULL);
             }
         }
     }

@@ -156,6 +156,39 @@ site("https-redirect", """
 """, ["/", "/page?x=1&y=2", ("/a/b", {"Host": "secure.example"}),
       ("/", {"Host": "other.example:99"})])
 
+site("redirects", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        server_name red.example;
+        root %(root)s/www;
+        error_page 400 /moved;
+        location /app/ {
+            proxy_pass http://127.0.0.1:%(port)d/;
+        }
+        location "/two words/" {
+            proxy_pass http://127.0.0.1:%(port)d/;
+        }
+        location = /moved {
+            return 301 /index.html;
+        }
+        location /named/ {
+            server_name_in_redirect on;
+            port_in_redirect off;
+            return 302 /index.html;
+        }
+        location /plain/ {
+            absolute_redirect off;
+            return 302 /index.html;
+        }
+        location /text/ {
+            return 302 text;
+        }
+    }
+""", ["/app", "/app?a=b", "/two%20words", "/two%20words?x", "/moved",
+      ("/moved", {"Host": "other.example"}), ("/x", {"Host": "."}),
+      ("/named/", {"Host": "other.example"}), "/plain/", "/text/",
+      ("/app", {"Host": "red.example:8080"})])
+
 site("downloads", """
     server {
         listen 127.0.0.1:%(port)d;

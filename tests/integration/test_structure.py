@@ -239,7 +239,7 @@ LOC_CONF_FIELDS = """
 kind name name_len re parent srv locs nlocs where internal mconf
 root alias root_fd root_vars root_default root_cv
 etag if_modified_since max_ranges default_type limit_rate
-absolute_redirect handler handler_name handler_body
+handler handler_name handler_body
 gzip_vary
 """.split()
 

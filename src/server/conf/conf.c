@@ -175,7 +175,6 @@ nicd_conf_loc_new(nicd_conf_t *c, int kind)
     l->if_modified_since = NICD_UNSET;
     l->max_ranges = NICD_UNSET;
     l->gzip_vary = NICD_UNSET;
-    l->absolute_redirect = NICD_UNSET;
     l->internal = 0;
     return l;
 }
@@ -200,7 +199,6 @@ loc_merge(nicd_conf_t *c, nicd_loc_conf_t *l, const nicd_loc_conf_t *p)
     NICD_MERGE(l, p, max_ranges, 64);
     NICD_MERGE_PTR(l, p, default_type, "text/plain");
     NICD_MERGE(l, p, gzip_vary, 0);
-    NICD_MERGE(l, p, absolute_redirect, 1);
     for (i = 0; i < c->nmodules; i++) {
         if (c->modules[i]->merge_loc_conf != NULL) {
             msg = c->modules[i]->merge_loc_conf(

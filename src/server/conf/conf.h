@@ -114,7 +114,6 @@ struct nicd_loc_conf_s {
     void *root_cv;      /* alias with variables, compiled (nicd_cv_t) */
     int   etag, if_modified_since, max_ranges;
     char *default_type;
-    int   absolute_redirect; /* Location with scheme and host (nginx) */
 
     /* the content handler, when not files: a report or Lua */
     nicd_content_pt handler;

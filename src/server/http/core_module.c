@@ -540,8 +540,6 @@ static const directive_t core_directives[] = {
     {"max_ranges", CTX_HSL, 1, 1, set_max_ranges, 0},
     {"internal", CTX_LOC, 0, 0, set_internal, 0},
     {"gzip_vary", CTX_HSL, 1, 1, nicd_conf_slot_flag, LOC(gzip_vary)},
-    {"absolute_redirect", CTX_HSL, 1, 1, nicd_conf_slot_flag,
-     LOC(absolute_redirect)},
     {"send_backend", MH, 1, 1, set_backend, 0},
     {"sendfile", MHS, 1, 1, set_sendfile, 0},
     {"sendfile_max_chunk", MHS, 1, 1, nicd_conf_slot_size,
@@ -598,8 +596,6 @@ static const directive_t core_directives[] = {
      0},
     {"server_names_hash_bucket_size", MH, 1, 1, nicd_conf_housekeeping, 0},
     {"server_names_hash_max_size", MH, 1, 1, nicd_conf_housekeeping, 0},
-    {"server_name_in_redirect", CTX_HSL, 1, 1, nicd_conf_housekeeping, 0},
-    {"port_in_redirect", CTX_HSL, 1, 1, nicd_conf_housekeeping, 0},
     /* how nginx buffers and reads: nicd's send backends decide, and it
      * keeps no request body (docs/config.md) */
     {"aio", CTX_HSL, 1, 1, nicd_conf_housekeeping, 0},

@@ -90,6 +90,8 @@ typedef struct nicd_req_s {
     int      status;          /* the response's, once started ($status) */
     unsigned error_paged : 1; /* error_page ran: never twice */
     unsigned resumed : 1;     /* answered again after a delay */
+    unsigned unparsed : 1;    /* its head did not parse: answered at once
+                                 (an error_page too), never suspended */
     /* a phase handler's wait (limit_req): it returns NICD_DONE without an
      * answer and the protocol answers the request again, from the start
      * with resumed set, after this many milliseconds */

@@ -1,10 +1,9 @@
 /*
  * HTTP/1.1, the protocol: a parsed request head (http_parser.c) becomes
- * a nicd_request_t for the handlers (handler.h), and their responses
- * become a status line, header lines and body items on the connection's
- * queue (conn.c), with the framing HTTP/1.1 needs: keep-alive or close
- * (Connection), request bodies skipped so the connection stays usable,
- * the access log record.  Every response carries Date and Server.
+ * a nicd_request_t for the handlers (handler.h), their responses a
+ * status line, header lines and body items on the connection's queue
+ * (conn.c), with the framing HTTP/1.1 needs: keep-alive or close, request
+ * bodies skipped, the access log record; Date and Server on each.
  */
 
 #include <stdio.h>
@@ -271,20 +270,22 @@ nicd_http_error(nicd_conn_t *c, int status)
 {
     nicd_req_t none; /* no request block: an answer all the same */
     int        own = c->r == NULL;
+    int        head = c->req != NULL && H1_REQ(c)->method == NICD_M_HEAD;
 
-    if (own) {
-        nicd_req_begin(c, c->req != NULL ? H1_R(c) : &none);
-    }
     c->keepalive = 0;
+    c->closing = c->linger_close = 1; /* its framing is not to be trusted */
     if (c->tp == &nicd_transport_http_on_https) {
         status = 497; /* clear text to a TLS port, whatever else is wrong */
     }
-    nicd_respond_error(
-        c, status, c->req != NULL && H1_REQ(c)->method == NICD_M_HEAD, NULL, 0);
-    if (own) {
-        h1_req_end(c, c->r);
-        c->r = NULL;
+    if (!own) {
+        nicd_respond_error(c, status, head, NULL, 0);
+        return;
     }
+    nicd_req_begin(c, c->req != NULL ? H1_R(c) : &none);
+    c->r->unparsed = 1; /* (a head that did not parse) */
+    nicd_handle_unparsed(c, head, status);
+    h1_req_end(c, c->r);
+    c->r = NULL;
 }
 
 /* q from the parsed request whose head starts at base */
@@ -557,12 +558,6 @@ delay_done(evutil_socket_t fd, short ev, void *arg)
     h1_run(c); /* the answer out, then what came meanwhile */
 }
 
-/*
- * A phase handler asked the request at hand to wait (c->r->delay_ms):
- * its head is kept, as hold() keeps it, and nothing more is parsed (the
- * answers go in order) until the timer answers it again.  0, or -1 when
- * it was answered at once (out of memory: 500).
- */
 /* h (its request kept) waits ms, then delay_done() answers it again */
 static void
 hold_for_delay(nicd_conn_t *c, nicd_held_t *h, uint32_t ms)
@@ -575,6 +570,9 @@ hold_for_delay(nicd_conn_t *c, nicd_held_t *h, uint32_t ms)
     evtimer_add(&h->ev, &tv);
 }
 
+/* a phase handler asked the request at hand to wait (c->r->delay_ms): its
+ * head kept, nothing more parsed (the answers go in order) until its time;
+ * 0, or -1 when answered at once (out of memory: 500) */
 static int
 postpone(nicd_conn_t *c)
 {

@@ -8,6 +8,7 @@
 #include <pcre2.h>
 
 #include "server/http/lookup.h"
+#include "server/http/redirect.h"
 
 const nicd_server_conf_t *
 nicd_conf_find_server(const nicd_conf_t *c, int li, const char *host,
@@ -70,7 +71,7 @@ nicd_conf_named(const nicd_server_conf_t *srv, const char *name)
     return NULL;
 }
 
-enum { FIND_DECLINED = 0, FIND_AGAIN, FIND_OK };
+enum { FIND_DECLINED = 0, FIND_AGAIN, FIND_OK, FIND_REDIRECT };
 
 /* nginx's ngx_http_core_find_location, over a location's children */
 static int
@@ -94,11 +95,26 @@ find_in(const nicd_loc_conf_t *p, const char *uri, size_t len,
             best = l;
         }
     }
+    if (best == NULL || best->name_len < len) {
+        /* uri is a location's name but its last '/', a location that
+         * passes requests on: redirected there (nginx's auto_redirect,
+         * which wins over a shorter prefix and stops the regexes) */
+        for (i = 0; i < p->nlocs; i++) {
+            l = p->locs[i];
+            if ((l->kind == NICD_LOC_PREFIX || l->kind == NICD_LOC_NOREGEX
+                 || l->kind == NICD_LOC_EXACT)
+                && l->name_len == len + 1 && memcmp(l->name, uri, len) == 0
+                && nicd_redirect_auto(l)) {
+                *out = l;
+                return FIND_REDIRECT;
+            }
+        }
+    }
     if (best != NULL) {
         *out = best;
         noregex = best->kind == NICD_LOC_NOREGEX;
         rc = best->nlocs > 0 ? find_in(best, uri, len, out, md) : FIND_AGAIN;
-        if (rc == FIND_OK) {
+        if (rc == FIND_OK || rc == FIND_REDIRECT) {
             return rc;
         }
     }
@@ -121,12 +137,16 @@ find_in(const nicd_loc_conf_t *p, const char *uri, size_t len,
 
 const nicd_loc_conf_t *
 nicd_conf_find_location(const nicd_server_conf_t *srv, const char *uri,
-                        size_t len, void *match_data)
+                        size_t len, void *match_data, int *redirect)
 {
     const nicd_loc_conf_t *out = srv->loc;
+    int                    rc = FIND_DECLINED;
 
     if (srv->loc->nlocs > 0) {
-        (void) find_in(srv->loc, uri, len, &out, match_data);
+        rc = find_in(srv->loc, uri, len, &out, match_data);
+    }
+    if (redirect != NULL) {
+        *redirect = rc == FIND_REDIRECT;
     }
     return out;
 }

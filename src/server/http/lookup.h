@@ -12,12 +12,15 @@
  * The location of srv that answers uri (normalised), nginx's way: "="
  * exact, else the longest prefix (and within it, its nested locations),
  * then regexes in file order unless that prefix was "^~"; the server's
- * own settings when none matches.  ovector (pcre2 match data, or NULL)
- * receives a regex location's captures.
+ * own settings when none matches.  match_data (pcre2's, or NULL)
+ * receives a regex location's captures.  *redirect (unless NULL) is 1
+ * when uri is the name of a location that asked for the automatic
+ * redirect but its last '/' (redirect.h): that location is returned,
+ * and the request is to be redirected to it.
  */
 const nicd_loc_conf_t *nicd_conf_find_location(const nicd_server_conf_t *srv,
                                                const char *uri, size_t len,
-                                               void *match_data);
+                                               void *match_data, int *redirect);
 
 /* The server of listen li for host (len bytes; NULL: none given);
  * match_data (pcre2's, or NULL) serves regex names. */

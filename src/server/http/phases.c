@@ -25,6 +25,7 @@
 #include "server/http/errlog.h"
 #include "server/http/lookup.h"
 #include "server/http/path.h"
+#include "server/http/redirect.h"
 #include "server/http/files.h"
 #include "server/http/head.h"
 #include "server/http/tokens.h"
@@ -47,36 +48,6 @@ nicd_is_url(const char *s, size_t n)
 {
     return (n >= 7 && strncmp(s, "http://", 7) == 0)
            || (n >= 8 && strncmp(s, "https://", 8) == 0);
-}
-
-/*
- * A redirect to target (a URL, or a path made absolute with the request's
- * scheme, Host and the port it came to, as nginx's absolute_redirect).
- */
-void
-nicd_absolute_location(nicd_conn_t *c, const nicd_request_t *r,
-                       const char *target, size_t len, nicd_buf_t *b)
-{
-    const char *host;
-    size_t      hlen;
-    unsigned    port;
-    int         tls = c->tp == &nicd_transport_tls;
-
-    if (!nicd_is_url(target, len) && c->r->loc->absolute_redirect) {
-        nicd_request_host(r, &host, &hlen);
-        if (host == NULL || hlen == 0) {
-            host = c->r->srv->nnames > 0 && c->r->srv->names[0][0] != '\0'
-                       ? c->r->srv->names[0]
-                       : "localhost";
-            hlen = strlen(host);
-        }
-        port = nicd_local_port(c);
-        nicd_buf_addf(b, "%s://%.*s", tls ? "https" : "http", (int) hlen, host);
-        if (port != (tls ? 443u : 80u)) {
-            nicd_buf_addf(b, ":%u", port);
-        }
-    }
-    nicd_buf_add(b, target, len);
 }
 
 void
@@ -226,6 +197,22 @@ take_uri(nicd_conn_t *c, const nicd_request_t *r, char **own, const char **uri,
     return 0;
 }
 
+/* "/app" of "location /app/ { proxy_pass ...; }": a 301 to the location */
+static void
+auto_location(nicd_conn_t *c, const nicd_request_t *r,
+              const nicd_loc_conf_t *lc)
+{
+    nicd_buf_t t = {0};
+
+    nicd_redirect_auto_target(lc, r->query.p, r->query.len, &t);
+    if (nicd_buf_failed(&t)) {
+        nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
+    } else {
+        nicd_redirect(c, r, 301, t.data, t.len);
+    }
+    nicd_buf_free(&t);
+}
+
 /* the phases from "find location" on, for uri (normalised) */
 static void
 run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
@@ -233,8 +220,8 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
 {
     const struct nicd_phases_s *phs = c->w->cycle->conf->phases;
     const nicd_loc_conf_t      *lc;
-    int                         head = r->method == NICD_M_HEAD, rc, ph;
-    char                       *own = NULL;
+    int   head = r->method == NICD_M_HEAD, rc, ph, auto_redirect;
+    char *own = NULL;
 
     if (phs == NULL) {
         phs = &no_phases;
@@ -262,9 +249,11 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
     }
 
     for (;;) {
+        auto_redirect = 0;
         lc = named != NULL ? named
                            : nicd_conf_find_location(c->r->srv, uri, len,
-                                                     nicd_match_data(c->w));
+                                                     nicd_match_data(c->w),
+                                                     &auto_redirect);
         c->r->loc = lc;
         nicd_errlog_use(lc); /* its lines to its error_log (nginx's) */
         log_error(LOG_DEBUG, 0, "using configuration \"%s\" for \"%.*s\"",
@@ -273,6 +262,10 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
         c->r->uri_len = len;
         if (lc->internal && c->r->redirects <= 1) {
             nicd_respond_error(c, 404, head, NULL, 0);
+            goto out;
+        }
+        if (auto_redirect) {
+            auto_location(c, r, lc);
             goto out;
         }
         if (lc == c->r->srv->loc) {
@@ -500,6 +493,18 @@ nicd_handle_error(nicd_conn_t *c, const nicd_request_t *r, int status)
     nicd_errlog_use(NULL);
 }
 
+void
+nicd_handle_unparsed(nicd_conn_t *c, int head, int status)
+{
+    nicd_request_t q;
+
+    memset(&q, 0, sizeof(q));
+    q.method = head ? NICD_M_HEAD : NICD_M_GET;
+    q.path.p = "/";
+    q.path.len = 1;
+    nicd_handle_error(c, &q, status);
+}
+
 int
 nicd_body_location(nicd_conn_t *c, const nicd_request_t *r)
 {
@@ -516,8 +521,8 @@ nicd_body_location(nicd_conn_t *c, const nicd_request_t *r)
         return 0;
     }
     srv = server_of(c, r);
-    lc =
-        nicd_conf_find_location(srv, c->w->path.data, n, nicd_match_data(c->w));
+    lc = nicd_conf_find_location(srv, c->w->path.data, n, nicd_match_data(c->w),
+                                 NULL);
     return lc->handler_body;
 }
 

@@ -92,15 +92,11 @@ int nicd_uri_open(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
 /* the answers every phase and module gives (phases.c) */
 
 /*
- * a redirect to target, made absolute (scheme, Host, the port
- * the connection came to) unless it is a URL or absolute_redirect is off.
+ * a redirect to target, its Location made absolute as nginx makes it
+ * (redirect.h).
  */
 void nicd_redirect(nicd_conn_t *c, const nicd_request_t *r, int status,
                    const char *target, size_t len);
-/* target (len bytes) as a redirect's Location, appended to b: with the
- * scheme, Host and port unless it is a URL or absolute_redirect is off */
-void nicd_absolute_location(nicd_conn_t *c, const nicd_request_t *r,
-                            const char *target, size_t len, nicd_buf_t *b);
 
 /* Answer r, the view of the request at hand c->r (made fresh by
  * nicd_req_begin): server, location, phases. */
@@ -108,6 +104,11 @@ void nicd_handle(nicd_conn_t *c, const nicd_request_t *r);
 /* r (the request at hand, c->r fresh) is answered status (a 400 for a
  * request the protocol found bad) in its server, whose error_page apply */
 void nicd_handle_error(nicd_conn_t *c, const nicd_request_t *r, int status);
+/* a request whose head did not parse is answered status (c->r fresh): in
+ * the default server of the address, whose error_page apply (nginx's),
+ * as a GET (HEAD with head) of "/" without fields, for what there is of
+ * it is not to be trusted */
+void nicd_handle_unparsed(nicd_conn_t *c, int head, int status);
 
 /*
  * An error page (or a redirect, with location) for status; head: no body.

@@ -16,6 +16,9 @@ nicd_req_suspend(nicd_conn_t *c)
     if (c->r->suspended) {
         return c->r; /* (an error_page's location answers it later too) */
     }
+    if (c->r->unparsed) {
+        return NULL; /* nothing of it to keep (a bad request's page) */
+    }
     req = c->proto->suspend(c);
     if (req != NULL) {
         req->suspended = 1;

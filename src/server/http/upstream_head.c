@@ -13,6 +13,7 @@
 
 #include "util/log.h"
 #include "server/http/phases.h"
+#include "server/http/redirect.h"
 #include "server/http/upstream.h"
 
 int

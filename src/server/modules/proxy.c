@@ -6,10 +6,9 @@
  * owns the directives, makes the request the upstream is sent (its URI
  * by proxy_pass' rules, its fields by proxy_set_header's) and rewrites
  * the Location and Refresh it answers with (proxy_redirect).  With
- * variables, proxy_pass' URL is made per request: its HOST must be a
- * group or an address (nicd, as nginx without a resolver, resolves no
- * name at run time: 502).  proxy_cache and its kin are accepted with a
- * warning; nothing is cached.
+ * variables, proxy_pass' URL is made per request: its HOST a group or an
+ * address (no name resolved at run time: 502, as nginx without a
+ * resolver).  proxy_cache and kin: accepted with a warning, no cache.
  */
 
 #include <arpa/inet.h>
@@ -21,6 +20,7 @@
 #include "util/log.h"
 #include "server/conf/directive.h"
 #include "server/http/phases.h"
+#include "server/http/redirect.h"
 #include "server/http/upstream.h"
 #include "server/http/variables.h"
 
@@ -69,8 +69,7 @@ proxy_conf(const nicd_loc_conf_t *lc)
     return NICD_LOC_CONF(lc, nicd_proxy_module);
 }
 
-/* what a worker keeps: the target of the request being made, for
- * $proxy_host while its fields are evaluated */
+/* a worker's: the target of the request being made ($proxy_host) */
 typedef struct {
     nicd_buf_t host, port, url, tmp;
     int        active;
@@ -469,6 +468,7 @@ set_pass(parse_t *ps, const char **a, int n)
         return msg;
     }
     ps->loc->handler = NULL; /* (set below, once it is known good) */
+    nicd_redirect_auto_set(ps);
     pc->loc = ps->loc;
     pc->whole = nicd_conf_strdup(ps->conf, a[0]);
     if ((pc->url = nicd_conf_cv(ps, a[0], &msg)) == NULL) {

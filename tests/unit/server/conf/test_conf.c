@@ -343,7 +343,7 @@ where(const nicd_conf_t *c, int srv, const char *uri)
     if (md == NULL) {
         md = pcre2_match_data_create(10, NULL);
     }
-    l = nicd_conf_find_location(c->servers[srv], uri, strlen(uri), md);
+    l = nicd_conf_find_location(c->servers[srv], uri, strlen(uri), md, NULL);
     return l->kind == NICD_LOC_SERVER ? "" : l->name;
 }
 
@@ -370,8 +370,9 @@ test_locations(void)
     }
     CHECK_STR(where(c, 0, "/"), "/");
     CHECK_STR(c->servers[0]->loc->locs[1]->name, "/");
-    CHECK_INT(nicd_conf_find_location(c->servers[0], "/", 1, NULL)->kind,
-              NICD_LOC_EXACT);
+    CHECK_INT(
+        nicd_conf_find_location(c->servers[0], "/", 1, NULL, NULL)->kind,
+        NICD_LOC_EXACT);
     CHECK_STR(where(c, 0, "/index.html"), "/");
     CHECK_STR(where(c, 0, "/docs/x"), "/docs/");
     CHECK_STR(where(c, 0, "/docs/api/y"), "/docs/api/");
@@ -389,6 +390,30 @@ test_locations(void)
     CHECK(c != NULL);
     if (c != NULL) {
         CHECK_STR(where(c, 0, "/b"), "");
+        nicd_conf_free(c);
+    }
+
+    /* nginx's automatic redirect: "/app" of a proxied "/app/", over a
+     * shorter prefix and the regexes; a static "/st/" has none */
+    c = load("location / { }\n"
+             "location /app/ { proxy_pass http://127.0.0.1:9; }\n"
+             "location /st/ { }\n"
+             "location ~ app { }\n");
+    CHECK(c != NULL);
+    if (c != NULL) {
+        int                    redirect = -1;
+        const nicd_loc_conf_t *l =
+            nicd_conf_find_location(c->servers[0], "/app", 4, NULL, &redirect);
+
+        CHECK_STR(l->name, "/app/");
+        CHECK_INT(redirect, 1);
+        l = nicd_conf_find_location(c->servers[0], "/st", 3, NULL, &redirect);
+        CHECK_STR(l->name, "/");
+        CHECK_INT(redirect, 0);
+        l = nicd_conf_find_location(c->servers[0], "/app/x", 6, NULL,
+                                    &redirect);
+        CHECK_STR(l->name, "/app/");
+        CHECK_INT(redirect, 0);
         nicd_conf_free(c);
     }
 }
