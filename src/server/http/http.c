@@ -288,57 +288,6 @@ nicd_http_error(nicd_conn_t *c, int status)
     c->r = NULL;
 }
 
-/* q from the parsed request whose head starts at base */
-static void
-fill_request(nicd_conn_t *c, const char *base, nicd_request_t *q,
-             nicd_str_t *hname, nicd_str_t *hvalue)
-{
-    const nicd_http_req_t *r = H1_REQ(c);
-    const int              idx[NICD_NHDR] = {
-                     r->h_range,         r->h_if_range,          r->h_if_match,
-                     r->h_if_none_match, r->h_if_modified_since, r->h_if_unmodified_since,
-                     r->h_host,          r->h_accept_encoding,   r->h_authorization};
-    int i;
-
-    memset(q, 0, sizeof(*q));
-    q->method = r->method;
-    q->path.p = base + r->path.off;
-    q->path.len = r->path.len;
-    q->query.p = base + r->query.off;
-    q->query.len = r->query.len;
-    for (i = 0; i < NICD_NHDR; i++) {
-        if (idx[i] >= 0) {
-            q->hdr[i].p = base + r->headers[idx[i]].value.off;
-            q->hdr[i].len = r->headers[idx[i]].value.len;
-        }
-    }
-    for (i = 0; i < r->nheaders; i++) {
-        uint32_t line = r->headers[i].value.off + r->headers[i].value.len
-                        - r->headers[i].name.off;
-
-        hname[i].p = base + r->headers[i].name.off;
-        hname[i].len = r->headers[i].name.len;
-        hvalue[i].p = base + r->headers[i].value.off;
-        hvalue[i].len = r->headers[i].value.len;
-        q->field_max = line > q->field_max ? line : q->field_max;
-    }
-    q->line.p = base + r->line.off;
-    q->line.len = r->line.len;
-    q->line_len = r->line.len;
-    q->head_len = r->head_len;
-    if (r->authority.len > 0) {
-        /* an absolute-form target's host wins over Host (RFC 9112) */
-        q->hdr[NICD_HDR_HOST].p = base + r->authority.off;
-        q->hdr[NICD_HDR_HOST].len = r->authority.len;
-    }
-    q->hname = hname;
-    q->hvalue = hvalue;
-    q->nheaders = r->nheaders;
-    q->protocol = r->version == 10 ? "HTTP/1.0" : "HTTP/1.1";
-    q->length = r->head_len + (r->chunked ? 0 : r->content_length);
-    q->start_ms = nicd_worker_now_ms(c->w);
-}
-
 /* "100 Continue" queued (an HTTP/1.1 request that expects it, for a
  * handler that reads its body) */
 static void
@@ -364,7 +313,7 @@ held_new(nicd_conn_t *c)
         return NULL;
     }
     memcpy(h->head, REQ_BASE(c), r->head_len);
-    fill_request(c, h->head, &h->r, h->hname, h->hvalue);
+    nicd_h1_fill_request(c, h->head, &h->r, h->hname, h->hvalue);
     h->body = NULL;
     h->body_len = 0;
     h->loc = 0;
@@ -708,7 +657,7 @@ h1_handle(nicd_conn_t *c)
             nicd_http_error(c, 413);
             return;
         }
-        fill_request(c, REQ_BASE(c), &q, c->w->hname, c->w->hvalue);
+        nicd_h1_fill_request(c, REQ_BASE(c), &q, c->w->hname, c->w->hvalue);
         if (nicd_body_location(c, &q)) {
             (void) hold(c, 1);
             return;
@@ -728,7 +677,7 @@ h1_handle(nicd_conn_t *c)
     }
 
     if (!r->has_body) {
-        fill_request(c, REQ_BASE(c), &q, c->w->hname, c->w->hvalue);
+        nicd_h1_fill_request(c, REQ_BASE(c), &q, c->w->hname, c->w->hvalue);
         if (r->expect_continue && r->version == 11
             && nicd_body_location(c, &q)) {
             send_continue(c); /* (an empty body: read at once, nginx's) */

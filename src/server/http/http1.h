@@ -1,6 +1,7 @@
 /*
  * HTTP/1.1's own parts shared by its files (http.c: the protocol;
- * http1_log.c: a response's access log records), private to them.
+ * http1_request.c: a head's view; http1_log.c: a response's access log
+ * records), private to them.
  */
 
 #ifndef NICD_HTTP1_H
@@ -32,5 +33,11 @@ typedef struct {
  * into c->logb: where they start and their length
  */
 void nicd_h1_log_record(nicd_conn_t *c, uint32_t *off, uint32_t *len);
+
+/* q, the view of the request parsed in c (its head starting at base),
+ * its header lines in hname and hvalue (NICD_HTTP_MAX_HEADERS each)
+ * (http1_request.c) */
+void nicd_h1_fill_request(nicd_conn_t *c, const char *base, nicd_request_t *q,
+                          nicd_str_t *hname, nicd_str_t *hvalue);
 
 #endif /* NICD_HTTP1_H */
