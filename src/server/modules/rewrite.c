@@ -496,10 +496,13 @@ rules(nicd_conn_t *c, const nicd_request_t *r, const rewrite_t *rw, int nrw,
             } else if (code == 301 || code == 302 || code == 303 || code == 307
                        || code == 308) {
                 nicd_redirect(c, r, code, w->expand.data, w->expand.len);
-            } else if (nicd_cv_source(rw->value)[0] == '\0') {
+            } else if (nicd_cv_source(rw->value)[0] == '\0'
+                       && (code >= 400 || code == 204 || code == 304)) {
                 /* no text: nginx's page for the code, if it has one */
                 nicd_respond_error(c, code, head, NULL, 0);
             } else {
+                /* (a code below 400 without text: an empty body of the
+                 * location's type, as nginx's ngx_http_send_response) */
                 return_text(c, r, code, w->expand.data, w->expand.len);
             }
             return NICD_DONE;
