@@ -269,6 +269,79 @@ def test_invalid_method_is_a_400_as_nginx():
         s.wait_log(r"client sent invalid method")
 
 
+def hpack_literal(name, value):
+    """A field without indexing, its name new (RFC 7541, 6.2.2)."""
+    return (b"\x00" + bytes([len(name)]) + name + bytes([len(value)])
+            + value)
+
+
+def test_request_fields_and_frames_as_nginx():
+    """nginx's HTTP/2 rules: two Cookie fields reach the handlers joined
+    with "; " (RFC 9113, 8.2.3); a name with "_" is ignored unless
+    underscores_in_headers is on; http2_chunk_size cuts a body into DATA
+    frames of that size; a HEADERS frame begun and not ended within
+    client_header_timeout gets its stream reset (PROTOCOL_ERROR) and the
+    connection serves on (a PING is answered)."""
+    extra = ("client_header_timeout 1s;\n"
+             "location / { return 200 \"[$http_cookie][$http_x_foo]\"; }\n"
+             "location /chunk { http2_chunk_size 1; return 200 body; }\n")
+    with Server(H2C_LISTEN + extra) as s:
+        h2c = int(s.wait_log(
+            r"listening on http://127\.0\.0\.3:(\d+)/").group(1))
+        sock = socket.create_connection(("127.0.0.3", h2c), timeout=DEADLINE)
+        get = b"\x82\x86\x84\x01\x01x"
+        chunk = b"\x82\x86\x04\x06/chunk\x01\x01x"
+        fields = (hpack_literal(b"cookie", b"a=b")
+                  + hpack_literal(b"cookie", b"c=d")
+                  + hpack_literal(b"x_foo", b"bar"))
+        sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0)
+                     + frame(1, 5, 1, get + fields) + frame(1, 5, 3, chunk))
+        got = read_until(sock, b"", lambda fs: all(
+            any(t == 0 and f & 1 and st == n for t, f, st, _ in fs)
+            for n in (1, 3)), "both answers")
+        fs = frames(got)
+        body = b"".join(p for t, _, st, p in fs if t == 0 and st == 1)
+        check(body == b"[a=b; c=d][]", "cookies and x_foo: %r" % body)
+        data3 = [p for t, _, st, p in fs if t == 0 and st == 3]
+        check(data3 == [b"b", b"o", b"d", b"y"], "chunks: %r" % data3)
+        s.wait_log(r"client sent invalid header line: \"x_foo\"")
+        # a HEADERS frame of 11 bytes, 5 of them sent
+        head = frame(1, 5, 5, get + b"\x01\x01y")
+        sock.sendall(head[:9 + 5])
+        got = read_until(sock, got, lambda fs: any(
+            t == 3 and st == 5 for t, _, st, _ in fs), "the reset")
+        rst = [p for t, _, st, p in frames(got) if t == 3 and st == 5]
+        check(rst[0] == b"\x00\x00\x00\x01", "not PROTOCOL_ERROR: %r" % rst)
+        sock.sendall(head[9 + 5:] + frame(6, 0, 0, b"SEE-THIS"))
+        got = read_until(sock, got, lambda fs: any(
+            t == 6 and f & 1 for t, f, _, _ in fs), "the PING's answer")
+        # nginx's judgement of fields libnghttp2 refuses: a colon in a
+        # name is a 400; a value with a control byte other than NUL, CR
+        # and LF is taken
+        sock.sendall(frame(1, 5, 7, get + hpack_literal(b"x:foo", b"bar"))
+                     + frame(1, 5, 9, get + hpack_literal(b"x-foo", b"a\x01b")))
+        got = read_until(sock, got, lambda fs: all(
+            any(t == 1 and st == n for t, _, st, _ in fs) for n in (7, 9)),
+            "two more answers")
+        heads = {st: p for t, _, st, p in frames(got) if t == 1}
+        check(heads[7][:1] == b"\x8c", "x:foo not 400: %r" % heads[7][:8])
+        body = b"".join(p for t, _, st, p in frames(got) if t == 0 and st == 9)
+        check(body == b"[][a\x01b]", "control byte in a value: %r" % body)
+        sock.close()
+        s.wait_log(r"client timed out while reading the request header")
+    with Server(H2C_LISTEN + "underscores_in_headers on;\n" + extra) as s:
+        h2c = int(s.wait_log(
+            r"listening on http://127\.0\.0\.3:(\d+)/").group(1))
+        sock = socket.create_connection(("127.0.0.3", h2c), timeout=DEADLINE)
+        sock.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + frame(4, 0, 0)
+                     + frame(1, 5, 1, get + hpack_literal(b"x_foo", b"bar")))
+        got = read_until(sock, b"", lambda fs: any(
+            t == 0 and f & 1 and st == 1 for t, f, st, _ in fs), "the answer")
+        body = b"".join(p for t, _, st, p in frames(got) if t == 0 and st == 1)
+        check(body == b"[][bar]", "underscores_in_headers on: %r" % body)
+        sock.close()
+
+
 def test_refused_stream_flood_gets_goaway():
     """A client that keeps opening streams past the concurrency limit
     without resetting them (each stays open, waiting for its body) gets

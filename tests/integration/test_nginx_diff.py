@@ -189,6 +189,32 @@ site("redirects", """
       ("/named/", {"Host": "other.example"}), "/plain/", "/text/",
       ("/app", {"Host": "red.example:8080"})])
 
+HEADER_NAMES = [("/", {"X_Foo": "a"}), ("/", {"X.Foo": "b", "X-Foo": "c"}),
+                ("/", {"X-Foo": "d"}), ("/", {"X@Bar": "e", "X_Foo": "f"})]
+
+site("header-names", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        location / { return 200 "[$http_x_foo]"; }
+    }
+""", HEADER_NAMES)
+
+site("header-names-underscores", """
+    underscores_in_headers on;
+    server {
+        listen 127.0.0.1:%(port)d;
+        location / { return 200 "[$http_x_foo]"; }
+    }
+""", HEADER_NAMES)
+
+site("header-names-kept", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        ignore_invalid_headers off;
+        location / { return 200 "[$http_x_foo]"; }
+    }
+""", HEADER_NAMES)
+
 site("downloads", """
     server {
         listen 127.0.0.1:%(port)d;
@@ -470,8 +496,10 @@ site("return-codes", """
         location = /see { return 303 /a.txt; }
         location = /perm { return 308 /a.txt; }
         location = /text { default_type text/plain; return 404 "gone\\n"; }
+        location = /ok { charset utf-8; return 200; }
+        location = /accepted { default_type text/plain; return 202; }
     }
-""", ["/health", ("/health", {}, "HEAD"), "/empty", "/teapot", "/go", "/see",
+""", ["/ok", "/accepted", "/health", ("/health", {}, "HEAD"), "/empty", "/teapot", "/go", "/see",
       "/perm", "/text"])
 
 site("nested-and-limits", """

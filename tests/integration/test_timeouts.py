@@ -59,3 +59,40 @@ def test_send_timeout():
         s.wait_log(r"client timed out while the response was sent")
         check(get(s.port, "/missing").status == 404, "serving after")
         c.close()
+
+
+def test_client_body_timeout():
+    """A body read for its handler (a proxied location reads it whole
+    first) that stops coming for client_body_timeout gets 408 and the
+    connection closes, as nginx's; the server serves on.  A body nicd
+    skips (a static location's) that stops is closed without a second
+    answer after the first."""
+    conf = ("client_body_timeout 1s;\n"
+            "location /p { proxy_pass http://127.0.0.1:9; }\n")
+    with Server(conf=conf) as s:
+        c = socket.create_connection(("127.0.0.1", s.port), timeout=10)
+        c.sendall(b"POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n"
+                  b"\r\nabc")
+        got = b""
+        while True:
+            chunk = c.recv(4096)
+            if not chunk:
+                break
+            got += chunk
+        c.close()
+        check(got.startswith(b"HTTP/1.1 408 "), "no 408: %r" % got[:80])
+        s.wait_log(r"client timed out, client: 127\.0\.0\.1")
+        c = socket.create_connection(("127.0.0.1", s.port), timeout=10)
+        c.sendall(b"POST /missing HTTP/1.1\r\nHost: x\r\nContent-Length: 10"
+                  b"\r\n\r\nabc")
+        got = b""
+        while True:
+            chunk = c.recv(4096)
+            if not chunk:
+                break
+            got += chunk
+        c.close()
+        check(got.count(b"HTTP/1.1 ") == 1 and got[9:12] in (b"404", b"405"),
+              "skipped body: %r" % got[:80])
+        s.wait_log(r"client timed out while a request body was skipped")
+        check(get(s.port, "/missing").status == 404, "serving after")

@@ -242,6 +242,7 @@ nicd_conf_new(nicd_module_t *const *modules)
     c->error_level = LOG_NOTICE;
     c->sendfile_max_chunk = 256 * 1024; /* docs/config.md: why not 2m */
     c->client_header_timeout = 60000;
+    c->client_body_timeout = 60000;
     c->send_timeout = 60000;
     c->lingering_close = NICD_LINGER_ON;
     c->lingering_time = 30000;
@@ -261,7 +262,6 @@ nicd_conf_new(nicd_module_t *const *modules)
     c->ssl.session_timeout = 300000;
     c->ssl.session_tickets = 1;
     c->ssl.verify_depth = 1;
-    c->http2_max_concurrent_streams = 128;
     c->http2_max_header_size = 16384;
     c->http2_recv_buffer_size = 64 * 1024;
     return c;

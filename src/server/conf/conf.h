@@ -229,6 +229,7 @@ typedef struct nicd_conf_s {
     size_t        sendfile_max_chunk;
 
     long   client_header_timeout; /* ms */
+    long   client_body_timeout;   /* ms, between two reads of a body */
     long   send_timeout;          /* ms */
     int    lingering_close;       /* NICD_LINGER_* */
     long   lingering_time;        /* ms: the most a close may drain */
@@ -288,7 +289,6 @@ typedef struct nicd_conf_s {
     nicd_server_conf_t ***listen_servers;
     int                  *listen_nservers;
 
-    int    http2_max_concurrent_streams;
     size_t http2_max_header_size;  /* a request's header block */
     size_t http2_recv_buffer_size; /* an HTTP/2 connection's read buffer */
 } nicd_conf_t;

@@ -4,11 +4,10 @@
  * send backend in as few calls as the socket allows: consecutive memory
  * items (headers of several responses, multipart boundaries, error pages)
  * travel together as the header iovecs of the next file range.
- *
  * Timers, one event per connection:
- *   T_HEADER     client_header_timeout, from the first byte of a request
- *                until its head is complete (total, not per read: a client
- *                trickling one byte a second still times out), then 408;
+ *   T_HEADER     client_header_timeout, from a request's first byte to its
+ *                head's end (total: one byte a second still times out);
+ *   T_BODY       client_body_timeout between two reads of a body (408);
  *   T_KEEPALIVE  keepalive_timeout while idle between requests;
  *   T_SEND       send_timeout between two successful writes;
  *   T_LINGER     after an error response, how long we read and discard
@@ -61,6 +60,7 @@ set_timer(nicd_conn_t *c, int kind)
         break;
     case T_SEND: tv = c->w->tv_send; break;
     case T_LINGER: tv = c->w->tv_linger; break;
+    case T_BODY: tv = c->w->tv_body; break;
     }
     c->timer = kind;
     event_add(&c->tev, tv);
@@ -722,8 +722,7 @@ void
 nicd_conn_keepalive(nicd_conn_t *c)
 {
     conn_give_back(c);
-    start_reading(c);
-    set_timer(c, T_KEEPALIVE);
+    nicd_conn_wait_read(c, T_KEEPALIVE);
 }
 
 /* What came in: the protocol's to answer. */
@@ -911,15 +910,19 @@ static void
 conn_timer_cb(evutil_socket_t fd, short ev, void *arg)
 {
     nicd_conn_t *c = arg;
+    int          rc;
 
     (void) fd;
     (void) ev;
-
     switch (c->timer) {
     case T_HEADER:
-        if (c->ops->header_timeout != NULL && c->ops->header_timeout(c)) {
-            stop_reading(c);
-            conn_run(c); /* the answer (408) goes, then it closes */
+    case T_BODY:
+        rc = c->ops->header_timeout != NULL ? c->ops->header_timeout(c) : 0;
+        if (rc == 1) {
+            stop_reading(c); /* the answer (408) goes, then it closes */
+        }
+        if (rc != 0) {
+            conn_run(c); /* (2: HTTP/2 reset a stream, serving on) */
             return;
         }
         break;

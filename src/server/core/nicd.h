@@ -93,8 +93,9 @@ typedef struct nicd_conn_ops_s {
     /* the worker stops or retires: end gracefully (HTTP/2's GOAWAY).
      * NULL: the core closes c if waiting() says it waits for a request */
     void (*shutdown)(nicd_conn_t *c);
-    /* client_header_timeout ran out: 1 when an answer was queued (408),
-     * 0 to close.  NULL: close. */
+    /* client_header_timeout or client_body_timeout ran out: 1 when an
+     * answer was queued (408: sent, then closed), 2 when the connection
+     * serves on, 0 to close.  NULL: close. */
     int (*header_timeout)(nicd_conn_t *c);
     /* what c waits for: NICD_WAITS_* */
     int (*waiting)(const nicd_conn_t *c);
@@ -177,7 +178,7 @@ typedef struct nicd_worker_s {
     int        h2_nspare;
     nicd_str_t hname[NICD_MAX_HEADERS], hvalue[NICD_MAX_HEADERS];
 
-    const struct timeval *tv_header, *tv_send, *tv_linger;
+    const struct timeval *tv_header, *tv_send, *tv_linger, *tv_body;
     log_limit_t           lim_full, lim_reuse, lim_accept; /* a line a second */
 
     /* what connections borrow (nicd_worker_pool()) */
@@ -236,7 +237,7 @@ typedef struct {
 } nicd_out_t;
 
 enum { OUT_MEM = 0, OUT_FILE = 1 };
-enum { T_NONE = 0, T_HEADER, T_KEEPALIVE, T_SEND, T_LINGER };
+enum { T_NONE = 0, T_HEADER, T_KEEPALIVE, T_SEND, T_LINGER, T_BODY };
 
 struct nicd_conn_s {
     nicd_worker_t          *w;

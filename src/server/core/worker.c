@@ -251,6 +251,7 @@ worker_main(void *arg)
     tick.tv_usec = flush >= 1000 ? 0 : (flush > 0 ? flush : 100) * 1000;
 
     w->tv_header = common_timeout(w->base, cf->client_header_timeout);
+    w->tv_body = common_timeout(w->base, cf->client_body_timeout);
     w->tv_send = common_timeout(w->base, cf->send_timeout);
     w->tv_linger = common_timeout(w->base, cf->lingering_timeout);
 

@@ -5,7 +5,11 @@
  *   large_client_header_buffers NUMBER SIZE;  (4 8k) the request line and
  *       each header line must fit in SIZE (else 414 and 431), the whole
  *       head in NUMBER x SIZE (431);
- *   max_headers N;                            (1000) header lines (400).
+ *   max_headers N;                            (1000) header lines (400);
+ *   ignore_invalid_headers on | off;          (on) a header line whose name
+ *       has a byte other than a letter, a digit, '-' (and '_' with
+ *   underscores_in_headers on | off;          (off) on) is ignored, with an
+ *       info line, else kept as it is.
  *
  * The head is read before its server is known: the parser takes the
  * largest of every server's limits (conf->large_header_buffer_size and
@@ -14,15 +18,20 @@
  * request is held to max_headers; its sizes are http2_max_header_size's.
  */
 
+#include <stddef.h>
 #include <stdint.h>
 
+#include "util/log.h"
 #include "server/conf/directive.h"
 #include "server/http/head.h"
+#include "server/http/lookup.h"
+#include "server/http/variables.h"
 
 typedef struct {
     size_t size;   /* one line */
     int    number; /* size x number: the whole head */
     int    max_headers;
+    int    ignore_invalid, underscores;
 } head_conf_t;
 
 nicd_module_t nicd_http_head_module;
@@ -35,6 +44,8 @@ create_conf(nicd_conf_t *c)
     if (h != NULL) {
         h->number = NICD_UNSET;
         h->max_headers = NICD_UNSET;
+        h->ignore_invalid = NICD_UNSET;
+        h->underscores = NICD_UNSET;
     }
     return h;
 }
@@ -51,6 +62,8 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
         h->size = p != NULL ? p->size : 8192;
     }
     NICD_MERGE(h, p, max_headers, 1000);
+    NICD_MERGE(h, p, ignore_invalid, 1);
+    NICD_MERGE(h, p, underscores, 0);
     return NULL;
 }
 
@@ -84,6 +97,20 @@ set_max_headers(parse_t *ps, const char **a, int n)
         return "is duplicate";
     }
     return nicd_conf_positive(a[0], &h->max_headers);
+}
+
+/* an on/off of the server level's settings (a generic slot would write
+ * nicd_conf_t's: these are not location settings) */
+static const char *
+set_flag(parse_t *ps, const char **a, int n)
+{
+    int *f = (int *) ((char *) nicd_conf_module_loc(ps) + ps->d->offset);
+
+    (void) n;
+    if (*f != NICD_UNSET) {
+        return "is duplicate";
+    }
+    return nicd_conf_flag(a[0], f);
 }
 
 static const head_conf_t *
@@ -138,9 +165,72 @@ nicd_head_status(const nicd_request_t *r, const nicd_server_conf_t *srv)
     return 0;
 }
 
+/* does h take a header named name (len bytes, odd: not only letters,
+ * digits and '-')? */
+static int
+name_kept(const head_conf_t *h, const char *name, size_t len)
+{
+    size_t i;
+
+    if (!h->ignore_invalid) {
+        return 1;
+    }
+    for (i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char) name[i];
+
+        if (!(((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z')
+              || (ch >= '0' && ch <= '9') || ch == '-'
+              || (ch == '_' && h->underscores))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int
+nicd_head_filter(nicd_conn_t *c, const nicd_request_t *q, nicd_str_t *hname,
+                 nicd_str_t *hvalue, int n)
+{
+    const nicd_conf_t *cf = c->w->cycle->conf;
+    const head_conf_t *h;
+    const char        *host;
+    size_t             hlen;
+    int                i, k = 0;
+
+    nicd_request_host(q, &host, &hlen);
+    h = conf_of(nicd_conf_find_server(cf, c->sc.listener, host, hlen,
+                                      nicd_match_data(c->w)));
+    for (i = 0; i < n; i++) {
+        if (!name_kept(h, hname[i].p, hname[i].len)) {
+            log_error(LOG_INFO, 0,
+                      "client sent invalid header line: \"%.*s\", client: "
+                      "%s",
+                      (int) hname[i].len, hname[i].p, nicd_client(c));
+            continue;
+        }
+        hname[k] = hname[i];
+        hvalue[k++] = hvalue[i];
+    }
+    return k;
+}
+
+void
+nicd_head_h2_limits(nicd_conn_t *c, size_t *field, size_t *all)
+{
+    const nicd_conf_t *cf = c->w->cycle->conf;
+    const head_conf_t *h = conf_of(cf->listen_servers[c->sc.listener][0]);
+
+    *field = h->size;
+    *all = h->size * (size_t) h->number;
+}
+
 static const directive_t head_directives[] = {
     {"large_client_header_buffers", CTX_HTTP | CTX_SRV, 2, 2, set_buffers, 0},
     {"max_headers", CTX_HTTP | CTX_SRV, 1, 1, set_max_headers, 0},
+    {"ignore_invalid_headers", CTX_HTTP | CTX_SRV, 1, 1, set_flag,
+     offsetof(head_conf_t, ignore_invalid)},
+    {"underscores_in_headers", CTX_HTTP | CTX_SRV, 1, 1, set_flag,
+     offsetof(head_conf_t, underscores)},
     {"connection_pool_size", CTX_HTTP | CTX_SRV, 1, 1, nicd_conf_housekeeping,
      0},
     {"request_pool_size", CTX_HTTP | CTX_SRV, 1, 1, nicd_conf_housekeeping, 0},

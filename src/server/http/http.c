@@ -886,7 +886,7 @@ h1_run(nicd_conn_t *c)
             return;
         }
         if (c->discard > 0 || c->collect > 0 || c->in_chunked) {
-            nicd_conn_wait_read(c, T_HEADER);
+            nicd_conn_wait_read(c, T_BODY);
             return;
         }
         nicd_conn_keepalive(c);
@@ -906,10 +906,22 @@ h1_run(nicd_conn_t *c)
     nicd_conn_wait_read(c, T_HEADER);
 }
 
-/* client_header_timeout with part of a head in: 408, then close */
+/* client_header_timeout with part of a head in, client_body_timeout with
+ * a body being read for its handler: 408, then close */
 static int
 h1_header_timeout(nicd_conn_t *c)
 {
+    if (c->timer == T_BODY) {
+        if (c->held == NULL || c->collect == 0) {
+            log_error(LOG_INFO, 0,
+                      "client timed out while a request body was skipped, "
+                      "client: %s",
+                      nicd_client(c));
+            return 0; /* (answered already: closed) */
+        }
+        body_failed(c, c->held, 408, "client timed out");
+        return 1;
+    }
     if (c->in_end > c->in_start && c->nitems == c->ihead) {
         log_error(LOG_INFO, 0,
                   "client timed out while reading the "

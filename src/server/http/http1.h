@@ -35,8 +35,8 @@ typedef struct {
 void nicd_h1_log_record(nicd_conn_t *c, uint32_t *off, uint32_t *len);
 
 /* q, the view of the request parsed in c (its head starting at base),
- * its header lines in hname and hvalue (NICD_HTTP_MAX_HEADERS each)
- * (http1_request.c) */
+ * its header lines in hname and hvalue (NICD_HTTP_MAX_HEADERS each), those
+ * the server ignores left out (http1_request.c) */
 void nicd_h1_fill_request(nicd_conn_t *c, const char *base, nicd_request_t *q,
                           nicd_str_t *hname, nicd_str_t *hvalue);
 

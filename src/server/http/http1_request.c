@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "server/http/head.h"
 #include "server/http/http1.h"
 
 void
@@ -51,7 +52,9 @@ nicd_h1_fill_request(nicd_conn_t *c, const char *base, nicd_request_t *q,
     }
     q->hname = hname;
     q->hvalue = hvalue;
-    q->nheaders = r->nheaders;
+    q->nheaders = r->odd_names
+                      ? nicd_head_filter(c, q, hname, hvalue, r->nheaders)
+                      : r->nheaders;
     q->protocol = r->version == 10 ? "HTTP/1.0" : "HTTP/1.1";
     q->length = r->head_len + (r->chunked ? 0 : r->content_length);
     q->start_ms = nicd_worker_now_ms(c->w);

@@ -41,6 +41,7 @@
 
 #if defined(HAVE_NGHTTP2)
 
+#include "server/http/http2_conf.h"
 #include "server/http/http2_stream.h"
 
 #define STREAM_KEEP     64          /* recycled streams a worker keeps */
@@ -101,7 +102,8 @@ feed_preface(nicd_conn_t *c)
  * could make the server send millions of resets (nginx and h2o stop
  * such a client too).
  */
-#define H2_MAX_REFUSED(cf) ((cf)->http2_max_concurrent_streams * 2 + 100)
+#define H2_MAX_REFUSED(c)                                                      \
+    (nicd_http2_max_streams((c)->w->cycle->conf, (c)->sc.listener) * 2 + 100)
 
 static void
 buf_empty(nicd_buf_t *b)
@@ -310,6 +312,10 @@ read_body(nghttp2_session *s, int32_t id, uint8_t *buf, size_t length,
     h2_stream_t *st = src->ptr;
     size_t       n = st->remaining < length ? (size_t) st->remaining : length;
 
+    if (n > st->chunk) {
+        n = st->chunk; /* http2_chunk_size */
+    }
+
     (void) s;
     (void) id;
     (void) buf;
@@ -320,6 +326,20 @@ read_body(nghttp2_session *s, int32_t id, uint8_t *buf, size_t length,
         *flags |= NGHTTP2_DATA_FLAG_EOF;
     }
     return (ssize_t) n;
+}
+
+/* DATA frames as large as the client's SETTINGS_MAX_FRAME_SIZE and the
+ * windows allow (not nghttp2's 16k), read_body cuts to http2_chunk_size */
+static ssize_t
+data_length(nghttp2_session *s, uint8_t type, int32_t id, int32_t session_win,
+            int32_t stream_win, uint32_t max_frame, void *ud)
+{
+    int32_t n = session_win < stream_win ? session_win : stream_win;
+    (void) s;
+    (void) type;
+    (void) id;
+    (void) ud;
+    return n < (int32_t) max_frame ? n : (ssize_t) max_frame;
 }
 
 static void
@@ -376,6 +396,8 @@ h2_finish(nicd_conn_t *c, int status)
      * HEADERS frame of a closed stream is dropped unread.
      */
     st->answered = 1;
+    st->chunk = nicd_http2_chunk_size(
+        c->r->loc != NULL ? c->r->loc : c->w->cycle->conf->http);
     dp.source.ptr = st;
     dp.read_callback = read_body;
     if (c->h2->failed || nicd_buf_failed(&st->rh) || nicd_buf_failed(&st->body)
@@ -496,12 +518,12 @@ on_frame_send(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
 
     if (frame->hd.type == NGHTTP2_RST_STREAM
         && frame->rst_stream.error_code == NGHTTP2_REFUSED_STREAM
-        && ++c->h2->refused == H2_MAX_REFUSED(c->w->cycle->conf)) {
+        && ++c->h2->refused == H2_MAX_REFUSED(c)) {
         log_error(LOG_INFO, 0,
                   "client opened %d streams past the limit of %d, "
                   "closing the connection, client: %s",
                   c->h2->refused,
-                  c->w->cycle->conf->http2_max_concurrent_streams,
+                  nicd_http2_max_streams(c->w->cycle->conf, c->sc.listener),
                   nicd_client(c));
         nghttp2_session_terminate_session(s, NGHTTP2_ENHANCE_YOUR_CALM);
     }
@@ -533,22 +555,6 @@ on_begin_headers(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
     c->h2->streams = st;
     c->h2->last = st;
     nghttp2_session_set_stream_user_data(s, st->id, st);
-    return 0;
-}
-
-/* $request_length counts the payloads of a request's CONTINUATION and
- * DATA frames (its HEADERS frame: on_begin_headers), as nginx */
-static int
-on_begin_frame(nghttp2_session *s, const nghttp2_frame_hd *hd, void *ud)
-{
-    nicd_conn_t *c = ud;
-    h2_stream_t *st;
-
-    (void) s;
-    if ((hd->type == NGHTTP2_CONTINUATION || hd->type == NGHTTP2_DATA)
-        && hd->stream_id > 0 && (st = stream_of(c, hd->stream_id)) != NULL) {
-        st->length += hd->length;
-    }
     return 0;
 }
 
@@ -612,9 +618,8 @@ answer(nicd_conn_t *c, h2_stream_t *st)
     c->h2->cur = st;
     nicd_req_begin(c, &st->req);
     st->req.resumed = (unsigned) st->resumed;
-    if (st->bad_method) {
-        log_error(LOG_INFO, 0, "client sent invalid method, client: %s",
-                  nicd_client(c));
+    if (st->bad != NULL) {
+        log_error(LOG_INFO, 0, "%s, client: %s", st->bad, nicd_client(c));
         nicd_handle_error(c, &r, 400);
     } else {
         nicd_handle(c, &r);
@@ -682,6 +687,9 @@ on_frame_recv(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
     h2_stream_t *st;
 
     (void) s;
+    if (frame->hd.stream_id == c->h2->partial) {
+        c->h2->partial = 0; /* (its frame has ended) */
+    }
     if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA)
         && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
         /* answered after the input is read: a connection error later in
@@ -759,6 +767,7 @@ nicd_h2_start(nicd_conn_t *c)
 {
     const nicd_conf_t         *cf = c->w->cycle->conf;
     nghttp2_session_callbacks *cb;
+    nghttp2_option            *opt;
     nghttp2_settings_entry     iv[2];
     nicd_h2_t                 *h2 = calloc(1, sizeof(*h2));
     int                        rc;
@@ -773,20 +782,32 @@ nicd_h2_start(nicd_conn_t *c)
     nghttp2_session_callbacks_set_on_begin_headers_callback(cb,
                                                             on_begin_headers);
     nghttp2_session_callbacks_set_on_header_callback(cb, nicd_h2_on_header);
-    nghttp2_session_callbacks_set_on_begin_frame_callback(cb, on_begin_frame);
+    nghttp2_session_callbacks_set_on_invalid_header_callback(
+        cb, nicd_h2_on_invalid_header);
+    nghttp2_session_callbacks_set_on_begin_frame_callback(
+        cb, nicd_h2_on_begin_frame);
     nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb,
                                                               on_data_chunk);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
     nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
-    rc = nghttp2_session_server_new(&h2->s, cb, c);
+    nghttp2_session_callbacks_set_data_source_read_length_callback(cb,
+                                                                   data_length);
+    /* a response's header block as large as its fields make it (nginx
+     * sends any; nghttp2 refuses more than 64k by default) */
+    rc = nghttp2_option_new(&opt);
+    if (rc == 0) {
+        nghttp2_option_set_max_send_header_block_length(opt, 16 << 20);
+        rc = nghttp2_session_server_new2(&h2->s, cb, c, opt);
+        nghttp2_option_del(opt);
+    }
     nghttp2_session_callbacks_del(cb);
     if (rc != 0) {
         free(h2);
         return -1;
     }
     iv[0].settings_id = NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS;
-    iv[0].value = (uint32_t) cf->http2_max_concurrent_streams;
+    iv[0].value = (uint32_t) nicd_http2_max_streams(cf, c->sc.listener);
     iv[1].settings_id = NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE;
     iv[1].value = (uint32_t) cf->http2_max_header_size;
     nghttp2_submit_settings(h2->s, NGHTTP2_FLAG_NONE, iv, 2);
@@ -890,10 +911,16 @@ nicd_h2_run(nicd_conn_t *c)
     /* a stream that waits (limit_req) keeps the connection without a
      * timeout, as nginx's delayed requests do: its wait may be longer
      * than send_timeout */
-    nicd_conn_wait_read(c, h2->delayed > 0       ? T_NONE
+    if (h2->partial != 0 && stream_of(c, h2->partial) == NULL) {
+        h2->partial = 0; /* (a frame of a stream closed meanwhile) */
+    }
+    nicd_conn_wait_read(c, h2->partial != 0
+                               ? (h2->partial_data ? T_BODY : T_HEADER)
+                           : h2->delayed > 0     ? T_NONE
                            : h2->streams != NULL ? T_SEND
-                           : c->nrequests == 0   ? T_HEADER /* its first */
-                                                 : T_KEEPALIVE);
+                           : nghttp2_session_get_last_proc_stream_id(h2->s) == 0
+                               ? T_HEADER /* before its first stream */
+                               : T_KEEPALIVE);
 }
 
 static void
@@ -907,6 +934,8 @@ nicd_h2_shutdown(nicd_conn_t *c)
 }
 
 #else /* no libnghttp2: configuration refuses "http2" */
+
+#define nicd_h2_frame_timeout NULL
 
 static int
 nicd_h2_start(nicd_conn_t *c)
@@ -960,6 +989,11 @@ h2_waiting(const nicd_conn_t *c)
 }
 
 const nicd_conn_ops_t nicd_http2_conn = {
-    "h2", nicd_h2_start, nicd_h2_run,  h2_conn_shutdown,
-    NULL, h2_waiting,    nicd_h2_free,
+    "h2",
+    nicd_h2_start,
+    nicd_h2_run,
+    h2_conn_shutdown,
+    nicd_h2_frame_timeout,
+    h2_waiting,
+    nicd_h2_free,
 };

@@ -13,6 +13,7 @@
 
 #include "server/http/http2_stream.h"
 #include "server/core/transport.h"
+#include "server/http/head.h"
 #include "server/http/variables.h"
 
 /* keep a header value in the stream's request buffer */
@@ -42,6 +43,90 @@ static const struct {
 };
 #undef NAME
 
+/*
+ * A field past the limits of the default server of the address (its
+ * large_client_header_buffers, as nginx's HTTP/2 reads them before a
+ * server is chosen): a field longer than one buffer, or the fields
+ * together (names and values) longer than all of them.
+ */
+static int
+too_large(nicd_conn_t *c, h2_stream_t *st, size_t nlen, size_t vlen)
+{
+    size_t field, all;
+
+    nicd_head_h2_limits(c, &field, &all);
+    st->field_bytes += nlen + vlen;
+    if (nlen > field || vlen > field) {
+        log_error(LOG_INFO, 0, "client sent too large header field, client: %s",
+                  nicd_client(c));
+        return 1;
+    }
+    if (st->field_bytes > all) {
+        log_error(LOG_INFO, 0, "client sent too large header, client: %s",
+                  nicd_client(c));
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * A field libnghttp2 finds invalid (it would reset the stream): judged as
+ * nginx judges it.  A name with an upper-case letter, a control byte, a
+ * space, DEL or a colon, or a value with NUL, CR or LF: the request is
+ * answered 400.  Anything else (a value with other control bytes, a name
+ * with bytes other than a token's) is taken as any field, the name then
+ * to ignore_invalid_headers.
+ */
+int
+nicd_h2_on_invalid_header(nghttp2_session *s, const nghttp2_frame *frame,
+                          const uint8_t *name, size_t nlen,
+                          const uint8_t *value, size_t vlen, uint8_t flags,
+                          void *ud)
+{
+    nicd_conn_t *c = ud;
+    h2_stream_t *st = stream_of(c, frame->hd.stream_id);
+    size_t       i;
+
+    if (st == NULL || frame->hd.type != NGHTTP2_HEADERS) {
+        return 0;
+    }
+    for (i = nlen > 0 && name[0] == ':'; i < nlen; i++) {
+        if (name[i] <= ' ' || name[i] == 0x7f || name[i] == ':'
+            || (name[i] >= 'A' && name[i] <= 'Z')) {
+            st->bad = "client sent invalid header name";
+            return 0;
+        }
+    }
+    if (memchr(value, '\0', vlen) != NULL || memchr(value, '\r', vlen) != NULL
+        || memchr(value, '\n', vlen) != NULL) {
+        st->bad = "client sent header with invalid value";
+        return 0;
+    }
+    if (nlen > 0 && name[0] == ':') {
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* (nghttp2's reset) */
+    }
+    return nicd_h2_on_header(s, frame, name, nlen, value, vlen, flags, ud);
+}
+
+/* the Cookie fields of a stream joined in one, "; " between (RFC 9113,
+ * 8.2.3: before the request goes on as HTTP/1.1), as nginx's */
+static void
+join_cookie(h2_stream_t *st, const uint8_t *v, size_t len)
+{
+    int    k = st->cookie - 1;
+    size_t off = st->all_voff[k], old = st->all_vlen[k];
+
+    if (nicd_buf_reserve(&st->rq, old + 2 + len) != 0) {
+        return; /* (out of memory: the later pairs are left out) */
+    }
+    /* the earlier pairs copied from the buffer itself, room made first */
+    st->all_voff[k] = st->rq.len;
+    nicd_buf_add(&st->rq, st->rq.data + off, old);
+    nicd_buf_add(&st->rq, "; ", 2);
+    nicd_buf_add(&st->rq, v, len);
+    st->all_vlen[k] = old + 2 + len;
+}
+
 int
 nicd_h2_on_header(nghttp2_session *s, const nghttp2_frame *frame,
                   const uint8_t *name, size_t nlen, const uint8_t *value,
@@ -52,10 +137,14 @@ nicd_h2_on_header(nghttp2_session *s, const nghttp2_frame *frame,
     const char  *q;
     int          i;
 
-    (void) s;
     (void) flags;
     if (st == NULL || frame->hd.type != NGHTTP2_HEADERS) {
         return 0;
+    }
+    if (too_large(c, st, nlen, vlen)) {
+        /* nginx's connection error: GOAWAY ENHANCE_YOUR_CALM */
+        nghttp2_session_terminate_session(s, NGHTTP2_ENHANCE_YOUR_CALM);
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
     }
     st->header_bytes += nlen + vlen + 32;
     if (st->header_bytes > c->w->cycle->conf->http2_max_header_size) {
@@ -64,12 +153,17 @@ nicd_h2_on_header(nghttp2_session *s, const nghttp2_frame *frame,
                   nicd_client(c));
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* RST_STREAM */
     }
+    if (nlen == 6 && memcmp(name, "cookie", 6) == 0 && st->cookie > 0) {
+        join_cookie(st, value, vlen);
+        return 0;
+    }
     if (nlen > 0 && name[0] == ':') {
         /* nghttp2 has checked the pseudo-header fields */
         if (nlen == 7 && memcmp(name, ":method", 7) == 0) {
             st->method = nicd_http_method((const char *) value, vlen);
-            st->bad_method =
-                !nicd_http_method_valid((const char *) value, vlen);
+            if (!nicd_http_method_valid((const char *) value, vlen)) {
+                st->bad = "client sent invalid method";
+            }
         } else if (nlen == 5 && memcmp(name, ":path", 5) == 0) {
             q = memchr(value, '#', vlen); /* left out, as over HTTP/1.1 */
             vlen = q != NULL ? (size_t) (q - (const char *) value) : vlen;
@@ -95,6 +189,15 @@ nicd_h2_on_header(nghttp2_session *s, const nghttp2_frame *frame,
         keep(st, name, nlen, &st->all_noff[st->nall], &st->all_nlen[st->nall]);
         keep(st, value, vlen, &st->all_voff[st->nall], &st->all_vlen[st->nall]);
         st->nall++;
+        if (nlen == 6 && memcmp(name, "cookie", 6) == 0) {
+            st->cookie = st->nall;
+        }
+        for (i = 0; i < (int) nlen && !st->odd_names; i++) {
+            /* (nghttp2 lets lower-case token bytes through) */
+            st->odd_names =
+                !((name[i] >= 'a' && name[i] <= 'z')
+                  || (name[i] >= '0' && name[i] <= '9') || name[i] == '-');
+        }
     }
     if (nlen == 7 && memcmp(name, "referer", 7) == 0) {
         keep(st, value, vlen, &st->ref_off, &st->ref_len);
@@ -113,6 +216,53 @@ nicd_h2_on_header(nghttp2_session *s, const nghttp2_frame *frame,
         }
     }
     return 0;
+}
+
+int
+nicd_h2_on_begin_frame(nghttp2_session *s, const nghttp2_frame_hd *hd, void *ud)
+{
+    nicd_conn_t *c = ud;
+    h2_stream_t *st;
+
+    (void) s;
+    if ((hd->type == NGHTTP2_CONTINUATION || hd->type == NGHTTP2_DATA)
+        && hd->stream_id > 0 && (st = stream_of(c, hd->stream_id)) != NULL) {
+        st->length += hd->length;
+    }
+    /* a request's frame under way: its stream is reset if the rest does
+     * not come in time (h2_frame_timeout) */
+    c->h2->partial =
+        (hd->type == NGHTTP2_HEADERS || hd->type == NGHTTP2_CONTINUATION
+         || hd->type == NGHTTP2_DATA)
+                && hd->length > 0
+            ? hd->stream_id
+            : 0;
+    c->h2->partial_data = hd->type == NGHTTP2_DATA;
+    return 0;
+}
+
+/*
+ * client_header_timeout or client_body_timeout with a request's frame
+ * begun and not ended: its stream is reset (PROTOCOL_ERROR), the
+ * connection serves on, as nginx's (2); a connection whose first request
+ * never came is closed (0).
+ */
+int
+nicd_h2_frame_timeout(nicd_conn_t *c)
+{
+    int32_t id = c->h2 != NULL ? c->h2->partial : 0;
+
+    if (id == 0 || stream_of(c, id) == NULL) {
+        return 0;
+    }
+    log_error(LOG_INFO, 0,
+              "client timed out while reading the request %s, client: %s",
+              c->h2->partial_data ? "body" : "header", nicd_client(c));
+    c->h2->partial = 0;
+    c->timer = T_NONE; /* (the next wait sets its own) */
+    nghttp2_submit_rst_stream(c->h2->s, NGHTTP2_FLAG_NONE, id,
+                              NGHTTP2_PROTOCOL_ERROR);
+    return 2;
 }
 
 /* the view of the request a stream carries (its header fields in the
@@ -149,6 +299,10 @@ nicd_h2_stream_view(nicd_conn_t *c, const h2_stream_t *st, nicd_request_t *r)
             r->hdr[i].p = st->rq.data + st->hdr_off[i];
             r->hdr[i].len = st->hdr_len[i];
         }
+    }
+    if (st->odd_names) {
+        r->nheaders =
+            nicd_head_filter(c, r, c->w->hname, c->w->hvalue, st->nall);
     }
 }
 

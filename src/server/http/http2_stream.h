@@ -31,31 +31,36 @@ typedef struct h2_stream_s {
     int        cap;
 
     /* cleared for each stream: from id to the arrays below */
-    int32_t                id;
-    struct h2_stream_s    *next, *prev;
-    int                    method;
-    size_t                 path_off, path_len, query_off, query_len;
-    size_t                 ref_off, ref_len, ua_off, ua_len;
-    int                    has_path, has_hdr[NICD_NHDR], has_ref, has_ua;
-    size_t                 header_bytes;
-    struct event          *delay;      /* a delayed request's timer, or NULL */
-    nicd_conn_t           *conn;       /* ... and whose stream it is */
-    int                    resumed;    /* answered again after its delay */
-    int                    suspended;  /* answered later (nicd_req_suspend) */
-    nicd_request_t         view;       /* ... its request meanwhile */
-    int                    bad_method; /* a :method nginx refuses (400) */
-    uint64_t               length;     /* $request_length: frame payloads */
-    long                   start_ms;   /* its HEADERS came ($request_time) */
-    int                    nall;       /* regular request header fields */
-    char                  *uri;        /* $uri for the access log, or NULL */
-    const nicd_loc_conf_t *log_lc;     /* whose access logs take it ... */
-    uint32_t               log_mask;   /* ... which of them (answer time) */
+    int32_t             id;
+    struct h2_stream_s *next, *prev;
+    int                 method;
+    size_t              path_off, path_len, query_off, query_len;
+    size_t              ref_off, ref_len, ua_off, ua_len;
+    int                 has_path, has_hdr[NICD_NHDR], has_ref, has_ua;
+    size_t              header_bytes;
+    size_t              field_bytes; /* names and values, as nginx counts */
+    struct event       *delay;       /* a delayed request's timer, or NULL */
+    nicd_conn_t        *conn;        /* ... and whose stream it is */
+    int                 resumed;     /* answered again after its delay */
+    int                 suspended;   /* answered later (nicd_req_suspend) */
+    nicd_request_t      view;        /* ... its request meanwhile */
+    const char         *bad; /* why nginx refuses its request (400), or NULL */
+    uint64_t            length;   /* $request_length: frame payloads */
+    long                start_ms; /* its HEADERS came ($request_time) */
+    int                 nall;     /* regular request header fields */
+    int                 cookie;   /* 1 + the index of the one Cookie
+                                          field its fields are joined in */
+    int   odd_names; /* a name not only letters, digits, '-' (head.h) */
+    char *uri;       /* $uri for the access log, or NULL */
+    const nicd_loc_conf_t *log_lc;   /* whose access logs take it ... */
+    uint32_t               log_mask; /* ... which of them (answer time) */
     int                    status;
     char                   code[4]; /* :status, for nghttp2 to take uncopied */
     int                    nh;      /* response header fields */
     int                    npieces, cur;
     size_t                 cur_off;   /* sent of pieces[cur] */
     uint64_t               remaining; /* not yet handed to a DATA frame */
+    size_t                 chunk;     /* the largest DATA frame */
     uint64_t               sent;  /* body bytes queued, for the access log */
     int                    ready; /* the request is complete, not answered */
     int                    answered;
@@ -83,6 +88,9 @@ struct nicd_h2_s {
     int              going;   /* our GOAWAY for keepalive_* was sent */
     uint32_t         fed;     /* bytes given to nghttp2, until the first
                                  frame after the preface is seen */
+    int32_t          partial; /* the stream of a HEADERS, CONTINUATION or
+                                 DATA frame begun, not yet ended; 0: none */
+    int              partial_data; /* ... a DATA frame */
 };
 
 /* a stream by id: the newest one without asking nghttp2's stream map (once
@@ -102,6 +110,21 @@ stream_of(nicd_conn_t *c, int32_t id)
 int nicd_h2_on_header(nghttp2_session *s, const nghttp2_frame *frame,
                       const uint8_t *name, size_t nlen, const uint8_t *value,
                       size_t vlen, uint8_t flags, void *ud);
+
+/* the session's on_invalid_header callback: nginx's judgement of a field
+ * libnghttp2 refuses */
+int nicd_h2_on_invalid_header(nghttp2_session *s, const nghttp2_frame *frame,
+                              const uint8_t *name, size_t nlen,
+                              const uint8_t *value, size_t vlen, uint8_t flags,
+                              void *ud);
+
+/* the session's on_begin_frame callback: a request's frames counted
+ * ($request_length), the one under way noted (nicd_h2_frame_timeout) */
+int nicd_h2_on_begin_frame(nghttp2_session *s, const nghttp2_frame_hd *hd,
+                           void *ud);
+
+/* the connection's header_timeout (nicd_conn_ops_t) */
+int nicd_h2_frame_timeout(nicd_conn_t *c);
 
 /* r: the request st received, for the handlers */
 void nicd_h2_stream_view(nicd_conn_t *c, const h2_stream_t *st,

@@ -80,6 +80,8 @@ typedef struct {
     int      h_host, h_if_none_match, h_if_modified_since, h_if_match,
         h_if_unmodified_since, h_range, h_if_range, h_referer, h_user_agent,
         h_accept_encoding, h_authorization; /* index into headers, or -1 */
+    int odd_names; /* a name has a byte other than a letter, a digit or '-'
+                      ('_', '.', ...): nicd_head_filter() */
 } nicd_http_req_t;
 
 /* Set the limits of p and make it ready for a first request. */

@@ -8,6 +8,8 @@
  */
 
 #include <stdint.h>
+#include <string.h>
+#include <strings.h>
 
 #include "server/http/upstream.h"
 #include "server/http/variables.h"
@@ -131,6 +133,45 @@ header_var(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
     return 0;
 }
 
+/* $upstream_cookie_NAME: the value NAME has in the first pair of one of
+ * the last response's Set-Cookie fields ("NAME=value; Path=/"), as
+ * nginx's ngx_http_parse_set_cookie_lines reads them */
+static int
+cookie_var(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
+           const char *suffix, size_t slen, nicd_buf_t *b)
+{
+    const nicd_upstream_req_t *ur = c->r != NULL ? c->r->upstream : NULL;
+    const char                *p, *end, *e;
+    int                        i;
+
+    (void) x;
+    (void) v;
+    for (i = 0; ur != NULL && ur->resp != NULL && i < ur->resp->nheaders; i++) {
+        if (ur->resp->h[i].nlen != 10
+            || strncasecmp(ur->head + ur->resp->h[i].noff, "set-cookie", 10)
+                   != 0) {
+            continue;
+        }
+        p = ur->head + ur->resp->h[i].voff;
+        end = p + ur->resp->h[i].vlen;
+        if ((size_t) (end - p) < slen || strncasecmp(p, suffix, slen) != 0) {
+            continue;
+        }
+        for (p += slen; p < end && *p == ' '; p++) {
+        }
+        if (p == end || *p++ != '=') {
+            continue;
+        }
+        for (; p < end && *p == ' '; p++) {
+        }
+        for (e = p; e < end && *e != ';'; e++) {
+        }
+        nicd_buf_add(b, p, (size_t) (e - p));
+        return 0;
+    }
+    return 0;
+}
+
 #define TRIES_VAR(name, what)                                                  \
     {                                                                          \
         name, tries_var, NICD_VAR_VOLATILE, (const void *) (intptr_t) (what)   \
@@ -146,5 +187,6 @@ const nicd_var_t nicd_upstream_vars[] = {
     TRIES_VAR("upstream_bytes_received", V_RECEIVED),
     TRIES_VAR("upstream_bytes_sent", V_SENT),
     {"upstream_http_", header_var, NICD_VAR_PREFIX | NICD_VAR_VOLATILE, NULL},
+    {"upstream_cookie_", cookie_var, NICD_VAR_PREFIX | NICD_VAR_VOLATILE, NULL},
     {NULL, NULL, 0, NULL},
 };
