@@ -215,6 +215,29 @@ site("header-names-kept", """
     }
 """, HEADER_NAMES)
 
+site("limit-except", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        location / {
+            limit_except GET { deny all; }
+        }
+        location /open/ {
+            limit_except GET POST { allow 127.0.0.1; deny all; }
+        }
+        location /closed/ {
+            limit_except PUT { allow 10.0.0.1; deny all; }
+        }
+        location /px/ {
+            proxy_pass http://127.0.0.1:%(port)d/;
+            limit_except GET { allow 127.0.0.1; deny all; }
+        }
+    }
+""", ["/a.txt", ("/a.txt", {}, "HEAD"), ("/a.txt", {}, "POST"),
+      ("/a.txt", {}, "DELETE"), ("/open/", {}, "POST"),
+      ("/open/", {}, "PUT"), ("/closed/", {}, "GET"),
+      ("/px/a.txt", {}, "POST"), "/px/a.txt"])
+
 site("downloads", """
     server {
         listen 127.0.0.1:%(port)d;
@@ -1519,3 +1542,89 @@ def test_framing_agrees_with_nginx():
         for p in peers:
             p.stop()
         shutil.rmtree(top, ignore_errors=True)
+
+
+TRAILER_SITE = """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        add_trailer X-Var $host;
+        add_trailer X-Always yes always;
+        add_trailer X-Empty '';
+        add_trailer X-Sent $sent_http_accept_ranges;
+        add_trailer X-Again $sent_trailer_x_var:$sent_trailer_X_Always;
+        location /own { add_trailer X-Own yes; }
+        location /plain { chunked_transfer_encoding off; }
+        location /v {
+            return 200 "[$http_x_forwarded_for][$http_cookie][$http_foo]";
+        }
+    }
+"""
+
+TRAILER_REQUESTS = [
+    b"GET /a.txt HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+    b"GET /missing HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+    b"GET /own HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+    b"GET /plain/ HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+    b"GET /a.txt HTTP/1.0\r\nHost: t\r\n\r\n",
+    b"HEAD /a.txt HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+    b"GET /a.txt HTTP/1.1\r\nHost: t\r\nRange: bytes=0-1\r\n"
+    b"Connection: close\r\n\r\n",
+    b"GET /v HTTP/1.1\r\nHost: t\r\nX-Forwarded-For: a\r\n"
+    b"X-Forwarded-For: b\r\nCookie: c=1\r\nCookie: d=2\r\n"
+    b"Connection: close\r\n\r\n",
+    b"GET /v HTTP/1.1\r\nHost: t\r\nIf-Match: a\r\nIf-Match: b\r\n"
+    b"Connection: close\r\n\r\n",
+    b"GET /v HTTP/1.1\r\nHost: t\r\nExpect: a\r\nExpect: b\r\n"
+    b"Connection: close\r\n\r\n",
+    b"GET /v HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: foo\r\n"
+    b"Transfer-Encoding: bar\r\nConnection: close\r\n\r\n",
+]
+
+
+def framing_and_trailers(data):
+    """(status, framing, body, trailer fields) of a raw response: the
+    framing field names, the body de-chunked, the trailers sorted"""
+    head, _, rest = data.partition(b"\r\n\r\n")
+    lines = head.split(b"\r\n")
+    fields = [ln.split(b":")[0].lower() for ln in lines[1:]]
+    framing = sorted(f for f in fields
+                     if f in (b"content-length", b"transfer-encoding"))
+    body, trailers = rest, []
+    if b"transfer-encoding" in fields:
+        body = b""
+        while True:
+            size, _, rest = rest.partition(b"\r\n")
+            n = int(size, 16)
+            if n == 0:
+                break
+            body += rest[:n]
+            rest = rest[n + 2:]
+        trailers = sorted(t for t in rest.split(b"\r\n") if t)
+    body = re.sub(rb"(nginx|nicd)/[0-9.]+", b"SERVER", body)
+    return lines[0].split()[1], framing, body, trailers
+
+
+def test_trailers_and_joined_fields_agree_with_nginx():
+    """add_trailer: the same trailer sections as nginx (values taken at
+    the body's end, $sent_trailer_NAME, always, empty values left out),
+    the same framing (chunked where trailers follow; not for HTTP/1.0,
+    HEAD or chunked_transfer_encoding off); $http_ of repeated fields
+    joined; a repeated field nginx takes once is a 400."""
+    if not os.path.exists(NGINX):
+        raise Skip("nginx is not installed (scripts/deps.sh test)")
+    top = tempfile.mkdtemp(prefix="nicd-diff-root-")
+    make_docroot(top)
+    peers = []
+    try:
+        for kind in ("nginx", "nicd"):
+            peers.append(Peer(kind, TRAILER_SITE, top))
+        for data in TRAILER_REQUESTS:
+            got = [framing_and_trailers(raw(p.port, data)) for p in peers]
+            check(got[0] == got[1], "%r: nginx %r, nicd %r"
+                  % (data, got[0], got[1]))
+    finally:
+        for p in peers:
+            p.stop()
+        shutil.rmtree(top, ignore_errors=True)
+

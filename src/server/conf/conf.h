@@ -65,15 +65,17 @@ typedef struct nicd_srv_conf_s nicd_server_conf_t;
 /* a setting not given at this level: the enclosing one's applies */
 #define NICD_UNSET (-2)
 
-/* what a location matches, nginx's kinds */
+/* what a location matches, nginx's kinds (from NICD_LOC_REGEX on: no
+ * prefix that a URI is matched against) */
 enum {
-    NICD_LOC_SERVER = 0, /* a server's (or http's) own settings */
-    NICD_LOC_PREFIX,     /* location /p/ */
-    NICD_LOC_EXACT,      /* location = /p */
-    NICD_LOC_NOREGEX,    /* location ^~ /p/: a prefix that stops regexes */
-    NICD_LOC_REGEX,      /* location ~ re */
-    NICD_LOC_REGEX_CI,   /* location ~* re */
-    NICD_LOC_NAMED       /* location @name: only by try_files, error_page */
+    NICD_LOC_SERVER = 0,  /* a server's (or http's) own settings */
+    NICD_LOC_PREFIX,      /* location /p/ */
+    NICD_LOC_EXACT,       /* location = /p */
+    NICD_LOC_NOREGEX,     /* location ^~ /p/: a prefix that stops regexes */
+    NICD_LOC_REGEX,       /* location ~ re */
+    NICD_LOC_REGEX_CI,    /* location ~* re */
+    NICD_LOC_NAMED,       /* location @name: only by try_files, error_page */
+    NICD_LOC_LIMIT_EXCEPT /* a limit_except block: by a request's method */
 };
 
 /* a location's content handler: files (static.c) when none is set */

@@ -25,6 +25,7 @@
 /* a block of lines that are not directives ("map ... {", "types {"): its
  * setter sets ps->lines, called with the words of each line */
 #define CTX_LINES 0x40
+#define CTX_LMT   0x80 /* limit_except {} (http/limit_except.c) */
 #define CTX_TOP   (CTX_MAIN | CTX_HTTP | CTX_SRV)
 #define CTX_HSL   (CTX_HTTP | CTX_SRV | CTX_LOC)
 

@@ -257,35 +257,35 @@ header_is(const nicd_str_t *n, const char *s, size_t slen)
     return 1;
 }
 
-/* the first field named s of the request (nginx joins some; the first
- * is what static sites read) */
-static const nicd_str_t *
-request_header(const nicd_request_t *r, const char *s, size_t slen)
+/* the fields named s of the request, joined as nginx (1.23 and later)
+ * joins them: "; " between Cookie fields, ", " between others */
+static void
+request_header(const nicd_request_t *r, const char *s, size_t slen,
+               nicd_buf_t *b)
 {
-    int k;
+    int k, n = 0;
 
     for (k = 0; k < r->nheaders; k++) {
         if (header_is(&r->hname[k], s, slen)) {
-            return &r->hvalue[k];
+            if (n++ > 0) {
+                nicd_buf_adds(b, slen == 6 && strncasecmp(s, "cookie", 6) == 0
+                                     ? "; "
+                                     : ", ");
+            }
+            nicd_buf_add(b, r->hvalue[k].p, r->hvalue[k].len);
         }
     }
-    return NULL;
 }
 
 /* $http_NAME, and $content_type, $content_length (v->data: the name) */
 GETTER(get_http)
 {
-    const nicd_str_t *h;
-
     UNUSED_ARGS;
     if (v->data != NULL) {
         s = v->data;
         slen = strlen(s);
     }
-    h = request_header(req_of(c, x), s, slen);
-    if (h != NULL) {
-        nicd_buf_add(b, h->p, h->len);
-    }
+    request_header(req_of(c, x), s, slen, b);
     return 0;
 }
 
@@ -297,6 +297,56 @@ GETTER(get_arg)
     UNUSED_ARGS;
     if (nicd_query_arg(&req_of(c, x)->query, s, slen, &value)) {
         nicd_buf_add(b, value.p, value.len);
+    }
+    return 0;
+}
+
+/*
+ * The user and password of an Authorization: Basic value, in buf (NUL
+ * between them): the password, or NULL.
+ */
+const char *
+nicd_basic_credentials(const nicd_str_t *v, char *buf, size_t len)
+{
+    size_t i = 0;
+    int    n;
+    char  *colon;
+
+    if (v->p == NULL || v->len < 6 || strncasecmp(v->p, "Basic ", 6) != 0) {
+        return NULL;
+    }
+    for (i = 6; i < v->len && v->p[i] == ' '; i++) {
+    }
+    if ((v->len - i) / 4 * 3 + 1 > len || (v->len - i) % 4 != 0) {
+        return NULL;
+    }
+    n = nicd_base64_decode((unsigned char *) buf, v->p + i, v->len - i);
+    if (n < 0) {
+        return NULL;
+    }
+    buf[n] = '\0';
+    if (strlen(buf) != (size_t) n) {
+        return NULL; /* a NUL inside */
+    }
+    colon = strchr(buf, ':');
+    if (colon == NULL) {
+        return NULL;
+    }
+    *colon = '\0';
+    return colon + 1;
+}
+
+/* $remote_user: the user of an Authorization: Basic field */
+GETTER(get_remote_user)
+{
+    const nicd_request_t *r = req_of(c, x);
+    char                  buf[1024];
+
+    UNUSED_ARGS;
+    if (nicd_basic_credentials(&r->hdr[NICD_HDR_AUTHORIZATION], buf,
+                               sizeof(buf))
+        != NULL) {
+        nicd_buf_adds(b, buf);
     }
     return 0;
 }
@@ -571,6 +621,7 @@ const nicd_var_t nicd_core_vars[] = {
     {"http_", get_http, NICD_VAR_PREFIX, NULL},
     {"arg_", get_arg, NICD_VAR_PREFIX, NULL},
     {"cookie_", get_cookie, NICD_VAR_PREFIX, NULL},
+    {"remote_user", get_remote_user, 0, NULL},
     {"sent_http_", get_sent_http, NICD_VAR_PREFIX | VOL, NULL},
     {"server_protocol", get_server_protocol, 0, NULL},
     {"http2", get_http2, 0, NULL},

@@ -74,6 +74,12 @@ nicd_resp_start(nicd_conn_t *c, int status)
         status = c->r->status_override; /* an error_page's answer */
     }
     c->r->status = status;
+    /* trailers: the protocol frames the body so that they can follow
+     * (HTTP/1.1 chunked), or clears the flag */
+    c->r->trailers = nicd_http_hooks.trailers_for != NULL && c->r->in != NULL
+                     && c->r->in->method != NICD_M_HEAD && status >= 200
+                     && status != 204 && status != 304
+                     && nicd_http_hooks.trailers_for(c, status);
     c->proto->start(c, status);
 }
 

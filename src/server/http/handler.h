@@ -89,6 +89,7 @@ typedef struct nicd_req_s {
     int      status_override;            /* an error_page's status for a 200 */
     int      status;          /* the response's, once started ($status) */
     unsigned error_paged : 1; /* error_page ran: never twice */
+    unsigned trailers : 1;    /* the response ends with trailer fields */
     unsigned resumed : 1;     /* answered again after a delay */
     unsigned unparsed : 1;    /* its head did not parse: answered at once
                                  (an error_page too), never suspended */
@@ -451,6 +452,14 @@ typedef struct {
                         const nicd_log_view_t *v, nicd_buf_t *b);
     void (*log_write)(nicd_worker_t *w, const nicd_loc_conf_t *lc,
                       uint32_t mask, const nicd_log_view_t *v);
+    /* trailers (modules/headers.c): whether the response of the request
+     * at hand, of status, ends with add_trailer's fields (trailers_for),
+     * whether the location lets a body go chunked (chunked_ok:
+     * chunked_transfer_encoding), and the trailer fields themselves,
+     * "Name: value\r\n" each, appended to b (trailers) */
+    int (*trailers_for)(nicd_conn_t *c, int status);
+    int (*chunked_ok)(nicd_conn_t *c);
+    void (*trailers)(nicd_conn_t *c, nicd_buf_t *b);
 } nicd_http_hooks_t;
 
 extern nicd_http_hooks_t nicd_http_hooks;

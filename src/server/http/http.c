@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "server/http/handler.h"
 #include "server/core/transport.h"
@@ -121,8 +122,12 @@ finish_response(nicd_conn_t *c, int status)
     if (c->r->chunked) {
         size_t start = c->out.len;
 
-        NICD_BUF_LIT(&c->out, "0\r\n\r\n"); /* the last chunk */
-        nicd_conn_out_mem(c, start, 5, 0);
+        NICD_BUF_LIT(&c->out, "0\r\n"); /* the last chunk, the trailers */
+        if (c->r->trailers) {
+            nicd_http_hooks.trailers(c, &c->out);
+        }
+        NICD_BUF_LIT(&c->out, "\r\n");
+        nicd_conn_out_mem(c, start, c->out.len - start, 0);
     }
     if (c->w->nlogs > 0) {
         nicd_h1_log_record(c, &off, &len);
@@ -135,6 +140,13 @@ finish_response(nicd_conn_t *c, int status)
 static void
 h1_start(nicd_conn_t *c, int status)
 {
+    if (c->r->trailers) {
+        /* only a chunked body can end with trailers */
+        c->r->trailers = c->r->in->protocol != NULL
+                         && strcmp(c->r->in->protocol, "HTTP/1.1") == 0
+                         && nicd_http_hooks.chunked_ok(c);
+        c->r->chunked = c->r->trailers;
+    }
     if (closes_connection(status)) {
         /* the request's framing can no longer be trusted */
         c->keepalive = 0;
@@ -151,6 +163,10 @@ h1_header(nicd_conn_t *c, const char *name, size_t nlen, const char *value,
 {
     nicd_buf_t *b = &c->out;
 
+    if (c->r != NULL && c->r->chunked && nlen == 14
+        && strncasecmp(name, "Content-Length", 14) == 0) {
+        return; /* (the body goes chunked) */
+    }
     nicd_buf_add(b, name, nlen);
     NICD_BUF_LIT(b, ": ");
     nicd_buf_add(b, value, vlen);
@@ -162,9 +178,12 @@ h1_end_headers(nicd_conn_t *c)
 {
     if (c->r->chunked) {
         /* a body of unknown length: chunked for HTTP/1.1, the
-         * connection's end for HTTP/1.0 */
-        if (c->r->in != NULL && c->r->in->protocol != NULL
-            && strcmp(c->r->in->protocol, "HTTP/1.0") == 0) {
+         * connection's end for HTTP/1.0 (or chunked_transfer_encoding
+         * off) */
+        if ((c->r->in != NULL && c->r->in->protocol != NULL
+             && strcmp(c->r->in->protocol, "HTTP/1.0") == 0)
+            || (nicd_http_hooks.chunked_ok != NULL
+                && !nicd_http_hooks.chunked_ok(c))) {
             c->r->chunked = 0;
             c->keepalive = 0;
         } else {
@@ -184,7 +203,11 @@ h1_body_mem(nicd_conn_t *c, const char *p, size_t len)
     nicd_rate_of(c, &rate, &after);
     if (c->r->chunked) {
         char line[20];
-        int  n = snprintf(line, sizeof(line), "%zx\r\n", len);
+
+        if (len == 0) {
+            return; /* (an empty chunk would end the body) */
+        }
+        int n = snprintf(line, sizeof(line), "%zx\r\n", len);
 
         nicd_buf_add(&c->out, line, (size_t) n);
         nicd_conn_out_mem(c, start, (size_t) n, 0);
@@ -206,6 +229,18 @@ h1_body_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len)
     uint32_t rate, after;
 
     nicd_rate_of(c, &rate, &after);
+    if (c->r->chunked && len > 0) {
+        /* a file's range as one chunk (a body ending with trailers) */
+        size_t start = c->out.len;
+
+        nicd_buf_addf(&c->out, "%zx\r\n", len);
+        nicd_conn_out_mem(c, start, c->out.len - start, 0);
+        nicd_conn_out_file(c, f, off, len, rate, after);
+        start = c->out.len;
+        NICD_BUF_LIT(&c->out, "\r\n");
+        nicd_conn_out_mem(c, start, 2, 0);
+        return;
+    }
     nicd_conn_out_file(c, f, off, len, rate, after);
 }
 
@@ -283,7 +318,12 @@ nicd_http_error(nicd_conn_t *c, int status)
     }
     nicd_req_begin(c, c->req != NULL ? H1_R(c) : &none);
     c->r->unparsed = 1; /* (a head that did not parse) */
-    nicd_handle_unparsed(c, head, status);
+    nicd_handle_unparsed(c, head,
+                         c->req == NULL             ? NULL
+                         : H1_REQ(c)->version == 11 ? "HTTP/1.1"
+                         : H1_REQ(c)->version == 10 ? "HTTP/1.0"
+                                                    : NULL,
+                         status);
     h1_req_end(c, c->r);
     c->r = NULL;
 }

@@ -212,6 +212,7 @@ h2_start(nicd_conn_t *c, int status)
     st->status = status;
     st->nh = 0;
     st->rh.len = 0;
+    c->r->trailers = 0; /* (add_trailer's fields: not over HTTP/2 yet) */
 }
 
 static void

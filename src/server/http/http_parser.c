@@ -327,12 +327,24 @@ valid_host(const char *buf, nicd_span_t v, int strict)
             p->field = i;                                                      \
         }                                                                      \
     } while (0)
+/* a field nginx takes once: a second is a 400 ("client sent duplicate
+ * header line") */
+#define SET_UNIQUE(field)                                                      \
+    do {                                                                       \
+        if (p->field >= 0) {                                                   \
+            return 400;                                                        \
+        }                                                                      \
+        p->field = i;                                                          \
+    } while (0)
+
+enum { SEEN_EXPECT = 1, SEEN_RANGE = 2, SEEN_TE = 4 };
 
 /* After the head is complete: framing, Host, well-known fields. */
 static int
 finish_head(nicd_http_req_t *p, const char *buf)
 {
     int      i, hosts = 0, conn_close = 0, conn_keep = 0, have_cl = 0;
+    int      seen = 0, te_unknown = 0;
     uint64_t cl;
 
     p->h_host = p->h_if_none_match = p->h_if_modified_since = -1;
@@ -359,6 +371,10 @@ finish_head(nicd_http_req_t *p, const char *buf)
             break;
         case 6:
             if (nicd_span_ieq(buf, n, "expect")) {
+                if (seen & SEEN_EXPECT) {
+                    return 400;
+                }
+                seen |= SEEN_EXPECT;
                 p->expect_continue |= list_has(buf, v, "100-continue");
             }
             break;
@@ -369,9 +385,9 @@ finish_head(nicd_http_req_t *p, const char *buf)
             break;
         case 8:
             if (nicd_span_ieq(buf, n, "if-match")) {
-                SET_INDEX(h_if_match);
+                SET_UNIQUE(h_if_match);
             } else if (nicd_span_ieq(buf, n, "if-range")) {
-                SET_INDEX(h_if_range);
+                SET_UNIQUE(h_if_range);
             }
             break;
         case 10:
@@ -384,9 +400,14 @@ finish_head(nicd_http_req_t *p, const char *buf)
             break;
         case 13:
             if (nicd_span_ieq(buf, n, "if-none-match")) {
-                SET_INDEX(h_if_none_match);
+                SET_UNIQUE(h_if_none_match);
             } else if (nicd_span_ieq(buf, n, "authorization")) {
-                SET_INDEX(h_authorization);
+                SET_UNIQUE(h_authorization);
+            } else if (nicd_span_ieq(buf, n, "content-range")) {
+                if (seen & SEEN_RANGE) {
+                    return 400;
+                }
+                seen |= SEEN_RANGE;
             }
             break;
         case 14:
@@ -400,16 +421,18 @@ finish_head(nicd_http_req_t *p, const char *buf)
             break;
         case 17:
             if (nicd_span_ieq(buf, n, "if-modified-since")) {
-                SET_INDEX(h_if_modified_since);
+                SET_UNIQUE(h_if_modified_since);
             } else if (nicd_span_ieq(buf, n, "transfer-encoding")) {
-                if (p->version == 10 || p->chunked) {
+                if (p->version == 10 || (seen & SEEN_TE)) {
                     return 400;
                 }
+                seen |= SEEN_TE;
                 /* "chunked" alone: nginx answers any other coding, and
                  * a list ("identity, chunked", "gzip, chunked"), with 501
-                 * (RFC 9112, 6.1: a coding the server does not know) */
+                 * (RFC 9112, 6.1: a coding the server does not know),
+                 * once the other fields are known good */
                 if (!nicd_span_ieq(buf, v, "chunked")) {
-                    return 501;
+                    te_unknown = 1;
                 }
                 p->chunked = 1;
             }
@@ -421,7 +444,7 @@ finish_head(nicd_http_req_t *p, const char *buf)
             break;
         case 19:
             if (nicd_span_ieq(buf, n, "if-unmodified-since")) {
-                SET_INDEX(h_if_unmodified_since);
+                SET_UNIQUE(h_if_unmodified_since);
             }
             break;
         }
@@ -434,6 +457,9 @@ finish_head(nicd_http_req_t *p, const char *buf)
     }
     if (p->version == 11 && hosts == 0) {
         return 400;
+    }
+    if (te_unknown) {
+        return 501;
     }
     if (p->chunked && have_cl) {
         return 400; /* request smuggling shape (RFC 9112, 6.3) */

@@ -23,6 +23,7 @@
 #include "server/core/roots.h"
 #include "server/core/transport.h"
 #include "server/http/errlog.h"
+#include "server/http/limit_except.h"
 #include "server/http/lookup.h"
 #include "server/http/path.h"
 #include "server/http/redirect.h"
@@ -254,6 +255,7 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
                            : nicd_conf_find_location(c->r->srv, uri, len,
                                                      nicd_match_data(c->w),
                                                      &auto_redirect);
+        lc = nicd_limit_except(lc, r->method);
         c->r->loc = lc;
         nicd_errlog_use(lc); /* its lines to its error_log (nginx's) */
         log_error(LOG_DEBUG, 0, "using configuration \"%s\" for \"%.*s\"",
@@ -494,12 +496,13 @@ nicd_handle_error(nicd_conn_t *c, const nicd_request_t *r, int status)
 }
 
 void
-nicd_handle_unparsed(nicd_conn_t *c, int head, int status)
+nicd_handle_unparsed(nicd_conn_t *c, int head, const char *protocol, int status)
 {
     nicd_request_t q;
 
     memset(&q, 0, sizeof(q));
     q.method = head ? NICD_M_HEAD : NICD_M_GET;
+    q.protocol = protocol;
     q.path.p = "/";
     q.path.len = 1;
     nicd_handle_error(c, &q, status);
@@ -523,7 +526,7 @@ nicd_body_location(nicd_conn_t *c, const nicd_request_t *r)
     srv = server_of(c, r);
     lc = nicd_conf_find_location(srv, c->w->path.data, n, nicd_match_data(c->w),
                                  NULL);
-    return lc->handler_body;
+    return nicd_limit_except(lc, r->method)->handler_body;
 }
 
 void

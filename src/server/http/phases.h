@@ -106,9 +106,11 @@ void nicd_handle(nicd_conn_t *c, const nicd_request_t *r);
 void nicd_handle_error(nicd_conn_t *c, const nicd_request_t *r, int status);
 /* a request whose head did not parse is answered status (c->r fresh): in
  * the default server of the address, whose error_page apply (nginx's),
- * as a GET (HEAD with head) of "/" without fields, for what there is of
- * it is not to be trusted */
-void nicd_handle_unparsed(nicd_conn_t *c, int head, int status);
+ * as a GET (HEAD with head) of "/" in protocol (its request line's
+ * version, or NULL) without fields, for what there is of it is not to be
+ * trusted */
+void nicd_handle_unparsed(nicd_conn_t *c, int head, const char *protocol,
+                          int status);
 
 /*
  * An error page (or a redirect, with location) for status; head: no body.

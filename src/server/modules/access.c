@@ -311,41 +311,6 @@ password_ok(const char *pw, const char *hash)
     return ok;
 }
 
-/*
- * The user and password of an Authorization: Basic value, in buf (NUL
- * between them): the password, or NULL.
- */
-static const char *
-credentials(const nicd_str_t *v, char *buf, size_t len)
-{
-    size_t i = 0;
-    int    n;
-    char  *colon;
-
-    if (v->p == NULL || v->len < 6 || strncasecmp(v->p, "Basic ", 6) != 0) {
-        return NULL;
-    }
-    for (i = 6; i < v->len && v->p[i] == ' '; i++) {
-    }
-    if ((v->len - i) / 4 * 3 + 1 > len || (v->len - i) % 4 != 0) {
-        return NULL;
-    }
-    n = nicd_base64_decode((unsigned char *) buf, v->p + i, v->len - i);
-    if (n < 0) {
-        return NULL;
-    }
-    buf[n] = '\0';
-    if (strlen(buf) != (size_t) n) {
-        return NULL; /* a NUL inside */
-    }
-    colon = strchr(buf, ':');
-    if (colon == NULL) {
-        return NULL;
-    }
-    *colon = '\0';
-    return colon + 1;
-}
-
 static void
 unauthorized(nicd_conn_t *c, const nicd_request_t *r, const access_conf_t *lc)
 {
@@ -463,7 +428,8 @@ access_handler(nicd_conn_t *c, const nicd_request_t *r,
         nicd_respond_error(c, 500, head, NULL, 0);
         return NICD_DONE;
     }
-    pw = credentials(&r->hdr[NICD_HDR_AUTHORIZATION], buf, sizeof(buf));
+    pw = nicd_basic_credentials(&r->hdr[NICD_HDR_AUTHORIZATION], buf,
+                                sizeof(buf));
     if (pw == NULL) {
         unauthorized(c, r, lc);
         return NICD_DONE;
@@ -478,11 +444,10 @@ access_handler(nicd_conn_t *c, const nicd_request_t *r,
 }
 
 static const directive_t nicd_access_directives[] = {
-    {"allow", CTX_HTTP | CTX_SRV | CTX_LOC, 1, 1, set_rule, 0},
-    {"deny", CTX_HTTP | CTX_SRV | CTX_LOC, 1, 1, set_rule, 0},
-    {"auth_basic", CTX_HTTP | CTX_SRV | CTX_LOC, 1, 1, set_auth_basic, 0},
-    {"auth_basic_user_file", CTX_HTTP | CTX_SRV | CTX_LOC, 1, 1, set_user_file,
-     0},
+    {"allow", CTX_HSL | CTX_LMT, 1, 1, set_rule, 0},
+    {"deny", CTX_HSL | CTX_LMT, 1, 1, set_rule, 0},
+    {"auth_basic", CTX_HSL | CTX_LMT, 1, 1, set_auth_basic, 0},
+    {"auth_basic_user_file", CTX_HSL | CTX_LMT, 1, 1, set_user_file, 0},
     {"auth_delay", CTX_HTTP | CTX_SRV | CTX_LOC, 1, 1, nicd_conf_slot_msec,
      offsetof(access_conf_t, auth_delay)},
     {NULL, 0, 0, 0, NULL, 0},

@@ -6,8 +6,13 @@
  * out, as nginx does).
  * "expires TIME|epoch|max|off|modified TIME" sets Expires and
  * Cache-Control (max-age, or no-cache for a time in the past).
+ * add_trailer NAME VALUE [always]: the same, as a trailer field after the
+ * body, its value taken when the body has gone ($sent_trailer_NAME reads
+ * one added before); a response that has one goes chunked over HTTP/1.1
+ * (none over HTTP/1.0, for HEAD, or with chunked_transfer_encoding off).
  */
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +45,11 @@ typedef struct {
 typedef struct {
     add_header_t *headers;
     int           nheaders;
+    add_header_t *trailers; /* add_trailer's, a list of its own */
+    int           ntrailers;
     int           expires_kind; /* EXPIRES_*, NICD_UNSET */
     long          expires;      /* seconds */
+    int           chunked;      /* chunked_transfer_encoding */
 } headers_conf_t;
 
 nicd_module_t nicd_headers_module;
@@ -53,6 +61,7 @@ create_conf(nicd_conf_t *c)
 
     if (hc != NULL) {
         hc->expires_kind = NICD_UNSET;
+        hc->chunked = NICD_UNSET;
     }
     return hc;
 }
@@ -65,6 +74,8 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
 
     (void) c;
     NICD_MERGE_LIST(hc, p, headers, nheaders);
+    NICD_MERGE_LIST(hc, p, trailers, ntrailers);
+    NICD_MERGE(hc, p, chunked, 1);
     if (hc->expires_kind == NICD_UNSET) {
         hc->expires_kind = p != NULL ? p->expires_kind : EXPIRES_OFF;
         hc->expires = p != NULL ? p->expires : 0;
@@ -76,9 +87,14 @@ static const char *
 set_add_header(parse_t *ps, const char **a, int n)
 {
     headers_conf_t *l = nicd_conf_module_loc(ps);
-    add_header_t    h;
+    add_header_t    h, **list = &l->headers;
+    int            *count = &l->nheaders;
     const char     *err;
 
+    if (strcmp(ps->d->name, "add_trailer") == 0) {
+        list = &l->trailers;
+        count = &l->ntrailers;
+    }
     if (n == 3 && strcmp(a[2], "always") != 0) {
         return nicd_conf_msg("invalid parameter \"%s\"", a[2]);
     }
@@ -89,11 +105,11 @@ set_add_header(parse_t *ps, const char **a, int n)
     h.name = nicd_conf_strdup(ps->conf, a[0]);
     h.nlen = strlen(a[0]);
     h.always = n == 3;
-    l->headers = nicd_conf_grow(ps->conf, l->headers, l->nheaders, sizeof(h));
-    if (h.name == NULL || l->headers == NULL) {
+    *list = nicd_conf_grow(ps->conf, *list, *count, sizeof(h));
+    if (h.name == NULL || *list == NULL) {
         return "out of memory";
     }
-    l->headers[l->nheaders++] = h;
+    (*list)[(*count)++] = h;
     return NULL;
 }
 
@@ -218,15 +234,128 @@ header_filter(nicd_conn_t *c)
     next_header_filter(c);
 }
 
+/* ---- trailers ---- */
+
+static const headers_conf_t *
+conf_at_hand(nicd_conn_t *c)
+{
+    const nicd_loc_conf_t *lc = c->r->loc;
+
+    if (lc == NULL) {
+        lc = c->r->srv != NULL ? c->r->srv->loc : c->w->cycle->conf->http;
+    }
+    return NICD_LOC_CONF(lc, nicd_headers_module);
+}
+
+static int
+trailers_for(nicd_conn_t *c, int status)
+{
+    const headers_conf_t *hc = conf_at_hand(c);
+    int                   i;
+
+    for (i = 0; i < hc->ntrailers; i++) {
+        if (hc->trailers[i].always || headers_status(status)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int
+chunked_ok(nicd_conn_t *c)
+{
+    return conf_at_hand(c)->chunked;
+}
+
+/* the trailer section being made (for $sent_trailer_NAME), a worker's */
+static __thread const nicd_buf_t *made;
+static __thread size_t            made_from;
+
+static void
+trailers(nicd_conn_t *c, nicd_buf_t *b)
+{
+    const headers_conf_t *hc = conf_at_hand(c);
+    int                   i, ok = headers_status(c->r->status);
+    nicd_buf_t           *v = &c->w->hexpand;
+
+    made = b;
+    made_from = b->len;
+    for (i = 0; i < hc->ntrailers; i++) {
+        const add_header_t *h = &hc->trailers[i];
+
+        if ((!ok && !h->always) || nicd_cv_eval(c, h->value, NULL, v) != 0
+            || v->len == 0) {
+            continue; /* (an empty value: no field, as nginx) */
+        }
+        nicd_buf_add(b, h->name, h->nlen);
+        nicd_buf_add(b, ": ", 2);
+        nicd_buf_add(b, v->data, v->len);
+        nicd_buf_add(b, "\r\n", 2);
+    }
+    made = NULL;
+}
+
+/* a name's byte as variables compare it: lower case, '-' as '_' */
+static inline char
+lower_us(char ch)
+{
+    return ch == '-' ? '_' : ch >= 'A' && ch <= 'Z' ? (char) (ch + 32) : ch;
+}
+
+/* $sent_trailer_NAME: a trailer field added before ('_' for '-') */
+static int
+sent_trailer(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *var,
+             const char *s, size_t slen, nicd_buf_t *b)
+{
+    const char *p, *end, *colon, *eol;
+    size_t      k;
+
+    (void) c;
+    (void) x;
+    (void) var;
+    if (made == NULL) {
+        return 0;
+    }
+    for (p = made->data + made_from, end = made->data + made->len; p < end;
+         p = eol + 2) {
+        colon = memchr(p, ':', (size_t) (end - p));
+        eol = memchr(p, '\r', (size_t) (end - p));
+        if (colon == NULL || eol == NULL) {
+            break;
+        }
+        if ((size_t) (colon - p) != slen) {
+            continue;
+        }
+        for (k = 0; k < slen && lower_us(p[k]) == lower_us(s[k]); k++) {
+        }
+        if (k == slen) {
+            nicd_buf_add(b, colon + 2, (size_t) (eol - colon - 2));
+            return 0;
+        }
+    }
+    return 0;
+}
+
+static const nicd_var_t headers_vars[] = {
+    {"sent_trailer_", sent_trailer, NICD_VAR_PREFIX | NICD_VAR_VOLATILE, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
 static void
 headers_init(void)
 {
     next_header_filter = nicd_top_header_filter;
     nicd_top_header_filter = header_filter;
+    nicd_http_hooks.trailers_for = trailers_for;
+    nicd_http_hooks.chunked_ok = chunked_ok;
+    nicd_http_hooks.trailers = trailers;
 }
 
 static const directive_t nicd_headers_directives[] = {
     {"add_header", CTX_HSL, 2, 3, set_add_header, 0},
+    {"add_trailer", CTX_HSL, 2, 3, set_add_header, 0},
+    {"chunked_transfer_encoding", CTX_HSL, 1, 1, nicd_conf_slot_flag,
+     offsetof(headers_conf_t, chunked)},
     {"expires", CTX_HSL, 1, 2, set_expires, 0},
     {NULL, 0, 0, 0, NULL, 0},
 };
@@ -237,4 +366,5 @@ nicd_module_t nicd_headers_module = {
     .create_loc_conf = create_conf,
     .merge_loc_conf = merge_conf,
     .init = headers_init,
+    .variables = headers_vars,
 };

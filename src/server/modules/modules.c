@@ -17,7 +17,7 @@ extern nicd_module_t nicd_http_core_module, nicd_http_ssl_module,
     nicd_limit_conn_module, nicd_http_files_module, nicd_http_head_module,
     nicd_random_index_module, nicd_http_tokens_module, nicd_geo_module,
     nicd_http_upstream_module, nicd_proxy_module, nicd_http_rate_module,
-    nicd_http_redirect_module, nicd_http2_module;
+    nicd_http_redirect_module, nicd_http2_module, nicd_http_limit_except_module;
 
 nicd_module_t *const nicd_modules[] = {
     &nicd_http_core_module,
@@ -30,6 +30,7 @@ nicd_module_t *const nicd_modules[] = {
     &nicd_http_rate_module,
     &nicd_http_redirect_module,
     &nicd_http2_module,
+    &nicd_http_limit_except_module,
     &nicd_variables_module,
     &nicd_random_index_module, /* before static: its content runs first */
     &nicd_static_module,

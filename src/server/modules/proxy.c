@@ -41,14 +41,13 @@ enum { REDIRECT_DEFAULT = 0, REDIRECT_OFF, REDIRECT_RULES };
 
 typedef struct {
     nicd_upstream_conf_t u; /* the exchange's (http/upstream.h) */
-    /* proxy_pass: a group (static URL) or a URL with variables */
-    nicd_upstream_t       *upstream;
-    nicd_cv_t             *url;
-    char                  *host;  /* $proxy_host: the URL's host[:port] */
-    char                  *port;  /* $proxy_port */
-    char                  *uri;   /* the URL's URI part, or NULL */
-    char                  *whole; /* the URL as written, for proxy_redirect */
-    const nicd_loc_conf_t *loc;   /* the location it stands in */
+    struct { /* proxy_pass: a group (static URL), or a URL with variables */
+        nicd_upstream_t       *upstream;
+        nicd_cv_t             *url;
+        char                  *host, *uri; /* $proxy_host; the URI, or NULL */
+        char                  *whole;      /* as written, for proxy_redirect */
+        const nicd_loc_conf_t *loc;        /* the location it stands in */
+    } t; /* (merged: a limit_except block takes its location's) */
 
     proxy_header_t   *headers; /* proxy_set_header (NULL: unset) */
     int               nheaders;
@@ -109,6 +108,9 @@ merge_conf(nicd_conf_t *c, const void *prev_, void *conf_)
     proxy_conf_t       *conf = conf_;
 
     (void) c;
+    if (conf->t.whole == NULL && prev != NULL) {
+        conf->t = prev->t;
+    }
     NICD_MERGE_LIST(conf, prev, headers, nheaders);
     NICD_MERGE_LIST(conf, prev, u.hide, u.nhide);
     NICD_MERGE_LIST(conf, prev, u.pass, u.npass);
@@ -169,7 +171,7 @@ upstream_uri(nicd_conn_t *c, const nicd_request_t *r, const proxy_conf_t *pc,
     size_t            len = q->uri != NULL ? q->uri_len : r->path.len;
     size_t            loc = 0;
     int unparsed = q->redirects <= 1 && q->uri == c->w->reqpath.data;
-    const nicd_loc_conf_t *lc = pc->loc;
+    const nicd_loc_conf_t *lc = pc->t.loc;
 
     b->len = 0;
     if (vars && vuri != NULL) {
@@ -384,12 +386,12 @@ proxy_handler(nicd_conn_t *c, const nicd_request_t *r,
         nicd_respond_error(c, 500, head, NULL, 0);
         return;
     }
-    if (pc->url != NULL) {
+    if (pc->t.url != NULL) {
         nicd_vctx_t x; /* the location's captures, $1.. */
 
         (void) nicd_loc_captures(c, lc, c->r->uri != NULL ? c->r->uri : "",
                                  c->r->uri_len, &x);
-        if (nicd_cv_eval(c, pc->url, &x, &pw->url) != 0) {
+        if (nicd_cv_eval(c, pc->t.url, &x, &pw->url) != 0) {
             status = 500;
             goto fail;
         }
@@ -407,26 +409,26 @@ proxy_handler(nicd_conn_t *c, const nicd_request_t *r,
             goto fail;
         }
     } else {
-        nicd_str_t h = {pc->host, strlen(pc->host)}, p = {NULL, 0};
-        char      *colon = strrchr(pc->host, ':');
+        nicd_str_t h = {pc->t.host, strlen(pc->t.host)}, p = {NULL, 0};
+        char      *colon = strrchr(pc->t.host, ':');
 
         if (colon != NULL && strchr(colon, ']') == NULL) {
-            h.len = (size_t) (colon - pc->host);
+            h.len = (size_t) (colon - pc->t.host);
             p.p = colon + 1;
             p.len = strlen(colon + 1);
         }
         set_target(pw, h, p);
-        if (pc->uri != NULL) {
-            uri.p = pc->uri;
-            uri.len = strlen(pc->uri);
+        if (pc->t.uri != NULL) {
+            uri.p = pc->t.uri;
+            uri.len = strlen(pc->t.uri);
         }
-        if (nicd_upstream_pick_init(c, pk, pc->upstream) != 0) {
+        if (nicd_upstream_pick_init(c, pk, pc->t.upstream) != 0) {
             status = 500;
             goto fail;
         }
     }
     pw->active = 1;
-    upstream_uri(c, r, pc, uri.p, uri.len, pc->url != NULL, &pw->tmp);
+    upstream_uri(c, r, pc, uri.p, uri.len, pc->t.url != NULL, &pw->tmp);
     {
         char  *u = strndup(pw->tmp.data, pw->tmp.len);
         size_t ul = pw->tmp.len;
@@ -469,18 +471,18 @@ set_pass(parse_t *ps, const char **a, int n)
     }
     ps->loc->handler = NULL; /* (set below, once it is known good) */
     nicd_redirect_auto_set(ps);
-    pc->loc = ps->loc;
-    pc->whole = nicd_conf_strdup(ps->conf, a[0]);
-    if ((pc->url = nicd_conf_cv(ps, a[0], &msg)) == NULL) {
+    pc->t.loc = ps->loc;
+    pc->t.whole = nicd_conf_strdup(ps->conf, a[0]);
+    if ((pc->t.url = nicd_conf_cv(ps, a[0], &msg)) == NULL) {
         return msg;
     }
-    if (!nicd_cv_literal(pc->url, &text, &tlen)) {
+    if (!nicd_cv_literal(pc->t.url, &text, &tlen)) {
         ps->loc->handler = proxy_handler;
         ps->loc->handler_body = 1;
         ps->conf->body_handlers++;
         return NULL; /* made per request */
     }
-    pc->url = NULL;
+    pc->t.url = NULL;
     if (strncasecmp(a[0], "https://", 8) == 0) {
         return "https:// upstreams are not supported";
     }
@@ -488,9 +490,7 @@ set_pass(parse_t *ps, const char **a, int n)
         return nicd_conf_msg("invalid URL prefix in \"%s\"", a[0]);
     }
     if (uri.p != NULL
-        && (ps->loc->kind == NICD_LOC_REGEX
-            || ps->loc->kind == NICD_LOC_REGEX_CI
-            || ps->loc->kind == NICD_LOC_NAMED || (ps->ctx & CTX_IF))) {
+        && (ps->loc->kind >= NICD_LOC_REGEX || (ps->ctx & CTX_IF))) {
         return "\"proxy_pass\" cannot have URI part in location given by "
                "regular expression, or inside named location, or inside "
                "\"if\" statement, or inside \"limit_except\" block";
@@ -506,19 +506,19 @@ set_pass(parse_t *ps, const char **a, int n)
     }
     memcpy(hbuf, host.p, host.len);
     hbuf[host.len] = '\0';
-    pc->upstream = nicd_upstream_add(ps, hbuf, host.len, pn);
-    pc->host = nicd_conf_alloc(
+    pc->t.upstream = nicd_upstream_add(ps, hbuf, host.len, pn);
+    pc->t.host = nicd_conf_alloc(
         ps->conf,
         (size_t) (port.p != NULL ? port.p + port.len - host.p : (long) host.len)
             + 1);
-    if (pc->upstream == NULL || pc->host == NULL) {
+    if (pc->t.upstream == NULL || pc->t.host == NULL) {
         return "out of memory";
     }
-    memcpy(pc->host, host.p,
+    memcpy(pc->t.host, host.p,
            port.p != NULL ? (size_t) (port.p + port.len - host.p) : host.len);
     if (uri.p != NULL
-        && (pc->uri = nicd_conf_alloc(ps->conf, uri.len + 1)) != NULL) {
-        memcpy(pc->uri, uri.p, uri.len);
+        && (pc->t.uri = nicd_conf_alloc(ps->conf, uri.len + 1)) != NULL) {
+        memcpy(pc->t.uri, uri.p, uri.len);
     }
     ps->loc->handler = proxy_handler;
     ps->loc->handler_body = 1;
@@ -790,7 +790,7 @@ proxy_unknown(parse_t *ps, const char *name, const char **args, int nargs,
 #define P(f) offsetof(proxy_conf_t, f)
 #define HSL  CTX_HSL
 static const directive_t proxy_directives[] = {
-    {"proxy_pass", CTX_LOC | CTX_IF, 1, 1, set_pass, 0, 0, NULL},
+    {"proxy_pass", CTX_LOC | CTX_IF | CTX_LMT, 1, 1, set_pass, 0, 0, NULL},
     {"proxy_set_header", HSL, 2, 2, set_header, 0, 0, NULL},
     {"proxy_hide_header", HSL, 1, 1, set_field_list, 0, 0, NULL},
     {"proxy_ignore_headers", HSL, 1, 9, set_ignore, 0, 0, NULL},
@@ -862,14 +862,14 @@ proxy_redirect(nicd_conn_t *c, const void *owner, const char *v, size_t len,
         if (r == NULL || (r->from == NULL && r->re == NULL)) {
             /* default: the URL proxy_pass names (with "/" when it has no
              * URI) becomes the location's name */
-            const char *lname = pc->loc != NULL ? pc->loc->name : "/";
+            const char *lname = pc->t.loc != NULL ? pc->t.loc->name : "/";
 
-            if (pc->url != NULL || pc->whole == NULL) {
+            if (pc->t.url != NULL || pc->t.whole == NULL) {
                 continue;
             }
             from->len = 0;
-            nicd_buf_adds(from, pc->whole);
-            if (pc->uri == NULL) {
+            nicd_buf_adds(from, pc->t.whole);
+            if (pc->t.uri == NULL) {
                 nicd_buf_add(from, "/", 1);
             }
             if (len >= from->len
@@ -927,11 +927,11 @@ host_var(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
     if (pw != NULL && pw->active) {
         nicd_buf_add(b, port ? pw->port.data : pw->host.data,
                      port ? pw->port.len : pw->host.len);
-    } else if (pc != NULL && pc->host != NULL) {
-        const char *colon = strrchr(pc->host, ':');
+    } else if (pc != NULL && pc->t.host != NULL) {
+        const char *colon = strrchr(pc->t.host, ':');
 
         if (!port) {
-            nicd_buf_adds(b, pc->host);
+            nicd_buf_adds(b, pc->t.host);
         } else {
             nicd_buf_adds(b, colon != NULL ? colon + 1 : "80");
         }

@@ -928,13 +928,16 @@ static_handler(nicd_conn_t *c, const nicd_request_t *r,
     nicd_file_t *f;
     int          err, status;
 
-    if (r->method != NICD_M_GET && !head) {
+    if (r->method != NICD_M_GET && !head && r->method != NICD_M_POST) {
         nicd_respond_error(c, 405, head, NULL, 0);
         return NICD_DONE;
     }
     if (nicd_uri_open(c, lc, path, len, &f, &err) != 0) {
+        /* (a POST too: nginx's static module answers what is not there
+         * as for a GET, and refuses only what is) */
         if (err == ENOENT && SC(lc)->gzip_static != GZ_STATIC_OFF
-            && path[len - 1] != '/' && gzip_static(c, r, lc, NULL, path, len)) {
+            && r->method != NICD_M_POST && path[len - 1] != '/'
+            && gzip_static(c, r, lc, NULL, path, len)) {
             return NICD_DONE; /* only the .gz is there (nginx serves it) */
         }
         if ((err == ENOENT || err == ENOTDIR) && path[len - 1] == '/'
@@ -951,7 +954,9 @@ static_handler(nicd_conn_t *c, const nicd_request_t *r,
         nicd_respond_error(c, status, head, NULL, 0);
         return NICD_DONE;
     }
-    if (f->is_dir) {
+    if (r->method == NICD_M_POST) {
+        nicd_respond_error(c, 405, head, NULL, 0);
+    } else if (f->is_dir) {
         static_directory(c, r, f, lc, path, len);
     } else if (path[len - 1] == '/') {
         nicd_respond_error(c, 404, head, NULL, 0); /* "/file/" names none */

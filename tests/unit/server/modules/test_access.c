@@ -63,7 +63,7 @@ test_credentials(void)
 
     v.p = "Basic dXNlcjpwYXNzOndvcmQ=";
     v.len = strlen(v.p);
-    pw = credentials(&v, buf, sizeof(buf));
+    pw = nicd_basic_credentials(&v, buf, sizeof(buf));
     CHECK(pw != NULL);
     if (pw != NULL) {
         CHECK_STR(buf, "user");
@@ -71,13 +71,13 @@ test_credentials(void)
     }
     v.p = "Basic !!!!";
     v.len = strlen(v.p);
-    CHECK(credentials(&v, buf, sizeof(buf)) == NULL);
+    CHECK(nicd_basic_credentials(&v, buf, sizeof(buf)) == NULL);
     v.p = "Bearer dXNlcjpw";
     v.len = strlen(v.p);
-    CHECK(credentials(&v, buf, sizeof(buf)) == NULL);
+    CHECK(nicd_basic_credentials(&v, buf, sizeof(buf)) == NULL);
     v.p = "Basic bm9jb2xvbg=="; /* "nocolon" */
     v.len = strlen(v.p);
-    CHECK(credentials(&v, buf, sizeof(buf)) == NULL);
+    CHECK(nicd_basic_credentials(&v, buf, sizeof(buf)) == NULL);
 }
 
 int
