@@ -144,6 +144,8 @@ class Upstream:
             send("200 OK", [("Server", "upstream/1"), ("X-Pad", "pad"),
                             ("X-Accel-Expires", "10"), ("X-Keep", "kept"),
                             ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2"),
+                            ("Cache-Control", "private"),
+                            ("Expires", "Thu, 01 Jan 2099 00:00:00 GMT"),
                             ("X-Hide-Me", "h")], b"fields\n")
         elif path.startswith("/slow"):
             time.sleep(1.5)  # (the behaviour asked for: a slow upstream)
@@ -193,6 +195,12 @@ SITE = """
             proxy_pass http://127.0.0.1:UP/fields;
             proxy_hide_header X-Hide-Me;
             proxy_pass_header X-Pad;
+        }
+        location /expires/ {
+            proxy_pass http://127.0.0.1:UP/fields;
+            expires epoch;
+            add_header X-Cookie-B $upstream_cookie_b;
+            add_trailer X-Length $upstream_response_length;
         }
         location /redir/ {
             proxy_pass http://127.0.0.1:UP/redirect/;
@@ -247,6 +255,8 @@ REQUESTS = [
     ("/close", {}, "GET"),
     ("/big", {}, "GET"),
     ("/hide/", {}, "GET"),
+    ("/expires/", {}, "GET"),
+    ("/expires", {}, "GET"),
     ("/redir/x", {}, "GET"),
     ("/err/401", {}, "GET"),
     ("/err/404", {}, "GET"),

@@ -458,6 +458,10 @@ typedef struct {
      * chunked_transfer_encoding), and the trailer fields themselves,
      * "Name: value\r\n" each, appended to b (trailers) */
     int (*trailers_for)(nicd_conn_t *c, int status);
+    /* 1 when a header filter sets the field name itself in the response
+     * at hand (expires' Expires and Cache-Control), so that one relayed
+     * from an upstream is left out, as nginx replaces it */
+    int (*replaced)(nicd_conn_t *c, const char *name, size_t nlen);
     int (*chunked_ok)(nicd_conn_t *c);
     void (*trailers)(nicd_conn_t *c, nicd_buf_t *b);
 } nicd_http_hooks_t;

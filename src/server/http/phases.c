@@ -469,6 +469,8 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
     if (status != 0) {
         log_error(LOG_INFO, 0, "client sent invalid path, client: %s",
                   nicd_client(c));
+        c->r->uri = ""; /* $uri of a path that does not parse: empty */
+        c->r->uri_len = 0;
         nicd_respond_error(c, status, head, NULL, 0);
     } else if (r->method == NICD_M_TRACE) {
         /* never echoed: nginx answers it so, before any location, and

@@ -169,7 +169,9 @@ nicd_upstream_relay_head(nicd_conn_t *c, const nicd_upstream_head_t *h)
         int         k = field_of(n, nl);
         unsigned    kind = k >= 0 ? fields[k].kind : 0;
 
-        if (duplicate(h, i, k, &seen)) {
+        if (duplicate(h, i, k, &seen)
+            || (nicd_http_hooks.replaced != NULL
+                && nicd_http_hooks.replaced(c, n, nl))) {
             continue;
         }
         if (rp->status == 101 && nl == 7) {

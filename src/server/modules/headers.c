@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "util/duration.h"
@@ -262,6 +263,16 @@ trailers_for(nicd_conn_t *c, int status)
 }
 
 static int
+replaced(nicd_conn_t *c, const char *name, size_t nlen)
+{
+    const headers_conf_t *hc = conf_at_hand(c);
+
+    return hc->expires_kind != EXPIRES_OFF && headers_status(c->r->status)
+           && ((nlen == 7 && strncasecmp(name, "Expires", 7) == 0)
+               || (nlen == 13 && strncasecmp(name, "Cache-Control", 13) == 0));
+}
+
+static int
 chunked_ok(nicd_conn_t *c)
 {
     return conf_at_hand(c)->chunked;
@@ -348,6 +359,7 @@ headers_init(void)
     nicd_top_header_filter = header_filter;
     nicd_http_hooks.trailers_for = trailers_for;
     nicd_http_hooks.chunked_ok = chunked_ok;
+    nicd_http_hooks.replaced = replaced;
     nicd_http_hooks.trailers = trailers;
 }
 
