@@ -224,7 +224,14 @@ nicd_h2_on_begin_frame(nghttp2_session *s, const nghttp2_frame_hd *hd, void *ud)
     nicd_conn_t *c = ud;
     h2_stream_t *st;
 
-    (void) s;
+    if (hd->type == NGHTTP2_PUSH_PROMISE) {
+        /* a client may not push (RFC 9113, 8.4): ended at its frame's
+         * head, as nginx ends it, not when (if ever) its payload comes */
+        log_error(LOG_INFO, 0, "client sent PUSH_PROMISE frame, client: %s",
+                  nicd_client(c));
+        nghttp2_session_terminate_session(s, NGHTTP2_PROTOCOL_ERROR);
+        return 0;
+    }
     if ((hd->type == NGHTTP2_CONTINUATION || hd->type == NGHTTP2_DATA)
         && hd->stream_id > 0 && (st = stream_of(c, hd->stream_id)) != NULL) {
         st->length += hd->length;
