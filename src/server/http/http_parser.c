@@ -41,17 +41,19 @@ enum {
  * request; any other byte ('_', '.', ...) makes the name odd (nginx's
  * invalid_header: the server ignores or keeps it, nicd_head_filter).
  */
+static const unsigned char name_class[256] = {
+    /* 1: plain, 2: odd, 0 (the rest): bad */
+    [0x21 ... 0x2c] = 2, ['-'] = 1,           [0x2e ... 0x2f] = 2,
+    ['0' ... '9'] = 1,   [0x3a ... 0x40] = 2, ['A' ... 'Z'] = 1,
+    [0x5b ... 0x60] = 2, ['a' ... 'z'] = 1,   [0x7b ... 0x7e] = 2,
+    [0x80 ... 0xff] = 2,
+};
+
 static inline int
 name_byte(nicd_http_req_t *p, unsigned char c)
 {
-    if (c <= ' ' || c == 0x7f) {
-        return 0;
-    }
-    if (!(((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (c >= '0' && c <= '9')
-          || c == '-')) {
-        p->odd_names = 1;
-    }
-    return 1;
+    p->odd_names |= name_class[c] >> 1;
+    return name_class[c] != 0;
 }
 
 static const struct {
