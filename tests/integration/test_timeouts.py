@@ -4,7 +4,7 @@ served meanwhile) and send_timeout (a client that never reads)."""
 import socket
 import time
 
-from nicd import Server, check, get, pattern
+from nicd import Server, check, get, pattern, raw
 
 
 def test_slow_header_gets_408():
@@ -61,18 +61,6 @@ def test_send_timeout():
         c.close()
 
 
-def read_to_close(c):
-    """What c's peer sends until it closes (c closed after)."""
-    got = b""
-    while True:
-        chunk = c.recv(4096)
-        if not chunk:
-            break
-        got += chunk
-    c.close()
-    return got
-
-
 def test_client_body_timeout():
     """A body read for its handler (a proxied location reads it whole
     first) that stops coming for client_body_timeout gets 408 and the
@@ -82,16 +70,12 @@ def test_client_body_timeout():
     conf = ("client_body_timeout 1s;\n"
             "location /p { proxy_pass http://127.0.0.1:9; }\n")
     with Server(conf=conf) as s:
-        c = socket.create_connection(("127.0.0.1", s.port), timeout=10)
-        c.sendall(b"POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n"
-                  b"\r\nabc")
-        got = read_to_close(c)
+        got = raw(s.port, b"POST /p HTTP/1.1\r\nHost: x\r\n"
+                  b"Content-Length: 10\r\n\r\nabc")
         check(got.startswith(b"HTTP/1.1 408 "), "no 408: %r" % got[:80])
         s.wait_log(r"client timed out, client: 127\.0\.0\.1")
-        c = socket.create_connection(("127.0.0.1", s.port), timeout=10)
-        c.sendall(b"POST /missing HTTP/1.1\r\nHost: x\r\nContent-Length: 10"
-                  b"\r\n\r\nabc")
-        got = read_to_close(c)
+        got = raw(s.port, b"POST /missing HTTP/1.1\r\nHost: x\r\n"
+                  b"Content-Length: 10\r\n\r\nabc")
         check(got.count(b"HTTP/1.1 ") == 1 and got[9:12] in (b"404", b"405"),
               "skipped body: %r" % got[:80])
         s.wait_log(r"client timed out while a request body was skipped")

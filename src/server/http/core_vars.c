@@ -237,26 +237,6 @@ GETTER(get_sent_http)
     return 0;
 }
 
-/* is a header name (n bytes) the variable's suffix ("-" written "_",
- * any case)? */
-static int
-header_is(const nicd_str_t *n, const char *s, size_t slen)
-{
-    size_t i;
-
-    if (n->len != slen) {
-        return 0;
-    }
-    for (i = 0; i < slen; i++) {
-        char a = n->p[i] == '-' ? '_' : n->p[i];
-
-        if (tolower((unsigned char) a) != s[i]) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* the fields named s of the request, joined as nginx (1.23 and later)
  * joins them: "; " between Cookie fields, ", " between others */
 static void
@@ -266,7 +246,7 @@ request_header(const nicd_request_t *r, const char *s, size_t slen,
     int k, n = 0;
 
     for (k = 0; k < r->nheaders; k++) {
-        if (header_is(&r->hname[k], s, slen)) {
+        if (nicd_header_is(r->hname[k].p, r->hname[k].len, s, slen)) {
             if (n++ > 0) {
                 nicd_buf_adds(b, slen == 6 && strncasecmp(s, "cookie", 6) == 0
                                      ? "; "
@@ -360,7 +340,7 @@ GETTER(get_cookie)
 
     UNUSED_ARGS;
     for (k = 0; k < r->nheaders; k++) {
-        if (!header_is(&r->hname[k], "cookie", 6)) {
+        if (!nicd_header_is(r->hname[k].p, r->hname[k].len, "cookie", 6)) {
             continue;
         }
         p = r->hvalue[k].p;

@@ -411,11 +411,29 @@ nicd_req_sent_free(nicd_req_t *req)
 }
 
 int
+nicd_header_is(const char *name, size_t nlen, const char *s, size_t slen)
+{
+    size_t i;
+
+    if (nlen != slen) {
+        return 0;
+    }
+    for (i = 0; i < slen; i++) {
+        char a = name[i] == '-' ? '_' : name[i], b = s[i] == '-' ? '_' : s[i];
+
+        if (tolower((unsigned char) a) != tolower((unsigned char) b)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int
 nicd_sent_header(const nicd_buf_t *sent, const char *name, size_t len,
                  nicd_str_t *value)
 {
     const char *p, *end, *v;
-    size_t      i, n;
+    size_t      n;
 
     if (sent == NULL || nicd_buf_failed(sent)) {
         return 0;
@@ -423,17 +441,7 @@ nicd_sent_header(const nicd_buf_t *sent, const char *name, size_t len,
     for (p = sent->data, end = p + sent->len; p < end; p = v + strlen(v) + 1) {
         n = strlen(p);
         v = p + n + 1;
-        if (n != len) {
-            continue;
-        }
-        for (i = 0; i < n; i++) {
-            char a = (char) tolower((unsigned char) p[i]), b = name[i];
-
-            if (a != (b == '_' ? '-' : (char) tolower((unsigned char) b))) {
-                break;
-            }
-        }
-        if (i == n) {
+        if (nicd_header_is(p, n, name, len)) {
             value->p = v;
             value->len = strlen(v);
             return 1;

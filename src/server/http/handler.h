@@ -342,6 +342,10 @@ int nicd_query_arg(const nicd_str_t *query, const char *name, size_t len,
 int nicd_file_read(nicd_conn_t *c, nicd_file_t *f, nicd_buf_t *out,
                    const char *what);
 
+/* Is a field name (nlen bytes) the suffix s of a variable ($http_NAME,
+ * $sent_http_NAME, ...): any case, '-' and '_' alike? */
+int nicd_header_is(const char *name, size_t nlen, const char *s, size_t slen);
+
 /* name: value (copied) goes with the response to come of the request
  * at hand (req->carry): 0, or -1 (out of memory) */
 int nicd_resp_carry(nicd_conn_t *c, const char *name, size_t nlen,

@@ -165,28 +165,6 @@ nicd_head_status(const nicd_request_t *r, const nicd_server_conf_t *srv)
     return 0;
 }
 
-/* does h take a header named name (len bytes, odd: not only letters,
- * digits and '-')? */
-static int
-name_kept(const head_conf_t *h, const char *name, size_t len)
-{
-    size_t i;
-
-    if (!h->ignore_invalid) {
-        return 1;
-    }
-    for (i = 0; i < len; i++) {
-        unsigned char ch = (unsigned char) name[i];
-
-        if (!(((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z')
-              || (ch >= '0' && ch <= '9') || ch == '-'
-              || (ch == '_' && h->underscores))) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 int
 nicd_head_filter(nicd_conn_t *c, const nicd_request_t *q, nicd_str_t *hname,
                  nicd_str_t *hvalue, int n)
@@ -201,7 +179,8 @@ nicd_head_filter(nicd_conn_t *c, const nicd_request_t *q, nicd_str_t *hname,
     h = conf_of(nicd_conf_find_server(cf, c->sc.listener, host, hlen,
                                       nicd_match_data(c->w)));
     for (i = 0; i < n; i++) {
-        if (!name_kept(h, hname[i].p, hname[i].len)) {
+        if (h->ignore_invalid
+            && nicd_http_name_odd(hname[i].p, hname[i].len, h->underscores)) {
             log_error(LOG_INFO, 0,
                       "client sent invalid header line: \"%.*s\", client: "
                       "%s",

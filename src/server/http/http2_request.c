@@ -192,12 +192,7 @@ nicd_h2_on_header(nghttp2_session *s, const nghttp2_frame *frame,
         if (nlen == 6 && memcmp(name, "cookie", 6) == 0) {
             st->cookie = st->nall;
         }
-        for (i = 0; i < (int) nlen && !st->odd_names; i++) {
-            /* (nghttp2 lets lower-case token bytes through) */
-            st->odd_names =
-                !((name[i] >= 'a' && name[i] <= 'z')
-                  || (name[i] >= '0' && name[i] <= '9') || name[i] == '-');
-        }
+        st->odd_names |= nicd_http_name_odd((const char *) name, nlen, 0);
     }
     if (nlen == 7 && memcmp(name, "referer", 7) == 0) {
         keep(st, value, vlen, &st->ref_off, &st->ref_len);

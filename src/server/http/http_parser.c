@@ -56,6 +56,20 @@ name_byte(nicd_http_req_t *p, unsigned char c)
     return name_class[c] != 0;
 }
 
+int
+nicd_http_name_odd(const char *name, size_t len, int underscores)
+{
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        if (name_class[(unsigned char) name[i]] != 1
+            && !(underscores && name[i] == '_')) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static const struct {
     const char *name;
     uint32_t    len;

@@ -88,6 +88,10 @@ typedef struct {
 void nicd_http_req_init(nicd_http_req_t *p, uint32_t max_line,
                         uint32_t max_field, uint32_t max_head);
 
+/* 1 when a field name (len bytes) has a byte other than a letter, a digit
+ * or '-' (or '_' with underscores): nginx's invalid_header */
+int nicd_http_name_odd(const char *name, size_t len, int underscores);
+
 /* Reset p for a new request (keeps the limits). */
 void nicd_http_req_reset(nicd_http_req_t *p);
 

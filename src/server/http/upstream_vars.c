@@ -100,7 +100,6 @@ header_var(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
 {
     const nicd_upstream_req_t *ur = c->r != NULL ? c->r->upstream : NULL;
     int                        i;
-    size_t                     k;
 
     (void) x;
     (void) v;
@@ -108,23 +107,8 @@ header_var(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
         return 0;
     }
     for (i = 0; i < ur->resp->nheaders; i++) {
-        const char *n = ur->head + ur->resp->h[i].noff;
-
-        if (ur->resp->h[i].nlen != slen) {
-            continue;
-        }
-        for (k = 0; k < slen; k++) {
-            char a = n[k] >= 'A' && n[k] <= 'Z' ? (char) (n[k] + 32) : n[k];
-            char s2 = suffix[k] == '_' ? '-' : suffix[k];
-
-            if (a == '_') {
-                a = '-';
-            }
-            if (a != (s2 >= 'A' && s2 <= 'Z' ? (char) (s2 + 32) : s2)) {
-                break;
-            }
-        }
-        if (k == slen) {
+        if (nicd_header_is(ur->head + ur->resp->h[i].noff, ur->resp->h[i].nlen,
+                           suffix, slen)) {
             nicd_buf_add(b, ur->head + ur->resp->h[i].voff,
                          ur->resp->h[i].vlen);
             return 0;

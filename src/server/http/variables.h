@@ -146,6 +146,7 @@ extern nicd_module_t nicd_variables_module;
 
 /* the Host a request names, without a port or a trailing dot (NULL: none) */
 void nicd_request_host(const nicd_request_t *r, const char **host, size_t *len);
+
 /* The user and password of an Authorization: Basic value v, decoded into
  * buf (len bytes; a NUL between them): the password, or NULL for a value
  * that is not one ($remote_user, auth_basic). */

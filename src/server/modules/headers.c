@@ -306,20 +306,12 @@ trailers(nicd_conn_t *c, nicd_buf_t *b)
     made = NULL;
 }
 
-/* a name's byte as variables compare it: lower case, '-' as '_' */
-static inline char
-lower_us(char ch)
-{
-    return ch == '-' ? '_' : ch >= 'A' && ch <= 'Z' ? (char) (ch + 32) : ch;
-}
-
 /* $sent_trailer_NAME: a trailer field added before ('_' for '-') */
 static int
 sent_trailer(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *var,
              const char *s, size_t slen, nicd_buf_t *b)
 {
     const char *p, *end, *colon, *eol;
-    size_t      k;
 
     (void) c;
     (void) x;
@@ -334,12 +326,7 @@ sent_trailer(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *var,
         if (colon == NULL || eol == NULL) {
             break;
         }
-        if ((size_t) (colon - p) != slen) {
-            continue;
-        }
-        for (k = 0; k < slen && lower_us(p[k]) == lower_us(s[k]); k++) {
-        }
-        if (k == slen) {
+        if (nicd_header_is(p, (size_t) (colon - p), s, slen)) {
             nicd_buf_add(b, colon + 2, (size_t) (eol - colon - 2));
             return 0;
         }
