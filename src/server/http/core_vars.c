@@ -460,24 +460,43 @@ GETTER(get_binary_remote_addr)
 }
 
 /* $server_addr: the address the connection came to */
+/* an IPv4 or IPv6 address as text (IPv6 in brackets with url) */
+static void
+add_addr_text(const struct sockaddr_storage *ss, int url, nicd_buf_t *b)
+{
+    char text[INET6_ADDRSTRLEN];
+
+    if (ss->ss_family == AF_INET6) {
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *) ss)->sin6_addr,
+                  text, sizeof(text));
+        nicd_buf_addf(b, url ? "[%s]" : "%s", text);
+    } else if (ss->ss_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *) ss)->sin_addr, text,
+                  sizeof(text));
+        nicd_buf_adds(b, text);
+    }
+}
+
 GETTER(get_server_addr)
 {
     struct sockaddr_storage ss;
-    char                    text[INET6_ADDRSTRLEN];
 
     UNUSED_ARGS;
-    if (sockaddr_of(c, v, &ss) != 0) {
-        return 0;
+    if (sockaddr_of(c, v, &ss) == 0) {
+        add_addr_text(&ss, 0, b);
     }
-    if (ss.ss_family == AF_INET6) {
-        inet_ntop(AF_INET6, &((struct sockaddr_in6 *) &ss)->sin6_addr, text,
-                  sizeof(text));
-    } else {
-        inet_ntop(AF_INET, &((struct sockaddr_in *) &ss)->sin_addr, text,
-                  sizeof(text));
-    }
-    nicd_buf_addf(b, "%s", text);
     return 0;
+}
+
+void
+nicd_local_addr_url(nicd_conn_t *c, nicd_buf_t *b)
+{
+    struct sockaddr_storage ss;
+    socklen_t               len = sizeof(ss);
+
+    if (getsockname(c->sc.fd, (struct sockaddr *) &ss, &len) == 0) {
+        add_addr_text(&ss, 1, b);
+    }
 }
 
 GETTER(get_connection)

@@ -13,9 +13,6 @@
 
 #include <stddef.h>
 #include <string.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 
 #include "server/conf/directive.h"
 #include "server/core/transport.h"
@@ -64,28 +61,6 @@ conf_of(const nicd_loc_conf_t *lc)
     return NICD_LOC_CONF(lc, nicd_http_redirect_module);
 }
 
-/* the address the connection came to, as text ("[...]" for IPv6) */
-static void
-add_local_addr(nicd_conn_t *c, nicd_buf_t *b)
-{
-    struct sockaddr_storage ss;
-    socklen_t               sl = sizeof(ss);
-    char                    text[INET6_ADDRSTRLEN];
-
-    if (getsockname(c->sc.fd, (struct sockaddr *) &ss, &sl) != 0) {
-        return;
-    }
-    if (ss.ss_family == AF_INET6) {
-        inet_ntop(AF_INET6, &((struct sockaddr_in6 *) &ss)->sin6_addr, text,
-                  sizeof(text));
-        nicd_buf_addf(b, "[%s]", text);
-    } else if (ss.ss_family == AF_INET) {
-        inet_ntop(AF_INET, &((struct sockaddr_in *) &ss)->sin_addr, text,
-                  sizeof(text));
-        nicd_buf_adds(b, text);
-    }
-}
-
 void
 nicd_absolute_location(nicd_conn_t *c, const nicd_request_t *r,
                        const char *target, size_t len, nicd_buf_t *b)
@@ -109,7 +84,7 @@ nicd_absolute_location(nicd_conn_t *c, const nicd_request_t *r,
             if (host != NULL && hlen > 0) {
                 nicd_buf_add(b, host, hlen);
             } else {
-                add_local_addr(c, b);
+                nicd_local_addr_url(c, b);
             }
         }
         port = rc->port ? nicd_local_port(c) : 0;

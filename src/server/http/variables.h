@@ -153,6 +153,8 @@ void nicd_request_host(const nicd_request_t *r, const char **host, size_t *len);
 const char *nicd_basic_credentials(const nicd_str_t *v, char *buf, size_t len);
 /* the port of the address the connection came to */
 unsigned nicd_local_port(nicd_conn_t *c);
+/* the address c came to as a URL's host ("[...]" for IPv6), appended to b */
+void nicd_local_addr_url(nicd_conn_t *c, nicd_buf_t *b);
 /* the worker's pcre2 match data (made the first time) */
 void *nicd_match_data(nicd_worker_t *w);
 
