@@ -198,6 +198,33 @@ def test_against_nginx():
           repr(res))
 
 
+def test_errors_by_cause():
+    """Every file gone but the one nicload checks before it starts: the
+    run goes on, and its 404s are counted by cause in the summary and
+    the JSON."""
+    with tempfile.TemporaryDirectory() as root:
+        make_fileset(root, 1)
+        fs = os.path.join(root, "file_set")
+        dirs_ = sorted(d for d in os.listdir(fs) if d.startswith("dir"))
+        last = dirs_[-1]
+        for d in dirs_:
+            for f in os.listdir(os.path.join(fs, d)):
+                if (d, f) != (last, "class0_0"):
+                    os.unlink(os.path.join(fs, d, f))
+        with Server(root=root) as s, tempfile.TemporaryDirectory() as d:
+            js = os.path.join(d, "r.json")
+            rc, out, err = nicload("http://127.0.0.1:%d/" % s.port, "-q",
+                                   "--json", js, "--connections", "1",
+                                   "--duration", "1", "--warmup", "0")
+            res = json.load(open(js))
+    n = res["errors"]["status"]
+    check(rc == 0 and n > 0 and res["error_causes"][0]
+          == {"what": "status", "reason": "answered 404", "count": n},
+          "%d %r %s" % (rc, res, err))
+    check(re.search(r"^  causes: status: answered 404 %d$" % n, out, re.M),
+          out)
+
+
 def test_bad_options():
     for args, msg in ((["http://127.0.0.1:1/", "--connections", "1", "--mix",
                         "half"], "\"static\" or \"full\""),

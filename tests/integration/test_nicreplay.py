@@ -6,6 +6,7 @@ shards and merge, limits, errors."""
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -499,34 +500,104 @@ def test_shards_merge_and_limits():
 
 
 def test_errors_are_counted():
-    """Nothing listening: connect errors, every request failed.  A server
-    that never answers: a timeout after --timeout, and the progress line
-    on stderr for a run of more than two seconds."""
+    """Nothing listening: the first connection that never connects stops
+    the run (--max-errors 0, the default), FAILED first with the system's
+    reason, no rate, latency or fidelity over nothing answered; with
+    --max-errors 100% every session is tried.  A server that never
+    answers: a timeout after --timeout, shown in the progress line on
+    stderr while the run goes on."""
     trace = write_trace([(0, "A", "GET", "/1", 200), (1, "A", "GET", "/2", 200),
                          (0, "B", "GET", "/3", 200)])
     try:
         s = socket.socket()
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # bound, not listening: refuses
-        res, log = replay(trace, "http://127.0.0.1:%d/" % port,
+        url = "http://127.0.0.1:%d/" % port
+        res, log = replay(trace, url, failure="no request was answered "
+                          "(connect: Connection refused 1); stopped past "
+                          "--max-errors")
+        check(res["errors"]["connect"] == 1 and res["connections"] == 1
+              and res["requests"] == 0 and res["error_causes"]
+              == [{"what": "connect", "reason": "Connection refused",
+                   "count": 1}], repr(res))
+        check(len(log) == res["failed"] and res["failed"] in (1, 2)
+              and all(st == 0 for _, _, _, st, _ in log), repr(log))
+        out = res["_stdout"]
+        check(out.startswith("FAILED: no request was answered (connect: "
+                             "Connection refused 1)")
+              and "causes       connect: Connection refused 1" in out, out)
+        for word in ("latency", "requests/s", "fidelity", "Mb/s"):
+            check(word not in out, "%r over nothing answered: %s"
+                  % (word, out))
+        res, log = replay(trace, url, "--max-errors", "100%",
                           failure="no request was answered")
         s.close()
         check(res["errors"]["connect"] == 2 and res["failed"] == 3
-              and res["requests"] == 0, repr(res))
+              and res["connections"] == 2 and res["requests"] == 0
+              and "stopped" not in res["run_failed"], repr(res))
         check([st for _, _, _, st, _ in log] == [0, 0, 0], repr(log))
 
+        # three sessions, one user: the first times out (by 1.75 s),
+        # the progress line at 2 s shows it, the second has not yet
         silent = socket.socket()
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)
-        p = subprocess.run([NICREPLAY, "--timeout", "2.5", "-c", "2", trace,
+        trace3 = write_trace([(0, "A", "GET", "/1", 200),
+                              (0, "B", "GET", "/2", 200),
+                              (0, "C", "GET", "/3", 200)])
+        p = subprocess.run([NICREPLAY, "--timeout", "1.5", trace3,
                             "http://127.0.0.1:%d/" % silent.getsockname()[1]],
                            capture_output=True, timeout=60)
         silent.close()
+        os.unlink(trace3)
         out, err = p.stdout.decode(), p.stderr.decode()
-        check(p.returncode == 1 and "timeout 2" in out
+        check(p.returncode == 1 and "timeout 3" in out
+              and "causes       timeout: no byte within --timeout 3" in out
               and "failed: no request was answered" in err, out + err)
-        check("nicreplay: 0 requests" in err, "no progress line: %r" % err)
+        check(re.search(r"^nicreplay: 0 requests, 0/s, 2 s(, ETA \d+ s)?, "
+                        r"1 errors \(timeout: no byte within --timeout 1\)$",
+                        err, re.M), "no progress line: %r" % err)
     finally:
+        os.unlink(trace)
+
+
+class Dying(Scripted):
+    """A scripted server that, asked for /die, stops listening and closes
+    the connection unanswered: a server killed mid-run."""
+
+    def answer(self, method, path):
+        if path == "/die":
+            self.ls.close()
+            return b"", True
+        return Scripted.answer(self, method, path)
+
+
+def test_server_killed_mid_run():
+    """Five answered, then the server goes: the run stops at the first
+    connection refused, says FAILED first, and fidelity counts the 2xx
+    that got nothing (never 100 % of the answered ones alone)."""
+    entries = [(i, "c%d" % i, "GET", "/%d" % i, 200) for i in range(5)]
+    entries += [(5, "c5", "GET", "/die", 200)]
+    entries += [(6 + i, "d%d" % i, "GET", "/x%d" % i, 200) for i in range(5)]
+    trace = write_trace(entries)
+    srv = Dying()
+    try:
+        res, log = replay(trace, "http://127.0.0.1:%d/" % srv.port,
+                          failure="could not connect, past --max-errors 0: "
+                          "the run stopped there")
+        check(res["requests"] == 5 and res["errors"]["connect"] == 1
+              and res["failed"] == 1, repr(res))
+        f = res["fidelity"]
+        check(f["log_2xx"] == 6 and f["answered_2xx"] == 5
+              and f["exceptions"] == {"2xx_answered_0": 1}, repr(f))
+        out = res["_stdout"]
+        check(out.startswith("FAILED: 1 of 7 connections could not connect")
+              and "2xx answered 2xx 83.33 %" in out
+              and "2xx in the log answered nothing: 1" in out
+              and "connect: Connection refused 1" in out, out)
+        check(len(log) == 6, repr(log))
+    finally:
+        srv.close()
         os.unlink(trace)
 
 

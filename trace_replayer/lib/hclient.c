@@ -161,20 +161,21 @@ hclient_open(hclient_t *c, int ep, const struct addrinfo *ai)
     int                fd, one = 1;
 
     hclient_close(c);
+    c->err = 0;
     fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
                 0);
     if (fd < 0) {
+        c->err = errno;
         return -1;
     }
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS) {
-        close(fd);
-        return -1;
-    }
     ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
     ev.data.ptr = c;
-    if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+    if ((connect(fd, ai->ai_addr, ai->ai_addrlen) != 0 && errno != EINPROGRESS)
+        || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        c->err = errno;
         close(fd);
+        errno = c->err;
         return -1;
     }
     c->fd = fd;
@@ -263,6 +264,27 @@ hclient_lose(hclient_t *c, int how)
     c->ops->lost(c->ud, how, answered);
 }
 
+void
+hclient_count_loss(causes_t *causes, const hclient_t *c, int how)
+{
+    switch (how) {
+    case HC_CONNECT: causes_add(causes, "connect", c->err, "failed"); break;
+    case HC_CLOSED:
+        causes_add(causes, c->err ? "read" : "closed", c->err,
+                   "by the server before a response");
+        break;
+    case HC_CUT:
+        causes_add(causes, c->err ? "read" : "closed", c->err,
+                   "by the server inside a response");
+        break;
+    case HC_PARSE:
+        causes_add(causes, "response", 0,
+                   "did not parse (or bytes nobody asked for)");
+        break;
+    default: causes_add(causes, "client", 0, "out of memory"); break;
+    }
+}
+
 /* nothing pending any more: the connection is the caller's again */
 static void
 idle(hclient_t *c, int closed)
@@ -328,6 +350,7 @@ on_readable(hclient_t *c, int hup)
             return;
         }
         if (n <= 0) {
+            c->err = n < 0 ? errno : 0;
             /* closed or reset: a body that runs to the close ends */
             if (n == 0 && c->pending > 0 && c->resp.state == HRESP_BODY_EOF) {
                 hresp_eof(&c->resp);
@@ -397,6 +420,7 @@ hclient_event(hclient_t *c, uint32_t events)
         if (c->connecting) {
             if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0
                 || err != 0) {
+                c->err = err != 0 ? err : errno;
                 hclient_lose(c, HC_CONNECT);
                 return;
             }

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/causes.h"
 #include "lib/hresp.h"
 
 /* how a connection was lost (hclient_ops_t.lost) */
@@ -64,6 +65,8 @@ struct hclient_s {
     uint64_t             pending;     /* responses asked for, not yet in */
     uint64_t             answered;    /* responses on this connection */
     uint64_t             activity_ns; /* the last progress (CLOCK_MONOTONIC) */
+    int                  err;         /* errno of the last loss (0: none, or a
+                                 close); kept until the next open */
     const hclient_ops_t *ops;
     void                *ud;
     /* another protocol than HTTP/1.1 on the socket (NULL: HTTP/1.1), and
@@ -96,7 +99,8 @@ void hclient_init(hclient_t *c, const hclient_ops_t *ops, void *ud);
 /* Free the buffers (and close). */
 void hclient_free(hclient_t *c);
 
-/* Connect to ai and add the socket to ep: 0, or -1 with errno. */
+/* Connect to ai and add the socket to ep: 0, or -1 with errno (and
+ * c->err). */
 int hclient_open(hclient_t *c, int ep, const struct addrinfo *ai);
 
 /* Close (the socket leaves the epoll set with it); buffers are kept. */
@@ -104,6 +108,13 @@ void hclient_close(hclient_t *c);
 
 /* The connection is lost (HC_*): closed, and the caller told (lost()). */
 void hclient_lose(hclient_t *c, int how);
+
+/*
+ * Count a loss (HC_*, as lost() got it) in causes: "connect: Connection
+ * refused", "read: Connection reset by peer", "closed: before a response",
+ * "response: did not parse", ...  A failed hclient_open() is HC_CONNECT.
+ */
+void hclient_count_loss(causes_t *causes, const hclient_t *c, int how);
 
 /*
  * Room for n more bytes of requests at the end of the write buffer (the

@@ -455,6 +455,7 @@ h2_readable(hclient_t *c, int hup)
         }
         if (n <= 0 || h == NULL) {
             /* closed or reset */
+            c->err = n < 0 ? errno : 0;
             if (c->pending == 0) {
                 hclient_close(c);
                 c->ops->idle(c->ud, 1);

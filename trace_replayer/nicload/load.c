@@ -129,6 +129,7 @@ write_request(conn_t *c)
     if (w == NULL) {
         close_reset(c);
         lp->res.errors[E_PARSE]++;
+        causes_add(&lp->res.causes, "client", 0, "out of memory");
         wait_for(c, paced_end(c, c->size, nicache_now_ns()));
         return;
     }
@@ -163,6 +164,21 @@ write_request(conn_t *c)
     (void) hclient_flush(&c->hc); /* a failure shows on the read side */
 }
 
+/* a connection that never connected (counted): past --max-errors, the
+ * run stops (a count at once, a share once 100 were tried) */
+static void
+connect_failed(conn_t *c)
+{
+    load_t *lp = c->lp;
+
+    hclient_count_loss(&lp->res.causes, &c->hc, HC_CONNECT);
+    if ((!lp->cf.max_errors.percent || lp->res.connections >= 100)
+        && hclient_limit_exceeded(&lp->cf.max_errors, lp->res.errors[E_CONNECT],
+                                  lp->res.connections)) {
+        lp->res.gave_up = 1;
+    }
+}
+
 static void
 send_request(conn_t *c)
 {
@@ -187,13 +203,14 @@ send_request(conn_t *c)
     c->sent_ns = nicache_now_ns();
     c->state = C_ACTIVE;
     if (c->hc.fd < 0) {
+        lp->res.connections++;
         if (hclient_open(&c->hc, lp->ep, lp->cf.addr) != 0) {
             lp->res.errors[E_CONNECT]++;
             lp->res.failed++;
+            connect_failed(c);
             wait_for(c, paced_end(c, c->size, c->sent_ns));
             return;
         }
-        lp->res.connections++;
         c->left = specweb_conn_requests(lp->mix);
         return; /* the request goes when it is up */
     }
@@ -282,10 +299,16 @@ on_done(void *ud, const hresp_t *r)
         trace_hist_add(&lp->res.latency[c->req.cls], (now - c->sent_ns) / 1000,
                        1);
         if (r->status != 200) {
+            char why[32];
+
+            snprintf(why, sizeof(why), "answered %d", r->status);
+            causes_add(&lp->res.causes, "status", 0, why);
             lp->res.errors[E_STATUS]++;
             c->wrong = 1;
         } else if (c->kind == K_STATIC ? r->body != c->size
                                        : r->body < c->size + TRAILER_LEN) {
+            causes_add(&lp->res.causes, "size", 0,
+                       "a body of another length than the file's");
             lp->res.errors[E_SIZE]++;
             c->wrong = 1;
         }
@@ -341,6 +364,11 @@ on_lost(void *ud, int how, uint64_t answered)
                    : how == HC_NOMEM ? E_PARSE
                                      : E_RESET]++;
     lp->res.failed++;
+    if (how == HC_CONNECT) {
+        connect_failed(c);
+    } else {
+        hclient_count_loss(&lp->res.causes, &c->hc, how);
+    }
     c->wrong |= now >= lp->win_a && now <= lp->win_b;
     account(c, (double) c->got * 8, paced_end(c, c->got, now));
     /* the request's slot is spent: the next one comes at its paced end */
@@ -363,6 +391,8 @@ check_timeouts(load_t *lp, uint64_t now)
             && now - c->hc.activity_ns > limit) {
             close_reset(c);
             lp->res.errors[E_TIMEOUT]++;
+            causes_add(&lp->res.causes, "timeout", 0,
+                       "no byte within --timeout");
             lp->res.failed++;
             c->wrong |= now >= lp->win_a && now <= lp->win_b;
             account(c, (double) c->got * 8, paced_end(c, c->got, now));
@@ -383,14 +413,21 @@ static void
 progress(load_t *lp, uint64_t now, uint64_t t0)
 {
     double el = (double) (now - t0) / 1e9;
+    char   c[160];
 
     fprintf(stderr,
-            "nicload: %u connections, %.0f s %s, %llu requests, %.2f Mb/s\n",
+            "nicload: %u connections, %.0f s %s, %llu requests, %.2f Mb/s",
             lp->cf.conns, el, now < lp->win_a ? "(warm-up)" : "",
             (unsigned long long) lp->res.requests,
             now > lp->win_a ? (double) lp->res.bytes * 8
                                   / ((double) (now - lp->win_a)) * 1e3
                             : 0);
+    if (lp->res.causes.total > 0) {
+        fprintf(stderr, ", %llu errors (%s)",
+                (unsigned long long) lp->res.causes.total,
+                causes_format(&lp->res.causes, 1, c, sizeof(c)));
+    }
+    fputc('\n', stderr);
 }
 
 /* One run of cf.conns connections: 0, or -1 when it could not start. */
@@ -398,27 +435,26 @@ progress(load_t *lp, uint64_t now, uint64_t t0)
 static void
 run_verdict(load_t *lp)
 {
-    char *f = lp->res.failure;
+    char *f = lp->res.failure, causes[256];
 
     f[0] = '\0';
     if (lp->res.requests == 0) {
         snprintf(f, sizeof(lp->res.failure),
-                 "no request was answered in the measurement (%llu connect "
-                 "errors in %llu connections, %llu others)",
-                 (unsigned long long) lp->res.errors[E_CONNECT],
-                 (unsigned long long) lp->res.connections,
-                 (unsigned long long) (lp->res.errors[E_RESET]
-                                       + lp->res.errors[E_TIMEOUT]
-                                       + lp->res.errors[E_PARSE]));
-    } else if (hclient_limit_exceeded(&lp->cf.max_errors,
-                                      lp->res.errors[E_CONNECT],
-                                      lp->res.connections)) {
+                 "no request was answered in the measurement (%s)%s",
+                 causes_format(&lp->res.causes, 3, causes, sizeof(causes)),
+                 lp->res.gave_up ? "; stopped past --max-errors" : "");
+    } else if (lp->res.gave_up
+               || hclient_limit_exceeded(&lp->cf.max_errors,
+                                         lp->res.errors[E_CONNECT],
+                                         lp->res.connections)) {
         snprintf(f, sizeof(lp->res.failure),
-                 "%llu of %llu connections could not connect (--max-errors "
-                 "%g%s)",
+                 "%llu of %llu connections could not connect, past "
+                 "--max-errors %g%s%s (%s)",
                  (unsigned long long) lp->res.errors[E_CONNECT],
                  (unsigned long long) lp->res.connections,
-                 lp->cf.max_errors.value, lp->cf.max_errors.percent ? "%" : "");
+                 lp->cf.max_errors.value, lp->cf.max_errors.percent ? "%" : "",
+                 lp->res.gave_up ? ": the run stopped there" : "",
+                 causes_format(&lp->res.causes, 3, causes, sizeof(causes)));
     } else if (lp->cf.verify && lp->res.mismatches > 0) {
         snprintf(f, sizeof(lp->res.failure),
                  "%llu responses did not have the file set's bytes "
@@ -468,7 +504,7 @@ nicload_run(load_t *lp)
         while (lp->nheap > 0 && lp->heap[0]->next_ns <= now) {
             send_request(heap_pop(lp));
         }
-        if (now >= lp->win_b || nicache_stopping()) {
+        if (now >= lp->win_b || nicache_stopping() || lp->res.gave_up) {
             break;
         }
         if (now >= next_check) {

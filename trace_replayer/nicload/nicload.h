@@ -75,14 +75,16 @@ typedef struct {
     uint64_t     by_class[SPECWEB_CLASSES];
     uint64_t     by_kind[K_KINDS];
     uint64_t     errors[E_KINDS];
-    uint64_t     connections;              /* TCP connections opened */
+    causes_t     causes;                   /* the errors by step and reason */
+    uint64_t     connections;              /* TCP connections tried */
     trace_hist_t latency[SPECWEB_CLASSES]; /* microseconds */
     uint32_t     conforming;
     double       rate_min, rate_median, rate_max; /* bits/s of connections */
     double       bits;  /* received in the measurement, as conformance counts */
     double      *rates; /* of each connection, sorted */
     double       elapsed;
-    char         failure[256]; /* why the run failed ("": it did not) */
+    char         failure[512]; /* why the run failed ("": it did not) */
+    int          gave_up;      /* past --max-errors: the run stopped */
 } result_t;
 
 enum { C_WAIT = 0, C_ACTIVE };

@@ -44,8 +44,12 @@ mix_deviation(load_t *lp)
 void
 nicload_print_summary(load_t *lp, FILE *out)
 {
-    int k;
+    char causes[512];
+    int  k;
 
+    if (lp->res.failure[0] != '\0') {
+        fprintf(out, "FAILED: %s\n", lp->res.failure);
+    }
     fprintf(out,
             "%u connections at %.0f bit/s: %u conforming (%.1f %%), %u "
             "not\n",
@@ -93,6 +97,11 @@ nicload_print_summary(load_t *lp, FILE *out)
                 (unsigned long long) lp->res.errors[k]);
     }
     fprintf(out, "; failed %llu\n", (unsigned long long) lp->res.failed);
+    if (lp->res.causes.total > 0) {
+        fprintf(
+            out, "  causes: %s\n",
+            causes_format(&lp->res.causes, CAUSES_MAX, causes, sizeof(causes)));
+    }
     if (lp->cf.verify) {
         fprintf(out, "  verify: %llu bytes checked, %llu mismatches\n",
                 (unsigned long long) lp->res.verified_bytes,
@@ -168,5 +177,7 @@ nicload_write_result(load_t *lp, FILE *f)
         fprintf(f, "%s\"%s\": %llu", k ? ", " : "", error_names[k],
                 (unsigned long long) lp->res.errors[k]);
     }
-    fprintf(f, "}}");
+    fprintf(f, "}, \"error_causes\": ");
+    causes_json(&lp->res.causes, f);
+    fputc('}', f);
 }

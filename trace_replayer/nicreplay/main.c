@@ -69,7 +69,8 @@ nicreplay_usage(FILE *out)
         "      --max-errors N|P%% connections that may fail to connect, a "
         "count or a\n"
         "                        share of those tried (default 0: the first "
-        "fails the run)\n"
+        "stops and\n"
+        "                        fails the run)\n"
         "      --host NAME       the Host header (default: from the "
         "URL)\n"
         "      --docroot DIR     send each request to the URL nictrace "
@@ -109,7 +110,10 @@ nicreplay_usage(FILE *out)
         "with\nrequests unanswered), timeout, parse (not an HTTP/1.x "
         "response).  A server\nclosing a persistent connection is not an "
         "error: unanswered requests are\nsent again on a new connection "
-        "(reconnects).\n"
+        "(reconnects).\nThe summary counts them by cause with the system's "
+        "reason "
+        "(\"connect:\nConnection refused 3\"); a failed run's begins "
+        "\"FAILED: WHY\".\n"
         "\n"
         "Exit status: 0 when the run did what was asked; 1 when it did not "
         "(no record\nparsed, nothing answered, connect errors past "
@@ -269,7 +273,12 @@ main(int argc, char **argv)
             break;
         case 'P': fo.no_pipeline = 1; break;
         case 'D':
-            if (parse_count(optarg, "--max-depth", &v) != 0 || v == 0) {
+            if (parse_count(optarg, "--max-depth", &v) != 0) {
+                return 2;
+            }
+            if (v == 0) {
+                fprintf(stderr, "nicreplay: --max-depth: at least 1 (1 is "
+                                "--no-pipeline)\n");
                 return 2;
             }
             rp->cf.max_depth = (size_t) v;
@@ -453,7 +462,7 @@ main(int argc, char **argv)
                         : nicreplay_failure(rp, &rp->res, fs, why, sizeof(why));
 
         if (json == NULL || strcmp(json, "-") != 0) {
-            nicreplay_print_summary(&rp->res, stdout);
+            nicreplay_print_summary(&rp->res, failure, stdout);
             printf("  trace        %llu records, %llu replayable; skipped: "
                    "%llu other methods, %llu not ok, %llu other shards; "
                    "%llu lines did not parse\n",

@@ -28,6 +28,7 @@
 
 #include "util/version.h"
 #include "lib/breakdown.h"
+#include "lib/causes.h"
 #include "lib/content.h"
 #include "lib/feed.h"
 #include "lib/hclient.h"
@@ -49,6 +50,7 @@ typedef struct {
     uint64_t     status[MAX_STATUS];
     uint64_t     status_other;
     uint64_t     errors[E_KINDS];
+    causes_t     causes;     /* the errors by step and reason */
     uint64_t     mismatches; /* responses with a wrong body byte */
     uint64_t     verified_bytes;
     uint64_t     content_bytes; /* body bytes of every response */
@@ -125,6 +127,7 @@ typedef struct replay_s {
     int          ep;
     uint64_t     t_start;
     int          stop_issuing;
+    int          gave_up; /* --max-errors was passed: the run stopped */
     /* users waiting for their group's time: a binary heap by intended_ns */
     user_t **waiting;
     size_t   nwaiting;
@@ -145,8 +148,9 @@ void nicreplay_count_status(result_t *r, int status, uint64_t n);
 /* why the run failed (into buf), or NULL when it did not */
 const char *nicreplay_failure(replay_t *rp, const result_t *r,
                               const feed_stats_t *fs, char *buf, size_t len);
-/* the summary for people */
-void nicreplay_print_summary(const result_t *r, FILE *out);
+/* the summary for people: "FAILED: failure" first when it failed
+ * (failure NULL: it did not) */
+void nicreplay_print_summary(const result_t *r, const char *failure, FILE *out);
 /* the --json result (fs NULL: merged runs, no replay); bd the
  * breakdown to write, or NULL */
 int nicreplay_write_json(replay_t *rp, const result_t *r,
@@ -155,6 +159,12 @@ int nicreplay_write_json(replay_t *rp, const result_t *r,
 /* "nicreplay merge": add up runs' --json results, and their --hdr logs
  * into hdr (NULL: none) */
 int nicreplay_merge(int argc, char **argv, const char *json, const char *hdr);
+/*
+ * --max-errors judged while the run goes: 1 when the connections that
+ * could not connect are past it (a count at once; a share once 100 were
+ * tried, and at the end of the run by nicreplay_failure)
+ */
+int nicreplay_past_max_errors(const replay_t *rp, int final);
 /* progress on stderr (final: the last line) */
 void nicreplay_progress(replay_t *rp, uint64_t t, int final);
 /* the replay: 0, or -1 after saying why */

@@ -143,19 +143,55 @@ log_request(const user_t *u, const feed_req_t *q, int status, uint64_t bytes,
                                       : 0));
 }
 
-/* The unanswered requests of u get no response. */
+/* fidelity: a 2xx stays a 2xx (of the logged size, when that is what was
+ * asked for), a 404 a 404, a redirect a 301 (objects.h) */
 static void
-fail_group(user_t *u, int kind)
+count_fidelity(replay_t *rp, const feed_req_t *q, int got, uint64_t body)
+{
+    int logged = q->status;
+
+    if (logged >= 200 && logged < 300) {
+        rp->res.log_2xx++;
+        if (got >= 200 && got < 300) {
+            rp->res.got_2xx++;
+            rp->res.logged_size +=
+                body == (method_sent(rp, q) == TRACE_HEAD ? 0 : q->bytes);
+        } else {
+            rp->res.miss_2xx[got > 0 && got < MAX_STATUS ? got : 0]++;
+        }
+    } else if (logged == 404 || logged == 410) {
+        rp->res.log_404++;
+        rp->res.got_404 += got == 404;
+    } else if (logged >= 300 && logged < 400 && logged != 304) {
+        rp->res.log_3xx++;
+        rp->res.got_301 += got == 301;
+    }
+}
+
+/*
+ * The unanswered requests of u get no response: kind (E_*) counted, and
+ * its cause, the connection's loss how (HC_*), or -1: a timeout or the
+ * client's own failure.  A logged 2xx that got nothing is a 2xx not
+ * answered 2xx (fidelity counts what was sent, not only what came back).
+ */
+static void
+fail_group(user_t *u, int kind, int how)
 {
     replay_t *rp = u->rp;
 
     feed_req_t *q;
 
-    if (kind >= 0) {
-        rp->res.errors[kind]++;
+    rp->res.errors[kind]++;
+    if (how >= 0) {
+        hclient_count_loss(&rp->res.causes, &u->hc, how);
+    } else if (kind == E_TIMEOUT) {
+        causes_add(&rp->res.causes, "timeout", 0, "no byte within --timeout");
+    } else {
+        causes_add(&rp->res.causes, "client", 0, "out of memory");
     }
     for (q = u->group; q != NULL; q = q->next) {
         rp->res.failed++;
+        count_fidelity(rp, q, 0, 0);
         if (rp->cf.log != NULL) {
             log_request(u, q, 0, 0, 0);
         }
@@ -165,6 +201,9 @@ fail_group(user_t *u, int kind)
     u->ngroup = 0;
     u->attempts = 0;
     close_conn(u);
+    if (kind == E_CONNECT && nicreplay_past_max_errors(rp, 0)) {
+        rp->stop_issuing = rp->gave_up = 1; /* the run failed: it stops */
+    }
 }
 
 /* the requests of the group, back to back, into the connection's
@@ -216,14 +255,15 @@ open_conn(user_t *u)
 {
     replay_t *rp = u->rp;
 
+    /* connections tried: --max-errors' share is of these */
+    rp->res.connections++;
+    if (u->sess_conns++ > 0) {
+        rp->res.reconnects++; /* the session's connection was closed on it */
+    }
     if (hclient_open(&u->hc, rp->ep, rp->cf.addr[u->server]) != 0) {
         return -1;
     }
     u->state = U_ACTIVE;
-    if (u->sess_conns++ > 0) {
-        rp->res.reconnects++; /* the session's connection was closed on it */
-    }
-    rp->res.connections++;
     return 0;
 }
 
@@ -238,13 +278,13 @@ send_group(user_t *u)
 
     if (u->hc.fd < 0) {
         if (open_conn(u) != 0) {
-            fail_group(u, E_CONNECT);
+            fail_group(u, E_CONNECT, HC_CONNECT);
             return -1;
         }
         return 0; /* writing starts when the connection is up */
     }
     if (build_requests(u) != 0) {
-        fail_group(u, E_RESET);
+        fail_group(u, E_RESET, -1);
         return -1;
     }
     u->sent_ns = nicache_now_ns();
@@ -360,31 +400,6 @@ check_body(void *arg, uint64_t off, const char *p, size_t n)
     }
 }
 
-/* fidelity: a 2xx stays a 2xx (of the logged size, when that is what was
- * asked for), a 404 a 404, a redirect a 301 (objects.h) */
-static void
-count_fidelity(replay_t *rp, const feed_req_t *q, int got, uint64_t body)
-{
-    int logged = q->status;
-
-    if (logged >= 200 && logged < 300) {
-        rp->res.log_2xx++;
-        if (got >= 200 && got < 300) {
-            rp->res.got_2xx++;
-            rp->res.logged_size +=
-                body == (method_sent(rp, q) == TRACE_HEAD ? 0 : q->bytes);
-        } else {
-            rp->res.miss_2xx[got > 0 && got < MAX_STATUS ? got : 0]++;
-        }
-    } else if (logged == 404 || logged == 410) {
-        rp->res.log_404++;
-        rp->res.got_404 += got == 404;
-    } else if (logged >= 300 && logged < 400 && logged != 304) {
-        rp->res.log_3xx++;
-        rp->res.got_301 += got == 301;
-    }
-}
-
 /* One response is complete: account it and go on. */
 static void
 response_done(void *ud, const hresp_t *resp)
@@ -436,7 +451,7 @@ conn_lost(void *ud, int how, uint64_t answered)
     user_t *u = ud;
 
     switch (how) {
-    case HC_CONNECT: fail_group(u, E_CONNECT); break;
+    case HC_CONNECT: fail_group(u, E_CONNECT, how); break;
     case HC_CLOSED:
         if (answered > 0 || u->attempts++ < 1) {
             if (send_group(u) != 0) {
@@ -444,10 +459,10 @@ conn_lost(void *ud, int how, uint64_t answered)
             }
             return;
         }
-        fail_group(u, E_RESET);
+        fail_group(u, E_RESET, how);
         break;
-    case HC_CUT: fail_group(u, E_RESET); break;
-    default: fail_group(u, E_PARSE); break;
+    case HC_CUT: fail_group(u, E_RESET, how); break;
+    default: fail_group(u, E_PARSE, how); break;
     }
     user_next(u);
 }
@@ -494,7 +509,7 @@ check_timeouts(replay_t *rp, uint64_t t)
          * below 1 stretches a session's gaps past any timeout) */
         if (u->group != NULL && u->hc.fd >= 0 && u->state != U_WAITING
             && t > u->hc.activity_ns && t - u->hc.activity_ns > limit) {
-            fail_group(u, E_TIMEOUT);
+            fail_group(u, E_TIMEOUT, -1);
             user_next(u);
         }
     }

@@ -93,10 +93,24 @@ json_latency(FILE *out, const char *key, const trace_hist_t *h, int mean)
  * connections that could not connect past --max-errors, bytes that did
  * not match under --verify.
  */
+int
+nicreplay_past_max_errors(const replay_t *rp, int final)
+{
+    const result_t *r = &rp->res;
+
+    if (rp->cf.max_errors.percent && !final && r->connections < 100) {
+        return 0; /* a share of too few is no share yet */
+    }
+    return hclient_limit_exceeded(&rp->cf.max_errors, r->errors[E_CONNECT],
+                                  r->connections);
+}
+
 const char *
 nicreplay_failure(replay_t *rp, const result_t *r, const feed_stats_t *fs,
                   char *buf, size_t len)
 {
+    char causes[256];
+
     if (fs != NULL && fs->records == 0) {
         snprintf(buf, len,
                  "no record of the trace parsed (%llu lines did "
@@ -111,21 +125,18 @@ nicreplay_failure(replay_t *rp, const result_t *r, const feed_stats_t *fs,
                  (unsigned long long) fs->not_ok,
                  (unsigned long long) fs->other_shards);
     } else if (r->requests == 0) {
+        snprintf(buf, len, "no request was answered (%s)%s",
+                 causes_format(&r->causes, 3, causes, sizeof(causes)),
+                 rp->gave_up ? "; stopped past --max-errors" : "");
+    } else if (rp->gave_up || nicreplay_past_max_errors(rp, 1)) {
         snprintf(buf, len,
-                 "no request was answered (%llu connect errors in "
-                 "%llu connections, %llu other errors)",
-                 (unsigned long long) r->errors[E_CONNECT],
-                 (unsigned long long) r->connections,
-                 (unsigned long long) (r->errors[E_RESET] + r->errors[E_TIMEOUT]
-                                       + r->errors[E_PARSE]));
-    } else if (hclient_limit_exceeded(&rp->cf.max_errors, r->errors[E_CONNECT],
-                                      r->connections)) {
-        snprintf(buf, len,
-                 "%llu of %llu connections could not connect "
-                 "(--max-errors %g%s)",
+                 "%llu of %llu connections could not connect, past "
+                 "--max-errors %g%s%s (%s)",
                  (unsigned long long) r->errors[E_CONNECT],
                  (unsigned long long) r->connections, rp->cf.max_errors.value,
-                 rp->cf.max_errors.percent ? "%" : "");
+                 rp->cf.max_errors.percent ? "%" : "",
+                 rp->gave_up ? ": the run stopped there" : "",
+                 causes_format(&r->causes, 3, causes, sizeof(causes)));
     } else if (rp->cf.verify && r->mismatches > 0) {
         snprintf(buf, len,
                  "%llu responses did not have the docroot's bytes "
@@ -138,10 +149,14 @@ nicreplay_failure(replay_t *rp, const result_t *r, const feed_stats_t *fs,
 }
 
 void
-nicreplay_print_summary(const result_t *r, FILE *out)
+nicreplay_print_summary(const result_t *r, const char *failure, FILE *out)
 {
-    int i, any = 0;
+    char causes[512];
+    int  i, any = 0;
 
+    if (failure != NULL) {
+        fprintf(out, "FAILED: %s\n", failure);
+    }
     fprintf(out,
             "%llu requests in %.2f s, %llu sessions, %llu connections "
             "(%llu reconnects)\n",
@@ -149,15 +164,21 @@ nicreplay_print_summary(const result_t *r, FILE *out)
             (unsigned long long) r->sessions,
             (unsigned long long) r->connections,
             (unsigned long long) r->reconnects);
-    fprintf(out, "  requests/s   %.1f\n", rate(r->requests, r->elapsed));
-    fprintf(out, "  content      %.2f Mb/s (%llu body bytes)\n",
-            rate(r->content_bytes, r->elapsed) * 8 / 1e6,
-            (unsigned long long) r->content_bytes);
+    /* no rate, latency or share over nothing answered: a 0 or a 100 %
+     * there would read as a measurement */
+    if (r->requests > 0) {
+        fprintf(out, "  requests/s   %.1f\n", rate(r->requests, r->elapsed));
+        fprintf(out, "  content      %.2f Mb/s (%llu body bytes)\n",
+                rate(r->content_bytes, r->elapsed) * 8 / 1e6,
+                (unsigned long long) r->content_bytes);
+    }
     fprintf(out, "  pipeline     %llu groups, depth mean %.2f, max %llu\n",
             (unsigned long long) r->groups,
             r->groups ? (double) r->sent / (double) r->groups : 0.0,
             (unsigned long long) r->max_depth);
-    print_latency(out, "  latency us  ", &r->latency, "");
+    if (r->requests > 0) {
+        print_latency(out, "  latency us  ", &r->latency, "");
+    }
     if (r->latency_sent.count > 0) {
         print_latency(out, "  from send us", &r->latency_sent,
                       " (uncorrected)");
@@ -181,11 +202,17 @@ nicreplay_print_summary(const result_t *r, FILE *out)
     }
     fprintf(out, " (requests without a response: %llu)\n",
             (unsigned long long) r->failed);
+    if (r->causes.total > 0) {
+        fprintf(out, "  causes       %s\n",
+                causes_format(&r->causes, CAUSES_MAX, causes, sizeof(causes)));
+    }
     fprintf(out, "  mismatches   %llu (%llu body bytes verified)\n",
             (unsigned long long) r->mismatches,
             (unsigned long long) r->verified_bytes);
+    if (r->requests == 0) {
+        return; /* fidelity of nothing answered is nothing */
+    }
     if (r->log_2xx == 0) {
-        /* no share of nothing: a 100 % of 0 would read as a success */
         fprintf(out, "  fidelity     no 2xx request replayed");
     } else {
         fprintf(out, "  fidelity     2xx answered 2xx %.2f %%",
@@ -199,7 +226,11 @@ nicreplay_print_summary(const result_t *r, FILE *out)
             (unsigned long long) r->logged_size,
             (unsigned long long) r->got_404, (unsigned long long) r->log_404,
             (unsigned long long) r->got_301, (unsigned long long) r->log_3xx);
-    for (i = 0; i < MAX_STATUS; i++) {
+    if (r->miss_2xx[0] > 0) {
+        fprintf(out, "               2xx in the log answered nothing: %llu\n",
+                (unsigned long long) r->miss_2xx[0]);
+    }
+    for (i = 1; i < MAX_STATUS; i++) {
         if (r->miss_2xx[i] > 0) {
             fprintf(out, "               2xx in the log answered %d: %llu\n", i,
                     (unsigned long long) r->miss_2xx[i]);
@@ -256,7 +287,9 @@ nicreplay_write_json(replay_t *rp, const result_t *r, const feed_stats_t *fs,
         fprintf(out, "%s\"%s\": %llu", i ? ", " : "", error_names[i],
                 (unsigned long long) r->errors[i]);
     }
-    fprintf(out, "},\n  \"mismatches\": %llu,\n  \"verified_bytes\": %llu,\n",
+    fprintf(out, "},\n  \"error_causes\": ");
+    causes_json(&r->causes, out);
+    fprintf(out, ",\n  \"mismatches\": %llu,\n  \"verified_bytes\": %llu,\n",
             (unsigned long long) r->mismatches,
             (unsigned long long) r->verified_bytes);
     fprintf(out,
@@ -348,6 +381,24 @@ num(const json_t *o, const char *key, int *bad)
     return (uint64_t) v->number;
 }
 
+/* a run's "error_causes" (older results have none) */
+static void
+merge_causes(causes_t *c, const json_t *a, int *bad)
+{
+    const json_t *e, *what, *why;
+
+    for (e = a != NULL ? a->child : NULL; e != NULL; e = e->next) {
+        what = json_get(e, "what");
+        why = json_get(e, "reason");
+        if (what == NULL || why == NULL || what->type != JSON_STRING
+            || why->type != JSON_STRING) {
+            *bad = 1;
+            continue;
+        }
+        causes_add_n(c, what->string, 0, why->string, num(e, "count", bad));
+    }
+}
+
 static int
 merge_one(const char *path, const char *buf, size_t n, result_t *r,
           breakdown_t *bd, double *rps, double *mbps)
@@ -407,6 +458,7 @@ merge_one(const char *path, const char *buf, size_t n, result_t *r,
     for (i = 0; i < E_KINDS; i++) {
         r->errors[i] += num(o, error_names[i], &bad);
     }
+    merge_causes(&r->causes, json_get(root, "error_causes"), &bad);
     o = json_get(root, "latency_histogram_us");
     if (o == NULL || o->type != JSON_ARRAY) {
         bad = 1;
@@ -653,7 +705,7 @@ nicreplay_merge(int argc, char **argv, const char *json, const char *hdr)
     }
     /* runs side by side: their rates add up; the summary's rates come
      * from the longest run's duration, so say what was added */
-    nicreplay_print_summary(r, stdout);
+    nicreplay_print_summary(r, NULL, stdout);
     if (with_bd) {
         breakdown_print(bd, NULL, r->elapsed, stdout);
     }
@@ -690,7 +742,7 @@ nicreplay_progress(replay_t *rp, uint64_t t, int final)
 {
     static int tty = -1;
     double     el = (double) (t - rp->t_start) / 1e9, r, p, eta = -1;
-    char       etab[64] = "";
+    char       etab[64] = "", errb[200];
 
     if (tty < 0) {
         tty = isatty(STDERR_FILENO);
@@ -717,7 +769,16 @@ nicreplay_progress(replay_t *rp, uint64_t t, int final)
         snprintf(etab + k, sizeof(etab) - k, ", lag %.1f ms",
                  (double) rp->res.lag_last_ns / 1e6);
     }
-    fprintf(stderr, "%snicreplay: %llu requests, %.0f/s, %.0f s%s%s",
+    errb[0] = '\0';
+    if (rp->res.causes.total > 0) {
+        /* the errors as they come, with the commonest cause */
+        char c[160];
+
+        snprintf(errb, sizeof(errb), ", %llu errors (%s)",
+                 (unsigned long long) rp->res.causes.total,
+                 causes_format(&rp->res.causes, 1, c, sizeof(c)));
+    }
+    fprintf(stderr, "%snicreplay: %llu requests, %.0f/s, %.0f s%s%s%s",
             tty ? "\r" : "", (unsigned long long) rp->res.requests, r, el, etab,
-            tty ? (final ? "\n" : "    ") : "\n");
+            errb, tty ? (final ? "\n" : "    ") : "\n");
 }
