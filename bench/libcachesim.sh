@@ -54,7 +54,7 @@ POLICIES = [("lru", "LRU"), ("fifo", "FIFO"), ("clock", "Clock"),
 def nicsim(policy):
     t = time.monotonic()
     p = subprocess.run(["build/nicsim", "--sizes", "16m", "--policy", policy,
-                        "--repeat", passes, "--json", work + "/nasa.nic"],
+                        "--repeat", passes, "--json", "-", work + "/nasa.nic"],
                        capture_output=True, check=True)
     el = time.monotonic() - t
     r = json.loads(p.stdout)[0]
@@ -100,7 +100,7 @@ SIZES = "64k,128k,256k,512k,1m,2m,4m,8m,16m,32m"
 def nicsim_mrc():
     t = time.monotonic()
     p = subprocess.run(["build/nicsim", "--mrc", "--sizes", SIZES,
-                        "--repeat", passes, "--json", work + "/nasa.nic"],
+                        "--repeat", passes, "--json", "-", work + "/nasa.nic"],
                        capture_output=True, check=True)
     return time.monotonic() - t, json.loads(p.stdout)
 

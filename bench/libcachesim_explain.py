@@ -46,7 +46,7 @@ INT64_MAX = (1 << 63) - 1
 
 def nicsim_hits(work, passes, policy):
     p = subprocess.run(["build/nicsim", "--sizes", "16m", "--policy",
-                        policy, "--repeat", passes, "--json",
+                        policy, "--repeat", passes, "--json", "-",
                         work + "/nasa.nic"], capture_output=True, check=True)
     return json.loads(p.stdout)[0]["block_hits"]
 

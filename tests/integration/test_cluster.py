@@ -200,8 +200,8 @@ def test_trace_stats_and_convert_on_the_cluster():
             "distinct_files", "parse_errors", "late_records")
     with tempfile.TemporaryDirectory() as d:
         whole, days = day_files(d)
-        want = json.loads(tool("nictrace", "stats", "--json", whole))
-        rc, out, err = cluster("--local", "3", "-q", "stats", "--json",
+        want = json.loads(tool("nictrace", "stats", "--json", "-", whole))
+        rc, out, err = cluster("--local", "3", "-q", "stats", "--json", "-",
                                *days, prog="nictrace-cluster")
         check(rc == 0, err)
         got = json.loads(out)
@@ -215,7 +215,7 @@ def test_trace_stats_and_convert_on_the_cluster():
         check(rc == 1 and re.search(r"day1\.log\.gz on tcp://\S+: its "
                                     r"worker died", err), err)
         rc, out, err = cluster("--local", "2", "-q", "--retry", "stats",
-                               "--json", *days, env=kill,
+                               "--json", "-", *days, env=kill,
                                prog="nictrace-cluster")
         check(rc == 0 and "running it again" in err
               and all(json.loads(out)[k] == want[k] for k in keys), err)
@@ -226,7 +226,7 @@ def test_trace_stats_and_convert_on_the_cluster():
                                "--out-dir", out_dir, prog="nictrace-cluster")
         check(rc == 0 and out.count("records") == 3, out + err)
         nics = sorted(os.path.join(out_dir, f) for f in os.listdir(out_dir))
-        conv = json.loads(tool("nictrace", "stats", "--json", *nics))
+        conv = json.loads(tool("nictrace", "stats", "--json", "-", *nics))
         check(all(conv[k] == want[k] for k in keys if k != "late_records"),
               "%r\n%r" % (conv, want))
 
@@ -236,9 +236,9 @@ def test_per_nic_simulation_on_the_cluster():
     for opts in (["--sizes", "256k,1m,4m", "--policy", "lru,s3fifo,opt"],
                  ["--mrc", "--points", "6", "--warmup", "500"],
                  ["--mrc", "--sample", "0.5", "--points", "6"]):
-        want = tool("nicsim", NASA10K, "--split", "3", "--json", *opts)
+        want = tool("nicsim", NASA10K, "--split", "3", "--json", "-", *opts)
         rc, out, err = cluster("--local", "3", "-q", NASA10K, "--split",
-                               "3", "--json", *opts, prog="nicsim-cluster")
+                               "3", "--json", "-", *opts, prog="nicsim-cluster")
         check(rc == 0 and out == want, "%r: %s\n%s\n%s" % (opts, err, out,
                                                          want))
     # without --split: the sizes of a list cut among the workers

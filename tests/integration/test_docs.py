@@ -207,7 +207,7 @@ def test_doc_figures_are_what_the_tools_print():
     check(len(rows) == 2, repr(rows))
     for row, args in zip(rows, ([NASA], [WC98, "--mapping", WC98MAP])):
         p = subprocess.run([os.path.join(BUILD, "nictrace"), "stats",
-                            "--json"] + args, capture_output=True, text=True,
+                            "--json", "-"] + args, capture_output=True, text=True,
                            timeout=60)
         s = __import__("json").loads(p.stdout)
         want = [s["requests"], s["duration_s"], s["total_response_bytes"],
@@ -219,7 +219,7 @@ def test_doc_figures_are_what_the_tools_print():
     sizes = {"64 KiB": 65536, "256 KiB": 262144, "1 MiB": 1048576,
              "4 MiB": 4194304, "16 MiB": 16777216}
     for split in (1, 2):
-        p = subprocess.run([os.path.join(BUILD, "nicsim"), NASA, "--json",
+        p = subprocess.run([os.path.join(BUILD, "nicsim"), NASA, "--json", "-",
                             "--split", str(split), "--sizes",
                             ",".join(str(sizes[r[0]]) for r in rows)],
                            capture_output=True, text=True, timeout=60)

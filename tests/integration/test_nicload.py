@@ -231,7 +231,7 @@ def test_bad_options():
                       (["http://127.0.0.1:1/"], "give --connections"),
                       (["ftp://x/", "--connections", "1"], "only http://"),
                       (["http://127.0.0.1:1/", "--connections", "0"],
-                       "--connections 0: not a valid value"),
+                       "--connections: \"0\" is not a valid value"),
                       (["fileset", "--connections", "2"], "--root")):
         rc, _, err = nicload(*args)
         check(rc == 2 and msg in err, "%r: %d %s" % (args, rc, err))

@@ -632,7 +632,7 @@ def test_as_logged_is_the_simulated_stream():
     lines = open(NASA, encoding="latin-1").read().splitlines()
     recs = clf_records(lines)
     nicsim = os.path.join(os.path.dirname(NICD), "nicsim")
-    p = subprocess.run([nicsim, NASA, "--sizes", "1m", "--json"],
+    p = subprocess.run([nicsim, NASA, "--sizes", "1m", "--json", "-"],
                        capture_output=True, timeout=60)
     check(p.returncode == 0, p.stderr.decode())
     sim_content = json.loads(p.stdout)[0]["content_bytes"]

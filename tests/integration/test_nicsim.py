@@ -82,7 +82,7 @@ def test_golden_lru():
     recs = clf_records(lines)
     clients = [line.split(" ", 1)[0] for line in lines]
     for split in (1, 2):
-        got = json.loads(nicsim("--json", "--split", str(split), "--sizes",
+        got = json.loads(nicsim("--json", "-", "--split", str(split), "--sizes",
                                 ",".join(str(s) for s in SIZES), NASA))
         check(len(got) == len(SIZES), repr(got))
         for row, size in zip(got, SIZES):
@@ -99,7 +99,7 @@ def test_golden_lru():
 
 
 def test_every_policy_and_csv():
-    got = json.loads(nicsim("--json", "--policy",
+    got = json.loads(nicsim("--json", "-", "--policy",
                             "lru,fifo,clock,sieve,s3fifo,arc,lfu",
                             "--sizes", "256k,16m", NASA))
     check(len(got) == 14, repr(got))
@@ -120,7 +120,7 @@ def test_miss_ratios_as_libcachesim_names_them():
     """miss_ratio (of requests), byte_miss_ratio (1 - share) and the block
     stream's; LRU's fall as the cache grows (its inclusion property);
     --warmup leaves the first requests out of the counts."""
-    rows = json.loads(nicsim("--json", "--sizes", "64k,1m,16m,64m", NASA))
+    rows = json.loads(nicsim("--json", "-", "--sizes", "64k,1m,16m,64m", NASA))
     for row in rows:
         check(abs(row["byte_miss_ratio"] - (1 - row["share"])) < 1e-6
               and 0 <= row["miss_ratio"] <= 1
@@ -134,15 +134,15 @@ def test_miss_ratios_as_libcachesim_names_them():
     # a cache holding the whole data set still misses first touches
     big = rows[-1]
     check(big["miss_ratio"] > 0 and big["block_misses"] > 0, repr(big))
-    warm = json.loads(nicsim("--json", "--sizes", "1m", "--warmup", "200",
+    warm = json.loads(nicsim("--json", "-", "--sizes", "1m", "--warmup", "200",
                              NASA))[0]
-    cold = json.loads(nicsim("--json", "--sizes", "1m", NASA))[0]
+    cold = json.loads(nicsim("--json", "-", "--sizes", "1m", NASA))[0]
     check(0 < warm["requests"] < cold["requests"]
           and warm["content_bytes"] < cold["content_bytes"], repr((warm, cold)))
-    timed = json.loads(nicsim("--json", "--sizes", "1m", "--warmup", "10m",
+    timed = json.loads(nicsim("--json", "-", "--sizes", "1m", "--warmup", "10m",
                               NASA))[0]
     check(0 < timed["requests"] < cold["requests"], repr(timed))
-    opt = json.loads(nicsim("--json", "--sizes", "1m", "--policy", "opt",
+    opt = json.loads(nicsim("--json", "-", "--sizes", "1m", "--policy", "opt",
                             NASA))[0]
     check(opt["miss_ratio"] is None and opt["byte_miss_ratio"] > 0, repr(opt))
 
@@ -206,7 +206,7 @@ def test_opt_upper_bound():
     clients = [line.split(" ", 1)[0] for line in lines]
     for split, sizes in ((1, (65536, 1048576)), (2, (262144,))):
         seqs = block_accesses(recs, clients, split=split)
-        got = json.loads(nicsim("--json", "--split", str(split), "--policy",
+        got = json.loads(nicsim("--json", "-", "--split", str(split), "--policy",
                                 "lru,fifo,clock,sieve,s3fifo,arc,lfu,opt",
                                 "--sizes", ",".join(map(str, sizes)), NASA))
         for size in sizes:
@@ -230,7 +230,7 @@ def test_oracle_out_is_the_simulated_stream():
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "o.bin")
         p = subprocess.run([NICSIM, "--sizes", "16m", "--policy", "lru",
-                            "--json", "--oracle-out", path, NASA],
+                            "--json", "-", "--oracle-out", path, NASA],
                            capture_output=True, timeout=60)
         check(p.returncode == 0, p.stderr)
         r = json.loads(p.stdout)[0]
@@ -272,7 +272,7 @@ def test_libcachesim_layouts_and_an_independent_lru():
             f.write("time,obj_id,obj_size\n")
             f.writelines("%d,%d,%d\n" % r for r in reqs)
         for cache in (65536, 262144, 1048576):
-            got = [json.loads(nicsim("--json", "--format", fmt, "--sizes",
+            got = [json.loads(nicsim("--json", "-", "--format", fmt, "--sizes",
                                      str(cache), path))[0]
                    for fmt, path in (("oracle", oracle), ("lcs-csv", csv))]
             check(got[0] == got[1], "layouts differ: %r" % got)
@@ -318,8 +318,8 @@ def test_mrc_equals_the_simulation_at_every_size():
         for extra in ([], ["--split", "3"], ["--warmup", "500"],
                       ["--block", "1k", "--sizes", "4k:2m", "--points", "25"],
                       ["--sizes", "16k:256k:16k"]):
-            sim = nicsim("--json", trace, *extra)
-            mrc = nicsim("--json", "--mrc", trace, *extra)
+            sim = nicsim("--json", "-", trace, *extra)
+            mrc = nicsim("--json", "-", "--mrc", trace, *extra)
             check(sim == mrc, "%s %s: --mrc differs:\n%s\n%s"
                   % (os.path.basename(trace), extra, sim, mrc))
             rows = json.loads(mrc)
@@ -336,8 +336,8 @@ def test_mrc_sampled_is_close_and_smaller():
     the smaller sizes are named as coarse on stderr; about half the
     blocks followed."""
     from test_nictrace import NASA10K
-    exact = json.loads(nicsim("--json", "--mrc", NASA10K))
-    p = subprocess.run([NICSIM, "--json", "--mrc", "--sample", "0.5",
+    exact = json.loads(nicsim("--json", "-", "--mrc", NASA10K))
+    p = subprocess.run([NICSIM, "--json", "-", "--mrc", "--sample", "0.5",
                         NASA10K],
                        capture_output=True, timeout=120)
     check(p.returncode == 0, p.stderr.decode())
@@ -367,10 +367,10 @@ def test_mrc_fixed_size():
     blocks follows exactly 3,000, says the rate it fell to, and stays
     within 0.05 where the cache holds 32 or more sampled blocks."""
     from test_nictrace import NASA10K
-    exact = nicsim("--json", "--mrc", NASA10K)
-    check(nicsim("--json", "--mrc", "--sample-size", "1m", NASA10K) == exact,
+    exact = nicsim("--json", "-", "--mrc", NASA10K)
+    check(nicsim("--json", "-", "--mrc", "--sample-size", "1m", NASA10K) == exact,
           "a bound above the blocks is not the exact curve")
-    p = subprocess.run([NICSIM, "--json", "--mrc", "--sample-size", "3000",
+    p = subprocess.run([NICSIM, "--json", "-", "--mrc", "--sample-size", "3000",
                         NASA10K], capture_output=True, timeout=120)
     check(p.returncode == 0, p.stderr.decode())
     err = p.stderr.decode()
@@ -396,10 +396,10 @@ def test_miniature_simulation_of_every_policy():
     from test_nictrace import NASA10K
     sizes = ["--sizes", "256k,1m,4m,16m"]
     pols = ["--policy", "lru,fifo,clock,sieve,s3fifo,arc,lfu"]
-    full = json.loads(nicsim("--json", NASA10K, *sizes, *pols))
-    mini = json.loads(nicsim("--json", "--sample", "0.5", NASA10K, *sizes,
+    full = json.loads(nicsim("--json", "-", NASA10K, *sizes, *pols))
+    mini = json.loads(nicsim("--json", "-", "--sample", "0.5", NASA10K, *sizes,
                              *pols))
-    shards = json.loads(nicsim("--json", "--mrc", "--sample", "0.5",
+    shards = json.loads(nicsim("--json", "-", "--mrc", "--sample", "0.5",
                                NASA10K, *sizes))
     check(len(full) == len(mini) == 28, repr(mini))
     worst = max(abs(f["byte_miss_ratio"] - m["byte_miss_ratio"])
@@ -462,12 +462,12 @@ def test_per_nic_runs_merge_to_the_split():
                 parts.append(os.path.join(d, "%d.json" % k))
                 with open(parts[-1], "w") as f:
                     f.write(nicsim(nasa10k, "--split", "3", "--nic", str(k),
-                                   "--json", *opts))
-            whole = nicsim(nasa10k, "--split", "3", "--json", *opts)
+                                   "--json", "-", *opts))
+            whole = nicsim(nasa10k, "--split", "3", "--json", "-", *opts)
             rows = json.loads(whole)
             check(len(rows) > 0 and rows[0]["missed_requests"] > 0,
                   whole[:300])
-            check(nicsim("merge", "--json", *parts) == whole,
+            check(nicsim("merge", "--json", "-", *parts) == whole,
                   "%r: merged != --split 3" % opts)
             one = json.loads(open(parts[0]).read())
             check(all(r["nic"] == 0 for r in one)
@@ -475,8 +475,8 @@ def test_per_nic_runs_merge_to_the_split():
                   repr(one[:1]))
         # a sweep cut in two joins into the sweep
         a, b = os.path.join(d, "a.json"), os.path.join(d, "b.json")
-        open(a, "w").write(nicsim(NASA, "--sizes", "1m,4m", "--json"))
-        open(b, "w").write(nicsim(NASA, "--sizes", "2m", "--json"))
+        open(a, "w").write(nicsim(NASA, "--sizes", "1m,4m", "--json", "-"))
+        open(b, "w").write(nicsim(NASA, "--sizes", "2m", "--json", "-"))
         check(nicsim("merge", a, b) == nicsim(NASA, "--sizes", "1m,2m,4m"),
               "joined sizes differ")
         for args, why in ((["merge", parts[0], parts[1]], "has no row"),

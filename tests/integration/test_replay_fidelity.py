@@ -47,17 +47,17 @@ def test_unsorted_log_shards_partition():
         log = os.path.join(d, "unsorted.log")
         back = nasa_unsorted(log)
         check(back > 3000, "only %d lines out of order" % back)
-        rc, out, err = run("sessions", "--json", NASA10K)
+        rc, out, err = run("sessions", "--json", "-", NASA10K)
         check(rc == 0, err)
         want = json.loads(out)
-        rc, out, err = run("sessions", "--json", log)
+        rc, out, err = run("sessions", "--json", "-", log)
         check(rc == 0, err)
         got = json.loads(out)
         check(got["connections"] == want["connections"],
               "sessions %d on the unsorted log, %d sorted"
               % (got["connections"], want["connections"]))
         # with the window off, the log's order makes other sessions
-        rc, out, err = run("sessions", "--json", "--reorder-window", "0", log)
+        rc, out, err = run("sessions", "--json", "-", "--reorder-window", "0", log)
         check(rc == 0 and json.loads(out)["connections"]
               != want["connections"], "window 0 changed nothing")
 
@@ -155,7 +155,7 @@ def test_constructed_log_against_nicd_and_nginx():
         log = os.path.join(d, "site.log")
         cases = constructed_log(log)
         root = os.path.join(d, "root")
-        rc, out, err = run("docroot", "--json", "--root", root, log)
+        rc, out, err = run("docroot", "--json", "-", "--root", root, log)
         check(rc == 0, err)
         got = json.loads(out)
         check(got["share_2xx"] == 1.0 and got["stays_404"] == got["log_404"]
@@ -445,7 +445,7 @@ def test_synthetic_trace_replays_whole():
         rc, _, err = run("synth", "--requests", "3000", "--files", "400",
                          "--data-set", "8m", "--clients", "40", "--out", log)
         check(rc == 0, err)
-        rc, out, err = run("docroot", "--json", "--root", root, log)
+        rc, out, err = run("docroot", "--json", "-", "--root", root, log)
         check(rc == 0, err)
         got = json.loads(out)
         check(got["files"] == 400 and got["share_2xx"] == 1.0

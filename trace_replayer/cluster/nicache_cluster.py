@@ -57,6 +57,30 @@ def fail(why, code=1):
     sys.exit(code)
 
 
+def json_target(path):
+    """--json FILE|-: the path the local merge writes to ("-": standard
+    output), its file made now so that a bad path fails before the run"""
+    if path is None or path == "-":
+        return path
+    try:
+        open(path, "w").close()
+    except OSError as e:
+        fail("%s: %s" % (path, e.strerror))
+    return os.path.abspath(path)
+
+
+def write_out(path, text):
+    """text to --json's FILE, or to standard output for "-" """
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+    except OSError as e:
+        fail("%s: %s" % (path, e.strerror))
+
+
 def die_with_parent():
     import ctypes
     ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)

@@ -28,8 +28,8 @@ Usage: nicsim-cluster (--scheduler ADDR | --local N) [--retry]
 Cuts a simulation into independent parts, one a task: with --split N,
 one cache a part (nicsim --nic K); and the policies of --policy, and the
 sizes of a --sizes list (not with --mrc, whose one pass takes them all),
-among the parts.  "nicsim merge" adds the parts up: the table, --json or
---csv a single nicsim prints for the same options, counter for counter
+among the parts.  "nicsim merge" adds the parts up: the table, --json
+FILE|- or --csv a single nicsim gives for the same options, counter for counter
 (a cache's requests go to it alone, so the caches share nothing).
 --plot, --oracle-out and --repeat are refused here.
 """
@@ -47,7 +47,7 @@ def check(o, rest):
     ap.add_argument("--split", type=int, default=1)
     ap.add_argument("--policy", default="lru")
     ap.add_argument("--sizes")
-    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--json")
     ap.add_argument("--csv", action="store_true")
     ap.add_argument("--mrc", action="store_true")
     try:
@@ -58,8 +58,11 @@ def check(o, rest):
         nc.fail("give the TRACE (%s --help)" % nc.PROG, 2)
     if not 1 <= o.t.split <= 64:
         nc.fail("--split takes 1 to 64", 2)
+    if o.t.json == "-" and o.t.csv:
+        nc.fail("--json - or --csv: one of them on standard output", 2)
+    o.json_out = nc.json_target(o.t.json)
     o.opts = opts
-    o.base = [o.nicsim] + opts + ["--split", str(o.t.split), "--json"]
+    o.base = [o.nicsim] + opts + ["--split", str(o.t.split), "--json", "-"]
     if o.t.mrc:
         o.base.append("--mrc")
 
@@ -96,7 +99,8 @@ def sim_work(client, o, rest):
                              pure=False, key="nicsim-%d-%d" % (i, attempt))
 
     results = nc.gather(client, o, names, submit, "")
-    fmt = ["--json"] if t.json else ["--csv"] if t.csv else []
+    fmt = (["--json", o.json_out] if o.json_out else []) \
+        + (["--csv"] if t.csv else [])
     sys.stdout.write(nc.merge_with(o.nicsim, fmt,
                                    [results[i]["out"]
                                     for i in range(len(parts))], ".json"))

@@ -14,7 +14,7 @@ import nicache_cluster as nc  # noqa: E402
 USAGE = """\
 Usage: nictrace-cluster (--scheduler ADDR | --local N) [--retry]
                         [--nictrace PATH] [-q | --quiet]
-                        stats TRACE... [--json] [TRACE OPTIONS]
+                        stats TRACE... [--json FILE|-] [TRACE OPTIONS]
        nictrace-cluster (--scheduler ADDR | --local N) [--retry]
                         convert TRACE... --out-dir DIR [TRACE OPTIONS]
        nictrace-cluster --help | --version
@@ -45,7 +45,7 @@ def check(o, rest):
                 % nc.PROG, 2)
     o.cmd = rest[0]
     ap = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
-    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--json")
     ap.add_argument("--out-dir")
     t, opts = ap.parse_known_args(rest[1:])
     # the traces: what is neither an option nor an option's value
@@ -69,16 +69,16 @@ def check(o, rest):
     if o.cmd == "convert" and len(set(base)) != len(base):
         nc.fail("two traces are named %s: their outputs would collide"
                 % [x for x in base if base.count(x) > 1][0], 2)
-    o.json_out, o.names, o.parts = t.json, traces, []
+    o.json_out, o.names, o.parts = nc.json_target(t.json), traces, []
     for x, name in zip(traces, base):
         if o.cmd == "stats":
-            o.parts.append([o.nictrace, "stats", x, "--json",
+            o.parts.append([o.nictrace, "stats", x, "--json", "-",
                             "--with-files"] + flags)
         else:
             out = os.path.join(os.path.abspath(t.out_dir),
                                name.rsplit(".gz", 1)[0] + ".nic")
             o.parts.append([o.nictrace, "convert", x, "--out", out]
-                           + (["--json"] if t.json else []) + flags)
+                           + (["--json", "-"] if t.json else []) + flags)
 
 
 def trace_work(client, o, rest):
@@ -92,8 +92,10 @@ def trace_work(client, o, rest):
     outs = [results[i]["out"] for i in range(len(o.parts))]
     if o.cmd == "stats":
         sys.stdout.write(nc.merge_with(o.nictrace,
-                                       ["--json"] if o.json_out else [],
-                                       outs, ".json"))
+                                       ["--json", o.json_out] if o.json_out
+                                       else [], outs, ".json"))
+    elif o.json_out:
+        nc.write_out(o.json_out, "".join(outs))
     else:
         sys.stdout.write("".join(outs))
     return 0

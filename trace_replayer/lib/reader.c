@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "lib/cli.h"
 #include "lib/reader.h"
 #include "lib/strtab.h"
 #include "util/version.h"
@@ -718,10 +719,10 @@ trace_src_option(trace_src_t *s, int c, const char *arg, char *err,
     case 'f': s->format = arg; return 1;
     case 'm': s->mapping = arg; return 1;
     case 'W':
-        w = strtod(arg, &end);
-        if (end == arg || *end != '\0' || !(w >= 0) || w > 86400) {
+        if (cli_seconds(arg, &w) != 0 || w > 86400) {
             snprintf(err, errlen,
-                     "--reorder-window: \"%s\" is not seconds from 0 to 86400",
+                     "--reorder-window: \"%s\" is not a duration from 0 to "
+                     "1d (60, 1m, 500ms)",
                      arg);
             return -1;
         }

@@ -23,6 +23,7 @@
  * stderr and exit status 1 (2 for usage).
  */
 
+#include "lib/cli.h"
 #include "niccompare/niccompare.h"
 
 static void
@@ -146,6 +147,23 @@ work_dir(cmp_t *cp, char *buf, size_t len)
     return 0;
 }
 
+/* an output file (NULL: none; "-": standard output) can be written:
+ * made now, written at the end */
+static int
+check_out(const char *path)
+{
+    FILE *f;
+
+    if (path == NULL || strcmp(path, "-") == 0) {
+        return 0;
+    }
+    if ((f = cli_open_out("niccompare", path)) == NULL) {
+        return -1;
+    }
+    fclose(f);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -194,7 +212,8 @@ main(int argc, char **argv)
     cp->o.runs = 5;
     cp->o.max_runs = 0; /* --runs, or 15 with --until-ci */
     cp->o.threads = 1;
-    while ((ch = getopt_long(argc, argv, "c:qh", longopts, NULL)) != -1) {
+    while ((ch = cli_getopt("niccompare", argc, argv, "c:qh", longopts))
+           != -1) {
         switch (ch) {
         case 's': sizes = optarg; break;
         case 't': tbs = optarg; break;
@@ -212,13 +231,10 @@ main(int argc, char **argv)
         case 'K': cp->o.keep = 1; break;
         case 'H': cp->o.http2 = 1; break;
         case 'd':
-            cp->o.duration = strtod(optarg, &end);
-            if (end == optarg || *end != '\0' || !(cp->o.duration > 0)) {
-                fprintf(stderr,
-                        "niccompare: --duration: \"%s\" is not a "
-                        "number of seconds\n",
-                        optarg);
-                return 2;
+            if (cli_seconds(optarg, &cp->o.duration) != 0
+                || !(cp->o.duration > 0)) {
+                return cli_bad_value("niccompare", "--duration", optarg,
+                                     "a duration above 0 (30, 1.5s, 2m)");
             }
             break;
         case 'U':
@@ -262,12 +278,14 @@ main(int argc, char **argv)
             break;
         case NICACHE_OPT_VERSION: trace_print_version("niccompare"); return 0;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default: return 2; /* cli_getopt said why */
         }
     }
     if (argc - optind != 1) {
-        usage(stderr);
-        return 2;
+        return cli_usage("niccompare",
+                         argc - optind == 0 ? "give a TRACE"
+                                            : "one TRACE, not %d",
+                         argc - optind);
     }
     if (cp->o.max_runs == 0) {
         cp->o.max_runs = cp->o.until_ci > 0 ? 15 : cp->o.runs;
@@ -309,6 +327,15 @@ main(int argc, char **argv)
         fprintf(stderr, "niccompare: --policy: no policy \"%s\"\n",
                 cp->o.policy);
         return 2;
+    }
+    /* every output made before the first run: a bad path costs nothing */
+    if (check_out(cp->o.json) != 0 || check_out(cp->o.report) != 0) {
+        return 1;
+    }
+    if (cp->o.plots != NULL && mkdir(cp->o.plots, 0755) != 0
+        && errno != EEXIST) {
+        fprintf(stderr, "niccompare: %s: %s\n", cp->o.plots, strerror(errno));
+        return 1;
     }
     /* the tools next to this program */
     snprintf(cp->o.bindir, sizeof(cp->o.bindir), "%s", argv[0]);

@@ -290,6 +290,7 @@ niccompare_simulate(cmp_t *cp)
     argv[k++] = split;
     k = niccompare_trace_args(cp, argv, k);
     argv[k++] = "--json";
+    argv[k++] = "-"; /* into out */
     argv[k] = NULL;
     snprintf(errs, sizeof(errs), "%s/nicsim.err", cp->o.workdir);
     if (niccompare_run(argv, out, errs) != 0) {

@@ -48,7 +48,9 @@ usage(FILE *out)
             "\n"
             "  -c, --connections N       simultaneous connections\n"
             "      --root DIR            where fileset makes the file set\n"
-            "      --duration S          the measurement (default 30)\n"
+            "      --duration S          the measurement (default 30; S "
+            "is a duration:\n"
+            "                            30, 1.5s, 250ms, 2m, 1h)\n"
             "      --warmup S            before it (default 5)\n"
             "      --rate-per-conn R     bit/s a connection is paced to "
             "(default 400k)\n"
@@ -111,10 +113,9 @@ parse_rate(const char *s, double *out)
 static int
 parse_u32(const char *s, uint32_t *out)
 {
-    char         *end;
-    unsigned long v = strtoul(s, &end, 10);
+    uint64_t v;
 
-    if (end == s || *end != '\0' || s[0] == '-' || v == 0 || v > 1000000) {
+    if (cli_count(s, &v) != 0 || v == 0 || v > 1000000) {
         return -1;
     }
     *out = (uint32_t) v;
@@ -165,7 +166,7 @@ main(int argc, char **argv)
     lp->cf.max = 64;
     lp->cf.seed = 1;
     lp->cf.prefix = "/specweb/";
-    while ((ch = getopt_long(argc, argv, "c:qh", longopts, NULL)) != -1) {
+    while ((ch = cli_getopt("nicload", argc, argv, "c:qh", longopts)) != -1) {
         switch (ch) {
         case 'c':
             bad = parse_u32(optarg, &lp->cf.conns) ? "--connections" : bad;
@@ -184,16 +185,19 @@ main(int argc, char **argv)
                       : bad;
             break;
         case 'd':
-            lp->cf.duration = strtod(optarg, &end);
-            bad = *end != '\0' || !(lp->cf.duration > 0) ? "--duration" : bad;
+            bad = cli_seconds(optarg, &lp->cf.duration) != 0
+                          || !(lp->cf.duration > 0)
+                      ? "--duration"
+                      : bad;
             break;
         case 'w':
-            lp->cf.warmup = strtod(optarg, &end);
-            bad = *end != '\0' || !(lp->cf.warmup >= 0) ? "--warmup" : bad;
+            bad = cli_seconds(optarg, &lp->cf.warmup) != 0 ? "--warmup" : bad;
             break;
         case 't':
-            lp->cf.timeout = strtod(optarg, &end);
-            bad = *end != '\0' || !(lp->cf.timeout > 0) ? "--timeout" : bad;
+            bad = cli_seconds(optarg, &lp->cf.timeout) != 0
+                          || !(lp->cf.timeout > 0)
+                      ? "--timeout"
+                      : bad;
             break;
         case 'C':
             lp->cf.conform = strtod(optarg, &end);
@@ -221,11 +225,10 @@ main(int argc, char **argv)
         case 'q': lp->cf.quiet = 1; break;
         case NICACHE_OPT_VERSION: trace_print_version("nicload"); return 0;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default: return 2; /* cli_getopt said why */
         }
         if (bad != NULL) {
-            fprintf(stderr, "nicload: %s %s: not a valid value\n", bad, optarg);
-            return 2;
+            return cli_bad_value("nicload", bad, optarg, "a valid value");
         }
     }
     if (argc - optind == 1 && strcmp(argv[optind], "fileset") == 0) {
@@ -237,8 +240,10 @@ main(int argc, char **argv)
         return nicload_fileset(lp->cf.conns, root);
     }
     if (argc - optind != 1) {
-        usage(stderr);
-        return 2;
+        return cli_usage("nicload",
+                         argc - optind == 0 ? "give a URL (or fileset)"
+                                            : "one URL, not %d",
+                         argc - optind);
     }
     if ((lp->cf.conns == 0) == !lp->cf.search || lp->cf.min > lp->cf.max) {
         fprintf(stderr, "nicload: give --connections N, or --search (with "
@@ -256,8 +261,8 @@ main(int argc, char **argv)
         fprintf(stderr, "nicload: %s: %s\n", lp->cf.log, strerror(errno));
         return 1;
     }
-    if (lp->cf.json != NULL && (json = fopen(lp->cf.json, "w")) == NULL) {
-        fprintf(stderr, "nicload: %s: %s\n", lp->cf.json, strerror(errno));
+    if (lp->cf.json != NULL
+        && (json = cli_open_out("nicload", lp->cf.json)) == NULL) {
         return 1;
     }
     /* a descriptor a connection: raise the soft limit to what is needed */
@@ -285,9 +290,7 @@ main(int argc, char **argv)
                 : lp->cf.fileset_conns > 0 ? lp->cf.fileset_conns
                                            : lp->cf.conns)
         != 0) {
-        if (json != NULL) {
-            fclose(json);
-        }
+        cli_close_out("nicload", lp->cf.json, json);
         freeaddrinfo(lp->cf.addr);
         return 1;
     }
@@ -297,7 +300,9 @@ main(int argc, char **argv)
     } else {
         rc = nicload_run(lp) != 0;
         if (rc == 0) {
-            nicload_print_summary(lp, stdout);
+            if (json != stdout) {
+                nicload_print_summary(lp, stdout);
+            }
             if (json != NULL) {
                 nicload_write_result(lp, json);
                 fputc('\n', json);
@@ -308,8 +313,7 @@ main(int argc, char **argv)
             }
         }
     }
-    if (json != NULL && fclose(json) != 0) {
-        fprintf(stderr, "nicload: %s: %s\n", lp->cf.json, strerror(errno));
+    if (cli_close_out("nicload", lp->cf.json, json) != 0) {
         rc = 1;
     }
     if (lp->log_file != NULL) {

@@ -24,6 +24,7 @@
 
 #include "util/version.h"
 #include "util/size.h"
+#include "lib/cli.h"
 #include "lib/content.h"
 #include "lib/hclient.h"
 #include "lib/reader.h"

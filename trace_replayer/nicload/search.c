@@ -57,6 +57,7 @@ nicload_search(load_t *lp, FILE *json)
 {
     uint32_t lo = lp->cf.min, hi = lp->cf.max, mid, best = 0;
     int      first = 1;
+    FILE    *out = json == stdout ? stderr : stdout; /* --json -: apart */
 
     lp->cf.fileset_conns =
         lp->cf.fileset_conns > lp->cf.max ? lp->cf.fileset_conns : lp->cf.max;
@@ -82,12 +83,13 @@ nicload_search(load_t *lp, FILE *json)
             }
             return 1;
         }
-        printf("search: %u connections: %u conform (%.1f %%), median %.0f "
-               "bit/s: %s\n",
-               mid, lp->res.conforming,
-               100 * nicload_share(lp->res.conforming, mid),
-               lp->res.rate_median, conforms(lp) ? "yes" : "no");
-        fflush(stdout);
+        fprintf(out,
+                "search: %u connections: %u conform (%.1f %%), median %.0f "
+                "bit/s: %s\n",
+                mid, lp->res.conforming,
+                100 * nicload_share(lp->res.conforming, mid),
+                lp->res.rate_median, conforms(lp) ? "yes" : "no");
+        fflush(out);
         if (json != NULL) {
             fprintf(json, "%s", first ? "" : ", ");
             nicload_write_result(lp, json);
@@ -100,9 +102,10 @@ nicload_search(load_t *lp, FILE *json)
         }
         first = 0;
     }
-    printf("capacity: %u conforming connections (%.0f %% conforming at "
-           "%.0f bit/s each, between %u and %u)\n",
-           best, 100 * lp->cf.conform, lp->cf.rate, lp->cf.min, lp->cf.max);
+    fprintf(out,
+            "capacity: %u conforming connections (%.0f %% conforming at "
+            "%.0f bit/s each, between %u and %u)\n",
+            best, 100 * lp->cf.conform, lp->cf.rate, lp->cf.min, lp->cf.max);
     if (json != NULL) {
         fprintf(json, "], \"capacity\": %u}\n", best);
     }

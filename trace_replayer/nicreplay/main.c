@@ -45,7 +45,9 @@ nicreplay_usage(FILE *out)
         "(default 64)\n"
         "      --only-ok         only requests logged with a status below "
         "400\n"
-        "      --duration S      stop after S seconds\n"
+        "      --duration S      stop after S (a duration: 30, 1.5s, "
+        "250ms, 2m, 1h;\n"
+        "                        so are the gaps and --timeout)\n"
         "      --requests N      stop after sending N requests\n"
         "      --loop            start the trace again at its end (a file)\n"
         "      --shard I/N       replay sessions I, I+N, I+2N, ... only\n"
@@ -144,31 +146,17 @@ parse_url(replay_t *rp, const char *url, const char *host_override, int i)
 static int
 parse_count(const char *s, const char *what, uint64_t *out)
 {
-    char              *end;
-    unsigned long long v;
-
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || s[0] == '-') {
-        fprintf(stderr, "nicreplay: %s: not a number: \"%s\"\n", what, s);
-        return -1;
-    }
-    *out = v;
-    return 0;
+    return cli_count(s, out) != 0
+               ? cli_bad_value("nicreplay", what, s, "a count")
+               : 0;
 }
 
 static int
 parse_seconds(const char *s, const char *what, double *out)
 {
-    char *end;
-
-    *out = strtod(s, &end);
-    if (end == s || *end != '\0' || !(*out >= 0)) {
-        fprintf(stderr, "nicreplay: %s: not a number of seconds: \"%s\"\n",
-                what, s);
-        return -1;
-    }
-    return 0;
+    return cli_seconds(s, out) != 0 ? cli_bad_value(
+               "nicreplay", what, s, "a duration (30, 1.5s, 250ms, 2m, 1h)")
+                                    : 0;
 }
 
 int
@@ -245,7 +233,7 @@ main(int argc, char **argv)
         return nicreplay_merge(n, argv + 2, json, hdr);
     }
 
-    while ((ch = getopt_long(argc, argv, "c:qh", longopts, NULL)) != -1) {
+    while ((ch = cli_getopt("nicreplay", argc, argv, "c:qh", longopts)) != -1) {
         rc = trace_src_option(&fo.src, ch, optarg, err, sizeof(err));
         if (rc != 0) {
             if (rc < 0) {
@@ -384,12 +372,14 @@ main(int argc, char **argv)
         case 'q': rp->cf.quiet = 1; break;
         case NICACHE_OPT_VERSION: trace_print_version("nicreplay"); return 0;
         case 'h': nicreplay_usage(stdout); return 0;
-        default: nicreplay_usage(stderr); return 2;
+        default: return 2; /* cli_getopt said why */
         }
     }
-    if (argc - optind < 2 || argc - optind > 1 + MAX_SERVERS) {
-        nicreplay_usage(stderr);
-        return 2;
+    if (argc - optind < 2) {
+        return cli_usage("nicreplay", "give a TRACE and a URL");
+    }
+    if (argc - optind > 1 + MAX_SERVERS) {
+        return cli_usage("nicreplay", "at most %d URLs", MAX_SERVERS);
     }
     if (fo.pipeline_gap > fo.conn_gap) {
         fo.pipeline_gap = fo.conn_gap;

@@ -29,6 +29,7 @@
 #include "util/version.h"
 #include "lib/breakdown.h"
 #include "lib/causes.h"
+#include "lib/cli.h"
 #include "lib/content.h"
 #include "lib/feed.h"
 #include "lib/hclient.h"

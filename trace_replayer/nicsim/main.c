@@ -23,6 +23,7 @@
 
 #include <string.h>
 
+#include "lib/cli.h"
 #include "nicsim/nicsim.h"
 
 int
@@ -41,6 +42,9 @@ main(int argc, char **argv)
     rc = nicsim_run(&run, &cf);
     if (rc == 0) {
         rc = nicsim_report(&run);
+    }
+    if (cli_close_out("nicsim", cf.json_path, cf.json) != 0 && rc == 0) {
+        rc = 1;
     }
     nicsim_free(&run);
     return rc;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/cli.h"
 #include "lib/json.h"
 #include "nicsim/nicsim.h"
 
@@ -134,10 +135,12 @@ add_row(row_t *rows, int *nrows, const json_t *e, const char **why)
 int
 nicsim_merge(int argc, char **argv)
 {
-    row_t   *rows = calloc(MAX_SIZES * MAX_POLICIES, sizeof(*rows));
-    sim_t   *sims = calloc(MAX_SIZES * MAX_POLICIES, sizeof(*sims));
-    int      nrows = 0, out = 0, nfiles = 0, i, rc = 1;
-    uint64_t block = 0, content = 0;
+    row_t      *rows = calloc(MAX_SIZES * MAX_POLICIES, sizeof(*rows));
+    sim_t      *sims = calloc(MAX_SIZES * MAX_POLICIES, sizeof(*sims));
+    int         nrows = 0, out = 0, nfiles = 0, i, rc = 1;
+    const char *json_path = NULL;
+    FILE       *json = NULL;
+    uint64_t    block = 0, content = 0;
 
     if (rows == NULL || sims == NULL) {
         fprintf(stderr, "nicsim merge: out of memory\n");
@@ -151,8 +154,16 @@ nicsim_merge(int argc, char **argv)
         json_t       *root;
         const json_t *e;
 
-        if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "--csv") == 0) {
-            out = argv[i][2] == 'j' ? 1 : 2;
+        if (strcmp(argv[i], "--csv") == 0) {
+            out = 2;
+            continue;
+        }
+        if (strcmp(argv[i], "--json") == 0) {
+            if (i + 1 == argc) {
+                rc = cli_usage("nicsim merge", "--json wants a value");
+                goto out;
+            }
+            json_path = argv[++i];
             continue;
         }
         if ((buf = json_read_file(argv[i], &n, err, sizeof(err))) == NULL) {
@@ -182,7 +193,7 @@ nicsim_merge(int argc, char **argv)
     if (nfiles == 0 || nrows == 0) {
         fprintf(stderr, nfiles == 0
                             ? "usage: nicsim merge RESULT.json... "
-                              "[--json | --csv]\n"
+                              "[--json FILE|-] [--csv]\n"
                             : "nicsim merge: the results hold no row\n");
         rc = nfiles == 0 ? 2 : 1;
         goto out;
@@ -221,9 +232,24 @@ nicsim_merge(int argc, char **argv)
         block = r->block;
         sims[i] = r->s;
     }
+    if (json_path != NULL && strcmp(json_path, "-") == 0) {
+        if (out == 2) {
+            rc = cli_usage("nicsim merge", "--json - or --csv: one of them on "
+                                           "standard output");
+            goto out;
+        }
+        out = 1;
+    } else if (json_path != NULL
+               && (json = cli_open_out("nicsim merge", json_path)) == NULL) {
+        goto out;
+    }
     nicsim_print_results(stdout, out, sims, nrows, rows[0].caches, block,
                          content, -1);
-    rc = 0;
+    if (json != NULL) {
+        nicsim_print_results(json, 1, sims, nrows, rows[0].caches, block,
+                             content, -1);
+    }
+    rc = cli_close_out("nicsim merge", json_path, json) != 0;
 out:
     free(rows);
     free(sims);

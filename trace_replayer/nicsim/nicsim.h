@@ -44,7 +44,10 @@ typedef struct {
     int                  want_opt;   /* OPT or --oracle-out: record blocks */
     const char          *oracle;     /* --oracle-out FILE */
     const char          *plot;       /* --plot FILE.png */
-    int                  out;        /* 0 table, 1 JSON, 2 CSV */
+    int                  out;        /* standard output: 0 table, 1 JSON
+                                        (--json -), 2 CSV */
+    const char          *json_path;  /* --json FILE ("-": out is 1) */
+    FILE                *json;       /* ... open (NULL: none, stdout: -) */
 } nicsim_conf_t;
 
 /* One cache size and policy, and what it saw (all its caches together). */

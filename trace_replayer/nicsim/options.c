@@ -14,6 +14,7 @@
 #include "util/duration.h"
 #include "util/size.h"
 #include "util/version.h"
+#include "lib/cli.h"
 #include "nicsim/nicsim.h"
 
 static void
@@ -28,8 +29,8 @@ usage(FILE *out)
             "[--warmup N|TIME] [TRACE OPTIONS]\n"
             "              [--mrc [--sample RATE | --sample-size N]] "
             "[--points N]\n"
-            "              [--plot FILE.png] [--json | --csv]\n"
-            "       nicsim merge RESULT.json... [--json | --csv]\n"
+            "              [--plot FILE.png] [--json FILE|-] [--csv]\n"
+            "       nicsim merge RESULT.json... [--json FILE|-] [--csv]\n"
             "\n"
             "Prints, per cache size and policy, the share of HTTP content "
             "bytes a NIC data\ncache would serve (they would not cross the "
@@ -77,7 +78,9 @@ usage(FILE *out)
             "RATE.  --mrc\n--sample-size N follows at most N blocks a "
             "cache, the rate falling as\nmore come (SHARDS, fixed size: "
             "memory bounded whatever the trace).  --plot\n"
-            "FILE.png draws the curves (python3-matplotlib).\n"
+            "FILE.png draws the curves (python3-matplotlib).  --json FILE "
+            "writes the\nresults as JSON (- for standard output, in place of "
+            "the table); --csv\nprints them as CSV.\n"
             "\n  -h, --help            this text\n"
             "      --version         the version and the compiled features\n"
             "\nTrace options:\n" TRACE_SRC_USAGE);
@@ -204,7 +207,7 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
         {"conn-gap", required_argument, NULL, 'g'},
         {"nic", required_argument, NULL, 'K' + 256},
         TRACE_SRC_LONGOPTS,
-        {"json", no_argument, NULL, 'j'},
+        {"json", required_argument, NULL, 'j'},
         {"csv", no_argument, NULL, 'c'},
         {"repeat", required_argument, NULL, 'R'},
         {"oracle-out", required_argument, NULL, 'O'},
@@ -220,6 +223,7 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
     };
     const char *sizes = DEFAULT_SIZES, *policies = "lru";
     char        err[512], list[512], *tok, *save;
+    double      gap;
     int         points = 0, ch, rc, i;
 
     memset(cf, 0, sizeof(*cf));
@@ -230,7 +234,7 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
     cf->gap = 15;
     cf->repeat = 1;
     cf->rate = 1;
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((ch = cli_getopt("nicsim", argc, argv, "h", longopts)) != -1) {
         rc = trace_src_option(&cf->src, ch, optarg, err, sizeof(err));
         if (rc != 0) {
             if (rc < 0) {
@@ -259,7 +263,6 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
                 return 2;
             }
             break;
-        case 'g': cf->gap = atol(optarg); break;
         case 'K' + 256: {
             char *end;
             long  k = strtol(optarg, &end, 10);
@@ -321,16 +324,31 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
             cf->oracle = optarg;
             cf->want_opt = 1; /* the block stream is recorded */
             break;
-        case 'j': cf->out = 1; break;
+        case 'j': cf->json_path = optarg; break;
         case 'c': cf->out = 2; break;
+        case 'g':
+            if (cli_seconds(optarg, &gap) != 0) {
+                return cli_bad_value("nicsim", "--conn-gap", optarg,
+                                     "a duration (15, 15s, 1m)");
+            }
+            cf->gap = (long) gap;
+            break;
         case NICACHE_OPT_VERSION: trace_print_version("nicsim"); return 0;
         case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        default: return 2; /* cli_getopt said why */
         }
     }
     if (argc - optind != 1) {
-        usage(stderr);
-        return 2;
+        return cli_usage(
+            "nicsim", argc - optind == 0 ? "give a TRACE" : "one TRACE, not %d",
+            argc - optind);
+    }
+    if (cf->json_path != NULL && strcmp(cf->json_path, "-") == 0) {
+        if (cf->out == 2) {
+            return cli_usage("nicsim", "--json - or --csv: one of them on "
+                                       "standard output");
+        }
+        cf->out = 1;
     }
     cf->path = cf->src.path = argv[optind];
     if (strcmp(cf->path, "-") == 0) {
@@ -359,8 +377,7 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
         cf->npol++;
     }
     if (cf->nsizes == 0 || cf->npol == 0) {
-        usage(stderr);
-        return 2;
+        return cli_usage("nicsim", "give --sizes and --policy");
     }
     for (i = 0; i < cf->nsizes; i++) {
         if (cf->sizes[i] < cf->block) {
@@ -419,6 +436,11 @@ nicsim_options(nicsim_conf_t *cf, int argc, char **argv)
         fprintf(stderr, "nicsim: --warmup with opt is not supported (Belady's "
                         "choice looks at the whole sequence)\n");
         return 2;
+    }
+    /* the output is opened before the work: a bad path costs nothing */
+    if (cf->json_path != NULL
+        && (cf->json = cli_open_out("nicsim", cf->json_path)) == NULL) {
+        return 1;
     }
     return -1;
 }

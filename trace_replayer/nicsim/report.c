@@ -175,6 +175,11 @@ nicsim_report(const nicsim_run_t *run)
     }
     nicsim_print_results(stdout, cf->out, run->sims, run->nsims, cf->split,
                          cf->block, run->content, cf->nic);
+    if (cf->json != NULL && cf->json != stdout) {
+        /* --json FILE: the JSON there, the table (or CSV) here */
+        nicsim_print_results(cf->json, 1, run->sims, run->nsims, cf->split,
+                             cf->block, run->content, cf->nic);
+    }
     if (cf->plot != NULL
         && draw(cf->plot, cf->path, run->sims, run->nsims, cf->split, cf->block,
                 run->content)

@@ -18,13 +18,15 @@
  *   parse errors          lines or records that did not parse
  */
 
+#include "lib/cli.h"
 #include "nictrace/nictrace.h"
 static void
 usage(FILE *out)
 {
     fprintf(out,
-            "usage: nictrace stats TRACE... [--json [--with-files]] [OPTIONS]\n"
-            "       nictrace merge STATS.json... [--json]\n"
+            "usage: nictrace stats TRACE... [--json FILE|- [--with-files]] "
+            "[OPTIONS]\n"
+            "       nictrace merge STATS.json... [--json FILE|-]\n"
             "       nictrace docroot TRACE --root DIR [OPTIONS]\n"
             "       nictrace sessions TRACE [--conn-gap 15] [--pipeline-gap 5] "
             "[OPTIONS]\n"
@@ -36,8 +38,9 @@ usage(FILE *out)
             "             [--clients C] [--duration S] [--locality P] "
             "[--start T] [--seed N]\n"
             "             [--out FILE[.gz]]\n"
-            "options: --json, and\n" TRACE_SRC_USAGE
-            "  -h, --help            this text\n"
+            "options: --json FILE (- for standard output) writes the "
+            "results as JSON,\nthe gaps are durations (15, 15s, 1m), "
+            "and\n" TRACE_SRC_USAGE "  -h, --help            this text\n"
             "      --version         the version and the compiled features\n"
             "\n"
             "TRACE is a file (plain or gzip) or - for standard input (then "
@@ -82,7 +85,7 @@ main(int argc, char **argv)
 {
     static const struct option longopts[] = {
         TRACE_SRC_LONGOPTS,
-        {"json", no_argument, NULL, 'j'},
+        {"json", required_argument, NULL, 'j'},
         {"with-files", no_argument, NULL, 256 + SY_N},
         {"root", required_argument, NULL, 'r'},
         {"out", required_argument, NULL, 'o'},
@@ -106,13 +109,13 @@ main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *synth_opt[SY_N] = {NULL};
-    const char *root = NULL, *out = NULL;
-    long        conn_gap = 15, pipe_gap = 5;
-    int         ch, rc, json = 0, with_files = 0;
+    const char *root = NULL, *out = NULL, *json_path = NULL;
+    double      conn_gap = 15, pipe_gap = 5;
+    int         ch, rc, json, with_files = 0;
     trace_src_t src = TRACE_SRC_INIT;
     char        err[512];
 
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((ch = cli_getopt("nictrace", argc, argv, "h", longopts)) != -1) {
         rc = trace_src_option(&src, ch, optarg, err, sizeof(err));
         if (rc != 0) {
             if (rc < 0) {
@@ -122,12 +125,18 @@ main(int argc, char **argv)
             continue;
         }
         switch (ch) {
-        case 'j': json = 1; break;
+        case 'j': json_path = optarg; break;
         case 256 + SY_N: with_files = 1; break;
         case 'r': root = optarg; break;
         case 'o': out = optarg; break;
-        case 'g': conn_gap = atol(optarg); break;
-        case 'p': pipe_gap = atol(optarg); break;
+        case 'g':
+        case 'p':
+            if (cli_seconds(optarg, ch == 'g' ? &conn_gap : &pipe_gap) != 0) {
+                return cli_bad_value(
+                    "nictrace", ch == 'g' ? "--conn-gap" : "--pipeline-gap",
+                    optarg, "a duration (15, 15s, 1m)");
+            }
+            break;
         case NICACHE_OPT_VERSION: trace_print_version("nictrace"); return 0;
         case 'h': usage(stdout); return 0;
         default:
@@ -135,9 +144,18 @@ main(int argc, char **argv)
                 synth_opt[ch - 256] = optarg;
                 break;
             }
-            usage(stderr);
-            return 2;
+            return 2; /* cli_getopt said why */
         }
+    }
+    json = json_path != NULL;
+    if (argc - optind == 1 && strcmp(argv[optind], "synth") == 0) {
+        /* its trace may be on standard output: the JSON goes apart */
+        return nictrace_synth(synth_opt, out, json_path);
+    }
+    /* --json FILE: what the command prints as JSON goes there, opened
+     * before the work */
+    if (json && cli_stdout_to("nictrace", json_path) != 0) {
+        return 1;
     }
     if (argc - optind == 2) {
         src.path = argv[optind + 1];
@@ -168,10 +186,7 @@ main(int argc, char **argv)
         return nictrace_convert(&src, out, json);
     }
     if (argc - optind == 2 && strcmp(argv[optind], "sessions") == 0) {
-        return nictrace_sessions(&src, conn_gap, pipe_gap, json);
-    }
-    if (argc - optind == 1 && strcmp(argv[optind], "synth") == 0) {
-        return nictrace_synth(synth_opt, out, json);
+        return nictrace_sessions(&src, (long) conn_gap, (long) pipe_gap, json);
     }
     if (argc - optind >= 1 && strcmp(argv[optind], "stats") != 0
         && strcmp(argv[optind], "merge") != 0
@@ -179,8 +194,11 @@ main(int argc, char **argv)
         && strcmp(argv[optind], "docroot") != 0
         && strcmp(argv[optind], "sessions") != 0
         && strcmp(argv[optind], "convert") != 0) {
-        fprintf(stderr, "nictrace: unknown command \"%s\"\n", argv[optind]);
+        return cli_usage("nictrace", "unknown command \"%s\"", argv[optind]);
     }
-    usage(stderr);
-    return 2;
+    return cli_usage("nictrace",
+                     argc - optind == 0 ? "give a command (stats, merge, "
+                                          "docroot, sessions, convert, synth)"
+                                        : "\"%s\" wants other arguments",
+                     argv[optind]);
 }

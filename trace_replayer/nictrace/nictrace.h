@@ -89,6 +89,7 @@ int nictrace_docroot(const trace_src_t *src, const char *root, int json);
 int nictrace_sessions(const trace_src_t *src, long conn_gap, long pipe_gap,
                       int json);
 int nictrace_convert(const trace_src_t *src, const char *out_path, int json);
-int nictrace_synth(const char *const *opt, const char *out_path, int json);
+int nictrace_synth(const char *const *opt, const char *out_path,
+                   const char *json);
 
 #endif /* NICTRACE_H */

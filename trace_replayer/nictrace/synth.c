@@ -2,6 +2,7 @@
  * nictrace synth (nictrace.h): a synthetic trace.
  */
 
+#include "lib/cli.h"
 #include "nictrace/nictrace.h"
 
 typedef struct {
@@ -113,14 +114,12 @@ synth_config(const char *const *opt, trace_synth_cfg_t *cfg)
                 cfg->max_size = u;
             }
             break;
+        case SY_DURATION: bad = cli_seconds(opt[i], &cfg->duration) != 0; break;
         case SY_ZIPF:
-        case SY_DURATION:
         case SY_LOCALITY:
             d = strtod(opt[i], &end);
             bad = end == opt[i] || *end != '\0';
-            *(i == SY_ZIPF       ? &cfg->zipf
-              : i == SY_DURATION ? &cfg->duration
-                                 : &cfg->locality) = d;
+            *(i == SY_ZIPF ? &cfg->zipf : &cfg->locality) = d;
             break;
         case SY_START: bad = parse_start(opt[i], &cfg->start) != 0; break;
         default:
@@ -147,7 +146,7 @@ synth_config(const char *const *opt, trace_synth_cfg_t *cfg)
 }
 
 int
-nictrace_synth(const char *const *opt, const char *out_path, int json)
+nictrace_synth(const char *const *opt, const char *out_path, const char *json)
 {
     trace_synth_cfg_t   cfg;
     trace_synth_stats_t st;
@@ -160,10 +159,19 @@ nictrace_synth(const char *const *opt, const char *out_path, int json)
     if (synth_config(opt, &cfg) != 0) {
         return 2;
     }
+    /* the log on standard output: the summary beside it, on stderr; the
+     * JSON to --json's file (opened now: a bad path costs nothing) */
+    info = out_path == NULL ? stderr : stdout;
+    if (json != NULL && strcmp(json, "-") != 0
+        && (info = cli_open_out("nictrace", json)) == NULL) {
+        return 1;
+    }
     memset(&o, 0, sizeof(o));
     o.s = trace_synth_new(&cfg, err, sizeof(err));
     if (o.s == NULL) {
         fprintf(stderr, "nictrace: synth: %s\n", err);
+        cli_close_out("nictrace", json,
+                      json != NULL && info != stderr ? info : NULL);
         return 1;
     }
     o.start = cfg.start;
@@ -177,6 +185,8 @@ nictrace_synth(const char *const *opt, const char *out_path, int json)
         fprintf(stderr, "nictrace: %s: %s\n", out_path ? out_path : "stdout",
                 strerror(errno ? errno : ENOMEM));
         trace_synth_free(o.s);
+        cli_close_out("nictrace", json,
+                      json != NULL && info != stderr ? info : NULL);
         return 1;
     }
     rc = trace_synth_run(o.s, synth_line, &o);
@@ -184,12 +194,12 @@ nictrace_synth(const char *const *opt, const char *out_path, int json)
         fprintf(stderr, "nictrace: %s: %s\n", out_path ? out_path : "stdout",
                 rc < 0 ? "out of memory" : "write failed");
         trace_synth_free(o.s);
+        cli_close_out("nictrace", json,
+                      json != NULL && info != stderr ? info : NULL);
         return 1;
     }
     trace_synth_stats(o.s, &st);
-    /* the log on standard output: the summary beside it, on stderr */
-    info = out_path == NULL ? stderr : stdout;
-    if (json) {
+    if (json != NULL) {
         fprintf(info,
                 "{\"requests\": %llu, \"files\": %llu, \"data_set_bytes\": "
                 "%llu, \"total_response_bytes\": %llu, \"avg_response_bytes\": "
@@ -215,5 +225,7 @@ nictrace_synth(const char *const *opt, const char *out_path, int json)
                 nictrace_thousands(st.sessions, b));
     }
     trace_synth_free(o.s);
-    return 0;
+    return cli_close_out("nictrace", json,
+                         json != NULL && info != stderr ? info : NULL)
+           != 0;
 }
