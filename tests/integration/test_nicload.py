@@ -225,6 +225,34 @@ def test_errors_by_cause():
           out)
 
 
+def test_tls_target():
+    """https://: the paced load over TLS with every byte verified, the
+    sessions resumed; the check before the start names a certificate it
+    does not trust."""
+    from test_nicreplay import make_cert
+    with tempfile.TemporaryDirectory() as root, \
+            tempfile.TemporaryDirectory() as d:
+        make_fileset(root, 2)
+        cert, key = make_cert(d)
+        with Server("listen 127.0.0.2:0 ssl;\nssl_certificate %s;\n"
+                    "ssl_certificate_key %s;\n" % (cert, key),
+                    root=root) as s:
+            port = int(s.wait_log(r"listening on https://127\.0\.0\.2:"
+                                  r"(\d+)/").group(1))
+            url = "https://127.0.0.2:%d/" % port
+            res, out = load(url, "--connections", "2", "--duration", "2",
+                            "--warmup", "0", "--verify", "--cacert", cert)
+            rc, _, err = nicload(url, "--connections", "2", "--duration",
+                                 "1", "--warmup", "0")
+    t = res["tls"]
+    check(res["requests"] > 5 and res["mismatches"] == 0
+          and res["verified_bytes"] > 0 and sum(res["errors"].values()) == 0
+          and t["handshakes"] >= 2 and t["failed"] == 0
+          and t["version"] == "TLSv1.3", repr(res))
+    check("  tls: " in out, out)
+    check(rc == 1 and "(self-signed certificate)" in err, err)
+
+
 def test_bad_options():
     for args, msg in ((["http://127.0.0.1:1/", "--connections", "1", "--mix",
                         "half"], "\"static\" or \"full\""),

@@ -200,7 +200,7 @@ def test_nasa10k_pipelined_and_not():
 
 
 @contextlib.contextmanager
-def nginx(root, conf_extra=""):
+def nginx(root, conf_extra="", listen=""):
     """Debian's nginx on a kernel-chosen port, as a context giving the
     port and stopping it (and removing its directory) after: the
     listening socket is made here and handed over as nginx's own binary
@@ -224,9 +224,10 @@ http {
   client_body_temp_path %(d)s; proxy_temp_path %(d)s;
   fastcgi_temp_path %(d)s; uwsgi_temp_path %(d)s; scgi_temp_path %(d)s;
   %(extra)s
-  server { listen 127.0.0.1:%(port)d; root %(root)s; }
+  server { listen 127.0.0.1:%(port)d %(listen)s; root %(root)s; }
 }
-""" % {"d": d, "port": port, "root": root, "extra": conf_extra})
+""" % {"d": d, "port": port, "root": root, "extra": conf_extra,
+       "listen": listen})
     fd = ls.fileno()
     os.set_inheritable(fd, True)
     p = subprocess.Popen([binary, "-c", conf], pass_fds=(fd,),
@@ -261,6 +262,74 @@ def test_nasa_replayed_against_nginx():
     check(res["connections"] == res["sessions"] + res["reconnects"],
           repr(res))
     check_fidelity(res, recs, "nginx")
+
+
+def make_cert(d):
+    """A self-signed certificate naming localhost, 127.0.0.1 and
+    127.0.0.2, and its key (openssl from Debian)."""
+    cert, key = os.path.join(d, "cert.pem"), os.path.join(d, "cert.key")
+    p = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048",
+                        "-nodes", "-keyout", key, "-out", cert, "-days", "2",
+                        "-subj", "/CN=localhost", "-addext",
+                        "subjectAltName=DNS:localhost,IP:127.0.0.1,"
+                        "IP:127.0.0.2"], capture_output=True, timeout=60)
+    check(p.returncode == 0, "openssl req: " + p.stderr.decode())
+    os.chmod(key, 0o644)  # nginx's master reads it as root; tests may not
+    return cert, key
+
+
+def check_tls_replay(res, log, root, recs, what, alpn, version):
+    check_answers(log, root, what)
+    check(res["requests"] == len(recs) and res["mismatches"] == 0
+          and res["failed"] == 0 and sum(res["errors"].values()) == 0,
+          "%s: %r" % (what, res))
+    ok_bytes = sum(b for _, _, _, st, b in log if st == 200)
+    check(res["verified_bytes"] == ok_bytes > 0, "%s: verified %d of %d"
+          % (what, res["verified_bytes"], ok_bytes))
+    t = res["tls"]
+    check(t["handshakes"] == res["connections"] and t["failed"] == 0
+          and 0 < t["resumed"] < t["handshakes"]
+          and t["version"] == version and t["alpn"] == alpn,
+          "%s: %r" % (what, t))
+
+
+def test_tls_replay_against_nicd_and_nginx():
+    """https:// targets: every body byte verified over TLS 1.3 (nicd) and
+    1.2 (Debian's nginx), with a certificate made here (trusted by
+    --cacert, its address checked), sessions resumed after the first,
+    HTTP/2 chosen by ALPN with --http2.  Not trusted: the first handshake
+    fails, with OpenSSL's reason; --insecure takes it."""
+    recs = clf_records(open(NASA, encoding="latin-1").read().splitlines())
+    with tempfile.TemporaryDirectory() as root, \
+            tempfile.TemporaryDirectory() as d:
+        rc, _, err = run("docroot", "--root", root, NASA)
+        check(rc == 0, err)
+        os.chmod(root, 0o755)  # nginx's workers run as nobody
+        cert, key = make_cert(d)
+        tls = "ssl_certificate %s;\nssl_certificate_key %s;\n" % (cert, key)
+        with Server("listen 127.0.0.2:0 ssl http2;\n" + tls, root=root) as s:
+            port = int(s.wait_log(r"listening on https://127\.0\.0\.2:(\d+)/")
+                       .group(1))
+            url = "https://127.0.0.2:%d/" % port
+            for extra, alpn in (([], "http/1.1"), (["--http2"], "h2")):
+                res, log = replay(NASA, url, "-c", "8", "--verify",
+                                  "--docroot", root, "--cacert", cert, *extra)
+                check_tls_replay(res, log, root, recs, "nicd " + alpn, alpn,
+                                 "TLSv1.3")
+            res, _ = replay(NASA, url, failure="tls: self-signed certificate")
+            check(res["tls"]["failed"] == 1 and res["error_causes"] ==
+                  [{"what": "tls", "reason": "self-signed certificate",
+                    "count": 1}], repr(res))
+            res, _ = replay(NASA, url, "--requests", "5", "--insecure")
+            check(res["requests"] == 5, repr(res))
+        with nginx(root, tls, "ssl http2") as port:
+            url = "https://127.0.0.1:%d/" % port
+            for extra, alpn in (([], "http/1.1"), (["--http2"], "h2")):
+                res, log = replay(NASA, url, "-c", "8", "--verify",
+                                  "--docroot", root, "--cacert", cert, *extra)
+                # nginx 1.22's default ssl_protocols stop at TLSv1.2
+                check_tls_replay(res, log, root, recs, "nginx " + alpn, alpn,
+                                 "TLSv1.2")
 
 
 class Scripted:
@@ -602,7 +671,7 @@ def test_server_killed_mid_run():
 
 
 def test_usage_errors():
-    for args, what in ((["x", "https://h/"], "only http://"),
+    for args, what in ((["x", "ftp://h/"], "only http:// and https://"),
                        (["--shard", "2/2", "x", "http://h/"], "--shard"),
                        (["-c", "0", "x", "http://h/"], "-c"),
                        (["x", "http://127.0.0.1:1/a"], "names the server"),

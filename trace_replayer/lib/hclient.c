@@ -20,37 +20,51 @@
 #include <unistd.h>
 
 #include "lib/hclient.h"
+#include "lib/hclient_tls.h"
 #include "util/clock.h"
 
 #define READ_CHUNK (64 * 1024)
 
 int
-hclient_fetch(const struct sockaddr *sa, socklen_t salen, const char *host,
-              const char *method, const char *path, int timeout_s, char **body,
-              size_t *blen)
+hclient_fetch(const struct sockaddr *sa, socklen_t salen, hclient_tls_t *tls,
+              const char *host, const char *method, const char *path,
+              int timeout_s, char **body, size_t *blen, const char **why)
 {
     struct timeval tv = {timeout_s, 0};
     char           req[1024], *buf = NULL, *b, *end;
     size_t         cap = 0, n = 0;
-    ssize_t        k;
-    int            fd, len, status = 0;
+    ssize_t        k = 0;
+    int            len, status = 0;
+    hclient_t      c; /* a blocking one, for its I/O through TLS */
 
-    fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
+    memset(&c, 0, sizeof(c));
+    c.tls = tls;
+    c.fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (c.fd < 0) {
         return -1;
     }
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-    if (connect(fd, sa, salen) != 0) {
-        close(fd);
+    setsockopt(c.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    setsockopt(c.fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    if (connect(c.fd, sa, salen) != 0) {
+        if (why != NULL) {
+            *why = strerror(errno);
+        }
+        close(c.fd);
         return -1;
     }
     len = snprintf(req, sizeof(req),
                    "%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
                    method, path, host);
     if (len < 0 || (size_t) len >= sizeof(req)
-        || send(fd, req, (size_t) len, MSG_NOSIGNAL) != len) {
-        close(fd);
+        || (tls != NULL
+            && (hclient_tls_start(&c) != 0 || hclient_tls_handshake(&c) != 1))
+        || hclient_send(&c, req, (size_t) len) != len) {
+        errno = c.err != 0 ? c.err : errno;
+        if (why != NULL) {
+            *why = c.err_text != NULL ? c.err_text : strerror(errno);
+        }
+        hclient_tls_close(&c);
+        close(c.fd);
         return -2;
     }
     /* to the close (Connection: close) */
@@ -62,7 +76,7 @@ hclient_fetch(const struct sockaddr *sa, socklen_t salen, const char *host,
             }
             buf = b;
         }
-        k = recv(fd, buf + n, cap - n - 1, 0);
+        k = hclient_recv(&c, buf + n, cap - n - 1);
         if (k < 0 && errno == EINTR) {
             continue;
         }
@@ -71,7 +85,13 @@ hclient_fetch(const struct sockaddr *sa, socklen_t salen, const char *host,
         }
         n += (size_t) k;
     }
-    close(fd);
+    if (n == 0 && why != NULL) {
+        *why = c.err_text != NULL ? c.err_text
+               : k < 0            ? strerror(errno)
+                                  : "closed without an answer";
+    }
+    hclient_tls_close(&c);
+    close(c.fd);
     if (n == 0) {
         free(buf);
         return -2;
@@ -135,11 +155,12 @@ hclient_close(hclient_t *c)
     if (c->proto != NULL && c->proto->close != NULL) {
         c->proto->close(c);
     }
+    hclient_tls_close(c);
     if (c->fd >= 0) {
         close(c->fd);
         c->fd = -1;
     }
-    c->connecting = 0;
+    c->connecting = c->ready = 0;
     c->rlen = c->wlen = c->woff = 0;
     c->pending = c->answered = 0;
 }
@@ -162,6 +183,7 @@ hclient_open(hclient_t *c, int ep, const struct addrinfo *ai)
 
     hclient_close(c);
     c->err = 0;
+    c->err_text = NULL;
     fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
                 0);
     if (fd < 0) {
@@ -233,6 +255,19 @@ hclient_commit(hclient_t *c, size_t n, uint64_t responses)
     }
 }
 
+ssize_t
+hclient_recv(hclient_t *c, void *buf, size_t n)
+{
+    return c->ssl != NULL ? hclient_tls_read(c, buf, n) : read(c->fd, buf, n);
+}
+
+ssize_t
+hclient_send(hclient_t *c, const void *buf, size_t n)
+{
+    return c->ssl != NULL ? hclient_tls_write(c, buf, n)
+                          : send(c->fd, buf, n, MSG_NOSIGNAL);
+}
+
 int
 hclient_flush(hclient_t *c)
 {
@@ -241,8 +276,9 @@ hclient_flush(hclient_t *c)
     if (c->proto != NULL) {
         return c->proto->flush(c);
     }
-    while (c->fd >= 0 && !c->connecting && c->woff < c->wlen) {
-        n = send(c->fd, c->wbuf + c->woff, c->wlen - c->woff, MSG_NOSIGNAL);
+    while (c->fd >= 0 && !c->connecting && !c->handshaking
+           && c->woff < c->wlen) {
+        n = hclient_send(c, c->wbuf + c->woff, c->wlen - c->woff);
         if (n < 0) {
             if (errno == EINTR) {
                 continue;
@@ -267,6 +303,10 @@ hclient_lose(hclient_t *c, int how)
 void
 hclient_count_loss(causes_t *causes, const hclient_t *c, int how)
 {
+    if (c->err_text != NULL) {
+        causes_add(causes, "tls", 0, c->err_text);
+        return;
+    }
     switch (how) {
     case HC_CONNECT: causes_add(causes, "connect", c->err, "failed"); break;
     case HC_CLOSED:
@@ -342,7 +382,7 @@ on_readable(hclient_t *c, int hup)
             return;
         }
         want = c->rcap - c->rlen;
-        n = read(c->fd, c->rbuf + c->rlen, want);
+        n = hclient_recv(c, c->rbuf + c->rlen, want);
         if (n < 0 && errno == EINTR) {
             continue;
         }
@@ -400,8 +440,8 @@ on_readable(hclient_t *c, int hup)
             }
             return;
         }
-        if ((size_t) n < want && !hup) {
-            return; /* drained */
+        if ((size_t) n < want && !hup && c->ssl == NULL) {
+            return; /* drained (a TLS record may hold less than waits) */
         }
     }
 }
@@ -426,14 +466,29 @@ hclient_event(hclient_t *c, uint32_t events)
             }
             c->connecting = 0;
             c->activity_ns = nicache_now_ns();
-            if (c->proto != NULL && c->proto->connected(c) != 0) {
-                hclient_lose(c, HC_NOMEM);
+            if (c->tls != NULL && hclient_tls_start(c) != 0) {
+                hclient_lose(c, HC_CONNECT);
                 return;
             }
-            c->ops->connected(c->ud);
-        } else {
+        } else if (!c->handshaking) {
             (void) hclient_flush(c);
         }
+    }
+    if (c->handshaking) {
+        /* TLS: any event may move the handshake on */
+        switch (hclient_tls_handshake(c)) {
+        case 0: return;
+        case -1: hclient_lose(c, HC_CONNECT); return;
+        default: c->activity_ns = nicache_now_ns(); break;
+        }
+    }
+    if (c->fd == fd && !c->connecting && !c->ready) {
+        c->ready = 1;
+        if (c->proto != NULL && c->proto->connected(c) != 0) {
+            hclient_lose(c, HC_NOMEM);
+            return;
+        }
+        c->ops->connected(c->ud);
     }
     /* the callbacks may have moved on to another connection: its socket
      * reports for itself */
@@ -451,19 +506,24 @@ hclient_event(hclient_t *c, uint32_t events)
 
 int
 hclient_parse_url(const char *url, struct addrinfo **ai, char *hdr, size_t hlen,
-                  char *err, size_t errlen)
+                  char *name, size_t namelen, char *err, size_t errlen)
 {
     char            host[256], portbuf[16], *close, *colon;
     const char     *p, *port = "80", *slash;
     struct addrinfo hints;
-    int             rc;
+    int             rc, tls = 0;
     size_t          n;
 
-    if (strncmp(url, "http://", 7) != 0) {
-        snprintf(err, errlen, "%s: only http:// URLs", url);
+    if (strncmp(url, "https://", 8) == 0) {
+        tls = 1;
+        port = "443";
+        p = url + 8;
+    } else if (strncmp(url, "http://", 7) == 0) {
+        p = url + 7;
+    } else {
+        snprintf(err, errlen, "%s: only http:// and https:// URLs", url);
         return -1;
     }
-    p = url + 7;
     slash = strchr(p, '/');
     n = slash != NULL ? (size_t) (slash - p) : strlen(p);
     if (n == 0 || n >= sizeof(host) || n >= hlen) {
@@ -498,6 +558,9 @@ hclient_parse_url(const char *url, struct addrinfo **ai, char *hdr, size_t hlen,
         snprintf(portbuf, sizeof(portbuf), "%s", colon + 1);
         port = portbuf;
     }
+    if (name != NULL) {
+        snprintf(name, namelen, "%s", host);
+    }
     memset(&hints, 0, sizeof(hints));
     hints.ai_socktype = SOCK_STREAM;
     rc = getaddrinfo(host, port, &hints, ai);
@@ -505,5 +568,5 @@ hclient_parse_url(const char *url, struct addrinfo **ai, char *hdr, size_t hlen,
         snprintf(err, errlen, "%s: %s", url, gai_strerror(rc));
         return -1;
     }
-    return 0;
+    return tls;
 }

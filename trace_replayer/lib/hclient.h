@@ -19,6 +19,7 @@
 #include <netdb.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "lib/causes.h"
 #include "lib/hresp.h"
@@ -53,20 +54,29 @@ typedef struct {
 
 typedef struct hclient_s       hclient_t;
 typedef struct hclient_proto_s hclient_proto_t;
+typedef struct hclient_tls_s   hclient_tls_t; /* hclient_tls.h */
+typedef struct hclient_tls_s   hclient_tls_t; /* hclient_tls.h */
 
 struct hclient_s {
-    int                  fd; /* -1: closed */
-    int                  connecting;
-    char                *wbuf;
-    size_t               wlen, woff, wcap;
-    char                *rbuf;
-    size_t               rlen, rcap;
-    hresp_t              resp;
-    uint64_t             pending;     /* responses asked for, not yet in */
-    uint64_t             answered;    /* responses on this connection */
-    uint64_t             activity_ns; /* the last progress (CLOCK_MONOTONIC) */
-    int                  err;         /* errno of the last loss (0: none, or a
+    int         fd; /* -1: closed */
+    int         connecting;
+    char       *wbuf;
+    size_t      wlen, woff, wcap;
+    char       *rbuf;
+    size_t      rlen, rcap;
+    hresp_t     resp;
+    uint64_t    pending;     /* responses asked for, not yet in */
+    uint64_t    answered;    /* responses on this connection */
+    uint64_t    activity_ns; /* the last progress (CLOCK_MONOTONIC) */
+    int         err;         /* errno of the last loss (0: none, or a
                                  close); kept until the next open */
+    const char *err_text;    /* a TLS failure's reason (static), or
+                                      NULL: err says it */
+    /* TLS (NULL: cleartext): the target's, set before hclient_open() */
+    hclient_tls_t       *tls;
+    void                *ssl; /* the connection's SSL */
+    int                  handshaking;
+    int                  ready; /* connected() was called */
     const hclient_ops_t *ops;
     void                *ud;
     /* another protocol than HTTP/1.1 on the socket (NULL: HTTP/1.1), and
@@ -125,6 +135,12 @@ void hclient_count_loss(causes_t *causes, const hclient_t *c, int how);
 char *hclient_space(hclient_t *c, size_t n);
 void  hclient_commit(hclient_t *c, size_t n, uint64_t responses);
 
+/* The socket's bytes, through TLS when the connection has it: as read(2)
+ * and send(2) (-1 with errno EAGAIN: wait for the next event).  For the
+ * protocols (hclient_h2.c). */
+ssize_t hclient_recv(hclient_t *c, void *buf, size_t n);
+ssize_t hclient_send(hclient_t *c, const void *buf, size_t n);
+
 /* Write what can be written now: 0, or -1 when the socket failed (the
  * read side reports it). */
 int hclient_flush(hclient_t *c);
@@ -133,26 +149,31 @@ int hclient_flush(hclient_t *c);
 void hclient_event(hclient_t *c, uint32_t events);
 
 /*
- * "http://HOST[:PORT][/]" (HOST a name, an IPv4 address or [IPv6]): its
- * addresses into *ai (freeaddrinfo() them) and the Host header's value
- * into host (hlen bytes).  0, or -1 with the reason, naming url, in err.
- * A path other than "/" is refused: the caller's requests give them.
+ * "http://HOST[:PORT][/]" or "https://..." (HOST a name, an IPv4 address
+ * or [IPv6]): its addresses into *ai (freeaddrinfo() them), the Host
+ * header's value into hdr (hlen bytes) and the host alone into name
+ * (namelen bytes; may be NULL): for TLS's server name.  0 for http, 1 for
+ * https, or -1 with the reason, naming url, in err.  A path other than
+ * "/" is refused: the caller's requests give them.
  */
-int hclient_parse_url(const char *url, struct addrinfo **ai, char *host,
-                      size_t hlen, char *err, size_t errlen);
+int hclient_parse_url(const char *url, struct addrinfo **ai, char *hdr,
+                      size_t hlen, char *name, size_t namelen, char *err,
+                      size_t errlen);
 
 /*
  * One request on a connection of its own, blocking: a tool's check before
  * or after a run (a file set's size, a server's counters), never its load.
- * METHOD path to sa with Host host and Connection: close, timeout_s each
- * way.  Returns the response's status (0: not an HTTP/1.x response), -1
- * when the connect failed, -2 when nothing came back (errno says why).
+ * METHOD path to sa (through tls when not NULL) with Host host and
+ * Connection: close, timeout_s each way.  Returns the response's status (0: not an HTTP/1.x response), -1
+ * when the connect failed, -2 when nothing came back; why (may be NULL)
+ * then says why ("Connection refused", a TLS failure).
  * body (may be NULL): the body, NUL-terminated, for the caller to free,
  * and its length in *blen.
  */
-int hclient_fetch(const struct sockaddr *sa, socklen_t salen, const char *host,
-                  const char *method, const char *path, int timeout_s,
-                  char **body, size_t *blen);
+int hclient_fetch(const struct sockaddr *sa, socklen_t salen,
+                  hclient_tls_t *tls, const char *host, const char *method,
+                  const char *path, int timeout_s, char **body, size_t *blen,
+                  const char **why);
 
 /*
  * --max-errors N|P%: how many connections (a count, or a share of those

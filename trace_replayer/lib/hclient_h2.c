@@ -141,7 +141,7 @@ on_send(nghttp2_session *s, const uint8_t *data, size_t len, int flags,
     (void) s;
     (void) flags;
     do {
-        n = send(c->fd, data, len, MSG_NOSIGNAL);
+        n = hclient_send(c, data, len);
     } while (n < 0 && errno == EINTR);
     if (n < 0) {
         return errno == EAGAIN ? NGHTTP2_ERR_WOULDBLOCK
@@ -370,7 +370,11 @@ submit(hclient_t *c, char *p, size_t n)
      nv[i].flags = NGHTTP2_NV_FLAG_NONE)
     NV(0, ":method", 7, p, (size_t) (sp1 - p));
     NV(1, ":path", 5, sp1 + 1, (size_t) (sp2 - sp1 - 1));
-    NV(2, ":scheme", 7, "http", 4);
+    if (c->tls != NULL) {
+        NV(2, ":scheme", 7, "https", 5);
+    } else {
+        NV(2, ":scheme", 7, "http", 4);
+    }
     NV(3, ":authority", 10, "", 0);
     for (line = eol + 2; line < end && *line != '\r'; line = eol + 2) {
         eol = memchr(line, '\r', (size_t) (end - line));
@@ -446,7 +450,7 @@ h2_readable(hclient_t *c, int hup)
 
     for (;;) {
         h = c->pstate;
-        n = read(c->fd, buf, sizeof(buf));
+        n = hclient_recv(c, buf, sizeof(buf));
         if (n < 0 && errno == EINTR) {
             continue;
         }
@@ -493,8 +497,8 @@ h2_readable(hclient_t *c, int hup)
             hclient_lose(c, HC_CUT);
             return;
         }
-        if ((size_t) n < sizeof(buf) && !hup) {
-            return; /* drained */
+        if ((size_t) n < sizeof(buf) && !hup && c->ssl == NULL) {
+            return; /* drained (a TLS record may hold less than waits) */
         }
     }
 }

@@ -84,8 +84,8 @@ http_get(int host, int port, const char *path, size_t *blen)
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t) port);
     sa.sin_addr.s_addr = htonl(0x7f000000u | (uint32_t) host);
-    if (hclient_fetch((struct sockaddr *) &sa, sizeof(sa), "localhost", "GET",
-                      path, 30, &body, blen)
+    if (hclient_fetch((struct sockaddr *) &sa, sizeof(sa), NULL, "localhost",
+                      "GET", path, 30, &body, blen, NULL)
         != 200) {
         free(body);
         return NULL;

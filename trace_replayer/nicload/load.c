@@ -493,6 +493,7 @@ nicload_run(load_t *lp)
     for (i = 0; i < lp->cf.conns; i++) {
         lp->conns[i].lp = lp;
         hclient_init(&lp->conns[i].hc, &load_ops, &lp->conns[i]);
+        lp->conns[i].hc.tls = lp->cf.tls;
         /* spread the first requests over 100 ms */
         wait_for(&lp->conns[i],
                  t0 + (uint64_t) (specweb_uniform(lp->mix) * 1e8));

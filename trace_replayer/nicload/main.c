@@ -24,7 +24,7 @@ usage(FILE *out)
 {
     fprintf(out,
             "usage: nicload fileset --connections N --root DIR\n"
-            "       nicload http://HOST[:PORT]/ --connections N [--duration "
+            "       nicload http[s]://HOST[:PORT]/ --connections N [--duration "
             "S] [--warmup S]\n"
             "               [--rate-per-conn 400k] [--mix static] "
             "[--fileset-connections N]\n"
@@ -61,6 +61,11 @@ usage(FILE *out)
             "      --fileset-connections N  the file set was made for N "
             "(more than -c)\n"
             "      --verify              check every body byte\n"
+            "      --insecure            https: no certificate verification "
+            "(a self-signed\n"
+            "                            server)\n"
+            "      --cacert FILE         https: trust the CAs in FILE "
+            "instead of the system's\n"
             "      --timeout S           a connection idle this long fails "
             "(default 30)\n"
             "      --max-errors N|P%%     connections that may fail to "
@@ -122,6 +127,104 @@ parse_u32(const char *s, uint32_t *out)
     return 0;
 }
 
+/* the URL's addresses and, for https://, its TLS: 0, or the exit status
+ * after saying why (nothing to free then) */
+static int
+open_target(load_t *lp)
+{
+    char err[512], name[256];
+    int  tls = hclient_parse_url(lp->cf.url, &lp->cf.addr, lp->cf.host,
+                                 sizeof(lp->cf.host), name, sizeof(name), err,
+                                 sizeof(err));
+
+    if (tls < 0) {
+        fprintf(stderr, "nicload: %s\n", err);
+        return 2;
+    }
+    if (tls
+        && (lp->cf.tls = hclient_tls_new(name, lp->cf.insecure, lp->cf.cacert,
+                                         0, err, sizeof(err)))
+               == NULL) {
+        fprintf(stderr, "nicload: %s\n", err);
+        freeaddrinfo(lp->cf.addr);
+        return 1;
+    }
+    return 0;
+}
+
+/* a descriptor a connection: the soft limit raised to what is needed;
+ * 0, or -1 after saying why */
+static int
+raise_fd_limit(load_t *lp)
+{
+    struct rlimit rl;
+    rlim_t        need = (lp->cf.search ? lp->cf.max : lp->cf.conns) + 64;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need) {
+        rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        if (rl.rlim_cur < need) {
+            fprintf(stderr,
+                    "nicload: %llu connections need %llu file "
+                    "descriptors; the limit is %llu (ulimit -n)\n",
+                    (unsigned long long) need - 64, (unsigned long long) need,
+                    (unsigned long long) rl.rlim_cur);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* the run (or the search) with its outputs: the exit status */
+static int
+go(load_t *lp)
+{
+    FILE *json = NULL;
+    int   rc = 1;
+
+    if (lp->cf.log != NULL && (lp->log_file = fopen(lp->cf.log, "w")) == NULL) {
+        fprintf(stderr, "nicload: %s: %s\n", lp->cf.log, strerror(errno));
+        return 1;
+    }
+    if ((lp->cf.json != NULL
+         && (json = cli_open_out("nicload", lp->cf.json)) == NULL)
+        || raise_fd_limit(lp) != 0) {
+        goto out;
+    }
+    nicache_catch_stop();
+    if (nicload_probe_fileset(
+            lp, lp->cf.search && lp->cf.max > lp->cf.fileset_conns ? lp->cf.max
+                : lp->cf.fileset_conns > 0 ? lp->cf.fileset_conns
+                                           : lp->cf.conns)
+        != 0) {
+        goto out;
+    }
+    if (lp->cf.search) {
+        lp->cf.quiet = 1;
+        rc = nicload_search(lp, json);
+    } else if ((rc = nicload_run(lp) != 0) == 0) {
+        if (json != stdout) {
+            nicload_print_summary(lp, stdout);
+        }
+        if (json != NULL) {
+            nicload_write_result(lp, json);
+            fputc('\n', json);
+        }
+        if (lp->res.failure[0] != '\0') {
+            fprintf(stderr, "nicload: failed: %s\n", lp->res.failure);
+            rc = 1;
+        }
+    }
+out:
+    if (cli_close_out("nicload", lp->cf.json, json) != 0) {
+        rc = 1;
+    }
+    if (lp->log_file != NULL) {
+        fclose(lp->log_file);
+    }
+    return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -135,6 +238,8 @@ main(int argc, char **argv)
         {"dynamic-prefix", required_argument, NULL, 'P'},
         {"fileset-connections", required_argument, NULL, 'F'},
         {"verify", no_argument, NULL, 'v'},
+        {"insecure", no_argument, NULL, 'k'},
+        {"cacert", required_argument, NULL, 'A'},
         {"max-errors", required_argument, NULL, 'E'},
         {"timeout", required_argument, NULL, 't'},
         {"seed", required_argument, NULL, 's'},
@@ -150,8 +255,7 @@ main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *root = NULL, *bad = NULL;
-    char        err[512], *end;
-    FILE       *json = NULL;
+    char       *end;
     int         ch, rc;
     load_t      state, *lp = &state;
 
@@ -223,6 +327,8 @@ main(int argc, char **argv)
         case 'l': lp->cf.log = optarg; break;
         case 'S': lp->cf.search = 1; break;
         case 'q': lp->cf.quiet = 1; break;
+        case 'k': lp->cf.insecure = 1; break;
+        case 'A': lp->cf.cacert = optarg; break;
         case NICACHE_OPT_VERSION: trace_print_version("nicload"); return 0;
         case 'h': usage(stdout); return 0;
         default: return 2; /* cli_getopt said why */
@@ -251,75 +357,12 @@ main(int argc, char **argv)
         return 2;
     }
     lp->cf.url = argv[optind];
-    if (hclient_parse_url(lp->cf.url, &lp->cf.addr, lp->cf.host,
-                          sizeof(lp->cf.host), err, sizeof(err))
-        != 0) {
-        fprintf(stderr, "nicload: %s\n", err);
-        return 2;
+    if ((rc = open_target(lp)) != 0) {
+        return rc;
     }
-    if (lp->cf.log != NULL && (lp->log_file = fopen(lp->cf.log, "w")) == NULL) {
-        fprintf(stderr, "nicload: %s: %s\n", lp->cf.log, strerror(errno));
-        return 1;
-    }
-    if (lp->cf.json != NULL
-        && (json = cli_open_out("nicload", lp->cf.json)) == NULL) {
-        return 1;
-    }
-    /* a descriptor a connection: raise the soft limit to what is needed */
-    {
-        struct rlimit rl;
-        rlim_t        need = (lp->cf.search ? lp->cf.max : lp->cf.conns) + 64;
-
-        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need) {
-            rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
-            setrlimit(RLIMIT_NOFILE, &rl);
-            if (rl.rlim_cur < need) {
-                fprintf(stderr,
-                        "nicload: %llu connections need %llu file "
-                        "descriptors; the limit is %llu (ulimit -n)\n",
-                        (unsigned long long) need - 64,
-                        (unsigned long long) need,
-                        (unsigned long long) rl.rlim_cur);
-                return 1;
-            }
-        }
-    }
-    nicache_catch_stop();
-    if (nicload_probe_fileset(
-            lp, lp->cf.search && lp->cf.max > lp->cf.fileset_conns ? lp->cf.max
-                : lp->cf.fileset_conns > 0 ? lp->cf.fileset_conns
-                                           : lp->cf.conns)
-        != 0) {
-        cli_close_out("nicload", lp->cf.json, json);
-        freeaddrinfo(lp->cf.addr);
-        return 1;
-    }
-    if (lp->cf.search) {
-        lp->cf.quiet = 1;
-        rc = nicload_search(lp, json);
-    } else {
-        rc = nicload_run(lp) != 0;
-        if (rc == 0) {
-            if (json != stdout) {
-                nicload_print_summary(lp, stdout);
-            }
-            if (json != NULL) {
-                nicload_write_result(lp, json);
-                fputc('\n', json);
-            }
-            if (lp->res.failure[0] != '\0') {
-                fprintf(stderr, "nicload: failed: %s\n", lp->res.failure);
-                rc = 1;
-            }
-        }
-    }
-    if (cli_close_out("nicload", lp->cf.json, json) != 0) {
-        rc = 1;
-    }
-    if (lp->log_file != NULL) {
-        fclose(lp->log_file);
-    }
+    rc = go(lp);
     freeaddrinfo(lp->cf.addr);
+    hclient_tls_free(lp->cf.tls);
     free(lp->res.rates);
     return rc;
 }

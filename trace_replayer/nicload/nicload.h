@@ -27,6 +27,7 @@
 #include "lib/cli.h"
 #include "lib/content.h"
 #include "lib/hclient.h"
+#include "lib/hclient_tls.h"
 #include "lib/reader.h"
 #include "lib/hist.h"
 #include "lib/json.h"
@@ -57,6 +58,9 @@ typedef struct {
     const char      *url;
     struct addrinfo *addr;
     char             host[300];
+    hclient_tls_t   *tls;      /* an https:// URL's (else NULL) */
+    int              insecure; /* --insecure */
+    const char      *cacert;   /* --cacert FILE */
     uint32_t         conns;
     uint32_t         fileset_conns; /* the file set's size (0: conns) */
     double           duration, warmup, timeout;

@@ -97,6 +97,14 @@ nicload_print_summary(load_t *lp, FILE *out)
                 (unsigned long long) lp->res.errors[k]);
     }
     fprintf(out, "; failed %llu\n", (unsigned long long) lp->res.failed);
+    if (lp->cf.tls != NULL) {
+        const hclient_tls_stats_t *t = hclient_tls_stats(lp->cf.tls);
+
+        fprintf(
+            out, "  tls: %llu handshakes, %llu resumed, %llu failed; %s %s\n",
+            (unsigned long long) t->handshakes, (unsigned long long) t->resumed,
+            (unsigned long long) t->failed, t->version, t->cipher);
+    }
     if (lp->res.causes.total > 0) {
         fprintf(
             out, "  causes: %s\n",
@@ -176,6 +184,19 @@ nicload_write_result(load_t *lp, FILE *f)
     for (k = 0; k < E_KINDS; k++) {
         fprintf(f, "%s\"%s\": %llu", k ? ", " : "", error_names[k],
                 (unsigned long long) lp->res.errors[k]);
+    }
+    if (lp->cf.tls != NULL) {
+        const hclient_tls_stats_t *t = hclient_tls_stats(lp->cf.tls);
+
+        fprintf(f,
+                "}, \"tls\": {\"handshakes\": %llu, \"resumed\": %llu, "
+                "\"failed\": %llu, \"version\": ",
+                (unsigned long long) t->handshakes,
+                (unsigned long long) t->resumed,
+                (unsigned long long) t->failed);
+        json_write_string(f, t->version);
+        fputs(", \"cipher\": ", f);
+        json_write_string(f, t->cipher);
     }
     fprintf(f, "}, \"error_causes\": ");
     causes_json(&lp->res.causes, f);

@@ -14,22 +14,24 @@
 int
 nicload_probe_fileset(load_t *lp, uint32_t nconns)
 {
-    uint32_t dirs = specweb_dirs(nconns);
-    char     name[48];
-    int      status;
+    uint32_t    dirs = specweb_dirs(nconns);
+    char        name[48];
+    const char *why = "";
+    int         status;
 
     specweb_name(dirs - 1, 0, 0, name);
-    status = hclient_fetch(lp->cf.addr->ai_addr, lp->cf.addr->ai_addrlen,
-                           lp->cf.host, "HEAD", name, 5, NULL, NULL);
+    status =
+        hclient_fetch(lp->cf.addr->ai_addr, lp->cf.addr->ai_addrlen, lp->cf.tls,
+                      lp->cf.host, "HEAD", name, 5, NULL, NULL, &why);
     if (status == 200) {
         return 0;
     }
     if (status == -1) {
         fprintf(stderr, "nicload: failed: nothing answers at %s (%s)\n",
-                lp->cf.url, strerror(errno));
+                lp->cf.url, why);
     } else if (status == -2) {
-        fprintf(stderr, "nicload: failed: %s did not answer HEAD %s\n",
-                lp->cf.url, name);
+        fprintf(stderr, "nicload: failed: %s did not answer HEAD %s (%s)\n",
+                lp->cf.url, name, why);
     } else if (status == 404) {
         fprintf(stderr,
                 "nicload: failed: the file set at %s is smaller than %u "

@@ -22,7 +22,7 @@ nicreplay_usage(FILE *out)
 {
     fprintf(
         out,
-        "usage: nicreplay [OPTIONS] TRACE http://HOST[:PORT]/ [URL...]\n"
+        "usage: nicreplay [OPTIONS] TRACE http[s]://HOST[:PORT]/ [URL...]\n"
         "       nicreplay merge RESULT.json... [HDR.log...] [--json FILE] "
         "[--hdr FILE]\n"
         "\n"
@@ -51,10 +51,17 @@ nicreplay_usage(FILE *out)
         "      --requests N      stop after sending N requests\n"
         "      --loop            start the trace again at its end (a file)\n"
         "      --shard I/N       replay sessions I, I+N, I+2N, ... only\n"
-        "      --http2           speak HTTP/2 (h2c, prior knowledge): a "
-        "group's requests\n"
-        "                        go as concurrent streams on the session's "
-        "connection\n"
+        "      --http2           speak HTTP/2 (h2c with prior knowledge; "
+        "over https,\n"
+        "                        h2 by ALPN): a group's requests go as "
+        "concurrent\n"
+        "                        streams on the session's connection\n"
+        "      --insecure        https: no certificate verification (a "
+        "self-signed\n"
+        "                        server); else the system's CAs, and the "
+        "URL's host\n"
+        "      --cacert FILE     https: trust the CAs in FILE (PEM) "
+        "instead\n"
         "      --verify          check every body byte of 200 and 206 "
         "responses\n"
         "                        against nictrace docroot's generator\n"
@@ -131,11 +138,16 @@ static int
 parse_url(replay_t *rp, const char *url, const char *host_override, int i)
 {
     static char hdrs[MAX_SERVERS][300];
-    char        err[512];
+    char        err[512], name[256];
+    int tls = hclient_parse_url(url, &rp->cf.addr[i], hdrs[i], sizeof(hdrs[i]),
+                                name, sizeof(name), err, sizeof(err));
 
-    if (hclient_parse_url(url, &rp->cf.addr[i], hdrs[i], sizeof(hdrs[i]), err,
-                          sizeof(err))
-        != 0) {
+    if (tls < 0
+        || (tls
+            && (rp->cf.tls[i] =
+                    hclient_tls_new(name, rp->cf.insecure, rp->cf.cacert,
+                                    rp->cf.http2, err, sizeof(err)))
+                   == NULL)) {
         fprintf(stderr, "nicreplay: %s\n", err);
         return -1;
     }
@@ -175,6 +187,8 @@ main(int argc, char **argv)
         {"shard", required_argument, NULL, 's'},
         {"verify", no_argument, NULL, 'V'},
         {"http2", no_argument, NULL, '2'},
+        {"insecure", no_argument, NULL, 'k'},
+        {"cacert", required_argument, NULL, 'C'},
         {"max-errors", required_argument, NULL, 0x7101},
         {"as-logged", no_argument, NULL, 'A'},
         {"timeout", required_argument, NULL, 't'},
@@ -299,6 +313,8 @@ main(int argc, char **argv)
         }
         case 'V': rp->cf.verify = 1; break;
         case '2': rp->cf.http2 = 1; break;
+        case 'k': rp->cf.insecure = 1; break;
+        case 'C': rp->cf.cacert = optarg; break;
         case 0x7101:
             if (hclient_limit_parse(optarg, &rp->cf.max_errors) != 0) {
                 fprintf(stderr,
@@ -494,6 +510,7 @@ out:
     }
     for (ch = 0; ch <= rp->cf.nservers && ch < MAX_SERVERS; ch++) {
         freeaddrinfo(rp->cf.addr[ch]);
+        hclient_tls_free(rp->cf.tls[ch]);
     }
     return nicache_stopping() && rc == 0 ? 130 : rc;
 }

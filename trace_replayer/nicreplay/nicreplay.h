@@ -33,6 +33,7 @@
 #include "lib/content.h"
 #include "lib/feed.h"
 #include "lib/hclient.h"
+#include "lib/hclient_tls.h"
 #include "lib/hist.h"
 #include "lib/hresp.h"
 #include "lib/json.h"
@@ -45,25 +46,27 @@
 enum { E_CONNECT = 0, E_RESET, E_TIMEOUT, E_PARSE, E_KINDS };
 
 typedef struct {
-    uint64_t     requests; /* responses received */
-    uint64_t     sent;
-    uint64_t     failed; /* requests that got no response */
-    uint64_t     status[MAX_STATUS];
-    uint64_t     status_other;
-    uint64_t     errors[E_KINDS];
-    causes_t     causes;     /* the errors by step and reason */
-    uint64_t     mismatches; /* responses with a wrong body byte */
-    uint64_t     verified_bytes;
-    uint64_t     content_bytes; /* body bytes of every response */
-    uint64_t     head_bytes;
-    uint64_t     connections;
-    uint64_t     reconnects;
-    uint64_t     sessions;
-    uint64_t     groups;
-    uint64_t     max_depth;
-    double       elapsed;
-    double       started_at; /* when the replay began, epoch seconds */
-    trace_hist_t latency;    /* microseconds */
+    uint64_t            requests; /* responses received */
+    uint64_t            sent;
+    uint64_t            failed; /* requests that got no response */
+    uint64_t            status[MAX_STATUS];
+    uint64_t            status_other;
+    uint64_t            errors[E_KINDS];
+    causes_t            causes;     /* the errors by step and reason */
+    int                 tls;        /* some target was https:// */
+    hclient_tls_stats_t tls_st;     /* their handshakes, added up */
+    uint64_t            mismatches; /* responses with a wrong body byte */
+    uint64_t            verified_bytes;
+    uint64_t            content_bytes; /* body bytes of every response */
+    uint64_t            head_bytes;
+    uint64_t            connections;
+    uint64_t            reconnects;
+    uint64_t            sessions;
+    uint64_t            groups;
+    uint64_t            max_depth;
+    double              elapsed;
+    double              started_at; /* when the replay began, epoch seconds */
+    trace_hist_t        latency;    /* microseconds */
     /* fidelity: what the log answered against what came back */
     uint64_t log_2xx, got_2xx, logged_size, log_404, got_404, log_3xx;
     uint64_t got_301;
@@ -99,7 +102,10 @@ typedef struct {
 typedef struct {
     const char      *host_header[MAX_SERVERS];
     struct addrinfo *addr[MAX_SERVERS];
-    int              nservers; /* session k goes to server k mod n */
+    hclient_tls_t   *tls[MAX_SERVERS]; /* an https:// URL's (else NULL) */
+    int              insecure;         /* --insecure: no verification */
+    const char      *cacert;           /* --cacert FILE */
+    int              nservers;         /* session k goes to server k mod n */
     int              conns;
     int              verify;
     int              http2;     /* --http2: h2c with prior knowledge */

@@ -260,6 +260,7 @@ open_conn(user_t *u)
     if (u->sess_conns++ > 0) {
         rp->res.reconnects++; /* the session's connection was closed on it */
     }
+    u->hc.tls = rp->cf.tls[u->server];
     if (hclient_open(&u->hc, rp->ep, rp->cf.addr[u->server]) != 0) {
         return -1;
     }
@@ -641,6 +642,23 @@ nicreplay_run(replay_t *rp)
     }
     t = nicache_now_ns();
     rp->res.elapsed = (double) (t - rp->t_start) / 1e9;
+    for (i = 0; i < rp->cf.nservers; i++) {
+        const hclient_tls_stats_t *s;
+
+        if (rp->cf.tls[i] == NULL) {
+            continue;
+        }
+        s = hclient_tls_stats(rp->cf.tls[i]);
+        rp->res.tls = 1;
+        rp->res.tls_st.handshakes += s->handshakes;
+        rp->res.tls_st.resumed += s->resumed;
+        rp->res.tls_st.failed += s->failed;
+        if (rp->res.tls_st.version[0] == '\0') {
+            memcpy(rp->res.tls_st.version, s->version, sizeof(s->version));
+            memcpy(rp->res.tls_st.cipher, s->cipher, sizeof(s->cipher));
+            memcpy(rp->res.tls_st.alpn, s->alpn, sizeof(s->alpn));
+        }
+    }
     if (nicreplay_hdr_write(rp, t) != 0) {
         fprintf(stderr, "nicreplay: --hdr: out of memory\n");
     }

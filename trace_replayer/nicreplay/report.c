@@ -202,6 +202,17 @@ nicreplay_print_summary(const result_t *r, const char *failure, FILE *out)
     }
     fprintf(out, " (requests without a response: %llu)\n",
             (unsigned long long) r->failed);
+    if (r->tls) {
+        fprintf(out,
+                "  tls          %llu handshakes, %llu resumed, %llu failed"
+                "%s%s%s%s%s%s\n",
+                (unsigned long long) r->tls_st.handshakes,
+                (unsigned long long) r->tls_st.resumed,
+                (unsigned long long) r->tls_st.failed,
+                r->tls_st.version[0] ? "; " : "", r->tls_st.version,
+                r->tls_st.cipher[0] ? " " : "", r->tls_st.cipher,
+                r->tls_st.alpn[0] ? ", ALPN " : "", r->tls_st.alpn);
+    }
     if (r->causes.total > 0) {
         fprintf(out, "  causes       %s\n",
                 causes_format(&r->causes, CAUSES_MAX, causes, sizeof(causes)));
@@ -286,6 +297,19 @@ nicreplay_write_json(replay_t *rp, const result_t *r, const feed_stats_t *fs,
     for (i = 0; i < E_KINDS; i++) {
         fprintf(out, "%s\"%s\": %llu", i ? ", " : "", error_names[i],
                 (unsigned long long) r->errors[i]);
+    }
+    if (r->tls) {
+        fprintf(out,
+                "},\n  \"tls\": {\"handshakes\": %llu, \"resumed\": %llu, "
+                "\"failed\": %llu, \"version\": ",
+                (unsigned long long) r->tls_st.handshakes,
+                (unsigned long long) r->tls_st.resumed,
+                (unsigned long long) r->tls_st.failed);
+        json_write_string(out, r->tls_st.version);
+        fputs(", \"cipher\": ", out);
+        json_write_string(out, r->tls_st.cipher);
+        fputs(", \"alpn\": ", out);
+        json_write_string(out, r->tls_st.alpn);
     }
     fprintf(out, "},\n  \"error_causes\": ");
     causes_json(&r->causes, out);
@@ -459,6 +483,18 @@ merge_one(const char *path, const char *buf, size_t n, result_t *r,
         r->errors[i] += num(o, error_names[i], &bad);
     }
     merge_causes(&r->causes, json_get(root, "error_causes"), &bad);
+    if ((o = json_get(root, "tls")) != NULL) {
+        const json_t *v = json_get(o, "version");
+
+        r->tls = 1;
+        r->tls_st.handshakes += num(o, "handshakes", &bad);
+        r->tls_st.resumed += num(o, "resumed", &bad);
+        r->tls_st.failed += num(o, "failed", &bad);
+        if (v != NULL && v->type == JSON_STRING) {
+            snprintf(r->tls_st.version, sizeof(r->tls_st.version), "%s",
+                     v->string);
+        }
+    }
     o = json_get(root, "latency_histogram_us");
     if (o == NULL || o->type != JSON_ARRAY) {
         bad = 1;
