@@ -332,6 +332,47 @@ def test_tls_replay_against_nicd_and_nginx():
                                  "TLSv1.2")
 
 
+def test_csv_per_request_and_per_second():
+    """--csv: a row a request (header row, targets quoted as CSV needs,
+    the error of each failed one), the same requests and statuses as
+    --log and --json; --csv-seconds: a row a second whose counts add up
+    to the run's."""
+    import csv
+    with tempfile.TemporaryDirectory() as root, \
+            tempfile.TemporaryDirectory() as d:
+        rc, _, err = run("docroot", "--root", root, NASA)
+        check(rc == 0, err)
+        a, b = os.path.join(d, "r.csv"), os.path.join(d, "s.csv")
+        with Server(root=root) as s:
+            res, log = replay(NASA, "http://127.0.0.1:%d/" % s.port, "-c", "4",
+                              "--rate", "700", "--csv", a, "--csv-seconds", b)
+        rows = list(csv.DictReader(open(a, newline="")))
+        secs = list(csv.DictReader(open(b, newline="")))
+    check(len(rows) == len(log) == res["requests"] == 1000, "%d rows"
+          % len(rows))
+    check(sorted((r["method"], r["target"], int(r["status"]),
+                  int(r["body_bytes"])) for r in rows)
+          == sorted((m, t, st, by) for _, m, t, st, by in log), "csv != log")
+    check(all(r["error"] == "" and int(r["latency_us"]) > 0 for r in rows),
+          repr(rows[:3]))
+    check(len(secs) >= 2 and sum(int(r["answered"]) for r in secs) == 1000
+          and sum(int(r["body_bytes"]) for r in secs) == res["content_bytes"]
+          and all(int(r["p50_us"]) <= int(r["max_us"]) for r in secs),
+          repr(secs))
+    # a failed request's row says why; a target with a comma is quoted
+    trace = write_trace([(0, "A", "GET", "/a,b", 200)])
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            a = os.path.join(d, "r.csv")
+            replay(trace, "http://127.0.0.1:1/", "--csv", a,
+                   failure="no request was answered")
+            text = open(a).read()
+    finally:
+        os.unlink(trace)
+    check(text.split("\n")[1] == '0,GET,"/a,b",0,0,0,0,0,connect: '
+          'Connection refused', text)
+
+
 class Scripted:
     """A server answering each request by its path, in order, pipelined:
     the HTTP/1.1 cases a replayer must read right.  It records the

@@ -8,13 +8,13 @@
 #include "lib/causes.h"
 #include "lib/json.h"
 
-void
+const cause_t *
 causes_add(causes_t *c, const char *what, int err, const char *why)
 {
-    causes_add_n(c, what, err, why, 1);
+    return causes_add_n(c, what, err, why, 1);
 }
 
-void
+const cause_t *
 causes_add_n(causes_t *c, const char *what, int err, const char *why,
              uint64_t n)
 {
@@ -31,17 +31,17 @@ causes_add_n(causes_t *c, const char *what, int err, const char *why,
         if (r->err == err && strcmp(r->what, k.what) == 0
             && strcmp(r->why, k.why) == 0) {
             r->n += n;
-            return;
+            return r;
         }
     }
     if (c->n == CAUSES_MAX) {
         c->other += n;
-        return;
+        return NULL;
     }
     k.err = err;
     k.n = n;
     c->row[c->n] = k;
-    c->n++;
+    return &c->row[c->n++];
 }
 
 const char *

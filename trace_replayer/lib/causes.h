@@ -30,10 +30,12 @@ typedef struct {
 
 /* Count one: what failed, with errno err (0: why says it); the texts
  * are copied (cut to the row's room). */
-void causes_add(causes_t *c, const char *what, int err, const char *why);
-/* ... n of them (a merge of runs' tables) */
-void causes_add_n(causes_t *c, const char *what, int err, const char *why,
-                  uint64_t n);
+const cause_t *causes_add(causes_t *c, const char *what, int err,
+                          const char *why);
+/* ... n of them (a merge of runs' tables).  Both return the row counted
+ * (NULL: past CAUSES_MAX, counted as other). */
+const cause_t *causes_add_n(causes_t *c, const char *what, int err,
+                            const char *why, uint64_t n);
 
 /* The reason of a row: strerror(err), or why. */
 const char *causes_reason(const cause_t *r);

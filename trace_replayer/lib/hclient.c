@@ -300,28 +300,24 @@ hclient_lose(hclient_t *c, int how)
     c->ops->lost(c->ud, how, answered);
 }
 
-void
+const cause_t *
 hclient_count_loss(causes_t *causes, const hclient_t *c, int how)
 {
     if (c->err_text != NULL) {
-        causes_add(causes, "tls", 0, c->err_text);
-        return;
+        return causes_add(causes, "tls", 0, c->err_text);
     }
     switch (how) {
-    case HC_CONNECT: causes_add(causes, "connect", c->err, "failed"); break;
+    case HC_CONNECT: return causes_add(causes, "connect", c->err, "failed");
     case HC_CLOSED:
-        causes_add(causes, c->err ? "read" : "closed", c->err,
-                   "by the server before a response");
-        break;
+        return causes_add(causes, c->err ? "read" : "closed", c->err,
+                          "by the server before a response");
     case HC_CUT:
-        causes_add(causes, c->err ? "read" : "closed", c->err,
-                   "by the server inside a response");
-        break;
+        return causes_add(causes, c->err ? "read" : "closed", c->err,
+                          "by the server inside a response");
     case HC_PARSE:
-        causes_add(causes, "response", 0,
-                   "did not parse (or bytes nobody asked for)");
-        break;
-    default: causes_add(causes, "client", 0, "out of memory"); break;
+        return causes_add(causes, "response", 0,
+                          "did not parse (or bytes nobody asked for)");
+    default: return causes_add(causes, "client", 0, "out of memory");
     }
 }
 

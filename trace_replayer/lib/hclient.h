@@ -124,7 +124,8 @@ void hclient_lose(hclient_t *c, int how);
  * refused", "read: Connection reset by peer", "closed: before a response",
  * "response: did not parse", ...  A failed hclient_open() is HC_CONNECT.
  */
-void hclient_count_loss(causes_t *causes, const hclient_t *c, int how);
+const cause_t *hclient_count_loss(causes_t *causes, const hclient_t *c,
+                                  int how);
 
 /*
  * Room for n more bytes of requests at the end of the write buffer (the

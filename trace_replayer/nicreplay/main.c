@@ -111,6 +111,12 @@ nicreplay_usage(FILE *out)
         "      --log FILE        one line per request: session, method, "
         "target,\n"
         "                        status (0: none), body bytes, latency us\n"
+        "      --csv FILE        the same as CSV with a header row and "
+        "each failed\n"
+        "                        request's error (- for stdout)\n"
+        "      --csv-seconds FILE  a CSV row a second: answered, failed, "
+        "body bytes,\n"
+        "                        latency p50, p90, p99, max (us)\n"
         "  -q, --quiet           no progress line\n"
         "  -h, --help            this text\n"
         "      --version         the version and the compiled features\n"
@@ -205,20 +211,23 @@ main(int argc, char **argv)
         {"docroot", required_argument, NULL, 'R'},
         {"json", required_argument, NULL, 'j'},
         {"log", required_argument, NULL, 'l'},
+        {"csv", required_argument, NULL, 'X'},
+        {"csv-seconds", required_argument, NULL, 'Y'},
         {"quiet", no_argument, NULL, 'q'},
         {"version", no_argument, NULL, NICACHE_OPT_VERSION},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     feed_opts_t fo = {0};
-    const char *json = NULL, *logpath = NULL, *host = NULL;
-    char        err[512], manifest[PATH_MAX];
-    unsigned    by_url = 0;
-    int         by_size = BY_SIZE_NONE;
-    uint64_t    v;
-    double      gap;
-    int         ch, rc;
-    replay_t    run, *rp = &run;
+    const char *json = NULL, *logpath = NULL, *host = NULL, *csv = NULL,
+               *csv_seconds = NULL;
+    char     err[512], manifest[PATH_MAX];
+    unsigned by_url = 0;
+    int      by_size = BY_SIZE_NONE;
+    uint64_t v;
+    double   gap;
+    int      ch, rc, on_stdout;
+    replay_t run, *rp = &run;
 
     memset(&run, 0, sizeof(run));
     run.ep = -1;
@@ -385,6 +394,8 @@ main(int argc, char **argv)
             break;
         case 'j': json = optarg; break;
         case 'l': logpath = optarg; break;
+        case 'X': csv = optarg; break;
+        case 'Y': csv_seconds = optarg; break;
         case 'q': rp->cf.quiet = 1; break;
         case NICACHE_OPT_VERSION: trace_print_version("nicreplay"); return 0;
         case 'h': nicreplay_usage(stdout); return 0;
@@ -396,6 +407,15 @@ main(int argc, char **argv)
     }
     if (argc - optind > 1 + MAX_SERVERS) {
         return cli_usage("nicreplay", "at most %d URLs", MAX_SERVERS);
+    }
+    on_stdout = (json != NULL && strcmp(json, "-") == 0)
+                + (csv != NULL && strcmp(csv, "-") == 0)
+                + (csv_seconds != NULL && strcmp(csv_seconds, "-") == 0);
+    if (on_stdout > 1) {
+        return cli_usage("nicreplay",
+                         "one of --json, --csv and --csv-seconds "
+                         "on standard output (-), not %d",
+                         on_stdout);
     }
     if (fo.pipeline_gap > fo.conn_gap) {
         fo.pipeline_gap = fo.conn_gap;
@@ -451,6 +471,23 @@ main(int argc, char **argv)
             goto out;
         }
     }
+    if ((csv != NULL && (rp->csv_file = cli_open_out("nicreplay", csv)) == NULL)
+        || (csv_seconds != NULL
+            && (rp->csv_sec_file = cli_open_out("nicreplay", csv_seconds))
+                   == NULL)) {
+        rc = 1;
+        goto out;
+    }
+    if (rp->csv_file != NULL) {
+        fputs("session,method,target,status,body_bytes,latency_us,"
+              "intended_us,sent_us,error\n",
+              rp->csv_file);
+    }
+    if (rp->csv_sec_file != NULL) {
+        fputs("start_s,length_s,answered,failed,body_bytes,p50_us,p90_us,"
+              "p99_us,max_us\n",
+              rp->csv_sec_file);
+    }
     nicache_catch_stop();
     rc = nicreplay_run(rp) == 0 ? 0 : 1;
     if (feed_error(rp->feed) != NULL) {
@@ -467,7 +504,7 @@ main(int argc, char **argv)
                         ? NULL
                         : nicreplay_failure(rp, &rp->res, fs, why, sizeof(why));
 
-        if (json == NULL || strcmp(json, "-") != 0) {
+        if (!on_stdout) {
             nicreplay_print_summary(&rp->res, failure, stdout);
             printf("  trace        %llu records, %llu replayable; skipped: "
                    "%llu other methods, %llu not ok, %llu other shards; "
@@ -502,6 +539,10 @@ main(int argc, char **argv)
 out:
     /* every way out after the addresses were looked up comes here */
     if (rp->cf.log != NULL && fclose(rp->cf.log) != 0) {
+        rc = 1;
+    }
+    if (cli_close_out("nicreplay", csv, rp->csv_file) != 0
+        || cli_close_out("nicreplay", csv_seconds, rp->csv_sec_file) != 0) {
         rc = 1;
     }
     breakdown_free(rp->bd);

@@ -144,10 +144,19 @@ typedef struct replay_s {
     FILE        *hdr_file;
     trace_hist_t hdr_interval;
     uint64_t     hdr_since;
+    /* --csv: a row a request; --csv-seconds: a row a second, from the
+     * same interval as --hdr's */
+    FILE    *csv_file, *csv_sec_file;
+    uint64_t iv_failed, iv_bytes;
 } replay_t;
 
-/* --hdr: the interval that ended at t */
+/* --hdr and --csv-seconds: the interval that ended at t */
 int nicreplay_hdr_write(replay_t *rp, uint64_t t);
+/* --csv: a request's row (status 0: none; error: why, or NULL) */
+void nicreplay_csv_row(replay_t *rp, uint64_t session, const char *method,
+                       const char *target, size_t tlen, int status,
+                       uint64_t bytes, uint64_t us, uint64_t intended_us,
+                       uint64_t sent_us, const cause_t *error);
 /* 1 when requests are sent at their times (--rate, --speed) */
 int nicreplay_scheduled(replay_t *rp);
 /* count n responses of status */

@@ -122,25 +122,33 @@ method_sent(replay_t *rp, const feed_req_t *q)
     return as_logged(rp, q, extra, sizeof(extra));
 }
 
+/* --log and --csv: a request's line (status 0: none, and error why) */
 static void
 log_request(const user_t *u, const feed_req_t *q, int status, uint64_t bytes,
-            uint64_t us)
+            uint64_t us, const cause_t *error)
 {
     replay_t *rp = u->rp;
 
     size_t      len;
     const char *t = feed_target(rp->feed, q->url, &len);
+    const char *m = method_sent(rp, q) == TRACE_HEAD ? "HEAD" : "GET";
+    uint64_t    sess = feed_session_id(u->sess);
+    uint64_t    intended = u->intended_ns > rp->t_start
+                               ? (u->intended_ns - rp->t_start) / 1000
+                               : 0,
+             sent = u->sent_ns > rp->t_start ? (u->sent_ns - rp->t_start) / 1000
+                                             : 0;
 
-    fprintf(rp->cf.log, "%llu %s %.*s %d %llu %llu %llu %llu\n",
-            (unsigned long long) feed_session_id(u->sess),
-            method_sent(rp, q) == TRACE_HEAD ? "HEAD" : "GET", (int) len, t,
-            status, (unsigned long long) bytes, (unsigned long long) us,
-            (unsigned long long) (u->intended_ns > rp->t_start
-                                      ? (u->intended_ns - rp->t_start) / 1000
-                                      : 0),
-            (unsigned long long) (u->sent_ns > rp->t_start
-                                      ? (u->sent_ns - rp->t_start) / 1000
-                                      : 0));
+    if (rp->cf.log != NULL) {
+        fprintf(rp->cf.log, "%llu %s %.*s %d %llu %llu %llu %llu\n",
+                (unsigned long long) sess, m, (int) len, t, status,
+                (unsigned long long) bytes, (unsigned long long) us,
+                (unsigned long long) intended, (unsigned long long) sent);
+    }
+    if (rp->csv_file != NULL) {
+        nicreplay_csv_row(rp, sess, m, t, len, status, bytes, us, intended,
+                          sent, error);
+    }
 }
 
 /* fidelity: a 2xx stays a 2xx (of the logged size, when that is what was
@@ -179,21 +187,24 @@ fail_group(user_t *u, int kind, int how)
 {
     replay_t *rp = u->rp;
 
-    feed_req_t *q;
+    feed_req_t    *q;
+    const cause_t *why;
 
     rp->res.errors[kind]++;
     if (how >= 0) {
-        hclient_count_loss(&rp->res.causes, &u->hc, how);
+        why = hclient_count_loss(&rp->res.causes, &u->hc, how);
     } else if (kind == E_TIMEOUT) {
-        causes_add(&rp->res.causes, "timeout", 0, "no byte within --timeout");
+        why = causes_add(&rp->res.causes, "timeout", 0,
+                         "no byte within --timeout");
     } else {
-        causes_add(&rp->res.causes, "client", 0, "out of memory");
+        why = causes_add(&rp->res.causes, "client", 0, "out of memory");
     }
     for (q = u->group; q != NULL; q = q->next) {
         rp->res.failed++;
+        rp->iv_failed++;
         count_fidelity(rp, q, 0, 0);
-        if (rp->cf.log != NULL) {
-            log_request(u, q, 0, 0, 0);
+        if (rp->cf.log != NULL || rp->csv_file != NULL) {
+            log_request(u, q, 0, 0, 0, why);
         }
     }
     feed_free_reqs(rp->feed, u->group);
@@ -431,8 +442,9 @@ response_done(void *ud, const hresp_t *resp)
     if (u->bad) {
         rp->res.mismatches++;
     }
-    if (rp->cf.log != NULL) {
-        log_request(u, q, resp->status, resp->body, us);
+    rp->iv_bytes += resp->body;
+    if (rp->cf.log != NULL || rp->csv_file != NULL) {
+        log_request(u, q, resp->status, resp->body, us, NULL);
     }
     u->group = q->next;
     q->next = NULL;
@@ -625,7 +637,8 @@ nicreplay_run(replay_t *rp)
         if (deadline != 0 && t >= deadline) {
             break;
         }
-        if (rp->hdr_file != NULL && t - rp->hdr_since >= 1000000000u) {
+        if ((rp->hdr_file != NULL || rp->csv_sec_file != NULL)
+            && t - rp->hdr_since >= 1000000000u) {
             nicreplay_hdr_write(rp, t);
         }
         if (t >= next_check) {

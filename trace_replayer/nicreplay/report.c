@@ -17,26 +17,81 @@ static const char *const error_names[E_KINDS] = {"connect", "reset", "timeout",
 int
 nicreplay_hdr_write(replay_t *rp, uint64_t t)
 {
-    char *enc;
-    int   rc;
+    const trace_hist_t *h = &rp->hdr_interval;
+    char               *enc;
+    int                 rc = 0;
 
-    if (rp->hdr_file == NULL) {
-        return 0;
+    if (rp->csv_sec_file != NULL) {
+        /* start and length (s), what was answered and failed in it */
+        rc = fprintf(
+            rp->csv_sec_file, "%.3f,%.3f,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
+            (double) (rp->hdr_since - rp->t_start) / 1e9,
+            (double) (t - rp->hdr_since) / 1e9, (unsigned long long) h->count,
+            (unsigned long long) rp->iv_failed,
+            (unsigned long long) rp->iv_bytes,
+            (unsigned long long) trace_hist_quantile(h, 0.5),
+            (unsigned long long) trace_hist_quantile(h, 0.9),
+            (unsigned long long) trace_hist_quantile(h, 0.99),
+            (unsigned long long) h->max);
     }
-    enc = trace_hist_hdr_encode(&rp->hdr_interval);
-    if (enc == NULL) {
-        return -1;
+    if (rp->hdr_file != NULL && rc >= 0) {
+        enc = trace_hist_hdr_encode(h);
+        if (enc == NULL) {
+            return -1;
+        }
+        /* start (s since the log's StartTime), length (s), max (ms, as
+         * HdrHistogram's tools print microseconds), the histogram */
+        rc = fprintf(rp->hdr_file, "%.3f,%.3f,%.3f,%s\n",
+                     (double) (rp->hdr_since - rp->t_start) / 1e9,
+                     (double) (t - rp->hdr_since) / 1e9,
+                     (double) h->max / 1000.0, enc);
+        free(enc);
     }
-    /* start (s since the log's StartTime), length (s), max (ms, as
-     * HdrHistogram's tools print microseconds), the histogram */
-    rc = fprintf(rp->hdr_file, "%.3f,%.3f,%.3f,%s\n",
-                 (double) (rp->hdr_since - rp->t_start) / 1e9,
-                 (double) (t - rp->hdr_since) / 1e9,
-                 (double) rp->hdr_interval.max / 1000.0, enc);
-    free(enc);
     memset(&rp->hdr_interval, 0, sizeof(rp->hdr_interval));
+    rp->iv_failed = rp->iv_bytes = 0;
     rp->hdr_since = t;
     return rc < 0 ? -1 : 0;
+}
+
+/* a CSV field: quoted when it holds a comma, a quote or a line break */
+static void
+csv_field(FILE *f, const char *s, size_t n)
+{
+    size_t i;
+
+    if (strcspn(s, ",\"\r\n") >= n) {
+        fwrite(s, 1, n, f);
+        return;
+    }
+    fputc('"', f);
+    for (i = 0; i < n; i++) {
+        if (s[i] == '"') {
+            fputc('"', f);
+        }
+        fputc(s[i], f);
+    }
+    fputc('"', f);
+}
+
+void
+nicreplay_csv_row(replay_t *rp, uint64_t session, const char *method,
+                  const char *target, size_t tlen, int status, uint64_t bytes,
+                  uint64_t us, uint64_t intended_us, uint64_t sent_us,
+                  const cause_t *error)
+{
+    FILE *f = rp->csv_file;
+    char  why[160];
+
+    fprintf(f, "%llu,%s,", (unsigned long long) session, method);
+    csv_field(f, target, tlen);
+    fprintf(f, ",%d,%llu,%llu,%llu,%llu,", status, (unsigned long long) bytes,
+            (unsigned long long) us, (unsigned long long) intended_us,
+            (unsigned long long) sent_us);
+    if (error != NULL) {
+        snprintf(why, sizeof(why), "%s: %s", error->what, causes_reason(error));
+        csv_field(f, why, strlen(why));
+    }
+    fputc('\n', f);
 }
 
 /* ---- results ---- */
