@@ -677,6 +677,9 @@ class Dying(Scripted):
 
     def answer(self, method, path):
         if path == "/die":
+            # shutdown first: a listening socket closed while another
+            # thread waits in accept() would go on taking connections
+            self.ls.shutdown(socket.SHUT_RDWR)
             self.ls.close()
             return b"", True
         return Scripted.answer(self, method, path)
