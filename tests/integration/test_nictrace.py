@@ -201,6 +201,73 @@ def content(name, size):
     return out[:size]
 
 
+def test_logs_as_they_come():
+    """--log-format with separators of any length and ${time LAYOUT}: the
+    World Cup CSV (DD/Mon/YYYY,HH:MM:SS, the comma inside the time) and a
+    |&|-separated log with 12-hour times; when nothing parses, the first
+    line and the field that failed are named."""
+    with tempfile.TemporaryDirectory() as d:
+        csv = os.path.join(d, "wc.csv")
+        with open(csv, "w") as f:
+            f.write("1.2.3.4,30/Apr/1998,21:30:17,GET,/english/index.html,"
+                    "200,1234\n1.2.3.5,30/Apr/1998,21:30:18,GET,/a.gif,"
+                    "200,100\n1.2.3.4,01/May/1998,00:00:00,GET,/a.gif,304,0\n")
+        rc, out, err = run("stats", csv, "--json", "-", "--log-format",
+                           "$remote_addr,${time %d/%b/%Y,%H:%M:%S},"
+                           "$request_method,$request_uri,$status,"
+                           "$body_bytes_sent")
+        s = json.loads(out)
+        check(rc == 0 and s["requests"] == 3 and s["parse_errors"] == 0
+              and s["first_time"] == 893971817
+              and s["last_time"] == 893971817 + 8983
+              and s["distinct_files"] == 2 and s["data_set_bytes"] == 1334,
+              "%r %s" % (s, err))
+        amp = os.path.join(d, "amp.log")
+        with open(amp, "w") as f:
+            f.write("2015-02-15 05:11AM|&|GET|&|/index.html|&|200|&|5000\n"
+                    "2015-02-15 05:12PM|&|GET|&|/b.html|&|200|&|300\n")
+        layout = ("${time %Y-%m-%d %I:%M%p}|&|$request_method|&|$request_uri"
+                  "|&|$status|&|$body_bytes_sent")
+        rc, out, err = run("stats", amp, "--json", "-", "--log-format",
+                           layout)
+        s = json.loads(out)
+        check(rc == 0 and s["requests"] == 2 and s["first_time"] == 1423977060
+              and s["duration_s"] == 12 * 3600 + 60, "%r %s" % (s, err))
+        # the wrong layout: the first line, and what in it failed
+        rc, out, err = run("stats", amp, "--log-format",
+                           layout.replace("%I:%M%p", "%H:%M:%S"))
+        check(rc == 1 and err.endswith(
+            'no record of %s parsed (2 lines did not; line 1, its date: '
+            '"2015-02-15 05:11AM|&|GET|&|/index.html|&|200|&|5000"; the wrong '
+            '--format or --log-format?)\n' % amp), err)
+        rc, _, err = run("stats", amp, "--log-format", "${time %Y|$uri")
+        check(rc == 1 and "${time LAYOUT} wants a layout and a }" in err, err)
+
+
+def test_unsorted_log_fails_unless_allowed():
+    """A log in reverse: 872 of its 1,000 records come later than the
+    window allows.  nictrace stats prints its figures and fails, nicsim
+    and nicreplay fail naming the share; --allow-late runs them."""
+    with tempfile.TemporaryDirectory() as d:
+        rev = os.path.join(d, "rev.log")
+        with open(rev, "w") as f:
+            f.writelines(reversed(open(NASA, encoding="latin-1").readlines()))
+        why = ("872 of 1000 records of %s (87.2 %%) came later than the "
+               "reorder window allows" % rev)
+        rc, out, err = run("stats", rev)
+        check(rc == 1 and "late records           872" in out and why in err,
+              out + err)
+        rc, out, err = run("stats", rev, "--allow-late")
+        check(rc == 0, err)
+        nicsim = os.path.join(os.path.dirname(NICD), "nicsim")
+        p = subprocess.run([nicsim, rev, "--sizes", "1m"], capture_output=True,
+                           text=True, timeout=60)
+        check(p.returncode == 1 and why in p.stderr, p.stderr)
+        p = subprocess.run([nicsim, rev, "--sizes", "1m", "--allow-late"],
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0, p.stderr)
+
+
 def test_docroot_served_by_nicd():
     """nictrace docroot of the NASA sample, served by nicd: every object
     of the trace (path and query) asked for at the URL the manifest gives:

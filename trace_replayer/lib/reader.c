@@ -28,6 +28,7 @@ typedef struct {
     /* 1, 0 at the end, -1 read error, -2 this line or record is bad
      * (*bad set) */
     int (*next)(struct trace_reader_s *t, trace_req_t *r, int *bad);
+    int text; /* read a line at a time (a bad one's text can be shown) */
 } format_t;
 
 struct trace_reader_s {
@@ -57,6 +58,8 @@ struct trace_reader_s {
     char          *out_url; /* the record last handed out owns it */
     int            raw_eof;
     int            allow_truncated;
+    int            allow_late;
+    uint64_t       records; /* parsed, handed out or held */
     char          *path;
 };
 
@@ -475,13 +478,13 @@ lcs_csv_next(struct trace_reader_s *t, trace_req_t *r, int *bad)
     return 1;
 }
 
-static const format_t fmt_clf = {"clf", clf_probe, clf_next};
-static const format_t fmt_nic = {"nic", nic_probe, nic_next};
-static const format_t fmt_wc98 = {"wc98", wc98_probe, wc98_next};
-static const format_t fmt_json = {"json", json_probe, fields_next};
-static const format_t fmt_template = {"log_format", NULL, fields_next};
-static const format_t fmt_oracle = {"oracle", NULL, oracle_next};
-static const format_t fmt_lcs_csv = {"lcs-csv", NULL, lcs_csv_next};
+static const format_t fmt_clf = {"clf", clf_probe, clf_next, 1};
+static const format_t fmt_nic = {"nic", nic_probe, nic_next, 0};
+static const format_t fmt_wc98 = {"wc98", wc98_probe, wc98_next, 0};
+static const format_t fmt_json = {"json", json_probe, fields_next, 1};
+static const format_t fmt_template = {"log_format", NULL, fields_next, 1};
+static const format_t fmt_oracle = {"oracle", NULL, oracle_next, 0};
+static const format_t fmt_lcs_csv = {"lcs-csv", NULL, lcs_csv_next, 1};
 
 /* named only (no bytes tell them apart): --format */
 static const format_t *const named_formats[] = {&fmt_oracle, &fmt_lcs_csv,
@@ -741,6 +744,7 @@ trace_src_option(trace_src_t *s, int c, const char *arg, char *err,
         }
         return 1;
     case TRACE_OPT_TRUNC: s->allow_truncated = 1; return 1;
+    case TRACE_OPT_LATE: s->allow_late = 1; return 1;
     }
     return 0;
 }
@@ -756,6 +760,7 @@ trace_src_open(const trace_src_t *s, char *err, size_t errlen)
     if (t != NULL) {
         trace_set_held_max(t, s->held_max);
         trace_allow_truncated(t, s->allow_truncated);
+        t->allow_late = s->allow_late;
     }
     return t;
 }
@@ -840,11 +845,25 @@ raw_next(trace_reader_t *t, trace_req_t *r, char *err, size_t errlen)
         memset(r, 0, sizeof(*r));
         rc = t->fmt->next(t, r, &bad);
         if (rc != -2) {
+            t->records += rc == 1;
             break;
         }
         if (t->nbad < TRACE_ERRORS_KEPT) {
-            t->bad[t->nbad].line = t->lineno;
-            t->bad[t->nbad].err = bad;
+            trace_bad_t *b = &t->bad[t->nbad];
+            size_t       i;
+
+            b->line = t->lineno;
+            b->err = bad;
+            b->text[0] = '\0';
+            for (i = 0;
+                 t->fmt->text && t->line != NULL && i + 1 < sizeof(b->text)
+                 && t->line[i] != '\0' && t->line[i] != '\n';
+                 i++) {
+                unsigned char c = (unsigned char) t->line[i];
+
+                b->text[i] = c >= 0x20 && c < 0x7f ? (char) c : '?';
+                b->text[i + 1] = '\0';
+            }
         }
         t->nbad++;
     }
@@ -892,6 +911,54 @@ uint64_t
 trace_bad_count(const trace_reader_t *t)
 {
     return t->nbad;
+}
+
+const char *
+trace_late_why(uint64_t late, uint64_t records, int allowed, const char *path,
+               char *buf, size_t len)
+{
+    if (allowed || late * 100 <= records) {
+        return NULL;
+    }
+    snprintf(buf, len,
+             "%llu of %llu records of %s (%.1f %%) came later than the "
+             "reorder window allows and were clamped: the log is out of "
+             "order (sort it by time, widen --reorder-window, or "
+             "--allow-late)",
+             (unsigned long long) late, (unsigned long long) records, path,
+             100.0 * (double) late / (double) records);
+    return buf;
+}
+
+const char *
+trace_late_failure(const trace_reader_t *t, const char *path, char *buf,
+                   size_t len)
+{
+    return trace_late_why(t->late, t->records, t->allow_late, path, buf, len);
+}
+
+const char *
+trace_no_record_why(const trace_reader_t *t, const char *path, char *buf,
+                    size_t len)
+{
+    const trace_bad_t *b = t->nbad > 0 ? &t->bad[0] : NULL;
+
+    if (b == NULL) {
+        snprintf(buf, len, "no record of %s parsed (it holds none)", path);
+    } else if (b->text[0] != '\0') {
+        snprintf(buf, len,
+                 "no record of %s parsed (%llu lines did not; line %llu, its "
+                 "%s: \"%s\"; the wrong --format or --log-format?)",
+                 path, (unsigned long long) t->nbad,
+                 (unsigned long long) b->line, trace_err_str(b->err), b->text);
+    } else {
+        snprintf(buf, len,
+                 "no record of %s parsed (%llu records did not; record %llu, "
+                 "its %s; the wrong --format?)",
+                 path, (unsigned long long) t->nbad,
+                 (unsigned long long) b->line, trace_err_str(b->err));
+    }
+    return buf;
 }
 
 const trace_bad_t *

@@ -15,8 +15,9 @@
 #define TRACE_ERRORS_KEPT 10
 
 typedef struct {
-    uint64_t line; /* line (text) or record (binary) number, from 1 */
-    int      err;  /* TRACE_ERR_* */
+    uint64_t line;      /* line (text) or record (binary) number, from 1 */
+    int      err;       /* TRACE_ERR_* */
+    char     text[100]; /* a text line's beginning ("": binary) */
 } trace_bad_t;
 
 typedef struct trace_reader_s trace_reader_t;
@@ -71,6 +72,18 @@ void     trace_allow_truncated(trace_reader_t *t, int allow);
 uint64_t trace_late_count(const trace_reader_t *t);
 
 /*
+ * A log out of order: more than 1 % of its records came later than the
+ * reorder window allows (and were clamped), which changes sessions,
+ * gaps and any replay's schedule.  Unless allowed (--allow-late), the
+ * reason in one line into buf ("N of M records of PATH (P %) ..."), else
+ * NULL.  trace_late_why works on counts (several traces added up).
+ */
+const char *trace_late_failure(const trace_reader_t *t, const char *path,
+                               char *buf, size_t len);
+const char *trace_late_why(uint64_t late, uint64_t records, int allowed,
+                           const char *path, char *buf, size_t len);
+
+/*
  * Where a tool's trace comes from, as its command line says: every tool
  * takes the same options (TRACE_SRC_LONGOPTS in its getopt table, then
  * trace_src_option() for each option).  --log-format is --format under
@@ -83,16 +96,18 @@ typedef struct {
     double      window;   /* < 0: TRACE_WINDOW_DEFAULT */
     uint64_t    held_max; /* 0: TRACE_HELD_DEFAULT */
     int         allow_truncated;
+    int         allow_late; /* --allow-late */
 } trace_src_t;
 
 #define TRACE_SRC_INIT                                                         \
     {                                                                          \
-        NULL, "auto", NULL, -1, 0, 0                                           \
+        NULL, "auto", NULL, -1, 0, 0, 0                                        \
     }
 
 /* getopt values of the long-only trace options (clear of any letter) */
 #define TRACE_OPT_HELD  0x7001
 #define TRACE_OPT_TRUNC 0x7002
+#define TRACE_OPT_LATE  0x7003
 
 #define TRACE_SRC_LONGOPTS                                                     \
     {"format", required_argument, NULL, 'f'},                                  \
@@ -100,6 +115,7 @@ typedef struct {
         {"mapping", required_argument, NULL, 'm'},                             \
         {"reorder-window", required_argument, NULL, 'W'},                      \
         {"reorder-max", required_argument, NULL, TRACE_OPT_HELD},              \
+        {"allow-late", no_argument, NULL, TRACE_OPT_LATE},                     \
     {                                                                          \
         "allow-truncated", no_argument, NULL, TRACE_OPT_TRUNC                  \
     }
@@ -119,7 +135,10 @@ typedef struct {
     "(default 262144)\n"                                                       \
     "      --allow-truncated a gzip log cut short ends the trace "             \
     "(a warning),\n"                                                           \
-    "                        not an error\n"
+    "                        not an error\n"                                   \
+    "      --allow-late      more than 1 %% of the records later than the "    \
+    "window\n"                                                                 \
+    "                        (clamped) is not an error\n"
 
 /* 1: c was a trace option (applied), 0: not one, -1: bad value (err). */
 int trace_src_option(trace_src_t *s, int c, const char *arg, char *err,
@@ -140,6 +159,15 @@ double trace_progress(const trace_reader_t *t);
 /* Lines or records that did not parse, and the first few of them. */
 uint64_t           trace_bad_count(const trace_reader_t *t);
 const trace_bad_t *trace_bad_first(const trace_reader_t *t, int *n);
+
+/*
+ * A trace in which no record parsed, said in one line into buf: "no
+ * record of PATH parsed (N lines did not; line 1 (date): \"...\"; the
+ * wrong --format?)", the first failing line with the field that failed.
+ * Returns buf.
+ */
+const char *trace_no_record_why(const trace_reader_t *t, const char *path,
+                                char *buf, size_t len);
 
 void trace_close(trace_reader_t *t);
 

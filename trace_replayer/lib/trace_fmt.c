@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/civil.h"
 #include "util/hash.h"
@@ -45,6 +46,7 @@ enum {
     F_BYTES,
     F_REQUEST_TIME,
     F_PROTOCOL,
+    F_TIME_LAYOUT, /* ${time LAYOUT}: strptime's directives */
     F_COUNT
 };
 
@@ -119,6 +121,9 @@ struct trace_fields_s {
     size_t cap;
     char  *url; /* $uri?$args, or the request's target */
     size_t url_cap;
+    /* ${time LAYOUT}: the line's time, read by the layout */
+    int64_t layout_s;
+    int     has_layout;
 };
 
 void
@@ -195,7 +200,8 @@ trace_fields_template(const char *fmt, char *err, size_t errlen)
         if (p > lit && add_item(t, -1, lit, (size_t) (p - lit)) != 0) {
             goto oom;
         }
-        if (t->nitems > 0 && t->items[t->nitems - 1].field >= 0 && lit == p) {
+        if (t->nitems > 0 && t->items[t->nitems - 1].field >= 0
+            && t->items[t->nitems - 1].field != F_TIME_LAYOUT && lit == p) {
             snprintf(err, errlen,
                      "log format: two variables with nothing between them at "
                      "\"%.20s\"",
@@ -203,6 +209,26 @@ trace_fields_template(const char *fmt, char *err, size_t errlen)
             goto fail;
         }
         p++;
+        if (strncmp(p, "{time ", 6) == 0) {
+            /* ${time %d/%b/%Y,%H:%M:%S}: a time as its layout says, which
+             * decides where it ends */
+            const char *close = strchr(p, '}');
+
+            if (close == NULL || close == p + 6) {
+                snprintf(err, errlen,
+                         "log format: ${time LAYOUT} wants a layout and a } "
+                         "at \"%.20s\"",
+                         p - 1);
+                goto fail;
+            }
+            have[F_TIME_LAYOUT] = 1;
+            if (add_item(t, F_TIME_LAYOUT, p + 6, (size_t) (close - p - 6))
+                != 0) {
+                goto oom;
+            }
+            p = lit = close + 1;
+            continue;
+        }
         if (*p == '{') {
             name = ++p;
             while (is_name(*p)) {
@@ -236,9 +262,11 @@ trace_fields_template(const char *fmt, char *err, size_t errlen)
     if (p > lit && add_item(t, -1, lit, (size_t) (p - lit)) != 0) {
         goto oom;
     }
-    if (!have[F_TIME_LOCAL] && !have[F_TIME_ISO] && !have[F_MSEC]) {
+    if (!have[F_TIME_LOCAL] && !have[F_TIME_ISO] && !have[F_MSEC]
+        && !have[F_TIME_LAYOUT]) {
         snprintf(err, errlen,
-                 "log format: no time ($time_local, $time_iso8601 or $msec)");
+                 "log format: no time ($time_local, $time_iso8601, $msec or "
+                 "${time LAYOUT})");
         goto fail;
     }
     if (!have[F_REQUEST] && !have[F_REQUEST_URI] && !have[F_URI]) {
@@ -417,7 +445,9 @@ finish(trace_fields_t *t, trace_req_t *r)
     int64_t s = 0, us = 0, rs, rus;
     int     status, f;
 
-    if (t->val[F_MSEC] != NULL) {
+    if (t->has_layout) {
+        s = t->layout_s;
+    } else if (t->val[F_MSEC] != NULL) {
         if (seconds_us(t->val[F_MSEC], t->vlen[F_MSEC], &s, &us) != 0) {
             return TRACE_ERR_DATE;
         }
@@ -510,6 +540,34 @@ finish(trace_fields_t *t, trace_req_t *r)
     return TRACE_OK;
 }
 
+/*
+ * ${time LAYOUT} at *p: strptime's reading of it (C locale: English month
+ * names, AM/PM; %z an offset, else UTC), *p moved past what it took.
+ */
+static int
+layout_time(trace_fields_t *t, const char *layout, const char **p,
+            const char *end)
+{
+    char        buf[128];
+    size_t      n = (size_t) (end - *p) < sizeof(buf) - 1 ? (size_t) (end - *p)
+                                                          : sizeof(buf) - 1;
+    struct tm   tm;
+    const char *e;
+
+    memcpy(buf, *p, n);
+    buf[n] = '\0';
+    memset(&tm, 0, sizeof(tm));
+    tm.tm_mday = 1;
+    e = strptime(buf, layout, &tm);
+    if (e == NULL || e == buf) {
+        return -1;
+    }
+    t->layout_s = (int64_t) timegm(&tm) - tm.tm_gmtoff;
+    t->has_layout = 1;
+    *p += e - buf;
+    return 0;
+}
+
 static int
 parse_template(trace_fields_t *t, const char *line, size_t len, trace_req_t *r)
 {
@@ -528,6 +586,12 @@ parse_template(trace_fields_t *t, const char *line, size_t len, trace_req_t *r)
                 return TRACE_ERR_FIELDS;
             }
             p += it->len;
+            continue;
+        }
+        if (it->field == F_TIME_LAYOUT) {
+            if (layout_time(t, it->lit, &p, end) != 0) {
+                return TRACE_ERR_DATE;
+            }
             continue;
         }
         v = p;
@@ -603,6 +667,7 @@ trace_fields_parse(trace_fields_t *t, const char *line, size_t len,
 {
     memset(t->val, 0, sizeof(t->val));
     memset(t->vlen, 0, sizeof(t->vlen));
+    t->has_layout = 0;
     return t->json ? parse_json(t, line, len, r)
                    : parse_template(t, line, len, r);
 }

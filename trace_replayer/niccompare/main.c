@@ -227,6 +227,7 @@ main(int argc, char **argv)
         case 'W': cp->o.window = optarg; break; /* the tools check it */
         case TRACE_OPT_HELD: cp->o.held = optarg; break;
         case TRACE_OPT_TRUNC: cp->o.allow_truncated = 1; break;
+        case TRACE_OPT_LATE: cp->o.allow_late = 1; break;
         case 'q': cp->o.quiet = 1; break;
         case 'K': cp->o.keep = 1; break;
         case 'H': cp->o.http2 = 1; break;

@@ -69,6 +69,7 @@ typedef struct {
     const char *trace, *policy, *workdir, *json, *plots, *report, *format;
     const char *mapping, *window, *held;
     int         allow_truncated;
+    int         allow_late;
     uint64_t    sizes[MAX_SIZES];
     int         nsizes;
     const char *testbeds[MAX_TESTBEDS];

@@ -177,6 +177,9 @@ niccompare_trace_args(cmp_t *cp, char **argv, int k)
         argv[k++] = "--reorder-max";
         argv[k++] = (char *) cp->o.held;
     }
+    if (cp->o.allow_late) {
+        argv[k++] = "--allow-late";
+    }
     if (cp->o.allow_truncated) {
         argv[k++] = "--allow-truncated";
     }

@@ -167,10 +167,7 @@ nicreplay_failure(replay_t *rp, const result_t *r, const feed_stats_t *fs,
     char causes[256];
 
     if (fs != NULL && fs->records == 0) {
-        snprintf(buf, len,
-                 "no record of the trace parsed (%llu lines did "
-                 "not: nictrace stats lists them)",
-                 (unsigned long long) trace_bad_count(feed_reader(rp->feed)));
+        trace_no_record_why(feed_reader(rp->feed), "the trace", buf, len);
     } else if (fs != NULL && fs->kept == 0) {
         snprintf(buf, len,
                  "nothing to replay: of %llu records, %llu other "
@@ -179,6 +176,11 @@ nicreplay_failure(replay_t *rp, const result_t *r, const feed_stats_t *fs,
                  (unsigned long long) fs->other_methods,
                  (unsigned long long) fs->not_ok,
                  (unsigned long long) fs->other_shards);
+    } else if (fs != NULL
+               && trace_late_failure(feed_reader(rp->feed), "the trace", buf,
+                                     len)
+                      != NULL) {
+        /* buf says it: an out-of-order log replayed out of its times */
     } else if (r->requests == 0) {
         snprintf(buf, len, "no request was answered (%s)%s",
                  causes_format(&r->causes, 3, causes, sizeof(causes)),

@@ -273,11 +273,16 @@ nicsim_run(nicsim_run_t *run, const nicsim_conf_t *cf)
         if (rc < 0) {
             fprintf(stderr, "nicsim: %s: %s\n", cf->path, err);
         } else {
-            fprintf(stderr,
-                    "nicsim: failed: no record of %s parsed (%llu lines did "
-                    "not; the wrong --format?)\n",
-                    cf->path, (unsigned long long) trace_bad_count(t));
+            char why[512];
+
+            fprintf(stderr, "nicsim: failed: %s\n",
+                    trace_no_record_why(t, cf->path, why, sizeof(why)));
         }
+        trace_close(t);
+        return 1;
+    }
+    if (trace_late_failure(t, cf->path, err, sizeof(err)) != NULL) {
+        fprintf(stderr, "nicsim: failed: %s\n", err);
         trace_close(t);
         return 1;
     }

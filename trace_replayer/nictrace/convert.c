@@ -74,7 +74,8 @@ nictrace_convert(const trace_src_t *src, const char *out_path, int json)
         printf("; %llu lines did not parse\n",
                (unsigned long long) trace_bad_count(t));
     }
-    rc = nictrace_no_records(src->path, records, t);
+    rc = nictrace_no_records(src->path, records, t) != 0
+         || nictrace_late(src->path, t) != 0;
 
 done:
     if (out != NULL) {

@@ -88,6 +88,7 @@ nictrace_docroot(const trace_src_t *src, const char *root, int json)
         return 1;
     }
     if (nictrace_no_records(src->path, sc.requests, sc.reader) != 0
+        || nictrace_late(src->path, sc.reader) != 0
         || foreign_docroot(root, src->path) != 0) {
         goto done;
     }

@@ -78,6 +78,9 @@ int nictrace_scan_more(const trace_src_t *src, trace_sessions_t *sessions,
 /* 1 after saying no record of path parsed, 0 when some did */
 int nictrace_no_records(const char *path, uint64_t records,
                         const trace_reader_t *t);
+/* more than 1 % of the records late (and no --allow-late): 1 after
+ * saying so, else 0 */
+int nictrace_late(const char *path, const trace_reader_t *t);
 /* the subcommands: the exit status, having said why when not 0 */
 /* stats of the traces paths[0..n) (src's options), as of their
  * concatenation; with_files: the JSON lists every file (for merge) */

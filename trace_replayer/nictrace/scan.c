@@ -125,12 +125,25 @@ nictrace_scan_more(const trace_src_t *src, trace_sessions_t *sessions,
 int
 nictrace_no_records(const char *path, uint64_t records, const trace_reader_t *t)
 {
+    char why[512];
+
     if (records > 0) {
         return 0;
     }
-    fprintf(stderr,
-            "nictrace: failed: no record of %s parsed (%llu lines did not; "
-            "the wrong --format?)\n",
-            path, (unsigned long long) trace_bad_count(t));
+    fprintf(stderr, "nictrace: failed: %s\n",
+            trace_no_record_why(t, path, why, sizeof(why)));
+    return 1;
+}
+
+/* A log out of order past 1 % (trace_late_failure): 1 after saying so */
+int
+nictrace_late(const char *path, const trace_reader_t *t)
+{
+    char why[512];
+
+    if (trace_late_failure(t, path, why, sizeof(why)) == NULL) {
+        return 0;
+    }
+    fprintf(stderr, "nictrace: failed: %s\n", why);
     return 1;
 }

@@ -21,7 +21,8 @@ nictrace_sessions(const trace_src_t *src, long conn_gap, long pipe_gap,
         trace_sessions_free(g);
         return 1;
     }
-    if (nictrace_no_records(src->path, sc.requests, sc.reader) != 0) {
+    if (nictrace_no_records(src->path, sc.requests, sc.reader) != 0
+        || nictrace_late(src->path, sc.reader) != 0) {
         trace_sessions_free(g);
         nictrace_scan_free(&sc);
         return 1;

@@ -186,6 +186,18 @@ nictrace_stats(const trace_src_t *src, char **paths, int n, int json,
     st.files = sc.files;
     print_stats(&st, json, with_files);
     nictrace_scan_free(&sc);
+    {
+        char why[512];
+
+        /* printed, and still a failure: the figures are of clamped times */
+        if (trace_late_why(st.late, st.requests, src->allow_late,
+                           n == 1 ? paths[0] : "the traces", why, sizeof(why))
+            != NULL) {
+            fflush(stdout);
+            fprintf(stderr, "nictrace: failed: %s\n", why);
+            return 1;
+        }
+    }
     return 0;
 }
 

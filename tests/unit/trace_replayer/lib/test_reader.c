@@ -268,7 +268,8 @@ test_log_format_and_json(void)
 
     CHECK(trace_open(NASA, "$remote_addr $status", NULL, err, sizeof(err))
           == NULL);
-    CHECK_STR(err, "log format: no time ($time_local, $time_iso8601 or $msec)");
+    CHECK_STR(err, "log format: no time ($time_local, $time_iso8601, $msec or "
+              "${time LAYOUT})");
     CHECK(trace_open(NASA, "$msec$status $request", NULL, err, sizeof(err))
           == NULL);
 }
