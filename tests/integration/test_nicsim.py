@@ -417,6 +417,60 @@ def test_miniature_simulation_of_every_policy():
     check(p.returncode == 2 and b"need every access" in p.stderr, p.stderr)
 
 
+READ_BACK = r"""
+import csv, importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("nicsim_plot", sys.argv[1])
+plot = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(plot)
+fig = plot.draw(list(csv.DictReader(sys.stdin)), "nasa")
+fig.canvas.draw()
+r = fig.canvas.get_renderer()
+texts = fig.legends[0].get_texts()
+boxes = [t.get_window_extent(r) for t in texts]
+panels = [ax.get_window_extent(r) for ax in fig.axes]
+print(json.dumps({
+    "legend": [t.get_text() for t in texts],
+    "lines": [[[l.get_label(), l.get_color(), l.get_marker()]
+               for l in ax.get_lines()] for ax in fig.axes],
+    "overlaps": [t.get_text() for i, (t, a) in enumerate(zip(texts, boxes))
+                 if any(a.overlaps(b) for b in boxes[i + 1:] + panels)]}))
+"""
+
+
+def test_plot_legend_names_every_curve_in_one_style():
+    """nicsim --plot's figure read back (with Debian's python3 and
+    matplotlib, as nicsim-plot runs): every policy drawn (OPT, which has
+    no request miss ratio, included) is in the legend once, each curve
+    has one colour and marker in both panels, no two curves share a
+    style, and the legend's texts overlap neither each other nor the
+    panels."""
+    import subprocess as sp
+    if sp.run(["/usr/bin/python3", "-c", "import matplotlib"],
+              capture_output=True).returncode != 0:
+        from nicd import Skip
+        raise Skip("python3-matplotlib is not installed")
+    here = os.path.dirname(os.path.abspath(__file__))
+    script = os.path.join(here, "..", "..", "trace_replayer", "nicsim",
+                          "plot.py")
+    text = nicsim("--csv", "--policy", "lru,opt,s3fifo,sieve", "--sizes",
+                  "64k,256k,1m,4m", "--split", "2", NASA)
+    p = sp.run(["/usr/bin/python3", "-c", READ_BACK, script], input=text,
+               capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, p.stderr)
+    got = json.loads(p.stdout)
+    want = ["opt, 2 caches", "lru, 2 caches", "s3fifo, 2 caches",
+            "sieve, 2 caches"]
+    check(got["legend"] == want, "legend %r" % got["legend"])
+    styles = {}
+    for lines in got["lines"]:
+        for label, colour, marker in lines:
+            check(styles.setdefault(label, (colour, marker))
+                  == (colour, marker), "%s drawn in two styles" % label)
+    check(len(set(styles.values())) == len(styles) == 4, repr(styles))
+    check([l[0] for l in got["lines"][1]] == want[1:], "right panel")
+    check(got["overlaps"] == [], "overlapping: %r" % got["overlaps"])
+
+
 def test_mrc_plot_and_refusals():
     with tempfile.TemporaryDirectory() as d:
         png = os.path.join(d, "mrc.png")
