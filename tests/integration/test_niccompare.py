@@ -85,6 +85,12 @@ def test_end_to_end():
                   "%s is not a PNG" % png)
         text = open(report).read()
         check("Figure 3" in text and "fig7a.png" in text, "report: " + text)
+        # the answer first: the largest cache's gain and what limits it
+        first = text.split("\n")[2]
+        check(re.match(r"\*\*1m per NIC on amd33: [-+][0-9.]+ % .*throughput, "
+                       r"\w+-limited\*\*\.$", first)
+              or re.match(r"\*\*1m per NIC on amd33: no modelled resource "
+                          r"limits", first), "answer line: %r" % first)
         # links relative to the report, the command line, version, date
         links = re.findall(r"!\[[^]]*\]\(([^)]+)\)", text)
         check(len(links) == 5 and all(
@@ -190,6 +196,19 @@ def test_work_directory_made_and_removed():
                                 "nosuch", "-q")
         check(rc != 0 and not os.path.exists(fail), err)
 
+
+
+def test_sizes_without_zero_get_the_uncached_run():
+    """--sizes 64k (no 0): the uncached run every gain is measured
+    against is added, said in one line, and the result has both."""
+    with tempfile.TemporaryDirectory() as d:
+        js = os.path.join(d, "r.json")
+        rc, out, err = niccompare(os.path.join(d, "w"), NASA, "--sizes",
+                                  "64k", "-c", "2", "-q", "--json", js)
+        check(rc == 0 and "--sizes has no 0: the uncached run (size 0) is "
+              "added" in err, err)
+        res = json.load(open(js))
+        check(sorted(r["cache_bytes"] for r in res) == [0, 65536], repr(res))
 
 
 def test_runs_in_rounds_with_intervals():

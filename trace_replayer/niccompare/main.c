@@ -314,6 +314,23 @@ main(int argc, char **argv)
         }
         cp->o.nsizes++;
     }
+    for (i = 0; i < cp->o.nsizes && cp->o.sizes[i] != 0; i++) {
+    }
+    if (i == cp->o.nsizes) {
+        /* every gain is against the uncached run: it is made */
+        if (cp->o.nsizes == MAX_SIZES) {
+            fprintf(stderr, "niccompare: --sizes: at most %d with the "
+                            "uncached 0 added\n",
+                    MAX_SIZES - 1);
+            return 2;
+        }
+        memmove(&cp->o.sizes[1], &cp->o.sizes[0],
+                (size_t) cp->o.nsizes * sizeof(cp->o.sizes[0]));
+        cp->o.sizes[0] = 0;
+        cp->o.nsizes++;
+        fprintf(stderr, "niccompare: --sizes has no 0: the uncached run "
+                        "(size 0) is added, as every gain is against it\n");
+    }
     for (list = tbs; (tok = strtok_r(list, ",", &save)) != NULL; list = NULL) {
         if (cp->o.ntestbeds == MAX_TESTBEDS || snic_testbed_find(tok) == NULL) {
             fprintf(stderr,
