@@ -11,4 +11,9 @@
  * malformed or too large. */
 int nicache_parse_time(const char *s, int seconds, long long *out);
 
+/* The command line's: a number of seconds with fractions and units us,
+ * ms, s, m, h, d ("1.5", "250ms", "1m30s"), at most 100 years.  0, or
+ * -1. */
+int nicache_parse_seconds(const char *s, double *out);
+
 #endif /* NICACHE_DURATION_H */

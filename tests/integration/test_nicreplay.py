@@ -307,15 +307,18 @@ def test_tls_replay_against_nicd_and_nginx():
         os.chmod(root, 0o755)  # nginx's workers run as nobody
         cert, key = make_cert(d)
         tls = "ssl_certificate %s;\nssl_certificate_key %s;\n" % (cert, key)
+
+        def both_protocols(url, server, version):
+            for extra, alpn in (([], "http/1.1"), (["--http2"], "h2")):
+                res, log = replay(NASA, url, "-c", "8", "--verify",
+                                  "--docroot", root, "--cacert", cert, *extra)
+                check_tls_replay(res, log, root, recs, server + " " + alpn,
+                                 alpn, version)
         with Server("listen 127.0.0.2:0 ssl http2;\n" + tls, root=root) as s:
             port = int(s.wait_log(r"listening on https://127\.0\.0\.2:(\d+)/")
                        .group(1))
             url = "https://127.0.0.2:%d/" % port
-            for extra, alpn in (([], "http/1.1"), (["--http2"], "h2")):
-                res, log = replay(NASA, url, "-c", "8", "--verify",
-                                  "--docroot", root, "--cacert", cert, *extra)
-                check_tls_replay(res, log, root, recs, "nicd " + alpn, alpn,
-                                 "TLSv1.3")
+            both_protocols(url, "nicd", "TLSv1.3")
             res, _ = replay(NASA, url, failure="tls: self-signed certificate")
             check(res["tls"]["failed"] == 1 and res["error_causes"] ==
                   [{"what": "tls", "reason": "self-signed certificate",
@@ -323,13 +326,8 @@ def test_tls_replay_against_nicd_and_nginx():
             res, _ = replay(NASA, url, "--requests", "5", "--insecure")
             check(res["requests"] == 5, repr(res))
         with nginx(root, tls, "ssl http2") as port:
-            url = "https://127.0.0.1:%d/" % port
-            for extra, alpn in (([], "http/1.1"), (["--http2"], "h2")):
-                res, log = replay(NASA, url, "-c", "8", "--verify",
-                                  "--docroot", root, "--cacert", cert, *extra)
-                # nginx 1.22's default ssl_protocols stop at TLSv1.2
-                check_tls_replay(res, log, root, recs, "nginx " + alpn, alpn,
-                                 "TLSv1.2")
+            # nginx 1.22's default ssl_protocols stop at TLSv1.2
+            both_protocols("https://127.0.0.1:%d/" % port, "nginx", "TLSv1.2")
 
 
 def test_csv_per_request_and_per_second():

@@ -9,60 +9,12 @@
 #include <string.h>
 
 #include "lib/cli.h"
+#include "util/duration.h"
 
 int
 cli_seconds(const char *s, double *out)
 {
-    static const struct {
-        const char *unit;
-        double      s;
-    } units[] = {
-        {"us", 1e-6}, {"ms", 1e-3}, {"s", 1},
-        {"m", 60},    {"h", 3600},  {"d", 86400},
-    };
-    double total = 0, v;
-    char  *end;
-    size_t i, n, best;
-    int    any = 0;
-
-    while (*s != '\0') {
-        while (*s == ' ') {
-            s++;
-        }
-        if (*s == '\0') {
-            break;
-        }
-        if (!isdigit((unsigned char) *s) && *s != '.') {
-            return -1; /* no sign, no "inf", no hex */
-        }
-        errno = 0;
-        v = strtod(s, &end);
-        if (end == s || errno != 0
-            || strspn(s, "0123456789.") < (size_t) (end - s)
-            || (end - s == 1 && *s == '.')) {
-            return -1; /* no exponent, no hex */
-        }
-        for (s = end, i = 0, n = 0, best = 0;
-             i < sizeof(units) / sizeof(units[0]); i++) {
-            size_t l = strlen(units[i].unit);
-
-            if (strncmp(s, units[i].unit, l) == 0 && l > n) {
-                n = l;
-                best = i;
-            }
-        }
-        total += n > 0 ? v * units[best].s : v;
-        s += n;
-        any = 1;
-        if (*s != '\0' && *s != ' ' && !isdigit((unsigned char) *s)) {
-            return -1;
-        }
-    }
-    if (!any || !(total >= 0) || total > 100 * 365 * 86400.0) {
-        return -1;
-    }
-    *out = total;
-    return 0;
+    return nicache_parse_seconds(s, out);
 }
 
 int

@@ -10,22 +10,13 @@
 #include <unistd.h>
 
 #include "util/hash.h"
+#include "lib/rng.h"
 #include "lib/content.h"
 
 uint64_t
 trace_content_seed(const char *path, size_t len)
 {
     return nicache_fnv1a64(path, len);
-}
-
-static uint64_t
-splitmix64(uint64_t x)
-{
-    uint64_t z = x + 0x9e3779b97f4a7c15ULL;
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
 }
 
 void
@@ -36,7 +27,7 @@ trace_content(uint64_t seed, uint64_t off, unsigned char *buf, size_t len)
     size_t   i = 0;
 
     while (i < len) {
-        w = splitmix64(seed + word) >> (8 * k);
+        w = trace_rng_mix(seed + word) >> (8 * k);
         for (; k < 8 && i < len; k++) {
             buf[i++] = (unsigned char) (w & 0xff);
             w >>= 8;

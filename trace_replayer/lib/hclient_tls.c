@@ -20,6 +20,7 @@
 
 #include "lib/hclient.h"
 #include "lib/hclient_tls.h"
+#include "lib/json.h"
 
 struct hclient_tls_s {
     SSL_CTX            *ctx;
@@ -118,6 +119,33 @@ const hclient_tls_stats_t *
 hclient_tls_stats(const hclient_tls_t *t)
 {
     return &t->st;
+}
+
+const char *
+hclient_tls_text(const hclient_tls_stats_t *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "%llu handshakes, %llu resumed, %llu failed%s%s%s%s%s%s",
+             (unsigned long long) s->handshakes,
+             (unsigned long long) s->resumed, (unsigned long long) s->failed,
+             s->version[0] ? "; " : "", s->version, s->cipher[0] ? " " : "",
+             s->cipher, s->alpn[0] ? ", ALPN " : "", s->alpn);
+    return buf;
+}
+
+void
+hclient_tls_json(const hclient_tls_stats_t *s, FILE *f)
+{
+    fprintf(f,
+            "{\"handshakes\": %llu, \"resumed\": %llu, \"failed\": %llu, "
+            "\"version\": ",
+            (unsigned long long) s->handshakes, (unsigned long long) s->resumed,
+            (unsigned long long) s->failed);
+    json_write_string(f, s->version);
+    fputs(", \"cipher\": ", f);
+    json_write_string(f, s->cipher);
+    fputs(", \"alpn\": ", f);
+    json_write_string(f, s->alpn);
+    fputc('}', f);
 }
 
 /* what failed, for the causes: a static string of OpenSSL's */

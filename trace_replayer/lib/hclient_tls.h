@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "lib/hclient.h"
@@ -36,6 +37,13 @@ hclient_tls_t             *hclient_tls_new(const char *name, int insecure,
                                            size_t errlen);
 void                       hclient_tls_free(hclient_tls_t *t);
 const hclient_tls_stats_t *hclient_tls_stats(const hclient_tls_t *t);
+
+/* What the handshakes did, for a summary ("476 handshakes, 415 resumed,
+ * 0 failed; TLSv1.3 TLS_AES_256_GCM_SHA384, ALPN h2") into buf, and as a
+ * JSON object ({"handshakes": ..., "alpn": ...}) to f. */
+const char *hclient_tls_text(const hclient_tls_stats_t *s, char *buf,
+                             size_t len);
+void        hclient_tls_json(const hclient_tls_stats_t *s, FILE *f);
 
 /*
  * The connection's side (hclient.c, hclient_h2.c): start once the TCP

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lib/rng.h"
 #include "lib/specweb.h"
 
 const double   specweb_class_share[SPECWEB_CLASSES] = {0.35, 0.50, 0.14, 0.01};
@@ -90,13 +91,7 @@ specweb_free(specweb_t *w)
 double
 specweb_uniform(specweb_t *w)
 {
-    /* splitmix64 */
-    uint64_t z = (w->rng += 0x9e3779b97f4a7c15ULL);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    return ((double) (z >> 11) + 1) / 9007199254740992.0;
+    return trace_rng_uniform(&w->rng);
 }
 
 /* the first index whose cumulative weight passes u x the total */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/rng.h"
 #include "lib/synth.h"
 
 #define HISTORY       4096 /* requests a re-reference can reach back */
@@ -39,34 +40,17 @@ typedef struct {
     uint32_t left;  /* requests left on this page */
 } session_t;
 
-/* splitmix64 as the generator: good enough, and one word of state */
-static uint64_t
-next64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* in (0, 1] */
-static double
-uniform(uint64_t *x)
-{
-    return ((double) (next64(x) >> 11) + 1) / 9007199254740992.0;
-}
-
 static double
 normal(uint64_t *x)
 {
-    return sqrt(-2 * log(uniform(x))) * cos(2 * M_PI * uniform(x));
+    return sqrt(-2 * log(trace_rng_uniform(x)))
+           * cos(2 * M_PI * trace_rng_uniform(x));
 }
 
 static double
 pareto(uint64_t *x, double k, double alpha)
 {
-    return k / pow(uniform(x), 1 / alpha);
+    return k / pow(trace_rng_uniform(x), 1 / alpha);
 }
 
 /* uniform in [0, n): the high word of a 64 x 64-bit product (exact; a
@@ -74,7 +58,7 @@ pareto(uint64_t *x, double k, double alpha)
 static uint64_t
 below(uint64_t *x, uint64_t n)
 {
-    return (uint64_t) (((unsigned __int128) next64(x) * n) >> 64);
+    return (uint64_t) (((unsigned __int128) trace_rng_next(x) * n) >> 64);
 }
 
 /* presets */
@@ -219,7 +203,7 @@ draw_size(const trace_synth_sizes_t *d, uint64_t *x)
 
     switch (d->kind[0]) {
     case 's':
-        if (uniform(x) <= d->p[4]) {
+        if (trace_rng_uniform(x) <= d->p[4]) {
             return pareto(x, d->p[2], d->p[3]);
         }
         /* the body stays below the tail's start */
@@ -233,7 +217,7 @@ draw_size(const trace_synth_sizes_t *d, uint64_t *x)
     case 'l': return exp(d->p[0] + d->p[1] * normal(x));
     case 'p': return pareto(x, d->p[0], d->p[1]);
     case 'f': return d->p[0];
-    default: return d->p[0] + (d->p[1] - d->p[0]) * uniform(x);
+    default: return d->p[0] + (d->p[1] - d->p[0]) * trace_rng_uniform(x);
     }
 }
 
@@ -263,7 +247,7 @@ draw_counts(trace_synth_t *s)
         s->count[i] = 1;
     }
     for (r = f; r < s->cf.requests; r++) {
-        u = (1 - uniform(&s->rng)) * cdf[f - 1];
+        u = (1 - trace_rng_uniform(&s->rng)) * cdf[f - 1];
         for (lo = 0, hi = f - 1; lo < hi;) {
             mid = lo + (hi - lo) / 2;
             if (cdf[mid] > u) {
@@ -673,7 +657,9 @@ static uint32_t
 session_pages(uint64_t *x)
 {
     /* geometric on 1, 2, ... with mean PAGES_MEAN */
-    return 1 + (uint32_t) floor(log(uniform(x)) / log(1 - 1 / PAGES_MEAN));
+    return 1
+           + (uint32_t) floor(log(trace_rng_uniform(x))
+                              / log(1 - 1 / PAGES_MEAN));
 }
 
 /*
@@ -722,13 +708,13 @@ run(trace_synth_t *s, double scale, trace_synth_emit_pt emit, void *ctx,
                 rc = -1;
                 break;
             }
-            arrival += -log(uniform(&rng)) / rate;
+            arrival += -log(trace_rng_uniform(&rng)) / rate;
             continue;
         }
         x = heap_pop(&h);
         /* which file: a re-reference, or any request still to make */
         rank = UINT32_MAX;
-        if (emitted > 0 && uniform(&rng) <= s->cf.locality) {
+        if (emitted > 0 && trace_rng_uniform(&rng) <= s->cf.locality) {
             for (k = 0; k < 4 && rank == UINT32_MAX; k++) {
                 d = exp(log(8.0) + 1.5 * normal(&rng));
                 if (d < (double) (emitted < HISTORY ? emitted : HISTORY)) {
@@ -757,7 +743,7 @@ run(trace_synth_t *s, double scale, trace_synth_emit_pt emit, void *ctx,
         }
         /* the session's next request, page or end */
         if (--x.left > 0) {
-            x.next += 0.382 * pow(-log(uniform(&rng)), 1 / 1.46);
+            x.next += 0.382 * pow(-log(trace_rng_uniform(&rng)), 1 / 1.46);
         } else if (x.pages > 0) {
             x.pages--;
             x.left = page_requests(&rng);

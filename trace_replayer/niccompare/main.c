@@ -319,8 +319,9 @@ main(int argc, char **argv)
     if (i == cp->o.nsizes) {
         /* every gain is against the uncached run: it is made */
         if (cp->o.nsizes == MAX_SIZES) {
-            fprintf(stderr, "niccompare: --sizes: at most %d with the "
-                            "uncached 0 added\n",
+            fprintf(stderr,
+                    "niccompare: --sizes: at most %d with the "
+                    "uncached 0 added\n",
                     MAX_SIZES - 1);
             return 2;
         }

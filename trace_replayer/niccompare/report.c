@@ -730,7 +730,7 @@ answer(cmp_t *cp, FILE *f)
             fprintf(f, "%s**%s per NIC on %s: %s throughput, %s-limited**",
                     any ? "; " : "", sz, best->testbed, g,
                     strcmp(best->limited_by, "none") != 0 ? best->limited_by
-                                                           : "model");
+                                                          : "model");
         } else {
             fprintf(f,
                     "%s**%s per NIC on %s: no modelled resource limits, so "

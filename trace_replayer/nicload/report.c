@@ -185,20 +185,12 @@ nicload_write_result(load_t *lp, FILE *f)
         fprintf(f, "%s\"%s\": %llu", k ? ", " : "", error_names[k],
                 (unsigned long long) lp->res.errors[k]);
     }
+    fputc('}', f);
     if (lp->cf.tls != NULL) {
-        const hclient_tls_stats_t *t = hclient_tls_stats(lp->cf.tls);
-
-        fprintf(f,
-                "}, \"tls\": {\"handshakes\": %llu, \"resumed\": %llu, "
-                "\"failed\": %llu, \"version\": ",
-                (unsigned long long) t->handshakes,
-                (unsigned long long) t->resumed,
-                (unsigned long long) t->failed);
-        json_write_string(f, t->version);
-        fputs(", \"cipher\": ", f);
-        json_write_string(f, t->cipher);
+        fputs(", \"tls\": ", f);
+        hclient_tls_json(hclient_tls_stats(lp->cf.tls), f);
     }
-    fprintf(f, "}, \"error_causes\": ");
+    fprintf(f, ", \"error_causes\": ");
     causes_json(&lp->res.causes, f);
     fputc('}', f);
 }

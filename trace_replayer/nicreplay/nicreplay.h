@@ -38,6 +38,7 @@
 #include "lib/hresp.h"
 #include "lib/json.h"
 #include "lib/objects.h"
+#include "lib/rng.h"
 #include "util/clock.h"
 #include "util/stop.h"
 

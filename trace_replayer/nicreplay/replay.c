@@ -50,15 +50,11 @@ wait_pop(replay_t *rp)
     return top;
 }
 
-/* a uniform double in (0, 1] (xorshift64*) */
+/* a uniform double in (0, 1] */
 static double
 uniform(replay_t *rp)
 {
-    rp->rng ^= rp->rng >> 12;
-    rp->rng ^= rp->rng << 25;
-    rp->rng ^= rp->rng >> 27;
-    return ((double) ((rp->rng * 0x2545f4914f6cdd1dULL) >> 11) + 1)
-           / 9007199254740992.0;
+    return trace_rng_uniform(&rp->rng);
 }
 
 /* When the group u has just taken should go out. */

@@ -260,15 +260,10 @@ nicreplay_print_summary(const result_t *r, const char *failure, FILE *out)
     fprintf(out, " (requests without a response: %llu)\n",
             (unsigned long long) r->failed);
     if (r->tls) {
-        fprintf(out,
-                "  tls          %llu handshakes, %llu resumed, %llu failed"
-                "%s%s%s%s%s%s\n",
-                (unsigned long long) r->tls_st.handshakes,
-                (unsigned long long) r->tls_st.resumed,
-                (unsigned long long) r->tls_st.failed,
-                r->tls_st.version[0] ? "; " : "", r->tls_st.version,
-                r->tls_st.cipher[0] ? " " : "", r->tls_st.cipher,
-                r->tls_st.alpn[0] ? ", ALPN " : "", r->tls_st.alpn);
+        char t[256];
+
+        fprintf(out, "  tls          %s\n",
+                hclient_tls_text(&r->tls_st, t, sizeof(t)));
     }
     if (r->causes.total > 0) {
         fprintf(out, "  causes       %s\n",
@@ -355,20 +350,12 @@ nicreplay_write_json(replay_t *rp, const result_t *r, const feed_stats_t *fs,
         fprintf(out, "%s\"%s\": %llu", i ? ", " : "", error_names[i],
                 (unsigned long long) r->errors[i]);
     }
+    fputc('}', out);
     if (r->tls) {
-        fprintf(out,
-                "},\n  \"tls\": {\"handshakes\": %llu, \"resumed\": %llu, "
-                "\"failed\": %llu, \"version\": ",
-                (unsigned long long) r->tls_st.handshakes,
-                (unsigned long long) r->tls_st.resumed,
-                (unsigned long long) r->tls_st.failed);
-        json_write_string(out, r->tls_st.version);
-        fputs(", \"cipher\": ", out);
-        json_write_string(out, r->tls_st.cipher);
-        fputs(", \"alpn\": ", out);
-        json_write_string(out, r->tls_st.alpn);
+        fputs(",\n  \"tls\": ", out);
+        hclient_tls_json(&r->tls_st, out);
     }
-    fprintf(out, "},\n  \"error_causes\": ");
+    fprintf(out, ",\n  \"error_causes\": ");
     causes_json(&r->causes, out);
     fprintf(out, ",\n  \"mismatches\": %llu,\n  \"verified_bytes\": %llu,\n",
             (unsigned long long) r->mismatches,
