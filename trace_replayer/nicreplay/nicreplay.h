@@ -1,8 +1,8 @@
 /*
  * nicreplay's parts (main.c has the whole story): main.c reads the
  * command line, replay.c runs the users over their connections, report.c
- * counts, prints, writes JSON and merges runs.  A run's state is one
- * replay_t, at no file's scope.
+ * counts, prints and writes JSON and CSV, merge.c merges runs.  A run's
+ * state is one replay_t, at no file's scope.
  */
 
 #ifndef NICREPLAY_H
@@ -45,6 +45,9 @@
 #define MAX_STATUS 600
 
 enum { E_CONNECT = 0, E_RESET, E_TIMEOUT, E_PARSE, E_KINDS };
+
+/* their names in the summary and --json (report.c) */
+extern const char *const nicreplay_error_names[E_KINDS];
 
 typedef struct {
     uint64_t            requests; /* responses received */
