@@ -17,129 +17,6 @@
 
 #include "nicreplay/nicreplay.h"
 
-static void
-nicreplay_usage(FILE *out)
-{
-    fprintf(
-        out,
-        "usage: nicreplay [OPTIONS] TRACE http[s]://HOST[:PORT]/ [URL...]\n"
-        "       nicreplay merge RESULT.json... [HDR.log...] [--json FILE] "
-        "[--hdr FILE]\n"
-        "\n"
-        "Replays the GET and HEAD requests of TRACE (a file, plain or gzip, "
-        "or - for\nstandard input with --format) with infinite demand: each "
-        "of -c users takes\nthe next session in trace order, opens a "
-        "connection, sends each pipeline\ngroup back to back, reads the "
-        "responses, and closes at the session's end.\n"
-        "A client's request less than --conn-gap seconds after its previous "
-        "one joins\nits session; less than --pipeline-gap seconds after it, "
-        "its pipeline group.  With several URLs, session k goes to URL k "
-        "mod n (as\nnicsim --split n gives connection k to cache k mod "
-        "n).\n"
-        "\n"
-        "  -c, --connections N   users (simultaneous connections), default 1\n"
-        "      --conn-gap S      default 15\n"
-        "      --pipeline-gap S  default 5\n"
-        "      --no-pipeline     one request at a time\n"
-        "      --max-depth N     send a longer group in pieces of N "
-        "(default 64)\n"
-        "      --only-ok         only requests logged with a status below "
-        "400\n"
-        "      --duration S      stop after S (a duration: 30, 1.5s, "
-        "250ms, 2m, 1h;\n"
-        "                        so are the gaps and --timeout)\n"
-        "      --requests N      stop after sending N requests\n"
-        "      --loop            start the trace again at its end (a file)\n"
-        "      --shard I/N       replay sessions I, I+N, I+2N, ... only\n"
-        "      --http2           speak HTTP/2 (h2c with prior knowledge; "
-        "over https,\n"
-        "                        h2 by ALPN): a group's requests go as "
-        "concurrent\n"
-        "                        streams on the session's connection\n"
-        "      --insecure        https: no certificate verification (a "
-        "self-signed\n"
-        "                        server); else the system's CAs, and the "
-        "URL's host\n"
-        "      --cacert FILE     https: trust the CAs in FILE (PEM) "
-        "instead\n"
-        "      --verify          check every body byte of 200 and 206 "
-        "responses\n"
-        "                        against nictrace docroot's generator\n"
-        "      --as-logged       ask for what the log says was sent: a "
-        "success of n\n"
-        "                        bytes as a Range for the first n, a 304 as "
-        "a\n"
-        "                        conditional GET (If-None-Match: *), a "
-        "success of\n"
-        "                        no bytes as a HEAD (nicsim's stream)\n"
-        "      --timeout S       a connection idle this long fails its "
-        "requests\n"
-        "                        (default 30)\n"
-        "      --max-errors N|P%% connections that may fail to connect, a "
-        "count or a\n"
-        "                        share of those tried (default 0: the first "
-        "stops and\n"
-        "                        fails the run)\n"
-        "      --host NAME       the Host header (default: from the "
-        "URL)\n"
-        "      --docroot DIR     send each request to the URL nictrace "
-        "docroot gave its\n"
-        "                        object (DIR's manifest), so successes, "
-        "404s and\n"
-        "                        redirects stay what they were\n"
-        "      --manifest FILE   the same, naming the manifest itself\n"
-        "      --rate R          open loop: request k goes out at k/R "
-        "seconds (no\n"
-        "                        pipelining; latency from the intended "
-        "time)\n"
-        "      --poisson         ... with exponential gaps of mean 1/R "
-        "(seeded)\n"
-        "      --speed X         timed replay: each group at its logged "
-        "time, X times\n"
-        "                        faster (1: real time)\n"
-        "      --start-at T      begin at T, seconds since the epoch (a "
-        "start barrier for\n"
-        "                        shards on several machines; --json says "
-        "when it began)\n"
-        "      --hdr FILE        the latency histogram as an HdrHistogram "
-        "log (1.3)\n"
-        "      --by-url N        the N URLs with the most requests, bytes "
-        "and latency\n"
-        "      --by-size[=specweb|pow2]  requests, bytes and latency by "
-        "response size\n" TRACE_SRC_USAGE
-        "      --json FILE       write the results as JSON (- for stdout)\n"
-        "      --log FILE        one line per request: session, method, "
-        "target,\n"
-        "                        status (0: none), body bytes, latency us\n"
-        "      --csv FILE        the same as CSV with a header row and "
-        "each failed\n"
-        "                        request's error (- for stdout)\n"
-        "      --csv-seconds FILE  a CSV row a second: answered, failed, "
-        "body bytes,\n"
-        "                        latency p50, p90, p99, max (us)\n"
-        "  -q, --quiet           no progress line\n"
-        "  -h, --help            this text\n"
-        "      --version         the version and the compiled features\n"
-        "\n"
-        "Errors: connect (could not connect), reset (the connection broke "
-        "with\nrequests unanswered), timeout, parse (not an HTTP/1.x "
-        "response).  A server\nclosing a persistent connection is not an "
-        "error: unanswered requests are\nsent again on a new connection "
-        "(reconnects).\nThe summary counts them by cause with the system's "
-        "reason "
-        "(\"connect:\nConnection refused 3\"); a failed run's begins "
-        "\"FAILED: WHY\".\n"
-        "\n"
-        "Exit status: 0 when the run did what was asked; 1 when it did not "
-        "(no record\nparsed, nothing answered, connect errors past "
-        "--max-errors, mismatches under\n--verify, a read error), with one "
-        "line saying why (the summary, --json's\n\"run_failed\", --log and "
-        "--hdr are still written, and say so); 2 for a bad\ncommand line; "
-        "130 when interrupted.\n");
-}
-
-/* ---- the replay ---- */
-
 static int
 parse_url(replay_t *rp, const char *url, const char *host_override, int i)
 {
@@ -161,322 +38,48 @@ parse_url(replay_t *rp, const char *url, const char *host_override, int i)
     return 0;
 }
 
+/*
+ * The targets, the feed and every output, before the run: 0, or the exit
+ * status after saying why (what was opened is closed by finish()).
+ */
 static int
-parse_count(const char *s, const char *what, uint64_t *out)
+start(replay_t *rp, nicreplay_opts_t *o)
 {
-    return cli_count(s, out) != 0
-               ? cli_bad_value("nicreplay", what, s, "a count")
-               : 0;
-}
+    char err[512];
 
-static int
-parse_seconds(const char *s, const char *what, double *out)
-{
-    return cli_seconds(s, out) != 0 ? cli_bad_value(
-               "nicreplay", what, s, "a duration (30, 1.5s, 250ms, 2m, 1h)")
-                                    : 0;
-}
-
-int
-main(int argc, char **argv)
-{
-    static const struct option longopts[] = {
-        {"connections", required_argument, NULL, 'c'},
-        {"conn-gap", required_argument, NULL, 'g'},
-        {"pipeline-gap", required_argument, NULL, 'p'},
-        {"no-pipeline", no_argument, NULL, 'P'},
-        {"max-depth", required_argument, NULL, 'D'},
-        {"only-ok", no_argument, NULL, 'o'},
-        {"duration", required_argument, NULL, 'd'},
-        {"requests", required_argument, NULL, 'n'},
-        {"loop", no_argument, NULL, 'L'},
-        {"shard", required_argument, NULL, 's'},
-        {"verify", no_argument, NULL, 'V'},
-        {"http2", no_argument, NULL, '2'},
-        {"insecure", no_argument, NULL, 'k'},
-        {"cacert", required_argument, NULL, 'C'},
-        {"max-errors", required_argument, NULL, 0x7101},
-        {"as-logged", no_argument, NULL, 'A'},
-        {"timeout", required_argument, NULL, 't'},
-        {"host", required_argument, NULL, 'H'},
-        TRACE_SRC_LONGOPTS,
-        {"manifest", required_argument, NULL, 'M'},
-        {"rate", required_argument, NULL, 'r'},
-        {"poisson", no_argument, NULL, 'O'},
-        {"speed", required_argument, NULL, 'S'},
-        {"start-at", required_argument, NULL, 'Z' + 256},
-        {"hdr", required_argument, NULL, 'T'},
-        {"by-url", required_argument, NULL, 'U'},
-        {"by-size", optional_argument, NULL, 'Z'},
-        {"docroot", required_argument, NULL, 'R'},
-        {"json", required_argument, NULL, 'j'},
-        {"log", required_argument, NULL, 'l'},
-        {"csv", required_argument, NULL, 'X'},
-        {"csv-seconds", required_argument, NULL, 'Y'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"version", no_argument, NULL, NICACHE_OPT_VERSION},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    feed_opts_t fo = {0};
-    const char *json = NULL, *logpath = NULL, *host = NULL, *csv = NULL,
-               *csv_seconds = NULL;
-    char     err[512], manifest[PATH_MAX];
-    unsigned by_url = 0;
-    int      by_size = BY_SIZE_NONE;
-    uint64_t v;
-    double   gap;
-    int      ch, rc, on_stdout;
-    replay_t run, *rp = &run;
-
-    memset(&run, 0, sizeof(run));
-    run.ep = -1;
-    run.rng = 0x9e3779b97f4a7c15ULL;
-    fo.src = (trace_src_t) TRACE_SRC_INIT;
-    fo.conn_gap = 15;
-    fo.pipeline_gap = 5;
-    fo.shards = 1;
-    rp->cf.conns = 1;
-    rp->cf.timeout = 30;
-    rp->cf.max_depth = 64;
-
-    if (argc > 1 && strcmp(argv[1], "merge") == 0) {
-        const char *hdr = NULL;
-        int         i, n = 0;
-
-        for (i = 2; i < argc; i++) {
-            if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
-                json = argv[++i];
-            } else if (strcmp(argv[i], "--hdr") == 0 && i + 1 < argc) {
-                hdr = argv[++i];
-            } else {
-                argv[2 + n++] = argv[i];
-            }
-        }
-        return nicreplay_merge(n, argv + 2, json, hdr);
-    }
-
-    while ((ch = cli_getopt("nicreplay", argc, argv, "c:qh", longopts)) != -1) {
-        rc = trace_src_option(&fo.src, ch, optarg, err, sizeof(err));
-        if (rc != 0) {
-            if (rc < 0) {
-                fprintf(stderr, "nicreplay: %s\n", err);
-                return 2;
-            }
-            continue;
-        }
-        switch (ch) {
-        case 'c':
-            if (parse_count(optarg, "-c", &v) != 0 || v == 0 || v > 1000000) {
-                fprintf(stderr, "nicreplay: -c wants 1 to 1000000\n");
-                return 2;
-            }
-            rp->cf.conns = (int) v;
-            break;
-        case 'g':
-        case 'p':
-            if (parse_seconds(optarg,
-                              ch == 'g' ? "--conn-gap" : "--pipeline-gap", &gap)
-                != 0) {
-                return 2;
-            }
-            *(ch == 'g' ? &fo.conn_gap : &fo.pipeline_gap) = (int64_t) gap;
-            break;
-        case 'P': fo.no_pipeline = 1; break;
-        case 'D':
-            if (parse_count(optarg, "--max-depth", &v) != 0) {
-                return 2;
-            }
-            if (v == 0) {
-                fprintf(stderr, "nicreplay: --max-depth: at least 1 (1 is "
-                                "--no-pipeline)\n");
-                return 2;
-            }
-            rp->cf.max_depth = (size_t) v;
-            break;
-        case 'o': fo.only_ok = 1; break;
-        case 'd':
-            if (parse_seconds(optarg, "--duration", &rp->cf.duration) != 0) {
-                return 2;
-            }
-            break;
-        case 'n':
-            if (parse_count(optarg, "--requests", &rp->cf.max_requests) != 0) {
-                return 2;
-            }
-            break;
-        case 'L': fo.loop = 1; break;
-        case 's': {
-            unsigned long long i, n;
-            int                used = 0;
-
-            if (sscanf(optarg, "%llu/%llu%n", &i, &n, &used) != 2
-                || optarg[used] != '\0' || n == 0 || i >= n) {
-                fprintf(stderr,
-                        "nicreplay: --shard wants I/N with 0 <= I < N\n");
-                return 2;
-            }
-            fo.shard = i;
-            fo.shards = n;
-            break;
-        }
-        case 'V': rp->cf.verify = 1; break;
-        case '2': rp->cf.http2 = 1; break;
-        case 'k': rp->cf.insecure = 1; break;
-        case 'C': rp->cf.cacert = optarg; break;
-        case 0x7101:
-            if (hclient_limit_parse(optarg, &rp->cf.max_errors) != 0) {
-                fprintf(stderr,
-                        "nicreplay: --max-errors: \"%s\" is not a count "
-                        "or a percentage\n",
-                        optarg);
-                return 2;
-            }
-            break;
-        case 'A': rp->cf.as_logged = 1; break;
-        case 'r':
-        case 'S': {
-            char  *end;
-            double x = strtod(optarg, &end);
-
-            if (end == optarg || *end != '\0' || !(x > 0) || x > 1e9) {
-                fprintf(stderr, "nicreplay: %s wants a number above 0\n",
-                        ch == 'r' ? "--rate" : "--speed");
-                return 2;
-            }
-            *(ch == 'r' ? &rp->cf.rate : &rp->cf.speed) = x;
-            break;
-        }
-        case 'Z' + 256: {
-            char  *end;
-            double x = strtod(optarg, &end);
-
-            if (end == optarg || *end != '\0' || !(x > 0)) {
-                fprintf(stderr, "nicreplay: --start-at wants a time in "
-                                "seconds since the epoch\n");
-                return 2;
-            }
-            rp->cf.start_at = x;
-            break;
-        }
-        case 'O': rp->cf.poisson = 1; break;
-        case 'T': rp->cf.hdr = optarg; break;
-        case 'U':
-            if (parse_count(optarg, "--by-url", &v) != 0 || v == 0
-                || v > 100000) {
-                fprintf(stderr, "nicreplay: --by-url wants 1 to 100000\n");
-                return 2;
-            }
-            by_url = (unsigned) v;
-            break;
-        case 'Z':
-            if (optarg == NULL || strcmp(optarg, "specweb") == 0) {
-                by_size = BY_SIZE_SPECWEB;
-            } else if (strcmp(optarg, "pow2") == 0) {
-                by_size = BY_SIZE_POW2;
-            } else {
-                fprintf(stderr,
-                        "nicreplay: --by-size=specweb or --by-size=pow2\n");
-                return 2;
-            }
-            break;
-        case 't':
-            if (parse_seconds(optarg, "--timeout", &rp->cf.timeout) != 0) {
-                return 2;
-            }
-            break;
-        case 'H': host = optarg; break;
-        case 'M': fo.manifest = optarg; break;
-        case 'R':
-            snprintf(manifest, sizeof(manifest), "%s/%s", optarg,
-                     TRACE_MANIFEST_NAME);
-            fo.manifest = manifest;
-            break;
-        case 'j': json = optarg; break;
-        case 'l': logpath = optarg; break;
-        case 'X': csv = optarg; break;
-        case 'Y': csv_seconds = optarg; break;
-        case 'q': rp->cf.quiet = 1; break;
-        case NICACHE_OPT_VERSION: trace_print_version("nicreplay"); return 0;
-        case 'h': nicreplay_usage(stdout); return 0;
-        default: return 2; /* cli_getopt said why */
-        }
-    }
-    if (argc - optind < 2) {
-        return cli_usage("nicreplay", "give a TRACE and a URL");
-    }
-    if (argc - optind > 1 + MAX_SERVERS) {
-        return cli_usage("nicreplay", "at most %d URLs", MAX_SERVERS);
-    }
-    on_stdout = (json != NULL && strcmp(json, "-") == 0)
-                + (csv != NULL && strcmp(csv, "-") == 0)
-                + (csv_seconds != NULL && strcmp(csv_seconds, "-") == 0);
-    if (on_stdout > 1) {
-        return cli_usage("nicreplay",
-                         "one of --json, --csv and --csv-seconds "
-                         "on standard output (-), not %d",
-                         on_stdout);
-    }
-    if (fo.pipeline_gap > fo.conn_gap) {
-        fo.pipeline_gap = fo.conn_gap;
-    }
-    if (rp->cf.rate > 0 && rp->cf.speed > 0) {
-        fprintf(stderr, "nicreplay: --rate or --speed, not both\n");
-        return 2;
-    }
-    if (rp->cf.poisson && rp->cf.rate == 0) {
-        fprintf(stderr, "nicreplay: --poisson goes with --rate\n");
-        return 2;
-    }
-    if (rp->cf.rate > 0) {
-        fo.no_pipeline = 1; /* a request is what the rate counts */
-    }
-    for (rp->cf.nservers = 0; optind + 1 + rp->cf.nservers < argc;
-         rp->cf.nservers++) {
-        if (parse_url(rp, argv[optind + 1 + rp->cf.nservers], host,
-                      rp->cf.nservers)
+    for (rp->cf.nservers = 0; rp->cf.nservers < o->nurls; rp->cf.nservers++) {
+        if (parse_url(rp, o->urls[rp->cf.nservers], o->host, rp->cf.nservers)
             != 0) {
-            rc = 2;
-            goto out;
+            return 2;
         }
     }
-    fo.src.path = argv[optind];
-    rp->feed = feed_open(&fo, err, sizeof(err));
+    o->fo.src.path = o->trace;
+    rp->feed = feed_open(&o->fo, err, sizeof(err));
     if (rp->feed == NULL) {
         fprintf(stderr, "nicreplay: %s\n", err);
-        rc = 1;
-        goto out;
+        return 1;
     }
-    if ((by_url > 0 || by_size != BY_SIZE_NONE)
-        && (rp->bd = breakdown_new(by_url, by_size)) == NULL) {
+    if ((o->by_url > 0 || o->by_size != BY_SIZE_NONE)
+        && (rp->bd = breakdown_new(o->by_url, o->by_size)) == NULL) {
         fprintf(stderr, "nicreplay: out of memory\n");
-        rc = 1;
-        goto out;
+        return 1;
     }
-    if (rp->cf.hdr != NULL) {
-        /* its header, with the start time, is written when the replay
-         * begins (replay.c) */
-        rp->hdr_file = fopen(rp->cf.hdr, "w");
-        if (rp->hdr_file == NULL) {
-            fprintf(stderr, "nicreplay: %s: %s\n", rp->cf.hdr, strerror(errno));
-            rc = 1;
-            goto out;
-        }
+    /* --hdr's header, with the start time, is written when the replay
+     * begins (replay.c) */
+    if (rp->cf.hdr != NULL
+        && (rp->hdr_file = cli_open_out("nicreplay", rp->cf.hdr)) == NULL) {
+        return 1;
     }
-    if (logpath != NULL) {
-        rp->cf.log = fopen(logpath, "w");
-        if (rp->cf.log == NULL) {
-            fprintf(stderr, "nicreplay: %s: %s\n", logpath, strerror(errno));
-            rc = 1;
-            goto out;
-        }
+    if (o->log != NULL
+        && (rp->cf.log = cli_open_out("nicreplay", o->log)) == NULL) {
+        return 1;
     }
-    if ((csv != NULL && (rp->csv_file = cli_open_out("nicreplay", csv)) == NULL)
-        || (csv_seconds != NULL
-            && (rp->csv_sec_file = cli_open_out("nicreplay", csv_seconds))
+    if ((o->csv != NULL
+         && (rp->csv_file = cli_open_out("nicreplay", o->csv)) == NULL)
+        || (o->csv_seconds != NULL
+            && (rp->csv_sec_file = cli_open_out("nicreplay", o->csv_seconds))
                    == NULL)) {
-        rc = 1;
-        goto out;
+        return 1;
     }
     if (rp->csv_file != NULL) {
         fputs("session,method,target,status,body_bytes,latency_us,"
@@ -488,70 +91,97 @@ main(int argc, char **argv)
               "p99_us,max_us\n",
               rp->csv_sec_file);
     }
-    nicache_catch_stop();
-    rc = nicreplay_run(rp) == 0 ? 0 : 1;
-    if (feed_error(rp->feed) != NULL) {
-        fprintf(stderr, "nicreplay: %s: %s\n", fo.src.path,
-                feed_error(rp->feed));
-        rc = 1;
-    }
-    {
-        const feed_stats_t *fs = feed_stats(rp->feed);
-        uint64_t            bad = trace_bad_count(feed_reader(rp->feed));
-        char                why[256];
-        const char         *failure =
-            nicache_stopping() || feed_error(rp->feed) != NULL
-                        ? NULL
-                        : nicreplay_failure(rp, &rp->res, fs, why, sizeof(why));
+    return 0;
+}
 
-        if (!on_stdout) {
-            nicreplay_print_summary(&rp->res, failure, stdout);
-            printf("  trace        %llu records, %llu replayable; skipped: "
-                   "%llu other methods, %llu not ok, %llu other shards; "
-                   "%llu lines did not parse\n",
-                   (unsigned long long) fs->records,
-                   (unsigned long long) fs->kept,
-                   (unsigned long long) fs->other_methods,
-                   (unsigned long long) fs->not_ok,
-                   (unsigned long long) fs->other_shards,
-                   (unsigned long long) bad);
-            if (rp->bd != NULL) {
-                breakdown_print(rp->bd, rp->feed, rp->res.elapsed, stdout);
-            }
-        }
-        if (json != NULL
-            && nicreplay_write_json(rp, &rp->res, fs, rp->bd, failure, json)
-                   != 0) {
-            rc = 1;
-        }
-        if (failure != NULL) {
-            /* the partial outputs say so too */
-            if (rp->cf.log != NULL) {
-                fprintf(rp->cf.log, "# run failed: %s\n", failure);
-            }
-            if (rp->hdr_file != NULL) {
-                fprintf(rp->hdr_file, "#[run failed: %s]\n", failure);
-            }
-            fprintf(stderr, "nicreplay: failed: %s\n", failure);
-            rc = 1;
-        }
-    }
-out:
-    /* every way out after the addresses were looked up comes here */
-    if (rp->cf.log != NULL && fclose(rp->cf.log) != 0) {
+/* After the run: the summary, --json, and the failure said everywhere;
+ * the exit status. */
+static int
+report(replay_t *rp, nicreplay_opts_t *o, int rc)
+{
+    const feed_stats_t *fs = feed_stats(rp->feed);
+    uint64_t            bad = trace_bad_count(feed_reader(rp->feed));
+    char                why[512];
+    const char         *failure;
+
+    if (feed_error(rp->feed) != NULL) {
+        fprintf(stderr, "nicreplay: %s: %s\n", o->trace, feed_error(rp->feed));
         rc = 1;
     }
-    if (cli_close_out("nicreplay", csv, rp->csv_file) != 0
-        || cli_close_out("nicreplay", csv_seconds, rp->csv_sec_file) != 0) {
+    failure = nicache_stopping() || feed_error(rp->feed) != NULL
+                  ? NULL
+                  : nicreplay_failure(rp, &rp->res, fs, why, sizeof(why));
+    if (!o->on_stdout) {
+        nicreplay_print_summary(&rp->res, failure, stdout);
+        printf("  trace        %llu records, %llu replayable; skipped: "
+               "%llu other methods, %llu not ok, %llu other shards; "
+               "%llu lines did not parse\n",
+               (unsigned long long) fs->records, (unsigned long long) fs->kept,
+               (unsigned long long) fs->other_methods,
+               (unsigned long long) fs->not_ok,
+               (unsigned long long) fs->other_shards, (unsigned long long) bad);
+        if (rp->bd != NULL) {
+            breakdown_print(rp->bd, rp->feed, rp->res.elapsed, stdout);
+        }
+    }
+    if (o->json != NULL
+        && nicreplay_write_json(rp, &rp->res, fs, rp->bd, failure, o->json)
+               != 0) {
+        rc = 1;
+    }
+    if (failure != NULL) {
+        /* the partial outputs say so too */
+        if (rp->cf.log != NULL) {
+            fprintf(rp->cf.log, "# run failed: %s\n", failure);
+        }
+        if (rp->hdr_file != NULL) {
+            fprintf(rp->hdr_file, "#[run failed: %s]\n", failure);
+        }
+        fprintf(stderr, "nicreplay: failed: %s\n", failure);
+        rc = 1;
+    }
+    return rc;
+}
+
+/* every way out after the options comes here: the exit status */
+static int
+finish(replay_t *rp, nicreplay_opts_t *o, int rc)
+{
+    int i;
+
+    if (cli_close_out("nicreplay", o->log, rp->cf.log) != 0
+        || cli_close_out("nicreplay", rp->cf.hdr, rp->hdr_file) != 0
+        || cli_close_out("nicreplay", o->csv, rp->csv_file) != 0
+        || cli_close_out("nicreplay", o->csv_seconds, rp->csv_sec_file) != 0) {
         rc = 1;
     }
     breakdown_free(rp->bd);
     if (rp->feed != NULL) {
         feed_close(rp->feed);
     }
-    for (ch = 0; ch <= rp->cf.nservers && ch < MAX_SERVERS; ch++) {
-        freeaddrinfo(rp->cf.addr[ch]);
-        hclient_tls_free(rp->cf.tls[ch]);
+    for (i = 0; i <= rp->cf.nservers && i < MAX_SERVERS; i++) {
+        freeaddrinfo(rp->cf.addr[i]);
+        hclient_tls_free(rp->cf.tls[i]);
     }
     return nicache_stopping() && rc == 0 ? 130 : rc;
+}
+
+int
+main(int argc, char **argv)
+{
+    nicreplay_opts_t o;
+    replay_t         run;
+    int              rc;
+
+    if (argc > 1 && strcmp(argv[1], "merge") == 0) {
+        return nicreplay_merge_main(argc - 2, argv + 2);
+    }
+    if ((rc = nicreplay_options(&run, &o, argc, argv)) >= 0) {
+        return rc;
+    }
+    if ((rc = start(&run, &o)) == 0) {
+        nicache_catch_stop();
+        rc = report(&run, &o, nicreplay_run(&run) == 0 ? 0 : 1);
+    }
+    return finish(&run, &o, rc);
 }

@@ -387,3 +387,21 @@ out:
     free(r);
     return rc;
 }
+
+int
+nicreplay_merge_main(int argc, char **argv)
+{
+    const char *json = NULL, *hdr = NULL;
+    int         i, n = 0;
+
+    for (i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
+            json = argv[++i];
+        } else if (strcmp(argv[i], "--hdr") == 0 && i + 1 < argc) {
+            hdr = argv[++i];
+        } else {
+            argv[n++] = argv[i];
+        }
+    }
+    return nicreplay_merge(n, argv, json, hdr);
+}

@@ -154,6 +154,25 @@ typedef struct replay_s {
     uint64_t iv_failed, iv_bytes;
 } replay_t;
 
+/* what the command line asks beside the run's conf_t (options.c) */
+typedef struct {
+    feed_opts_t fo;
+    const char *trace;
+    char      **urls;
+    int         nurls;
+    const char *json, *log, *csv, *csv_seconds, *host;
+    unsigned    by_url;
+    int         by_size;
+    int         on_stdout; /* one output is "-": no summary */
+    char        manifest[PATH_MAX];
+} nicreplay_opts_t;
+
+/* The command line into rp (zeroed first) and o: -1 to go on, else the
+ * exit status after saying why (--help, --version, a bad option). */
+int nicreplay_options(replay_t *rp, nicreplay_opts_t *o, int argc, char **argv);
+/* "nicreplay merge ARGS" (merge.c): the exit status */
+int nicreplay_merge_main(int argc, char **argv);
+
 /* --hdr and --csv-seconds: the interval that ended at t */
 int nicreplay_hdr_write(replay_t *rp, uint64_t t);
 /* --csv: a request's row (status 0: none; error: why, or NULL) */
