@@ -55,7 +55,8 @@ static const char *const kind_path[K_KINDS] = {"", "dyn", "ad", "post", "cgi"};
 #define TRAILER_LEN (sizeof(TRAILER) - 1)
 
 typedef struct {
-    const char      *url;
+    const char      *url;          /* NULL: "nicload fileset" */
+    const char      *fileset_root; /* --root */
     struct addrinfo *addr;
     char             host[300];
     hclient_tls_t   *tls;      /* an https:// URL's (else NULL) */
@@ -146,5 +147,9 @@ int nicload_probe_fileset(load_t *lp, uint32_t nconns);
 /* --search: the most conforming connections between --min and --max,
  * each step written to json: 0 or 1 */
 int nicload_search(load_t *lp, FILE *json);
+
+/* The command line into lp (zeroed first): -1 to go on (cf.url NULL:
+ * make the file set), else the exit status after saying why. */
+int nicload_options(load_t *lp, int argc, char **argv);
 
 #endif /* NICLOAD_H */
