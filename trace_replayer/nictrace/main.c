@@ -20,185 +20,77 @@
 
 #include "lib/cli.h"
 #include "nictrace/nictrace.h"
-static void
-usage(FILE *out)
+
+/* The command the options name: its exit status. */
+static int
+command(nictrace_opts_t *o)
 {
-    fprintf(out,
-            "usage: nictrace stats TRACE... [--json FILE|- [--with-files]] "
-            "[OPTIONS]\n"
-            "       nictrace merge STATS.json... [--json FILE|-]\n"
-            "       nictrace docroot TRACE --root DIR [OPTIONS]\n"
-            "       nictrace sessions TRACE [--conn-gap 15] [--pipeline-gap 5] "
-            "[OPTIONS]\n"
-            "       nictrace convert TRACE --out FILE [OPTIONS]\n"
-            "       nictrace synth [--like nasa|worldcup] [--requests N] "
-            "[--files F] [--zipf A]\n"
-            "             [--sizes DIST] [--data-set B] [--avg-size B] "
-            "[--max-size B]\n"
-            "             [--clients C] [--duration S] [--locality P] "
-            "[--start T] [--seed N]\n"
-            "             [--out FILE[.gz]]\n"
-            "options: --json FILE (- for standard output) writes the "
-            "results as JSON,\nthe gaps are durations (15, 15s, 1m), "
-            "and\n" TRACE_SRC_USAGE "  -h, --help            this text\n"
-            "      --version         the version and the compiled features\n"
-            "\n"
-            "TRACE is a file (plain or gzip) or - for standard input (then "
-            "give --format).\n"
-            "stats prints the statistics of Kim, Rixner and Pai's Table 1:\n"
-            "  requests       records that parsed (every method and status)\n"
-            "  duration       latest minus earliest record time\n"
-            "  total bytes    all byte counts (\"-\" counts 0)\n"
-            "  average size   total bytes / requests\n"
-            "  distinct files objects (path and query) with a 200 or 206 "
-            "of more than 0 bytes\n"
-            "  data set size  the sum of each such file's largest transfer\n"
-            "  parse errors   lines or records that did not parse (the "
-            "first ten are listed)\n"
-            "Several TRACEs are read as their concatenation (late records "
-            "are counted\nwithin each).  --with-files adds every file and its "
-            "size to the JSON, and\nmerge gives the figures of several such "
-            "results as one stats over all their\ntraces would: sums, the "
-            "earliest and latest times, the files' tables joined\n(a trace "
-            "a machine: nictrace-cluster stats).\n"
-            "docroot makes a docroot that answers the trace as logged: a "
-            "file per object\nthe log answered 2xx or 304 (its largest "
-            "transfer; bytes that depend on\nname and offset only), a "
-            "directory per redirect, nothing for 404s; names\nthat cannot "
-            "be the object's own are listed in DIR/.nictrace-manifest\n"
-            "(nicreplay --docroot DIR uses it; see docs/traces.md).\n"
-            "synth writes a Common Log Format trace (to --out, else standard "
-            "output) with\nexactly N requests to exactly F files: Zipf(A) "
-            "popularity, sizes from DIST\n(surge, surge:MU,SIGMA,K,ALPHA,TAIL, "
-            "lognormal:MU,SIGMA, pareto:K,ALPHA,\nfixed:B, uniform:MIN,MAX) "
-            "scaled to the data set B and laid so that the\naverage response "
-            "is --avg-size, temporal locality P, sessions of C clients\n"
-            "over S seconds from T (epoch seconds or YYYY-MM-DD[THH:MM:SS], "
-            "UTC).  --like\nsets Table 1's figures for NASA or World Cup "
-            "(other options override them).\nDefaults: 10000 requests, 1000 "
-            "files, Zipf 1, surge, locality 0.2, clients\nrequests/20, 3600 "
-            "s, seed 1 (docs/traces.md).\n");
+    int json;
+
+    json = o->json != NULL;
+    if (o->nargs == 1 && strcmp(o->args[0], "synth") == 0) {
+        /* its trace may be on standard output: the JSON goes apart */
+        return nictrace_synth(o->synth_opt, o->out, o->json);
+    }
+    /* --json FILE: what the command prints as JSON goes there, opened
+     * before the work */
+    if (json && cli_stdout_to("nictrace", o->json) != 0) {
+        return 1;
+    }
+    if (o->nargs == 2) {
+        o->src.path = o->args[1];
+    }
+    if (o->nargs >= 2 && strcmp(o->args[0], "stats") == 0) {
+        if (o->with_files && !json) {
+            fprintf(stderr, "nictrace: --with-files goes with --json\n");
+            return 2;
+        }
+        return nictrace_stats(&o->src, o->args + 1, o->nargs - 1, json,
+                              o->with_files);
+    }
+    if (o->nargs >= 1 && strcmp(o->args[0], "merge") == 0) {
+        return nictrace_merge(o->args + 1, o->nargs - 1, json);
+    }
+    if (o->nargs == 2 && strcmp(o->args[0], "docroot") == 0) {
+        if (o->root == NULL) {
+            fprintf(stderr, "nictrace: docroot needs --root DIR\n");
+            return 2;
+        }
+        return nictrace_docroot(&o->src, o->root, json);
+    }
+    if (o->nargs == 2 && strcmp(o->args[0], "convert") == 0) {
+        if (o->out == NULL) {
+            fprintf(stderr, "nictrace: convert needs --out FILE\n");
+            return 2;
+        }
+        return nictrace_convert(&o->src, o->out, json);
+    }
+    if (o->nargs == 2 && strcmp(o->args[0], "sessions") == 0) {
+        return nictrace_sessions(&o->src, (long) o->conn_gap,
+                                 (long) o->pipe_gap, json);
+    }
+    if (o->nargs >= 1 && strcmp(o->args[0], "stats") != 0
+        && strcmp(o->args[0], "merge") != 0 && strcmp(o->args[0], "synth") != 0
+        && strcmp(o->args[0], "docroot") != 0
+        && strcmp(o->args[0], "sessions") != 0
+        && strcmp(o->args[0], "convert") != 0) {
+        return cli_usage("nictrace", "unknown command \"%s\"", o->args[0]);
+    }
+    return cli_usage("nictrace",
+                     o->nargs == 0 ? "give a command (stats, merge, "
+                                     "docroot, sessions, convert, synth)"
+                                   : "\"%s\" wants other arguments",
+                     o->args[0]);
 }
 
 int
 main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        TRACE_SRC_LONGOPTS,
-        {"json", required_argument, NULL, 'j'},
-        {"with-files", no_argument, NULL, 256 + SY_N},
-        {"root", required_argument, NULL, 'r'},
-        {"out", required_argument, NULL, 'o'},
-        {"conn-gap", required_argument, NULL, 'g'},
-        {"pipeline-gap", required_argument, NULL, 'p'},
-        {"version", no_argument, NULL, NICACHE_OPT_VERSION},
-        {"help", no_argument, NULL, 'h'},
-        {"like", required_argument, NULL, 256 + SY_LIKE},
-        {"requests", required_argument, NULL, 256 + SY_REQUESTS},
-        {"files", required_argument, NULL, 256 + SY_FILES},
-        {"zipf", required_argument, NULL, 256 + SY_ZIPF},
-        {"sizes", required_argument, NULL, 256 + SY_SIZES},
-        {"data-set", required_argument, NULL, 256 + SY_DATA_SET},
-        {"avg-size", required_argument, NULL, 256 + SY_AVG_SIZE},
-        {"max-size", required_argument, NULL, 256 + SY_MAX_SIZE},
-        {"clients", required_argument, NULL, 256 + SY_CLIENTS},
-        {"duration", required_argument, NULL, 256 + SY_DURATION},
-        {"locality", required_argument, NULL, 256 + SY_LOCALITY},
-        {"start", required_argument, NULL, 256 + SY_START},
-        {"seed", required_argument, NULL, 256 + SY_SEED},
-        {NULL, 0, NULL, 0},
-    };
-    const char *synth_opt[SY_N] = {NULL};
-    const char *root = NULL, *out = NULL, *json_path = NULL;
-    double      conn_gap = 15, pipe_gap = 5;
-    int         ch, rc, json, with_files = 0;
-    trace_src_t src = TRACE_SRC_INIT;
-    char        err[512];
+    nictrace_opts_t o;
+    int             rc;
 
-    while ((ch = cli_getopt("nictrace", argc, argv, "h", longopts)) != -1) {
-        rc = trace_src_option(&src, ch, optarg, err, sizeof(err));
-        if (rc != 0) {
-            if (rc < 0) {
-                fprintf(stderr, "nictrace: %s\n", err);
-                return 2;
-            }
-            continue;
-        }
-        switch (ch) {
-        case 'j': json_path = optarg; break;
-        case 256 + SY_N: with_files = 1; break;
-        case 'r': root = optarg; break;
-        case 'o': out = optarg; break;
-        case 'g':
-        case 'p':
-            if (cli_seconds(optarg, ch == 'g' ? &conn_gap : &pipe_gap) != 0) {
-                return cli_bad_value(
-                    "nictrace", ch == 'g' ? "--conn-gap" : "--pipeline-gap",
-                    optarg, "a duration (15, 15s, 1m)");
-            }
-            break;
-        case NICACHE_OPT_VERSION: trace_print_version("nictrace"); return 0;
-        case 'h': usage(stdout); return 0;
-        default:
-            if (ch >= 256 && ch < 256 + SY_N) {
-                synth_opt[ch - 256] = optarg;
-                break;
-            }
-            return 2; /* cli_getopt said why */
-        }
+    if ((rc = nictrace_options(&o, argc, argv)) >= 0) {
+        return rc;
     }
-    json = json_path != NULL;
-    if (argc - optind == 1 && strcmp(argv[optind], "synth") == 0) {
-        /* its trace may be on standard output: the JSON goes apart */
-        return nictrace_synth(synth_opt, out, json_path);
-    }
-    /* --json FILE: what the command prints as JSON goes there, opened
-     * before the work */
-    if (json && cli_stdout_to("nictrace", json_path) != 0) {
-        return 1;
-    }
-    if (argc - optind == 2) {
-        src.path = argv[optind + 1];
-    }
-    if (argc - optind >= 2 && strcmp(argv[optind], "stats") == 0) {
-        if (with_files && !json) {
-            fprintf(stderr, "nictrace: --with-files goes with --json\n");
-            return 2;
-        }
-        return nictrace_stats(&src, argv + optind + 1, argc - optind - 1, json,
-                              with_files);
-    }
-    if (argc - optind >= 1 && strcmp(argv[optind], "merge") == 0) {
-        return nictrace_merge(argv + optind + 1, argc - optind - 1, json);
-    }
-    if (argc - optind == 2 && strcmp(argv[optind], "docroot") == 0) {
-        if (root == NULL) {
-            fprintf(stderr, "nictrace: docroot needs --root DIR\n");
-            return 2;
-        }
-        return nictrace_docroot(&src, root, json);
-    }
-    if (argc - optind == 2 && strcmp(argv[optind], "convert") == 0) {
-        if (out == NULL) {
-            fprintf(stderr, "nictrace: convert needs --out FILE\n");
-            return 2;
-        }
-        return nictrace_convert(&src, out, json);
-    }
-    if (argc - optind == 2 && strcmp(argv[optind], "sessions") == 0) {
-        return nictrace_sessions(&src, (long) conn_gap, (long) pipe_gap, json);
-    }
-    if (argc - optind >= 1 && strcmp(argv[optind], "stats") != 0
-        && strcmp(argv[optind], "merge") != 0
-        && strcmp(argv[optind], "synth") != 0
-        && strcmp(argv[optind], "docroot") != 0
-        && strcmp(argv[optind], "sessions") != 0
-        && strcmp(argv[optind], "convert") != 0) {
-        return cli_usage("nictrace", "unknown command \"%s\"", argv[optind]);
-    }
-    return cli_usage("nictrace",
-                     argc - optind == 0 ? "give a command (stats, merge, "
-                                          "docroot, sessions, convert, synth)"
-                                        : "\"%s\" wants other arguments",
-                     argv[optind]);
+    return command(&o);
 }

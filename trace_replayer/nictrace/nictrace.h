@@ -95,4 +95,19 @@ int nictrace_convert(const trace_src_t *src, const char *out_path, int json);
 int nictrace_synth(const char *const *opt, const char *out_path,
                    const char *json);
 
+/* the command line (options.c) */
+typedef struct {
+    trace_src_t src;
+    const char *json, *root, *out;
+    const char *synth_opt[SY_N];
+    double      conn_gap, pipe_gap;
+    int         with_files;
+    char      **args; /* the command and its traces */
+    int         nargs;
+} nictrace_opts_t;
+
+/* The command line into o: -1 to go on, else the exit status after
+ * saying why (--help, --version, a bad option). */
+int nictrace_options(nictrace_opts_t *o, int argc, char **argv);
+
 #endif /* NICTRACE_H */
