@@ -146,4 +146,8 @@ void niccompare_plots(cmp_t *cp);
 /* --report FILE: the Markdown report */
 void niccompare_report(cmp_t *cp);
 
+/* The command line into cp (options.c): -1 to go on, else the exit
+ * status after saying why (--help, --version, a bad option or path). */
+int niccompare_options(cmp_t *cp, int argc, char **argv);
+
 #endif /* NICCOMPARE_H */
