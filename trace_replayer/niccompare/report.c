@@ -149,30 +149,30 @@ dram_per_byte(const run_t *r)
  * The content rate (Gb/s) the testbed's modelled resources allow at these
  * bytes per served byte: the least of the line (1448 content bytes of each
  * 1514-byte frame), the interconnect at its busiest and the DRAM
- * bandwidth; 0 when the testbed gives no line rate (the paper's, whose
- * answer is the paced measurement).  *by (may be NULL): which of "line",
- * "pcie" and "memory" sets it.
+ * bandwidth, of those the testbed gives (a testbed without a line rate or
+ * a memory model still has its interconnect); 0 when it gives none.
+ * *by (may be NULL): which of "line", "pcie" and "memory" sets it.
  */
 static double
 ceiling(const run_t *r, const char **by)
 {
-    double c, x, pcie = pcie_per_byte(r), dram = dram_per_byte(r);
+    double c = 0, x, pcie = pcie_per_byte(r), dram = dram_per_byte(r);
 
     if (by != NULL) {
         *by = "line";
     }
-    if (r->line_gbps <= 0) {
-        return 0;
+    if (r->line_gbps > 0) {
+        c = r->line_gbps * 1448.0 / 1514.0;
     }
-    c = r->line_gbps * 1448.0 / 1514.0;
-    if (pcie > 0 && r->bus_bw > 0
-        && (x = r->bus_bw * r->bus_max_util / pcie * 8 / 1e9) < c) {
+    if (pcie > 0 && r->bus_bw > 0 && r->bus_max_util > 0
+        && ((x = r->bus_bw * r->bus_max_util / pcie * 8 / 1e9) < c || c == 0)) {
         c = x;
         if (by != NULL) {
             *by = "pcie";
         }
     }
-    if (dram > 0 && r->mem_bw > 0 && (x = r->mem_bw / dram * 8 / 1e9) < c) {
+    if (dram > 0 && r->mem_bw > 0
+        && ((x = r->mem_bw / dram * 8 / 1e9) < c || c == 0)) {
         c = x;
         if (by != NULL) {
             *by = "memory";
@@ -223,7 +223,10 @@ gain_text(cmp_t *cp, const run_t *r, int rate, char *buf, size_t len)
         return "-";
     }
     if (!bound(cp, r->testbed)) {
-        return "0 (not bound)";
+        /* no modelled resource limits: what was measured is the
+         * emulation's own cost, said as that, never as a 0 */
+        snprintf(buf, len, "%+.1f (emulation)", measured_gain(cp, r, rate));
+        return buf;
     }
     if (!r->has_ci) {
         snprintf(buf, len, "%+.1f", gain_of(cp, r, rate));
@@ -309,12 +312,16 @@ today_table(cmp_t *cp, FILE *f, int md)
         snprintf(ceil, sizeof(ceil), c > 0 ? "%.1f Gb/s" : "-", c);
         snprintf(gainb, sizeof(gainb),
                  c > 0 && cb > 0 && r->cache != 0 ? "%+.1f" : "-", gain(c, cb));
-        /* DRAM bandwidth freed when serving at the line rate (GB/s) */
+        /* DRAM bandwidth freed when serving at the line rate, or where
+         * the testbed gives none at its ceiling (GB/s) */
         snprintf(freed, sizeof(freed),
-                 r->line_gbps > 0 && b != NULL && r->cache != 0 ? "%.1f GB/s"
-                                                                : "-",
+                 (r->line_gbps > 0 || c > 0) && b != NULL && r->cache != 0
+                         && r->dram > 0
+                     ? "%.2f GB/s"
+                     : "-",
                  (dram_per_byte(b != NULL ? b : r) - dram_per_byte(r))
-                     * r->line_gbps * 1448.0 / 1514.0 / 8);
+                     * (r->line_gbps > 0 ? r->line_gbps * 1448.0 / 1514.0 : c)
+                     / 8);
         fputs(md ? "| " : "", f);
         fprintf(f,
                 "%-16s%s%6s%s%8.3f%s%8.3f%s%8.3f%s%8.3f%s%9s%s%7s%s%9s%s%10s",
