@@ -173,9 +173,10 @@ def main():
                   else 0 for tb, v in zip(testbeds, vals)]
             err = [[max(0, v - l) for v, l in zip(vals, lo)],
                    [max(0, h - v) for v, h in zip(vals, hi)]]
-            ax.bar([i + j * width for i in range(len(testbeds))], vals,
-                   width, label="cache " + size_label(s),
-                   yerr=err if any(map(any, err)) else None, capsize=3)
+            bars = ax.bar([i + j * width for i in range(len(testbeds))],
+                          vals, width, label="cache " + size_label(s),
+                          yerr=err if any(map(any, err)) else None,
+                          capsize=3)
             # the gain over no cache, on each bar with a cache
             gkey = ("throughput_gain" if key == "content_mbps"
                     else "request_rate_gain")
@@ -185,12 +186,16 @@ def main():
                     continue
                 text = "%+.0f%%" % r[gkey]
                 if r.get("bound") is False:
-                    text = "not bound"  # the cache changes no throughput
+                    # no model limits it: the measured change is the
+                    # emulation's own cost, hatched and said so (never 0)
+                    text = "%+.0f%%\nemulation" % r["measured_" + gkey]
+                    bars[i].set_hatch("//")
+                    bars[i].set_edgecolor("0.3")
                 elif r.get("measurable_" + gkey) is False:
-                    text = "0?"  # no measurable change
+                    text = "%+.0f%%?" % r[gkey]  # no measurable change
                 ax.annotate(text, (i + j * width, hi[i]),
                             textcoords="offset points", xytext=(0, 2),
-                            ha="center", fontsize=6)
+                            ha="center", fontsize=8)
         ax.set_xticks([i + 0.4 - width / 2 for i in range(len(testbeds))])
         ax.set_xticklabels(testbeds)
         ax.set_xlabel("testbed")
