@@ -268,6 +268,55 @@ def test_unsorted_log_fails_unless_allowed():
         check(p.returncode == 0, p.stderr)
 
 
+def test_sort_puts_any_order_in_time_order():
+    """--sort: the reversed NASA sample, with a line that does not parse,
+    sorted in runs of 97 records (11 temporary files, merged): the same
+    statistics, sessions and simulation as the log sorted by time here
+    (ties in the log's order), its bad line still counted, no record
+    late, nothing left in $TMPDIR."""
+    import datetime
+    lines = open(NASA, encoding="latin-1").readlines()
+    rev = list(reversed(lines))
+    rev.insert(500, "this line is not a request\n")
+
+    def when(line):
+        try:
+            stamp = line.split("[", 1)[1].split("]", 1)[0]
+            return datetime.datetime.strptime(stamp, "%d/%b/%Y:%H:%M:%S %z")
+        except (IndexError, ValueError):
+            return datetime.datetime.max.replace(
+                tzinfo=datetime.timezone.utc)
+    with tempfile.TemporaryDirectory() as d, \
+            tempfile.TemporaryDirectory() as tmp:
+        a, b = os.path.join(d, "rev.log"), os.path.join(d, "sorted.log")
+        open(a, "w", encoding="latin-1").writelines(rev)
+        open(b, "w", encoding="latin-1").writelines(sorted(rev, key=when))
+        env = dict(os.environ, TMPDIR=tmp)
+        nicsim = os.path.join(os.path.dirname(NICD), "nicsim")
+        for cmd in (["stats"], ["sessions"]):
+            got = subprocess.run(
+                [os.path.join(os.path.dirname(NICD), "nictrace")] + cmd
+                + [a, "--sort", "--reorder-max", "97", "--json", "-"],
+                capture_output=True, text=True, env=env, timeout=60)
+            rc, want, err = run(*(cmd + [b, "--json", "-"]))
+            check(got.returncode == 0 and rc == 0, got.stderr + err)
+            g, w = json.loads(got.stdout), json.loads(want)
+            for k in ("trace", "traces", "format", "first_errors"):
+                g.pop(k, None)
+                w.pop(k, None)
+            check(g == w, "%s: %r != %r" % (cmd[0], g, w))
+            if cmd == ["stats"]:
+                check(g["parse_errors"] == 1 and g["late_records"] == 0
+                      and g["requests"] == 1000, repr(g))
+        sims = [subprocess.run([nicsim, x, "--sizes", "256k,1m", "--json",
+                                "-"] + extra, capture_output=True, text=True,
+                               env=env, timeout=60).stdout
+                for x, extra in ((a, ["--sort", "--reorder-max", "97"]),
+                                 (b, []))]
+        check(sims[0] == sims[1] and sims[0].startswith("["), repr(sims))
+        check(os.listdir(tmp) == [], "left in $TMPDIR: %r" % os.listdir(tmp))
+
+
 def test_docroot_served_by_nicd():
     """nictrace docroot of the NASA sample, served by nicd: every object
     of the trace (path and query) asked for at the URL the manifest gives:

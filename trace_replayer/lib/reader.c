@@ -14,7 +14,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "lib/cli.h"
 #include "lib/reader.h"
 #include "lib/strtab.h"
 #include "util/version.h"
@@ -59,6 +58,7 @@ struct trace_reader_s {
     int            raw_eof;
     int            allow_truncated;
     int            allow_late;
+    int            raw;     /* trace_set_raw: no clamping */
     uint64_t       records; /* parsed, handed out or held */
     char          *path;
 };
@@ -711,58 +711,24 @@ trace_late_count(const trace_reader_t *t)
     return t->late;
 }
 
-int
-trace_src_option(trace_src_t *s, int c, const char *arg, char *err,
-                 size_t errlen)
+void
+trace_allow_late(trace_reader_t *t, int allow)
 {
-    char  *end;
-    double w;
-
-    switch (c) {
-    case 'f': s->format = arg; return 1;
-    case 'm': s->mapping = arg; return 1;
-    case 'W':
-        if (cli_seconds(arg, &w) != 0 || w > 86400) {
-            snprintf(err, errlen,
-                     "--reorder-window: \"%s\" is not a duration from 0 to "
-                     "1d (60, 1m, 500ms)",
-                     arg);
-            return -1;
-        }
-        s->window = w;
-        return 1;
-    case TRACE_OPT_HELD:
-        errno = 0;
-        s->held_max = strtoull(arg, &end, 10);
-        if (end == arg || *end != '\0' || errno != 0 || s->held_max == 0
-            || arg[0] == '-' || s->held_max > (uint64_t) SIZE_MAX / 256) {
-            snprintf(err, errlen,
-                     "--reorder-max: \"%s\" is not a positive number of "
-                     "records",
-                     arg);
-            return -1;
-        }
-        return 1;
-    case TRACE_OPT_TRUNC: s->allow_truncated = 1; return 1;
-    case TRACE_OPT_LATE: s->allow_late = 1; return 1;
-    }
-    return 0;
+    t->allow_late = allow;
 }
 
-trace_reader_t *
-trace_src_open(const trace_src_t *s, char *err, size_t errlen)
+void
+trace_set_raw(trace_reader_t *t)
 {
-    trace_reader_t *t = trace_open(s->path, s->format, s->mapping, err, errlen);
+    t->window_us = 0;
+    t->raw = 1;
+}
 
-    if (t != NULL && s->window >= 0) {
-        trace_set_window(t, s->window);
-    }
-    if (t != NULL) {
-        trace_set_held_max(t, s->held_max);
-        trace_allow_truncated(t, s->allow_truncated);
-        t->allow_late = s->allow_late;
-    }
-    return t;
+void
+trace_adopt_bad(trace_reader_t *t, const trace_reader_t *from)
+{
+    t->nbad = from->nbad;
+    memcpy(t->bad, from->bad, sizeof(t->bad));
 }
 
 static int raw_next(trace_reader_t *t, trace_req_t *r, char *err,
@@ -788,7 +754,7 @@ trace_next(trace_reader_t *t, trace_req_t *r, char *err, size_t errlen)
             return rc;
         }
         key = r->time * 1000000 + (int64_t) r->usec;
-        if (t->seq++ > 0 && key < t->out_last) {
+        if (t->seq++ > 0 && key < t->out_last && !t->raw) {
             key = t->out_last;
             r->time = key / 1000000;
             r->usec = (uint32_t) (key % 1000000);

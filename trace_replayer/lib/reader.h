@@ -60,6 +60,10 @@ int trace_next(trace_reader_t *t, trace_req_t *r, char *err, size_t errlen);
 #define TRACE_HELD_DEFAULT 262144
 
 void trace_set_window(trace_reader_t *t, double window_s);
+/* Records as the log has them: no window, no clamping (--sort's pass). */
+void trace_set_raw(trace_reader_t *t);
+/* The lines from found bad (--sort: the pass over the log's own lines). */
+void trace_adopt_bad(trace_reader_t *t, const trace_reader_t *from);
 void trace_set_held_max(trace_reader_t *t, uint64_t max_held);
 
 /*
@@ -68,7 +72,9 @@ void trace_set_held_max(trace_reader_t *t, uint64_t max_held);
  * the trace, and one warning line naming the file and the line goes to
  * standard error (the tool's exit status no longer says it).
  */
-void     trace_allow_truncated(trace_reader_t *t, int allow);
+void trace_allow_truncated(trace_reader_t *t, int allow);
+/* More than 1 % late is not a failure (--allow-late; trace_late_failure). */
+void     trace_allow_late(trace_reader_t *t, int allow);
 uint64_t trace_late_count(const trace_reader_t *t);
 
 /*
@@ -97,17 +103,19 @@ typedef struct {
     uint64_t    held_max; /* 0: TRACE_HELD_DEFAULT */
     int         allow_truncated;
     int         allow_late; /* --allow-late */
+    int         sort;       /* --sort: in time order first (sort.h) */
 } trace_src_t;
 
 #define TRACE_SRC_INIT                                                         \
     {                                                                          \
-        NULL, "auto", NULL, -1, 0, 0, 0                                        \
+        NULL, "auto", NULL, -1, 0, 0, 0, 0                                     \
     }
 
 /* getopt values of the long-only trace options (clear of any letter) */
 #define TRACE_OPT_HELD  0x7001
 #define TRACE_OPT_TRUNC 0x7002
 #define TRACE_OPT_LATE  0x7003
+#define TRACE_OPT_SORT  0x7004
 
 #define TRACE_SRC_LONGOPTS                                                     \
     {"format", required_argument, NULL, 'f'},                                  \
@@ -116,6 +124,7 @@ typedef struct {
         {"reorder-window", required_argument, NULL, 'W'},                      \
         {"reorder-max", required_argument, NULL, TRACE_OPT_HELD},              \
         {"allow-late", no_argument, NULL, TRACE_OPT_LATE},                     \
+        {"sort", no_argument, NULL, TRACE_OPT_SORT},                           \
     {                                                                          \
         "allow-truncated", no_argument, NULL, TRACE_OPT_TRUNC                  \
     }
@@ -136,6 +145,10 @@ typedef struct {
     "      --allow-truncated a gzip log cut short ends the trace "             \
     "(a warning),\n"                                                           \
     "                        not an error\n"                                   \
+    "      --sort            put the trace in time order first, in "           \
+    "--reorder-max\n"                                                          \
+    "                        records of memory a run (temporary files in "     \
+    "$TMPDIR)\n"                                                               \
     "      --allow-late      more than 1 %% of the records later than the "    \
     "window\n"                                                                 \
     "                        (clamped) is not an error\n"

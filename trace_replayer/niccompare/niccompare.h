@@ -70,6 +70,7 @@ typedef struct {
     const char *mapping, *window, *held;
     int         allow_truncated;
     int         allow_late;
+    int         sort; /* --sort */
     uint64_t    sizes[MAX_SIZES];
     int         nsizes;
     const char *testbeds[MAX_TESTBEDS];

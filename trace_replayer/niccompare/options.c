@@ -113,6 +113,7 @@ option(cmp_t *cp, int ch, char *arg, char **sizes, char **tbs)
     case TRACE_OPT_HELD: cp->o.held = arg; break;
     case TRACE_OPT_TRUNC: cp->o.allow_truncated = 1; break;
     case TRACE_OPT_LATE: cp->o.allow_late = 1; break;
+    case TRACE_OPT_SORT: cp->o.sort = 1; break;
     case 'q': cp->o.quiet = 1; break;
     case 'K': cp->o.keep = 1; break;
     case 'H': cp->o.http2 = 1; break;

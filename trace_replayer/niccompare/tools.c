@@ -180,6 +180,9 @@ niccompare_trace_args(cmp_t *cp, char **argv, int k)
     if (cp->o.allow_late) {
         argv[k++] = "--allow-late";
     }
+    if (cp->o.sort) {
+        argv[k++] = "--sort";
+    }
     if (cp->o.allow_truncated) {
         argv[k++] = "--allow-truncated";
     }
