@@ -27,7 +27,7 @@ Usage: nictrace-cluster (--scheduler ADDR | --local N) [--retry]
   -h, --help        this text
   --version         nictrace's version
 
-stats reads each TRACE on a worker (nictrace stats --json --with-files)
+stats reads each TRACE on a worker (nictrace stats --json - --with-files)
 and merges them with "nictrace merge": the figures of one nictrace stats
 over all the traces (requests, bytes and errors summed, the time bounds,
 the files' tables joined, so distinct files and the data set size are
