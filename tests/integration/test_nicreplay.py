@@ -716,6 +716,10 @@ def test_usage_errors():
     for args, what in ((["x", "ftp://h/"], "only http:// and https://"),
                        (["--shard", "2/2", "x", "http://h/"], "--shard"),
                        (["-c", "0", "x", "http://h/"], "-c"),
+                       (["--max-depth", "0", "x", "http://h/"],
+                        "--max-depth: at least 1"),
+                       (["--duration", "1x", "x", "http://h/"],
+                        '--duration: "1x" is not a duration'),
                        (["x", "http://127.0.0.1:1/a"], "names the server"),
                        (["merge"], "usage")):
         p = subprocess.run([NICREPLAY] + args, capture_output=True,
