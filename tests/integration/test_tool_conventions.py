@@ -74,7 +74,7 @@ def test_durations_take_units():
               and err.count("\n") == 1,
               "%s %s %r: %d %r" % (name, opt, value, rc, err))
     # a replay bounded by a duration in milliseconds ends in about that
-    with Server(root=tempfile.mkdtemp()) as s:
+    with tempfile.TemporaryDirectory() as root, Server(root=root) as s:
         rc, out, err = tool("nicreplay", "-q", "--loop", "--duration",
                             "300ms", "--max-errors", "100%", NASA,
                             "http://127.0.0.1:%d/" % s.port)

@@ -72,6 +72,12 @@ hclient_tls_new(const char *name, int insecure, const char *cafile, int h2,
     }
     SSL_CTX_set_app_data(t->ctx, t);
     SSL_CTX_set_min_proto_version(t->ctx, TLS1_2_VERSION);
+#ifdef SSL_OP_IGNORE_UNEXPECTED_EOF
+    /* a close without close_notify is an end, as over TCP: HTTP's framing
+     * says whether a response was cut (servers close idle keep-alive
+     * connections so, and a body may run to the close) */
+    SSL_CTX_set_options(t->ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+#endif
     SSL_CTX_set_mode(t->ctx, SSL_MODE_ENABLE_PARTIAL_WRITE
                                  | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER
                                  | SSL_MODE_RELEASE_BUFFERS);
@@ -232,7 +238,10 @@ hclient_tls_handshake(hclient_t *c)
 ssize_t
 hclient_tls_read(hclient_t *c, void *buf, size_t n)
 {
-    int rc = SSL_read(c->ssl, buf, n > 0x7fffffff ? 0x7fffffff : (int) n);
+    int rc;
+
+    errno = 0; /* SSL_ERROR_SYSCALL with errno 0 is an end */
+    rc = SSL_read(c->ssl, buf, n > 0x7fffffff ? 0x7fffffff : (int) n);
 
     if (rc > 0) {
         return rc;
