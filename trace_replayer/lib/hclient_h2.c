@@ -45,6 +45,10 @@ typedef struct {
     h2_stream_t     *st; /* in the order of the requests */
     size_t           n, cap, head;
     int              failed; /* a framing error: the connection is lost */
+    /* the server's GOAWAY: streams above last_sid, and those not yet
+     * started, will not be answered here (the caller sends them again) */
+    int     goaway;
+    int32_t last_sid;
 } h2_t;
 
 static void
@@ -271,6 +275,19 @@ on_close(nghttp2_session *s, int32_t id, uint32_t error, void *ud)
 }
 
 static int
+on_frame(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
+{
+    h2_t *h = ((hclient_t *) ud)->pstate;
+
+    (void) s;
+    if (frame->hd.type == NGHTTP2_GOAWAY && h != NULL) {
+        h->goaway = 1;
+        h->last_sid = frame->goaway.last_stream_id;
+    }
+    return 0;
+}
+
+static int
 h2_connected(hclient_t *c)
 {
     nghttp2_session_callbacks *cb;
@@ -288,6 +305,7 @@ h2_connected(hclient_t *c)
     nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
     if (nghttp2_session_client_new(&h->s, cb, c) != 0) {
         nghttp2_session_callbacks_del(cb);
         free(h);
@@ -426,8 +444,9 @@ h2_flush(hclient_t *c)
     if (c->fd < 0 || c->connecting || h == NULL) {
         return 0;
     }
-    /* every complete request written so far, a stream each */
-    while (c->woff < c->wlen) {
+    /* every complete request written so far, a stream each (none after
+     * a GOAWAY: they wait for the close, then go on a new connection) */
+    while (c->woff < c->wlen && !h->goaway) {
         p = c->wbuf + c->woff;
         eoh = memmem(p, c->wlen - c->woff, "\r\n\r\n", 4);
         if (eoh == NULL) {
@@ -437,6 +456,13 @@ h2_flush(hclient_t *c)
             return -1;
         }
         c->woff += (size_t) (eoh + 4 - p);
+    }
+    if (h->goaway && c->woff < c->wlen) {
+        /* requests that will not go on this connection: end it, and the
+         * read side reports the close (they are sent again on a new
+         * one); losing it here would re-enter the caller */
+        shutdown(c->fd, SHUT_RDWR);
+        return 0;
     }
     return nghttp2_session_send(h->s) == 0 ? 0 : -1;
 }
@@ -491,6 +517,12 @@ h2_readable(hclient_t *c, int hup)
         }
         if (c->pending == 0 && h->n > h->head) {
             hclient_lose(c, HC_PARSE);
+            return;
+        }
+        if (h->goaway && c->pending > 0
+            && (h->head == h->n || h->st[h->head].id > h->last_sid)) {
+            /* what is left will not be answered here: sent again */
+            hclient_lose(c, HC_CLOSED);
             return;
         }
         if (nghttp2_session_send(h->s) != 0) {
