@@ -128,16 +128,29 @@ hclient_limit_parse(const char *s, hclient_limit_t *l)
 
 int
 hclient_limit_exceeded(const hclient_limit_t *l, uint64_t failed,
-                       uint64_t tried)
+                       uint64_t tried, int final)
 {
-    if (failed == 0) {
-        return 0;
+    if (failed == 0 || (l->percent && !final && tried < 100)) {
+        return 0; /* a share of too few is no share yet */
     }
     if (l->percent) {
         return tried == 0
                || 100.0 * (double) failed / (double) tried > l->value;
     }
     return (double) failed > l->value;
+}
+
+const char *
+hclient_limit_why(const hclient_limit_t *l, uint64_t failed, uint64_t tried,
+                  int stopped, const char *causes, char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "%llu of %llu connections could not connect, past --max-errors "
+             "%g%s%s (%s)",
+             (unsigned long long) failed, (unsigned long long) tried, l->value,
+             l->percent ? "%" : "", stopped ? ": the run stopped there" : "",
+             causes);
+    return buf;
 }
 
 void

@@ -181,15 +181,21 @@ int hclient_fetch(const struct sockaddr *sa, socklen_t salen,
  * tried) may fail to connect before a run counts as failed; the default,
  * 0, fails a run on the first one.  hclient_limit_parse: 0, or -1 for a
  * value that is neither.  hclient_limit_exceeded: 1 when failed of
- * tried is over the limit.
+ * tried is over the limit (while the run goes, final 0, a share is judged
+ * once 100 were tried; at its end, final 1, whatever the count).
+ * hclient_limit_why: the failure's sentence ("3 of 8 connections could
+ * not connect, past --max-errors 0 (connect: ...)") into buf.
  */
 typedef struct {
     double value;
     int    percent;
 } hclient_limit_t;
 
-int hclient_limit_parse(const char *s, hclient_limit_t *l);
-int hclient_limit_exceeded(const hclient_limit_t *l, uint64_t failed,
-                           uint64_t tried);
+int         hclient_limit_parse(const char *s, hclient_limit_t *l);
+int         hclient_limit_exceeded(const hclient_limit_t *l, uint64_t failed,
+                                   uint64_t tried, int final);
+const char *hclient_limit_why(const hclient_limit_t *l, uint64_t failed,
+                              uint64_t tried, int stopped, const char *causes,
+                              char *buf, size_t len);
 
 #endif /* TRACE_HCLIENT_H */

@@ -172,9 +172,8 @@ connect_failed(conn_t *c)
     load_t *lp = c->lp;
 
     hclient_count_loss(&lp->res.causes, &c->hc, HC_CONNECT);
-    if ((!lp->cf.max_errors.percent || lp->res.connections >= 100)
-        && hclient_limit_exceeded(&lp->cf.max_errors, lp->res.errors[E_CONNECT],
-                                  lp->res.connections)) {
+    if (hclient_limit_exceeded(&lp->cf.max_errors, lp->res.errors[E_CONNECT],
+                               lp->res.connections, 0)) {
         lp->res.gave_up = 1;
     }
 }
@@ -446,15 +445,12 @@ run_verdict(load_t *lp)
     } else if (lp->res.gave_up
                || hclient_limit_exceeded(&lp->cf.max_errors,
                                          lp->res.errors[E_CONNECT],
-                                         lp->res.connections)) {
-        snprintf(f, sizeof(lp->res.failure),
-                 "%llu of %llu connections could not connect, past "
-                 "--max-errors %g%s%s (%s)",
-                 (unsigned long long) lp->res.errors[E_CONNECT],
-                 (unsigned long long) lp->res.connections,
-                 lp->cf.max_errors.value, lp->cf.max_errors.percent ? "%" : "",
-                 lp->res.gave_up ? ": the run stopped there" : "",
-                 causes_format(&lp->res.causes, 3, causes, sizeof(causes)));
+                                         lp->res.connections, 1)) {
+        hclient_limit_why(
+            &lp->cf.max_errors, lp->res.errors[E_CONNECT], lp->res.connections,
+            lp->res.gave_up,
+            causes_format(&lp->res.causes, 3, causes, sizeof(causes)), f,
+            sizeof(lp->res.failure));
     } else if (lp->cf.verify && lp->res.mismatches > 0) {
         snprintf(f, sizeof(lp->res.failure),
                  "%llu responses did not have the file set's bytes "

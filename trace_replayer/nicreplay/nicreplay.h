@@ -198,12 +198,6 @@ int nicreplay_write_json(replay_t *rp, const result_t *r,
 /* "nicreplay merge": add up runs' --json results, and their --hdr logs
  * into hdr (NULL: none) */
 int nicreplay_merge(int argc, char **argv, const char *json, const char *hdr);
-/*
- * --max-errors judged while the run goes: 1 when the connections that
- * could not connect are past it (a count at once; a share once 100 were
- * tried, and at the end of the run by nicreplay_failure)
- */
-int nicreplay_past_max_errors(const replay_t *rp, int final);
 /* progress on stderr (final: the last line) */
 void nicreplay_progress(replay_t *rp, uint64_t t, int final);
 /* the replay: 0, or -1 after saying why */

@@ -208,7 +208,9 @@ fail_group(user_t *u, int kind, int how)
     u->ngroup = 0;
     u->attempts = 0;
     close_conn(u);
-    if (kind == E_CONNECT && nicreplay_past_max_errors(rp, 0)) {
+    if (kind == E_CONNECT
+        && hclient_limit_exceeded(&rp->cf.max_errors, rp->res.errors[E_CONNECT],
+                                  rp->res.connections, 0)) {
         rp->stop_issuing = rp->gave_up = 1; /* the run failed: it stops */
     }
 }

@@ -148,18 +148,6 @@ json_latency(FILE *out, const char *key, const trace_hist_t *h, int mean)
  * connections that could not connect past --max-errors, bytes that did
  * not match under --verify.
  */
-int
-nicreplay_past_max_errors(const replay_t *rp, int final)
-{
-    const result_t *r = &rp->res;
-
-    if (rp->cf.max_errors.percent && !final && r->connections < 100) {
-        return 0; /* a share of too few is no share yet */
-    }
-    return hclient_limit_exceeded(&rp->cf.max_errors, r->errors[E_CONNECT],
-                                  r->connections);
-}
-
 const char *
 nicreplay_failure(replay_t *rp, const result_t *r, const feed_stats_t *fs,
                   char *buf, size_t len)
@@ -185,15 +173,14 @@ nicreplay_failure(replay_t *rp, const result_t *r, const feed_stats_t *fs,
         snprintf(buf, len, "no request was answered (%s)%s",
                  causes_format(&r->causes, 3, causes, sizeof(causes)),
                  rp->gave_up ? "; stopped past --max-errors" : "");
-    } else if (rp->gave_up || nicreplay_past_max_errors(rp, 1)) {
-        snprintf(buf, len,
-                 "%llu of %llu connections could not connect, past "
-                 "--max-errors %g%s%s (%s)",
-                 (unsigned long long) r->errors[E_CONNECT],
-                 (unsigned long long) r->connections, rp->cf.max_errors.value,
-                 rp->cf.max_errors.percent ? "%" : "",
-                 rp->gave_up ? ": the run stopped there" : "",
-                 causes_format(&r->causes, 3, causes, sizeof(causes)));
+    } else if (rp->gave_up
+               || hclient_limit_exceeded(&rp->cf.max_errors,
+                                         r->errors[E_CONNECT], r->connections,
+                                         1)) {
+        hclient_limit_why(&rp->cf.max_errors, r->errors[E_CONNECT],
+                          r->connections, rp->gave_up,
+                          causes_format(&r->causes, 3, causes, sizeof(causes)),
+                          buf, len);
     } else if (rp->cf.verify && r->mismatches > 0) {
         snprintf(buf, len,
                  "%llu responses did not have the docroot's bytes "
