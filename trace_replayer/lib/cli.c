@@ -56,19 +56,27 @@ cli_bad_value(const char *tool, const char *option, const char *value,
     return 2;
 }
 
-/* the long option named by arg ("--name" or "--name=value"), or NULL */
+/* the long option arg names ("--name" or "--name=value"; a prefix of
+ * one name only, as getopt_long takes it), or NULL */
 static const struct option *
 long_named(const struct option *longopts, const char *arg)
 {
-    size_t n = strcspn(arg + 2, "=");
+    const struct option *found = NULL;
+    size_t               n = strcspn(arg + 2, "=");
 
     for (; longopts->name != NULL; longopts++) {
-        if (strlen(longopts->name) == n
-            && strncmp(longopts->name, arg + 2, n) == 0) {
-            return longopts;
+        if (strncmp(longopts->name, arg + 2, n) != 0) {
+            continue;
         }
+        if (strlen(longopts->name) == n) {
+            return longopts; /* exact */
+        }
+        if (found != NULL && found->val != longopts->val) {
+            return NULL; /* a prefix of several */
+        }
+        found = longopts;
     }
-    return NULL;
+    return found;
 }
 
 int

@@ -75,6 +75,7 @@ test_getopt_messages(void)
         {"--jsn", "t: unknown option --jsn (t --help lists the options)\n"},
         {"--jsn=x", "t: unknown option --jsn (t --help lists the options)\n"},
         {"--json", "t: --json wants a value (t --help lists the options)\n"},
+        {"--js", "t: --json wants a value (t --help lists the options)\n"},
         {"--quiet=1",
          "t: --quiet takes no value (t --help lists the options)\n"},
         {"-x", "t: unknown option -x (t --help lists the options)\n"},
