@@ -124,7 +124,9 @@ typedef struct {
     size_t      len;
 } nicd_str_t;
 
-#define NICD_MAX_MODULES           32 /* modules/modules.c lists fewer */
+#define NICD_MAX_MODULES                                                       \
+    64 /* modules/modules.c lists fewer (it
+                                          says so when it would not) */
 #define NICD_WORKER_CTX(w, module) ((w)->modctx[(module).index])
 
 typedef struct nicd_worker_s {

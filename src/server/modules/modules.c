@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "server/core/nicd.h"
 #include "server/modules/modules.h"
 
 extern nicd_module_t nicd_http_core_module, nicd_http_ssl_module,
@@ -55,6 +56,11 @@ nicd_module_t *const nicd_modules[] = {
     &nicd_proxy_module,
     NULL,
 };
+
+/* each module has a slot in a worker's modctx[] (its worker state) */
+_Static_assert(sizeof(nicd_modules) / sizeof(nicd_modules[0]) - 1
+                   <= NICD_MAX_MODULES,
+               "more modules than NICD_MAX_MODULES");
 
 void
 nicd_modules_init(void)
