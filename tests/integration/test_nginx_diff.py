@@ -886,6 +886,36 @@ def basic(user, pw):
             + base64.b64encode(("%s:%s" % (user, pw)).encode()).decode()}
 
 
+site("validators-replaced", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        location = /a.txt {
+            add_header Last-Modified "Mon, 28 Sep 1970 06:00:00 GMT";
+            add_header ETag '"mine"';
+        }
+        location = /exact.txt {
+            add_header Last-Modified "";
+            add_header X-Empty "";
+        }
+        location /sub/ {
+            add_header Last-Modified "Tue, 01 Jan 2002 00:00:00 GMT";
+            add_header Last-Modified "Wed, 02 Jan 2002 00:00:00 GMT";
+        }
+    }
+""", ["/a.txt", "/exact.txt", "/sub/b.txt", "/missing.txt",
+      ("/a.txt", {"Range": "bytes=0-3",
+                  "If-Range": "Mon, 28 Sep 1970 06:00:00 GMT"}),
+      ("/a.txt", {"Range": "bytes=0-3", "If-Range": '"mine"'}),
+      ("/a.txt", {"Range": "bytes=0-3",
+                  "If-Range": "Tue, 14 Nov 2023 22:13:20 GMT"}),
+      ("/exact.txt", {"Range": "bytes=0-1",
+                      "If-Range": "Tue, 14 Nov 2023 22:13:20 GMT"}),
+      ("/sub/b.txt", {"Range": "bytes=0-1",
+                      "If-Range": "Wed, 02 Jan 2002 00:00:00 GMT"}),
+      ("/sub/b.txt", {"Range": "bytes=0-1",
+                      "If-Range": "Tue, 01 Jan 2002 00:00:00 GMT"})])
+
 site("basic-auth-and-access", """
     server {
         listen 127.0.0.1:%(port)d;

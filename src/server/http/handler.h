@@ -462,10 +462,14 @@ typedef struct {
      * chunked_transfer_encoding), and the trailer fields themselves,
      * "Name: value\r\n" each, appended to b (trailers) */
     int (*trailers_for)(nicd_conn_t *c, int status);
-    /* 1 when a header filter sets the field name itself in the response
-     * at hand (expires' Expires and Cache-Control), so that one relayed
-     * from an upstream is left out, as nginx replaces it */
-    int (*replaced)(nicd_conn_t *c, const char *name, size_t nlen);
+    /* 1 when a header filter sets the field name itself in a response
+     * of status to the request at hand (expires' Expires and
+     * Cache-Control, add_header's Last-Modified and ETag), so that the
+     * handler's or an upstream's is left out, as nginx's headers filter
+     * replaces it; with value, the value it sets there (empty: the field
+     * is removed) (the range filter's validator) */
+    int (*replaced)(nicd_conn_t *c, int status, const char *name, size_t nlen,
+                    nicd_buf_t *value);
     int (*chunked_ok)(nicd_conn_t *c);
     void (*trailers)(nicd_conn_t *c, nicd_buf_t *b);
 } nicd_http_hooks_t;
@@ -503,6 +507,17 @@ nicd_file_filter(nicd_conn_t *c, const nicd_request_t *r,
 {
     return nicd_http_hooks.file_filter != NULL
            && nicd_http_hooks.file_filter(c, r, lc, f, type, mem, len);
+}
+
+/* Does a header filter set the field name (nlen bytes) itself in a
+ * response of status (nicd_http_hooks.replaced)?  With value (not NULL),
+ * the value it sets (cleared first; empty: none). */
+static inline int
+nicd_resp_replaced(nicd_conn_t *c, int status, const char *name, size_t nlen,
+                   nicd_buf_t *value)
+{
+    return nicd_http_hooks.replaced != NULL
+           && nicd_http_hooks.replaced(c, status, name, nlen, value);
 }
 
 /* the access logs of the request at hand (0: none, or no log module) */

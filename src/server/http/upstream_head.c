@@ -170,8 +170,7 @@ nicd_upstream_relay_head(nicd_conn_t *c, const nicd_upstream_head_t *h)
         unsigned    kind = k >= 0 ? fields[k].kind : 0;
 
         if (duplicate(h, i, k, &seen)
-            || (nicd_http_hooks.replaced != NULL
-                && nicd_http_hooks.replaced(c, n, nl))) {
+            || nicd_resp_replaced(c, c->r->status, n, nl, NULL)) {
             continue;
         }
         if (rp->status == 101 && nl == 7) {

@@ -39,6 +39,7 @@ typedef struct {
     size_t           nlen;
     const nicd_cv_t *value;
     int              always;
+    int replaces; /* Last-Modified or ETag: in place of the handler's */
 } add_header_t;
 
 /* the module's settings of a level: add_header's list is taken whole
@@ -106,6 +107,8 @@ set_add_header(parse_t *ps, const char **a, int n)
     h.name = nicd_conf_strdup(ps->conf, a[0]);
     h.nlen = strlen(a[0]);
     h.always = n == 3;
+    h.replaces =
+        strcasecmp(a[0], "Last-Modified") == 0 || strcasecmp(a[0], "ETag") == 0;
     *list = nicd_conf_grow(ps->conf, *list, *count, sizeof(h));
     if (h.name == NULL || *list == NULL) {
         return "out of memory";
@@ -191,6 +194,48 @@ expires_fields(nicd_conn_t *c, const headers_conf_t *hc)
     }
 }
 
+/*
+ * The add_header line that sets the field name (Last-Modified or ETag:
+ * one a handler sets too) in a response whose status is ok (for lines
+ * without "always") or not: the last that applies (each replaces the one
+ * before, as nginx's headers filter does), or NULL.
+ */
+static const add_header_t *
+replacing(const headers_conf_t *hc, int ok, const char *name, size_t nlen)
+{
+    int i;
+
+    for (i = hc->nheaders - 1; i >= 0; i--) {
+        const add_header_t *h = &hc->headers[i];
+
+        if (h->replaces && (ok || h->always) && h->nlen == nlen
+            && strncasecmp(h->name, name, nlen) == 0) {
+            return h;
+        }
+    }
+    return NULL;
+}
+
+/*
+ * h's value for the request at hand: 1 with it in *text (*len bytes; b
+ * holds it when it has variables), 0 when it is empty (the field is left
+ * out, as nginx leaves it) or has no request to be taken from (one that
+ * did not parse).
+ */
+static int
+header_value(nicd_conn_t *c, const add_header_t *h, nicd_buf_t *b,
+             const char **text, size_t *len)
+{
+    if (!nicd_cv_literal(h->value, text, len)) {
+        if (c->r->in == NULL || nicd_cv_eval(c, h->value, NULL, b) != 0) {
+            return 0;
+        }
+        *text = b->data;
+        *len = b->len;
+    }
+    return *len > 0;
+}
+
 /* the header filter: expires, then add_header's fields */
 static void
 header_filter(nicd_conn_t *c)
@@ -213,24 +258,15 @@ header_filter(nicd_conn_t *c)
     }
     for (i = 0; i < hc->nheaders; i++) {
         const add_header_t *h = &hc->headers[i];
-        nicd_buf_t         *b = &c->w->hexpand;
         const char         *text;
         size_t              len;
 
-        if (!ok && !h->always) {
+        if ((!ok && !h->always)
+            || (h->replaces && replacing(hc, ok, h->name, h->nlen) != h)
+            || !header_value(c, h, &c->w->hexpand, &text, &len)) {
             continue;
         }
-        if (nicd_cv_literal(h->value, &text, &len)) {
-            nicd_resp_header(c, h->name, h->nlen, text, len);
-            continue;
-        }
-        /* variables: of the request at hand (none for a request that did
-         * not parse: the field is left out, as one whose value is empty) */
-        if (c->r->in == NULL || nicd_cv_eval(c, h->value, NULL, b) != 0
-            || b->len == 0) {
-            continue;
-        }
-        nicd_resp_header(c, h->name, h->nlen, b->data, b->len);
+        nicd_resp_header(c, h->name, h->nlen, text, len);
     }
     next_header_filter(c);
 }
@@ -263,13 +299,36 @@ trailers_for(nicd_conn_t *c, int status)
 }
 
 static int
-replaced(nicd_conn_t *c, const char *name, size_t nlen)
+replaced(nicd_conn_t *c, int status, const char *name, size_t nlen,
+         nicd_buf_t *value)
 {
     const headers_conf_t *hc = conf_at_hand(c);
+    const add_header_t   *h;
+    const char           *text;
+    size_t                len;
+    int                   ok = headers_status(status);
 
-    return hc->expires_kind != EXPIRES_OFF && headers_status(c->r->status)
-           && ((nlen == 7 && strncasecmp(name, "Expires", 7) == 0)
-               || (nlen == 13 && strncasecmp(name, "Cache-Control", 13) == 0));
+    if (value != NULL) {
+        value->len = 0;
+    }
+    if (hc->expires_kind != EXPIRES_OFF && ok
+        && ((nlen == 7 && strncasecmp(name, "Expires", 7) == 0)
+            || (nlen == 13 && strncasecmp(name, "Cache-Control", 13) == 0))) {
+        return 1;
+    }
+    h = replacing(hc, ok, name, nlen);
+    if (h == NULL) {
+        return 0;
+    }
+    if (value != NULL) {
+        if (!header_value(c, h, value, &text, &len)) {
+            value->len = 0; /* none: the field is removed */
+        } else if (text != value->data) {
+            value->len = 0;
+            nicd_buf_add(value, text, len);
+        }
+    }
+    return 1;
 }
 
 static int

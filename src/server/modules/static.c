@@ -254,11 +254,14 @@ preconditions(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *f)
     return 0;
 }
 
-/* If-Range: does the validator still match?  (strong comparison) */
+/* If-Range: does the response's validator still match (strong)?  An
+ * add_header of ETag or Last-Modified replaces the file's (nginx's
+ * headers filter runs before its range filter; an empty one: none) */
 static int
-if_range_ok(const nicd_request_t *r, nicd_file_t *f)
+if_range_ok(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *f)
 {
     const nicd_str_t *v = &r->hdr[NICD_HDR_IF_RANGE];
+    nicd_buf_t       *b = &c->w->hexpand;
     time_t            t;
 
     if (v->p == NULL) {
@@ -268,11 +271,19 @@ if_range_ok(const nicd_request_t *r, nicd_file_t *f)
     if (v->len > 0
         && (v->p[0] == '"'
             || (v->len > 2 && v->p[0] == 'W' && v->p[1] == '/'))) {
+        if (nicd_resp_replaced(c, 206, "ETag", 4, b)) {
+            return b->len > 0 && v->len == b->len
+                   && memcmp(v->p, b->data, v->len) == 0;
+        }
         return v->len == f->etag_len && memcmp(v->p, f->etag, v->len) == 0;
+    }
+    t = nicd_http_date_parse(v->p, v->len);
+    if (nicd_resp_replaced(c, 206, "Last-Modified", 13, b)) {
+        return t != -1 && b->len > 0
+               && t == nicd_http_date_parse(b->data, b->len);
     }
     /* a date is only a strong validator when the file has not changed
      * within the second it names (RFC 9110, 8.8.2.2 and 13.1.5) */
-    t = nicd_http_date_parse(v->p, v->len);
     return t != -1 && t == f->mtime && time(NULL) > f->mtime;
 }
 
@@ -281,11 +292,14 @@ validators(nicd_conn_t *c, nicd_file_t *f)
 {
     /* a file answering with an error_page's status has no date of its
      * own to give (nginx's header filter drops it there too) */
-    if (c->r->status == 200 || c->r->status == 206 || c->r->status == 304) {
+    int s = c->r->status;
+
+    if ((s == 200 || s == 206 || s == 304)
+        && !nicd_resp_replaced(c, s, "Last-Modified", 13, NULL)) {
         NICD_RESP_HEADER(c, "Last-Modified", f->last_modified,
                          NICD_HTTP_DATE_LEN);
     }
-    if (c->r->loc->etag) {
+    if (c->r->loc->etag && !nicd_resp_replaced(c, s, "ETag", 4, NULL)) {
         NICD_RESP_HEADER(c, "ETag", f->etag, f->etag_len);
     }
 }
@@ -320,11 +334,13 @@ gunzip_head(nicd_conn_t *c, nicd_file_t *gz, const char *type,
 
     nicd_resp_start(c, 200);
     nicd_resp_content_type(c, type, strlen(type));
-    if (c->r->status == 200) {
+    if (c->r->status == 200
+        && !nicd_resp_replaced(c, 200, "Last-Modified", 13, NULL)) {
         NICD_RESP_HEADER(c, "Last-Modified", gz->last_modified,
                          NICD_HTTP_DATE_LEN);
     }
-    if (c->r->loc->etag && gz->etag_len > 0) {
+    if (c->r->loc->etag && gz->etag_len > 0
+        && !nicd_resp_replaced(c, c->r->status, "ETag", 4, NULL)) {
         memcpy(etag, "W/", 2);
         memcpy(etag + 2, gz->etag, gz->etag_len);
         NICD_RESP_HEADER(c, "ETag", etag, gz->etag_len + 2);
@@ -650,7 +666,7 @@ static_file(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *f)
      * plain GET would (RFC 9110, 14.2: MUST ignore); a body recoded to
      * another length has none (nginx: no length, no ranges) */
     if (r->hdr[NICD_HDR_RANGE].p != NULL && r->method == NICD_M_GET
-        && cf->max_ranges > 0 && !c->r->gzipped && if_range_ok(r, f)
+        && cf->max_ranges > 0 && !c->r->gzipped && if_range_ok(c, r, f)
         && (rc == NULL || rc->same_length) && send_ranges(c, r, &b)) {
         nicd_buf_free(&mem);
         return;
