@@ -542,16 +542,11 @@ GETTER(get_request_time)
     return 0;
 }
 
-/* $request_id: 32 hexadecimal digits, random, one a request (nginx's) */
-GETTER(get_request_id)
+int
+nicd_req_draw_id(nicd_conn_t *c)
 {
-    uint64_t *id;
+    uint64_t *id = c->r->id;
 
-    UNUSED_ARGS;
-    if (c->r == NULL) {
-        return 0; /* no request: empty */
-    }
-    id = c->r->id;
     while (id[0] == 0 && id[1] == 0) {
         if (getrandom(id, 2 * sizeof(uint64_t), 0) != 2 * sizeof(uint64_t)
             && errno != EINTR) {
@@ -560,8 +555,21 @@ GETTER(get_request_id)
             return -1;
         }
     }
-    nicd_buf_addf(b, "%016llx%016llx", (unsigned long long) id[0],
-                  (unsigned long long) id[1]);
+    return 0;
+}
+
+/* $request_id: 32 hexadecimal digits, random, one a request (nginx's) */
+GETTER(get_request_id)
+{
+    UNUSED_ARGS;
+    if (c->r == NULL) {
+        return 0; /* no request: empty */
+    }
+    if (nicd_req_draw_id(c) != 0) {
+        return -1;
+    }
+    nicd_buf_addf(b, "%016llx%016llx", (unsigned long long) c->r->id[0],
+                  (unsigned long long) c->r->id[1]);
     return 0;
 }
 

@@ -80,7 +80,7 @@ nicd_resp_start(nicd_conn_t *c, int status)
                      && c->r->in->method != NICD_M_HEAD && status >= 200
                      && status != 204 && status != 304
                      && nicd_http_hooks.trailers_for(c, status);
-    c->proto->start(c, status);
+    nicd_proto(c)->start(c, status);
 }
 
 void
@@ -97,17 +97,35 @@ nicd_resp_finish(nicd_conn_t *c, int status)
     if (c->r->srv != NULL && st->srv != NULL && k > 0) {
         NICD_STAT_ADD(st->srv[c->r->srv->index * NICD_SRV_STATS + k], 1);
     }
-    c->proto->finish(c, status);
+    nicd_proto(c)->finish(c, status);
 }
 
 /* the bottom of the header filters: the head is complete */
 static void
 end_headers(nicd_conn_t *c)
 {
-    c->proto->end_headers(c);
+    nicd_proto(c)->end_headers(c);
 }
 
 nicd_header_filter_pt nicd_top_header_filter = end_headers;
+
+/* the bottom of the file filters: the file goes as it is */
+static int
+file_as_it_is(nicd_conn_t *c, const nicd_request_t *r,
+              const nicd_loc_conf_t *lc, nicd_file_t *f, const char *type,
+              const char *mem, size_t len)
+{
+    (void) c;
+    (void) r;
+    (void) lc;
+    (void) f;
+    (void) type;
+    (void) mem;
+    (void) len;
+    return 0;
+}
+
+nicd_file_filter_pt nicd_top_file_filter = file_as_it_is;
 
 int
 nicd_resp_carry(nicd_conn_t *c, const char *name, size_t nlen,
@@ -248,7 +266,14 @@ int
 nicd_file_read(nicd_conn_t *c, nicd_file_t *f, nicd_buf_t *out,
                const char *what)
 {
-    size_t  size = (size_t) f->file.size, got = 0;
+    return nicd_file_read_part(c, f, 0, (size_t) f->file.size, out, what);
+}
+
+int
+nicd_file_read_part(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t size,
+                    nicd_buf_t *out, const char *what)
+{
+    size_t  got = 0;
     ssize_t n;
 
     if (nicd_buf_reserve(out, size) != 0) {
@@ -256,7 +281,7 @@ nicd_file_read(nicd_conn_t *c, nicd_file_t *f, nicd_buf_t *out,
     }
     while (got < size) {
         n = pread(f->file.fd, out->data + out->len + got, size - got,
-                  (off_t) got);
+                  off + (off_t) got);
         if (n <= 0) {
             if (n == -1 && errno == EINTR) {
                 continue;

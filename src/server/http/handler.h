@@ -145,6 +145,11 @@ typedef struct nicd_req_s {
     unsigned rate_known : 1;
     unsigned rate_given : 1;
     uint32_t rate, rate_after;
+    /* a subrequest's (http/subrequest.h): where its response goes, in
+     * place of its connection's protocol (NULL: c->proto), and how deep
+     * it is (0: the client's own request) */
+    const nicd_protocol_t *proto;
+    unsigned               subdepth;
 } nicd_req_t;
 
 /*
@@ -276,11 +281,19 @@ nicd_queue_full(const nicd_conn_t *c)
 /* the status line; an error_page redirect's status replaces a 200 */
 void nicd_resp_start(nicd_conn_t *c, int status);
 
+/* the response operations of the request at hand: its connection's
+ * protocol's, or a subrequest's own */
+static inline const nicd_protocol_t *
+nicd_proto(const nicd_conn_t *c)
+{
+    return c->r->proto != NULL ? c->r->proto : c->proto;
+}
+
 static inline void
 nicd_resp_header(nicd_conn_t *c, const char *name, size_t nlen,
                  const char *value, size_t vlen)
 {
-    c->proto->header(c, name, nlen, value, vlen);
+    nicd_proto(c)->header(c, name, nlen, value, vlen);
 }
 
 /* a header with a literal name: NICD_RESP_HEADER(c, "ETag", v, len) */
@@ -318,6 +331,21 @@ typedef const char *(*nicd_body_filter_pt)(nicd_conn_t *c, const char *type,
                                            size_t *len, nicd_buf_t *tmp);
 extern nicd_body_filter_pt nicd_top_body_filter;
 
+/*
+ * The file filters, as nginx's body filters see a file, and in its order
+ * (ssi, then gzip): a whole file f of type, the response to r in
+ * location lc, its bytes those of mem (len of them: recoded by its
+ * charset) or, mem NULL, the file's.  A module puts its filter on top in
+ * its init, keeping the one that was there: a filter answers the request
+ * with a body of its own and returns 1, or returns what the one below it
+ * returns (0 at the bottom: the body goes as it is).
+ */
+typedef int (*nicd_file_filter_pt)(nicd_conn_t *c, const nicd_request_t *r,
+                                   const nicd_loc_conf_t *lc, nicd_file_t *f,
+                                   const char *type, const char *mem,
+                                   size_t len);
+extern nicd_file_filter_pt nicd_top_file_filter;
+
 /* a body recoded into another charset (modules/charset.c's maps) */
 typedef struct nicd_recode_s nicd_recode_t;
 struct nicd_recode_s {
@@ -341,6 +369,9 @@ int nicd_query_arg(const nicd_str_t *query, const char *name, size_t len,
 /* the whole of file f appended to out: 0, or -1 (logged, for what) */
 int nicd_file_read(nicd_conn_t *c, nicd_file_t *f, nicd_buf_t *out,
                    const char *what);
+/* the same for len bytes of it from off */
+int nicd_file_read_part(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len,
+                        nicd_buf_t *out, const char *what);
 
 /* Is a field name (nlen bytes) the suffix s of a variable ($http_NAME,
  * $sent_http_NAME, ...): any case, '-' and '_' alike? */
@@ -358,13 +389,13 @@ void nicd_resp_end_headers(nicd_conn_t *c);
 static inline void
 nicd_resp_body_mem(nicd_conn_t *c, const char *p, size_t len)
 {
-    c->proto->body_mem(c, p, len);
+    nicd_proto(c)->body_mem(c, p, len);
 }
 
 static inline void
 nicd_resp_body_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len)
 {
-    c->proto->body_file(c, f, off, len);
+    nicd_proto(c)->body_file(c, f, off, len);
 }
 
 void nicd_resp_finish(nicd_conn_t *c, int status);
@@ -435,14 +466,6 @@ typedef struct {
     /* error_page (modules/error_page.c): the location's page answers
      * status instead, once a request (1), or 0 */
     int (*error_page)(nicd_conn_t *c, int status, int head);
-    /* the file filter (modules/gzip.c): a whole file f of type, the
-     * response to r in location lc, its bytes those of mem (len of
-     * them: recoded by its charset) or, mem NULL, the file's: 1 when
-     * the filter answered with a body of its own (gzip's), 0 to send
-     * the body as it is */
-    int (*file_filter)(nicd_conn_t *c, const struct nicd_request_s *r,
-                       const nicd_loc_conf_t *lc, nicd_file_t *f,
-                       const char *type, const char *mem, size_t len);
     /* the log phase (modules/log_format.c): the access logs of the
      * request at hand, those of its location (else its server's, else the
      * address' default server's, for a request that did not parse) whose
@@ -505,8 +528,7 @@ nicd_file_filter(nicd_conn_t *c, const nicd_request_t *r,
                  const nicd_loc_conf_t *lc, nicd_file_t *f, const char *type,
                  const char *mem, size_t len)
 {
-    return nicd_http_hooks.file_filter != NULL
-           && nicd_http_hooks.file_filter(c, r, lc, f, type, mem, len);
+    return nicd_top_file_filter(c, r, lc, f, type, mem, len);
 }
 
 /* Does a header filter set the field name (nlen bytes) itself in a

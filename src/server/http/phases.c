@@ -486,6 +486,16 @@ nicd_handle(nicd_conn_t *c, const nicd_request_t *r)
 }
 
 void
+nicd_handle_subrequest(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
+                       size_t len)
+{
+    c->r->in = r;
+    c->r->loc = c->r->srv->loc;
+    nicd_errlog_use(c->r->loc);
+    run(c, r, uri, len, NULL, 1);
+}
+
+void
 nicd_handle_error(nicd_conn_t *c, const nicd_request_t *r, int status)
 {
     c->r->in = r;
@@ -572,7 +582,7 @@ nicd_respond_error_hdr(nicd_conn_t *c, int status, int head, const char *name,
     if (status == NICD_HTTP_CLOSE) {
         /* nginx's 444: no answer at all, and no error_page for it */
         c->r->status = status;
-        c->proto->close(c);
+        nicd_proto(c)->close(c);
         return;
     }
     /* error_page (a module's): the location's page for status instead */

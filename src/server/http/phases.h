@@ -144,6 +144,15 @@ int nicd_body_location(nicd_conn_t *c, const nicd_request_t *r);
 void nicd_internal_redirect(nicd_conn_t *c, const nicd_request_t *r,
                             const char *uri, size_t len);
 
+/*
+ * A subrequest's phases (http/subrequest.c): r, in the server of the
+ * request at hand (c->r, fresh but for its server), for uri (normalised,
+ * NUL-terminated, kept while it is answered), from the server's rewrites
+ * on.
+ */
+void nicd_handle_subrequest(nicd_conn_t *c, const nicd_request_t *r,
+                            const char *uri, size_t len);
+
 /* the worker's match data freed */
 void nicd_phases_worker_free(nicd_worker_t *w);
 

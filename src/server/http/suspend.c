@@ -19,7 +19,7 @@ nicd_req_suspend(nicd_conn_t *c)
     if (c->r->unparsed) {
         return NULL; /* nothing of it to keep (a bad request's page) */
     }
-    req = c->proto->suspend(c);
+    req = nicd_proto(c)->suspend(c);
     if (req != NULL) {
         req->suspended = 1;
         req->conn = c;
@@ -34,7 +34,7 @@ nicd_req_resume(nicd_req_t *req)
 {
     nicd_conn_t *c = req->conn;
 
-    c->proto->resume(c, req);
+    (req->proto != NULL ? req->proto : c->proto)->resume(c, req);
     c->r = req;
     nicd_vars_restore(c->w, req->vars); /* (others' values meanwhile) */
     nicd_errlog_use(req->loc);
@@ -44,7 +44,8 @@ nicd_req_resume(nicd_req_t *req)
 int
 nicd_req_flush(nicd_req_t *req)
 {
-    return req->conn->proto->flush(req->conn);
+    return (req->proto != NULL ? req->proto : req->conn->proto)
+        ->flush(req->conn);
 }
 
 void
@@ -53,5 +54,5 @@ nicd_req_done(nicd_req_t *req)
     nicd_conn_t *c = req->conn;
 
     req->suspended = 0;
-    c->proto->done(c);
+    (req->proto != NULL ? req->proto : c->proto)->done(c);
 }

@@ -359,7 +359,7 @@ abort_response(up_t *p, const char *why)
     nicd_upstream_free(p->w, &p->pk, 1);
     p->state = S_DONE;
     if (c->h2 != NULL) {
-        c->proto->close(c);
+        nicd_proto(c)->close(c);
     } else {
         c->keepalive = 0;
         p->req->chunked = 0; /* no last chunk: the client sees it cut */

@@ -551,6 +551,39 @@ value(nicd_conn_t *c, const nicd_vctx_t *x, int index, nicd_buf_t *b)
 }
 
 int
+nicd_var_by_name(nicd_conn_t *c, const char *name, size_t len, nicd_buf_t *b)
+{
+    struct nicd_vars_s *vs = c->w->cycle->conf->vars;
+    const nicd_var_t   *v;
+    char                low[128];
+    size_t              i, plen;
+    int                 k;
+
+    if (vs == NULL || len == 0 || len >= sizeof(low)) {
+        return 0;
+    }
+    for (k = 0; k < vs->nidx; k++) {
+        if (vs->idx[k].len == len
+            && strncasecmp(vs->idx[k].name, name, len) == 0) {
+            return value(c, NULL, k, b) == 0 ? 1 : -1;
+        }
+    }
+    /* a name no template used: read, not kept (the registry is the
+     * configuration's, read only here) */
+    for (i = 0; i < len; i++) {
+        low[i] = (char) tolower((unsigned char) name[i]);
+    }
+    v = lookup(c->w->cycle->conf, vs, low, len, &plen);
+    if (v == NULL) {
+        return 0;
+    }
+    if (v->get == NULL) {
+        return 1; /* "set" somewhere else: empty here */
+    }
+    return v->get(c, NULL, v, low + plen, len - plen, b) == 0 ? 1 : -1;
+}
+
+int
 nicd_cv_eval(nicd_conn_t *c, const nicd_cv_t *cv, const nicd_vctx_t *x,
              nicd_buf_t *b)
 {

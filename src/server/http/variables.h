@@ -88,6 +88,10 @@ void nicd_vctx_uri(nicd_conn_t *c, const nicd_vctx_t *x, const char **uri,
 /* the core's variables, ending with a NULL name (core_vars.c) */
 extern const nicd_var_t nicd_core_vars[];
 
+/* the request at hand's $request_id drawn, if it was not yet: 0, or -1
+ * (logged) (core_vars.c; a subrequest takes its parent's) */
+int nicd_req_draw_id(nicd_conn_t *c);
+
 /*
  * Add v (copied; its name too) to the registry of c, while a directive
  * is read; *out (unless out is NULL): the registry's variable, which the
@@ -137,6 +141,11 @@ int nicd_var_kept(nicd_conn_t *c, int index, nicd_str_t *value);
  * when no variable has that name */
 int nicd_var_index(nicd_conf_t *c, const char *name, size_t len);
 
+/* the value of the variable name (len bytes, without "$", any case) for
+ * the request at hand appended to b, looked up at run time (SSI's echo):
+ * 1, 0 when no variable has that name, -1 (logged) when it failed */
+int nicd_var_by_name(nicd_conn_t *c, const char *name, size_t len,
+                     nicd_buf_t *b);
 /* the worker's values freed (the worker ends) */
 void nicd_vars_worker_free(nicd_worker_t *w);
 

@@ -156,8 +156,8 @@ gzip_body(nicd_conn_t *c, const char *type, size_t tlen, const char *body,
  * in memory, ranges and all, and answered (1), or 0 when it is not to be
  * or could not be (send it as it is) */
 static int
-gzip_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
-          nicd_file_t *f, const char *type, const char *mem, size_t len)
+gzip_answer(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
+            nicd_file_t *f, const char *type, const char *mem, size_t len)
 {
     const gzip_conf_t *gc = NICD_LOC_CONF(lc, nicd_gzip_module);
     nicd_buf_t         z = {0}, raw = {0};
@@ -208,6 +208,16 @@ gzip_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
     return 1;
 }
 
+static nicd_file_filter_pt next_file_filter;
+
+static int
+gzip_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
+          nicd_file_t *f, const char *type, const char *mem, size_t len)
+{
+    return gzip_answer(c, r, lc, f, type, mem, len)
+           || next_file_filter(c, r, lc, f, type, mem, len);
+}
+
 static const directive_t nicd_gzip_directives[] = {
     {"gzip", CTX_HSL, 1, 1, nicd_conf_slot_flag, offsetof(gzip_conf_t, enable)},
     {"gzip_types", CTX_HSL, 1, MAX_ARGS, nicd_conf_slot_types,
@@ -228,7 +238,8 @@ gzip_init(void)
 {
     next_body_filter = nicd_top_body_filter;
     nicd_top_body_filter = gzip_body;
-    nicd_http_hooks.file_filter = gzip_file;
+    next_file_filter = nicd_top_file_filter;
+    nicd_top_file_filter = gzip_file;
 }
 
 nicd_module_t nicd_gzip_module = {
