@@ -916,6 +916,38 @@ site("validators-replaced", """
       ("/sub/b.txt", {"Range": "bytes=0-1",
                       "If-Range": "Tue, 01 Jan 2002 00:00:00 GMT"})])
 
+site("ssi", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/ssi;
+        ssi on;
+        location /quiet/ {
+            ssi_silent_errors on;
+        }
+        location /kept/ {
+            ssi_last_modified on;
+        }
+        location /off/ {
+            ssi off;
+        }
+        location /txt/ {
+            ssi_types text/plain;
+        }
+        location = /ret {
+            return 200 "args=$args uri=$uri";
+        }
+        location = /gone {
+            return 404;
+        }
+    }
+""", ["/index.html", "/vars.html?a=1&b=two", "/cond.html?x=yes",
+      "/cond.html?x=no", "/cond.html", "/stub.html", "/bad.html",
+      "/quiet/bad.html", "/kept/a.html", "/off/a.html", "/txt/a.txt",
+      "/rel/page.html", "/nested.html", "/self.html",
+      ("/index.html", {}, "HEAD"),
+      ("/index.html", {"Range": "bytes=0-3"}),
+      ("/vars.html", {"Accept-Encoding": "gzip"})])
+
 site("basic-auth-and-access", """
     server {
         listen 127.0.0.1:%(port)d;
@@ -1048,6 +1080,36 @@ def make_docroot(top):
     put("www/lan/x", "lan\n")
     put("www/local/x", "local\n")
     put("www/v6/x", "v6\n")
+    # ssi: includes of files, returns and missing ones, set, echo with
+    # encodings, if/elif/else, blocks as stubs, config, errors
+    put("ssi/part.html", "<b>part</b>")
+    put("ssi/index.html", 'a <!--# include virtual="/part.html" --> b '
+        '<!--# include virtual="/ret?x=1" --> c\n')
+    put("ssi/vars.html", '<!--# set var="v" value="<$arg_b & $uri>" -->'
+        '[<!--# echo var="v" -->] [<!--# echo var="v" encoding="none" -->]'
+        ' [<!--# echo var="v" encoding="url" -->] [<!--# echo var="nope" -->]'
+        ' [<!--# echo var="nope" default="d-$arg_a" -->]'
+        ' [<!--# echo var="arg_a" -->] [<!--# echo var="args" -->]'
+        '<!--# include virtual="/ret?$args" set="r" -->{<!--# echo var="r" -->}'
+        '<!--# config errmsg="[oops]" --><!--# echo -->\n')
+    put("ssi/cond.html", '<!--# if expr="$arg_x = yes" -->YES'
+        '<!--# elif expr="$arg_x = /^n(o)/" -->NO:$1<!--# echo var="1" -->'
+        '<!--# elif expr="$arg_x" -->OTHER<!--# else -->NONE<!--# endif -->'
+        ' <!--# if expr="$arg_x != yes" -->not-yes<!--# endif -->\n')
+    put("ssi/stub.html", '<!--# block name="one" -->STUB<!--# endblock -->'
+        '[<!--# include virtual="/gone" stub="one" -->]'
+        '[<!--# include virtual="/part.html" stub="one" -->]\n')
+    put("ssi/bad.html", 'x <!--# nosuch a="b" --> y <!--# echo var= --> z '
+        '<!--# include --> w <!--# include virtual="/../x" -->\n')
+    put("ssi/quiet/bad.html", 'x <!--# nosuch --> y\n')
+    put("ssi/kept/a.html", 'kept <!--# echo var="uri" -->\n')
+    put("ssi/off/a.html", 'off <!--# echo var="uri" -->\n')
+    put("ssi/txt/a.txt", 'text <!--# echo var="uri" -->\n')
+    put("ssi/rel/page.html", '<!--# include file="piece.html" -->'
+        '<!--# include virtual="../part.html" -->\n')
+    put("ssi/rel/piece.html", 'piece <!--# echo var="uri" -->')
+    put("ssi/nested.html", '1 <!--# include virtual="/index.html" --> 2\n')
+    put("ssi/self.html", 's<!--# include virtual="/self.html" -->')
     put("htpasswd", htpasswd())
     # charsets: Russian text in KOI8-R, windows-1251 and UTF-8 (with a
     # character no 8-bit map has, one beyond the BMP, and a byte that is

@@ -461,6 +461,52 @@ def test_client_gone_is_499_and_upstream_closed():
         up.close()
 
 
+def test_ssi_includes_proxied_locations():
+    """SSI's include of a proxied location: a subrequest answered later,
+    its body in the page (or, set=, in a variable), the page going on
+    after it; a chunked upstream body and two includes in a row."""
+    up = Upstream()
+    try:
+        with proxy_server(up, "location /ssi/ { ssi on; }") as s:
+            s.put("ssi/page.html",
+                  b'<!--# include virtual="/echo/a?x=1" set="v" -->'
+                  b'[<!--# echo var="v" encoding="none" -->]'
+                  b'(<!--# include virtual="/chunked" -->)'
+                  b'(<!--# include virtual="/k/b" -->)|end')
+            r = get(s.port, "/ssi/page.html")
+            check(r.status == 200, "%r" % r)
+            body = r.body.decode("latin-1")
+            check(body.startswith("[GET /echo/a?x=1 HTTP/1.0\n")
+                  and "(first second third\n)" in body
+                  and "(GET /echo/b HTTP/1.1\n" in body
+                  and body.endswith(")|end"), "page: %r" % body)
+    finally:
+        up.close()
+
+
+def test_ssi_client_gone_while_its_include_waits():
+    """The client goes while a proxied include is waited for: the
+    subrequest is given up (its upstream closed, nginx's line), nothing
+    is answered to no one, and the server serves on."""
+    up = Upstream()
+    try:
+        with proxy_server(up, "location /ssi/ { ssi on; }") as s:
+            s.put("ssi/slow.html", b'before <!--# include virtual="/slow" '
+                  b'--> after')
+            c = socket.create_connection(("127.0.0.1", s.port))
+            c.sendall(b"GET /ssi/slow.html HTTP/1.1\r\nHost: x\r\n\r\n")
+            wait_until(lambda: up.accepted == 1, "the upstream asked")
+            c.close()
+            wait_until(lambda: "client closed connection" in s.log(),
+                       "the close noticed")
+            r = get(s.port, "/ssi/slow.html")
+            check(r.status == 200 and r.body == b"before late\n after",
+                  "serves on: %r" % r)
+            check("[alert]" not in s.log(), s.log())
+    finally:
+        up.close()
+
+
 def test_bad_upstream_heads_are_502_with_a_line():
     up = Upstream()
     try:
