@@ -948,6 +948,35 @@ site("ssi", """
       ("/index.html", {"Range": "bytes=0-3"}),
       ("/vars.html", {"Accept-Encoding": "gzip"})])
 
+site("rewrite-args", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        location /add { rewrite ^ http://example.com/?c=d redirect; }
+        location /no { rewrite ^ http://example.com/?c=d? redirect; }
+        location /keep { rewrite ^ http://example.com/k permanent; }
+        location /capture {
+            rewrite ^(.*) $1?c=$1;
+            return 200 "uri:$uri args:$args";
+        }
+        location /last/ { rewrite ^/last/(.*)$ /show.php?q=$1 last; }
+        location /cleared/ { rewrite ^ /show.php? last; }
+        location /then/ {
+            rewrite ^ /show.php?step=1;
+            rewrite ^ /show.php?step=2&$args last;
+        }
+        location ~ \.php$ {
+            return 200 "uri:$uri args:$args is:$is_args q:$arg_q";
+        }
+        location /tf/ { try_files /nope /show.php; }
+        location /tf2/ { try_files /nope /show.php?$args&x=1; }
+        location /ep/ { error_page 404 /show.php?e=1; return 404; }
+        location /idx/ { index show.php; }
+    }
+""", ["/add?a=b", "/no?a=b", "/keep?a=b", "/capture/%25?a=b",
+      "/capture/x", "/last/abc?z=1", "/last/a%20b", "/cleared/?a=b",
+      "/then/?a=b", "/tf/x?k=v", "/tf2/x?k=v", "/ep/?a=1", "/idx/?i=1"])
+
 site("basic-auth-and-access", """
     server {
         listen 127.0.0.1:%(port)d;
@@ -1075,6 +1104,7 @@ def make_docroot(top):
     put("www/big.txt", "some text that compresses well\n" * 4000)
     put("www/plain/big.txt", "some text that compresses well\n" * 4000)
     put("www/dir/file", "f\n")
+    put("www/idx/show.php", "never read\n")
     put("www/private/a.txt", "members\n")
     put("www/private/open/b.txt", "open\n")
     put("www/lan/x", "lan\n")

@@ -129,17 +129,17 @@ GETTER(get_request_uri)
 
 GETTER(get_args)
 {
-    const nicd_request_t *r = req_of(c, x);
+    const nicd_str_t *a = nicd_req_args(c, req_of(c, x));
 
     UNUSED_ARGS;
-    nicd_buf_add(b, r->query.p, r->query.len);
+    nicd_buf_add(b, a->p, a->len);
     return 0;
 }
 
 GETTER(get_is_args)
 {
     UNUSED_ARGS;
-    if (req_of(c, x)->query.len > 0) {
+    if (nicd_req_args(c, req_of(c, x))->len > 0) {
         nicd_buf_add(b, "?", 1);
     }
     return 0;
@@ -275,7 +275,7 @@ GETTER(get_arg)
     nicd_str_t value;
 
     UNUSED_ARGS;
-    if (nicd_query_arg(&req_of(c, x)->query, s, slen, &value)) {
+    if (nicd_query_arg(nicd_req_args(c, req_of(c, x)), s, slen, &value)) {
         nicd_buf_add(b, value.p, value.len);
     }
     return 0;
@@ -613,9 +613,9 @@ const nicd_var_t nicd_core_vars[] = {
     {"uri", get_uri, VOL, NULL},
     {"document_uri", get_uri, VOL, NULL},
     {"request_uri", get_request_uri, 0, NULL},
-    {"args", get_args, 0, NULL},
-    {"query_string", get_args, 0, NULL},
-    {"is_args", get_is_args, 0, NULL},
+    {"args", get_args, NICD_VAR_VOLATILE, NULL}, /* (rewrites set them) */
+    {"query_string", get_args, NICD_VAR_VOLATILE, NULL},
+    {"is_args", get_is_args, NICD_VAR_VOLATILE, NULL},
     {"host", get_host, 0, NULL},
     {"server_name", get_server_name, 0, NULL},
     {"scheme", get_scheme, 0, NULL},
@@ -626,7 +626,7 @@ const nicd_var_t nicd_core_vars[] = {
     {"content_type", get_http, 0, "content_type"},
     {"content_length", get_http, 0, "content_length"},
     {"http_", get_http, NICD_VAR_PREFIX, NULL},
-    {"arg_", get_arg, NICD_VAR_PREFIX, NULL},
+    {"arg_", get_arg, NICD_VAR_PREFIX | NICD_VAR_VOLATILE, NULL},
     {"cookie_", get_cookie, NICD_VAR_PREFIX, NULL},
     {"remote_user", get_remote_user, 0, NULL},
     {"sent_http_", get_sent_http, NICD_VAR_PREFIX | VOL, NULL},

@@ -128,6 +128,25 @@ file_as_it_is(nicd_conn_t *c, const nicd_request_t *r,
 nicd_file_filter_pt nicd_top_file_filter = file_as_it_is;
 
 int
+nicd_req_set_args(nicd_conn_t *c, const char *p, size_t len)
+{
+    char *copy = malloc(len + 1);
+
+    if (copy == NULL) {
+        return -1;
+    }
+    if (len > 0) {
+        memcpy(copy, p, len); /* (none: p may be an empty buffer's NULL) */
+    }
+    copy[len] = '\0';
+    free((char *) c->r->args.p);
+    c->r->args.p = copy;
+    c->r->args.len = len;
+    c->r->args_set = 1;
+    return 0;
+}
+
+int
 nicd_resp_carry(nicd_conn_t *c, const char *name, size_t nlen,
                 const char *value, size_t vlen)
 {

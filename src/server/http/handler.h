@@ -150,6 +150,14 @@ typedef struct nicd_req_s {
      * it is (0: the client's own request) */
     const nicd_protocol_t *proto;
     unsigned               subdepth;
+    /* its arguments once a rewrite or an internal redirect set them
+     * (nginx's r->args; args_set, its own copy in args), else those sent
+     * (in->query): nicd_req_args() */
+    unsigned   args_set : 1;
+    nicd_str_t args;
+    /* a rewrite's break changed the URI in the location at hand: a
+     * proxy_pass URI part no longer applies (nginx's valid_location) */
+    unsigned uri_moved : 1;
 } nicd_req_t;
 
 /*
@@ -212,6 +220,9 @@ nicd_req_end(nicd_req_t *req)
     req->peer = NULL;
     free(req->vars);
     req->vars = NULL;
+    free((char *) req->args.p);
+    req->args.p = NULL;
+    req->args_set = 0;
     if (req->carry != NULL) {
         nicd_buf_free(req->carry);
         free(req->carry);
@@ -237,6 +248,18 @@ int nicd_sent_header(const nicd_buf_t *sent, const char *name, size_t len,
  * (nginx's $sent_http_ of a field sent several times): how many */
 int nicd_sent_headers(const nicd_buf_t *sent, const char *name, size_t len,
                       nicd_buf_t *out);
+
+/* the arguments of the request at hand (r its view): as a rewrite or an
+ * internal redirect set them, else those sent ($args, proxy_pass) */
+static inline const nicd_str_t *
+nicd_req_args(const nicd_conn_t *c, const nicd_request_t *r)
+{
+    return c->r != NULL && c->r->args_set ? &c->r->args : &r->query;
+}
+
+/* the request at hand's arguments become p (len bytes, copied; len 0:
+ * none): 0, or -1 (out of memory) */
+int nicd_req_set_args(nicd_conn_t *c, const char *p, size_t len);
 
 /* nginx's "444": close without an answer (nicd_respond_error) */
 #define NICD_HTTP_CLOSE 444

@@ -120,7 +120,7 @@ static void run(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
 /* an internal redirect to uri (a copy is made: uri may be in w->uri) */
 void
 nicd_internal_redirect(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
-                       size_t len)
+                       size_t len, int keep_args)
 {
     char       *copy = malloc(len + 1);
     const char *q;
@@ -135,6 +135,14 @@ nicd_internal_redirect(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
      * (uri need not end in a NUL: it may be w->expand's bytes) */
     q = memchr(uri, '?', len);
     n = q != NULL ? (size_t) (q - uri) : len;
+    if ((q != NULL || !keep_args)
+        && nicd_req_set_args(c, q != NULL ? q + 1 : "",
+                             q != NULL ? len - n - 1 : 0)
+               != 0) {
+        free(copy);
+        nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
+        return;
+    }
     status =
         nicd_path_normalize(uri, n, copy, &n, c->w->cycle->conf->merge_slashes);
     if (status != 0) {
@@ -205,7 +213,8 @@ auto_location(nicd_conn_t *c, const nicd_request_t *r,
 {
     nicd_buf_t t = {0};
 
-    nicd_redirect_auto_target(lc, r->query.p, r->query.len, &t);
+    nicd_redirect_auto_target(lc, nicd_req_args(c, r)->p,
+                              nicd_req_args(c, r)->len, &t);
     if (nicd_buf_failed(&t)) {
         nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
     } else {
@@ -257,6 +266,7 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
                                                      &auto_redirect);
         lc = nicd_limit_except(lc, r->method);
         c->r->loc = lc;
+        c->r->uri_moved = 0;
         nicd_errlog_use(lc); /* its lines to its error_log (nginx's) */
         log_error(LOG_DEBUG, 0, "using configuration \"%s\" for \"%.*s\"",
                   lc->name != NULL ? lc->name : "", (int) len, uri);
@@ -284,6 +294,9 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
             return;
         }
         if (rc == NICD_URI_STAY) {
+            /* a rewrite's break: the new URI is no longer the one this
+             * location matched (nginx's valid_location 0) */
+            c->r->uri_moved = 1;
             break;
         }
         /* "last": a location again, counted as nginx counts it */

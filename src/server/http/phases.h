@@ -139,10 +139,13 @@ int nicd_body_location(nicd_conn_t *c, const nicd_request_t *r);
 
 /*
  * an internal redirect to uri (a path with an optional query,
- * not yet normalised): a location is found for it again.
+ * not yet normalised): a location is found for it again.  Its query
+ * becomes the request's arguments; without one they are none (nginx's
+ * try_files, error_page, X-Accel-Redirect), or with keep_args stay as
+ * they were (index).
  */
 void nicd_internal_redirect(nicd_conn_t *c, const nicd_request_t *r,
-                            const char *uri, size_t len);
+                            const char *uri, size_t len, int keep_args);
 
 /*
  * A subrequest's phases (http/subrequest.c): r, in the server of the

@@ -553,7 +553,7 @@ accel_redirect(up_t *p, nicd_conn_t *c)
             nicd_named_location(c, p->req->in, c->r->uri, c->r->uri_len, nl);
         }
     } else {
-        nicd_internal_redirect(c, p->req->in, uri, strlen(uri));
+        nicd_internal_redirect(c, p->req->in, uri, strlen(uri), 0);
     }
     free(uri);
     request_done(p);

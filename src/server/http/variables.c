@@ -583,24 +583,53 @@ nicd_var_by_name(nicd_conn_t *c, const char *name, size_t len, nicd_buf_t *b)
     return v->get(c, NULL, v, low + plen, len - plen, b) == 0 ? 1 : -1;
 }
 
+/* p (len bytes) appended to b, escaped as nginx's NGX_ESCAPE_ARGS
+ * escapes (space, '#', '%', '&', '+', ';', '?', control and 8-bit
+ * bytes) when escape is set */
+static void
+args_add(nicd_buf_t *b, const char *p, size_t len, int escape)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t            i;
+
+    if (!escape) {
+        nicd_buf_add(b, p, len);
+        return;
+    }
+    for (i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char) p[i];
+        char          e[3] = {'%', hex[ch >> 4], hex[ch & 15]};
+
+        if (ch <= ' ' || ch >= 0x7f || strchr("#%&+;?", ch) != NULL) {
+            nicd_buf_add(b, e, 3);
+        } else {
+            nicd_buf_add(b, p + i, 1);
+        }
+    }
+}
+
 int
 nicd_cv_eval(nicd_conn_t *c, const nicd_cv_t *cv, const nicd_vctx_t *x,
              nicd_buf_t *b)
 {
     const seg_t *s;
-    int          i, k;
+    int          i, k, is_args = 0;
 
     b->len = 0;
     for (i = 0; i < cv->nsegs; i++) {
         s = &cv->segs[i];
         switch (s->kind) {
-        case SEG_TEXT: nicd_buf_add(b, s->text, s->len); break;
+        case SEG_TEXT:
+            nicd_buf_add(b, s->text, s->len);
+            is_args = is_args || memchr(s->text, '?', s->len) != NULL;
+            break;
         case SEG_CAP:
             k = s->n;
             if (x != NULL && x->subject != NULL && k < x->ncaps
                 && x->caps[2 * k] != PCRE2_UNSET) {
-                nicd_buf_add(b, x->subject + x->caps[2 * k],
-                             x->caps[2 * k + 1] - x->caps[2 * k]);
+                args_add(b, x->subject + x->caps[2 * k],
+                         x->caps[2 * k + 1] - x->caps[2 * k],
+                         is_args && x->args_escape);
             }
             break;
         default:

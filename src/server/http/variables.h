@@ -47,6 +47,10 @@ typedef struct {
     const char           *subject;
     const PCRE2_SIZE     *caps;
     int                   ncaps;
+    /* captures after a '?' of the template's text are escaped as
+     * arguments (a rewrite's replacement for a request whose URI came
+     * with escapes: nginx's quoted_uri) */
+    int args_escape;
 } nicd_vctx_t;
 
 typedef struct nicd_var_s nicd_var_t;

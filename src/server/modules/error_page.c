@@ -150,7 +150,7 @@ error_page(nicd_conn_t *c, int status, int head)
         nicd_named_location(c, &r, ep->uri, strlen(ep->uri), nl);
         return 1;
     }
-    nicd_internal_redirect(c, &r, ep->uri, strlen(ep->uri));
+    nicd_internal_redirect(c, &r, ep->uri, strlen(ep->uri), 0);
     return 1;
 }
 

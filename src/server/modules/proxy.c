@@ -161,7 +161,7 @@ merge_conf(nicd_conf_t *c, const void *prev_, void *conf_)
 
 /* ---- the URI and the request ---- */
 
-/* the URI the upstream is asked for (proxy_pass' rules) into b */
+/* the upstream's URI (proxy_pass' rules; uri_moved: the whole) into b */
 static void
 upstream_uri(nicd_conn_t *c, const nicd_request_t *r, const proxy_conf_t *pc,
              const char *vuri, size_t vlen, int vars, nicd_buf_t *b)
@@ -186,19 +186,19 @@ upstream_uri(nicd_conn_t *c, const nicd_request_t *r, const proxy_conf_t *pc,
         }
         return;
     }
-    if (vuri != NULL && lc != NULL
+    if (vuri != NULL && !q->uri_moved && lc != NULL
         && (lc->kind == NICD_LOC_PREFIX || lc->kind == NICD_LOC_EXACT
             || lc->kind == NICD_LOC_NOREGEX)
         && len >= lc->name_len && strncmp(uri, lc->name, lc->name_len) == 0) {
         loc = lc->name_len;
     }
-    if (vuri != NULL) {
+    if (vuri != NULL && !q->uri_moved) {
         nicd_buf_add(b, vuri, vlen);
     }
     nicd_buf_add_uri(b, uri + loc, len - loc);
-    if (r->query.p != NULL && r->query.len > 0) {
+    if (nicd_req_args(c, r)->len > 0) {
         nicd_buf_add(b, "?", 1);
-        nicd_buf_add(b, r->query.p, r->query.len);
+        nicd_buf_add(b, nicd_req_args(c, r)->p, nicd_req_args(c, r)->len);
     }
 }
 

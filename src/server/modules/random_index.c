@@ -136,14 +136,14 @@ random_index_handler(nicd_conn_t *c, const nicd_request_t *r,
         target.len +=
             nicd_path_escape(name.data, name.len, target.data + target.len);
     }
-    if (r->query.len > 0) {
+    if (nicd_req_args(c, r)->len > 0) {
         nicd_buf_add(&target, "?", 1);
-        nicd_buf_add(&target, r->query.p, r->query.len);
+        nicd_buf_add(&target, nicd_req_args(c, r)->p, nicd_req_args(c, r)->len);
     }
     if (nicd_buf_failed(&target) || nicd_buf_failed(&name)) {
         nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
     } else {
-        nicd_internal_redirect(c, r, target.data, target.len);
+        nicd_internal_redirect(c, r, target.data, target.len, 1);
     }
     nicd_buf_free(&name);
     nicd_buf_free(&target);

@@ -372,6 +372,7 @@ return_text(nicd_conn_t *c, const nicd_request_t *r, int code, const char *text,
 typedef struct {
     nicd_buf_t        cur;  /* the URI as the rules change it */
     nicd_buf_t        subj; /* what the last regex matched, for $1..$9 */
+    nicd_buf_t        args; /* a replacement's arguments being made */
     const PCRE2_SIZE *caps;
     int               ncaps;
     int               changed;
@@ -441,6 +442,25 @@ condition(nicd_conn_t *c, const nicd_request_t *r, const if_t *cond,
 }
 
 /*
+ * The arguments of a replacement that names its own (q, qlen bytes: what
+ * follows its first '?'), as nginx takes them, into out: the request's
+ * (old) follow them after a '&', unless the replacement ends with '?'.
+ */
+static void
+with_args(const char *q, size_t qlen, const nicd_str_t *old, nicd_buf_t *out)
+{
+    if (qlen == 0 || q[qlen - 1] == '?') {
+        nicd_buf_add(out, q, qlen > 0 ? qlen - 1 : 0);
+        return;
+    }
+    nicd_buf_add(out, q, qlen);
+    if (old->len > 0) {
+        nicd_buf_add(out, "&", 1);
+        nicd_buf_add(out, old->p, old->len);
+    }
+}
+
+/*
  * Run rules (n of them) on st->cur.  NICD_DONE: answered; NICD_URI_AGAIN:
  * "last"; NICD_URI_STAY: "break" (the flag or the directive);
  * NICD_DECLINED: all ran.
@@ -453,6 +473,8 @@ rules(nicd_conn_t *c, const nicd_request_t *r, const rewrite_t *rw, int nrw,
     pcre2_match_data *md = nicd_match_data(w);
     nicd_vctx_t       x;
     int               i, n, rc, code, head = r->method == NICD_M_HEAD;
+    const char       *q;
+    size_t            plen;
 
     if (md == NULL) {
         nicd_respond_error(c, 500, head, NULL, 0);
@@ -518,24 +540,42 @@ rules(nicd_conn_t *c, const nicd_request_t *r, const rewrite_t *rw, int nrw,
         st->caps = pcre2_get_ovector_pointer(md);
         st->ncaps = n;
         x = (nicd_vctx_t) VCTX(r, st);
+        /* (the URI came with escapes: captures in the new arguments are
+         * escaped again, as nginx's quoted_uri) */
+        x.args_escape = memchr(r->path.p, '%', r->path.len) != NULL
+                        || memchr(r->path.p, '+', r->path.len) != NULL;
         if (nicd_cv_eval(c, rw->value, &x, &w->expand) != 0) {
             nicd_respond_error(c, 500, head, NULL, 0);
             return NICD_DONE;
         }
+        q = memchr(w->expand.data, '?', w->expand.len);
+        plen = q != NULL ? (size_t) (q - w->expand.data) : w->expand.len;
+        st->args.len = 0;
+        if (q != NULL) {
+            with_args(q + 1, w->expand.len - plen - 1, nicd_req_args(c, r),
+                      &st->args);
+        } else {
+            nicd_buf_add(&st->args, nicd_req_args(c, r)->p,
+                         nicd_req_args(c, r)->len);
+        }
         if (rw->flag == REWRITE_REDIRECT || rw->flag == REWRITE_PERMANENT) {
-            /* the request's arguments follow unless the new URI has its
-             * own (nginx) */
-            if (r->query.len > 0
-                && memchr(w->expand.data, '?', w->expand.len) == NULL) {
+            w->expand.len = plen;
+            if (st->args.len > 0) {
                 nicd_buf_add(&w->expand, "?", 1);
-                nicd_buf_add(&w->expand, r->query.p, r->query.len);
+                nicd_buf_add(&w->expand, st->args.data, st->args.len);
             }
             nicd_redirect(c, r, rw->flag == REWRITE_PERMANENT ? 301 : 302,
                           w->expand.data, w->expand.len);
             return NICD_DONE;
         }
+        if (q != NULL
+            && (nicd_buf_failed(&st->args)
+                || nicd_req_set_args(c, st->args.data, st->args.len) != 0)) {
+            nicd_respond_error(c, 500, head, NULL, 0);
+            return NICD_DONE;
+        }
         st->cur.len = 0;
-        nicd_buf_add(&st->cur, w->expand.data, w->expand.len);
+        nicd_buf_add(&st->cur, w->expand.data, plen);
         st->changed = 1;
         if (rw->flag == REWRITE_LAST) {
             return NICD_URI_AGAIN;
@@ -583,6 +623,7 @@ rewrite_handler(nicd_conn_t *c, const nicd_request_t *r,
     }
     nicd_buf_free(&st.cur);
     nicd_buf_free(&st.subj);
+    nicd_buf_free(&st.args);
     return rv;
 }
 

@@ -706,7 +706,7 @@ jsonp_callback(nicd_conn_t *c, const nicd_request_t *r, const char **cb,
     nicd_str_t v = {NULL, 0};
     size_t     i;
 
-    (void) nicd_query_arg(&r->query, "callback", 8, &v);
+    (void) nicd_query_arg(nicd_req_args(c, r), "callback", 8, &v);
     *cb = v.p;
     *len = v.len;
     if (*len > JSONP_MAX) {
@@ -852,7 +852,7 @@ try_index(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
         ilen = strlen(name);
         if (name[0] == '/') {
             /* an absolute one: there, whether or not it exists (nginx) */
-            nicd_internal_redirect(c, r, name, ilen);
+            nicd_internal_redirect(c, r, name, ilen, 1);
             nicd_buf_free(&val);
             return 1;
         }
@@ -878,7 +878,7 @@ try_index(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
             return 1;
         }
         nicd_ofc_release(&c->w->ofc, f);
-        nicd_internal_redirect(c, r, uri, len + ilen);
+        nicd_internal_redirect(c, r, uri, len + ilen, 1);
         free(uri);
         return 1;
     }
@@ -908,9 +908,9 @@ static_directory(nicd_conn_t *c, const nicd_request_t *r, nicd_file_t *dir,
         }
         loc->len = nicd_path_escape(path, len, loc->data);
         NICD_BUF_LIT(loc, "/");
-        if (r->query.len > 0) {
+        if (nicd_req_args(c, r)->len > 0) {
             NICD_BUF_LIT(loc, "?");
-            nicd_buf_add(loc, r->query.p, r->query.len);
+            nicd_buf_add(loc, nicd_req_args(c, r)->p, nicd_req_args(c, r)->len);
         }
         if (nicd_buf_failed(loc)) {
             nicd_respond_error(c, 500, head, NULL, 0);

@@ -166,7 +166,7 @@ try_files_handler(nicd_conn_t *c, const nicd_request_t *r,
         nicd_respond_error(c, 500, head, NULL, 0);
         return NICD_DONE;
     }
-    nicd_internal_redirect(c, r, w->expand.data, w->expand.len);
+    nicd_internal_redirect(c, r, w->expand.data, w->expand.len, 0);
     return NICD_DONE;
 }
 
