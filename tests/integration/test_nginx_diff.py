@@ -971,11 +971,14 @@ site("rewrite-args", """
         location /tf/ { try_files /nope /show.php; }
         location /tf2/ { try_files /nope /show.php?$args&x=1; }
         location /ep/ { error_page 404 /show.php?e=1; return 404; }
+        location /epv/ { error_page 404 /show.php?from=$uri; return 404; }
+        location /epr/ { error_page 404 http://example.com/?u=$uri; return 404; }
         location /idx/ { index show.php; }
     }
 """, ["/add?a=b", "/no?a=b", "/keep?a=b", "/capture/%25?a=b",
       "/capture/x", "/last/abc?z=1", "/last/a%20b", "/cleared/?a=b",
-      "/then/?a=b", "/tf/x?k=v", "/tf2/x?k=v", "/ep/?a=1", "/idx/?i=1"])
+      "/then/?a=b", "/tf/x?k=v", "/tf2/x?k=v", "/ep/?a=1", "/idx/?i=1",
+      "/epv/x?a=1", "/epr/y"])
 
 site("basic-auth-and-access", """
     server {

@@ -12,13 +12,14 @@
 #include "server/conf/directive.h"
 #include "server/http/lookup.h"
 #include "server/http/phases.h"
+#include "server/http/variables.h"
 
 /* "error_page CODE ... [=[CODE]] URI;" */
 typedef struct {
-    int   status;
-    int   override; /* =CODE: the answer's status; 0: the original; -1:
+    int status;
+    int override;         /* =CODE: the answer's status; 0: the original; -1:
                        "=" alone, the status of what URI answers */
-    char *uri;
+    const nicd_cv_t *uri; /* may hold variables */
 } error_page_t;
 
 /* the module's settings of a level: the list, taken whole from the
@@ -56,6 +57,7 @@ set_error_page(parse_t *ps, const char **a, int n)
     char              *end;
     int                i, codes = n - 1, override = 0;
     long               v;
+    const char        *err;
 
     if (codes >= 1 && a[n - 2][0] == '=') {
         codes--;
@@ -80,15 +82,21 @@ set_error_page(parse_t *ps, const char **a, int n)
         }
         ep.status = (int) v;
         ep.override = override;
-        ep.uri = nicd_conf_strdup(ps->conf, uri);
+        ep.uri = nicd_conf_cv(ps, uri, &err);
+        if (ep.uri == NULL) {
+            return err;
+        }
         l->pages = nicd_conf_grow(ps->conf, l->pages, l->npages, sizeof(ep));
-        if (ep.uri == NULL || l->pages == NULL) {
+        if (l->pages == NULL) {
             return "out of memory";
         }
         l->pages[l->npages++] = ep;
     }
     return NULL;
 }
+
+static int page(nicd_conn_t *c, const nicd_request_t *r, const error_page_t *ep,
+                int status, const char *uri, size_t len);
 
 /*
  * The http layer's error_page hook: answer status by the page the
@@ -100,7 +108,10 @@ error_page(nicd_conn_t *c, int status, int head)
     const error_page_conf_t *ec;
     const error_page_t      *ep = NULL;
     nicd_request_t           r;
-    int                      i;
+    nicd_buf_t               b = {0};
+    const char              *uri;
+    size_t                   len;
+    int                      i, rc;
 
     if (c->r->loc == NULL || c->r->error_paged || c->r->in == NULL) {
         return 0;
@@ -131,26 +142,44 @@ error_page(nicd_conn_t *c, int status, int head)
         }
     }
     (void) head;
-    if (nicd_is_url(ep->uri, strlen(ep->uri))) {
-        nicd_redirect(c, &r, ep->override > 0 ? ep->override : 302, ep->uri,
-                      strlen(ep->uri));
+    if (!nicd_cv_literal(ep->uri, &uri, &len)) {
+        if (nicd_cv_eval(c, ep->uri, NULL, &b) != 0) {
+            nicd_buf_free(&b);
+            c->r->error_paged = 0;
+            return 0; /* (logged) the built-in page, then */
+        }
+        uri = b.data;
+        len = b.len;
+    }
+    rc = page(c, &r, ep, status, uri, len);
+    nicd_buf_free(&b);
+    return rc;
+}
+
+/* the page ep names at uri (len bytes, NUL-terminated) for status */
+static int
+page(nicd_conn_t *c, const nicd_request_t *r, const error_page_t *ep,
+     int status, const char *uri, size_t len)
+{
+    if (nicd_is_url(uri, len)) {
+        nicd_redirect(c, r, ep->override > 0 ? ep->override : 302, uri, len);
         return 1;
     }
     /* "=" alone: the status of what the page's URI answers */
     c->r->status_override = ep->override == 0    ? status
                             : ep->override == -1 ? 0
                                                  : ep->override;
-    if (ep->uri[0] == '@') {
-        const nicd_loc_conf_t *nl = nicd_conf_named(c->r->srv, ep->uri);
+    if (uri[0] == '@') {
+        const nicd_loc_conf_t *nl = nicd_conf_named(c->r->srv, uri);
 
         if (nl == NULL) {
             c->r->status_override = 0;
             return 0;
         }
-        nicd_named_location(c, &r, ep->uri, strlen(ep->uri), nl);
+        nicd_named_location(c, r, uri, len, nl);
         return 1;
     }
-    nicd_internal_redirect(c, &r, ep->uri, strlen(ep->uri), 0);
+    nicd_internal_redirect(c, r, uri, len, 0);
     return 1;
 }
 
