@@ -980,6 +980,26 @@ site("rewrite-args", """
       "/then/?a=b", "/tf/x?k=v", "/tf2/x?k=v", "/ep/?a=1", "/idx/?i=1",
       "/epv/x?a=1", "/epr/y"])
 
+site("alias-regex-and-nested", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        location ~ /re-alias.txt {
+            alias %(root)s/www/sub;
+            try_files $uri =404;
+        }
+        location /nested-alias/ {
+            alias %(root)s/www/;
+            location ~ txt$ { try_files $uri =404; }
+        }
+        location /nested-alias2/ {
+            alias %(root)s/www/sub/;
+            location ~ \.txt$ { }
+        }
+    }
+""", ["/re-alias.txt", "/nested-alias/a.txt", "/nested-alias/missing.txt",
+      "/nested-alias2/b.txt", "/nested-alias2/", "/nested-alias2/x.txt"])
+
 site("basic-auth-and-access", """
     server {
         listen 127.0.0.1:%(port)d;
@@ -1108,6 +1128,7 @@ def make_docroot(top):
     put("www/plain/big.txt", "some text that compresses well\n" * 4000)
     put("www/dir/file", "f\n")
     put("www/idx/show.php", "never read\n")
+    put("www/sub/re-alias.txt", "found by try_files below the alias\n")
     put("www/private/a.txt", "members\n")
     put("www/private/open/b.txt", "open\n")
     put("www/lan/x", "lan\n")

@@ -158,6 +158,9 @@ typedef struct nicd_req_s {
     /* a rewrite's break changed the URI in the location at hand: a
      * proxy_pass URI part no longer applies (nginx's valid_location) */
     unsigned uri_moved : 1;
+    /* try_files found the URI at hand in a regex location with an alias:
+     * the alias is its directory, not the file (nginx's add_uri_to_alias) */
+    unsigned uri_to_alias : 1;
 } nicd_req_t;
 
 /*

@@ -267,6 +267,7 @@ run(nicd_conn_t *c, const nicd_request_t *r, const char *uri, size_t len,
         lc = nicd_limit_except(lc, r->method);
         c->r->loc = lc;
         c->r->uri_moved = 0;
+        c->r->uri_to_alias = 0;
         nicd_errlog_use(lc); /* its lines to its error_log (nginx's) */
         log_error(LOG_DEBUG, 0, "using configuration \"%s\" for \"%.*s\"",
                   lc->name != NULL ? lc->name : "", (int) len, uri);
@@ -339,16 +340,29 @@ nicd_named_location(nicd_conn_t *c, const nicd_request_t *r, const char *uri,
     run(c, r, uri, len, nl, 0);
 }
 
+/* the location whose alias lc has (a nested one takes its enclosing
+ * location's, and with it that location's prefix) */
+static const nicd_loc_conf_t *
+alias_writer(const nicd_loc_conf_t *lc)
+{
+    while (lc->parent != NULL && lc->parent->alias
+           && lc->parent->root == lc->root) {
+        lc = lc->parent;
+    }
+    return lc;
+}
+
 int
 nicd_uri_open(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
-              size_t len, nicd_file_t **out, int *err)
+              size_t len, int tried, nicd_file_t **out, int *err)
 {
-    nicd_buf_t     *b = &c->w->path;
-    const char     *rel = path, *root = lc->root;
-    size_t          rlen = len;
-    int             alias_file = 0, root_fd;
-    const char     *file;
-    nicd_open_how_t how;
+    const nicd_loc_conf_t *wr = lc->alias ? alias_writer(lc) : lc;
+    nicd_buf_t            *b = &c->w->path;
+    const char            *rel = path, *root = lc->root;
+    size_t                 rlen = len;
+    int                    alias_file = 0, root_fd;
+    const char            *file;
+    nicd_open_how_t        how;
 
     if (lc->alias && lc->root_vars) {
         /* alias /dir/$1 of a regex location: its captures of this URI */
@@ -360,11 +374,12 @@ nicd_uri_open(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
         rlen = b->len;
         root = ""; /* the whole name: below "/" */
     } else if (lc->alias
-               && (lc->kind == NICD_LOC_PREFIX || lc->kind == NICD_LOC_NOREGEX
-                   || lc->kind == NICD_LOC_EXACT)) {
+               && (wr->kind == NICD_LOC_PREFIX || wr->kind == NICD_LOC_NOREGEX
+                   || wr->kind == NICD_LOC_EXACT)
+               && len >= wr->name_len) {
         /* the location's prefix replaced by the alias' directory */
-        rel = path + lc->name_len;
-        rlen = len - lc->name_len;
+        rel = path + wr->name_len;
+        rlen = len - wr->name_len;
         if (rlen == 0) {
             /* the whole URI matched: the alias names the file itself
              * ("location /data { alias /srv/data.bin; }") */
@@ -383,11 +398,11 @@ nicd_uri_open(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
             rel = b->data;
             rlen = b->len - 1;
         }
-    } else if (lc->alias) {
+    } else if (lc->alias && !tried && !c->r->uri_to_alias) {
         rel = "/"; /* a regex location's alias names the file itself */
         rlen = 1;
         alias_file = 1; /* ... and so is the whole name */
-    }
+    } /* (a name try_files tries goes whole below it, as nginx's) */
     root_fd = nicd_conf_root_fd(c->w->cycle->conf, lc);
     if (root_fd == -1) {
         *err = ENOENT; /* a root not (yet) there */

@@ -82,12 +82,15 @@ void nicd_named_location(nicd_conn_t *c, const nicd_request_t *r,
 
 /*
  * The file that path (a URI, normalised) names under lc's root or alias
- * (with an alias' regex captures), opened through the worker's open file
- * cache: 0 with *out (release it with nicd_ofc_release), or -1 with the
- * errno value in *err.
+ * (with an alias' regex captures; a nested location's alias replaces the
+ * prefix of the location that set it), opened through the worker's open
+ * file cache: 0 with *out (release it with nicd_ofc_release), or -1 with
+ * the errno value in *err.  tried: a name try_files tries, which a regex
+ * location's alias (the whole file otherwise) is the directory of, as
+ * nginx's try_files takes it.
  */
 int nicd_uri_open(nicd_conn_t *c, const nicd_loc_conf_t *lc, const char *path,
-                  size_t len, nicd_file_t **out, int *err);
+                  size_t len, int tried, nicd_file_t **out, int *err);
 
 /* the answers every phase and module gives (phases.c) */
 

@@ -103,7 +103,7 @@ random_index_handler(nicd_conn_t *c, const nicd_request_t *r,
             && r->method != NICD_M_POST)) {
         return NICD_DECLINED;
     }
-    if (nicd_uri_open(c, lc, uri, len, &f, &err) != 0) {
+    if (nicd_uri_open(c, lc, uri, len, 0, &f, &err) != 0) {
         log_error(LOG_ERR, err, "opendir() \"%s%s\" failed, client: %s",
                   lc->root, uri, nicd_client(c));
         nicd_respond_error(c, err == EACCES || err == ELOOP ? 403 : 404,

@@ -455,7 +455,7 @@ gzip_static(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
     }
     memcpy(p, path, len);
     memcpy(p + len, ".gz", 4);
-    if (nicd_uri_open(c, lc, p, len + 3, &gz, &err) != 0) {
+    if (nicd_uri_open(c, lc, p, len + 3, 0, &gz, &err) != 0) {
         free(p);
         return 0;
     }
@@ -865,7 +865,7 @@ try_index(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
         memcpy(uri, path, len);
         memcpy(uri + len, name, ilen + 1);
         nicd_buf_free(&val);
-        if (nicd_uri_open(c, lc, uri, len + ilen, &f, &err) != 0) {
+        if (nicd_uri_open(c, lc, uri, len + ilen, 0, &f, &err) != 0) {
             free(uri);
             if ((err == ENOENT || err == ENOTDIR) && dir_exists) {
                 continue;
@@ -948,7 +948,7 @@ static_handler(nicd_conn_t *c, const nicd_request_t *r,
         nicd_respond_error(c, 405, head, NULL, 0);
         return NICD_DONE;
     }
-    if (nicd_uri_open(c, lc, path, len, &f, &err) != 0) {
+    if (nicd_uri_open(c, lc, path, len, 0, &f, &err) != 0) {
         /* (a POST too: nginx's static module answers what is not there
          * as for a GET, and refuses only what is) */
         if (err == ENOENT && SC(lc)->gzip_static != GZ_STATIC_OFF

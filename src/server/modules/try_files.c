@@ -125,11 +125,12 @@ try_files_handler(nicd_conn_t *c, const nicd_request_t *r,
             nicd_respond_error(c, 500, head, NULL, 0);
             return NICD_DONE;
         }
-        if (nicd_uri_open(c, lc, name, w->expand.len, &f, &err) == 0) {
+        if (nicd_uri_open(c, lc, name, w->expand.len, 1, &f, &err) == 0) {
             int ok = f->is_dir == (unsigned) tf->items[i].dir;
 
             nicd_ofc_release(&w->ofc, f);
             if (ok) {
+                c->r->uri_to_alias = lc->alias;
                 return NICD_URI_STAY;
             }
         } else if (err == EMFILE || err == ENFILE || err == ENOMEM) {
