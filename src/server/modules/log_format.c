@@ -467,6 +467,10 @@ nicd_log_render(const nicd_log_format_t *f, const nicd_log_view_t *v,
             }
             break;
         case V_URI:
+            if (v->uri.p != NULL && v->uri.len == 0) {
+                break; /* empty, not unknown (a path that did not parse):
+                          nothing, as nginx */
+            }
             if (v->uri.p != NULL) {
                 add_value(b, f->escape, v->uri.p, v->uri.len);
             } else {
