@@ -79,11 +79,9 @@ begin_headers(nicd_conn_t *c, int status)
     }
 }
 
-/*
- * Connection (and Keep-Alive) and the empty line: whether the connection
+/* Connection (and Keep-Alive) and the empty line: whether the connection
  * stays is decided here, by the settings of the location that answered
- * (nginx's), and how long it then waits for the next request.
- */
+ * (nginx's), and how long it then waits for the next request. */
 static void
 end_headers(nicd_conn_t *c)
 {
@@ -256,6 +254,7 @@ h1_close(nicd_conn_t *c)
 static nicd_req_t *h1_suspend(nicd_conn_t *c);
 static void        h1_resume(nicd_conn_t *c, nicd_req_t *req);
 static int         h1_flush(nicd_conn_t *c);
+static void        tunnel_pending(nicd_conn_t *c);
 static void        h1_done(nicd_conn_t *c);
 
 static const nicd_protocol_t nicd_http1 = {
@@ -299,6 +298,19 @@ struct nicd_held_s {
     char          *uri;    /* its $uri, kept (suspended) */
     char           head[]; /* a copy of the request's head */
 };
+/* what the client sent and is not yet read, to an upgraded request's
+ * tunnel (held, suspended), which takes what it can */
+static void
+tunnel_pending(nicd_conn_t *c)
+{
+    nicd_req_t *q = c->held != NULL ? &c->held->req : NULL;
+
+    if (q != NULL && c->held->suspended && q->tunnel != NULL
+        && c->in_end > c->in_start) {
+        c->in_start += (uint32_t) q->tunnel(q->wake_data, c->in + c->in_start,
+                                            c->in_end - c->in_start);
+    }
+}
 
 static void
 nicd_http_error(nicd_conn_t *c, int status)
@@ -366,11 +378,9 @@ held_new(nicd_conn_t *c)
     return h;
 }
 
-/*
- * A request with a body for a Lua location: keep a copy of its head and
+/* A request with a body for a Lua location: keep a copy of its head and
  * read the body (nicd_http_collect(), as the bytes come) before answering.
- * 0, or -1 when it was answered at once (an error).
- */
+ * 0, or -1 when it was answered at once (an error). */
 static int
 hold(nicd_conn_t *c, int loc)
 {
@@ -625,6 +635,7 @@ static int
 h1_flush(nicd_conn_t *c)
 {
     c->r = NULL;
+    tunnel_pending(c); /* (sent with the upgrade's request, before its 101) */
     return nicd_conn_send(c, 1);
 }
 
@@ -753,10 +764,8 @@ discard_body(nicd_conn_t *c)
     c->discard -= n;
 }
 
-/*
- * Skip a chunked request body.  Returns NICD_HTTP_DONE when it has ended,
- * else NICD_HTTP_AGAIN (wait for more) or 400 (the connection is closing).
- */
+/* Skip a chunked request body.  Returns NICD_HTTP_DONE when it has ended,
+ * else NICD_HTTP_AGAIN (wait for more) or 400 (the connection is closing). */
 static int
 skip_chunked(nicd_conn_t *c)
 {
@@ -790,10 +799,8 @@ skip_chunked(nicd_conn_t *c)
     return rc;
 }
 
-/*
- * The connection's loop (nicd_conn_ops_t.run): parse and answer what is
- * in the buffer, send, and decide what the connection waits for next.
- */
+/* The connection's loop (nicd_conn_ops_t.run): parse and answer what is
+ * in the buffer, send, and decide what the connection waits for next. */
 static void
 h1_run(nicd_conn_t *c)
 {
@@ -901,13 +908,7 @@ h1_run(nicd_conn_t *c)
     if (c->held != NULL && c->collect == 0) {
         /* a delayed request: its timer, and the client's close or what it
          * sends meanwhile (kept; an upgraded one's tunnel takes it) */
-        nicd_req_t *q = &c->held->req;
-
-        if (c->held->suspended && q->tunnel != NULL
-            && c->in_end > c->in_start) {
-            c->in_start += (uint32_t) q->tunnel(
-                q->wake_data, c->in + c->in_start, c->in_end - c->in_start);
-        }
+        tunnel_pending(c);
         if (c->eof) {
             nicd_conn_close(c);
             return;
