@@ -224,7 +224,7 @@ log_error(int level, int err, const char *fmt, ...)
 /* the late variables of an access log record, filled in (log.h) */
 void
 nicd_log_fill(nicd_buf_t *out, const char *rec, size_t len, int status,
-              uint64_t body_bytes, double request_time)
+              uint64_t body_bytes, uint64_t bytes, double request_time)
 {
     const char *p = rec, *end = rec + len, *m;
 
@@ -238,6 +238,7 @@ nicd_log_fill(nicd_buf_t *out, const char *rec, size_t len, int status,
         switch (m[1]) {
         case 's': nicd_buf_addf(out, "%d", status); break;
         case 't': nicd_buf_addf(out, "%.3f", request_time); break;
+        case 'B': nicd_buf_addf(out, "%" PRIu64, bytes); break;
         default: nicd_buf_addf(out, "%" PRIu64, body_bytes);
         }
         p = m + 2;

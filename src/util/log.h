@@ -126,6 +126,6 @@ void log_buf_flush(nicd_logbuf_t *b);
  */
 #define NICD_LOG_MARK 0x01
 void nicd_log_fill(nicd_buf_t *out, const char *rec, size_t len, int status,
-                   uint64_t body_bytes, double request_time);
+                   uint64_t body_bytes, uint64_t bytes, double request_time);
 
 #endif /* NICD_LOG_H */

@@ -59,6 +59,34 @@ def test_bytes_sent_of_an_aborted_response():
               "logged %s bytes of an aborted 64 MiB response" % m.group(5))
 
 
+def test_bytes_sent_counts_the_head_and_the_body():
+    """$bytes_sent is every byte of the response, head and body (nginx's
+    c->sent), $body_bytes_sent the body's: as the client received them,
+    for a file, a chunked SSI page and an error page."""
+    conf = ("log_format b '$request_uri $status $body_bytes_sent "
+            "$bytes_sent'; access_log %s b; ssi on;")
+    s = Server(threads=1)
+    s.write_conf(conf % os.path.join(s.dir, "b.log"))
+    with s:
+        s.put("a.txt", b"0123456789" * 7)
+        s.put("p.html", b'x<!--# echo var="uri" -->y')
+        got = {}
+        for path in ("/a.txt", "/p.html", "/missing"):
+            got[path] = raw(s.port, b"GET %s HTTP/1.1\r\nHost: x\r\n"
+                            b"Connection: close\r\n\r\n" % path.encode())
+        log = os.path.join(s.dir, "b.log")
+        ls = wait_until(lambda: len(lines(log)) >= 3 and lines(log),
+                        "3 log lines")
+        for line in ls:
+            path, status, body, total = line.split()
+            data = got[path]
+            head = data.index(b"\r\n\r\n") + 4
+            check(int(total) == len(data), "%s: $bytes_sent %s, the client "
+                  "got %d" % (path, total, len(data)))
+            if path == "/a.txt":
+                check(int(body) == 70 == len(data) - head, line)
+
+
 def test_access_log_off():
     with Server(access_log=False, conf="access_log off;") as s:
         s.put("a", b"a")

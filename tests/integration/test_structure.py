@@ -249,13 +249,15 @@ in in_size in_start in_end in_max discard collect held req r
 out items nitems ihead items_size logb body_sent rate_sent rate_t0
 nrequests keepalive closing eof writing reading lingering linger_close
 in_chunked handshaking tp_want_write addr prev next
-number start_ms stub_state keepalive_ms
+number start_ms stub_state keepalive_ms head_sent
 """.split()
 # number, start_ms: the connection's serial and accept time, its own state
 # as in nginx's ngx_connection_t ($connection, $connection_time; issue 41);
 # stub_state: which of stub_status' counts it is in (nicd_conn_state);
 # keepalive_ms: the idle time its last request's location allows, as
-# nginx's ngx_http_set_keepalive reads clcf->keepalive_timeout
+# nginx's ngx_http_set_keepalive reads clcf->keepalive_timeout;
+# head_sent: as body_sent, what its send queue has sent of the response
+# at hand that is not body ($bytes_sent, nginx's c->sent)
 
 
 def test_shared_structs_do_not_grow():

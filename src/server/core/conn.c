@@ -270,12 +270,11 @@ response_done(nicd_conn_t *c, nicd_out_t *it, int newest)
     nicd_conn_log_response(c, it);
     nicd_cleanup_run(it->cleanup);
     it->cleanup = NULL;
-    c->body_sent = 0;
+    c->body_sent = c->head_sent = 0;
     c->rate_t0 = 0;
     if (newest && c->h2 == NULL) {
         /* HTTP/1.1's last response queued: the request is over (a
-         * pipelined one's head may be in already: it counts as it is
-         * parsed) */
+         * pipelined one's head, in already, counts as it is parsed) */
         nicd_conn_state(c, NICD_CONN_WAITING);
     }
 }
@@ -476,8 +475,8 @@ consume(nicd_conn_t *c, size_t n)
         it->len -= take;
         it->off += take;
         n -= take;
+        *(it->body ? &c->body_sent : &c->head_sent) += take;
         if (it->body) {
-            c->body_sent += take;
             NICD_STAT_ADD(c->w->stats->body_bytes, take);
         }
         if (it->len > 0) {

@@ -80,7 +80,7 @@ nicd_conn_log_response(nicd_conn_t *c, const nicd_out_t *it)
         b->len = 0;
         /* the status, bytes and time it was waiting for (log_format.c) */
         nicd_log_fill(b, line, h.len - (size_t) (line - p), it->status,
-                      c->body_sent, t);
+                      c->body_sent, c->head_sent + c->body_sent, t);
         if (nicd_buf_failed(b)) {
             b->len = 0;
         } else if (h.file != NICD_LOG_BY_PATH) {

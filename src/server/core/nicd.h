@@ -280,6 +280,8 @@ struct nicd_conn_s {
     int         nitems, ihead, items_size;
     nicd_buf_t  logb;      /* pending access log records */
     uint64_t    body_sent; /* of the response being sent */
+    uint64_t    head_sent; /* ... and the rest of its bytes ($bytes_sent:
+                              both) */
     uint64_t    rate_sent; /* limit_rate: bytes of the response so far ... */
     uint32_t    rate_t0;   /* ... since this time (ms, wrapping; 0: none) */
 

@@ -462,6 +462,7 @@ typedef struct {
     int               late_known;
     int               status;
     uint64_t          body_bytes;
+    uint64_t          bytes; /* $bytes_sent */
     double            request_time;
     const nicd_buf_t *sent; /* the response's fields ($sent_http_), or NULL */
     nicd_conn_t      *c;    /* its c->r the request, for the registry's

@@ -378,6 +378,7 @@ nicd_h2_log_stream(nicd_conn_t *c, h2_stream_t *st)
     v.late_known = 1;
     v.status = st->status;
     v.body_bytes = st->sent;
+    v.bytes = st->sent; /* (its frames' heads not counted) */
     v.sent = st->req.sent;
     /* the stream's request at hand again, for the registry's variables:
      * its view, and $uri as it was answered */

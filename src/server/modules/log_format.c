@@ -357,6 +357,9 @@ late(nicd_buf_t *b, int var, const nicd_log_view_t *v, int escape)
     case V_REQUEST_TIME:
         n = snprintf(num, sizeof(num), "%.3f", v->request_time);
         break;
+    case V_BYTES_SENT:
+        n = snprintf(num, sizeof(num), "%" PRIu64, v->bytes);
+        break;
     default: n = snprintf(num, sizeof(num), "%" PRIu64, v->body_bytes);
     }
     add_value(b, escape, num, (size_t) n);
