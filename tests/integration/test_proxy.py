@@ -463,8 +463,9 @@ def test_client_gone_is_499_and_upstream_closed():
 
 def test_ssi_includes_proxied_locations():
     """SSI's include of a proxied location: a subrequest answered later,
-    its body in the page (or, set=, in a variable), the page going on
-    after it; a chunked upstream body and two includes in a row."""
+    its body in the page (or, set=, in a variable: an empty one too), the
+    page going on after it; a chunked upstream body and two includes in a
+    row."""
     up = Upstream()
     try:
         with proxy_server(up, "location /ssi/ { ssi on; }") as s:
@@ -472,14 +473,16 @@ def test_ssi_includes_proxied_locations():
                   b'<!--# include virtual="/echo/a?x=1" set="v" -->'
                   b'[<!--# echo var="v" encoding="none" -->]'
                   b'(<!--# include virtual="/chunked" -->)'
-                  b'(<!--# include virtual="/k/b" -->)|end')
+                  b'(<!--# include virtual="/k/b" -->)'
+                  b'<!--# include virtual="/redirect" set="e" -->'
+                  b'{<!--# echo var="e" -->}|end')
             r = get(s.port, "/ssi/page.html")
             check(r.status == 200, "%r" % r)
             body = r.body.decode("latin-1")
             check(body.startswith("[GET /echo/a?x=1 HTTP/1.0\n")
                   and "(first second third\n)" in body
                   and "(GET /echo/b HTTP/1.1\n" in body
-                  and body.endswith(")|end"), "page: %r" % body)
+                  and body.endswith("){}|end"), "page: %r" % body)
     finally:
         up.close()
 

@@ -191,7 +191,9 @@ set_var(ssi_ctx_t *x, const char *name, size_t nlen, const char *value,
     if (copy == NULL) {
         return -1;
     }
-    memcpy(copy, value, vlen);
+    if (vlen > 0) {
+        memcpy(copy, value, vlen); /* (an empty body's value is NULL) */
+    }
     copy[vlen] = '\0';
     if (v == NULL) {
         grown = realloc(x->vars, (size_t) (x->nvars + 1) * sizeof(*grown));
