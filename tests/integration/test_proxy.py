@@ -566,12 +566,16 @@ def test_proxied_over_http2():
         raise Skip("curl is not installed")
     up = Upstream()
     try:
-        with proxy_server(up, extra_http="listen 127.0.0.3:0 http2;") as s:
+        with proxy_server(up, extra_http="listen 127.0.0.3:0 http2;"
+                          " location /ssi/ { ssi on; }") as s:
+            s.put("ssi/p.html", b'[<!--# include virtual="/echo/i" -->]')
             m = s.wait_log(r"listening on http://127\.0\.0\.3:(\d+)/")
             url = "http://127.0.0.3:%s" % m.group(1)
+            # (an SSI page whose include is proxied: its stream waits)
             for path, want in (("/echo/h2", b"GET /echo/h2 HTTP/1.0"),
                                ("/chunked", b"first second third\n"),
-                               ("/big", BIG)):
+                               ("/big", BIG),
+                               ("/ssi/p.html", b"[GET /echo/i HTTP/1.0\n")):
                 p = subprocess.run(["curl", "-s", "--http2-prior-knowledge",
                                     url + path], capture_output=True,
                                    timeout=DEADLINE)

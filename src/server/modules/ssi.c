@@ -761,20 +761,17 @@ process(ssi_ctx_t *x)
 static void
 go_on(ssi_ctx_t *x)
 {
-    nicd_req_t *req = x->req;
-    int         suspended;
+    nicd_req_t *req;
 
     if (process(x) == 0) {
         return;
     }
     at_hand = NULL;
-    suspended = x->suspended;
+    req = x->suspended ? x->req : NULL;
     nicd_resp_finish(x->c, x->status);
-    if (suspended) {
-        /* (x is freed with the request: its cleanup) */
-        if (nicd_req_flush(req) < 0) {
-            return;
-        }
+    if (req != NULL) {
+        /* the protocol sends what was made (x is freed with the request,
+         * by its cleanup) */
         nicd_req_done(req);
     }
 }
