@@ -34,6 +34,27 @@
 #define LOOPBACK_API __attribute__((unused)) static
 
 /*
+ * dir/name made with text (len bytes; text NULL: len bytes of the letters
+ * a..z over and over), or abort(): a test's docroot.
+ */
+LOOPBACK_API void
+loopback_put(const char *dir, const char *name, const char *text, size_t len)
+{
+    char   path[512];
+    FILE  *f;
+    size_t i;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    f = fopen(path, "w");
+    for (i = 0; f != NULL && i < len; i++) {
+        fputc(text != NULL ? text[i] : 'a' + (int) (i % 26), f);
+    }
+    if (f == NULL || fclose(f) != 0) {
+        abort();
+    }
+}
+
+/*
  * The configuration text (nginx syntax, at the top level) made the cycle
  * cy of worker w, with send backend backend: 0, or -1 with err.
  */

@@ -393,7 +393,7 @@ static int
 take_body(up_t *p)
 {
     size_t      off = 0, used, dlen;
-    const char *data;
+    const char *data = NULL; /* (none when a read gives no bytes) */
     int         rc;
 
     if (p->resp.chunked) {

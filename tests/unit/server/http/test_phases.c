@@ -15,17 +15,11 @@ static nicd_cycle_t  cycle;
 static nicd_worker_t worker;
 static nicd_buf_t    out;
 
+/* a file of the docroot */
 static void
 put(const char *name, const char *text)
 {
-    char  path[256];
-    FILE *f;
-
-    snprintf(path, sizeof(path), "%s/%s", root, name);
-    f = fopen(path, "w");
-    if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0) {
-        abort();
-    }
+    loopback_put(root, name, text, strlen(text));
 }
 
 static int
