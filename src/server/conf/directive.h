@@ -197,6 +197,13 @@ typedef struct nicd_module_s {
             (conf)->f = (prev) != NULL ? (prev)->f : (dflt);                   \
         }                                                                      \
     } while (0)
+/* a size_t field, unset as (size_t) NICD_UNSET */
+#define NICD_MERGE_SIZE(conf, prev, f, dflt)                                   \
+    do {                                                                       \
+        if ((conf)->f == (size_t) NICD_UNSET) {                                \
+            (conf)->f = (prev) != NULL ? (prev)->f : (dflt);                   \
+        }                                                                      \
+    } while (0)
 #define NICD_MERGE_PTR(conf, prev, f, dflt)                                    \
     do {                                                                       \
         if ((conf)->f == NULL) {                                               \

@@ -46,7 +46,7 @@ create_conf(nicd_conf_t *c)
     if (gc != NULL) {
         gc->enable = NICD_UNSET;
         gc->comp_level = NICD_UNSET;
-        gc->min_length = (size_t) -1;
+        gc->min_length = (size_t) NICD_UNSET;
     }
     return gc;
 }
@@ -60,9 +60,7 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
     (void) c;
     NICD_MERGE(gc, p, enable, 0);
     NICD_MERGE(gc, p, comp_level, 1);
-    if (gc->min_length == (size_t) -1) {
-        gc->min_length = p != NULL ? p->min_length : 20;
-    }
+    NICD_MERGE_SIZE(gc, p, min_length, 20);
     NICD_MERGE_LIST(gc, p, types.type, types.n);
     return NULL;
 }

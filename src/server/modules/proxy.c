@@ -143,15 +143,11 @@ merge_conf(nicd_conf_t *c, const void *prev_, void *conf_)
     NICD_MERGE(conf, prev, u.buffering, 1);
     NICD_MERGE(conf, prev, u.request_buffering, 1);
     NICD_MERGE(conf, prev, u.nbuffers, 8);
-#define MERGE_SIZE(f, dflt)                                                    \
-    if (conf->f == (size_t) NICD_UNSET) {                                      \
-        conf->f = prev != NULL ? prev->f : (dflt);                             \
-    }
-    MERGE_SIZE(u.buffer_size, 4096);
-    MERGE_SIZE(u.buffers_size, 4096);
-    MERGE_SIZE(u.max_temp_file_size, (size_t) 1024 * 1024 * 1024);
-    MERGE_SIZE(u.busy_buffers_size, 2 * conf->u.buffer_size);
-#undef MERGE_SIZE
+    NICD_MERGE_SIZE(conf, prev, u.buffer_size, 4096);
+    NICD_MERGE_SIZE(conf, prev, u.buffers_size, 4096);
+    NICD_MERGE_SIZE(conf, prev, u.max_temp_file_size,
+                    (size_t) 1024 * 1024 * 1024);
+    NICD_MERGE_SIZE(conf, prev, u.busy_buffers_size, 2 * conf->u.buffer_size);
     conf->u.rewrite = proxy_redirect;
     conf->u.owner = conf;
     NICD_MERGE(conf, prev, u.socket_keepalive, 0);

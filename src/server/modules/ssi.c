@@ -66,8 +66,8 @@ create_conf(nicd_conf_t *c)
         sc->enable = NICD_UNSET;
         sc->silent_errors = NICD_UNSET;
         sc->last_modified = NICD_UNSET;
-        sc->value_len = (size_t) -1;
-        sc->min_chunk = (size_t) -1;
+        sc->value_len = (size_t) NICD_UNSET;
+        sc->min_chunk = (size_t) NICD_UNSET;
     }
     return sc;
 }
@@ -82,12 +82,8 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
     NICD_MERGE(sc, p, enable, 0);
     NICD_MERGE(sc, p, silent_errors, 0);
     NICD_MERGE(sc, p, last_modified, 0);
-    if (sc->value_len == (size_t) -1) {
-        sc->value_len = p != NULL ? p->value_len : 256;
-    }
-    if (sc->min_chunk == (size_t) -1) {
-        sc->min_chunk = p != NULL ? p->min_chunk : 1024;
-    }
+    NICD_MERGE_SIZE(sc, p, value_len, 256);
+    NICD_MERGE_SIZE(sc, p, min_chunk, 1024);
     NICD_MERGE_LIST(sc, p, types.type, types.n);
     return NULL;
 }
