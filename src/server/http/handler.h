@@ -517,7 +517,9 @@ typedef struct {
      * Cache-Control, add_header's Last-Modified and ETag), so that the
      * handler's or an upstream's is left out, as nginx's headers filter
      * replaces it; with value, the value it sets there (empty: the field
-     * is removed) (the range filter's validator) */
+     * is removed) (the range filter's validator); name NULL: 1 when
+     * Last-Modified or ETag may be replaced at all, which a handler asks
+     * first (once a request, not once a field) */
     int (*replaced)(nicd_conn_t *c, int status, const char *name, size_t nlen,
                     nicd_buf_t *value);
     int (*chunked_ok)(nicd_conn_t *c);

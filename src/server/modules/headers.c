@@ -47,7 +47,8 @@ typedef struct {
 typedef struct {
     add_header_t *headers;
     int           nheaders;
-    add_header_t *trailers; /* add_trailer's, a list of its own */
+    int           nreplacing; /* of them, Last-Modified or ETag lines */
+    add_header_t *trailers;   /* add_trailer's, a list of its own */
     int           ntrailers;
     int           expires_kind; /* EXPIRES_*, NICD_UNSET */
     long          expires;      /* seconds */
@@ -75,6 +76,9 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
     headers_conf_t       *hc = conf;
 
     (void) c;
+    if (hc->headers == NULL && p != NULL) {
+        hc->nreplacing = p->nreplacing; /* (with the list it counts) */
+    }
     NICD_MERGE_LIST(hc, p, headers, nheaders);
     NICD_MERGE_LIST(hc, p, trailers, ntrailers);
     NICD_MERGE(hc, p, chunked, 1);
@@ -114,6 +118,7 @@ set_add_header(parse_t *ps, const char **a, int n)
         return "out of memory";
     }
     (*list)[(*count)++] = h;
+    l->nreplacing += h.replaces && list == &l->headers;
     return NULL;
 }
 
@@ -308,6 +313,9 @@ replaced(nicd_conn_t *c, int status, const char *name, size_t nlen,
     size_t                len;
     int                   ok = headers_status(status);
 
+    if (name == NULL) {
+        return hc->nreplacing > 0; /* (a handler's first, quick question) */
+    }
     if (value != NULL) {
         value->len = 0;
     }

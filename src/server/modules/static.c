@@ -292,14 +292,15 @@ validators(nicd_conn_t *c, nicd_file_t *f)
 {
     /* a file answering with an error_page's status has no date of its
      * own to give (nginx's header filter drops it there too) */
-    int s = c->r->status;
+    int s = c->r->status, any = nicd_resp_replaced(c, s, NULL, 0, NULL);
 
     if ((s == 200 || s == 206 || s == 304)
-        && !nicd_resp_replaced(c, s, "Last-Modified", 13, NULL)) {
+        && (!any || !nicd_resp_replaced(c, s, "Last-Modified", 13, NULL))) {
         NICD_RESP_HEADER(c, "Last-Modified", f->last_modified,
                          NICD_HTTP_DATE_LEN);
     }
-    if (c->r->loc->etag && !nicd_resp_replaced(c, s, "ETag", 4, NULL)) {
+    if (c->r->loc->etag
+        && (!any || !nicd_resp_replaced(c, s, "ETag", 4, NULL))) {
         NICD_RESP_HEADER(c, "ETag", f->etag, f->etag_len);
     }
 }
