@@ -1499,6 +1499,7 @@ LOG_SITE = """
     server {
         listen 127.0.0.1:%(port)d;
         root %(root)s/www;
+        location /rw/ { rewrite ^/rw/(.*)$ /a.txt?from=$1 break; }
     }
 """
 
@@ -1541,7 +1542,8 @@ def test_log_format_lines_agree_with_nginx():
                         ("/a.txt?q=1&r=2", {"Referer": "http://r/"}),
                         ("/sub/", {"X-Forwarded-For": "10.0.0.1"}),
                         ("/a.txt", {"Authorization": "Basic dXNlcjpwdw=="}),
-                        ("/%61.txt", {"Host": "named.example"})):
+                        ("/%61.txt", {"Host": "named.example"}),
+                        ("/rw/x?q=1", {})):
                     fetch(p.port, path, headers, "GET")
             for p in peers:
                 log = os.path.join(p.logdir, "main.log")

@@ -480,7 +480,15 @@ nicd_log_render(const nicd_log_format_t *f, const nicd_log_view_t *v,
                 add_value(b, f->escape, v->path.p, v->path.len);
             }
             break;
-        case V_ARGS: add_value(b, f->escape, v->query.p, v->query.len); break;
+        case V_ARGS: {
+            const nicd_str_t *a = &v->query;
+
+            if (v->c != NULL && v->c->r != NULL && v->c->r->args_set) {
+                a = &v->c->r->args; /* a rewrite's (nginx logs those) */
+            }
+            add_value(b, f->escape, a->p, a->len);
+            break;
+        }
         case V_SERVER_PROTOCOL: nicd_buf_adds(b, v->protocol); break;
         case V_HOST:
             h = header(v, "host", 4);
