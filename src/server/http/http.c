@@ -3,7 +3,8 @@
  * a nicd_request_t for the handlers (handler.h), their responses a
  * status line, header lines and body items on the connection's queue
  * (conn.c), with the framing HTTP/1.1 needs: keep-alive or close, request
- * bodies skipped, the access log record; Date and Server on each.
+ * bodies skipped, the access log record; the head's own lines are
+ * http1_head.c's.
  */
 
 #include <stdio.h>
@@ -18,7 +19,6 @@
 #include "server/http/keepalive.h"
 #include "server/http/phases.h"
 #include "server/http/rate.h"
-#include "server/http/tokens.h"
 #include "server/http/upstream.h"
 #include "server/http/variables.h"
 
@@ -27,19 +27,6 @@ closes_connection(int status)
 {
     return status == 400 || status == 408 || status == 413 || status == 414
            || status == 431 || status == 500 || status == 501 || status == 505;
-}
-
-/* the keep-alive settings of the request at hand: its location's, else
- * its server's, else the http level's */
-static const nicd_keepalive_conf_t *
-keepalive_of(nicd_conn_t *c)
-{
-    const nicd_loc_conf_t *lc = c->r == NULL        ? NULL
-                                : c->r->loc != NULL ? c->r->loc
-                                : c->r->srv != NULL ? c->r->srv->loc
-                                                    : NULL;
-
-    return nicd_keepalive_conf(lc != NULL ? lc : c->w->cycle->conf->http);
 }
 
 /* the request at hand is done with: what it asked to run when its
@@ -54,63 +41,6 @@ h1_req_end(nicd_conn_t *c, nicd_req_t *req)
 
 _Static_assert(NICD_HTTP_MAX_HEADERS <= NICD_MAX_HEADERS,
                "the worker's header arrays hold every field the parser does");
-
-/* "HTTP/1.1 200 OK", Server and Date */
-static void
-begin_headers(nicd_conn_t *c, int status)
-{
-    nicd_buf_t *b = &c->out;
-    const char *line;
-    size_t      len;
-
-    NICD_BUF_LIT(b, "HTTP/1.1 ");
-    nicd_buf_add_u64(b, (uint64_t) status);
-    NICD_BUF_LIT(b, " ");
-    nicd_buf_adds(b, nicd_status_reason(status));
-    NICD_BUF_LIT(b, "\r\n");
-    if (c->r == NULL || !c->r->own_server) {
-        line = nicd_server_line(c, &len);
-        nicd_buf_add(b, line, len);
-    }
-    if (c->r == NULL || !c->r->own_date) {
-        NICD_BUF_LIT(b, "Date: ");
-        nicd_buf_add(b, nicd_date_http(), NICD_HTTP_DATE_LEN);
-        NICD_BUF_LIT(b, "\r\n");
-    }
-}
-
-/* Connection (and Keep-Alive) and the empty line: whether the connection
- * stays is decided here, by the settings of the location that answered
- * (nginx's), and how long it then waits for the next request. */
-static void
-end_headers(nicd_conn_t *c)
-{
-    const nicd_keepalive_conf_t *k = NULL;
-    char                         v[32];
-    int                          n;
-
-    if (c->r != NULL && c->r->upgrade) {
-        c->keepalive = 0; /* (a tunnel now, until either side closes) */
-        NICD_RESP_HEADER(c, "Connection", "upgrade", 7);
-        NICD_BUF_LIT(&c->out, "\r\n");
-        return;
-    }
-    if (c->keepalive) {
-        k = keepalive_of(c);
-        c->keepalive = nicd_keepalive_allows(c, k);
-        c->keepalive_ms = (uint32_t) k->timeout;
-    }
-    if (!c->keepalive) {
-        NICD_RESP_HEADER(c, "Connection", "close", 5);
-    } else {
-        NICD_RESP_HEADER(c, "Connection", "keep-alive", 10);
-        if (k->header >= 0) {
-            n = snprintf(v, sizeof(v), "timeout=%ld", k->header);
-            NICD_RESP_HEADER(c, "Keep-Alive", v, (size_t) n);
-        }
-    }
-    NICD_BUF_LIT(&c->out, "\r\n");
-}
 
 static void
 finish_response(nicd_conn_t *c, int status)
@@ -152,7 +82,7 @@ h1_start(nicd_conn_t *c, int status)
         c->linger_close = 1;
     }
     c->resp_head = c->out.len;
-    begin_headers(c, status);
+    nicd_h1_begin_head(c, status);
 }
 
 static void
@@ -188,7 +118,7 @@ h1_end_headers(nicd_conn_t *c)
             NICD_RESP_HEADER(c, "Transfer-Encoding", "chunked", 7);
         }
     }
-    end_headers(c);
+    nicd_h1_end_head(c);
     nicd_conn_out_mem(c, c->resp_head, c->out.len - c->resp_head, 0);
 }
 

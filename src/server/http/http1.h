@@ -1,7 +1,7 @@
 /*
  * HTTP/1.1's own parts shared by its files (http.c: the protocol;
- * http1_request.c: a head's view; http1_log.c: a response's access log
- * records), private to them.
+ * http1_request.c: a head's view; http1_head.c: a response's head;
+ * http1_log.c: a response's access log records), private to them.
  */
 
 #ifndef NICD_HTTP1_H
@@ -39,5 +39,11 @@ void nicd_h1_log_record(nicd_conn_t *c, uint32_t *off, uint32_t *len);
  * the server ignores left out (http1_request.c) */
 void nicd_h1_fill_request(nicd_conn_t *c, const char *base, nicd_request_t *q,
                           nicd_str_t *hname, nicd_str_t *hvalue);
+
+/* the status line, Server and Date into c->out (http1_head.c) */
+void nicd_h1_begin_head(nicd_conn_t *c, int status);
+/* Connection (and Keep-Alive) and the empty line: whether the connection
+ * stays, and how long it then waits (http1_head.c) */
+void nicd_h1_end_head(nicd_conn_t *c);
 
 #endif /* NICD_HTTP1_H */
