@@ -273,7 +273,7 @@ authority_char(unsigned char c, int literal)
  * port of digits.
  */
 static int
-valid_host(const char *buf, nicd_span_t v, int strict)
+valid_host_by_byte(const char *buf, nicd_span_t v, int strict)
 {
     const char *h = buf + v.off;
     uint32_t    i, host_len = v.len;
@@ -330,6 +330,51 @@ valid_host(const char *buf, nicd_span_t v, int strict)
     }
     if (strict && literal) {
         return 0; /* "[" never closed */
+    }
+    if (dot == (int64_t) host_len - 1) {
+        host_len--; /* "example.com." is example.com */
+    }
+    return host_len > 0;
+}
+
+/* what a Host byte is to valid_host(): most are none of these */
+enum { HB_BAD = 1, HB_DOT = 2, HB_COLON = 4, HB_LITERAL = 8 };
+static const uint8_t host_byte[256] = {
+    [0 ... 0x20] = HB_BAD, [0x7f] = HB_BAD,    ['/'] = HB_BAD,
+    ['\\'] = HB_BAD,       ['.'] = HB_DOT,     [':'] = HB_COLON,
+    ['['] = HB_LITERAL,    [']'] = HB_LITERAL,
+};
+
+/*
+ * valid_host_by_byte()'s answer for a Host value, without a branch a
+ * byte: a name or an IPv4 address and a port, the common case, is read
+ * by one table look a byte; a "[...]" literal and an absolute-form
+ * authority (strict) go byte by byte.
+ */
+static int
+valid_host(const char *buf, nicd_span_t v, int strict)
+{
+    const unsigned char *h = (const unsigned char *) buf + v.off;
+    unsigned             any = 0, twice = 0, prev = 0, k;
+    uint32_t             i, host_len = v.len;
+    int64_t              dot = -2; /* the last '.' (nginx's rule, below) */
+
+    if (strict) {
+        return valid_host_by_byte(buf, v, strict);
+    }
+    for (i = 0; i < v.len; i++) {
+        k = host_byte[h[i]];
+        any |= k;
+        twice |= k & prev; /* ".." */
+        prev = k;
+        host_len = (k & HB_COLON) && i < host_len ? i : host_len;
+        dot = (k & HB_DOT) ? (int64_t) i : dot;
+    }
+    if (any & HB_LITERAL) {
+        return valid_host_by_byte(buf, v, strict);
+    }
+    if ((any & HB_BAD) || (twice & HB_DOT)) {
+        return 0;
     }
     if (dot == (int64_t) host_len - 1) {
         host_len--; /* "example.com." is example.com */

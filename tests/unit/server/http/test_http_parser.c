@@ -368,6 +368,40 @@ test_chunked_skip(void)
     CHECK_INT(used, 8);
 }
 
+/* the Host check's one-look-a-byte reading answers as the byte-by-byte
+ * one, for every value of up to 5 bytes from the bytes that matter */
+static void
+test_host_readings_agree(void)
+{
+    static const char alpha[] = "a1.:[]/ _";
+    const size_t      n = sizeof(alpha) - 1;
+    char              v[8];
+    size_t            len, i, code, total, bad = 0;
+
+    for (len = 0; len <= 5; len++) {
+        total = 1;
+        for (i = 0; i < len; i++) {
+            total *= n;
+        }
+        for (code = 0; code < total; code++) {
+            size_t      k = code;
+            nicd_span_t sp = {0, (uint32_t) len};
+
+            for (i = 0; i < len; i++, k /= n) {
+                v[i] = alpha[k % n];
+            }
+            bad += valid_host(v, sp, 0) != valid_host_by_byte(v, sp, 0);
+        }
+    }
+    CHECK_INT(bad, 0);
+    {
+        nicd_span_t sp = {0, 15};
+
+        CHECK(valid_host("127.0.0.1:18080", sp, 0));
+        CHECK(!valid_host("127.0..1:180800", sp, 0));
+    }
+}
+
 int
 main(void)
 {
@@ -379,6 +413,7 @@ main(void)
     RUN(test_absolute_form);
     RUN(test_bodies);
     RUN(test_malformed);
+    RUN(test_host_readings_agree);
     RUN(test_limits);
     RUN(test_methods);
     RUN(test_chunked_skip);
