@@ -33,11 +33,15 @@ nicd_h1_begin_head(nicd_conn_t *c, int status)
     const char *line;
     size_t      len;
 
-    NICD_BUF_LIT(b, "HTTP/1.1 ");
-    nicd_buf_add_u64(b, (uint64_t) status);
-    NICD_BUF_LIT(b, " ");
-    nicd_buf_adds(b, nicd_status_reason(status));
-    NICD_BUF_LIT(b, "\r\n");
+    if (status == 200) {
+        NICD_BUF_LIT(b, "HTTP/1.1 200 OK\r\n"); /* (most answers) */
+    } else {
+        NICD_BUF_LIT(b, "HTTP/1.1 ");
+        nicd_buf_add_u64(b, (uint64_t) status);
+        NICD_BUF_LIT(b, " ");
+        nicd_buf_adds(b, nicd_status_reason(status));
+        NICD_BUF_LIT(b, "\r\n");
+    }
     if (c->r == NULL || !c->r->own_server) {
         line = nicd_server_line(c, &len);
         nicd_buf_add(b, line, len);
@@ -70,14 +74,23 @@ nicd_h1_end_head(nicd_conn_t *c)
         c->keepalive = nicd_keepalive_allows(c, k);
         c->keepalive_ms = (uint32_t) k->timeout;
     }
-    if (!c->keepalive) {
-        NICD_RESP_HEADER(c, "Connection", "close", 5);
-    } else {
-        NICD_RESP_HEADER(c, "Connection", "keep-alive", 10);
-        if (k->header >= 0) {
-            n = snprintf(v, sizeof(v), "timeout=%ld", k->header);
-            NICD_RESP_HEADER(c, "Keep-Alive", v, (size_t) n);
+    if (c->w->cycle->conf->keep_sent) {
+        /* the fields go through the protocol, which keeps them for
+         * $sent_http_* */
+        if (!c->keepalive) {
+            NICD_RESP_HEADER(c, "Connection", "close", 5);
+        } else {
+            NICD_RESP_HEADER(c, "Connection", "keep-alive", 10);
         }
+    } else if (!c->keepalive) {
+        NICD_BUF_LIT(&c->out, "Connection: close\r\n");
+    } else {
+        /* (the common case: straight into the head) */
+        NICD_BUF_LIT(&c->out, "Connection: keep-alive\r\n");
+    }
+    if (c->keepalive && k->header >= 0) {
+        n = snprintf(v, sizeof(v), "timeout=%ld", k->header);
+        NICD_RESP_HEADER(c, "Keep-Alive", v, (size_t) n);
     }
     NICD_BUF_LIT(&c->out, "\r\n");
 }
