@@ -53,9 +53,7 @@ set_timer(nicd_conn_t *c, int kind)
     case T_KEEPALIVE: /* the location's: a libevent queue a distinct time
                          (none for 0, or past libevent's 256 queues) */
         t = nicd_tv_ms(c->keepalive_ms);
-        tv = c->keepalive_ms > 0
-                 ? event_base_init_common_timeout(c->w->base, &t)
-                 : NULL;
+        tv = nicd_worker_keepalive_tv(c->w, c->keepalive_ms);
         tv = tv != NULL ? tv : &t;
         break;
     case T_SEND: tv = c->w->tv_send; break;

@@ -181,6 +181,10 @@ typedef struct nicd_worker_s {
     nicd_str_t hname[NICD_MAX_HEADERS], hvalue[NICD_MAX_HEADERS];
 
     const struct timeval *tv_header, *tv_send, *tv_linger, *tv_body;
+    /* the keep-alive queue last asked for, and its time (a lookup in
+     * libevent's list a request otherwise): nicd_worker_keepalive_tv() */
+    const struct timeval *tv_keepalive;
+    uint32_t              keepalive_ms;
     log_limit_t           lim_full, lim_reuse, lim_accept; /* a line a second */
 
     /* what connections borrow (nicd_worker_pool()) */
@@ -426,6 +430,21 @@ nicd_tv_ms(long ms)
     tv.tv_sec = ms / 1000;
     tv.tv_usec = (suseconds_t) (ms % 1000) * 1000;
     return tv;
+}
+
+/* libevent's common queue of a keep-alive timeout of ms (0, or past
+ * libevent's 256 queues: NULL), the last one asked for remembered */
+static inline const struct timeval *
+nicd_worker_keepalive_tv(nicd_worker_t *w, uint32_t ms)
+{
+    if (w->tv_keepalive == NULL || w->keepalive_ms != ms) {
+        struct timeval tv = nicd_tv_ms((long) ms);
+
+        w->tv_keepalive =
+            ms > 0 ? event_base_init_common_timeout(w->base, &tv) : NULL;
+        w->keepalive_ms = ms;
+    }
+    return w->tv_keepalive;
 }
 
 /* the loop's cached clock, in milliseconds */
