@@ -107,12 +107,21 @@ errlog_worker_init(nicd_worker_t *w)
     (void) nicd_conf_any_level(w->cycle->conf, open_sinks, NULL);
 }
 
+/* the location whose error_log this thread writes to: a worker thread
+ * serves one generation's configuration, so a location's address stays
+ * its own while the thread lives (a request asks two or three times) */
+static __thread const nicd_loc_conf_t *in_use;
+
 void
 nicd_errlog_use(const nicd_loc_conf_t *lc)
 {
-    const errlog_conf_t *l =
-        lc != NULL ? NICD_LOC_CONF(lc, nicd_http_errlog_module) : NULL;
+    const errlog_conf_t *l;
 
+    if (lc == in_use) {
+        return;
+    }
+    in_use = lc;
+    l = lc != NULL ? NICD_LOC_CONF(lc, nicd_http_errlog_module) : NULL;
     log_error_to(l != NULL ? l->sinks : NULL, l != NULL ? l->nsinks : 0);
 }
 
