@@ -316,6 +316,31 @@ site("error-pages", """
 """, ["/missing", "/private/x", "/broken", "/gone", "/errors/404.html",
       "/teapot", "/index.html", ("/missing", {"Range": "bytes=0-3"})])
 
+# an error_page's status (nginx's err_status) goes with whatever its page
+# answers, but a special response (an error, a redirect); the Location of
+# a redirect it took over goes with the page's answer (rewrite.t 11, 17)
+site("error-page-status", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        location = /r204 { return 204; }
+        location = /r204t { return 204 "unsent"; }
+        location = /r200t { return 200 "text"; }
+        location = /r302t { return 302 "text"; }
+        location /e405r204 { error_page 405 /r204; return 405; }
+        location /e405r200t { error_page 405 /r200t; return 405; }
+        location /e302r200t { error_page 302 /r200t; return 302 "text"; }
+        location /e301file { error_page 301 /index.html; return 301 /else; }
+        location /e404eq { error_page 404 = /r204; return 404; }
+        location /e404to201 { error_page 404 =201 /r200t; return 404; }
+        location /e404gone { error_page 404 /nope.html; return 404; }
+        location /e404redir { error_page 404 /r302t; return 404; }
+        location /e500file { error_page 500 /index.html; return 500; }
+    }
+""", ["/r204", "/r204t", "/r200t", "/r302t", "/e405r204", "/e405r200t",
+      "/e302r200t", "/e301file", "/e404eq", "/e404to201", "/e404gone",
+      "/e404redir", "/e500file", ("/e500file", {}, "HEAD")])
+
 site("assets-regex", """
     server {
         listen 127.0.0.1:%(port)d;

@@ -70,9 +70,7 @@ nicd_resp_header_u64(nicd_conn_t *c, const char *name, size_t nlen, uint64_t v)
 void
 nicd_resp_start(nicd_conn_t *c, int status)
 {
-    if (c->r->status_override > 0 && status == 200) {
-        status = c->r->status_override; /* an error_page's answer */
-    }
+    status = nicd_resp_status(c, status);
     c->r->status = status;
     /* trailers: the protocol frames the body so that they can follow
      * (HTTP/1.1 chunked), or clears the flag */
@@ -81,6 +79,10 @@ nicd_resp_start(nicd_conn_t *c, int status)
                      && status != 204 && status != 304
                      && nicd_http_hooks.trailers_for(c, status);
     nicd_proto(c)->start(c, status);
+    if (c->r->err_location != NULL) {
+        NICD_RESP_HEADER(c, "Location", c->r->err_location,
+                         strlen(c->r->err_location));
+    }
 }
 
 void
@@ -89,9 +91,7 @@ nicd_resp_finish(nicd_conn_t *c, int status)
     nicd_stats_t *st = c->w->stats;
     int           k;
 
-    if (c->r->status_override > 0 && status == 200) {
-        status = c->r->status_override;
-    }
+    status = nicd_resp_status(c, status);
     k = status >= 100 && status < 600 ? status / 100 : 0;
     NICD_STAT_ADD(st->responses[k], 1);
     if (c->r->srv != NULL && st->srv != NULL && k > 0) {

@@ -86,7 +86,12 @@ typedef struct nicd_req_s {
                                       (NULL: the path as sent) */
     size_t                    uri_len;
     int                       redirects; /* internal redirects so far */
-    int      status_override;            /* an error_page's status for a 200 */
+    /* an error_page's status (nginx's err_status): what its page answers
+     * is sent with it, but a special response (nicd_respond_error) */
+    int status_override;
+    /* the Location of the redirect an error_page took over: its page's
+     * answer carries it (nginx keeps headers_out.location) */
+    char    *err_location;
     int      status;          /* the response's, once started ($status) */
     unsigned error_paged : 1; /* error_page ran: never twice */
     unsigned trailers : 1;    /* the response ends with trailer fields */
@@ -221,6 +226,8 @@ nicd_req_end(nicd_req_t *req)
     }
     free(req->peer);
     req->peer = NULL;
+    free(req->err_location);
+    req->err_location = NULL;
     free(req->vars);
     req->vars = NULL;
     free((char *) req->args.p);
@@ -304,7 +311,15 @@ nicd_queue_full(const nicd_conn_t *c)
     return c->nitems - c->ihead >= 64 || c->out.len >= 256 * 1024;
 }
 
-/* the status line; an error_page redirect's status replaces a 200 */
+/* the status a response of status is sent with: an error_page's (its
+ * "=code", or the error's own) where one took the request over */
+static inline int
+nicd_resp_status(const nicd_conn_t *c, int status)
+{
+    return c->r->status_override > 0 ? c->r->status_override : status;
+}
+
+/* the status line (nicd_resp_status()'s) */
 void nicd_resp_start(nicd_conn_t *c, int status);
 
 /* the response operations of the request at hand: its connection's

@@ -613,10 +613,24 @@ nicd_respond_error_hdr(nicd_conn_t *c, int status, int head, const char *name,
         nicd_proto(c)->close(c);
         return;
     }
-    /* error_page (a module's): the location's page for status instead */
-    if (status >= 300 && nicd_http_hooks.error_page != NULL
-        && nicd_http_hooks.error_page(c, status, head)) {
-        return;
+    if (status >= 300) {
+        /* a special response (nginx's): its own status and Location, not
+         * those of an error_page that led here */
+        c->r->status_override = 0;
+        free(c->r->err_location);
+        c->r->err_location = NULL;
+    }
+    /* error_page (a module's): the location's page for status instead;
+     * a redirect's Location goes with the page's answer */
+    if (status >= 300 && nicd_http_hooks.error_page != NULL) {
+        if (name != NULL && strcmp(name, "Location") == 0) {
+            c->r->err_location = strndup(value, len);
+        }
+        if (nicd_http_hooks.error_page(c, status, head)) {
+            return;
+        }
+        free(c->r->err_location);
+        c->r->err_location = NULL;
     }
     if (!has_page(status)) {
         /* 204, 418, ...: no body, no type (and no length for 204) */

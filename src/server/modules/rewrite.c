@@ -352,6 +352,14 @@ return_text(nicd_conn_t *c, const nicd_request_t *r, int code, const char *text,
     if (t == NULL) {
         t = c->r->loc->default_type;
     }
+    if (nicd_resp_status(c, code) == 204) {
+        /* no body, type or length (nginx's header filter); an error_page
+         * that led here gives its status instead, with an empty body */
+        nicd_resp_start(c, code);
+        nicd_resp_end_headers(c);
+        nicd_resp_finish(c, code);
+        return;
+    }
 
     body = nicd_body_filter(c, t, strlen(t), text, &len, &z);
     nicd_resp_start(c, code);
@@ -519,7 +527,7 @@ rules(nicd_conn_t *c, const nicd_request_t *r, const rewrite_t *rw, int nrw,
                        || code == 308) {
                 nicd_redirect(c, r, code, w->expand.data, w->expand.len);
             } else if (nicd_cv_source(rw->value)[0] == '\0'
-                       && (code >= 400 || code == 204 || code == 304)) {
+                       && (code >= 400 || code == 304)) {
                 /* no text: nginx's page for the code, if it has one */
                 nicd_respond_error(c, code, head, NULL, 0);
             } else {
