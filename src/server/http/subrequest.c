@@ -147,6 +147,7 @@ nicd_subrequest(nicd_conn_t *c, const char *uri, size_t ulen, const char *args,
 {
     nicd_req_t    *parent = c->r;
     nicd_subreq_t *sr;
+    void          *parent_vars; /* the parent's variables, kept aside */
     size_t         n;
     int            status;
 
@@ -158,7 +159,6 @@ nicd_subrequest(nicd_conn_t *c, const char *uri, size_t ulen, const char *args,
     }
     sr->then = then;
     sr->data = data;
-    sr->parent = parent;
     if (parent->subdepth >= SUBREQ_DEPTH) {
         log_error(LOG_ERR, 0,
                   "subrequests cycle while processing \"%.*s\", client: %s",
@@ -184,7 +184,7 @@ nicd_subrequest(nicd_conn_t *c, const char *uri, size_t ulen, const char *args,
     sr->plen = n;
     nicd_subreq_parent_moved(sr, parent);
 
-    sr->parent_vars = nicd_vars_save(c->w);
+    parent_vars = nicd_vars_save(c->w);
     nicd_req_begin(c, &sr->req);
     sr->req.proto = &subreq_proto;
     sr->req.subdepth = parent->subdepth + 1;
@@ -201,9 +201,8 @@ nicd_subrequest(nicd_conn_t *c, const char *uri, size_t ulen, const char *args,
     }
     /* the parent is the request at hand again */
     c->r = parent;
-    nicd_vars_restore(c->w, sr->parent_vars);
-    free(sr->parent_vars);
-    sr->parent_vars = NULL;
+    nicd_vars_restore(c->w, parent_vars);
+    free(parent_vars);
     nicd_errlog_use(parent->loc);
     return sr;
 }
@@ -235,7 +234,6 @@ nicd_subreq_free(nicd_subreq_t *sr)
         event_free(sr->ev);
     }
     nicd_buf_free(&sr->body);
-    free(sr->parent_vars);
     free(sr->path);
     free(sr);
 }

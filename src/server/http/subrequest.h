@@ -40,8 +40,6 @@ struct nicd_subreq_s {
     /* internal: */
     char         *path; /* uri, normalised; then args */
     size_t        plen, alen;
-    nicd_req_t   *parent;
-    void         *parent_vars;
     struct event *ev;
     void (*then)(void *data);
     void *data;
