@@ -1440,6 +1440,21 @@ def t_both(text):
     return conf, n, m
 
 
+def test_unresolvable_upstream_named_as_nginx():
+    """proxy_pass to a host with no address fails -t in both; nicd says
+    which host, in which file and line (its message was lost once)."""
+    if not os.path.exists(NGINX):
+        raise Skip("nginx is not installed (scripts/deps.sh test)")
+    conf, n, m = t_both("events {}\nhttp {\n server { location / { "
+                        "proxy_pass http://no-such-host.invalid:8081/; } }"
+                        "\n}\n")
+    err = m.stderr.decode()
+    check(n.returncode != 0 and m.returncode != 0,
+          "nginx -t %d, nicd -t %d" % (n.returncode, m.returncode))
+    check('host not found in upstream "no-such-host.invalid"' in err
+          and "%s:3" % conf in err, "nicd -t says %r" % err)
+
+
 def test_unknown_variable_fails_t_as_nginx():
     """A template naming no variable fails the configuration at -t, in nginx
     and in nicd (naming it and where the template is), wherever the

@@ -204,8 +204,18 @@ resolve(nicd_conf_t *c, nicd_upstream_t *u, const char *host, unsigned port,
     nicd_upstream_server_t *s;
     int                     rc;
 
+    char   literal[INET6_ADDRSTRLEN];
+    size_t hlen = strlen(host);
+
     if (strncmp(host, "unix:", 5) == 0) {
         return unix_server(c, u, host, proto);
+    }
+    if (host[0] == '[' && hlen > 2 && host[hlen - 1] == ']'
+        && hlen - 2 < sizeof(literal)) {
+        /* an IPv6 literal of a URL ("http://[::1]:8081/") */
+        memcpy(literal, host + 1, hlen - 2);
+        literal[hlen - 2] = '\0';
+        host = literal;
     }
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = AF_UNSPEC;
@@ -497,7 +507,10 @@ upstream_postconfiguration(nicd_conf_t *c)
             msg = resolve(c, u, u->name, u->port ? u->port : 80, &proto);
             /* (a "unix:PATH" host is its socket) */
             if (msg != NULL) {
-                return nicd_conf_msg("%s in %s", msg, u->where);
+                char why[256]; /* (msg may be nicd_conf_msg's own text) */
+
+                snprintf(why, sizeof(why), "%s", msg);
+                return nicd_conf_msg("%s in %s", why, u->where);
             }
         }
         if (u->nservers == 0) {
