@@ -385,8 +385,18 @@ def get(port, path="/", headers=None, method="GET", version="1.1"):
 
 def raw(port, data, timeout=DEADLINE, host="127.0.0.1"):
     """Send raw bytes; return everything the server sends until it closes
-    (or the timeout)."""
-    s = socket.create_connection((host, port), timeout=timeout)
+    (or the timeout).  port: a TCP port of host, or the path of a
+    UNIX-domain socket."""
+    if isinstance(port, str):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(timeout)
+        try:
+            s.connect(port)
+        except OSError:
+            s.close()
+            raise
+    else:
+        s = socket.create_connection((host, port), timeout=timeout)
     try:
         s.sendall(data)
         out = b""

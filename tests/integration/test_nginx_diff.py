@@ -1220,7 +1220,8 @@ class Peer:
         with open(self.conf, "w") as f:
             f.write(main % {"d": self.dir, "mime": MIME,
                             "body": body % {"port": self.port,
-                                            "root": top, "long": LONG}})
+                                            "root": top, "long": LONG,
+                                            "dir": self.dir}})
         if kind == "nginx":
             cmd = [NGINX, "-p", self.dir, "-c", self.conf]
         else:
@@ -1257,6 +1258,82 @@ class Peer:
         check("AddressSanitizer" not in err and "runtime error:" not in err,
               "sanitizer report from %s:\n%s" % (self.kind, err[-3000:]))
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def unix_get(path, sock_path):
+    """GET path over the UNIX-domain socket sock_path: (status, body)."""
+    data = raw(sock_path, ("GET %s HTTP/1.0\r\nHost: localhost\r\n\r\n"
+                           % path).encode())
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+UNIX_SITE = """
+    server {
+        listen 127.0.0.1:%(port)d;
+        listen unix:%(dir)s/s.sock;
+        root %(root)s/www;
+        location = /v {
+            return 200 "$remote_addr|$remote_port|$binary_remote_addr|$server_port|$server_addr";
+        }
+        location /allow-unix/ { allow unix:; deny all; }
+        location /deny-unix/ { deny unix:; }
+        location /deny-net/ { deny 127.0.0.0/8; deny ::/0; }
+        location /via/ {
+            proxy_pass http://unix:%(dir)s/s.sock:/;
+            proxy_set_header X-Seen "$proxy_host|$proxy_port";
+        }
+        location = /seen { return 200 "$http_host|$http_x_seen"; }
+    }
+"""
+
+
+def test_unix_socket_listen_agrees_with_nginx():
+    """listen unix:PATH beside a TCP address: over the socket and over TCP
+    the same answers as nginx's ($remote_addr "unix:", no ports, allow and
+    deny unix:), the socket file readable and writable by all, gone when
+    the server stops (proxy/access.t of nginx's suite goes further)."""
+    if not os.path.exists(NGINX):
+        raise Skip("nginx is not installed (scripts/deps.sh test)")
+    top = tempfile.mkdtemp(prefix="nicd-diff-root-")
+    make_docroot(top)
+    for d in ("allow-unix", "deny-unix", "deny-net"):
+        os.makedirs(os.path.join(top, "www", d))
+        with open(os.path.join(top, "www", d, "f.txt"), "w") as f:
+            f.write(d)
+    seen = {}
+    try:
+        for kind in ("nginx", "nicd"):
+            peer = Peer(kind, UNIX_SITE, top)
+            sock = os.path.join(peer.dir, "s.sock")
+            try:
+                got = [oct(os.stat(sock).st_mode & 0o777)]
+                status, body = unix_get("/v", sock)
+                got.append((status, body.decode().replace(peer.dir, "DIR")))
+                # proxied to the socket: Host "localhost", no port (nginx's)
+                for path in ("/via/v", "/via/seen"):
+                    st, _, b = fetch(peer.port, path, {}, "GET")
+                    got.append((path, st, b.decode().replace(peer.dir,
+                                                             "DIR")))
+                for d in ("allow-unix", "deny-unix", "deny-net"):
+                    got.append((d, unix_get("/%s/f.txt" % d, sock)[0],
+                                fetch(peer.port, "/%s/f.txt" % d, {},
+                                      "GET")[0]))
+            finally:
+                peer.stop()
+            got.append(os.path.exists(sock))
+            seen[kind] = got
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+    check(seen["nicd"] == seen["nginx"],
+          "over a UNIX-domain socket, nicd %r, nginx %r"
+          % (seen["nicd"], seen["nginx"]))
+    check(seen["nicd"][1] == (200, "unix:||unix:||unix:DIR/s.sock")
+          and seen["nicd"][2] == ("/via/v", 200,
+                                  "unix:||unix:||unix:DIR/s.sock")
+          and seen["nicd"][3] == ("/via/seen", 200, "localhost|localhost|"),
+          "the variables over the socket, and proxied to it: %r"
+          % (seen["nicd"][1:4],))
 
 
 def fetch(port, path, headers, method):
@@ -1438,6 +1515,28 @@ def t_both(text):
     finally:
         shutil.rmtree(d, ignore_errors=True)
     return conf, n, m
+
+
+def test_unix_socket_paths_refused_as_nginx():
+    """listen unix: without a path, or with one longer than the kernel's
+    sun_path holds, fails -t in nginx and in nicd, nicd naming the file,
+    the line and why; a path that fits is accepted by both."""
+    if not os.path.exists(NGINX):
+        raise Skip("nginx is not installed (scripts/deps.sh test)")
+    for path, why in (("", "no path"), ("/tmp/" + "a" * 120, "too long")):
+        conf, n, m = t_both("events {}\nhttp {\n server { listen unix:%s; }"
+                            "\n}\n" % path)
+        err = m.stderr.decode()
+        check(n.returncode != 0 and m.returncode != 0,
+              "unix:%s: nginx -t %d, nicd -t %d" % (path[:20], n.returncode,
+                                                   m.returncode))
+        check(why in err and "%s:3" % conf in err,
+              "nicd -t on unix:%s says %r" % (path[:20], err))
+    conf, n, m = t_both("events {}\nhttp {\n server { listen unix:/tmp/"
+                        "nicd-t-only.sock; }\n}\n")
+    check(n.returncode == 0 and m.returncode == 0,
+          "a fitting path: nginx -t %d %r, nicd -t %d %r"
+          % (n.returncode, n.stderr, m.returncode, m.stderr))
 
 
 def test_unresolvable_upstream_named_as_nginx():

@@ -213,6 +213,8 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     } else if (sa->sa_family == AF_INET6) {
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *) sa)->sin6_addr,
                   c->addr, sizeof(c->addr));
+    } else if (sa->sa_family == AF_UNIX) {
+        strcpy(c->addr, "unix:"); /* (nginx's $remote_addr of one) */
     } else {
         strcpy(c->addr, "-");
     }

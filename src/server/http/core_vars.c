@@ -15,6 +15,7 @@
 #include <time.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <netinet/in.h>
 
 #include "server/conf/directive.h"
@@ -50,10 +51,14 @@ nicd_request_host(const nicd_request_t *r, const char **host, size_t *len)
     *len = n;
 }
 
-/* the port of an IPv4 or IPv6 address */
+/* the port of an IPv4 or IPv6 address (0: none, as a UNIX-domain
+ * socket's) */
 static unsigned
 port_of(const struct sockaddr_storage *ss)
 {
+    if (ss->ss_family != AF_INET && ss->ss_family != AF_INET6) {
+        return 0;
+    }
     return ss->ss_family == AF_INET6
                ? ntohs(((const struct sockaddr_in6 *) ss)->sin6_port)
                : ntohs(((const struct sockaddr_in *) ss)->sin_port);
@@ -197,8 +202,12 @@ GETTER(get_remote_addr)
 
 GETTER(get_server_port)
 {
+    unsigned port = nicd_local_port(c);
+
     UNUSED_ARGS;
-    nicd_buf_addf(b, "%u", nicd_local_port(c));
+    if (port > 0) { /* (a UNIX-domain socket has none: empty, as nginx) */
+        nicd_buf_addf(b, "%u", port);
+    }
     return 0;
 }
 
@@ -455,6 +464,8 @@ GETTER(get_binary_remote_addr)
         nicd_buf_add(b, &((struct sockaddr_in6 *) &ss)->sin6_addr, 16);
     } else if (ss.ss_family == AF_INET) {
         nicd_buf_add(b, &((struct sockaddr_in *) &ss)->sin_addr, 4);
+    } else if (ss.ss_family == AF_UNIX) {
+        NICD_BUF_LIT(b, "unix:"); /* (nginx's: the address's text) */
     }
     return 0;
 }
@@ -474,6 +485,12 @@ add_addr_text(const struct sockaddr_storage *ss, int url, nicd_buf_t *b)
         inet_ntop(AF_INET, &((const struct sockaddr_in *) ss)->sin_addr, text,
                   sizeof(text));
         nicd_buf_adds(b, text);
+    } else if (ss->ss_family == AF_UNIX) {
+        /* "unix:" and the socket's path (nginx's ngx_sock_ntop) */
+        const struct sockaddr_un *sun = (const struct sockaddr_un *) ss;
+
+        nicd_buf_addf(b, "unix:%.*s", (int) sizeof(sun->sun_path),
+                      sun->sun_path);
     }
 }
 

@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 
 #include "server/conf/directive.h"
 #include "config.h"
@@ -28,6 +30,20 @@ nicd_listen_parse(nicd_listen_conf_t *l, const char *text)
 
     memset(&l->addr, 0, sizeof(l->addr));
 
+    if (strncmp(text, "unix:", 5) == 0) {
+        /* a UNIX-domain socket: "unix:PATH" (nginx's) */
+        struct sockaddr_un *sun = (struct sockaddr_un *) &l->addr;
+        size_t              plen = strlen(text + 5);
+
+        if (plen == 0 || plen >= sizeof(sun->sun_path)) {
+            return -1; /* no path, or longer than the kernel takes */
+        }
+        sun->sun_family = AF_UNIX;
+        memcpy(sun->sun_path, text + 5, plen + 1);
+        l->addrlen =
+            (socklen_t) (offsetof(struct sockaddr_un, sun_path) + plen + 1);
+        return 0;
+    }
     if (text[0] == '[') {
         colon = strstr(text, "]:");
         if (colon == NULL) {
@@ -94,7 +110,8 @@ nicd_listen_set(parse_t *ps, const char **a, int n)
     long        from, to, p;
     int         i;
 
-    if (colon == NULL || (dash = strchr(colon, '-')) == NULL) {
+    if (colon == NULL || (dash = strchr(colon, '-')) == NULL
+        || strncmp(a[0], "unix:", 5) == 0) {
         return listen_one(ps, a, n);
     }
     from = strtol(colon + 1, &e, 10);
@@ -130,6 +147,10 @@ listen_one(parse_t *ps, const char **a, int n)
     l.lowat = NICD_NOTSENT_LOWAT;
     l.nic = -1;
     if (nicd_listen_parse(&l, a[0]) != 0) {
+        if (strncmp(a[0], "unix:", 5) == 0) {
+            return nicd_conf_msg("%s path in the unix domain socket \"%s\"",
+                                 a[0][5] == '\0' ? "no" : "too long", a[0]);
+        }
         return nicd_conf_msg("invalid address \"%s\"", a[0]);
     }
 

@@ -8,7 +8,8 @@
 
 #include "server/conf/directive.h"
 
-/* Parse "addr:port", "port", "[v6]:port", "*:port" into l. 0 or -1. */
+/* Parse "addr:port", "port", "[v6]:port", "*:port", "unix:PATH" into l.
+ * 0 or -1. */
 int nicd_listen_parse(nicd_listen_conf_t *l, const char *text);
 
 /* "listen ADDRESS [default_server] [ssl] [http2] ...": NULL or a message */

@@ -8,7 +8,7 @@
  *       server ADDRESS [weight=N] [max_fails=N] [fail_timeout=TIME]
  *              [max_conns=N] [backup] [down];
  *           ADDRESS: an IP address or a name (every address it has is a
- *           server), with an optional :PORT (80); "unix:" is refused.
+ *           server), with an optional :PORT (80); or "unix:PATH".
  *       least_conn;  hash KEY [consistent];  random;  (round robin)
  *       keepalive N;  keepalive_timeout TIME (60s);  keepalive_time TIME
  *       (1h);  keepalive_requests N (1000);  zone NAME [SIZE] (accepted:
@@ -228,6 +228,12 @@ int nicd_upstream_listed(char *const *l, int n, const char *name, size_t len);
  * none): 0, or -1 (upstream_url.c) */
 int nicd_upstream_split_url(const char *u, size_t len, nicd_str_t *host,
                             nicd_str_t *port, nicd_str_t *uri);
+/* the Host field and port a URL's host and port (as split) give, into
+ * hb and pb, NUL-terminated (nginx's $proxy_host, $proxy_port): HOST and
+ * its port unless 80, the port or 80; "localhost" and none for a
+ * UNIX-domain socket (upstream_url.c) */
+void nicd_upstream_host_of(nicd_str_t host, nicd_str_t port, nicd_buf_t *hb,
+                           nicd_buf_t *pb);
 /* the group or address a URL made at run time names (a group, an
  * implicit group of a proxy_pass, an IP address; name: room for its
  * $upstream_addr): 0, or the status to answer (logged) */

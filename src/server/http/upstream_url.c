@@ -70,6 +70,29 @@ nicd_upstream_split_url(const char *u, size_t len, nicd_str_t *host,
     return host->len > 0 ? 0 : -1;
 }
 
+void
+nicd_upstream_host_of(nicd_str_t host, nicd_str_t port, nicd_buf_t *hb,
+                      nicd_buf_t *pb)
+{
+    hb->len = pb->len = 0;
+    if (host.len >= 5 && strncasecmp(host.p, "unix:", 5) == 0) {
+        NICD_BUF_LIT(hb, "localhost"); /* (and no port) */
+    } else {
+        nicd_buf_add(hb, host.p, host.len);
+        if (port.p != NULL
+            && !(port.len == 2 && memcmp(port.p, "80", 2) == 0)) {
+            nicd_buf_add(hb, ":", 1);
+            nicd_buf_add(hb, port.p, port.len);
+        }
+        nicd_buf_add(pb, port.p != NULL ? port.p : "80",
+                     port.p != NULL ? port.len : 2);
+    }
+    nicd_buf_add(hb, "", 1);
+    hb->len--;
+    nicd_buf_add(pb, "", 1);
+    pb->len--;
+}
+
 /* a URL made with variables: its group or address into pk; 0, or the
  * status to answer (logged) */
 int

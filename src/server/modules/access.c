@@ -2,7 +2,7 @@
  * Who may have a location (nginx's access and auth_basic modules, with
  * "satisfy all"):
  *
- *   allow ADDR[/BITS] | all;  deny ADDR[/BITS] | all;
+ *   allow ADDR[/BITS] | unix: | all;  deny ADDR[/BITS] | unix: | all;
  *       the first rule that matches the client's address decides; none
  *       matching lets it through; a denied client gets 403 and a log line.
  *   auth_basic REALM | off;  auth_basic_user_file FILE;
@@ -35,7 +35,8 @@
 typedef struct {
     int            deny;
     int            all;
-    nicache_cidr_t block; /* unless all */
+    int            unix_client; /* "unix:": a UNIX-domain socket's client */
+    nicache_cidr_t block;       /* unless all or unix: */
 } rule_t;
 
 /* the module's settings of a level: each taken whole from the enclosing
@@ -92,7 +93,8 @@ set_rule(parse_t *ps, const char **a, int n)
     memset(&r, 0, sizeof(r));
     r.deny = strcmp(ps->d->name, "deny") == 0;
     r.all = strcmp(a[0], "all") == 0;
-    if (!r.all && nicache_cidr_parse(a[0], &r.block) != 0) {
+    r.unix_client = strcmp(a[0], "unix:") == 0;
+    if (!r.all && !r.unix_client && nicache_cidr_parse(a[0], &r.block) != 0) {
         return nicd_conf_msg("invalid parameter \"%s\"", a[0]);
     }
     l->rules = nicd_conf_grow(ps->conf, l->rules, l->nrules, sizeof(r));
@@ -148,12 +150,14 @@ allowed(const access_conf_t *lc, const char *addr)
     uint8_t bin[16];
     int     i, family = nicache_addr_parse(addr, strlen(addr), bin);
 
-    /* (a Unix socket's client is no address: only "all" matches it) */
+    /* (a UNIX-domain socket's client, "unix:", is no address: "unix:"
+     * and "all" match it) */
     for (i = 0; i < lc->nrules; i++) {
         const rule_t *r = &lc->rules[i];
 
-        if (r->all
-            || (family != 0 && nicache_cidr_match(&r->block, family, bin))) {
+        if (r->all || (r->unix_client && strcmp(addr, "unix:") == 0)
+            || (family != 0 && !r->unix_client
+                && nicache_cidr_match(&r->block, family, bin))) {
             return !r->deny;
         }
     }

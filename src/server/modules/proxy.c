@@ -347,26 +347,6 @@ failed:
 /* ---- the content handler ---- */
 
 static void
-set_target(proxy_worker_t *pw, nicd_str_t host, nicd_str_t port)
-{
-    pw->host.len = pw->port.len = 0;
-    nicd_buf_add(&pw->host, host.p, host.len);
-    if (port.p != NULL && !(port.len == 2 && memcmp(port.p, "80", 2) == 0)) {
-        nicd_buf_add(&pw->host, ":", 1);
-        nicd_buf_add(&pw->host, port.p, port.len);
-    }
-    if (port.p != NULL) {
-        nicd_buf_add(&pw->port, port.p, port.len);
-    } else {
-        NICD_BUF_LIT(&pw->port, "80");
-    }
-    nicd_buf_add(&pw->host, "", 1);
-    pw->host.len--;
-    nicd_buf_add(&pw->port, "", 1);
-    pw->port.len--;
-}
-
-static void
 proxy_handler(nicd_conn_t *c, const nicd_request_t *r,
               const nicd_loc_conf_t *lc)
 {
@@ -399,7 +379,7 @@ proxy_handler(nicd_conn_t *c, const nicd_request_t *r,
             status = 500;
             goto fail;
         }
-        set_target(pw, host, port);
+        nicd_upstream_host_of(host, port, &pw->host, &pw->port);
         status = nicd_upstream_pick_url(c, pk, host, port, name, sizeof(name));
         if (status != 0) {
             goto fail;
@@ -408,12 +388,13 @@ proxy_handler(nicd_conn_t *c, const nicd_request_t *r,
         nicd_str_t h = {pc->t.host, strlen(pc->t.host)}, p = {NULL, 0};
         char      *colon = strrchr(pc->t.host, ':');
 
-        if (colon != NULL && strchr(colon, ']') == NULL) {
+        if (colon != NULL && strchr(colon, ']') == NULL
+            && strncmp(pc->t.host, "unix:", 5) != 0) {
             h.len = (size_t) (colon - pc->t.host);
             p.p = colon + 1;
             p.len = strlen(colon + 1);
         }
-        set_target(pw, h, p);
+        nicd_upstream_host_of(h, p, &pw->host, &pw->port);
         if (pc->t.uri != NULL) {
             uri.p = pc->t.uri;
             uri.len = strlen(pc->t.uri);
@@ -926,7 +907,9 @@ host_var(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
     } else if (pc != NULL && pc->t.host != NULL) {
         const char *colon = strrchr(pc->t.host, ':');
 
-        if (!port) {
+        if (strncmp(pc->t.host, "unix:", 5) == 0) {
+            nicd_buf_adds(b, port ? "" : "localhost");
+        } else if (!port) {
             nicd_buf_adds(b, pc->t.host);
         } else {
             nicd_buf_adds(b, colon != NULL ? colon + 1 : "80");

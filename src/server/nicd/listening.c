@@ -1,7 +1,8 @@
 /*
  * The listening sockets, kept across generations: a reload's workers
  * take the same descriptors (no connection waiting in a backlog is
- * lost), one socket per address and worker slot (SO_REUSEPORT).
+ * lost), one socket per address and worker slot (SO_REUSEPORT; a
+ * UNIX-domain socket's slots share one).
  */
 
 #include <arpa/inet.h>
@@ -11,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "server/nicd/listening.h"
@@ -20,6 +23,9 @@
 static uint16_t
 sockaddr_port(const struct sockaddr_storage *ss)
 {
+    if (ss->ss_family == AF_UNIX) {
+        return 0;
+    }
     if (ss->ss_family == AF_INET6) {
         return ntohs(((const struct sockaddr_in6 *) ss)->sin6_port);
     }
@@ -53,9 +59,10 @@ listener_options(int fd, const nicd_listen_conf_t *l)
     }
     /* 0 (off) is the system's default (net.ipv4.tcp_notsent_lowat), so a
      * reload that turns it off takes effect on a kept socket too */
-    if (setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &l->lowat,
-                   sizeof(l->lowat))
-        != 0) {
+    if (l->addr.ss_family != AF_UNIX
+        && setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &l->lowat,
+                      sizeof(l->lowat))
+               != 0) {
         log_error(LOG_WARN, errno, "setsockopt(TCP_NOTSENT_LOWAT) on %s failed",
                   l->text);
     }
@@ -94,6 +101,63 @@ address_free(const nicd_listen_conf_t *l, char *err, size_t errlen)
     return rc;
 }
 
+/* fd becomes the socket of slot idx of the address text: 0, or -1 (fd
+ * closed) */
+static int
+listener_add(nicd_listeners_t *ls, const char *text, int idx, int fd, int gen,
+             char *err, size_t errlen)
+{
+    nicd_listener_t *v = realloc(ls->v, sizeof(*v) * (size_t) (ls->n + 1));
+
+    if (v == NULL) {
+        snprintf(err, errlen, "out of memory");
+        close(fd);
+        return -1;
+    }
+    ls->v = v;
+    v[ls->n].text = strdup(text);
+    v[ls->n].idx = idx;
+    v[ls->n].fd = fd;
+    v[ls->n].gen = gen;
+    ls->n++;
+    return 0;
+}
+
+/*
+ * A UNIX-domain socket: one for every slot (the other slots' are copies of
+ * slot 0's descriptor: SO_REUSEPORT does not spread them), its file made
+ * readable and writable by all (nginx's), a file already there refused
+ * (bind: "Address already in use", as nginx).  Returns fd or -1.
+ */
+static int
+unix_listener(nicd_listeners_t *ls, const nicd_listen_conf_t *l, int idx,
+              int gen, char *err, size_t errlen)
+{
+    const nicd_listener_t *first = listener_find(ls, l->text, 0);
+    int                    fd;
+
+    if (idx > 0 && first != NULL) {
+        fd = fcntl(first->fd, F_DUPFD_CLOEXEC, 0);
+    } else {
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd != -1
+            && (bind(fd, (const struct sockaddr *) &l->addr, l->addrlen) != 0
+                || chmod(l->text + 5, 0666) != 0
+                || listen(fd, l->backlog) != 0)) {
+            snprintf(err, errlen, "bind() to %s failed (%d: %s)", l->text,
+                     errno, strerror(errno));
+            close(fd);
+            return -1;
+        }
+    }
+    if (fd == -1) {
+        snprintf(err, errlen, "socket() failed: %s", strerror(errno));
+        return -1;
+    }
+    listener_options(fd, l);
+    return listener_add(ls, l->text, idx, fd, gen, err, errlen) == 0 ? fd : -1;
+}
+
 /*
  * The socket of worker slot idx for listen address l, reused when an
  * earlier generation had it.  With port 0, slot 0 gets a port from the
@@ -105,7 +169,7 @@ nicd_listener_get(nicd_listeners_t *ls, const nicd_listen_conf_t *l, int idx,
 {
     struct sockaddr_storage ss = l->addr;
     socklen_t               len;
-    nicd_listener_t        *lp, *v;
+    nicd_listener_t        *lp;
     int                     fd, one = 1;
 
     lp = listener_find(ls, l->text, idx);
@@ -113,6 +177,9 @@ nicd_listener_get(nicd_listeners_t *ls, const nicd_listen_conf_t *l, int idx,
         lp->gen = gen;
         listener_options(lp->fd, l);
         return lp->fd;
+    }
+    if (l->addr.ss_family == AF_UNIX) {
+        return unix_listener(ls, l, idx, gen, err, errlen);
     }
 
     if (sockaddr_port(&ss) == 0 && idx > 0) {
@@ -155,19 +222,7 @@ nicd_listener_get(nicd_listeners_t *ls, const nicd_listen_conf_t *l, int idx,
         return -1;
     }
 
-    v = realloc(ls->v, sizeof(*v) * (size_t) (ls->n + 1));
-    if (v == NULL) {
-        snprintf(err, errlen, "out of memory");
-        close(fd);
-        return -1;
-    }
-    ls->v = v;
-    v[ls->n].text = strdup(l->text);
-    v[ls->n].idx = idx;
-    v[ls->n].fd = fd;
-    v[ls->n].gen = gen;
-    ls->n++;
-    return fd;
+    return listener_add(ls, l->text, idx, fd, gen, err, errlen) == 0 ? fd : -1;
 }
 
 /* Close the sockets that no running generation uses. */
@@ -178,6 +233,9 @@ nicd_listeners_prune(nicd_listeners_t *ls, int oldest_alive)
 
     for (i = 0; i < ls->n; i++) {
         if (ls->v[i].fd != -1 && ls->v[i].gen < oldest_alive) {
+            if (ls->v[i].idx == 0 && strncmp(ls->v[i].text, "unix:", 5) == 0) {
+                unlink(ls->v[i].text + 5); /* (nginx removes it too) */
+            }
             close(ls->v[i].fd);
             ls->v[i].fd = -1;
             free(ls->v[i].text);
@@ -226,7 +284,10 @@ nicd_listeners_say(const nicd_listeners_t *ls, const nicd_cycle_t *cy)
             continue;
         }
         scheme = cy->conf->listens[i].ssl ? "https" : "http";
-        if (ss.ss_family == AF_INET6) {
+        if (ss.ss_family == AF_UNIX) {
+            log_error(LOG_NOTICE, 0, "listening on %s (%s)",
+                      cy->conf->listens[i].text, scheme);
+        } else if (ss.ss_family == AF_INET6) {
             inet_ntop(AF_INET6, &((struct sockaddr_in6 *) &ss)->sin6_addr, host,
                       sizeof(host));
             log_error(LOG_NOTICE, 0, "listening on %s://[%s]:%u/", scheme, host,
