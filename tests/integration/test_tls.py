@@ -287,6 +287,27 @@ def test_pipelined_responses_to_a_slow_reader_then_close_notify():
                 c.close()
 
 
+def test_close_notify_before_a_lingering_close():
+    """An error answered over TLS while the client still sends (a request
+    nicd refuses, bytes behind it): close_notify comes before the write
+    side closes and nicd reads on (nginx's lingering close; its suite's
+    ssl.t 19); an EOF without it raises (suppress_ragged_eofs=False)."""
+    with tempfile.TemporaryDirectory() as d:
+        cert, key = make_cert(d)
+        with Server(tls_conf(cert, key, "lingering_close always;"),
+                    threads=1) as s:
+            c = tls_connect(tls_port(s), client_ctx(), ragged_eof_ok=False)
+            c.sendall(b"GET / HTTP/1.1\r\nHost: a b\r\n\r\nextra")
+            try:
+                got, eof = read_all(c), None
+            except ssl.SSLEOFError as e:
+                got, eof = b"", e
+            check(eof is None, "no close_notify before the close: %s" % eof)
+            check(got.startswith(b"HTTP/1.1 400"), "answer: %r" % got[:60])
+            check(get(s.port, "/").status in (200, 403, 404),
+                  "the server serves on")
+
+
 def test_bad_clients_do_not_stop_the_server():
     """Clear text instead of a ClientHello (nginx's 400), garbage in a
     handshake record, and a client that stops in the middle of its

@@ -213,10 +213,8 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     } else if (sa->sa_family == AF_INET6) {
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *) sa)->sin6_addr,
                   c->addr, sizeof(c->addr));
-    } else if (sa->sa_family == AF_UNIX) {
-        strcpy(c->addr, "unix:"); /* (nginx's $remote_addr of one) */
-    } else {
-        strcpy(c->addr, "-");
+    } else { /* a UNIX-domain socket's client: "unix:", as nginx's */
+        strcpy(c->addr, sa->sa_family == AF_UNIX ? "unix:" : "-");
     }
 
     /* the request head buffer and the parser are borrowed when bytes
@@ -640,6 +638,9 @@ conn_flush(nicd_conn_t *c)
 void
 nicd_conn_linger(nicd_conn_t *c)
 {
+    if (c->tp->shutdown != NULL) {
+        c->tp->shutdown(c); /* TLS: close_notify first (nginx's) */
+    }
     if (c->eof || c->w->cycle->conf->lingering_close == NICD_LINGER_OFF
         || shutdown(c->sc.fd, SHUT_WR) == -1) {
         nicd_conn_close(c);

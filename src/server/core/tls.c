@@ -69,6 +69,7 @@ typedef struct {
     char        *wbuf; /* ciphertext to be sent (TLS_WBUF bytes), or NULL */
     size_t       woff, wlen; /* what of it is still to be sent */
     int          peeked;     /* the first byte said it is TLS */
+    int          shut;       /* close_notify sent */
 } tls_conn_t;
 
 static BIO_METHOD    *wbio_method;
@@ -420,6 +421,20 @@ tls_flush(nicd_conn_t *c)
     return rc <= 0 || t->wlen == 0 ? rc : wbuf_send(t);
 }
 
+/* close_notify, if the socket takes it; never waits (once) */
+static void
+tls_shutdown(nicd_conn_t *c)
+{
+    tls_conn_t *t = c->tp_data;
+
+    if (t != NULL && !c->handshaking && !t->shut) {
+        t->shut = 1;
+        ERR_clear_error();
+        SSL_shutdown(t->ssl); /* OpenSSL flushes the alert (wbio_ctrl) */
+        ERR_clear_error();
+    }
+}
+
 static void
 tls_close(nicd_conn_t *c)
 {
@@ -428,12 +443,7 @@ tls_close(nicd_conn_t *c)
     if (t == NULL) {
         return;
     }
-    if (!c->handshaking) {
-        /* close_notify, if the socket takes it; never waits */
-        ERR_clear_error();
-        SSL_shutdown(t->ssl); /* OpenSSL flushes the alert (wbio_ctrl) */
-        ERR_clear_error();
-    }
+    tls_shutdown(c);
     SSL_free(t->ssl);
     free(t->out);
     free(t->wbuf);
@@ -456,7 +466,7 @@ tls_alpn(nicd_conn_t *c, size_t *len)
 
 const nicd_transport_t nicd_transport_tls = {
     "tls",     tls_start, tls_handshake, tls_recv, tls_pending,
-    tls_flush, tls_close, tls_alpn,      NULL,
+    tls_flush, tls_close, tls_alpn,      NULL,     tls_shutdown,
 };
 
 #else /* no OpenSSL: configuration refuses "listen ... ssl" */

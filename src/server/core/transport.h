@@ -70,6 +70,11 @@ typedef struct nicd_transport_s {
      * writable), -1 on failure (errno).
      */
     int (*route)(nicd_conn_t *c, size_t file_len, int more);
+
+    /* The connection stops sending but reads on (a lingering close): what
+     * the protocol says first (TLS: close_notify, as nginx sends it), or
+     * NULL. */
+    void (*shutdown)(nicd_conn_t *c);
 } nicd_transport_t;
 
 extern const nicd_transport_t nicd_transport_tls;
