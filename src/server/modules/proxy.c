@@ -346,6 +346,25 @@ failed:
 
 /* ---- the content handler ---- */
 
+/* the host and port (p.p NULL: none) of a proxy_pass without variables,
+ * as nicd_upstream_split_url() gave them */
+static void
+static_target(const proxy_conf_t *pc, nicd_str_t *h, nicd_str_t *p)
+{
+    char *colon = strrchr(pc->t.host, ':');
+
+    h->p = pc->t.host;
+    h->len = strlen(pc->t.host);
+    p->p = NULL;
+    p->len = 0;
+    if (colon != NULL && strchr(colon, ']') == NULL
+        && strncmp(pc->t.host, "unix:", 5) != 0) {
+        h->len = (size_t) (colon - pc->t.host);
+        p->p = colon + 1;
+        p->len = strlen(colon + 1);
+    }
+}
+
 static void
 proxy_handler(nicd_conn_t *c, const nicd_request_t *r,
               const nicd_loc_conf_t *lc)
@@ -385,15 +404,9 @@ proxy_handler(nicd_conn_t *c, const nicd_request_t *r,
             goto fail;
         }
     } else {
-        nicd_str_t h = {pc->t.host, strlen(pc->t.host)}, p = {NULL, 0};
-        char      *colon = strrchr(pc->t.host, ':');
+        nicd_str_t h, p;
 
-        if (colon != NULL && strchr(colon, ']') == NULL
-            && strncmp(pc->t.host, "unix:", 5) != 0) {
-            h.len = (size_t) (colon - pc->t.host);
-            p.p = colon + 1;
-            p.len = strlen(colon + 1);
-        }
+        static_target(pc, &h, &p);
         nicd_upstream_host_of(h, p, &pw->host, &pw->port);
         if (pc->t.uri != NULL) {
             uri.p = pc->t.uri;
@@ -905,15 +918,15 @@ host_var(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
         nicd_buf_add(b, port ? pw->port.data : pw->host.data,
                      port ? pw->port.len : pw->host.len);
     } else if (pc != NULL && pc->t.host != NULL) {
-        const char *colon = strrchr(pc->t.host, ':');
+        /* (no request being proxied: the location's proxy_pass says) */
+        nicd_buf_t hb = {0}, pb = {0};
+        nicd_str_t h, p;
 
-        if (strncmp(pc->t.host, "unix:", 5) == 0) {
-            nicd_buf_adds(b, port ? "" : "localhost");
-        } else if (!port) {
-            nicd_buf_adds(b, pc->t.host);
-        } else {
-            nicd_buf_adds(b, colon != NULL ? colon + 1 : "80");
-        }
+        static_target(pc, &h, &p);
+        nicd_upstream_host_of(h, p, &hb, &pb);
+        nicd_buf_add(b, port ? pb.data : hb.data, port ? pb.len : hb.len);
+        nicd_buf_free(&hb);
+        nicd_buf_free(&pb);
     }
     return 0;
 }
