@@ -134,17 +134,26 @@ unix_listener(nicd_listeners_t *ls, const nicd_listen_conf_t *l, int idx,
               int gen, char *err, size_t errlen)
 {
     const nicd_listener_t *first = listener_find(ls, l->text, 0);
-    int                    fd;
+    const char            *failed = "bind"; /* the call that failed */
+    int                    fd, e;
 
     if (idx > 0 && first != NULL) {
         fd = fcntl(first->fd, F_DUPFD_CLOEXEC, 0);
     } else {
         fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (fd != -1
-            && (bind(fd, (const struct sockaddr *) &l->addr, l->addrlen) != 0
-                || chmod(l->text + 5, 0666) != 0
-                || listen(fd, l->backlog) != 0)) {
-            snprintf(err, errlen, "bind() to %s failed (%d: %s)", l->text,
+            && bind(fd, (const struct sockaddr *) &l->addr, l->addrlen) == 0) {
+            failed = chmod(l->text + 5, 0666) != 0 ? "chmod"
+                     : listen(fd, l->backlog) != 0 ? "listen"
+                                                   : NULL;
+            e = errno;
+            if (failed != NULL) {
+                unlink(l->text + 5); /* (the file the bind made) */
+            }
+            errno = e;
+        }
+        if (fd != -1 && failed != NULL) {
+            snprintf(err, errlen, "%s() to %s failed (%d: %s)", failed, l->text,
                      errno, strerror(errno));
             close(fd);
             return -1;
