@@ -1269,10 +1269,14 @@ def unix_get(path, sock_path):
 
 
 UNIX_SITE = """
+    log_format ph '$request_uri $status $proxy_host';
     server {
         listen 127.0.0.1:%(port)d;
         listen unix:%(dir)s/s.sock;
         root %(root)s/www;
+        access_log %(dir)s/ph.log ph;
+        location /ph80/ { proxy_pass http://127.0.0.1:80/; }
+        location /ph6/ { proxy_pass http://[::1]:%(port)d/v; }
         location = /v {
             return 200 "$remote_addr|$remote_port|$binary_remote_addr|$server_port|$server_addr";
         }
@@ -1315,6 +1319,12 @@ def test_unix_socket_listen_agrees_with_nginx():
                     st, _, b = fetch(peer.port, path, {}, "GET")
                     got.append((path, st, b.decode().replace(peer.dir,
                                                              "DIR")))
+                for path in ("/ph80/", "/ph6/"):  # (502s: nothing there)
+                    fetch(peer.port, path, {}, "GET")
+                # $proxy_host and $proxy_port as the access log sees them
+                with open(os.path.join(peer.dir, "ph.log")) as f:
+                    got.append(re.sub(r"\b%d\b" % peer.port, "PORT",
+                                      f.read()))
                 for d in ("allow-unix", "deny-unix", "deny-net"):
                     got.append((d, unix_get("/%s/f.txt" % d, sock)[0],
                                 fetch(peer.port, "/%s/f.txt" % d, {},
