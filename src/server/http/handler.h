@@ -137,6 +137,8 @@ typedef struct nicd_req_s {
     size_t (*tunnel)(void *data, const char *p, size_t len);
     /* a proxied request's upstream record (http/upstream.h), or NULL */
     struct nicd_upstream_req_s *upstream;
+    /* the stream filters' stages on its body (http/stream.h), or NULL */
+    struct nicd_stream_s *stream;
     /* the body's length is not known: HTTP/1.1 chunks it (HTTP/1.0: the
      * connection's end ends it) */
     unsigned chunked : 1;

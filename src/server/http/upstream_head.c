@@ -14,6 +14,7 @@
 #include "util/log.h"
 #include "server/http/phases.h"
 #include "server/http/redirect.h"
+#include "server/http/stream.h"
 #include "server/http/upstream.h"
 
 int
@@ -149,20 +150,85 @@ relay_refresh(const nicd_upstream_head_t *h, nicd_conn_t *c, const char *v,
     nicd_buf_free(&out);
 }
 
+/* the stream filters' say on the head (stream.h): what the response
+ * is, for them to choose; in sh what they change */
+static void
+stream_head(nicd_conn_t *c, const nicd_upstream_head_t *h,
+            nicd_stream_head_t *sh)
+{
+    const nicd_resp_t *rp = h->resp;
+    int                i;
+
+    memset(sh, 0, sizeof(*sh));
+    for (i = 0; i < rp->nheaders; i++) {
+        const char *n = h->head + rp->h[i].noff;
+
+        if (rp->h[i].nlen == 12 && strncasecmp(n, "Content-Type", 12) == 0
+            && sh->type == NULL) {
+            sh->type = h->head + rp->h[i].voff;
+            sh->tlen = rp->h[i].vlen;
+        } else if (rp->h[i].nlen == 16
+                   && strncasecmp(n, "Content-Encoding", 16) == 0
+                   && rp->h[i].vlen > 0) {
+            sh->encoded = 1;
+        }
+    }
+    sh->status = rp->status;
+    sh->length = rp->status == 204 ? 0 : rp->content_length;
+    sh->nobody = h->method == NICD_M_HEAD || rp->status == 204
+                 || rp->status == 304 || rp->status < 200;
+    nicd_stream_head(c, sh);
+}
+
+/* an upstream's field the stream filters drop or change (sh): 1 when
+ * it is not relayed as it is */
+static int
+stream_changed(nicd_conn_t *c, const nicd_stream_head_t *sh, const char *n,
+               size_t nl, const char *v, size_t vl)
+{
+    char weak[256];
+
+    if (nl == 13 && strncasecmp(n, "Accept-Ranges", 13) == 0) {
+        return sh->no_ranges;
+    }
+    if (nl == 13 && strncasecmp(n, "Last-Modified", 13) == 0) {
+        return sh->no_validators;
+    }
+    if (nl != 4 || strncasecmp(n, "ETag", 4) != 0) {
+        return 0;
+    }
+    if (sh->no_validators) {
+        return 1;
+    }
+    if (!sh->weak_etag || (vl > 0 && v[0] == 'W')) {
+        return 0;
+    }
+    if (vl + 2 > sizeof(weak)) {
+        return 1; /* (nginx drops an ETag it cannot make weak) */
+    }
+    memcpy(weak, "W/", 2);
+    memcpy(weak + 2, v, vl);
+    nicd_resp_header(c, "ETag", 4, weak, vl + 2);
+    return 1;
+}
+
 /* the head to the client: the upstream's fields, less hop-by-hop and
- * hidden ones, Location and Refresh through proxy_redirect */
+ * hidden ones, Location and Refresh through proxy_redirect, those the
+ * stream filters change as they say */
 void
 nicd_upstream_relay_head(nicd_conn_t *c, const nicd_upstream_head_t *h)
 {
     const nicd_resp_t          *rp = h->resp;
     const char                 *hb = h->head;
     const nicd_upstream_conf_t *pc = h->uc;
-    int                         i, nobody;
+    nicd_stream_head_t          sh;
+    int                         i;
     uint32_t                    seen = 0;
 
     c->r->own_server = nicd_upstream_listed(pc->pass, pc->npass, "Server", 6);
     c->r->own_date = nicd_upstream_listed(pc->pass, pc->npass, "Date", 4);
     nicd_resp_start(c, rp->status);
+    stream_head(c, h, &sh);
     for (i = 0; i < rp->nheaders; i++) {
         const char *n = hb + rp->h[i].noff, *v = hb + rp->h[i].voff;
         size_t      nl = rp->h[i].nlen, vl = rp->h[i].vlen;
@@ -170,7 +236,8 @@ nicd_upstream_relay_head(nicd_conn_t *c, const nicd_upstream_head_t *h)
         unsigned    kind = k >= 0 ? fields[k].kind : 0;
 
         if (duplicate(h, i, k, &seen)
-            || nicd_resp_replaced(c, c->r->status, n, nl, NULL)) {
+            || nicd_resp_replaced(c, c->r->status, n, nl, NULL)
+            || stream_changed(c, &sh, n, nl, v, vl)) {
             continue;
         }
         if (rp->status == 101 && nl == 7) {
@@ -194,12 +261,9 @@ nicd_upstream_relay_head(nicd_conn_t *c, const nicd_upstream_head_t *h)
             nicd_resp_header(c, n, nl, v, vl);
         }
     }
-    nobody = h->method == NICD_M_HEAD || rp->status == 204 || rp->status == 304
-             || rp->status < 200;
-    if (rp->content_length >= 0 && rp->status != 204) {
-        nicd_resp_header_u64(c, "Content-Length", 14,
-                             (uint64_t) rp->content_length);
-    } else if (!nobody) {
+    if (sh.length >= 0 && rp->status != 204) {
+        nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) sh.length);
+    } else if (!sh.nobody) {
         c->r->chunked = 1; /* (the protocol frames it) */
     }
     nicd_resp_end_headers(c);

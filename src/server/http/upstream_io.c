@@ -25,6 +25,7 @@
 #include "util/log.h"
 #include "server/http/phases.h"
 #include "server/http/rate.h"
+#include "server/http/stream.h"
 #include "server/http/upstream.h"
 
 enum { S_CONNECT = 0, S_SEND, S_HEAD, S_BODY, S_DONE, S_TUNNEL };
@@ -342,6 +343,7 @@ finish(up_t *p)
     close_upstream(p);
     nicd_upstream_free(p->w, &p->pk, 0);
     p->state = S_DONE;
+    nicd_stream_body(c, NULL, 0, 1); /* the stream filters' last bytes */
     nicd_resp_finish(c, p->resp.status);
     request_done(p);
 }
@@ -368,23 +370,18 @@ abort_response(up_t *p, const char *why)
     request_done(p);
 }
 
-/* body bytes b (n of them) to the client: 0, or -1 when the client went
- * (p is gone) */
-static int
+/* body bytes b (n of them) to the client, through the stream filters
+ * (what the client took is seen to by pace()) */
+static void
 relay_body(up_t *p, const char *b, size_t n)
 {
-    nicd_conn_t *c;
-
     if (n == 0) {
-        return 0;
+        return;
     }
     cur_try(p)->length += n;
-    if (p->method == NICD_M_HEAD) {
-        return 0;
+    if (p->method != NICD_M_HEAD) {
+        nicd_stream_body(nicd_req_resume(p->req), b, n, 0);
     }
-    c = nicd_req_resume(p->req);
-    nicd_resp_body_mem(c, b, n);
-    return 0;
 }
 
 /* the body bytes in p->in: relayed, and the end seen; 1 when the body

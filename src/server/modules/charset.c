@@ -27,7 +27,8 @@
  * one recoded to or from UTF-8 has no ranges.  A body with a
  * Content-Encoding (gzip_static's .gz) is not recoded and gets no
  * charset.  Where nginx streams, nicd recodes a file whole in memory,
- * as gzip on the fly does.
+ * as gzip on the fly does; a body that comes in pieces (a proxied one)
+ * is recoded as it comes (http/stream.h).
  */
 
 #include <stdio.h>
@@ -40,6 +41,7 @@
 #include "server/conf/directive.h"
 #include "server/http/handler.h"
 #include "server/http/phases.h"
+#include "server/http/stream.h"
 #include "server/http/variables.h"
 
 #define CS_OFF  (-1) /* charset off; no source_charset */
@@ -631,6 +633,101 @@ charset_body(nicd_conn_t *c, const char *type, size_t tlen, const char *body,
     return out;
 }
 
+/* ---- a body in pieces (a proxied one): recoded as it comes ---- */
+
+typedef struct {
+    const nicd_recode_t *rc;
+    int                  from_utf8;
+    nicd_buf_t           held; /* a character cut by a piece's end */
+} cs_stream_t;
+
+/* how many bytes at the end of p (len) begin a UTF-8 character that is
+ * not whole */
+static size_t
+utf8_cut(const unsigned char *p, size_t len)
+{
+    size_t i, k;
+
+    for (i = 1; i <= 3 && i <= len; i++) {
+        if (p[len - i] < 0x80) {
+            return 0;
+        }
+        if (p[len - i] >= 0xC0) {
+            k = p[len - i] >= 0xF0 ? 4 : p[len - i] >= 0xE0 ? 3 : 2;
+            return k > i ? i : 0;
+        }
+    }
+    return 0;
+}
+
+static int
+stream_run(nicd_conn_t *c, void *ctx, const char *in, size_t len, int last,
+           nicd_buf_t *out)
+{
+    cs_stream_t *s = ctx;
+    size_t       cut;
+    int          rc;
+
+    (void) c;
+    if (!s->from_utf8) {
+        return len > 0 ? s->rc->run(s->rc, in, len, out) : 0;
+    }
+    if (s->held.len > 0) {
+        nicd_buf_add(&s->held, in, len);
+        if (nicd_buf_failed(&s->held)) {
+            return -1;
+        }
+        in = s->held.data;
+        len = s->held.len;
+    }
+    cut = last ? 0 : utf8_cut((const unsigned char *) in, len);
+    rc = len > cut ? s->rc->run(s->rc, in, len - cut, out) : 0;
+    if (cut > 0) {
+        char keep[4]; /* (in may be held's own bytes) */
+
+        memcpy(keep, in + len - cut, cut);
+        s->held.len = 0;
+        nicd_buf_add(&s->held, keep, cut);
+    } else {
+        s->held.len = 0;
+    }
+    return rc == 0 && !nicd_buf_failed(&s->held) ? 0 : -1;
+}
+
+static void
+stream_done(void *ctx)
+{
+    cs_stream_t *s = ctx;
+
+    nicd_buf_free(&s->held);
+    free(s);
+}
+
+static nicd_stream_head_pt next_stream_head;
+
+/* a response relayed in pieces: recoded into the location's charset
+ * when its own (override_charset) or source_charset differs */
+static void
+charset_stream_head(nicd_conn_t *c, nicd_stream_head_t *h)
+{
+    const nicd_recode_t *rc = NULL;
+    cs_stream_t         *s;
+    char                 name[NAME_MAX_LEN];
+
+    if (h->type != NULL && !h->encoded
+        && charset_of(c, h->type, h->tlen, name, sizeof(name), &rc) > 0
+        && rc != NULL && (s = calloc(1, sizeof(*s))) != NULL) {
+        s->rc = rc;
+        s->from_utf8 = ((const table_t *) rc)->kind == FROM_UTF8;
+        if (nicd_stream_add(c, h, stream_run, stream_done, s) == 0
+            && !rc->same_length) {
+            h->length = -1; /* (an upstream's Accept-Ranges stays, as
+                               nginx keeps it) */
+        }
+    }
+    next_stream_head(c, h);
+}
+
 /* ---- once the configuration is read ---- */
 
 typedef struct {
@@ -684,6 +781,8 @@ charset_init(void)
     nicd_http_hooks.charset = charset_of;
     next_body_filter = nicd_top_body_filter;
     nicd_top_body_filter = charset_body;
+    next_stream_head = nicd_top_stream_head;
+    nicd_top_stream_head = charset_stream_head;
 }
 
 nicd_module_t nicd_charset_module = {

@@ -7,10 +7,11 @@
  * compressed body, as nginx does), and Vary: Accept-Encoding with
  * gzip_vary.
  *
- * A compressed body is made in memory and leaves as memory: it does not
- * take the zero-copy path (nor the nic backend's cache).  Files larger
- * than GZIP_MAX go out uncompressed.  nginx streams its output chunked;
- * nicd sends the length.  zlib's bytes may differ from nginx's (nginx
+ * A compressed file or body in memory is made in memory and leaves as
+ * memory: it does not take the zero-copy path (nor the nic backend's
+ * cache).  Files larger than GZIP_MAX go out uncompressed.  nginx streams
+ * its output chunked; nicd sends the length.  A body that comes in pieces
+ * (a proxied one) is compressed as it comes (http/stream.h), chunked.  zlib's bytes may differ from nginx's (nginx
  * shrinks the window for short bodies); what they decompress to is the
  * same.
  */
@@ -24,6 +25,7 @@
 
 #include "server/conf/directive.h"
 #include "server/http/handler.h"
+#include "server/http/stream.h"
 
 #define GZIP_MAX (16 * 1024 * 1024)
 
@@ -67,9 +69,8 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
 
 static const nicd_conf_bounds_t comp_levels = {1, 9};
 
-/* gzip_proxied, gzip_buffers, gzip_http_version, gzip_disable: nothing
- * to do here (nicd proxies nothing; every client it serves speaks 1.1 or
- * later, or 1.0 without gzip) */
+/* gzip_proxied, gzip_buffers, gzip_http_version, gzip_disable: accepted,
+ * nothing done (docs/config.md) */
 static const char *
 set_nothing(parse_t *ps, const char **a, int n)
 {
@@ -216,6 +217,91 @@ gzip_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
            || next_file_filter(c, r, lc, f, type, mem, len);
 }
 
+/* ---- a body in pieces (a proxied one): deflated as it comes ---- */
+
+static void
+stream_done(void *ctx)
+{
+    z_stream *z = ctx;
+
+    deflateEnd(z);
+    free(z);
+}
+
+static int
+stream_run(nicd_conn_t *c, void *ctx, const char *in, size_t len, int last,
+           nicd_buf_t *out)
+{
+    z_stream *z = ctx;
+    int       rc;
+
+    (void) c;
+    z->next_in = (Bytef *) (uintptr_t) in;
+    z->avail_in = (uInt) len;
+    do {
+        if (nicd_buf_reserve(out, len / 2 + 4096) != 0) {
+            return -1;
+        }
+        z->next_out = (Bytef *) out->data + out->len;
+        z->avail_out = (uInt) (out->size - out->len);
+        rc = deflate(z, last ? Z_FINISH : Z_NO_FLUSH);
+        out->len = out->size - z->avail_out;
+        if (rc == Z_STREAM_ERROR) {
+            return -1;
+        }
+    } while (z->avail_in > 0 || z->avail_out == 0
+             || (last && rc != Z_STREAM_END));
+    return 0;
+}
+
+static nicd_stream_head_pt next_stream_head;
+
+/* a response relayed in pieces: compressed as the static one is when
+ * it is of a status, type and length gzip takes, not encoded already
+ * (nginx's gzip header filter) */
+static void
+gzip_stream_head(nicd_conn_t *c, nicd_stream_head_t *h)
+{
+    const gzip_conf_t *gc;
+    z_stream          *z;
+    size_t             tlen;
+
+    gc = c->r->loc != NULL ? NICD_LOC_CONF(c->r->loc, nicd_gzip_module) : NULL;
+    if (gc == NULL || !gc->enable || h->encoded || h->type == NULL
+        || (h->status != 200 && h->status != 403 && h->status != 404)) {
+        next_stream_head(c, h);
+        return;
+    }
+    for (tlen = 0;
+         tlen < h->tlen && h->type[tlen] != ';' && h->type[tlen] != ' ';
+         tlen++) {
+    }
+    if (!wanted(c, gc, h->type, tlen,
+                h->length < 0          ? gc->min_length
+                : h->length > GZIP_MAX ? GZIP_MAX
+                                       : (uint64_t) h->length)) {
+        next_stream_head(c, h);
+        return;
+    }
+    z = calloc(1, sizeof(*z));
+    if (z == NULL
+        || deflateInit2(z, gc->comp_level, Z_DEFLATED, 15 + 16, 8,
+                        Z_DEFAULT_STRATEGY)
+               != Z_OK) {
+        free(z);
+        next_stream_head(c, h);
+        return;
+    }
+    if (nicd_stream_add(c, h, stream_run, stream_done, z) == 0) {
+        NICD_RESP_HEADER(c, "Content-Encoding", "gzip", 4);
+        h->encoded = 1;
+        h->length = -1;
+        h->no_ranges = 1;
+        h->weak_etag = 1;
+    }
+    next_stream_head(c, h);
+}
+
 static const directive_t nicd_gzip_directives[] = {
     {"gzip", CTX_HSL, 1, 1, nicd_conf_slot_flag, offsetof(gzip_conf_t, enable)},
     {"gzip_types", CTX_HSL, 1, MAX_ARGS, nicd_conf_slot_types,
@@ -238,6 +324,8 @@ gzip_init(void)
     nicd_top_body_filter = gzip_body;
     next_file_filter = nicd_top_file_filter;
     nicd_top_file_filter = gzip_file;
+    next_stream_head = nicd_top_stream_head;
+    nicd_top_stream_head = gzip_stream_head;
 }
 
 nicd_module_t nicd_gzip_module = {

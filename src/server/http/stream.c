@@ -1,0 +1,119 @@
+/*
+ * The stream filters' chain and the stages of a response (stream.h).
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+#include "server/http/stream.h"
+
+#define NICD_STREAM_STAGES 8
+
+typedef struct {
+    nicd_stream_run_pt run;
+    void (*done)(void *ctx);
+    void *ctx;
+} stage_t;
+
+struct nicd_stream_s {
+    stage_t    st[NICD_STREAM_STAGES];
+    int        n;
+    int        failed;
+    nicd_buf_t buf[2]; /* what the stages give, in turn */
+};
+
+/* the bottom of the head filters: nothing more to change */
+static void
+head_as_it_is(nicd_conn_t *c, nicd_stream_head_t *h)
+{
+    (void) c;
+    (void) h;
+}
+
+nicd_stream_head_pt nicd_top_stream_head = head_as_it_is;
+
+static void
+stream_free(void *data)
+{
+    struct nicd_stream_s *s = data;
+    int                   i;
+
+    for (i = 0; i < s->n; i++) {
+        s->st[i].done(s->st[i].ctx);
+    }
+    nicd_buf_free(&s->buf[0]);
+    nicd_buf_free(&s->buf[1]);
+    free(s);
+}
+
+int
+nicd_stream_add(nicd_conn_t *c, nicd_stream_head_t *h, nicd_stream_run_pt run,
+                void (*done)(void *ctx), void *ctx)
+{
+    struct nicd_stream_s *s = c->r->stream;
+
+    if (h->nobody) {
+        done(ctx);
+        return 0;
+    }
+    if (s == NULL) {
+        s = calloc(1, sizeof(*s));
+        if (s == NULL || nicd_req_cleanup(c->r, stream_free, s) != 0) {
+            free(s);
+            done(ctx);
+            return -1;
+        }
+        c->r->stream = s;
+    }
+    if (s->n == NICD_STREAM_STAGES) {
+        done(ctx); /* (more modules than stages: a build's mistake) */
+        return -1;
+    }
+    s->st[s->n].run = run;
+    s->st[s->n].done = done;
+    s->st[s->n].ctx = ctx;
+    s->n++;
+    return 0;
+}
+
+void
+nicd_stream_body(nicd_conn_t *c, const char *p, size_t len, int last)
+{
+    struct nicd_stream_s *s = c->r->stream;
+    nicd_buf_t           *out;
+    int                   i;
+
+    if (s == NULL) {
+        if (len > 0) {
+            nicd_resp_body_mem(c, p, len);
+        }
+        return;
+    }
+    if (s->failed) {
+        return;
+    }
+    for (i = 0; i < s->n; i++) {
+        out = &s->buf[i & 1];
+        out->len = 0;
+        if (s->st[i].run(c, s->st[i].ctx, p, len, last, out) != 0
+            || nicd_buf_failed(out)) {
+            /* cut short: no last chunk, the connection ends (HTTP/2:
+             * the stream ends as it is) */
+            log_error(LOG_ERR, 0, "a body filter failed, client: %s",
+                      nicd_client(c));
+            s->failed = 1;
+            c->keepalive = 0;
+            c->r->chunked = 0;
+            return;
+        }
+        p = out->data;
+        len = out->len;
+        if (len == 0 && !last) {
+            return; /* nothing yet for the stages below */
+        }
+    }
+    if (len > 0) {
+        nicd_resp_body_mem(c, p, len);
+    }
+}
