@@ -953,6 +953,57 @@ site("proxied-filters", """
       "/to-utf/a.txt", "/to-koi/a.html", "/to-koi/big.html",
       ("/to-koi-gz/big.html", GZ), ("/to-utf/a.html", {}, "HEAD")])
 
+# sub_filter (issue 42): files, return's text, error pages and proxied
+# bodies, where a string is cut between two reads of the upstream
+site("sub-filter", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        sub_filter '<H1>' '<h1 class="x">';
+        sub_filter www $host;
+        location /many/ {
+            alias %(root)s/www/;
+            sub_filter_once off;
+            sub_filter_types text/plain;
+            sub_filter 'compresses well' 'squeezes';
+            sub_filter $arg_from '[$arg_to]';
+        }
+        location /lm/ {
+            alias %(root)s/www/;
+            sub_filter_last_modified on;
+            sub_filter_types *;
+            sub_filter hello bye;
+        }
+        location /px/ {
+            sub_filter_once off;
+            sub_filter_types text/plain;
+            sub_filter 'compresses well' 'squeezes';
+            sub_filter_last_modified on;
+            proxy_pass http://127.0.0.1:%(port)d/plain/;
+        }
+        location /pxgz/ {
+            sub_filter_once off;
+            sub_filter_types text/plain;
+            sub_filter 'text' 'TEXT';
+            gzip on;
+            gzip_types text/plain;
+            proxy_pass http://127.0.0.1:%(port)d/plain/;
+        }
+        location /plain/ { sub_filter_types none/none; }
+        location = /ret {
+            default_type text/html;
+            return 200 "www, WWW and www";
+        }
+        location = /gone { return 404; }
+        location /keep/ { alias %(root)s/www/; sub_filter_types text/css; }
+    }
+""", ["/", "/index.html", ("/", {"Host": "example.org"}),
+      ("/index.html", {}, "HEAD"), ("/index.html", {"Range": "bytes=0-3"}),
+      "/many/big.txt", "/many/a.txt?from=o&to=0", "/many/a.txt",
+      "/lm/a.txt", "/lm/img/logo.png", ("/lm/a.txt", {}, "HEAD"),
+      "/px/big.txt", ("/px/big.txt", {}, "HEAD"), ("/pxgz/big.txt", GZ),
+      "/ret", "/gone", "/keep/style.css", "/sub/b.txt"])
+
 
 def basic(user, pw):
     return {"Authorization": "Basic "

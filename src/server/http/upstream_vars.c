@@ -170,6 +170,10 @@ const nicd_var_t nicd_upstream_vars[] = {
     TRIES_VAR("upstream_response_length", V_LENGTH),
     TRIES_VAR("upstream_bytes_received", V_RECEIVED),
     TRIES_VAR("upstream_bytes_sent", V_SENT),
+    /* nicd keeps no cache of proxied responses (proxy_cache is accepted
+     * and caches nothing): no lookup has a status, as nginx's where no
+     * cache was asked */
+    {"upstream_cache_status", nicd_var_empty, NICD_VAR_VOLATILE, NULL},
     {"upstream_http_", header_var, NICD_VAR_PREFIX | NICD_VAR_VOLATILE, NULL},
     {"upstream_cookie_", cookie_var, NICD_VAR_PREFIX | NICD_VAR_VOLATILE, NULL},
     {NULL, NULL, 0, NULL},

@@ -267,16 +267,17 @@ gzip_stream_head(nicd_conn_t *c, nicd_stream_head_t *h)
     size_t             tlen;
 
     gc = c->r->loc != NULL ? NICD_LOC_CONF(c->r->loc, nicd_gzip_module) : NULL;
-    if (gc == NULL || !gc->enable || h->encoded || h->type == NULL
+    if (gc == NULL || !gc->enable || h->encoded
         || (h->status != 200 && h->status != 403 && h->status != 404)) {
         next_stream_head(c, h);
         return;
     }
-    for (tlen = 0;
-         tlen < h->tlen && h->type[tlen] != ';' && h->type[tlen] != ' ';
+    /* (a response without a type: gzip_types *) */
+    for (tlen = 0; h->type != NULL && tlen < h->tlen && h->type[tlen] != ';'
+                   && h->type[tlen] != ' ';
          tlen++) {
     }
-    if (!wanted(c, gc, h->type, tlen,
+    if (!wanted(c, gc, h->type != NULL ? h->type : "", tlen,
                 h->length < 0          ? gc->min_length
                 : h->length > GZIP_MAX ? GZIP_MAX
                                        : (uint64_t) h->length)) {
