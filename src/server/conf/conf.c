@@ -262,7 +262,7 @@ nicd_conf_new(nicd_module_t *const *modules)
     c->ssl.session_timeout = 300000;
     c->ssl.session_tickets = 1;
     c->ssl.verify_depth = 1;
-    c->http2_max_header_size = 16384;
+    c->http2_max_header_size = 0; /* none: large_client_header_buffers */
     c->http2_recv_buffer_size = 64 * 1024;
     return c;
 }

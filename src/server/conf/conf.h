@@ -291,7 +291,8 @@ typedef struct nicd_conf_s {
     nicd_server_conf_t ***listen_servers;
     int                  *listen_nservers;
 
-    size_t http2_max_header_size;  /* a request's header block */
+    size_t http2_max_header_size;  /* a request's header block (0: no
+                                      limit but the header buffers') */
     size_t http2_recv_buffer_size; /* an HTTP/2 connection's read buffer */
 } nicd_conf_t;
 

@@ -48,53 +48,6 @@
 #define STREAM_KEEP_BUF (16 * 1024) /* larger buffers are not kept */
 
 /*
- * The client preface is the magic and then a SETTINGS frame (RFC 9113,
- * 3.4).  nghttp2 ends a session whose first frame is anything else with
- * GOAWAY "SETTINGS expected"; nginx does not check, and clients rely on
- * it (nginx's own test client answers the server's SETTINGS with an ACK
- * before sending any of its own).  So, as nginx: when the first frame is
- * not a SETTINGS frame without ACK, nghttp2 is given an empty SETTINGS
- * frame (all defaults, which is what the client has said) before it.
- */
-#define H2_MAGIC_LEN  24
-#define H2_HEAD_LEN   9
-#define H2_SEEN_FIRST UINT32_MAX
-
-static ssize_t
-feed_preface(nicd_conn_t *c)
-{
-    static const uint8_t empty_settings[H2_HEAD_LEN] = {0, 0, 0, 4};
-    nicd_h2_t           *h2 = c->h2;
-    const uint8_t       *p = (const uint8_t *) c->in + c->in_start;
-    size_t               len = c->in_end - c->in_start;
-    size_t               n;
-    ssize_t              rc;
-
-    if (h2->fed < H2_MAGIC_LEN) {
-        n = H2_MAGIC_LEN - h2->fed < len ? H2_MAGIC_LEN - h2->fed : len;
-        rc = nghttp2_session_mem_recv(h2->s, p, n);
-        if (rc < 0) {
-            return rc;
-        }
-        h2->fed += (uint32_t) n;
-        c->in_start += (uint32_t) n;
-        p += n;
-        len -= n;
-    }
-    if (h2->fed < H2_MAGIC_LEN || len < H2_HEAD_LEN) {
-        return 0; /* the rest when it comes */
-    }
-    h2->fed = H2_SEEN_FIRST;
-    if (p[3] != NGHTTP2_SETTINGS || (p[4] & NGHTTP2_FLAG_ACK)) {
-        rc = nghttp2_session_mem_recv(h2->s, empty_settings, H2_HEAD_LEN);
-        if (rc < 0) {
-            return rc;
-        }
-    }
-    return 0;
-}
-
-/*
  * A client that goes on opening streams past
  * http2_max_concurrent_streams gets each refused (RST_STREAM
  * REFUSED_STREAM, by nghttp2) and, after this many, a GOAWAY
@@ -458,8 +411,10 @@ on_send(nghttp2_session *s, const uint8_t *data, size_t len, int flags,
     if (nicd_queue_full(c)) {
         return NGHTTP2_ERR_WOULDBLOCK;
     }
-    nicd_buf_add(&c->out, data, len);
-    nicd_conn_out_mem(c, start, len, 0);
+    if (!nicd_h2_join_headers(c, data, len, start)) {
+        nicd_buf_add(&c->out, data, len);
+        nicd_conn_out_mem(c, start, len, 0);
+    }
     return (ssize_t) len;
 }
 
@@ -769,7 +724,7 @@ nicd_h2_start(nicd_conn_t *c)
     const nicd_conf_t         *cf = c->w->cycle->conf;
     nghttp2_session_callbacks *cb;
     nghttp2_option            *opt;
-    nghttp2_settings_entry     iv[2];
+    nghttp2_settings_entry     iv[3];
     nicd_h2_t                 *h2 = calloc(1, sizeof(*h2));
     int                        rc;
 
@@ -809,9 +764,15 @@ nicd_h2_start(nicd_conn_t *c)
     }
     iv[0].settings_id = NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS;
     iv[0].value = (uint32_t) nicd_http2_max_streams(cf, c->sc.listener);
-    iv[1].settings_id = NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE;
-    iv[1].value = (uint32_t) cf->http2_max_header_size;
-    nghttp2_submit_settings(h2->s, NGHTTP2_FLAG_NONE, iv, 2);
+    /* frames as large as the protocol allows by default, as nginx takes
+     * them (a header block is bounded by large_client_header_buffers all
+     * the same, a body by client_max_body_size) */
+    iv[1].settings_id = NGHTTP2_SETTINGS_MAX_FRAME_SIZE;
+    iv[1].value = nicd_http2_max_frame(cf, c->sc.listener);
+    iv[2].settings_id = NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE;
+    iv[2].value = (uint32_t) cf->http2_max_header_size;
+    nghttp2_submit_settings(h2->s, NGHTTP2_FLAG_NONE, iv,
+                            cf->http2_max_header_size > 0 ? 3 : 2);
     /* the connection's window opened all the way at once, as nginx does
      * (a WINDOW_UPDATE after the SETTINGS, which clients such as nginx's
      * test suite wait for): each stream's own window still bounds what
@@ -856,8 +817,8 @@ nicd_h2_run(nicd_conn_t *c)
     ssize_t    n;
     int        rc;
 
-    if (h2->fed != H2_SEEN_FIRST && c->in_end > c->in_start) {
-        n = feed_preface(c);
+    if (h2->fed != NICD_H2_SEEN_FIRST && c->in_end > c->in_start) {
+        n = nicd_h2_feed_preface(c);
         if (n < 0) {
             log_error(LOG_INFO, 0, "HTTP/2 session failed: %s, client: %s",
                       nghttp2_strerror((int) n), nicd_client(c));
@@ -865,7 +826,7 @@ nicd_h2_run(nicd_conn_t *c)
             return;
         }
     }
-    if (h2->fed == H2_SEEN_FIRST && c->in_end > c->in_start) {
+    if (h2->fed == NICD_H2_SEEN_FIRST && c->in_end > c->in_start) {
         n = nghttp2_session_mem_recv(h2->s,
                                      (const uint8_t *) c->in + c->in_start,
                                      c->in_end - c->in_start);
@@ -880,6 +841,7 @@ nicd_h2_run(nicd_conn_t *c)
     }
     for (;;) {
         rc = nghttp2_session_send(h2->s);
+        h2->hdr_open = 0; /* (what was queued may go now) */
         if (rc != 0) {
             log_error(LOG_INFO, 0, "HTTP/2 session failed: %s, client: %s",
                       nghttp2_strerror(rc), nicd_client(c));

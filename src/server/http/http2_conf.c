@@ -7,7 +7,11 @@
  *       other streams' frames in between (nginx's prioritisation rule);
  *   http2_max_concurrent_streams N;  (128; http and server) the streams a
  *       client may have open at once on a connection, the default
- *       server's of the address it came to (nginx's SETTINGS).
+ *       server's of the address it came to (nginx's SETTINGS);
+ *   http2_max_frame_size SIZE;  (16m - 1; http and server; nicd's own)
+ *       the largest frame a client may send, said in SETTINGS: nginx's
+ *       16777215 by default; 16k is the protocol's default, which some
+ *       conformance tools (h2spec) take for granted.
  */
 
 #include <stddef.h>
@@ -18,6 +22,7 @@
 typedef struct {
     size_t chunk;   /* 0: unset */
     int    streams; /* 0: unset */
+    size_t frame;   /* 0: unset */
 } h2_loc_conf_t;
 
 nicd_module_t nicd_http2_module;
@@ -40,6 +45,9 @@ merge_conf(nicd_conf_t *c, const void *prev_, void *conf_)
     }
     if (conf->streams == 0) {
         conf->streams = prev != NULL ? prev->streams : 128;
+    }
+    if (conf->frame == 0) {
+        conf->frame = prev != NULL ? prev->frame : (1u << 24) - 1;
     }
     return NULL;
 }
@@ -75,6 +83,25 @@ set_streams(parse_t *ps, const char **a, int n)
     return nicd_conf_positive(a[0], &h->streams);
 }
 
+static const char *
+set_frame(parse_t *ps, const char **a, int n)
+{
+    h2_loc_conf_t *h = nicd_conf_module_loc(ps);
+    const char    *err;
+
+    (void) n;
+    if (h->frame != 0) {
+        return "is duplicate";
+    }
+    if ((err = nicd_conf_size(a[0], &h->frame)) != NULL) {
+        return err;
+    }
+    if (h->frame < 16384 || h->frame > (1u << 24) - 1) {
+        return "must be between 16384 and 16777215 (RFC 9113, 6.5.2)";
+    }
+    return NULL;
+}
+
 int
 nicd_http2_max_streams(const nicd_conf_t *cf, int listener)
 {
@@ -82,6 +109,15 @@ nicd_http2_max_streams(const nicd_conf_t *cf, int listener)
         NICD_LOC_CONF(cf->listen_servers[listener][0]->loc, nicd_http2_module);
 
     return h->streams;
+}
+
+uint32_t
+nicd_http2_max_frame(const nicd_conf_t *cf, int listener)
+{
+    const h2_loc_conf_t *h =
+        NICD_LOC_CONF(cf->listen_servers[listener][0]->loc, nicd_http2_module);
+
+    return (uint32_t) h->frame;
 }
 
 size_t
@@ -95,6 +131,7 @@ nicd_http2_chunk_size(const nicd_loc_conf_t *lc)
 static const directive_t http2_directives[] = {
     {"http2_chunk_size", CTX_HSL, 1, 1, set_chunk, 0},
     {"http2_max_concurrent_streams", CTX_HTTP | CTX_SRV, 1, 1, set_streams, 0},
+    {"http2_max_frame_size", CTX_HTTP | CTX_SRV, 1, 1, set_frame, 0},
     {NULL, 0, 0, 0, NULL, 0},
 };
 

@@ -147,7 +147,8 @@ nicd_h2_on_header(nghttp2_session *s, const nghttp2_frame *frame,
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
     }
     st->header_bytes += nlen + vlen + 32;
-    if (st->header_bytes > c->w->cycle->conf->http2_max_header_size) {
+    if (c->w->cycle->conf->http2_max_header_size > 0
+        && st->header_bytes > c->w->cycle->conf->http2_max_header_size) {
         log_error(LOG_INFO, 0,
                   "client sent too large HTTP/2 header block, client: %s",
                   nicd_client(c));

@@ -91,6 +91,10 @@ struct nicd_h2_s {
     int32_t          partial; /* the stream of a HEADERS, CONTINUATION or
                                  DATA frame begun, not yet ended; 0: none */
     int              partial_data; /* ... a DATA frame */
+    /* the HEADERS frame queued last in this nghttp2_session_send(), at
+     * c->out's hdr_off to hdr_end, its block not ended (http2_frames.c) */
+    int    hdr_open;
+    size_t hdr_off, hdr_end;
 };
 
 /* a stream by id: the newest one without asking nghttp2's stream map (once
@@ -122,6 +126,19 @@ int nicd_h2_on_invalid_header(nghttp2_session *s, const nghttp2_frame *frame,
  * ($request_length), the one under way noted (nicd_h2_frame_timeout) */
 int nicd_h2_on_begin_frame(nghttp2_session *s, const nghttp2_frame_hd *hd,
                            void *ud);
+
+/* the client's preface fed to nghttp2 until its first frame is seen
+ * (h2->fed then NICD_H2_SEEN_FIRST), an empty SETTINGS frame before that
+ * frame when it is not one: 0, or nghttp2's error */
+#define NICD_H2_SEEN_FIRST UINT32_MAX
+ssize_t nicd_h2_feed_preface(nicd_conn_t *c);
+
+/* the send callback's frame (data, len bytes), to be queued at c->out's
+ * offset at: 1 when it was a CONTINUATION joined to the HEADERS frame
+ * queued just before (nothing more to queue), else 0 (a HEADERS frame
+ * is noted); hdr_open is cleared after each nghttp2_session_send() */
+int nicd_h2_join_headers(nicd_conn_t *c, const uint8_t *data, size_t len,
+                         size_t at);
 
 /* the connection's header_timeout (nicd_conn_ops_t) */
 int nicd_h2_frame_timeout(nicd_conn_t *c);
