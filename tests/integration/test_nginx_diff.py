@@ -1004,6 +1004,78 @@ site("sub-filter", """
       "/px/big.txt", ("/px/big.txt", {}, "HEAD"), ("/pxgz/big.txt", GZ),
       "/ret", "/gone", "/keep/style.css", "/sub/b.txt"])
 
+# what decides whether a response may go compressed, besides gzip's own
+# (gzip_ok.c): gzip_proxied for a request with Via (by its Authorization
+# and the response's Expires, Cache-Control, Last-Modified, ETag),
+# gzip_http_version, gzip_disable; for files, gzip_static and proxied
+# bodies alike
+VIA = {"Accept-Encoding": "gzip", "Via": "1.1 cdn"}
+MSIE6 = "Mozilla/4.0 (compatible; MSIE 6.0; Windows NT 5.1)"
+
+site("gzip-conditions", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        gzip on;
+        gzip_types text/plain application/javascript;
+        gzip_min_length 10;
+        location /any/ { alias %(root)s/www/; gzip_proxied any; }
+        location /auth/ { alias %(root)s/www/; gzip_proxied auth; }
+        location /exp/ {
+            alias %(root)s/www/;
+            gzip_proxied expired;
+            expires -1;
+        }
+        location /later/ {
+            alias %(root)s/www/;
+            gzip_proxied expired no_etag;
+            expires 1h;
+        }
+        location /nocache/ {
+            alias %(root)s/www/;
+            gzip_proxied no-cache;
+            expires epoch;
+        }
+        location /nolm/ { alias %(root)s/www/; gzip_proxied no_last_modified; }
+        location /noetag/ {
+            alias %(root)s/www/;
+            gzip_proxied no_etag;
+            etag off;
+        }
+        location /v10/ { alias %(root)s/www/; gzip_http_version 1.0; }
+        location /dis/ { alias %(root)s/www/; gzip_disable msie6 "^curl/[0-9]"; }
+        location /st/ {
+            alias %(root)s/www/;
+            gzip off;
+            gzip_static on;
+            gzip_proxied no_last_modified;
+        }
+        location /px/ {
+            gzip_proxied expired;
+            proxy_pass http://127.0.0.1:%(port)d/plainexp/;
+        }
+        location /pxkeep/ {
+            gzip_proxied no_etag;
+            proxy_pass http://127.0.0.1:%(port)d/plain/;
+        }
+        location /plainexp/ { alias %(root)s/www/; gzip off; expires -1; }
+        location /plain/ { gzip off; }
+    }
+""", [("/big.txt", GZ), ("/big.txt", VIA), ("/any/big.txt", VIA),
+      ("/auth/big.txt", VIA),
+      ("/auth/big.txt", dict(VIA, Authorization="Basic eDp5")),
+      ("/exp/big.txt", VIA), ("/later/big.txt", VIA),
+      ("/nocache/big.txt", VIA), ("/nolm/big.txt", VIA),
+      ("/noetag/big.txt", VIA), ("/big.txt", dict(GZ, **{":version": "1.0"})),
+      ("/v10/big.txt", dict(GZ, **{":version": "1.0"})),
+      ("/dis/big.txt", dict(GZ, **{"User-Agent": MSIE6})),
+      ("/dis/big.txt", dict(GZ, **{"User-Agent": MSIE6[:-1] + "; SV1)"})),
+      ("/dis/big.txt", dict(GZ, **{"User-Agent": "Mozilla/4.0 (MSIE 7.0)"})),
+      ("/dis/big.txt", dict(GZ, **{"User-Agent": "CURL/8.1"})),
+      ("/dis/big.txt", dict(GZ, **{"User-Agent": "wget curl/8"})),
+      ("/st/app.js", VIA), ("/st/app.js", GZ), ("/px/big.txt", VIA),
+      ("/pxkeep/big.txt", VIA), ("/pxkeep/big.txt", GZ)])
+
 
 def basic(user, pw):
     return {"Authorization": "Basic "
@@ -1449,10 +1521,12 @@ def test_unix_socket_listen_agrees_with_nginx():
 
 def fetch(port, path, headers, method):
     """(status, {name: [values]}, body) of one request on its own
-    connection, read to the close."""
+    connection, read to the close (headers' ":version" names the HTTP
+    version of its request line, 1.1 without it)."""
     h = {"Host": "localhost", "Connection": "close"}
     h.update(headers)
-    req = "%s %s HTTP/1.1\r\n" % (method, path)
+    version = h.pop(":version", "1.1")
+    req = "%s %s HTTP/%s\r\n" % (method, path, version)
     req += "".join("%s: %s\r\n" % kv for kv in h.items()) + "\r\n"
     data = raw(port, req.encode("latin-1"))
     head, _, body = data.partition(b"\r\n\r\n")

@@ -38,6 +38,11 @@ typedef struct {
     unsigned    no_ranges : 1;     /* Accept-Ranges is dropped */
     unsigned    weak_etag : 1;     /* a strong ETag goes weak (W/) */
     unsigned    no_validators : 1; /* Last-Modified and ETag dropped */
+    /* the response's fields a filter may judge by (gzip_proxied; p
+     * NULL: none), and whether it has Last-Modified and ETag */
+    nicd_str_t expires, cache_control, date;
+    unsigned   last_modified : 1;
+    unsigned   etag : 1;
 } nicd_stream_head_t;
 
 typedef void (*nicd_stream_head_pt)(nicd_conn_t *c, nicd_stream_head_t *h);

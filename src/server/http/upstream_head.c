@@ -162,15 +162,26 @@ stream_head(nicd_conn_t *c, const nicd_upstream_head_t *h,
     memset(sh, 0, sizeof(*sh));
     for (i = 0; i < rp->nheaders; i++) {
         const char *n = h->head + rp->h[i].noff;
+        nicd_str_t  v = {h->head + rp->h[i].voff, rp->h[i].vlen};
+        size_t      nl = rp->h[i].nlen;
 
-        if (rp->h[i].nlen == 12 && strncasecmp(n, "Content-Type", 12) == 0
+        if (nl == 12 && strncasecmp(n, "Content-Type", 12) == 0
             && sh->type == NULL) {
-            sh->type = h->head + rp->h[i].voff;
-            sh->tlen = rp->h[i].vlen;
-        } else if (rp->h[i].nlen == 16
-                   && strncasecmp(n, "Content-Encoding", 16) == 0
-                   && rp->h[i].vlen > 0) {
+            sh->type = v.p;
+            sh->tlen = v.len;
+        } else if (nl == 16 && strncasecmp(n, "Content-Encoding", 16) == 0
+                   && v.len > 0) {
             sh->encoded = 1;
+        } else if (nl == 7 && strncasecmp(n, "Expires", 7) == 0) {
+            sh->expires = v;
+        } else if (nl == 13 && strncasecmp(n, "Cache-Control", 13) == 0) {
+            sh->cache_control = v;
+        } else if (nl == 4 && strncasecmp(n, "Date", 4) == 0) {
+            sh->date = v;
+        } else if (nl == 13 && strncasecmp(n, "Last-Modified", 13) == 0) {
+            sh->last_modified = 1;
+        } else if (nl == 4 && strncasecmp(n, "ETag", 4) == 0) {
+            sh->etag = 1;
         }
     }
     sh->status = rp->status;

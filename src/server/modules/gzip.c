@@ -24,6 +24,7 @@
 #include <zlib.h>
 
 #include "server/conf/directive.h"
+#include "server/http/gzip_ok.h"
 #include "server/http/handler.h"
 #include "server/http/stream.h"
 
@@ -69,8 +70,8 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
 
 static const nicd_conf_bounds_t comp_levels = {1, 9};
 
-/* gzip_proxied, gzip_buffers, gzip_http_version, gzip_disable: accepted,
- * nothing done (docs/config.md) */
+/* gzip_buffers: accepted, nothing done (nicd compresses into memory that
+ * grows as needed) */
 static const char *
 set_nothing(parse_t *ps, const char **a, int n)
 {
@@ -80,12 +81,39 @@ set_nothing(parse_t *ps, const char **a, int n)
     return NULL;
 }
 
-/* should a response of type (tlen bytes) and len bytes be compressed
- * for the request at hand (and note Vary)?  1 or 0 */
+/* what the header filters will set of Expires and Cache-Control in a
+ * response of status (expires), into v for gzip_proxied (strings in b,
+ * freed by the caller) */
+static void
+filter_fields(nicd_conn_t *c, int status, nicd_buf_t b[2], nicd_str_t s[2],
+              nicd_gzip_resp_t *v)
+{
+    if (nicd_resp_replaced(c, status, "Expires", 7, &b[0]) && b[0].len > 0) {
+        s[0].p = b[0].data;
+        s[0].len = b[0].len;
+        v->expires = &s[0];
+    }
+    if (nicd_resp_replaced(c, status, "Cache-Control", 13, &b[1])
+        && b[1].len > 0) {
+        s[1].p = b[1].data;
+        s[1].len = b[1].len;
+        v->cache_control = &s[1];
+    }
+}
+
+/* should a response of type (tlen bytes) and len bytes, resp's fields
+ * (NULL: those the header filters set in a response of the request's
+ * status, with a Last-Modified and ETag where lm and etag say), be
+ * compressed for the request at hand (and note Vary)?  1 or 0 */
 static int
 wanted(nicd_conn_t *c, const gzip_conf_t *gc, const char *type, size_t tlen,
-       uint64_t len)
+       uint64_t len, const nicd_gzip_resp_t *resp, int lm, int etag)
 {
+    nicd_gzip_resp_t own = {0};
+    nicd_buf_t       b[2] = {{0}, {0}};
+    nicd_str_t       s[2] = {{0}, {0}};
+    int              ok;
+
     const nicd_request_t *r = c->r->in;
 
     if (!gc->enable || r == NULL || len < gc->min_length || len > GZIP_MAX) {
@@ -97,7 +125,16 @@ wanted(nicd_conn_t *c, const gzip_conf_t *gc, const char *type, size_t tlen,
     }
     /* from here on the answer depends on Accept-Encoding */
     c->r->vary_ae |= c->r->loc->gzip_vary;
-    return nicd_accepts_gzip(&r->hdr[NICD_HDR_ACCEPT_ENCODING]);
+    if (resp == NULL) {
+        own.last_modified = lm != 0;
+        own.etag = etag != 0;
+        filter_fields(c, c->r->status > 0 ? c->r->status : 200, b, s, &own);
+        resp = &own;
+    }
+    ok = nicd_gzip_ok(c, resp);
+    nicd_buf_free(&b[0]);
+    nicd_buf_free(&b[1]);
+    return ok;
 }
 
 /* the gzip of in into out: 0 or -1 */
@@ -140,7 +177,7 @@ gzip_body(nicd_conn_t *c, const char *type, size_t tlen, const char *body,
 
     if (c->r->loc != NULL) {
         gc = NICD_LOC_CONF(c->r->loc, nicd_gzip_module);
-        if (wanted(c, gc, type, tlen, (uint64_t) *len)
+        if (wanted(c, gc, type, tlen, (uint64_t) *len, NULL, 0, 0)
             && gzip_compress(gc->comp_level, body, *len, tmp) == 0) {
             *len = tmp->len;
             body = tmp->data;
@@ -169,7 +206,11 @@ gzip_answer(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
     if (mem == NULL) {
         len = (size_t) f->file.size;
     }
-    if (c->r->gzipped || !wanted(c, gc, type, strlen(type), (uint64_t) len)) {
+    /* (a file's Last-Modified is not a field yet when nginx's gzip asks,
+     * its ETag is) */
+    if (c->r->gzipped
+        || !wanted(c, gc, type, strlen(type), (uint64_t) len, NULL, 0,
+                   lc->etag)) {
         return 0;
     }
     if (mem == NULL) {
@@ -263,6 +304,7 @@ static void
 gzip_stream_head(nicd_conn_t *c, nicd_stream_head_t *h)
 {
     const gzip_conf_t *gc;
+    nicd_gzip_resp_t   resp = {0};
     z_stream          *z;
     size_t             tlen;
 
@@ -277,10 +319,16 @@ gzip_stream_head(nicd_conn_t *c, nicd_stream_head_t *h)
                    && h->type[tlen] != ' ';
          tlen++) {
     }
+    resp.expires = h->expires.p != NULL ? &h->expires : NULL;
+    resp.cache_control = h->cache_control.p != NULL ? &h->cache_control : NULL;
+    resp.date = h->date.p != NULL ? &h->date : NULL;
+    resp.last_modified = h->last_modified;
+    resp.etag = h->etag;
     if (!wanted(c, gc, h->type != NULL ? h->type : "", tlen,
                 h->length < 0          ? gc->min_length
                 : h->length > GZIP_MAX ? GZIP_MAX
-                                       : (uint64_t) h->length)) {
+                                       : (uint64_t) h->length,
+                &resp, 0, 0)) {
         next_stream_head(c, h);
         return;
     }
@@ -311,10 +359,7 @@ static const directive_t nicd_gzip_directives[] = {
      offsetof(gzip_conf_t, comp_level), 0, &comp_levels},
     {"gzip_min_length", CTX_HSL, 1, 1, nicd_conf_slot_size,
      offsetof(gzip_conf_t, min_length)},
-    {"gzip_proxied", CTX_HSL, 1, MAX_ARGS, set_nothing, 0},
     {"gzip_buffers", CTX_HSL, 2, 2, set_nothing, 0},
-    {"gzip_http_version", CTX_HSL, 1, 1, set_nothing, 0},
-    {"gzip_disable", CTX_HSL, 1, MAX_ARGS, set_nothing, 0},
     {NULL, 0, 0, 0, NULL, 0},
 };
 

@@ -170,33 +170,38 @@ headers_status(int s)
 
 static nicd_header_filter_pt next_header_filter;
 
+/* expires' value of Expires (cc 0) or Cache-Control (cc 1) into v */
+static void
+expires_value(const headers_conf_t *hc, int cc, nicd_buf_t *v)
+{
+    char date[NICD_HTTP_DATE_LEN + 1];
+
+    v->len = 0;
+    if (hc->expires_kind == EXPIRES_EPOCH) {
+        nicd_buf_adds(v, cc ? "no-cache" : "Thu, 01 Jan 1970 00:00:01 GMT");
+    } else if (hc->expires_kind == EXPIRES_MAX) {
+        nicd_buf_adds(v, cc ? "max-age=315360000"
+                            : "Thu, 31 Dec 2037 23:55:55 GMT");
+    } else if (!cc) {
+        nicd_http_date(date, time(NULL) + hc->expires);
+        nicd_buf_add(v, date, NICD_HTTP_DATE_LEN);
+    } else if (hc->expires < 0) {
+        nicd_buf_adds(v, "no-cache");
+    } else {
+        nicd_buf_addf(v, "max-age=%ld", hc->expires);
+    }
+}
+
 /* expires' Expires and Cache-Control of the location at hand */
 static void
 expires_fields(nicd_conn_t *c, const headers_conf_t *hc)
 {
-    char date[NICD_HTTP_DATE_LEN + 1], cc[40];
-    long secs;
-    int  n;
+    nicd_buf_t *v = &c->w->hexpand;
 
-    switch (hc->expires_kind) {
-    case EXPIRES_EPOCH:
-        NICD_RESP_HEADER(c, "Expires", "Thu, 01 Jan 1970 00:00:01 GMT", 29);
-        NICD_RESP_HEADER(c, "Cache-Control", "no-cache", 8);
-        return;
-    case EXPIRES_MAX:
-        NICD_RESP_HEADER(c, "Expires", "Thu, 31 Dec 2037 23:55:55 GMT", 29);
-        NICD_RESP_HEADER(c, "Cache-Control", "max-age=315360000", 17);
-        return;
-    }
-    secs = hc->expires;
-    nicd_http_date(date, time(NULL) + secs);
-    NICD_RESP_HEADER(c, "Expires", date, NICD_HTTP_DATE_LEN);
-    if (secs < 0) {
-        NICD_RESP_HEADER(c, "Cache-Control", "no-cache", 8);
-    } else {
-        n = snprintf(cc, sizeof(cc), "max-age=%ld", secs);
-        NICD_RESP_HEADER(c, "Cache-Control", cc, (size_t) n);
-    }
+    expires_value(hc, 0, v);
+    nicd_resp_header(c, "Expires", 7, v->data, v->len);
+    expires_value(hc, 1, v);
+    nicd_resp_header(c, "Cache-Control", 13, v->data, v->len);
 }
 
 /*
@@ -322,6 +327,9 @@ replaced(nicd_conn_t *c, int status, const char *name, size_t nlen,
     if (hc->expires_kind != EXPIRES_OFF && ok
         && ((nlen == 7 && strncasecmp(name, "Expires", 7) == 0)
             || (nlen == 13 && strncasecmp(name, "Cache-Control", 13) == 0))) {
+        if (value != NULL) {
+            expires_value(hc, nlen == 13, value);
+        }
         return 1;
     }
     h = replacing(hc, ok, name, nlen);

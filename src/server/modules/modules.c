@@ -19,7 +19,7 @@ extern nicd_module_t nicd_http_core_module, nicd_http_ssl_module,
     nicd_random_index_module, nicd_http_tokens_module, nicd_geo_module,
     nicd_http_upstream_module, nicd_proxy_module, nicd_http_rate_module,
     nicd_http_redirect_module, nicd_http2_module, nicd_http_limit_except_module,
-    nicd_ssi_module, nicd_sub_filter_module;
+    nicd_ssi_module, nicd_sub_filter_module, nicd_http_gzip_module;
 
 nicd_module_t *const nicd_modules[] = {
     &nicd_http_core_module,
@@ -33,6 +33,7 @@ nicd_module_t *const nicd_modules[] = {
     &nicd_http_redirect_module,
     &nicd_http2_module,
     &nicd_http_limit_except_module,
+    &nicd_http_gzip_module,
     &nicd_variables_module,
     &nicd_random_index_module, /* before static: its content runs first */
     &nicd_static_module,

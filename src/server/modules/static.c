@@ -27,6 +27,7 @@
 #include <zlib.h>
 
 #include "server/conf/directive.h"
+#include "server/http/gzip_ok.h"
 #include "server/http/handler.h"
 #include "server/http/listing.h"
 #include "server/http/path.h"
@@ -466,16 +467,14 @@ gzip_static(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
         return 0;
     }
     c->r->vary_ae = lc->gzip_vary;
-    takes = nicd_accepts_gzip(&r->hdr[NICD_HDR_ACCEPT_ENCODING]);
+    takes = nicd_gzip_ok(c, NULL); /* (before any field is set: nginx's) */
     if (!takes && SC(lc)->gzip_static != GZ_STATIC_ALWAYS) {
         nicd_ofc_release(&c->w->ofc, gz);
         return 0;
     }
     type = f != NULL ? mime_of(c, f)
                      : nicd_conf_mime(c->w->cycle->conf, path, len);
-    if (type == NULL) {
-        type = lc->default_type;
-    }
+    type = type != NULL ? type : lc->default_type;
     if (!takes && SC(lc)->gunzip) {
         gunzip_file(c, r, gz, type);
     } else {
