@@ -154,12 +154,34 @@ conf_for(nicd_conn_t *c, const char *type, size_t tlen)
     return sc;
 }
 
+/* pair p of x, its match and value in, made ready: the match in lower
+ * case, its first byte noted (a match that came to nothing: done) */
+static void
+pair_ready(sub_ctx_t *x, run_pair_t *p)
+{
+    unsigned char b;
+    size_t        k;
+
+    if (p->match.len == 0) {
+        p->done = 1; /* (a variable that came to nothing) */
+        return;
+    }
+    for (k = 0; k < p->match.len; k++) {
+        p->match.data[k] = (char) lower((unsigned char) p->match.data[k]);
+    }
+    b = (unsigned char) p->match.data[0];
+    x->first[b] = 1;
+    if (b >= 'a' && b <= 'z') {
+        x->first[b - 'a' + 'A'] = 1;
+    }
+    x->left++;
+}
+
 /* the strings of sc for the request at hand, or NULL (logged) */
 static sub_ctx_t *
 ctx_new(nicd_conn_t *c, const sub_conf_t *sc)
 {
     sub_ctx_t *x = calloc(1, sizeof(*x));
-    size_t     k;
     int        i;
 
     if (x == NULL
@@ -179,17 +201,7 @@ ctx_new(nicd_conn_t *c, const sub_conf_t *sc)
             ctx_free(x);
             return NULL;
         }
-        if (p->match.len == 0) {
-            p->done = 1; /* (a variable that came to nothing) */
-            continue;
-        }
-        for (k = 0; k < p->match.len; k++) {
-            p->match.data[k] = (char) lower((unsigned char) p->match.data[k]);
-        }
-        x->first[(unsigned char) p->match.data[0]] = 1;
-        x->first[(unsigned char) p->match.data[0] & ~0x20u] |=
-            p->match.data[0] >= 'a' && p->match.data[0] <= 'z';
-        x->left++;
+        pair_ready(x, p);
     }
     return x;
 }
@@ -214,9 +226,10 @@ match_at(const run_pair_t *pr, const unsigned char *p, size_t n)
 }
 
 /* which pair's string begins at p: its index, -1 for none, -2 when one
- * may and more bytes are needed to tell (the first in order decides) */
+ * may and more bytes are needed to tell (the first in order decides;
+ * at the body's end, last, one cut short is none) */
 static int
-which_at(const sub_ctx_t *x, const unsigned char *p, size_t n)
+which_at(const sub_ctx_t *x, const unsigned char *p, size_t n, int last)
 {
     int i, m;
 
@@ -225,8 +238,11 @@ which_at(const sub_ctx_t *x, const unsigned char *p, size_t n)
             continue;
         }
         m = match_at(&x->p[i], p, n);
-        if (m != 0) {
-            return m == 1 ? i : -2;
+        if (m == 1) {
+            return i;
+        }
+        if (m == -1 && !last) {
+            return -2;
         }
     }
     return -1;
@@ -254,8 +270,8 @@ replace(sub_ctx_t *x, const char *in, size_t len, int last, nicd_buf_t *out)
             i++;
             continue;
         }
-        k = which_at(x, p + i, n - i);
-        if (k == -2 && !last) {
+        k = which_at(x, p + i, n - i, last);
+        if (k == -2) {
             break; /* held: the next piece tells */
         }
         if (k < 0) {
