@@ -990,6 +990,13 @@ site("sub-filter", """
             proxy_pass http://127.0.0.1:%(port)d/plain/;
         }
         location /plain/ { sub_filter_types none/none; }
+        location /subgz/ {
+            alias %(root)s/www/;
+            sub_filter_types text/plain;
+            sub_filter 'text' 'TEXT';
+            gzip on;
+            gzip_types text/plain;
+        }
         location = /ret {
             default_type text/html;
             return 200 "www, WWW and www";
@@ -1002,7 +1009,8 @@ site("sub-filter", """
       "/many/big.txt", "/many/a.txt?from=o&to=0", "/many/a.txt",
       "/lm/a.txt", "/lm/img/logo.png", ("/lm/a.txt", {}, "HEAD"),
       "/px/big.txt", ("/px/big.txt", {}, "HEAD"), ("/pxgz/big.txt", GZ),
-      "/ret", "/gone", "/keep/style.css", "/sub/b.txt"])
+      "/ret", "/gone", "/keep/style.css", "/sub/b.txt",
+      ("/subgz/big.txt", GZ)])
 
 # what decides whether a response may go compressed, besides gzip's own
 # (gzip_ok.c): gzip_proxied for a request with Via (by its Authorization

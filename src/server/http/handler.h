@@ -101,8 +101,11 @@ typedef struct nicd_req_s {
     /* a phase handler's wait (limit_req): it returns NICD_DONE without an
      * answer and the protocol answers the request again, from the start
      * with resumed set, after this many milliseconds */
-    uint32_t    delay_ms;
-    unsigned    gzipped : 1;      /* gzip_static sent the .gz of the file */
+    uint32_t delay_ms;
+    unsigned gzipped : 1; /* gzip_static sent the .gz of the file */
+    /* a file filter changed the body and dropped its validators
+     * (sub_filter): the filters below it send no Last-Modified or ETag */
+    unsigned    no_validators : 1;
     unsigned    vary_ae : 1;      /* Vary: Accept-Encoding */
     unsigned    body_gzipped : 1; /* the body filters compressed a body in
                                      memory: Content-Encoding: gzip */

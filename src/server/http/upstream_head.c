@@ -197,7 +197,7 @@ static int
 stream_changed(nicd_conn_t *c, const nicd_stream_head_t *sh, const char *n,
                size_t nl, const char *v, size_t vl)
 {
-    char weak[256];
+    nicd_buf_t weak = {0};
 
     if (nl == 13 && strncasecmp(n, "Accept-Ranges", 13) == 0) {
         return sh->no_ranges;
@@ -214,12 +214,12 @@ stream_changed(nicd_conn_t *c, const nicd_stream_head_t *sh, const char *n,
     if (!sh->weak_etag || (vl > 0 && v[0] == 'W')) {
         return 0;
     }
-    if (vl + 2 > sizeof(weak)) {
-        return 1; /* (nginx drops an ETag it cannot make weak) */
+    NICD_BUF_LIT(&weak, "W/");
+    nicd_buf_add(&weak, v, vl);
+    if (!nicd_buf_failed(&weak)) {
+        nicd_resp_header(c, "ETag", 4, weak.data, weak.len);
     }
-    memcpy(weak, "W/", 2);
-    memcpy(weak + 2, v, vl);
-    nicd_resp_header(c, "ETag", 4, weak, vl + 2);
+    nicd_buf_free(&weak);
     return 1;
 }
 

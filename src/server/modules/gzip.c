@@ -230,11 +230,11 @@ gzip_answer(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
     nicd_resp_content_type(c, type, strlen(type));
     NICD_RESP_HEADER(c, "Content-Encoding", "gzip", 4);
     nicd_resp_header_u64(c, "Content-Length", 14, (uint64_t) z.len);
-    if (c->r->status == 200) {
+    if (c->r->status == 200 && !c->r->no_validators) {
         NICD_RESP_HEADER(c, "Last-Modified", f->last_modified,
                          NICD_HTTP_DATE_LEN);
     }
-    if (lc->etag) {
+    if (lc->etag && !c->r->no_validators) {
         /* the bytes are not the file's: a weak validator (nginx) */
         k = snprintf(etag, sizeof(etag), "W/%.*s", (int) f->etag_len, f->etag);
         nicd_resp_header(c, "ETag", 4, etag, (size_t) k);

@@ -825,7 +825,7 @@ ssi_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
     nicd_resp_start(c, 200);
     x->status = c->r->status;
     nicd_resp_content_type(c, type, tlen);
-    if (sc->last_modified) {
+    if (sc->last_modified && !c->r->no_validators) {
         char etag[sizeof(f->etag) + 2];
 
         if (x->status == 200) {

@@ -408,6 +408,7 @@ sub_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
         nicd_respond_error(c, 500, 0, NULL, 0);
         return 1;
     }
+    c->r->no_validators = !sc->last_modified;
     if (!next_file_filter(c, r, lc, f, type, out.data, out.len)) {
         answer(c, r, sc, f, type, &out);
     }
