@@ -93,8 +93,15 @@ def runner(work):
     return ["runuser", "-u", "nobody", "--"]
 
 
-def run_folder(folder, binary, work, as_user, results):
-    """each .t file of folder with binary, into results[file]"""
+# what a file said on its standard error (Test::More's "Failed test"
+# lines), by server and file: shown with a failure nginx_suite.txt does
+# not name, so that a failure seen once (in CI) says what it was
+DIAG = {"nginx": {}, "nicd": {}}
+
+
+def run_folder(folder, binary, work, as_user, results, diag):
+    """each .t file of folder with binary, into results[file] (and its
+    standard error's end into diag[file])"""
     lib = os.path.join(SUITE, "h2/lib" if folder == "h2" else "lib")
     home = tempfile.mkdtemp(dir=work)
     os.chmod(home, 0o777)
@@ -110,8 +117,10 @@ def run_folder(folder, binary, work, as_user, results):
                                env=env, capture_output=True, timeout=FILE_TIMEOUT,
                                encoding="utf-8", errors="replace")
             results[folder + "/" + f] = parse_tap(p.stdout)
+            diag[folder + "/" + f] = p.stderr[-3000:]
         except subprocess.TimeoutExpired:
             results[folder + "/" + f] = {}
+            diag[folder + "/" + f] = "(timed out after %d s)" % FILE_TIMEOUT
 
 
 def needs_proxy(name):
@@ -185,7 +194,7 @@ def test_nginx_suite():
                     for folder in ("t", "h2", "proxy"):
                         if os.path.isdir(os.path.join(SUITE, folder)):
                             run_folder(folder, binary, work, as_user,
-                                       got[server])
+                                       got[server], DIAG[server])
                 except Exception as e:  # said by the test, not the thread
                     errors.append("%s: %r" % (server, e))
             t = threading.Thread(target=both)
@@ -231,6 +240,9 @@ def test_nginx_suite():
     print("nginx-tests: nicd %d of %d tests nginx passes; %d of %d in the "
           "files that need no proxy" % (passed, total, passed_np, total_np))
     check(total > 0, "nginx passed nothing: the suite did not run")
+    for name in sorted(set(u.rsplit(":", 1)[0] for u in unlisted)):
+        print("nginx-tests: %s on nicd, its standard error's end:\n%s"
+              % (name, DIAG["nicd"].get(name, "(none kept)")))
     check(not unlisted, "nicd fails tests nginx passes that nginx_suite.txt "
           "does not name: %s" % " ".join(unlisted))
     check(not stale, "nginx_suite.txt names tests nicd now passes (take "
