@@ -379,9 +379,13 @@ sub_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
     nicd_buf_t        raw = {0}, out = {0};
     int               rc;
 
-    (void) lc;
-    sc = conf_for(c, type, strlen(type));
-    if (sc == NULL || c->r->gzipped
+    sc = c->r->loc != NULL ? NICD_LOC_CONF(c->r->loc, nicd_sub_filter_module)
+                           : NULL;
+    if (sc == NULL || sc->npairs == 0) {
+        /* every static file asks: nothing to measure (strlen) first */
+        return next_file_filter(c, r, lc, f, type, mem, len);
+    }
+    if (conf_for(c, type, strlen(type)) == NULL || c->r->gzipped
         || (mem == NULL ? f->file.size == 0 : len == 0)) {
         return next_file_filter(c, r, lc, f, type, mem, len);
     }
