@@ -93,6 +93,9 @@ nicd_stream_body(nicd_conn_t *c, const char *p, size_t len, int last)
     if (s->failed) {
         return;
     }
+    if (p == NULL) {
+        p = ""; /* (the last call may have no bytes: no NULL + 0) */
+    }
     for (i = 0; i < s->n; i++) {
         out = &s->buf[i & 1];
         out->len = 0;

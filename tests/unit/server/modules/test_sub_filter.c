@@ -51,6 +51,14 @@ reference(const char *const *pairs, int once, const char *in, nicd_buf_t *out)
     }
 }
 
+/* a and b hold the same bytes (either may be empty, its data NULL) */
+static int
+same(const nicd_buf_t *a, const nicd_buf_t *b)
+{
+    return a->len == b->len
+           && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
+}
+
 /* in cut at each of cuts (ascending, 0-ended) through a fresh ctx */
 static int
 pieces(const char *const *pairs, int once, const char *in, const size_t *cuts,
@@ -103,8 +111,7 @@ test_splits_agree(void)
                     CHECK_INT(pieces(sets[s], once, in, i > 0 ? cut : &cut[1],
                                      &got),
                               0);
-                    CHECK(got.len == want.len
-                          && memcmp(got.data, want.data, got.len) == 0);
+                    CHECK(same(&got, &want));
                 }
                 CHECK(n < 64);
                 for (i = 1; i < n; i++) {
@@ -113,12 +120,12 @@ test_splits_agree(void)
                 bytes[n > 0 ? n - 1 : 0] = 0;
                 got.len = 0;
                 CHECK_INT(pieces(sets[s], once, in, bytes, &got), 0);
-                if (got.len != want.len
-                    || memcmp(got.data, want.data, got.len) != 0) {
+                if (!same(&got, &want)) {
                     fprintf(stderr, "set %zu once %d \"%s\": \"%.*s\" not "
                                     "\"%.*s\"\n",
-                            s, once, in, (int) got.len, got.data,
-                            (int) want.len, want.data);
+                            s, once, in, (int) got.len,
+                            got.len > 0 ? got.data : "", (int) want.len,
+                            want.len > 0 ? want.data : "");
                     CHECK(0);
                 }
                 nicd_buf_free(&want);
