@@ -188,7 +188,8 @@ expires_value(const headers_conf_t *hc, int cc, nicd_buf_t *v)
     } else if (hc->expires < 0) {
         nicd_buf_adds(v, "no-cache");
     } else {
-        nicd_buf_addf(v, "max-age=%ld", hc->expires);
+        NICD_BUF_LIT(v, "max-age="); /* (no printf a response) */
+        nicd_buf_add_u64(v, (uint64_t) hc->expires);
     }
 }
 
