@@ -593,6 +593,14 @@ nicd_types_has(const nicd_types_t *l, const char *t, size_t tlen)
     return 0;
 }
 
+int
+nicd_types_html_or(const nicd_types_t *l, const char *t, size_t tlen)
+{
+    return (tlen >= 9 && strncasecmp(t, "text/html", 9) == 0
+            && (tlen == 9 || t[9] == ';' || t[9] == ' '))
+           || nicd_types_has(l, t, tlen);
+}
+
 /* a location's content handler: one a location */
 const char *
 nicd_conf_handler(parse_t *ps, nicd_content_pt h, const char *name)

@@ -273,5 +273,8 @@ typedef struct {
 const char *nicd_conf_slot_types(parse_t *ps, const char **a, int n);
 /* is t (tlen bytes; its parameters after ';' not read) in l?  1 or 0 */
 int nicd_types_has(const nicd_types_t *l, const char *t, size_t tlen);
+/* the same, text/html being in every list (ssi_types, sub_filter_types,
+ * addition_types, gzip_types) */
+int nicd_types_html_or(const nicd_types_t *l, const char *t, size_t tlen);
 
 #endif /* NICD_DIRECTIVE_H */

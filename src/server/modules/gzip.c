@@ -119,8 +119,7 @@ wanted(nicd_conn_t *c, const gzip_conf_t *gc, const char *type, size_t tlen,
     if (!gc->enable || r == NULL || len < gc->min_length || len > GZIP_MAX) {
         return 0;
     }
-    if (!(tlen == 9 && memcmp(type, "text/html", 9) == 0)
-        && !nicd_types_has(&gc->types, type, tlen)) {
+    if (!nicd_types_html_or(&gc->types, type, tlen)) {
         return 0;
     }
     /* from here on the answer depends on Accept-Encoding */

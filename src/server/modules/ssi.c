@@ -799,8 +799,7 @@ ssi_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
     }
     tlen = strlen(type);
     if (c->r->gzipped || (mem == NULL ? f->file.size == 0 : len == 0)
-        || (strncasecmp(type, "text/html", 9) != 0
-            && !nicd_types_has(&sc->types, type, tlen))) {
+        || !nicd_types_html_or(&sc->types, type, tlen)) {
         return next_file_filter(c, r, lc, f, type, mem, len);
     }
     x = calloc(1, sizeof(*x));

@@ -145,10 +145,7 @@ conf_for(nicd_conn_t *c, const char *type, size_t tlen)
         tlen = 0;
     }
     sc = NICD_LOC_CONF(c->r->loc, nicd_sub_filter_module);
-    if (sc->npairs == 0
-        || (!(tlen >= 9 && strncasecmp(type, "text/html", 9) == 0
-              && (tlen == 9 || type[9] == ';' || type[9] == ' '))
-            && !nicd_types_has(&sc->types, type, tlen))) {
+    if (sc->npairs == 0 || !nicd_types_html_or(&sc->types, type, tlen)) {
         return NULL;
     }
     return sc;
