@@ -51,9 +51,13 @@ extern nicd_stream_head_pt nicd_top_stream_head;
 /*
  * A stage: in (len bytes) and, last set, the end of the body, appended to
  * out (what goes on to the next stage): 0, or -1 (out of memory or the
- * like, logged by the stage: the response is cut short there).  done
- * frees ctx when the response has gone (or never ran).
+ * like, logged by the stage: the response is cut short there), or
+ * NICD_STREAM_WAIT: it waits for something of its own (addition's
+ * subrequest), keeping what it was given, until it calls
+ * nicd_stream_go_on(); what it put in out goes on meanwhile.  done frees
+ * ctx when the response has gone (or never ran).
  */
+#define NICD_STREAM_WAIT 1
 typedef int (*nicd_stream_run_pt)(nicd_conn_t *c, void *ctx, const char *in,
                                   size_t len, int last, nicd_buf_t *out);
 
@@ -70,7 +74,20 @@ nicd_stream_head(nicd_conn_t *c, nicd_stream_head_t *h)
 }
 
 /* a piece of the body (p, len bytes) through the stages to the
- * protocol; last: the body ends here */
-void nicd_stream_body(nicd_conn_t *c, const char *p, size_t len, int last);
+ * protocol (not the last: nicd_stream_end) */
+void nicd_stream_body(nicd_conn_t *c, const char *p, size_t len);
+
+/*
+ * The body ends: the stages' last bytes, the response finished with
+ * status, then done(data), at once or, a stage waiting, once it has gone
+ * on (the client going first: never, the request's cleanups run).
+ */
+void nicd_stream_end(nicd_conn_t *c, int status, void (*done)(void *data),
+                     void *data);
+
+/* the waiting stage whose ctx this is goes on, with c its request's
+ * connection (nicd_req_resume): it runs again with no bytes (and last,
+ * if the end came while it waited), then what follows as above */
+void nicd_stream_go_on(nicd_conn_t *c, void *ctx);
 
 #endif /* NICD_STREAM_H */

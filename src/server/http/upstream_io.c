@@ -153,11 +153,12 @@ up_cleanup(void *data)
     free(p);
 }
 
-/* the request is answered (or handed to an error_page): the protocol
- * goes on unless another proxy took the request over */
+/* the request of up_t data is answered (or handed to an error_page):
+ * the protocol goes on unless another proxy took the request over */
 static void
-request_done(up_t *p)
+request_done(void *data)
 {
+    up_t       *p = data;
     nicd_req_t *req = p->req;
 
     p->finished = 1;
@@ -343,9 +344,9 @@ finish(up_t *p)
     close_upstream(p);
     nicd_upstream_free(p->w, &p->pk, 0);
     p->state = S_DONE;
-    nicd_stream_body(c, NULL, 0, 1); /* the stream filters' last bytes */
-    nicd_resp_finish(c, p->resp.status);
-    request_done(p);
+    p->finished = 1; /* (a stream filter may finish it later) */
+    p->req->wake = NULL;
+    nicd_stream_end(c, p->resp.status, request_done, p);
 }
 
 /* the upstream failed after the client's head went: the client's
@@ -380,7 +381,7 @@ relay_body(up_t *p, const char *b, size_t n)
     }
     cur_try(p)->length += n;
     if (p->method != NICD_M_HEAD) {
-        nicd_stream_body(nicd_req_resume(p->req), b, n, 0);
+        nicd_stream_body(nicd_req_resume(p->req), b, n);
     }
 }
 
