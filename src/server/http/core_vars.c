@@ -122,12 +122,14 @@ GETTER(get_uri)
 GETTER(get_request_uri)
 {
     const nicd_request_t *r = req_of(c, x);
+    const nicd_str_t     *p = r->main_path.p != NULL ? &r->main_path : &r->path;
+    const nicd_str_t *q = r->main_path.p != NULL ? &r->main_query : &r->query;
 
     UNUSED_ARGS;
-    nicd_buf_add(b, r->path.p, r->path.len);
-    if (r->query.len > 0) {
+    nicd_buf_add(b, p->p, p->len);
+    if (q->len > 0) {
         nicd_buf_add(b, "?", 1);
-        nicd_buf_add(b, r->query.p, r->query.len);
+        nicd_buf_add(b, q->p, q->len);
     }
     return 0;
 }

@@ -54,6 +54,9 @@ typedef struct nicd_request_s {
     int        method; /* NICD_M_* */
     nicd_str_t path;   /* the target's path as sent (percent-encoded) */
     nicd_str_t query;  /* after '?'; len 0: none */
+    /* a subrequest's: its client's request's path and query, as sent
+     * ($request_uri, nginx's unparsed_uri); p NULL: path and query */
+    nicd_str_t main_path, main_query;
     nicd_str_t hdr[NICD_NHDR];
     /* every header field as sent (the Lua handler's), nheaders of them */
     const nicd_str_t *hname, *hvalue;

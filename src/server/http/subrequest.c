@@ -212,6 +212,10 @@ nicd_subreq_parent_moved(nicd_subreq_t *sr, const nicd_req_t *parent)
 {
     /* the parent's request, a GET of uri?args without a body */
     sr->in = *parent->in;
+    if (sr->in.main_path.p == NULL) {
+        sr->in.main_path = parent->in->path;
+        sr->in.main_query = parent->in->query;
+    }
     sr->in.method = NICD_M_GET;
     sr->in.path.p = sr->path;
     sr->in.path.len = sr->plen;
