@@ -1012,6 +1012,56 @@ site("sub-filter", """
       "/ret", "/gone", "/keep/style.css", "/sub/b.txt",
       ("/subgz/big.txt", GZ)])
 
+# addition (issue 42): text added before and after a file's body and a
+# proxied one's, from locations answered at once and from a proxied one
+# (which the response waits for); only a 200 of addition_types, not a
+# HEAD's body, no ranges, a weak ETag
+site("addition", """
+    server {
+        listen 127.0.0.1:%(port)d;
+        root %(root)s/www;
+        add_before_body /before;
+        add_after_body /after;
+        location = /before { default_type text/plain; return 200 "[b]"; }
+        location /after {
+            default_type text/plain;
+            return 200 "[a $uri $request_uri]";
+        }
+        location /q/ { alias %(root)s/www/; add_after_body /after?x=1; }
+        location /txt/ {
+            alias %(root)s/www/;
+            addition_types text/plain;
+            add_before_body /up/a.txt;
+        }
+        location /up/ { proxy_pass http://127.0.0.1:%(port2)d/; }
+        location /px/ { proxy_pass http://127.0.0.1:%(port2)d/; }
+        location /pxpx/ {
+            add_after_body /up/a.txt;
+            proxy_pass http://127.0.0.1:%(port2)d/;
+        }
+        location /pxgz/ {
+            gzip on;
+            addition_types text/plain;
+            proxy_pass http://127.0.0.1:%(port2)d/;
+        }
+        location /gone/ {
+            alias %(root)s/www/;
+            add_after_body /404;
+        }
+        location = /404 { return 404 "gone"; }
+    }
+    server {
+        listen 127.0.0.1:%(port2)d;
+        root %(root)s/www;
+        location /none/ { return 204; }
+    }
+""", ["/", "/index.html", ("/index.html", {}, "HEAD"),
+      ("/index.html", {"Range": "bytes=0-3"}), "/a.txt", "/missing",
+      "/txt/a.txt", "/txt/index.html", "/px/index.html", "/px/a.txt",
+      ("/px/index.html", {}, "HEAD"), "/px/none/", "/px/missing",
+      "/pxpx/index.html", ("/pxgz/big.txt", GZ), "/gone/index.html",
+      "/q/index.html?y=2"])
+
 # what decides whether a response may go compressed, besides gzip's own
 # (gzip_ok.c): gzip_proxied for a request with Via (by its Authorization
 # and the response's Expires, Cache-Control, Last-Modified, ETag),
@@ -1397,10 +1447,12 @@ class Peer:
         self.kind = kind
         self.dir = tempfile.mkdtemp(prefix="nicd-diff-%s-" % kind)
         self.port = free_port()
+        port2 = free_port()  # (a second server of the site's)
         self.conf = os.path.join(self.dir, "nginx.conf")
         with open(self.conf, "w") as f:
             f.write(main % {"d": self.dir, "mime": MIME,
                             "body": body % {"port": self.port,
+                                            "port2": port2,
                                             "root": top, "long": LONG,
                                             "dir": self.dir}})
         if kind == "nginx":
@@ -1671,6 +1723,7 @@ def test_configs_nginx_accepts_nicd_accepts():
             with open(conf, "w") as f:
                 f.write(MAIN % {"d": d, "mime": MIME,
                                 "body": body % {"port": free_port(),
+                                                "port2": free_port(),
                                                 "root": top, "long": LONG}})
             n = subprocess.run([NGINX, "-t", "-p", d, "-c", conf],
                                capture_output=True, timeout=DEADLINE)

@@ -510,6 +510,51 @@ def test_ssi_client_gone_while_its_include_waits():
         up.close()
 
 
+def test_addition_waits_for_proxied_additions():
+    """add_before_body and add_after_body naming a proxied location,
+    which answers later: a file's response and a proxied one (chunked:
+    its length no longer known) wait for it, in order; a client that
+    goes meanwhile leaves nothing behind, and the server serves on."""
+    up = Upstream()
+    try:
+        with proxy_server(up, """
+location /add/ { add_before_body /slow; add_after_body /echo/after; }
+location /addpx/ { add_after_body /slow; addition_types text/plain;
+                   proxy_pass http://127.0.0.1:%d/echo/; }
+""" % up.port) as s:
+            s.put("add/page.html", b"<p>page</p>\n")
+            r = get(s.port, "/add/page.html")
+            check(r.status == 200 and r.body.startswith(b"late\n<p>page</p>\n"
+                                                        b"GET /echo/after "),
+                  "file: %r" % r)
+            check(r.header("ETag", "W/").startswith("W/")
+                  and r.header("Accept-Ranges") is None, "file: %r" % r)
+            c = socket.create_connection(("127.0.0.1", s.port))
+            c.settimeout(DEADLINE)
+            c.sendall(b"GET /addpx/x HTTP/1.1\r\nHost: x\r\n\r\n")
+            head = recv_until(c, lambda g: g.endswith(b"\r\n0\r\n\r\n"))
+            c.close()
+            body = head.split(b"\r\n\r\n", 1)[1]
+            check(b"Transfer-Encoding: chunked" in head
+                  and b"GET /echo/x HTTP/1.0" in body
+                  and body.endswith(b"late\n\r\n0\r\n\r\n"),
+                  "proxied: %r" % head)
+            n = up.accepted
+            for path in ("/add/page.html", "/addpx/y"):
+                c = socket.create_connection(("127.0.0.1", s.port))
+                c.sendall(b"GET %s HTTP/1.1\r\nHost: x\r\n\r\n"
+                          % path.encode())
+                n += 1 if path.startswith("/add/") else 2
+                wait_until(lambda: up.accepted >= n, "the upstream asked")
+                c.close()
+            wait_until(lambda: s.log().count("client closed connection") >= 2,
+                       "the closes noticed:\n" + s.log())
+            check(get(s.port, "/echo/on").status == 200, "serves on")
+            check("[alert]" not in s.log(), s.log())
+    finally:
+        up.close()
+
+
 def test_bad_upstream_heads_are_502_with_a_line():
     up = Upstream()
     try:

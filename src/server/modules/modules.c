@@ -19,7 +19,8 @@ extern nicd_module_t nicd_http_core_module, nicd_http_ssl_module,
     nicd_random_index_module, nicd_http_tokens_module, nicd_geo_module,
     nicd_http_upstream_module, nicd_proxy_module, nicd_http_rate_module,
     nicd_http_redirect_module, nicd_http2_module, nicd_http_limit_except_module,
-    nicd_ssi_module, nicd_sub_filter_module, nicd_http_gzip_module;
+    nicd_ssi_module, nicd_sub_filter_module, nicd_http_gzip_module,
+    nicd_addition_module;
 
 nicd_module_t *const nicd_modules[] = {
     &nicd_http_core_module,
@@ -51,6 +52,7 @@ nicd_module_t *const nicd_modules[] = {
     &nicd_ssi_module,        /* after gzip: its file filter runs first */
     &nicd_sub_filter_module, /* after charset and ssi: its filters run
                                 ahead of theirs (nginx's order) */
+    &nicd_addition_module,   /* after sub_filter: its filters run first */
     &nicd_map_module,
     &nicd_geo_module,
     &nicd_limit_req_module,
