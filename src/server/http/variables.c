@@ -462,10 +462,12 @@ nicd_vars_save(nicd_worker_t *w)
     uint32_t      n = 0;
     int           i;
 
-    nicd_buf_add(&b, &n, sizeof(n));
     for (i = 0; i < w->nvcache; i++) {
         if (k[i].seq != w->vseq) {
             continue;
+        }
+        if (n == 0) {
+            nicd_buf_add(&b, &n, sizeof(n)); /* (none: nothing allocated) */
         }
         e.index = (uint32_t) i;
         e.len = k[i].len;
