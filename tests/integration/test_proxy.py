@@ -42,6 +42,7 @@ class Upstream:
         self.sock.listen(64)
         self.port = self.sock.getsockname()[1]
         self.accepted = 0
+        self.open = 0  # connections not yet closed by the proxy's side
         self.lock = threading.Lock()
         self.stopping = False
         threading.Thread(target=self.loop, daemon=True).start()
@@ -54,6 +55,7 @@ class Upstream:
                 return
             with self.lock:
                 self.accepted += 1
+                self.open += 1
             threading.Thread(target=self.serve, args=(c,), daemon=True).start()
 
     def close(self):
@@ -87,6 +89,8 @@ class Upstream:
             return
         finally:
             c.close()
+            with self.lock:
+                self.open -= 1
 
     def answer(self, c, lines, fields, body):
         """one answer; False when the connection ends with it"""
@@ -397,6 +401,28 @@ def test_kept_connections_are_reused():
                   % (up.accepted, s.threads))
             # a request whose upstream closes: not kept, the next reconnects
             check(get(s.port, "/close").status == 200, "close")
+    finally:
+        up.close()
+
+
+def test_idle_kept_connections_close_at_their_timeout():
+    """An idle kept connection is closed by its worker once
+    keepalive_timeout passes, not only when a request next looks at it;
+    one the server closes meanwhile is let go and a new one made."""
+    up = Upstream()
+    try:
+        with proxy_server(up, """
+upstream short { server 127.0.0.1:%d; keepalive 4; keepalive_timeout 300ms; }
+location /s/ { proxy_pass http://short/echo/; proxy_http_version 1.1;
+               proxy_set_header Connection ""; }
+""" % up.port) as s:
+            r = get(s.port, "/s/a")
+            check(r.status == 200 and b"GET /echo/a " in r.body, "%r" % r)
+            check(up.open == 1, "%d open after one request" % up.open)
+            wait_until(lambda: up.open == 0,
+                       "the idle connection closed at keepalive_timeout")
+            check(get(s.port, "/s/b").status == 200, "a new one made")
+            check(up.accepted == 2, "%d connections" % up.accepted)
     finally:
         up.close()
 

@@ -31,23 +31,14 @@ typedef struct {
     long checked, accessed; /* ms */
 } up_state_t;
 
-/* a kept connection to a server, idle */
-typedef struct {
-    int  fd, server, requests;
-    long since, born; /* ms: idle since, connected at */
-} idle_t;
-
-/* a group's counts and idle connections, shared by the worker threads
- * (as nginx's counts with a zone: every thread sees a server fail, and
- * any thread may take a kept connection) */
+/* a group's counts, shared by the worker threads (as nginx's counts
+ * with a zone: every thread sees a server fail) */
 typedef struct {
     pthread_mutex_t lock;
     up_state_t     *s;
     uint32_t       *points; /* hash consistent: the ring, sorted */
     int            *owner;  /* ... and whose each point is */
     int             npoints;
-    idle_t         *idle; /* oldest first, keepalive of them at most */
-    int             nidle;
 } up_shared_t;
 
 nicd_module_t nicd_http_upstream_module;
@@ -440,12 +431,7 @@ static void
 shared_free(void *p)
 {
     up_shared_t *g = p;
-    int          i;
 
-    for (i = 0; i < g->nidle; i++) {
-        close(g->idle[i].fd);
-    }
-    free(g->idle);
     pthread_mutex_destroy(&g->lock);
     free(g->s);
     free(g->points);
@@ -463,12 +449,7 @@ shared_new(nicd_conf_t *c, nicd_upstream_t *u)
     int          i;
 
     if (g == NULL
-        || (g->s = calloc((size_t) u->nservers, sizeof(*g->s))) == NULL
-        || (g->idle = calloc((size_t) u->keepalive + 1, sizeof(*g->idle)))
-               == NULL) {
-        if (g != NULL) {
-            free(g->s);
-        }
+        || (g->s = calloc((size_t) u->nservers, sizeof(*g->s))) == NULL) {
         free(g);
         return "out of memory";
     }
@@ -481,6 +462,9 @@ shared_new(nicd_conf_t *c, nicd_upstream_t *u)
         return "out of memory";
     }
     u->shared = g;
+    if (u->keepalive > 0 && (u->keep = nicd_upstream_keep_new(c, u)) == NULL) {
+        return "out of memory";
+    }
     if (u->balance == NICD_UB_HASH && u->consistent && ring(u, g) != 0) {
         return "out of memory";
     }
@@ -878,85 +862,10 @@ nicd_upstream_free(nicd_worker_t *w, nicd_upstream_pick_t *pk, int failed)
     pthread_mutex_unlock(&g->lock);
 }
 
-/* ---- idle connections ---- */
-
-/* a kept connection idle this long is checked before use */
-#define IDLE_CHECK_MS 250
-
-/* kept connection k of g out of the pool (g locked) */
 static void
-idle_remove(up_shared_t *g, int k)
+upstream_worker_free(nicd_worker_t *w)
 {
-    memmove(&g->idle[k], &g->idle[k + 1],
-            (size_t) (g->nidle - k - 1) * sizeof(*g->idle));
-    g->nidle--;
-}
-
-int
-nicd_upstream_idle_get(nicd_worker_t *w, nicd_upstream_pick_t *pk,
-                       int *requests, long *born)
-{
-    const nicd_upstream_t *u = pk->u;
-    up_shared_t           *g = u->shared;
-    long                   now = nicd_worker_now_ms(w);
-    int                    k, fd = -1;
-    char                   b;
-
-    if (g == NULL || u->keepalive == 0) {
-        return -1;
-    }
-    pthread_mutex_lock(&g->lock);
-    for (k = g->nidle - 1; k >= 0 && fd < 0; k--) {
-        idle_t *it = &g->idle[k];
-
-        if (now - it->since > u->keepalive_timeout
-            || (now - it->since >= IDLE_CHECK_MS
-                && (recv(it->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) >= 0
-                    || errno != EAGAIN))) {
-            /* idle too long, closed by the server, or it sent something
-             * unasked: no use (one idle a moment only is taken as it is:
-             * a close in between is retried on another connection, as
-             * nginx's kept connections are) */
-            close(it->fd);
-            idle_remove(g, k);
-            continue;
-        }
-        if (it->server == pk->server) {
-            fd = it->fd;
-            *requests = it->requests;
-            *born = it->born;
-            idle_remove(g, k);
-        }
-    }
-    pthread_mutex_unlock(&g->lock);
-    return fd;
-}
-
-void
-nicd_upstream_idle_put(nicd_worker_t *w, nicd_upstream_pick_t *pk, int fd,
-                       int requests, long born)
-{
-    const nicd_upstream_t *u = pk->u;
-    up_shared_t           *g = u->shared;
-    long                   now = nicd_worker_now_ms(w);
-
-    if (g == NULL || u->keepalive == 0 || requests >= u->keepalive_requests
-        || now - born > u->keepalive_time || w->state != NICD_RUNNING) {
-        close(fd);
-        return;
-    }
-    pthread_mutex_lock(&g->lock);
-    if (g->nidle == u->keepalive) {
-        close(g->idle[0].fd); /* the one idle longest makes room */
-        idle_remove(g, 0);
-    }
-    g->idle[g->nidle].fd = fd;
-    g->idle[g->nidle].server = pk->server;
-    g->idle[g->nidle].requests = requests;
-    g->idle[g->nidle].since = now;
-    g->idle[g->nidle].born = born;
-    g->nidle++;
-    pthread_mutex_unlock(&g->lock);
+    nicd_upstream_idle_close_all(w);
 }
 
 nicd_module_t nicd_http_upstream_module = {
@@ -965,4 +874,5 @@ nicd_module_t nicd_http_upstream_module = {
     .directives = upstream_directives,
     .create_loc_conf = create_conf,
     .postconfiguration = upstream_postconfiguration,
+    .worker_free = upstream_worker_free,
 };

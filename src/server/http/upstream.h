@@ -27,6 +27,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include <event2/event_struct.h>
+
 #include "server/conf/directive.h"
 #include "server/http/handler.h"
 #include "server/http/resp_parser.h"
@@ -61,6 +63,7 @@ typedef struct nicd_upstream_s {
     int                     keepalive_requests;
     int                     index;
     void *shared; /* the counts of its servers the threads share */
+    void *keep;   /* its idle connections (upstream_keep.c) */
 } nicd_upstream_t;
 
 /*
@@ -108,19 +111,65 @@ int nicd_upstream_next(nicd_worker_t *w, nicd_upstream_pick_t *pk);
  * not */
 void nicd_upstream_free(nicd_worker_t *w, nicd_upstream_pick_t *pk, int failed);
 
-/* an idle connection to the server at hand (its socket, which the
- * caller now owns), or -1; *requests: how many it carried, *born: when it
- * was made (ms).  The kept connections are the group's, any worker
- * thread takes them; one idle past keepalive_timeout, or that the server
- * closed, is closed here. */
-int nicd_upstream_idle_get(nicd_worker_t *w, nicd_upstream_pick_t *pk,
-                           int *requests, long *born);
-/* fd (to the server at hand, made at born, after requests responses)
- * kept idle, or closed when the group keeps none, the connection is
- * older than keepalive_time or has carried keepalive_requests; the one
- * idle longest is closed to make room */
-void nicd_upstream_idle_put(nicd_worker_t *w, nicd_upstream_pick_t *pk, int fd,
-                            int requests, long born);
+/*
+ * A connection to an upstream server (upstream_keep.c), kept between
+ * requests (keepalive N: N idle in all, which any worker thread takes).
+ * Its read event, in the event loop of the thread that made it, is
+ * registered once and stays so while the connection is idle (a close by
+ * the server is seen at once) and while a request of that thread reads
+ * from it: the owner at hand gets its reads (on_read(owner, EV_READ or
+ * EV_TIMEOUT)), and a request costs no epoll_ctl().  Another thread that
+ * takes it gets a descriptor of its own (dup), and the first thread lets
+ * go of its registration when it next hears of the socket.
+ */
+typedef struct nicd_upstream_sock_s nicd_upstream_sock_t;
+struct nicd_upstream_sock_s {
+    int            fd;
+    nicd_worker_t *w;
+    struct event   ev; /* EV_READ | EV_PERSIST */
+    unsigned       reading : 1;
+    void (*on_read)(void *owner, short what);
+    void *owner;
+    int   requests; /* responses it carried */
+    long  born;     /* when it was made (ms) */
+    /* kept idle: for which group and server, since when; handed: taken
+     * by another thread (under the group's lock) */
+    const nicd_upstream_t *u;
+    int                    server;
+    long                   since;
+    int                    handed;
+    nicd_upstream_sock_t  *prev, *next; /* the thread's idle ones */
+};
+
+/* u's idle connections, made and freed with the configuration: NULL
+ * when out of memory */
+void *nicd_upstream_keep_new(nicd_conf_t *c, const nicd_upstream_t *u);
+
+/* fd (connected or connecting) as a connection of w: NULL when out of
+ * memory (fd is the caller's still) */
+nicd_upstream_sock_t *nicd_upstream_sock_new(nicd_worker_t *w, int fd);
+/* its reads to on_read(owner), ms at most between two (0: no limit) */
+void nicd_upstream_sock_read(nicd_upstream_sock_t *s, long ms,
+                             void (*on_read)(void *owner, short what),
+                             void *owner);
+/* no reads until the next nicd_upstream_sock_read() */
+void nicd_upstream_sock_pause(nicd_upstream_sock_t *s);
+/* its reads stopped, its socket closed, s freed */
+void nicd_upstream_sock_close(nicd_upstream_sock_t *s);
+
+/* an idle connection to the server at hand, now the caller's (one w
+ * made first), or NULL; one idle past keepalive_timeout, or that the
+ * server closed, is closed here */
+nicd_upstream_sock_t *nicd_upstream_idle_get(nicd_worker_t        *w,
+                                             nicd_upstream_pick_t *pk);
+/* s (to the server at hand; its requests and born set) kept idle, or
+ * closed when the group keeps none, the connection is older than
+ * keepalive_time or has carried keepalive_requests; the one of the
+ * group idle longest is closed to make room */
+void nicd_upstream_idle_put(nicd_worker_t *w, nicd_upstream_pick_t *pk,
+                            nicd_upstream_sock_t *s);
+/* every idle connection w registered let go (the thread ends) */
+void nicd_upstream_idle_close_all(nicd_worker_t *w);
 
 /*
  * What a proxied request did upstream, for the $upstream_* variables:
@@ -220,6 +269,12 @@ typedef struct {
 /* h's status and fields to the client, the head ended (the request at
  * hand resumed) */
 void nicd_upstream_relay_head(nicd_conn_t *c, const nicd_upstream_head_t *h);
+/* the failure a status is, for proxy_next_upstream http_* (0: none) */
+int nicd_upstream_status_ft(int status);
+/* X-Accel-Limit-Rate of rp (head: its bytes), unless uc ignores it: the
+ * response's rate, over limit_rate (a redirect's too) */
+void nicd_upstream_accel_rate(nicd_conn_t *c, const nicd_upstream_conf_t *uc,
+                              const nicd_resp_t *rp, const char *head);
 /* 1 when name (len bytes, any case) is in the list l of n */
 int nicd_upstream_listed(char *const *l, int n, const char *name, size_t len);
 

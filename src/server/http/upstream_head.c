@@ -13,6 +13,7 @@
 
 #include "util/log.h"
 #include "server/http/phases.h"
+#include "server/http/rate.h"
 #include "server/http/redirect.h"
 #include "server/http/stream.h"
 #include "server/http/upstream.h"
@@ -278,4 +279,51 @@ nicd_upstream_relay_head(nicd_conn_t *c, const nicd_upstream_head_t *h)
         c->r->chunked = 1; /* (the protocol frames it) */
     }
     nicd_resp_end_headers(c);
+}
+
+/* may status go to the next server (proxy_next_upstream http_*)? */
+int
+nicd_upstream_status_ft(int status)
+{
+    switch (status) {
+    case 500: return NICD_FT_HTTP_500;
+    case 502: return NICD_FT_HTTP_502;
+    case 503: return NICD_FT_HTTP_503;
+    case 504: return NICD_FT_HTTP_504;
+    case 403: return NICD_FT_HTTP_403;
+    case 404: return NICD_FT_HTTP_404;
+    case 429: return NICD_FT_HTTP_429;
+    default: return 0;
+    }
+}
+
+/* X-Accel-Limit-Rate (unless ignored): the response's rate, over
+ * limit_rate (a redirect's too) */
+void
+nicd_upstream_accel_rate(nicd_conn_t *c, const nicd_upstream_conf_t *uc,
+                         const nicd_resp_t *rp, const char *head)
+{
+    int      i;
+    uint64_t v = 0;
+    size_t   k;
+
+    if (uc->ignore_headers & NICD_IGNORE_ACCEL_LIMIT_RATE) {
+        return;
+    }
+    for (i = 0; i < rp->nheaders; i++) {
+        const char *s = head + rp->h[i].voff;
+
+        if (!nicd_resp_is(rp, head, i, "X-Accel-Limit-Rate", 18)) {
+            continue;
+        }
+        for (k = 0;
+             k < rp->h[i].vlen && s[k] >= '0' && s[k] <= '9' && v < UINT32_MAX;
+             k++) {
+            v = v * 10 + (uint64_t) (s[k] - '0');
+        }
+        if (k == rp->h[i].vlen && k > 0) {
+            nicd_rate_set(c, v > UINT32_MAX ? UINT32_MAX : (uint32_t) v);
+        }
+        return;
+    }
 }

@@ -24,7 +24,6 @@
 
 #include "util/log.h"
 #include "server/http/phases.h"
-#include "server/http/rate.h"
 #include "server/http/stream.h"
 #include "server/http/upstream.h"
 
@@ -37,6 +36,7 @@ typedef struct {
     nicd_upstream_pick_t        pk;
     nicd_upstream_req_t         ur;
     int                         fd;
+    nicd_upstream_sock_t       *sk; /* fd's connection, once made */
     struct event                ev;
     int                         ev_set;
     nicd_buf_t                  rq; /* the request to send */
@@ -106,13 +106,24 @@ close_upstream(up_t *p)
         event_del(&p->wev);
         p->wev_set = 0;
     }
-    if (p->fd >= 0) {
+    if (p->sk != NULL) {
+        nicd_upstream_sock_close(p->sk);
+        p->sk = NULL;
+    } else if (p->fd >= 0) {
         close(p->fd);
-        p->fd = -1;
     }
+    p->fd = -1;
 }
 
-/* wait for what (EV_READ or EV_WRITE) on the upstream, ms at most */
+/* the connection's reads (upstream.h: nicd_upstream_sock_t) */
+static void
+on_read(void *owner, short what)
+{
+    on_event(-1, what, owner);
+}
+
+/* wait for what (EV_READ or EV_WRITE) on the upstream, ms at most
+ * (reads on the connection's own event, registered once) */
 static void
 wait_for(up_t *p, short what, long ms)
 {
@@ -120,6 +131,14 @@ wait_for(up_t *p, short what, long ms)
 
     if (p->ev_set) {
         event_del(&p->ev);
+        p->ev_set = 0;
+    }
+    if (p->sk != NULL && what == EV_READ) {
+        nicd_upstream_sock_read(p->sk, ms, on_read, p);
+        return;
+    }
+    if (p->sk != NULL) {
+        nicd_upstream_sock_pause(p->sk);
     }
     event_assign(&p->ev, p->w->base, p->fd, what, on_event, p);
     event_add(&p->ev, ms > 0 ? &tv : NULL);
@@ -274,8 +293,11 @@ connect_next(up_t *p)
     p->in.len = 0;
     p->state = S_CONNECT;
     p->cached = 0;
-    p->fd = nicd_upstream_idle_get(p->w, &p->pk, &p->requests, &p->born);
-    if (p->fd >= 0) {
+    p->sk = nicd_upstream_idle_get(p->w, &p->pk);
+    if (p->sk != NULL) {
+        p->fd = p->sk->fd;
+        p->requests = p->sk->requests;
+        p->born = p->sk->born;
         p->cached = 1;
         t->connect_ms = 0;
         p->state = S_SEND;
@@ -299,6 +321,13 @@ connect_next(up_t *p)
     if (connect(p->fd, (const struct sockaddr *) &s->sa, s->salen) != 0
         && errno != EINPROGRESS) {
         upstream_log(p, LOG_ERR, errno, "connect() failed",
+                     "connecting to upstream");
+        next_upstream(p, NICD_FT_ERROR, 502);
+        return;
+    }
+    p->sk = nicd_upstream_sock_new(p->w, p->fd);
+    if (p->sk == NULL) {
+        upstream_log(p, LOG_ALERT, ENOMEM, "out of memory",
                      "connecting to upstream");
         next_upstream(p, NICD_FT_ERROR, 502);
         return;
@@ -337,8 +366,11 @@ finish(up_t *p)
         event_del(&p->ev);
         p->ev_set = 0;
     }
-    if (p->keep && !p->until_close && p->in.len == 0) {
-        nicd_upstream_idle_put(p->w, &p->pk, p->fd, p->requests + 1, p->born);
+    if (p->keep && !p->until_close && p->in.len == 0 && p->sk != NULL) {
+        p->sk->requests = p->requests + 1;
+        p->sk->born = p->born;
+        nicd_upstream_idle_put(p->w, &p->pk, p->sk);
+        p->sk = NULL;
         p->fd = -1;
     }
     close_upstream(p);
@@ -461,57 +493,13 @@ pace(up_t *p)
             event_del(&p->ev);
             p->ev_set = 0;
         }
+        if (p->sk != NULL) {
+            nicd_upstream_sock_pause(p->sk);
+        }
         p->req->wake = wake;
         p->req->wake_data = p;
     }
     return 0;
-}
-
-/* may status go to the next server (proxy_next_upstream http_*)? */
-static int
-status_ft(int status)
-{
-    switch (status) {
-    case 500: return NICD_FT_HTTP_500;
-    case 502: return NICD_FT_HTTP_502;
-    case 503: return NICD_FT_HTTP_503;
-    case 504: return NICD_FT_HTTP_504;
-    case 403: return NICD_FT_HTTP_403;
-    case 404: return NICD_FT_HTTP_404;
-    case 429: return NICD_FT_HTTP_429;
-    default: return 0;
-    }
-}
-
-/* X-Accel-Limit-Rate (unless ignored): the response's rate, over
- * limit_rate (a redirect's too) */
-static void
-accel_limit_rate(up_t *p, nicd_conn_t *c)
-{
-    const nicd_resp_t *rp = &p->resp;
-    int                i;
-    uint64_t           v = 0;
-    size_t             k;
-
-    if (p->uc->ignore_headers & NICD_IGNORE_ACCEL_LIMIT_RATE) {
-        return;
-    }
-    for (i = 0; i < rp->nheaders; i++) {
-        const char *s = p->head.data + rp->h[i].voff;
-
-        if (!nicd_resp_is(rp, p->head.data, i, "X-Accel-Limit-Rate", 18)) {
-            continue;
-        }
-        for (k = 0;
-             k < rp->h[i].vlen && s[k] >= '0' && s[k] <= '9' && v < UINT32_MAX;
-             k++) {
-            v = v * 10 + (uint64_t) (s[k] - '0');
-        }
-        if (k == rp->h[i].vlen && k > 0) {
-            nicd_rate_set(c, v > UINT32_MAX ? UINT32_MAX : (uint32_t) v);
-        }
-        return;
-    }
 }
 
 /* X-Accel-Redirect (unless proxy_ignore_headers names it): an internal
@@ -719,7 +707,7 @@ got_head(up_t *p)
 {
     nicd_resp_t *rp = &p->resp;
     nicd_conn_t *c;
-    int          ft = status_ft(rp->status);
+    int          ft = nicd_upstream_status_ft(rp->status);
 
     cur_try(p)->status = rp->status;
     cur_try(p)->header_ms = now_ms(p) - p->try_ms;
@@ -739,7 +727,7 @@ got_head(up_t *p)
     memmove(p->in.data, p->in.data + rp->head_len, p->in.len);
 
     c = nicd_req_resume(p->req);
-    accel_limit_rate(p, c);
+    nicd_upstream_accel_rate(c, p->uc, &p->resp, p->head.data);
     if (accel_redirect(p, c)
         || (p->uc->intercept_errors && rp->status >= 300 && intercept(p, c))) {
         return;
