@@ -42,6 +42,7 @@ class Upstream:
         self.sock.listen(64)
         self.port = self.sock.getsockname()[1]
         self.accepted = 0
+        self.big = BIG  # what /whole answers
         self.open = 0  # connections not yet closed by the proxy's side
         self.lock = threading.Lock()
         self.stopping = False
@@ -132,6 +133,8 @@ class Upstream:
             c.sendall(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n"
                       + b"until the end\n")
             return False
+        elif path.startswith("/whole"):
+            send("200 OK", [], self.big)
         elif path.startswith("/big"):
             send("200 OK", [], BIG)
         elif path.startswith("/redirect"):
@@ -423,6 +426,56 @@ location /s/ { proxy_pass http://short/echo/; proxy_http_version 1.1;
                        "the idle connection closed at keepalive_timeout")
             check(get(s.port, "/s/b").status == 200, "a new one made")
             check(up.accepted == 2, "%d connections" % up.accepted)
+    finally:
+        up.close()
+
+
+def test_slow_client_body_waits_in_a_temporary_file():
+    """proxy_buffering on: a client slower than its upstream has the rest
+    of the body written to a temporary file in proxy_temp_path, so the
+    upstream is done with (its connection closed) before the client has
+    read; the client then gets every byte.  proxy_temp_path is made when
+    the configuration is read; one gone since cuts the response short,
+    with a log line."""
+    up = Upstream()
+    big = BIG * 120  # 24 MiB, more than the sockets between hold
+    up.big = big
+    try:
+        tmp = tempfile.mkdtemp(prefix="nicd-temp-")
+        with proxy_server(up, """
+location /spill/ { proxy_pass http://127.0.0.1:%d/; proxy_buffers 4 4k;
+                   proxy_temp_path %s 1 2; }
+location /nospill/ { proxy_pass http://127.0.0.1:%d/; proxy_buffers 4 4k;
+                     proxy_temp_path %s/gone; }
+""" % (up.port, tmp, up.port, tmp)) as s:
+            os.rmdir(os.path.join(tmp, "gone"))  # (made when read)
+            for path, whole in (("/spill/whole", True),
+                                ("/nospill/whole", False)):
+                before = up.accepted
+                c = socket.create_connection(("127.0.0.1", s.port))
+                c.settimeout(DEADLINE)
+                c.sendall(b"GET %s HTTP/1.1\r\nHost: x\r\n\r\n"
+                          % path.encode())
+                wait_until(lambda: up.accepted > before and up.open == 0,
+                           "%s: the upstream done with, the client not "
+                           "yet reading" % path)
+                got = recv_until(c, lambda g: len(
+                    g.partition(b"\r\n\r\n")[2]) >= len(big))
+                c.close()
+                head, _, body = got.partition(b"\r\n\r\n")
+                if whole:
+                    check(b" 200 " in head.split(b"\r\n")[0]
+                          and body == big, "%s: %d of %d bytes"
+                          % (path, len(body), len(big)))
+                else:
+                    check(len(body) < len(big), "%s: not cut: %d bytes"
+                          % (path, len(body)))
+            check(os.listdir(tmp) == [], "files left: %r" % os.listdir(tmp))
+            check(re.search(r"could not write a temporary file in \"%s/gone\""
+                            r" while reading upstream, .*upstream: \"http://"
+                            r".*\(2: No such file or directory\)" % tmp,
+                            s.log()), s.log())
+            check(get(s.port, "/echo/on").status == 200, "serves on")
     finally:
         up.close()
 

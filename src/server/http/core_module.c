@@ -17,6 +17,7 @@
 #include "server/conf/directive.h"
 #include "server/conf/mime.h"
 #include "server/http/listen.h"
+#include "server/http/upstream.h"
 
 static const char *
 set_worker_threads(parse_t *ps, const char **a, int n)
@@ -154,21 +155,6 @@ set_env(parse_t *ps, const char **a, int n)
     }
     c->nenv++;
     return NULL;
-}
-
-/* "*_temp_path PATH [L1 [L2 [L3]]]": nicd keeps no request or response
- * body in files, so only the syntax is checked (each level 1 or 2) */
-static const char *
-set_temp_path(parse_t *ps, const char **a, int n)
-{
-    int i;
-
-    for (i = 1; i < n; i++) {
-        if ((a[i][0] != '1' && a[i][0] != '2') || a[i][1] != '\0') {
-            return nicd_conf_msg("invalid value \"%s\"", a[i]);
-        }
-    }
-    return nicd_conf_housekeeping(ps, a, n);
 }
 
 static const nicd_conf_enum_t ims_values[] = {{"off", NICD_IMS_OFF},
@@ -580,11 +566,10 @@ static const directive_t core_directives[] = {
     {"daemon", CTX_MAIN, 1, 1, nicd_conf_slot_flag, CONF(daemon)},
     {"load_module", CTX_MAIN, 1, 1, set_load_module, 0},
     {"env", CTX_MAIN, 1, 1, set_env, 0},
-    {"client_body_temp_path", CTX_HSL, 1, 4, set_temp_path, 0},
-    {"proxy_temp_path", CTX_HSL, 1, 4, set_temp_path, 0},
-    {"fastcgi_temp_path", CTX_HSL, 1, 4, set_temp_path, 0},
-    {"uwsgi_temp_path", CTX_HSL, 1, 4, set_temp_path, 0},
-    {"scgi_temp_path", CTX_HSL, 1, 4, set_temp_path, 0},
+    {"client_body_temp_path", CTX_HSL, 1, 4, nicd_upstream_slot_temp_path, 0},
+    {"fastcgi_temp_path", CTX_HSL, 1, 4, nicd_upstream_slot_temp_path, 0},
+    {"uwsgi_temp_path", CTX_HSL, 1, 4, nicd_upstream_slot_temp_path, 0},
+    {"scgi_temp_path", CTX_HSL, 1, 4, nicd_upstream_slot_temp_path, 0},
     {"master_process", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
     {"multi_accept", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
     {"use", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},

@@ -168,7 +168,8 @@ nicd_upstream_sock_t *nicd_upstream_idle_get(nicd_worker_t        *w,
  * group idle longest is closed to make room */
 void nicd_upstream_idle_put(nicd_worker_t *w, nicd_upstream_pick_t *pk,
                             nicd_upstream_sock_t *s);
-/* every idle connection w registered let go (the thread ends) */
+/* every idle connection w registered let go (its thread ends: called
+ * in that thread) */
 void nicd_upstream_idle_close_all(nicd_worker_t *w);
 
 /*
@@ -237,10 +238,11 @@ typedef struct nicd_upstream_conf_s {
     int    next_tries;    /* 0: any */
     int    buffering, request_buffering, nbuffers;
     size_t buffer_size, buffers_size, max_temp_file_size, busy_buffers_size;
-    int    intercept_errors, ignore_client_abort, socket_keepalive;
-    int    ignore_headers; /* NICD_IGNORE_* */
-    char **hide, **pass;   /* fields hidden, passed (NULL: none) */
-    int    nhide, npass;
+    const char *temp_path; /* proxy_temp_path (NULL: the system's, /tmp) */
+    int         intercept_errors, ignore_client_abort, socket_keepalive;
+    int         ignore_headers; /* NICD_IGNORE_* */
+    char      **hide, **pass;   /* fields hidden, passed (NULL: none) */
+    int         nhide, npass;
     /* a Location or Refresh URL (len bytes) rewritten into b: 1, or 0
      * when it stays (proxy_redirect); owner: the module's settings */
     int (*rewrite)(nicd_conn_t *c, const void *owner, const char *v, size_t len,
@@ -269,6 +271,30 @@ typedef struct {
 /* h's status and fields to the client, the head ended (the request at
  * hand resumed) */
 void nicd_upstream_relay_head(nicd_conn_t *c, const nicd_upstream_head_t *h);
+/*
+ * A proxied body in a temporary file (upstream_spill.c) while its client
+ * is slower than its upstream: written at wr, read back from rd; fd -1:
+ * no file yet.  store: p's n bytes added (the file made in dir the first
+ * time): 0, or -1 (errno).  read: up to cap bytes read back, the file
+ * starting again once all is: how many (0: none left), or -1 (errno).
+ */
+typedef struct {
+    int   fd;
+    off_t wr, rd;
+} nicd_spill_t;
+int nicd_spill_store(nicd_spill_t *s, const char *dir, const char *p, size_t n);
+ssize_t nicd_spill_read(nicd_spill_t *s, char *buf, size_t cap);
+void    nicd_spill_close(nicd_spill_t *s);
+/*
+ * "*_temp_path PATH [L1 [L2 [L3]]]" (each level 1 or 2), a generic
+ * setter: the char * at the directive's offset, where a response waits
+ * for a slow client (proxy_temp_path), made if it is not there (its
+ * files have no name: the levels name no subdirectory); offset 0: a path
+ * nicd keeps nothing in (client_body_temp_path and the like), only
+ * checked.  NULL, or a message.
+ */
+const char *nicd_upstream_slot_temp_path(parse_t *ps, const char **a, int n);
+
 /* the failure a status is, for proxy_next_upstream http_* (0: none) */
 int nicd_upstream_status_ft(int status);
 /* X-Accel-Limit-Rate of rp (head: its bytes), unless uc ignores it: the

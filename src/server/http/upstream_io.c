@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -25,94 +26,24 @@
 #include "util/log.h"
 #include "server/http/phases.h"
 #include "server/http/stream.h"
-#include "server/http/upstream.h"
-
-enum { S_CONNECT = 0, S_SEND, S_HEAD, S_BODY, S_DONE, S_TUNNEL };
-
-typedef struct {
-    nicd_req_t                 *req;
-    nicd_worker_t              *w;
-    const nicd_upstream_conf_t *uc;
-    nicd_upstream_pick_t        pk;
-    nicd_upstream_req_t         ur;
-    int                         fd;
-    nicd_upstream_sock_t       *sk; /* fd's connection, once made */
-    struct event                ev;
-    int                         ev_set;
-    nicd_buf_t                  rq; /* the request to send */
-    size_t                      rq_sent;
-    nicd_buf_t                  in; /* the head as it comes, then body bytes */
-    nicd_buf_t                  head; /* the head, kept for $upstream_http_ */
-    nicd_resp_t                 resp;
-    nicd_chunked_t              chunk;
-    int                         state;
-    int                         cached, requests; /* an idle connection taken */
-    long                        born;   /* when its connection was made */
-    int                         method; /* the client's */
-    int          until_close;           /* the body ends with the connection */
-    uint64_t     left;                  /* body bytes to come (length) */
-    long         start_ms, try_ms;
-    unsigned     started : 1;  /* the client's head has gone */
-    unsigned     paused : 1;   /* waiting for the client */
-    unsigned     finished : 1; /* nothing more to do but free */
-    unsigned     keep : 1;     /* the connection may be kept */
-    struct event wev;          /* a tunnel's writes to the upstream */
-    int          wev_set;
-} up_t;
+#include "server/http/upstream_io.h"
 
 static void on_event(evutil_socket_t fd, short what, void *arg);
 static void relay_head(up_t *p, nicd_conn_t *c);
 static void connect_next(up_t *p);
+static void abort_response(up_t *p, const char *why);
+static void wake(void *data);
 
-static nicd_upstream_try_t *
-cur_try(up_t *p)
-{
-    return &p->ur.tries[p->ur.ntries > 0 ? p->ur.ntries - 1 : 0];
-}
-
-static long
-now_ms(up_t *p)
-{
-    return nicd_worker_now_ms(p->w);
-}
-
-/* the log line's tail, nginx's: while doing what, and for whom */
+/* the temporary file could not be written (p->spill_err): cut short */
 static void
-upstream_log(up_t *p, int level, int err, const char *what, const char *during)
+spill_failed(up_t *p)
 {
-    const nicd_request_t *r = p->req->in;
+    char why[PATH_MAX + 64];
 
-    log_error(level, err,
-              "%s while %s, client: %s, server: %s, request: \"%.*s\", "
-              "upstream: \"http://%s%s\"",
-              what, during,
-              p->req->peer != NULL ? p->req->peer->text : p->req->conn->addr,
-              p->req->srv != NULL && p->req->srv->nnames > 0
-                  ? p->req->srv->names[0]
-                  : "",
-              r != NULL && r->line.p != NULL ? (int) r->line.len : 0,
-              r != NULL && r->line.p != NULL ? r->line.p : "",
-              p->pk.server >= 0 ? nicd_upstream_server(&p->pk)->name : "", "");
-}
-
-static void
-close_upstream(up_t *p)
-{
-    if (p->ev_set) {
-        event_del(&p->ev);
-        p->ev_set = 0;
-    }
-    if (p->wev_set) {
-        event_del(&p->wev);
-        p->wev_set = 0;
-    }
-    if (p->sk != NULL) {
-        nicd_upstream_sock_close(p->sk);
-        p->sk = NULL;
-    } else if (p->fd >= 0) {
-        close(p->fd);
-    }
-    p->fd = -1;
+    (void) snprintf(why, sizeof(why),
+                    "could not write a temporary file in \"%s\"",
+                    p->uc->temp_path);
+    abort_response(p, why);
 }
 
 /* the connection's reads (upstream.h: nicd_upstream_sock_t) */
@@ -145,33 +76,6 @@ wait_for(up_t *p, short what, long ms)
     p->ev_set = 1;
 }
 
-/* the request's cleanup: its response has gone, or the client went */
-static void
-up_cleanup(void *data)
-{
-    up_t *p = data;
-
-    if (!p->finished) {
-        /* the client went first (nginx logs 499) */
-        if (p->pk.server >= 0) {
-            log_error(LOG_INFO, 0,
-                      "client closed connection while waiting for the "
-                      "upstream, client: %s, upstream: \"%s\"",
-                      p->req->conn->addr, nicd_upstream_server(&p->pk)->name);
-        }
-        close_upstream(p);
-        nicd_upstream_free(p->w, &p->pk, 0);
-        if (p->req->upstream == &p->ur) {
-            p->req->upstream = NULL;
-        }
-        p->req->wake = NULL;
-    }
-    nicd_buf_free(&p->rq);
-    nicd_buf_free(&p->in);
-    nicd_buf_free(&p->head);
-    free(p);
-}
-
 /* the request of up_t data is answered (or handed to an error_page):
  * the protocol goes on unless another proxy took the request over */
 static void
@@ -193,43 +97,12 @@ finalize_error(up_t *p, int status)
 {
     nicd_conn_t *c = nicd_req_resume(p->req);
 
-    close_upstream(p);
+    nicd_up_close(p);
     p->finished = 1;
     p->state = S_DONE;
-    cur_try(p)->response_ms = now_ms(p) - p->try_ms;
+    nicd_up_try(p)->response_ms = nicd_up_now(p) - p->try_ms;
     nicd_respond_error(c, status, p->method == NICD_M_HEAD, NULL, 0);
     request_done(p);
-}
-
-static int
-idempotent(int m)
-{
-    return m != NICD_M_POST && m != NICD_M_PATCH && m != NICD_M_UNKNOWN;
-}
-
-/* may a failure ft of the server at hand go to the next one? */
-static int
-may_go_next(up_t *p, int ft)
-{
-    const nicd_upstream_conf_t *pc = p->uc;
-    long                        now = now_ms(p);
-    /* (a kept connection that failed costs no try: nginx's) */
-    int left = p->pk.tries - 1 + (p->cached && ft == NICD_FT_ERROR);
-
-    if (left <= 0 || !(pc->next_upstream & ft)) {
-        return 0;
-    }
-    if (pc->next_tries > 0 && p->ur.ntries >= pc->next_tries) {
-        return 0;
-    }
-    if (pc->next_timeout > 0 && now - p->start_ms >= pc->next_timeout) {
-        return 0;
-    }
-    if (p->state >= S_SEND && !idempotent(p->method)
-        && !(pc->next_upstream & NICD_FT_NON_IDEMPOTENT)) {
-        return 0;
-    }
-    return p->ur.ntries < NICD_UPSTREAM_MAX_TRIES;
 }
 
 /* the server at hand failed with ft (status: what to answer when there
@@ -237,13 +110,13 @@ may_go_next(up_t *p, int ft)
 static void
 next_upstream(up_t *p, int ft, int status)
 {
-    int go = may_go_next(p, ft);
+    int go = nicd_up_may_go_next(p, ft);
     int failed = ft != NICD_FT_HTTP_404 && ft != NICD_FT_HTTP_403;
 
-    close_upstream(p);
-    cur_try(p)->response_ms = now_ms(p) - p->try_ms;
-    if (cur_try(p)->status == 0) {
-        cur_try(p)->status = status;
+    nicd_up_close(p);
+    nicd_up_try(p)->response_ms = nicd_up_now(p) - p->try_ms;
+    if (nicd_up_try(p)->status == 0) {
+        nicd_up_try(p)->status = status;
     }
     if (p->cached && ft == NICD_FT_ERROR) {
         /* a kept connection the server had closed: not its failure,
@@ -278,7 +151,7 @@ connect_next(up_t *p)
             t->status = 502;
             t->connect_ms = t->header_ms = -1;
         }
-        p->try_ms = now_ms(p);
+        p->try_ms = nicd_up_now(p);
         finalize_error(p, 502);
         return;
     }
@@ -288,7 +161,7 @@ connect_next(up_t *p)
     memset(t, 0, sizeof(*t));
     t->addr = s->name;
     t->connect_ms = t->header_ms = t->response_ms = -1;
-    p->try_ms = t->start_ms = now_ms(p);
+    p->try_ms = t->start_ms = nicd_up_now(p);
     p->rq_sent = 0;
     p->in.len = 0;
     p->state = S_CONNECT;
@@ -305,12 +178,12 @@ connect_next(up_t *p)
         return;
     }
     p->requests = 0;
-    p->born = now_ms(p);
+    p->born = nicd_up_now(p);
     p->fd =
         socket(s->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (p->fd < 0) {
-        upstream_log(p, LOG_ALERT, errno, "socket() failed",
-                     "connecting to upstream");
+        nicd_up_log(p, LOG_ALERT, errno, "socket() failed",
+                    "connecting to upstream");
         next_upstream(p, NICD_FT_ERROR, 502);
         return;
     }
@@ -320,15 +193,15 @@ connect_next(up_t *p)
     }
     if (connect(p->fd, (const struct sockaddr *) &s->sa, s->salen) != 0
         && errno != EINPROGRESS) {
-        upstream_log(p, LOG_ERR, errno, "connect() failed",
-                     "connecting to upstream");
+        nicd_up_log(p, LOG_ERR, errno, "connect() failed",
+                    "connecting to upstream");
         next_upstream(p, NICD_FT_ERROR, 502);
         return;
     }
     p->sk = nicd_upstream_sock_new(p->w, p->fd);
     if (p->sk == NULL) {
-        upstream_log(p, LOG_ALERT, ENOMEM, "out of memory",
-                     "connecting to upstream");
+        nicd_up_log(p, LOG_ALERT, ENOMEM, "out of memory",
+                    "connecting to upstream");
         next_upstream(p, NICD_FT_ERROR, 502);
         return;
     }
@@ -351,7 +224,7 @@ relay_head(up_t *p, nicd_conn_t *c)
     h.server = nicd_upstream_server(&p->pk)->name;
     nicd_upstream_relay_head(c, &h);
     p->started = 1;
-    cur_try(p)->header_ms = now_ms(p) - p->try_ms;
+    nicd_up_try(p)->header_ms = nicd_up_now(p) - p->try_ms;
 }
 
 /* the response is whole: the connection kept or closed, the client's
@@ -361,7 +234,11 @@ finish(up_t *p)
 {
     nicd_conn_t *c = nicd_req_resume(p->req);
 
-    cur_try(p)->response_ms = now_ms(p) - p->try_ms;
+    if (p->spill_err != 0) {
+        spill_failed(p);
+        return;
+    }
+    nicd_up_try(p)->response_ms = nicd_up_now(p) - p->try_ms;
     if (p->ev_set) {
         event_del(&p->ev);
         p->ev_set = 0;
@@ -373,10 +250,15 @@ finish(up_t *p)
         p->sk = NULL;
         p->fd = -1;
     }
-    close_upstream(p);
+    nicd_up_close(p);
     nicd_upstream_free(p->w, &p->pk, 0);
     p->state = S_DONE;
     p->finished = 1; /* (a stream filter may finish it later) */
+    if (p->spill.rd < p->spill.wr) {
+        p->body_done = 1; /* the rest from the file */
+        wake(p);
+        return;
+    }
     p->req->wake = NULL;
     nicd_stream_end(c, p->resp.status, request_done, p);
 }
@@ -388,11 +270,18 @@ abort_response(up_t *p, const char *why)
 {
     nicd_conn_t *c = nicd_req_resume(p->req);
 
-    upstream_log(p, LOG_ERR, 0, why, "reading upstream");
-    cur_try(p)->response_ms = now_ms(p) - p->try_ms;
-    close_upstream(p);
+    nicd_up_log(p, LOG_ERR, p->spill_err, why, "reading upstream");
+    nicd_up_try(p)->response_ms = nicd_up_now(p) - p->try_ms;
+    nicd_up_close(p);
     nicd_upstream_free(p->w, &p->pk, 1);
     p->state = S_DONE;
+    if (p->spill.rd < p->spill.wr && p->spill_err == 0) {
+        /* what the file holds goes first, then the cut */
+        p->finished = p->body_done = p->cut = 1;
+        wake(p);
+        return;
+    }
+    p->req->wake = NULL;
     if (c->h2 != NULL) {
         nicd_proto(c)->close(c);
     } else {
@@ -411,10 +300,17 @@ relay_body(up_t *p, const char *b, size_t n)
     if (n == 0) {
         return;
     }
-    cur_try(p)->length += n;
-    if (p->method != NICD_M_HEAD) {
-        nicd_stream_body(nicd_req_resume(p->req), b, n);
+    nicd_up_try(p)->length += n;
+    if (p->method == NICD_M_HEAD || p->spill_err != 0) {
+        return;
     }
+    if (p->spilling) {
+        if (nicd_spill_store(&p->spill, p->uc->temp_path, b, n) != 0) {
+            p->spill_err = errno; /* (pace() or finish() ends it) */
+        }
+        return;
+    }
+    nicd_stream_body(nicd_req_resume(p->req), b, n);
 }
 
 /* the body bytes in p->in: relayed, and the end seen; 1 when the body
@@ -457,12 +353,64 @@ take_body(up_t *p)
     return p->left == 0;
 }
 
-/* the client took what was queued: read the upstream again */
+/* what the file holds, to the client as it takes it: 1 when all went, 0
+ * when the client is full (wake follows), -1 when the client went or
+ * the file failed (p is gone) */
+static int
+feed(up_t *p)
+{
+    char    buf[16384];
+    ssize_t n;
+    int     rc;
+
+    while (p->spill.rd < p->spill.wr) {
+        n = nicd_spill_read(&p->spill, buf, sizeof(buf));
+        if (n <= 0) {
+            p->spill_err = n < 0 ? errno : EIO;
+            abort_response(p, "could not read a temporary file");
+            return -1;
+        }
+        nicd_stream_body(nicd_req_resume(p->req), buf, (size_t) n);
+        rc = nicd_req_flush(p->req);
+        if (rc <= 0) {
+            p->req->wake = wake;
+            p->req->wake_data = p;
+            return rc;
+        }
+    }
+    p->spilling = 0;
+    return 1;
+}
+
+/* the client took what was queued: what the file holds next, then the
+ * response's end (the upstream's part over) or the upstream read again */
 static void
 wake(void *data)
 {
-    up_t *p = data;
+    up_t        *p = data;
+    nicd_conn_t *c;
 
+    if (p->spill.rd < p->spill.wr && feed(p) <= 0) {
+        return;
+    }
+    p->spilling = 0;
+    if (p->body_done) {
+        c = nicd_req_resume(p->req);
+        p->req->wake = NULL;
+        if (!p->cut) {
+            nicd_stream_end(c, p->resp.status, request_done, p);
+            return;
+        }
+        if (c->h2 != NULL) {
+            nicd_proto(c)->close(c);
+        } else {
+            c->keepalive = 0;
+            p->req->chunked = 0; /* (no last chunk) */
+            nicd_resp_finish(c, p->resp.status);
+        }
+        request_done(p);
+        return;
+    }
     if (p->paused && p->fd >= 0) {
         p->paused = 0;
         wait_for(p, EV_READ, p->uc->read_timeout);
@@ -478,7 +426,14 @@ pace(up_t *p)
     size_t       queued;
     int          rc;
 
+    if (p->spill_err != 0) {
+        spill_failed(p);
+        return -1;
+    }
     rc = nicd_req_flush(p->req);
+    if (rc == 1 && p->spill.rd < p->spill.wr) {
+        rc = feed(p); /* (the client took all: the file's next) */
+    }
     if (rc < 0) {
         return -1; /* (p is gone: its cleanup ran) */
     }
@@ -486,8 +441,17 @@ pace(up_t *p)
     if (rc == 0
         && (!p->uc->buffering
             || queued >= (size_t) p->uc->nbuffers * p->uc->buffers_size)) {
-        /* the client is slower: wait for it (proxy_buffering off waits
-         * at once; on, once its buffers' worth is queued) */
+        /* the client is slower: what comes goes to a temporary file
+         * (buffering on, the file not yet at proxy_max_temp_file_size),
+         * else wait for it (proxy_buffering off waits at once; on, once
+         * its buffers' worth is queued) */
+        p->req->wake = wake;
+        p->req->wake_data = p;
+        if (p->uc->buffering && p->state == S_BODY
+            && (uint64_t) p->spill.wr < p->uc->max_temp_file_size) {
+            p->spilling = 1;
+            return 0;
+        }
         p->paused = 1;
         if (p->ev_set) {
             event_del(&p->ev);
@@ -524,7 +488,7 @@ accel_redirect(up_t *p, nicd_conn_t *c)
         return 0;
     }
     uri = strndup(p->head.data + rp->h[i].voff, rp->h[i].vlen);
-    close_upstream(p);
+    nicd_up_close(p);
     nicd_upstream_free(p->w, &p->pk, 0);
     p->finished = 1; /* (the redirect may reach a proxied location) */
     p->state = S_DONE;
@@ -576,32 +540,10 @@ intercept(up_t *p, nicd_conn_t *c)
         }
         return 0;
     }
-    close_upstream(p);
+    nicd_up_close(p);
     nicd_upstream_free(p->w, &p->pk, 0);
     p->state = S_DONE;
     request_done(p);
-    return 1;
-}
-
-/* p->rq's bytes not yet sent, to the upstream: 1 when all went, 0 when
- * the socket is full, -1 on an error (errno) */
-static int
-send_rq(up_t *p)
-{
-    ssize_t n;
-
-    while (p->rq_sent < p->rq.len) {
-        n = send(p->fd, p->rq.data + p->rq_sent, p->rq.len - p->rq_sent,
-                 MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n < 0) {
-            return errno == EAGAIN ? 0 : -1;
-        }
-        p->rq_sent += (size_t) n;
-        cur_try(p)->sent += (uint64_t) n;
-    }
     return 1;
 }
 
@@ -616,7 +558,7 @@ static void tunnel_write(evutil_socket_t fd, short what, void *arg);
 static void
 tunnel_send(up_t *p)
 {
-    int rc = send_rq(p);
+    int rc = nicd_up_send(p);
 
     if (rc == 0) {
         struct timeval tv = nicd_tv_ms(p->uc->send_timeout);
@@ -627,8 +569,8 @@ tunnel_send(up_t *p)
         return;
     }
     if (rc < 0) {
-        upstream_log(p, LOG_INFO, errno, "send() failed",
-                     "sending to upgraded upstream");
+        nicd_up_log(p, LOG_INFO, errno, "send() failed",
+                    "sending to upgraded upstream");
         (void) shutdown(p->fd, SHUT_RDWR);
     }
     p->rq.len = p->rq_sent = 0;
@@ -681,9 +623,9 @@ upgrade(up_t *p, nicd_conn_t *c)
                  && strncasecmp(r->hname[i].p, "Upgrade", 7) == 0;
     }
     if (!asked || c->h2 != NULL || p->resp.version != 11) {
-        upstream_log(p, LOG_ERR, 0, "upstream sent 101 not asked for",
-                     "reading response header from upstream");
-        close_upstream(p);
+        nicd_up_log(p, LOG_ERR, 0, "upstream sent 101 not asked for",
+                    "reading response header from upstream");
+        nicd_up_close(p);
         nicd_upstream_free(p->w, &p->pk, 0);
         finalize_error(p, 502);
         return;
@@ -709,9 +651,9 @@ got_head(up_t *p)
     nicd_conn_t *c;
     int          ft = nicd_upstream_status_ft(rp->status);
 
-    cur_try(p)->status = rp->status;
-    cur_try(p)->header_ms = now_ms(p) - p->try_ms;
-    if (ft != 0 && (p->uc->next_upstream & ft) && may_go_next(p, ft)) {
+    nicd_up_try(p)->status = rp->status;
+    nicd_up_try(p)->header_ms = nicd_up_now(p) - p->try_ms;
+    if (ft != 0 && (p->uc->next_upstream & ft) && nicd_up_may_go_next(p, ft)) {
         next_upstream(p, ft, rp->status);
         return;
     }
@@ -770,15 +712,15 @@ got_head(up_t *p)
 static void
 do_send(up_t *p)
 {
-    int rc = send_rq(p);
+    int rc = nicd_up_send(p);
 
     if (rc == 0) {
         wait_for(p, EV_WRITE, p->uc->send_timeout);
         return;
     }
     if (rc < 0) {
-        upstream_log(p, LOG_ERR, errno, "send() failed",
-                     "sending request to upstream");
+        nicd_up_log(p, LOG_ERR, errno, "send() failed",
+                    "sending request to upstream");
         next_upstream(p, NICD_FT_ERROR, 502);
         return;
     }
@@ -787,35 +729,11 @@ do_send(up_t *p)
     wait_for(p, EV_READ, p->uc->read_timeout);
 }
 
-/* read what the upstream sent into p->in: bytes read, 0 at its end, -1
- * (errno) on an error, -2 when nothing is there yet */
-static ssize_t
-do_read(up_t *p, size_t want)
-{
-    ssize_t n;
-
-    if (nicd_buf_reserve(&p->in, want) != 0) {
-        errno = ENOMEM;
-        return -1;
-    }
-    do {
-        n = recv(p->fd, p->in.data + p->in.len, want, 0);
-    } while (n < 0 && errno == EINTR);
-    if (n < 0 && errno == EAGAIN) {
-        return -2;
-    }
-    if (n > 0) {
-        p->in.len += (size_t) n;
-        cur_try(p)->received += (uint64_t) n;
-    }
-    return n;
-}
-
 static void
 read_head(up_t *p)
 {
     size_t  max = p->uc->buffer_size;
-    ssize_t n = do_read(p, max > p->in.len ? max - p->in.len : 1);
+    ssize_t n = nicd_up_read(p, max > p->in.len ? max - p->in.len : 1);
     int     rc;
 
     if (n == -2) {
@@ -823,10 +741,10 @@ read_head(up_t *p)
         return;
     }
     if (n <= 0) {
-        upstream_log(p, LOG_ERR, n < 0 ? errno : 0,
-                     n < 0 ? "recv() failed"
-                           : "upstream prematurely closed connection",
-                     "reading response header from upstream");
+        nicd_up_log(p, LOG_ERR, n < 0 ? errno : 0,
+                    n < 0 ? "recv() failed"
+                          : "upstream prematurely closed connection",
+                    "reading response header from upstream");
         next_upstream(p, NICD_FT_ERROR, 502);
         return;
     }
@@ -836,10 +754,10 @@ read_head(up_t *p)
         return;
     }
     if (rc != NICD_RESP_DONE) {
-        upstream_log(p, LOG_ERR, 0,
-                     rc == NICD_RESP_TOO_BIG ? "upstream sent too big header"
-                                             : p->resp.error,
-                     "reading response header from upstream");
+        nicd_up_log(p, LOG_ERR, 0,
+                    rc == NICD_RESP_TOO_BIG ? "upstream sent too big header"
+                                            : p->resp.error,
+                    "reading response header from upstream");
         next_upstream(p, NICD_FT_INVALID_HEADER, 502);
         return;
     }
@@ -853,7 +771,7 @@ read_body(up_t *p)
     int     rc, rounds;
 
     for (rounds = 0; rounds < 16; rounds++) {
-        n = do_read(p, 64 * 1024);
+        n = nicd_up_read(p, 64 * 1024);
         if (n == -2) {
             wait_for(p, EV_READ, p->uc->read_timeout);
             return;
@@ -901,8 +819,8 @@ on_event(evutil_socket_t fd, short what, void *arg)
             "connecting to upstream", "sending request to upstream",
             "reading response header from upstream", "reading upstream"};
 
-        upstream_log(p, LOG_ERR, ETIMEDOUT, "upstream timed out",
-                     during[p->state < S_DONE ? p->state : 3]);
+        nicd_up_log(p, LOG_ERR, ETIMEDOUT, "upstream timed out",
+                    during[p->state < S_DONE ? p->state : 3]);
         if (p->state == S_BODY || p->state == S_TUNNEL) {
             abort_response(p, "upstream timed out");
         } else {
@@ -914,12 +832,12 @@ on_event(evutil_socket_t fd, short what, void *arg)
     case S_CONNECT:
         if (getsockopt(p->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0
             || err != 0) {
-            upstream_log(p, LOG_ERR, err != 0 ? err : errno, "connect() failed",
-                         "connecting to upstream");
+            nicd_up_log(p, LOG_ERR, err != 0 ? err : errno, "connect() failed",
+                        "connecting to upstream");
             next_upstream(p, NICD_FT_ERROR, 502);
             return;
         }
-        cur_try(p)->connect_ms = now_ms(p) - p->try_ms;
+        nicd_up_try(p)->connect_ms = nicd_up_now(p) - p->try_ms;
         p->state = S_SEND;
         do_send(p);
         return;
@@ -961,6 +879,7 @@ nicd_upstream_start(nicd_conn_t *c, const nicd_request_t *r,
     }
     p->rq = *rq;
     p->fd = -1;
+    p->spill.fd = -1;
     p->uc = uc;
     p->w = c->w;
     p->method = r->method;
@@ -968,7 +887,7 @@ nicd_upstream_start(nicd_conn_t *c, const nicd_request_t *r,
         p->ur = *c->r->upstream; /* an error_page's: the tries so far */
     }
     req = nicd_req_suspend(c);
-    if (req == NULL || nicd_req_cleanup(req, up_cleanup, p) != 0) {
+    if (req == NULL || nicd_req_cleanup(req, nicd_up_cleanup, p) != 0) {
         nicd_buf_free(&p->rq);
         free(p);
         nicd_respond_error(c, 500, r->method == NICD_M_HEAD, NULL, 0);
@@ -976,7 +895,7 @@ nicd_upstream_start(nicd_conn_t *c, const nicd_request_t *r,
     }
     p->req = req;
     req->upstream = &p->ur;
-    p->start_ms = now_ms(p);
+    p->start_ms = nicd_up_now(p);
     /* the first server is tried from the loop, not from inside the
      * handler: an answer there (no live upstream, a refused connect)
      * would end the request while its protocol is still handing it over */

@@ -148,6 +148,7 @@ merge_conf(nicd_conf_t *c, const void *prev_, void *conf_)
     NICD_MERGE_SIZE(conf, prev, u.max_temp_file_size,
                     (size_t) 1024 * 1024 * 1024);
     NICD_MERGE_SIZE(conf, prev, u.busy_buffers_size, 2 * conf->u.buffer_size);
+    NICD_MERGE_PTR(conf, prev, u.temp_path, "/tmp");
     conf->u.rewrite = proxy_redirect;
     conf->u.owner = conf;
     NICD_MERGE(conf, prev, u.socket_keepalive, 0);
@@ -821,6 +822,8 @@ static const directive_t proxy_directives[] = {
      P(u.max_temp_file_size), 0, NULL},
     {"proxy_temp_file_write_size", HSL, 1, 1, nicd_conf_housekeeping, 0, 0,
      NULL},
+    {"proxy_temp_path", HSL, 1, 4, nicd_upstream_slot_temp_path, P(u.temp_path),
+     0, NULL},
     {"proxy_socket_keepalive", HSL, 1, 1, nicd_conf_slot_flag,
      P(u.socket_keepalive), 0, NULL},
     {"proxy_store", HSL, 1, 1, set_refused, 0, 0, NULL},
