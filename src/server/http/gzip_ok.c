@@ -160,21 +160,6 @@ set_disable(parse_t *ps, const char **a, int n)
     return NULL;
 }
 
-/* the first field name (len bytes, any case) of r, or NULL */
-static const nicd_str_t *
-field(const nicd_request_t *r, const char *name, size_t len)
-{
-    int i;
-
-    for (i = 0; i < r->nheaders; i++) {
-        if (r->hname[i].len == len
-            && strncasecmp(r->hname[i].p, name, len) == 0) {
-            return &r->hvalue[i];
-        }
-    }
-    return NULL;
-}
-
 /* Does the User-Agent ua name MSIE 4, 5 or 6 (6 without SV1), not Opera?
  * (nginx's headers_in.msie6) */
 static int
@@ -265,7 +250,7 @@ nicd_gzip_ok(nicd_conn_t *c, const nicd_gzip_resp_t *resp)
         return 0;
     }
     g = NICD_LOC_CONF(c->r->loc, nicd_http_gzip_module);
-    ua = field(r, "User-Agent", 10);
+    ua = nicd_req_field(r, "User-Agent", 10);
     if (g->msie6 && ua != NULL && msie6(ua)) {
         return 0;
     }
@@ -276,7 +261,7 @@ nicd_gzip_ok(nicd_conn_t *c, const nicd_gzip_resp_t *resp)
     if (v < g->http_version) {
         return 0;
     }
-    via = field(r, "Via", 3);
+    via = nicd_req_field(r, "Via", 3);
     if (via != NULL && !proxied_ok(g, r, resp != NULL ? resp : &none)) {
         return 0;
     }

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/types.h>
 
 #include "server/http/http_parser.h"
@@ -421,6 +422,28 @@ int nicd_file_read(nicd_conn_t *c, nicd_file_t *f, nicd_buf_t *out,
 /* the same for len bytes of it from off */
 int nicd_file_read_part(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len,
                         nicd_buf_t *out, const char *what);
+
+/* is r's field i called name (len bytes, any case)? */
+static inline int
+nicd_req_field_is(const nicd_request_t *r, int i, const char *name, size_t len)
+{
+    return r->hname[i].len == len && strncasecmp(r->hname[i].p, name, len) == 0;
+}
+
+/* the value of r's first field called name (len bytes, any case; r
+ * NULL: none), or NULL */
+static inline const nicd_str_t *
+nicd_req_field(const nicd_request_t *r, const char *name, size_t len)
+{
+    int i;
+
+    for (i = 0; r != NULL && i < r->nheaders; i++) {
+        if (nicd_req_field_is(r, i, name, len)) {
+            return &r->hvalue[i];
+        }
+    }
+    return NULL;
+}
 
 /* Is a field name (nlen bytes) the suffix s of a variable ($http_NAME,
  * $sent_http_NAME, ...): any case, '-' and '_' alike? */

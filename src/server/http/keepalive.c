@@ -112,21 +112,6 @@ nicd_keepalive_conf(const nicd_loc_conf_t *lc)
     return NICD_LOC_CONF(lc, nicd_http_keepalive_module);
 }
 
-/* the request's User-Agent, or NULL */
-static const nicd_str_t *
-user_agent(const nicd_request_t *r)
-{
-    int i;
-
-    for (i = 0; i < r->nheaders; i++) {
-        if (r->hname[i].len == 10
-            && strncasecmp(r->hname[i].p, "user-agent", 10) == 0) {
-            return &r->hvalue[i];
-        }
-    }
-    return NULL;
-}
-
 /* is ua MSIE 4 to 6 (nginx's msie6), or Safari on Mac OS X (safari)? */
 static int
 browser(const nicd_str_t *ua, int which)
@@ -165,7 +150,7 @@ nicd_keepalive_allows(nicd_conn_t *c, const nicd_keepalive_conf_t *k)
     /* the common case (msie6 alone, not a POST) reads no header */
     if (r == NULL || k->disable == 0
         || (k->disable == KA_MSIE6 && r->method != NICD_M_POST)
-        || (ua = user_agent(r)) == NULL) {
+        || (ua = nicd_req_field(r, "user-agent", 10)) == NULL) {
         return 1;
     }
     return !((k->disable & KA_MSIE6) && r->method == NICD_M_POST

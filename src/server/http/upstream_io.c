@@ -615,14 +615,8 @@ tunnel_in(void *data, const char *b, size_t len)
 static void
 upgrade(up_t *p, nicd_conn_t *c)
 {
-    const nicd_request_t *r = p->req->in;
-    int                   i, asked = 0;
-
-    for (i = 0; r != NULL && i < r->nheaders; i++) {
-        asked |= r->hname[i].len == 7
-                 && strncasecmp(r->hname[i].p, "Upgrade", 7) == 0;
-    }
-    if (!asked || c->h2 != NULL || p->resp.version != 11) {
+    if (nicd_req_field(p->req->in, "Upgrade", 7) == NULL || c->h2 != NULL
+        || p->resp.version != 11) {
         nicd_up_log(p, LOG_ERR, 0, "upstream sent 101 not asked for",
                     "reading response header from upstream");
         nicd_up_close(p);

@@ -194,8 +194,7 @@ forwarded(nicd_conn_t *c, const geo_t *g, int family, uint8_t a[16])
     int                   i, f;
 
     for (i = 0; r != NULL && i < r->nheaders; i++) {
-        if (r->hname[i].len != 15
-            || strncasecmp(r->hname[i].p, "x-forwarded-for", 15) != 0) {
+        if (!nicd_req_field_is(r, i, "X-Forwarded-For", 15)) {
             continue;
         }
         p = r->hvalue[i].p;

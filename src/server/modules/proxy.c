@@ -945,8 +945,7 @@ xff_var(nicd_conn_t *c, const nicd_vctx_t *x, const nicd_var_t *v,
     (void) suffix;
     (void) slen;
     for (i = 0; r != NULL && i < r->nheaders; i++) {
-        if (r->hname[i].len == 15
-            && strncasecmp(r->hname[i].p, "X-Forwarded-For", 15) == 0) {
+        if (nicd_req_field_is(r, i, "X-Forwarded-For", 15)) {
             nicd_buf_add(b, r->hvalue[i].p, r->hvalue[i].len);
             NICD_BUF_LIT(b, ", ");
         }

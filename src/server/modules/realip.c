@@ -196,8 +196,7 @@ forwarded(const realip_conf_t *l, const nicd_request_t *r, const char **out,
     for (i = r->nheaders - 1; i >= 0; i--) {
         const char *v = r->hvalue[i].p, *e = v + r->hvalue[i].len, *s;
 
-        if (r->hname[i].len != 15
-            || strncasecmp(r->hname[i].p, "X-Forwarded-For", 15) != 0) {
+        if (!nicd_req_field_is(r, i, "X-Forwarded-For", 15)) {
             continue;
         }
         while (e > v) {
@@ -229,7 +228,6 @@ realip_handler(nicd_conn_t *c, const nicd_request_t *r,
     const char          *v = NULL;
     size_t               vlen = 0;
     nicd_peer_t          peer;
-    int                  i;
 
     (void) uri;
     (void) len;
@@ -242,13 +240,11 @@ realip_handler(nicd_conn_t *c, const nicd_request_t *r,
             return NICD_DECLINED;
         }
     } else {
-        for (i = 0; i < r->nheaders && v == NULL; i++) {
-            if (r->hname[i].len == strlen(l->header)
-                && strncasecmp(r->hname[i].p, l->header, r->hname[i].len)
-                       == 0) {
-                v = r->hvalue[i].p;
-                vlen = r->hvalue[i].len;
-            }
+        const nicd_str_t *h = nicd_req_field(r, l->header, strlen(l->header));
+
+        if (h != NULL) {
+            v = h->p;
+            vlen = h->len;
         }
         while (vlen > 0 && v[vlen - 1] == ' ') {
             vlen--;
