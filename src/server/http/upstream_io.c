@@ -263,24 +263,13 @@ finish(up_t *p)
     nicd_stream_end(c, p->resp.status, request_done, p);
 }
 
-/* the upstream failed after the client's head went: the client's
- * response is cut short (its connection, or HTTP/2 stream, ends) */
+/* the client's response cut short (its connection, or HTTP/2 stream,
+ * ends) and the request done */
 static void
-abort_response(up_t *p, const char *why)
+cut_short(up_t *p)
 {
     nicd_conn_t *c = nicd_req_resume(p->req);
 
-    nicd_up_log(p, LOG_ERR, p->spill_err, why, "reading upstream");
-    nicd_up_try(p)->response_ms = nicd_up_now(p) - p->try_ms;
-    nicd_up_close(p);
-    nicd_upstream_free(p->w, &p->pk, 1);
-    p->state = S_DONE;
-    if (p->spill.rd < p->spill.wr && p->spill_err == 0) {
-        /* what the file holds goes first, then the cut */
-        p->finished = p->body_done = p->cut = 1;
-        wake(p);
-        return;
-    }
     p->req->wake = NULL;
     if (c->h2 != NULL) {
         nicd_proto(c)->close(c);
@@ -290,6 +279,29 @@ abort_response(up_t *p, const char *why)
         nicd_resp_finish(c, p->resp.status);
     }
     request_done(p);
+}
+
+/* the upstream failed after the client's head went (or the temporary
+ * file did: p->spill_err): the client's response is cut short, after
+ * what the file holds */
+static void
+abort_response(up_t *p, const char *why)
+{
+    nicd_up_log(p, LOG_ERR, p->spill_err, why, "reading upstream");
+    if (p->state != S_DONE) {
+        /* (a temporary file's failure is not the server's) */
+        nicd_up_try(p)->response_ms = nicd_up_now(p) - p->try_ms;
+        nicd_up_close(p);
+        nicd_upstream_free(p->w, &p->pk, p->spill_err == 0);
+        p->state = S_DONE;
+    }
+    if (p->spill.rd < p->spill.wr && p->spill_err == 0) {
+        /* what the file holds goes first, then the cut */
+        p->finished = p->body_done = p->cut = 1;
+        wake(p);
+        return;
+    }
+    cut_short(p);
 }
 
 /* body bytes b (n of them) to the client, through the stream filters
@@ -397,18 +409,11 @@ wake(void *data)
     if (p->body_done) {
         c = nicd_req_resume(p->req);
         p->req->wake = NULL;
-        if (!p->cut) {
-            nicd_stream_end(c, p->resp.status, request_done, p);
-            return;
-        }
-        if (c->h2 != NULL) {
-            nicd_proto(c)->close(c);
+        if (p->cut) {
+            cut_short(p);
         } else {
-            c->keepalive = 0;
-            p->req->chunked = 0; /* (no last chunk) */
-            nicd_resp_finish(c, p->resp.status);
+            nicd_stream_end(c, p->resp.status, request_done, p);
         }
-        request_done(p);
         return;
     }
     if (p->paused && p->fd >= 0) {
