@@ -673,6 +673,32 @@ merge_tree(nicd_conf_t *c, nicd_loc_conf_t *l, const char *root_override,
     return 0;
 }
 
+static void
+each_below(nicd_loc_conf_t *l, void (*fn)(nicd_loc_conf_t *lc, void *arg),
+           void            *arg)
+{
+    int i;
+
+    fn(l, arg);
+    for (i = 0; i < l->nlocs; i++) {
+        each_below(l->locs[i], fn, arg);
+    }
+}
+
+void
+nicd_conf_each_level(nicd_conf_t *c, void (*fn)(nicd_loc_conf_t *lc, void *arg),
+                     void        *arg)
+{
+    int i;
+
+    each_below(c->http, fn, arg);
+    for (i = 0; i < c->nservers; i++) {
+        if (c->servers[i]->loc != c->http) {
+            each_below(c->servers[i]->loc, fn, arg);
+        }
+    }
+}
+
 /*
  * Every level takes what it does not set from the one around it, then
  * each module finishes what it owns (the core's listens first, as the

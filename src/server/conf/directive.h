@@ -233,6 +233,12 @@ void *nicd_conf_module_loc(parse_t *ps);
  * command line stands, and a directive applied where ps stands (0, or -1
  * with the error in ps->err).
  */
+/* fn(lc, arg) for every level of c (http, each server, each location at
+ * any depth, limit_except's), once each */
+void nicd_conf_each_level(nicd_conf_t *c,
+                          void (*fn)(nicd_loc_conf_t *lc, void *arg),
+                          void *arg);
+
 nicd_loc_conf_t    *nicd_conf_loc_new(nicd_conf_t *c, int kind);
 nicd_server_conf_t *nicd_conf_server_new(nicd_conf_t *c, nicd_loc_conf_t *loc,
                                          const char *where);

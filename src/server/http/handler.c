@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "server/http/filter.h"
 #include "server/http/handler.h"
 #include "server/http/http2.h"
 #include "server/http/variables.h"
@@ -74,10 +75,10 @@ nicd_resp_start(nicd_conn_t *c, int status)
     c->r->status = status;
     /* trailers: the protocol frames the body so that they can follow
      * (HTTP/1.1 chunked), or clears the flag */
-    c->r->trailers = nicd_http_hooks.trailers_for != NULL && c->r->in != NULL
-                     && c->r->in->method != NICD_M_HEAD && status >= 200
-                     && status != 204 && status != 304
-                     && nicd_http_hooks.trailers_for(c, status);
+    c->r->trailers =
+        c->r->in != NULL && c->r->in->method != NICD_M_HEAD && status >= 200
+        && status != 204 && status != 304
+        && nicd_trailer_filter_next(c, NICD_FILTER_TOP, status, NULL);
     nicd_proto(c)->start(c, status);
     if (c->r->err_location != NULL) {
         NICD_RESP_HEADER(c, "Location", c->r->err_location,
@@ -99,33 +100,6 @@ nicd_resp_finish(nicd_conn_t *c, int status)
     }
     nicd_proto(c)->finish(c, status);
 }
-
-/* the bottom of the header filters: the head is complete */
-static void
-end_headers(nicd_conn_t *c)
-{
-    nicd_proto(c)->end_headers(c);
-}
-
-nicd_header_filter_pt nicd_top_header_filter = end_headers;
-
-/* the bottom of the file filters: the file goes as it is */
-static int
-file_as_it_is(nicd_conn_t *c, const nicd_request_t *r,
-              const nicd_loc_conf_t *lc, nicd_file_t *f, const char *type,
-              const char *mem, size_t len)
-{
-    (void) c;
-    (void) r;
-    (void) lc;
-    (void) f;
-    (void) type;
-    (void) mem;
-    (void) len;
-    return 0;
-}
-
-nicd_file_filter_pt nicd_top_file_filter = file_as_it_is;
 
 int
 nicd_req_set_args(nicd_conn_t *c, const char *p, size_t len)
@@ -176,7 +150,7 @@ nicd_resp_end_headers(nicd_conn_t *c)
         vl = strlen(b->data + off + nl + 1);
         nicd_resp_header(c, b->data + off, nl, b->data + off + nl + 1, vl);
     }
-    nicd_top_header_filter(c);
+    nicd_header_filter_next(c, NICD_FILTER_TOP);
 }
 
 int
@@ -265,21 +239,6 @@ nicd_resp_content_type(nicd_conn_t *c, const char *t, size_t len)
         NICD_RESP_HEADER(c, "Content-Type", buf, n);
     }
 }
-
-/* the bottom of the body filters: the body as it is */
-static const char *
-body_as_it_is(nicd_conn_t *c, const char *type, size_t tlen, const char *body,
-              size_t *len, nicd_buf_t *tmp)
-{
-    (void) c;
-    (void) type;
-    (void) tlen;
-    (void) len;
-    (void) tmp;
-    return body;
-}
-
-nicd_body_filter_pt nicd_top_body_filter = body_as_it_is;
 
 int
 nicd_file_read(nicd_conn_t *c, nicd_file_t *f, nicd_buf_t *out,

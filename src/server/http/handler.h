@@ -358,44 +358,6 @@ void nicd_resp_content_type(nicd_conn_t *c, const char *t, size_t len);
 size_t nicd_content_type_value(nicd_conn_t *c, const char *t, size_t len,
                                char *out, size_t cap);
 
-/*
- * The header filters, as nginx's chain: a module that adds header fields
- * puts its filter on top in its init, keeping the one that was there,
- * and calls it when it is done; the filter at the bottom ends the head
- * (the protocol's end_headers).  Each runs once a response, after the
- * handler's own fields.
- */
-typedef void (*nicd_header_filter_pt)(nicd_conn_t *c);
-extern nicd_header_filter_pt nicd_top_header_filter;
-
-/*
- * The body filters of a body in memory (error pages, return's text), as
- * nginx's chain and in its order (charset's recoding, then gzip): a
- * module puts its filter on top in its init, keeping the one that was
- * there, and hands it what it made.  A filter returns what to send:
- * body, or bytes it made into tmp (the caller frees tmp once sent), *len
- * their length.
- */
-typedef const char *(*nicd_body_filter_pt)(nicd_conn_t *c, const char *type,
-                                           size_t tlen, const char *body,
-                                           size_t *len, nicd_buf_t *tmp);
-extern nicd_body_filter_pt nicd_top_body_filter;
-
-/*
- * The file filters, as nginx's body filters see a file, and in its order
- * (ssi, then gzip): a whole file f of type, the response to r in
- * location lc, its bytes those of mem (len of them: recoded by its
- * charset) or, mem NULL, the file's.  A module puts its filter on top in
- * its init, keeping the one that was there: a filter answers the request
- * with a body of its own and returns 1, or returns what the one below it
- * returns (0 at the bottom: the body goes as it is).
- */
-typedef int (*nicd_file_filter_pt)(nicd_conn_t *c, const nicd_request_t *r,
-                                   const nicd_loc_conf_t *lc, nicd_file_t *f,
-                                   const char *type, const char *mem,
-                                   size_t len);
-extern nicd_file_filter_pt nicd_top_file_filter;
-
 /* a body recoded into another charset (modules/charset.c's maps) */
 typedef struct nicd_recode_s nicd_recode_t;
 struct nicd_recode_s {
@@ -406,7 +368,7 @@ struct nicd_recode_s {
 };
 
 /* file f's bytes recoded into the charset a response of type goes out
- * with (nicd_http_hooks.charset), into mem: 1, 0 when there is nothing
+ * with (the charset filters, filter.h), into mem: 1, 0 when there is nothing
  * to recode (*rc NULL), or -1 (logged) */
 int nicd_file_recode(nicd_conn_t *c, nicd_file_t *f, const char *type,
                      nicd_buf_t *mem, const nicd_recode_t **rc);
@@ -522,100 +484,27 @@ typedef struct nicd_log_format_s nicd_log_format_t;
 int nicd_accepts_gzip(const nicd_str_t *v);
 
 /*
- * What the modules hook into the protocols that is not yet a phase
- * (phases.h) or a header filter: each module's init (modules/modules.c,
- * once at start-up) sets its own, and the http layer calls them here, so
- * it calls no module by name.  NULL: the module is not in the list.
+ * The log phase's (modules/log_format.c), not yet an array of handlers:
+ * the access logs of the request at hand, those of its location (else
+ * its server's, else the address' default server's, for a request that
+ * did not parse) whose if= passes now (bit i: lc->logs[i]; 0: none)
+ * (log_select); one record (nicd_logrec_t and its line) for each log of
+ * lc in mask, rendered from v, appended to b (log_records), or written at
+ * once to the worker's log buffers (log_write: HTTP/2 logs a stream when
+ * it closes, v with late_known set).  NULL: no log module.
  */
 typedef struct {
-    /* the charset (modules/charset.c): the charset a response of type t
-     * (tlen bytes, as the handler gives it, parameters and all) goes
-     * out with, NUL-terminated in name (cap bytes): its length, 0 for
-     * none; with rc, in *rc what recodes the body into it (NULL:
-     * nothing to recode).  The Content-Type's call (rc NULL) logs a
-     * pair of charsets no charset_map joins. */
-    size_t (*charset)(nicd_conn_t *c, const char *t, size_t tlen, char *name,
-                      size_t cap, const nicd_recode_t **rc);
     /* error_page (modules/error_page.c): the location's page answers
      * status instead, once a request (1), or 0 */
     int (*error_page)(nicd_conn_t *c, int status, int head);
-    /* the log phase (modules/log_format.c): the access logs of the
-     * request at hand, those of its location (else its server's, else the
-     * address' default server's, for a request that did not parse) whose
-     * if= passes now (bit i: lc->logs[i]; 0: none) (log_select); one
-     * record (nicd_logrec_t and its line) for each log of lc in mask,
-     * rendered from v, appended to b (log_records), or written at once
-     * to the worker's log buffers (log_write: HTTP/2 logs a stream when
-     * it closes, v with late_known set) */
     uint32_t (*log_select)(nicd_conn_t *c, const nicd_loc_conf_t **lc);
     void (*log_records)(const nicd_loc_conf_t *lc, uint32_t mask,
                         const nicd_log_view_t *v, nicd_buf_t *b);
     void (*log_write)(nicd_worker_t *w, const nicd_loc_conf_t *lc,
                       uint32_t mask, const nicd_log_view_t *v);
-    /* trailers (modules/headers.c): whether the response of the request
-     * at hand, of status, ends with add_trailer's fields (trailers_for),
-     * whether the location lets a body go chunked (chunked_ok:
-     * chunked_transfer_encoding), and the trailer fields themselves,
-     * "Name: value\r\n" each, appended to b (trailers) */
-    int (*trailers_for)(nicd_conn_t *c, int status);
-    /* 1 when a header filter sets the field name itself in a response
-     * of status to the request at hand (expires' Expires and
-     * Cache-Control, add_header's Last-Modified and ETag), so that the
-     * handler's or an upstream's is left out, as nginx's headers filter
-     * replaces it; with value, the value it sets there (empty: the field
-     * is removed) (the range filter's validator); name NULL: 1 when
-     * Last-Modified or ETag may be replaced at all, which a handler asks
-     * first (once a request, not once a field) */
-    int (*replaced)(nicd_conn_t *c, int status, const char *name, size_t nlen,
-                    nicd_buf_t *value);
-    int (*chunked_ok)(nicd_conn_t *c);
-    void (*trailers)(nicd_conn_t *c, nicd_buf_t *b);
 } nicd_http_hooks_t;
 
 extern nicd_http_hooks_t nicd_http_hooks;
-
-/* body through the body filters (unchanged without any) */
-static inline const char *
-nicd_body_filter(nicd_conn_t *c, const char *type, size_t tlen,
-                 const char *body, size_t *len, nicd_buf_t *tmp)
-{
-    return nicd_top_body_filter(c, type, tlen, body, len, tmp);
-}
-
-/* the charset of a response of type t (nicd_http_hooks.charset), and in
- * *rc (not NULL) its recoding; 0: none */
-static inline size_t
-nicd_resp_charset(nicd_conn_t *c, const char *t, size_t tlen, char *name,
-                  size_t cap, const nicd_recode_t **rc)
-{
-    if (nicd_http_hooks.charset == NULL) {
-        if (rc != NULL) {
-            *rc = NULL;
-        }
-        return 0;
-    }
-    return nicd_http_hooks.charset(c, t, tlen, name, cap, rc);
-}
-
-/* a whole file's body through the file filter: 1 when it answered */
-static inline int
-nicd_file_filter(nicd_conn_t *c, const nicd_request_t *r,
-                 const nicd_loc_conf_t *lc, nicd_file_t *f, const char *type,
-                 const char *mem, size_t len)
-{
-    return nicd_top_file_filter(c, r, lc, f, type, mem, len);
-}
-
-/* Does a header filter set the field name (nlen bytes) itself in a
- * response of status (nicd_http_hooks.replaced)?  With value (not NULL),
- * the value it sets (cleared first; empty: none). */
-static inline int
-nicd_resp_replaced(nicd_conn_t *c, int status, const char *name, size_t nlen,
-                   nicd_buf_t *value)
-{
-    return nicd_http_hooks.replaced != NULL
-           && nicd_http_hooks.replaced(c, status, name, nlen, value);
-}
 
 /* the access logs of the request at hand (0: none, or no log module) */
 static inline uint32_t

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "server/http/filter.h"
 #include "server/http/handler.h"
 #include "server/core/transport.h"
 #include "server/http/http.h"
@@ -52,7 +53,8 @@ finish_response(nicd_conn_t *c, int status)
 
         NICD_BUF_LIT(&c->out, "0\r\n"); /* the last chunk, the trailers */
         if (c->r->trailers) {
-            nicd_http_hooks.trailers(c, &c->out);
+            (void) nicd_trailer_filter_next(c, NICD_FILTER_TOP, c->r->status,
+                                            &c->out);
         }
         NICD_BUF_LIT(&c->out, "\r\n");
         nicd_conn_out_mem(c, start, c->out.len - start, 0);
@@ -72,7 +74,7 @@ h1_start(nicd_conn_t *c, int status)
         /* only a chunked body can end with trailers */
         c->r->trailers = c->r->in->protocol != NULL
                          && strcmp(c->r->in->protocol, "HTTP/1.1") == 0
-                         && nicd_http_hooks.chunked_ok(c);
+                         && nicd_chunked_ok(c);
         c->r->chunked = c->r->trailers;
     }
     if (closes_connection(status)) {
@@ -110,8 +112,7 @@ h1_end_headers(nicd_conn_t *c)
          * off) */
         if ((c->r->in != NULL && c->r->in->protocol != NULL
              && strcmp(c->r->in->protocol, "HTTP/1.0") == 0)
-            || (nicd_http_hooks.chunked_ok != NULL
-                && !nicd_http_hooks.chunked_ok(c))) {
+            || !nicd_chunked_ok(c)) {
             c->r->chunked = 0;
             c->keepalive = 0;
         } else {

@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "server/http/filter.h"
 #include "server/http/handler.h"
 #include "server/http/listing.h"
 #include "server/http/path.h"

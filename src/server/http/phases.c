@@ -20,6 +20,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "server/http/filter.h"
 #include "server/core/roots.h"
 #include "server/core/transport.h"
 #include "server/http/errlog.h"

@@ -28,16 +28,6 @@ struct nicd_stream_s {
     void *data;
 };
 
-/* the bottom of the head filters: nothing more to change */
-static void
-head_as_it_is(nicd_conn_t *c, nicd_stream_head_t *h)
-{
-    (void) c;
-    (void) h;
-}
-
-nicd_stream_head_pt nicd_top_stream_head = head_as_it_is;
-
 static void
 stream_free(void *data)
 {

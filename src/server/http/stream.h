@@ -4,10 +4,10 @@
  * them on a chain of buffers.
  *
  * When the head's fields are being relayed (after nicd_resp_start, before
- * the upstream's own fields), nicd_stream_head() asks each module's head
- * filter, in the body filters' order (a module puts its own on top in its
- * init, keeping the one that was there, and calls it when done), whether
- * it is to change this response's body.  One that is adds a stage to the
+ * the upstream's own fields), the stream chain (filter.h:
+ * nicd_stream_head_next) asks each module's head filter that the level
+ * uses, in the body filters' order, whether it is to change this
+ * response's body.  One that is adds a stage to the
  * request (nicd_stream_add), adds the fields it sets (nicd_resp_header:
  * gzip's Content-Encoding) and says in the head what becomes of the
  * others: the length no longer known, no Accept-Ranges, a weak ETag, no
@@ -45,8 +45,9 @@ typedef struct {
     unsigned   etag : 1;
 } nicd_stream_head_t;
 
+/* a stream filter (filter.h's NICD_FILTER_STREAM chain): the head of
+ * the response about to be relayed, a stage added where it changes it */
 typedef void (*nicd_stream_head_pt)(nicd_conn_t *c, nicd_stream_head_t *h);
-extern nicd_stream_head_pt nicd_top_stream_head;
 
 /*
  * A stage: in (len bytes) and, last set, the end of the body, appended to
@@ -65,13 +66,6 @@ typedef int (*nicd_stream_run_pt)(nicd_conn_t *c, void *ctx, const char *in,
  * 0, or -1 (out of memory: ctx freed, the body goes without it) */
 int nicd_stream_add(nicd_conn_t *c, nicd_stream_head_t *h,
                     nicd_stream_run_pt run, void (*done)(void *ctx), void *ctx);
-
-/* the head filters on h (the response's head being relayed) */
-static inline void
-nicd_stream_head(nicd_conn_t *c, nicd_stream_head_t *h)
-{
-    nicd_top_stream_head(c, h);
-}
 
 /* a piece of the body (p, len bytes) through the stages to the
  * protocol (not the last: nicd_stream_end) */

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "util/log.h"
+#include "server/http/filter.h"
 #include "server/http/phases.h"
 #include "server/http/rate.h"
 #include "server/http/redirect.h"
@@ -189,7 +190,7 @@ stream_head(nicd_conn_t *c, const nicd_upstream_head_t *h,
     sh->length = rp->status == 204 ? 0 : rp->content_length;
     sh->nobody = h->method == NICD_M_HEAD || rp->status == 204
                  || rp->status == 304 || rp->status < 200;
-    nicd_stream_head(c, sh);
+    nicd_stream_head_next(c, NICD_FILTER_TOP, sh);
 }
 
 /* an upstream's field the stream filters drop or change (sh): 1 when

@@ -24,7 +24,7 @@
 
 #include "util/log.h"
 #include "server/conf/directive.h"
-#include "server/http/handler.h"
+#include "server/http/filter.h"
 #include "server/http/phases.h"
 #include "server/http/stream.h"
 #include "server/http/subrequest.h"
@@ -158,8 +158,6 @@ take(add_ctx_t *x, int i, nicd_buf_t *out)
 
 /* ---- a whole file ---- */
 
-static nicd_file_filter_pt next_file_filter;
-
 /* the file's answer, its body b (NULL: a HEAD's head alone) */
 static void
 answer(nicd_conn_t *c, const add_ctx_t *x, const nicd_buf_t *b)
@@ -232,6 +230,9 @@ file_answered(void *data)
     nicd_req_done(x->req); /* (x is freed by the request's cleanup) */
 }
 
+/* its slots in the file and stream chains (filter.h) */
+static int file_slot, stream_slot;
+
 static int
 add_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
          nicd_file_t *f, const char *type, const char *mem, size_t len)
@@ -244,7 +245,7 @@ add_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
     ac = conf_for(c, nicd_resp_status(c, 200), type, strlen(type));
     if (ac == NULL || c->r->gzipped
         || (x = ctx_new(c, ac, file_answered)) == NULL) {
-        return next_file_filter(c, r, lc, f, type, mem, len);
+        return nicd_file_filter_next(c, file_slot, r, lc, f, type, mem, len);
     }
     if (keep_file(x, lc, f, type) != 0) {
         goto fail;
@@ -278,7 +279,8 @@ add_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
         nicd_buf_free(&out);
         goto fail;
     }
-    if (!next_file_filter(c, r, lc, f, type, out.data, out.len)) {
+    if (!nicd_file_filter_next(c, file_slot, r, lc, f, type, out.data,
+                               out.len)) {
         answer(c, x, &out);
     }
     nicd_buf_free(&out);
@@ -339,8 +341,6 @@ stream_run(nicd_conn_t *c, void *ctx, const char *in, size_t len, int last,
     return 0;
 }
 
-static nicd_stream_head_pt next_stream_head;
-
 static void
 add_stream_head(nicd_conn_t *c, nicd_stream_head_t *h)
 {
@@ -355,7 +355,7 @@ add_stream_head(nicd_conn_t *c, nicd_stream_head_t *h)
             (void) nicd_stream_add(c, h, stream_run, ctx_free, x);
         }
     }
-    next_stream_head(c, h);
+    nicd_stream_head_next(c, stream_slot, h);
 }
 
 static const directive_t add_directives[] = {
@@ -368,13 +368,23 @@ static const directive_t add_directives[] = {
     {NULL, 0, 0, 0, NULL, 0},
 };
 
+/* where its filters have something to do: add_before_body or
+ * add_after_body */
+static int
+adds(const nicd_loc_conf_t *lc)
+{
+    const add_conf_t *ac = NICD_LOC_CONF(lc, nicd_addition_module);
+
+    return ac->uri[0] != NULL || ac->uri[1] != NULL;
+}
+
 static void
 add_init(void)
 {
-    next_file_filter = nicd_top_file_filter;
-    nicd_top_file_filter = add_file;
-    next_stream_head = nicd_top_stream_head;
-    nicd_top_stream_head = add_stream_head;
+    file_slot =
+        nicd_filter_add(NICD_FILTER_FILE, (nicd_filter_fn_t) add_file, adds);
+    stream_slot = nicd_filter_add(NICD_FILTER_STREAM,
+                                  (nicd_filter_fn_t) add_stream_head, adds);
 }
 
 nicd_module_t nicd_addition_module = {

@@ -39,7 +39,7 @@
 #include "util/hex.h"
 #include "util/log.h"
 #include "server/conf/directive.h"
-#include "server/http/handler.h"
+#include "server/http/filter.h"
 #include "server/http/phases.h"
 #include "server/http/stream.h"
 #include "server/http/variables.h"
@@ -605,7 +605,8 @@ charset_of(nicd_conn_t *c, const char *t, size_t tlen, char *name, size_t cap,
 
 /* ---- memory bodies: recoded, then on down the body filters ---- */
 
-static nicd_body_filter_pt next_body_filter;
+/* its slots in the body, stream and charset chains (filter.h) */
+static int body_slot, stream_slot, charset_slot;
 
 static const char *
 charset_body(nicd_conn_t *c, const char *type, size_t tlen, const char *body,
@@ -619,10 +620,10 @@ charset_body(nicd_conn_t *c, const char *type, size_t tlen, const char *body,
     if (charset_of(c, type, tlen, name, sizeof(name), &rc) == 0 || rc == NULL
         || rc->run(rc, body, *len, &own) != 0) {
         nicd_buf_free(&own);
-        return next_body_filter(c, type, tlen, body, len, tmp);
+        return nicd_body_filter_next(c, body_slot, type, tlen, body, len, tmp);
     }
     *len = own.len;
-    out = next_body_filter(c, type, tlen, own.data, len, tmp);
+    out = nicd_body_filter_next(c, body_slot, type, tlen, own.data, len, tmp);
     if (out == own.data) {
         /* the caller frees tmp once it is sent */
         nicd_buf_free(tmp);
@@ -703,8 +704,6 @@ stream_done(void *ctx)
     free(s);
 }
 
-static nicd_stream_head_pt next_stream_head;
-
 /* a response relayed in pieces: recoded into the location's charset
  * when its own (override_charset) or source_charset differs */
 static void
@@ -725,7 +724,7 @@ charset_stream_head(nicd_conn_t *c, nicd_stream_head_t *h)
                                nginx keeps it) */
         }
     }
-    next_stream_head(c, h);
+    nicd_stream_head_next(c, stream_slot, h);
 }
 
 /* ---- once the configuration is read ---- */
@@ -775,14 +774,37 @@ static const directive_t charset_directives[] = {
     {NULL, 0, 0, 0, NULL, 0},
 };
 
+/* the charset filter: the location's charset, else the one below's */
+static size_t
+charset_filter(nicd_conn_t *c, const char *t, size_t tlen, char *name,
+               size_t cap, const nicd_recode_t **rc)
+{
+    size_t n = charset_of(c, t, tlen, name, cap, rc);
+
+    return n > 0 ? n
+                 : nicd_charset_filter_next(c, charset_slot, t, tlen, name, cap,
+                                            rc);
+}
+
+/* where its filters have something to do: a charset set */
+static int
+sets_charset(const nicd_loc_conf_t *lc)
+{
+    const cs_conf_t *l = NICD_LOC_CONF(lc, nicd_charset_module);
+
+    return l->charset != CS_OFF;
+}
+
 static void
 charset_init(void)
 {
-    nicd_http_hooks.charset = charset_of;
-    next_body_filter = nicd_top_body_filter;
-    nicd_top_body_filter = charset_body;
-    next_stream_head = nicd_top_stream_head;
-    nicd_top_stream_head = charset_stream_head;
+    charset_slot = nicd_filter_add(
+        NICD_FILTER_CHARSET, (nicd_filter_fn_t) charset_filter, sets_charset);
+    body_slot = nicd_filter_add(NICD_FILTER_BODY,
+                                (nicd_filter_fn_t) charset_body, sets_charset);
+    stream_slot =
+        nicd_filter_add(NICD_FILTER_STREAM,
+                        (nicd_filter_fn_t) charset_stream_head, sets_charset);
 }
 
 nicd_module_t nicd_charset_module = {

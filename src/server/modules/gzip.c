@@ -25,7 +25,7 @@
 
 #include "server/conf/directive.h"
 #include "server/http/gzip_ok.h"
-#include "server/http/handler.h"
+#include "server/http/filter.h"
 #include "server/http/stream.h"
 
 #define GZIP_MAX (16 * 1024 * 1024)
@@ -165,7 +165,8 @@ gzip_compress(int level, const char *in, size_t len, nicd_buf_t *out)
     return rc == Z_STREAM_END ? 0 : -1;
 }
 
-static nicd_body_filter_pt next_body_filter;
+/* its slots in the body, file, stream chains (filter.h) */
+static int body_slot, file_slot, stream_slot;
 
 /* the body filter of a body in memory (error pages, return's text) */
 static const char *
@@ -183,7 +184,7 @@ gzip_body(nicd_conn_t *c, const char *type, size_t tlen, const char *body,
             c->r->body_gzipped = 1;
         }
     }
-    return next_body_filter(c, type, tlen, body, len, tmp);
+    return nicd_body_filter_next(c, body_slot, type, tlen, body, len, tmp);
 }
 
 /* the body filter of a whole file f of type (not one gzip_static already
@@ -247,14 +248,12 @@ gzip_answer(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
     return 1;
 }
 
-static nicd_file_filter_pt next_file_filter;
-
 static int
 gzip_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
           nicd_file_t *f, const char *type, const char *mem, size_t len)
 {
     return gzip_answer(c, r, lc, f, type, mem, len)
-           || next_file_filter(c, r, lc, f, type, mem, len);
+           || nicd_file_filter_next(c, file_slot, r, lc, f, type, mem, len);
 }
 
 /* ---- a body in pieces (a proxied one): deflated as it comes ---- */
@@ -294,8 +293,6 @@ stream_run(nicd_conn_t *c, void *ctx, const char *in, size_t len, int last,
     return 0;
 }
 
-static nicd_stream_head_pt next_stream_head;
-
 /* a response relayed in pieces: compressed as the static one is when
  * it is of a status, type and length gzip takes, not encoded already
  * (nginx's gzip header filter) */
@@ -310,7 +307,7 @@ gzip_stream_head(nicd_conn_t *c, nicd_stream_head_t *h)
     gc = c->r->loc != NULL ? NICD_LOC_CONF(c->r->loc, nicd_gzip_module) : NULL;
     if (gc == NULL || !gc->enable || h->encoded
         || (h->status != 200 && h->status != 403 && h->status != 404)) {
-        next_stream_head(c, h);
+        nicd_stream_head_next(c, stream_slot, h);
         return;
     }
     /* (a response without a type: gzip_types *) */
@@ -328,7 +325,7 @@ gzip_stream_head(nicd_conn_t *c, nicd_stream_head_t *h)
                 : h->length > GZIP_MAX ? GZIP_MAX
                                        : (uint64_t) h->length,
                 &resp, 0, 0)) {
-        next_stream_head(c, h);
+        nicd_stream_head_next(c, stream_slot, h);
         return;
     }
     z = calloc(1, sizeof(*z));
@@ -337,7 +334,7 @@ gzip_stream_head(nicd_conn_t *c, nicd_stream_head_t *h)
                         Z_DEFAULT_STRATEGY)
                != Z_OK) {
         free(z);
-        next_stream_head(c, h);
+        nicd_stream_head_next(c, stream_slot, h);
         return;
     }
     if (nicd_stream_add(c, h, stream_run, stream_done, z) == 0) {
@@ -347,7 +344,7 @@ gzip_stream_head(nicd_conn_t *c, nicd_stream_head_t *h)
         h->no_ranges = 1;
         h->weak_etag = 1;
     }
-    next_stream_head(c, h);
+    nicd_stream_head_next(c, stream_slot, h);
 }
 
 static const directive_t nicd_gzip_directives[] = {
@@ -362,15 +359,24 @@ static const directive_t nicd_gzip_directives[] = {
     {NULL, 0, 0, 0, NULL, 0},
 };
 
+/* where its filters have something to do: gzip on */
+static int
+enables_gzip(const nicd_loc_conf_t *lc)
+{
+    const gzip_conf_t *k = NICD_LOC_CONF(lc, nicd_gzip_module);
+
+    return k->enable;
+}
+
 static void
 gzip_init(void)
 {
-    next_body_filter = nicd_top_body_filter;
-    nicd_top_body_filter = gzip_body;
-    next_file_filter = nicd_top_file_filter;
-    nicd_top_file_filter = gzip_file;
-    next_stream_head = nicd_top_stream_head;
-    nicd_top_stream_head = gzip_stream_head;
+    body_slot = nicd_filter_add(NICD_FILTER_BODY, (nicd_filter_fn_t) gzip_body,
+                                enables_gzip);
+    file_slot = nicd_filter_add(NICD_FILTER_FILE, (nicd_filter_fn_t) gzip_file,
+                                enables_gzip);
+    stream_slot = nicd_filter_add(
+        NICD_FILTER_STREAM, (nicd_filter_fn_t) gzip_stream_head, enables_gzip);
 }
 
 nicd_module_t nicd_gzip_module = {

@@ -9,7 +9,8 @@
  * add_trailer NAME VALUE [always]: the same, as a trailer field after the
  * body, its value taken when the body has gone ($sent_trailer_NAME reads
  * one added before); a response that has one goes chunked over HTTP/1.1
- * (none over HTTP/1.0, for HEAD, or with chunked_transfer_encoding off).
+ * (none over HTTP/1.0, for HEAD, or with chunked_transfer_encoding off,
+ * the filter module's: http/filter.c).
  */
 
 #include <stddef.h>
@@ -22,7 +23,7 @@
 #include "util/duration.h"
 #include "util/buf.h"
 #include "server/conf/directive.h"
-#include "server/http/handler.h"
+#include "server/http/filter.h"
 #include "server/http/variables.h"
 
 enum {
@@ -52,7 +53,6 @@ typedef struct {
     int           ntrailers;
     int           expires_kind; /* EXPIRES_*, NICD_UNSET */
     long          expires;      /* seconds */
-    int           chunked;      /* chunked_transfer_encoding */
 } headers_conf_t;
 
 nicd_module_t nicd_headers_module;
@@ -64,7 +64,6 @@ create_conf(nicd_conf_t *c)
 
     if (hc != NULL) {
         hc->expires_kind = NICD_UNSET;
-        hc->chunked = NICD_UNSET;
     }
     return hc;
 }
@@ -81,7 +80,6 @@ merge_conf(nicd_conf_t *c, const void *prev, void *conf)
     }
     NICD_MERGE_LIST(hc, p, headers, nheaders);
     NICD_MERGE_LIST(hc, p, trailers, ntrailers);
-    NICD_MERGE(hc, p, chunked, 1);
     if (hc->expires_kind == NICD_UNSET) {
         hc->expires_kind = p != NULL ? p->expires_kind : EXPIRES_OFF;
         hc->expires = p != NULL ? p->expires : 0;
@@ -168,7 +166,8 @@ headers_status(int s)
            || s == 303 || s == 304 || s == 307 || s == 308;
 }
 
-static nicd_header_filter_pt next_header_filter;
+/* its slots in the header, field and trailer chains (filter.h) */
+static int header_slot, field_slot, trailer_slot;
 
 /* expires' value of Expires (cc 0) or Cache-Control (cc 1) into v */
 static void
@@ -255,12 +254,13 @@ header_filter(nicd_conn_t *c)
     int                   i, ok;
 
     if (c->r->loc == NULL) {
-        next_header_filter(c);
+        nicd_header_filter_next(c, header_slot);
         return;
     }
     hc = NICD_LOC_CONF(c->r->loc, nicd_headers_module);
     if (hc->expires_kind == EXPIRES_OFF && hc->nheaders == 0) {
-        next_header_filter(c); /* nothing here: the common case */
+        nicd_header_filter_next(
+            c, header_slot); /* nothing here: the common case */
         return;
     }
     ok = headers_status(c->r->status);
@@ -279,7 +279,7 @@ header_filter(nicd_conn_t *c)
         }
         nicd_resp_header(c, h->name, h->nlen, text, len);
     }
-    next_header_filter(c);
+    nicd_header_filter_next(c, header_slot);
 }
 
 /* ---- trailers ---- */
@@ -295,11 +295,11 @@ conf_at_hand(nicd_conn_t *c)
     return NICD_LOC_CONF(lc, nicd_headers_module);
 }
 
+/* does the response of status end with add_trailer's fields? */
 static int
-trailers_for(nicd_conn_t *c, int status)
+trailers_for(const headers_conf_t *hc, int status)
 {
-    const headers_conf_t *hc = conf_at_hand(c);
-    int                   i;
+    int i;
 
     for (i = 0; i < hc->ntrailers; i++) {
         if (hc->trailers[i].always || headers_status(status)) {
@@ -309,6 +309,8 @@ trailers_for(nicd_conn_t *c, int status)
     return 0;
 }
 
+/* the field filter: Expires and Cache-Control (expires), Last-Modified
+ * and ETag (add_header) set here */
 static int
 replaced(nicd_conn_t *c, int status, const char *name, size_t nlen,
          nicd_buf_t *value)
@@ -320,7 +322,10 @@ replaced(nicd_conn_t *c, int status, const char *name, size_t nlen,
     int                   ok = headers_status(status);
 
     if (name == NULL) {
-        return hc->nreplacing > 0; /* (a handler's first, quick question) */
+        /* (a handler's first, quick question) */
+        return hc->nreplacing > 0
+               || nicd_field_filter_next(c, field_slot, status, name, nlen,
+                                         value);
     }
     if (value != NULL) {
         value->len = 0;
@@ -335,7 +340,7 @@ replaced(nicd_conn_t *c, int status, const char *name, size_t nlen,
     }
     h = replacing(hc, ok, name, nlen);
     if (h == NULL) {
-        return 0;
+        return nicd_field_filter_next(c, field_slot, status, name, nlen, value);
     }
     if (value != NULL) {
         if (!header_value(c, h, value, &text, &len)) {
@@ -348,23 +353,22 @@ replaced(nicd_conn_t *c, int status, const char *name, size_t nlen,
     return 1;
 }
 
-static int
-chunked_ok(nicd_conn_t *c)
-{
-    return conf_at_hand(c)->chunked;
-}
-
 /* the trailer section being made (for $sent_trailer_NAME), a worker's */
 static __thread const nicd_buf_t *made;
 static __thread size_t            made_from;
 
-static void
-trailers(nicd_conn_t *c, nicd_buf_t *b)
+/* the trailer filter: add_trailer's fields (b NULL: are there any?) */
+static int
+trailers(nicd_conn_t *c, int status, nicd_buf_t *b)
 {
     const headers_conf_t *hc = conf_at_hand(c);
-    int                   i, ok = headers_status(c->r->status);
+    int                   i, ok = headers_status(status);
     nicd_buf_t           *v = &c->w->hexpand;
 
+    if (b == NULL) {
+        return trailers_for(hc, status)
+               || nicd_trailer_filter_next(c, trailer_slot, status, NULL);
+    }
     made = b;
     made_from = b->len;
     for (i = 0; i < hc->ntrailers; i++) {
@@ -380,6 +384,7 @@ trailers(nicd_conn_t *c, nicd_buf_t *b)
         nicd_buf_add(b, "\r\n", 2);
     }
     made = NULL;
+    return nicd_trailer_filter_next(c, trailer_slot, status, b);
 }
 
 /* $sent_trailer_NAME: a trailer field added before ('_' for '-') */
@@ -415,22 +420,45 @@ static const nicd_var_t headers_vars[] = {
     {NULL, NULL, 0, NULL},
 };
 
+/* where each of its filters has something to do */
+static int
+adds_fields(const nicd_loc_conf_t *lc)
+{
+    const headers_conf_t *hc = NICD_LOC_CONF(lc, nicd_headers_module);
+
+    return hc->expires_kind != EXPIRES_OFF || hc->nheaders > 0;
+}
+
+static int
+sets(const nicd_loc_conf_t *lc)
+{
+    const headers_conf_t *hc = NICD_LOC_CONF(lc, nicd_headers_module);
+
+    return hc->expires_kind != EXPIRES_OFF || hc->nreplacing > 0;
+}
+
+static int
+adds_trailers(const nicd_loc_conf_t *lc)
+{
+    const headers_conf_t *hc = NICD_LOC_CONF(lc, nicd_headers_module);
+
+    return hc->ntrailers > 0;
+}
+
 static void
 headers_init(void)
 {
-    next_header_filter = nicd_top_header_filter;
-    nicd_top_header_filter = header_filter;
-    nicd_http_hooks.trailers_for = trailers_for;
-    nicd_http_hooks.chunked_ok = chunked_ok;
-    nicd_http_hooks.replaced = replaced;
-    nicd_http_hooks.trailers = trailers;
+    header_slot = nicd_filter_add(
+        NICD_FILTER_HEADER, (nicd_filter_fn_t) header_filter, adds_fields);
+    field_slot =
+        nicd_filter_add(NICD_FILTER_FIELD, (nicd_filter_fn_t) replaced, sets);
+    trailer_slot = nicd_filter_add(NICD_FILTER_TRAILER,
+                                   (nicd_filter_fn_t) trailers, adds_trailers);
 }
 
 static const directive_t nicd_headers_directives[] = {
     {"add_header", CTX_HSL, 2, 3, set_add_header, 0},
     {"add_trailer", CTX_HSL, 2, 3, set_add_header, 0},
-    {"chunked_transfer_encoding", CTX_HSL, 1, 1, nicd_conf_slot_flag,
-     offsetof(headers_conf_t, chunked)},
     {"expires", CTX_HSL, 1, 2, set_expires, 0},
     {NULL, 0, 0, 0, NULL, 0},
 };

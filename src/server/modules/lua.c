@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "server/http/filter.h"
 #include "server/conf/directive.h"
 #include "server/http/handler.h"
 #include "util/clock.h"

@@ -20,11 +20,12 @@ extern nicd_module_t nicd_http_core_module, nicd_http_ssl_module,
     nicd_http_upstream_module, nicd_proxy_module, nicd_http_rate_module,
     nicd_http_redirect_module, nicd_http2_module, nicd_http_limit_except_module,
     nicd_ssi_module, nicd_sub_filter_module, nicd_http_gzip_module,
-    nicd_addition_module;
+    nicd_addition_module, nicd_http_filter_module;
 
 nicd_module_t *const nicd_modules[] = {
     &nicd_http_core_module,
     &nicd_http_ssl_module,
+    &nicd_http_filter_module,
     &nicd_http_keepalive_module,
     &nicd_http_errlog_module,
     &nicd_http_files_module,

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "server/http/filter.h"
 #include "server/conf/directive.h"
 #include "server/http/files.h"
 #include "server/http/phases.h"

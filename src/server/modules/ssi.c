@@ -36,7 +36,7 @@
 #include "util/ssi_syntax.h"
 #include "util/urlpath.h"
 #include "server/conf/directive.h"
-#include "server/http/handler.h"
+#include "server/http/filter.h"
 #include "server/http/path.h"
 #include "server/http/phases.h"
 #include "server/http/subrequest.h"
@@ -781,9 +781,10 @@ answered(ssi_ctx_t *x)
     go_on(x);
 }
 
-/* ---- the filter ---- */
+/* its slots in the file chain (filter.h) */
+static int file_slot;
 
-static nicd_file_filter_pt next_file_filter;
+/* ---- the filter ---- */
 
 static int
 ssi_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
@@ -795,12 +796,12 @@ ssi_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
     int               head = r->method == NICD_M_HEAD;
 
     if (!sc->enable) {
-        return next_file_filter(c, r, lc, f, type, mem, len);
+        return nicd_file_filter_next(c, file_slot, r, lc, f, type, mem, len);
     }
     tlen = strlen(type);
     if (c->r->gzipped || (mem == NULL ? f->file.size == 0 : len == 0)
         || !nicd_types_html_or(&sc->types, type, tlen)) {
-        return next_file_filter(c, r, lc, f, type, mem, len);
+        return nicd_file_filter_next(c, file_slot, r, lc, f, type, mem, len);
     }
     x = calloc(1, sizeof(*x));
     if (x == NULL) {
@@ -899,11 +900,20 @@ static const directive_t ssi_directives[] = {
     {NULL, 0, 0, 0, NULL, 0},
 };
 
+/* where its filters have something to do: ssi on */
+static int
+enables_ssi(const nicd_loc_conf_t *lc)
+{
+    const ssi_conf_t *k = NICD_LOC_CONF(lc, nicd_ssi_module);
+
+    return k->enable;
+}
+
 static void
 ssi_init(void)
 {
-    next_file_filter = nicd_top_file_filter;
-    nicd_top_file_filter = ssi_file;
+    file_slot = nicd_filter_add(NICD_FILTER_FILE, (nicd_filter_fn_t) ssi_file,
+                                enables_ssi);
 }
 
 nicd_module_t nicd_ssi_module = {

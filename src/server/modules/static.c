@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "server/http/filter.h"
 #include "server/conf/directive.h"
 #include "server/http/gzip_ok.h"
 #include "server/http/handler.h"

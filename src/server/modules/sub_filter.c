@@ -25,7 +25,7 @@
 
 #include "util/log.h"
 #include "server/conf/directive.h"
-#include "server/http/handler.h"
+#include "server/http/filter.h"
 #include "server/http/phases.h"
 #include "server/http/stream.h"
 #include "server/http/variables.h"
@@ -300,9 +300,10 @@ replace(sub_ctx_t *x, const char *in, size_t len, int last, nicd_buf_t *out)
     return nicd_buf_failed(out) || nicd_buf_failed(&x->held) ? -1 : 0;
 }
 
-/* ---- a body in memory (error pages, return's text) ---- */
+/* its slots in the body, file, stream chains (filter.h) */
+static int body_slot, file_slot, stream_slot;
 
-static nicd_body_filter_pt next_body_filter;
+/* ---- a body in memory (error pages, return's text) ---- */
 
 static const char *
 sub_body(nicd_conn_t *c, const char *type, size_t tlen, const char *body,
@@ -314,16 +315,16 @@ sub_body(nicd_conn_t *c, const char *type, size_t tlen, const char *body,
     const char       *out;
 
     if (sc == NULL || *len == 0 || (x = ctx_new(c, sc)) == NULL) {
-        return next_body_filter(c, type, tlen, body, len, tmp);
+        return nicd_body_filter_next(c, body_slot, type, tlen, body, len, tmp);
     }
     if (replace(x, body, *len, 1, &own) != 0) {
         ctx_free(x);
         nicd_buf_free(&own);
-        return next_body_filter(c, type, tlen, body, len, tmp);
+        return nicd_body_filter_next(c, body_slot, type, tlen, body, len, tmp);
     }
     ctx_free(x);
     *len = own.len;
-    out = next_body_filter(c, type, tlen, own.data, len, tmp);
+    out = nicd_body_filter_next(c, body_slot, type, tlen, own.data, len, tmp);
     if (out == own.data) {
         nicd_buf_free(tmp); /* (the caller frees tmp once it is sent) */
         *tmp = own;
@@ -334,8 +335,6 @@ sub_body(nicd_conn_t *c, const char *type, size_t tlen, const char *body,
 }
 
 /* ---- a whole file ---- */
-
-static nicd_file_filter_pt next_file_filter;
 
 /* the replaced body of file f answered: its validators as
  * sub_filter_last_modified says, no ranges */
@@ -380,11 +379,11 @@ sub_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
                            : NULL;
     if (sc == NULL || sc->npairs == 0) {
         /* every static file asks: nothing to measure (strlen) first */
-        return next_file_filter(c, r, lc, f, type, mem, len);
+        return nicd_file_filter_next(c, file_slot, r, lc, f, type, mem, len);
     }
     if (conf_for(c, type, strlen(type)) == NULL || c->r->gzipped
         || (mem == NULL ? f->file.size == 0 : len == 0)) {
-        return next_file_filter(c, r, lc, f, type, mem, len);
+        return nicd_file_filter_next(c, file_slot, r, lc, f, type, mem, len);
     }
     if (r->method == NICD_M_HEAD) {
         answer(c, r, sc, f, type, &out); /* (the body is not read) */
@@ -393,7 +392,8 @@ sub_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
     if (mem == NULL) {
         if (nicd_file_read(c, f, &raw, "sub_filter") != 0) {
             nicd_buf_free(&raw);
-            return next_file_filter(c, r, lc, f, type, mem, len);
+            return nicd_file_filter_next(c, file_slot, r, lc, f, type, mem,
+                                         len);
         }
         mem = raw.data;
         len = raw.len;
@@ -410,7 +410,8 @@ sub_file(nicd_conn_t *c, const nicd_request_t *r, const nicd_loc_conf_t *lc,
         return 1;
     }
     c->r->no_validators = !sc->last_modified;
-    if (!next_file_filter(c, r, lc, f, type, out.data, out.len)) {
+    if (!nicd_file_filter_next(c, file_slot, r, lc, f, type, out.data,
+                               out.len)) {
         answer(c, r, sc, f, type, &out);
     }
     nicd_buf_free(&out);
@@ -426,8 +427,6 @@ stream_run(nicd_conn_t *c, void *ctx, const char *in, size_t len, int last,
     (void) c;
     return replace(ctx, in, len, last, out);
 }
-
-static nicd_stream_head_pt next_stream_head;
 
 static void
 sub_stream_head(nicd_conn_t *c, nicd_stream_head_t *h)
@@ -446,7 +445,7 @@ sub_stream_head(nicd_conn_t *c, nicd_stream_head_t *h)
             (void) nicd_stream_add(c, h, stream_run, ctx_free, x);
         }
     }
-    next_stream_head(c, h);
+    nicd_stream_head_next(c, stream_slot, h);
 }
 
 static const directive_t sub_directives[] = {
@@ -460,15 +459,24 @@ static const directive_t sub_directives[] = {
     {NULL, 0, 0, 0, NULL, 0},
 };
 
+/* where its filters have something to do: a sub_filter pair */
+static int
+substitutes(const nicd_loc_conf_t *lc)
+{
+    const sub_conf_t *k = NICD_LOC_CONF(lc, nicd_sub_filter_module);
+
+    return k->npairs > 0;
+}
+
 static void
 sub_init(void)
 {
-    next_body_filter = nicd_top_body_filter;
-    nicd_top_body_filter = sub_body;
-    next_file_filter = nicd_top_file_filter;
-    nicd_top_file_filter = sub_file;
-    next_stream_head = nicd_top_stream_head;
-    nicd_top_stream_head = sub_stream_head;
+    body_slot = nicd_filter_add(NICD_FILTER_BODY, (nicd_filter_fn_t) sub_body,
+                                substitutes);
+    file_slot = nicd_filter_add(NICD_FILTER_FILE, (nicd_filter_fn_t) sub_file,
+                                substitutes);
+    stream_slot = nicd_filter_add(
+        NICD_FILTER_STREAM, (nicd_filter_fn_t) sub_stream_head, substitutes);
 }
 
 nicd_module_t nicd_sub_filter_module = {

@@ -7,6 +7,7 @@
  */
 
 #include "server/http/phases.c"
+#include "server/http/filter.h"
 #include "harness.h"
 #include "loopback.h"
 
@@ -172,6 +173,44 @@ test_pipelined_in_order(void)
     CHECK(a != NULL && b != NULL && c != NULL && a < b && b < c);
 }
 
+/* the location of c's top level called name (NULL: none) */
+static const nicd_loc_conf_t *
+loc_named(const nicd_conf_t *c, const char *name)
+{
+    int i;
+
+    for (i = 0; i < c->http->nlocs; i++) {
+        if (strcmp(c->http->locs[i]->name, name) == 0) {
+            return c->http->locs[i];
+        }
+    }
+    return NULL;
+}
+
+static void
+test_filters_where_used(void)
+{
+    const nicd_loc_conf_t *sh = loc_named(cycle.conf, "/sh/");
+    const nicd_loc_conf_t *t = loc_named(cycle.conf, "/t/");
+    uint32_t               a, b;
+
+    CHECK(sh != NULL && t != NULL);
+    if (sh == NULL || t == NULL) {
+        return;
+    }
+    /* add_header's location runs the headers filter, the other only the
+     * bottom of the header chain (and each level's sets are made) */
+    a = nicd_filter_conf(sh)->used[NICD_FILTER_HEADER];
+    b = nicd_filter_conf(t)->used[NICD_FILTER_HEADER];
+    CHECK_INT(b, 1);
+    CHECK(a > 1 && (a & 1));
+    CHECK_INT(nicd_filter_below(a, NICD_FILTER_TOP), 31 - __builtin_clz(a));
+    CHECK_INT(nicd_filter_below(b, NICD_FILTER_TOP), 0);
+    /* and the responses say so */
+    CHECK(strstr(get("/sh/", ""), "\r\nX-Echo: ") != NULL);
+    CHECK(strstr(get("/t/", ""), "X-Echo") == NULL);
+}
+
 int
 main(void)
 {
@@ -188,6 +227,7 @@ main(void)
     RUN(test_redirect_cap);
     RUN(test_variables_and_captures);
     RUN(test_pipelined_in_order);
+    RUN(test_filters_where_used);
     nicd_buf_free(&out);
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
     if (system(cmd) != 0) {

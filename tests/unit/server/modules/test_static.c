@@ -33,16 +33,19 @@ test_if_range(void)
     nicd_conn_t    c;
     nicd_worker_t  w;
     nicd_req_t     req;
-    char           date[NICD_HTTP_DATE_LEN + 1];
+    char           date[NICD_HTTP_DATE_LEN + 1], err[512];
     int            day;
+    nicd_conf_t   *cf = nicd_conf_new(nicd_modules);
 
-    /* a connection without the headers module's hook: the file's own
+    /* a request in a location without add_header: the file's own
      * validators (add_header's replace them: test_nginx_diff.py) */
+    CHECK(nicd_conf_finish(cf, err, sizeof(err)) == 0);
     memset(&c, 0, sizeof(c));
     memset(&w, 0, sizeof(w));
     memset(&req, 0, sizeof(req));
     c.w = &w;
     c.r = &req;
+    req.loc = cf->http;
     memset(&f, 0, sizeof(f));
     strcpy(f.etag, "\"5f-1a\"");
     f.etag_len = strlen(f.etag);
@@ -63,6 +66,7 @@ test_if_range(void)
         CHECK(!IF_RANGE(date));
     }
 #undef IF_RANGE
+    nicd_conf_free(cf);
 }
 
 /* index, autoindex and gzip_static: the module's settings, merged */
