@@ -494,9 +494,6 @@ int nicd_accepts_gzip(const nicd_str_t *v);
  * it closes, v with late_known set).  NULL: no log module.
  */
 typedef struct {
-    /* error_page (modules/error_page.c): the location's page answers
-     * status instead, once a request (1), or 0 */
-    int (*error_page)(nicd_conn_t *c, int status, int head);
     uint32_t (*log_select)(nicd_conn_t *c, const nicd_loc_conf_t **lc);
     void (*log_records)(const nicd_loc_conf_t *lc, uint32_t mask,
                         const nicd_log_view_t *v, nicd_buf_t *b);

@@ -70,27 +70,62 @@ nicd_redirect(nicd_conn_t *c, const nicd_request_t *r, int status,
 /* a configuration's phases: each one's handlers, in the order the
  * modules' postconfiguration added them */
 struct nicd_phases_s {
-    nicd_phase_pt *h[NICD_NPHASES];
-    int            n[NICD_NPHASES];
+    nicd_phase_pt      *h[NICD_NPHASES];
+    int                 n[NICD_NPHASES];
+    nicd_error_page_pt *ep; /* the error page handlers */
+    int                 nep;
 };
+
+/* c's phases, made on first use (NULL: out of memory) */
+static struct nicd_phases_s *
+phases_of(nicd_conf_t *c)
+{
+    if (c->phases == NULL) {
+        c->phases = nicd_conf_alloc(c, sizeof(struct nicd_phases_s));
+    }
+    return c->phases;
+}
 
 const char *
 nicd_phase_add(nicd_conf_t *c, int phase, nicd_phase_pt h)
 {
-    struct nicd_phases_s *ph = c->phases;
+    struct nicd_phases_s *ph = phases_of(c);
 
-    if (ph == NULL) {
-        ph = c->phases = nicd_conf_alloc(c, sizeof(*ph));
-        if (ph == NULL) {
-            return "out of memory";
-        }
-    }
-    ph->h[phase] = nicd_conf_grow(c, ph->h[phase], ph->n[phase], sizeof(h));
-    if (ph->h[phase] == NULL) {
+    if (ph == NULL
+        || (ph->h[phase] =
+                nicd_conf_grow(c, ph->h[phase], ph->n[phase], sizeof(h)))
+               == NULL) {
         return "out of memory";
     }
     ph->h[phase][ph->n[phase]++] = h;
     return NULL;
+}
+
+const char *
+nicd_error_page_add(nicd_conf_t *c, nicd_error_page_pt h)
+{
+    struct nicd_phases_s *ph = phases_of(c);
+
+    if (ph == NULL
+        || (ph->ep = nicd_conf_grow(c, ph->ep, ph->nep, sizeof(h))) == NULL) {
+        return "out of memory";
+    }
+    ph->ep[ph->nep++] = h;
+    return NULL;
+}
+
+int
+nicd_error_page(nicd_conn_t *c, int status, int head)
+{
+    const struct nicd_phases_s *ph = c->w->cycle->conf->phases;
+    int                         i;
+
+    for (i = 0; ph != NULL && i < ph->nep; i++) {
+        if (ph->ep[i](c, status, head)) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* the handlers of phase (of ph, the configuration's) until one does not
@@ -623,11 +658,12 @@ nicd_respond_error_hdr(nicd_conn_t *c, int status, int head, const char *name,
     }
     /* error_page (a module's): the location's page for status instead;
      * a redirect's Location goes with the page's answer */
-    if (status >= 300 && nicd_http_hooks.error_page != NULL) {
+    if (status >= 300 && c->w->cycle->conf->phases != NULL
+        && c->w->cycle->conf->phases->nep > 0) {
         if (name != NULL && strcmp(name, "Location") == 0) {
             c->r->err_location = strndup(value, len);
         }
-        if (nicd_http_hooks.error_page(c, status, head)) {
+        if (nicd_error_page(c, status, head)) {
             return;
         }
         free(c->r->err_location);

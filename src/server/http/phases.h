@@ -66,6 +66,18 @@ typedef int (*nicd_phase_pt)(nicd_conn_t *c, const nicd_request_t *r,
 const char *nicd_phase_add(nicd_conf_t *c, int phase, nicd_phase_pt h);
 
 /*
+ * An error page handler (error_page): the page of the request at hand's
+ * location for status, answered instead of the built-in one (an internal
+ * redirect or a redirect): 1, or 0 (none here).  The handlers are the
+ * configuration's, added by a module's postconfiguration where the
+ * configuration uses it (nicd_error_page_add: NULL, or a message), asked
+ * in that order until one answers (nicd_error_page: 1 when one did).
+ */
+typedef int (*nicd_error_page_pt)(nicd_conn_t *c, int status, int head);
+const char *nicd_error_page_add(nicd_conf_t *c, nicd_error_page_pt h);
+int         nicd_error_page(nicd_conn_t *c, int status, int head);
+
+/*
  * p (len bytes, any buffer but the one returned) as the URI a handler's
  * NICD_URI_AGAIN or NICD_URI_STAY gives the engine: the copy (NUL-
  * terminated), or NULL when out of memory.

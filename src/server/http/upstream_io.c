@@ -524,9 +524,6 @@ intercept(up_t *p, nicd_conn_t *c)
     const nicd_resp_t *rp = &p->resp;
     int                i;
 
-    if (nicd_http_hooks.error_page == NULL) {
-        return 0;
-    }
     for (i = 0; i < rp->nheaders; i++) {
         if ((rp->status == 401
              && nicd_resp_is(rp, p->head.data, i, "WWW-Authenticate", 16))
@@ -538,7 +535,7 @@ intercept(up_t *p, nicd_conn_t *c)
         }
     }
     p->finished = 1; /* (if the page is a proxied location's too) */
-    if (!nicd_http_hooks.error_page(c, rp->status, p->method == NICD_M_HEAD)) {
+    if (!nicd_error_page(c, rp->status, p->method == NICD_M_HEAD)) {
         p->finished = 0;
         if (c->r->carry != NULL) {
             c->r->carry->len = 0; /* (relayed as they are) */

@@ -99,7 +99,7 @@ static int page(nicd_conn_t *c, const nicd_request_t *r, const error_page_t *ep,
                 int status, const char *uri, size_t len);
 
 /*
- * The http layer's error_page hook: answer status by the page the
+ * The error page handler (phases.h): answer status by the page the
  * location names for it, once a request.  1 when it did.
  */
 static int
@@ -183,10 +183,22 @@ page(nicd_conn_t *c, const nicd_request_t *r, const error_page_t *ep,
     return 1;
 }
 
-static void
-error_page_init(void)
+/* does level lc name a page? */
+static int
+has_pages(const nicd_loc_conf_t *lc, const void *arg)
 {
-    nicd_http_hooks.error_page = error_page;
+    const error_page_conf_t *ec = NICD_LOC_CONF(lc, nicd_error_page_module);
+
+    (void) arg;
+    return ec->npages > 0;
+}
+
+static const char *
+error_page_postconfiguration(nicd_conf_t *c)
+{
+    return nicd_conf_any_level(c, has_pages, NULL)
+               ? nicd_error_page_add(c, error_page)
+               : NULL;
 }
 
 static const directive_t nicd_error_page_directives[] = {
@@ -199,5 +211,5 @@ nicd_module_t nicd_error_page_module = {
     .directives = nicd_error_page_directives,
     .create_loc_conf = create_conf,
     .merge_loc_conf = merge_conf,
-    .init = error_page_init,
+    .postconfiguration = error_page_postconfiguration,
 };
