@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "lib/content.h"
 #include "lib/feed.h"
 #include "lib/files.h"
@@ -176,15 +177,9 @@ url_define(feed_t *f, uint32_t id, const char *u, size_t n)
     char             *t, *name;
     trace_obj_t       obj;
 
-    if (id >= f->nurl_cap) {
-        size_t cap = f->nurl_cap ? f->nurl_cap * 2 : 1024;
-        url_t *nu = realloc(f->url, cap * sizeof(url_t));
-
-        if (nu == NULL) {
-            return -1;
-        }
-        f->url = nu;
-        f->nurl_cap = cap;
+    if (trace_grow(&f->url, &f->nurl_cap, (size_t) id + 1, sizeof(url_t), 1024)
+        != 0) {
+        return -1;
     }
     if (f->map != NULL) {
         if (trace_map_find(f->map, u, n, &obj) != 0) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/urlpath.h"
+#include "lib/grow.h"
 #include "lib/files.h"
 #include "lib/strtab.h"
 
@@ -93,14 +94,8 @@ trace_object_key(const char *url, size_t len, char *out)
 static size_t
 key(trace_files_t *f, const char *url, size_t len)
 {
-    if (len + 16 > f->buf_cap) {
-        char *b = realloc(f->buf, (len + 16) * 2);
-
-        if (b == NULL) {
-            return 0;
-        }
-        f->buf = b;
-        f->buf_cap = (len + 16) * 2;
+    if (trace_grow(&f->buf, &f->buf_cap, len + 16, 1, 256) != 0) {
+        return 0;
     }
     return trace_object_key(url, len, f->buf);
 }
@@ -121,22 +116,16 @@ trace_files_add(trace_files_t *f, const trace_req_t *r)
 int
 trace_files_raise(trace_files_t *f, const char *k, size_t n, uint64_t bytes)
 {
-    uint32_t  id;
-    int       added;
-    uint64_t *s;
+    uint32_t id;
+    int      added;
 
     if (trace_strtab_intern(f->paths, k, n, &id, &added) != 0) {
         return -1;
     }
-    if (id >= f->size_cap) {
-        size_t cap = f->size_cap ? f->size_cap * 2 : 1024;
-
-        s = realloc(f->size, cap * sizeof(uint64_t));
-        if (s == NULL) {
-            return -1;
-        }
-        f->size = s;
-        f->size_cap = cap;
+    if (trace_grow(&f->size, &f->size_cap, (size_t) id + 1, sizeof(uint64_t),
+                   1024)
+        != 0) {
+        return -1;
     }
     if (added) {
         f->size[id] = 0;

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/grow.h"
 #include "lib/hclient.h"
 #include "lib/hclient_tls.h"
 #include "util/clock.h"
@@ -31,7 +32,7 @@ hclient_fetch(const struct sockaddr *sa, socklen_t salen, hclient_tls_t *tls,
               int timeout_s, char **body, size_t *blen, const char **why)
 {
     struct timeval tv = {timeout_s, 0};
-    char           req[1024], *buf = NULL, *b, *end;
+    char           req[1024], *buf = NULL, *end;
     size_t         cap = 0, n = 0;
     ssize_t        k = 0;
     int            len, status = 0;
@@ -69,12 +70,8 @@ hclient_fetch(const struct sockaddr *sa, socklen_t salen, hclient_tls_t *tls,
     }
     /* to the close (Connection: close) */
     for (;;) {
-        if (n + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 16384;
-            if ((b = realloc(buf, cap)) == NULL) {
-                break;
-            }
-            buf = b;
+        if (trace_grow(&buf, &cap, n + 4096 + 1, 1, 16384) != 0) {
+            break;
         }
         k = hclient_recv(&c, buf + n, cap - n - 1);
         if (k < 0 && errno == EINTR) {
@@ -219,34 +216,15 @@ hclient_open(hclient_t *c, int ep, const struct addrinfo *ai)
     return 0;
 }
 
-static int
-reserve(char **buf, size_t *cap, size_t need)
-{
-    size_t n;
-    char  *b;
-
-    if (need <= *cap) {
-        return 0;
-    }
-    for (n = *cap ? *cap : 4096; n < need; n *= 2) {
-    }
-    b = realloc(*buf, n);
-    if (b == NULL) {
-        return -1;
-    }
-    *buf = b;
-    *cap = n;
-    return 0;
-}
-
 char *
 hclient_space(hclient_t *c, size_t n)
 {
     if (c->woff == c->wlen) {
         c->woff = c->wlen = 0;
     }
-    return reserve(&c->wbuf, &c->wcap, c->wlen + n) == 0 ? c->wbuf + c->wlen
-                                                         : NULL;
+    return trace_grow(&c->wbuf, &c->wcap, c->wlen + n, 1, 4096) == 0
+               ? c->wbuf + c->wlen
+               : NULL;
 }
 
 static void
@@ -386,7 +364,8 @@ on_readable(hclient_t *c, int hup)
     size_t  want, off;
 
     for (;;) {
-        if (reserve(&c->rbuf, &c->rcap, c->rlen + READ_CHUNK) != 0) {
+        if (trace_grow(&c->rbuf, &c->rcap, c->rlen + READ_CHUNK, 1, 4096)
+            != 0) {
             hclient_lose(c, HC_NOMEM);
             return;
         }

@@ -24,6 +24,7 @@
 
 #include <nghttp2/nghttp2.h>
 
+#include "lib/grow.h"
 #include "lib/hclient.h"
 #include "util/clock.h"
 
@@ -242,16 +243,9 @@ on_data(nghttp2_session *s, uint8_t flags, int32_t id, const uint8_t *data,
         if (st->blen == 0) {
             st->boff = st->resp.offset;
         }
-        if (st->blen + len > st->bcap) {
-            size_t cap = (st->blen + len) * 2;
-            char  *b = realloc(st->buf, cap);
-
-            if (b == NULL) {
-                h->failed = 1;
-                return NGHTTP2_ERR_CALLBACK_FAILURE;
-            }
-            st->buf = b;
-            st->bcap = cap;
+        if (trace_grow(&st->buf, &st->bcap, st->blen + len, 1, 4096) != 0) {
+            h->failed = 1;
+            return NGHTTP2_ERR_CALLBACK_FAILURE;
         }
         memcpy(st->buf + st->blen, data, len);
         st->blen += len;
@@ -414,15 +408,8 @@ submit(hclient_t *c, char *p, size_t n)
         }
     }
 #undef NV
-    if (h->n == h->cap) {
-        size_t       cap = h->cap ? h->cap * 2 : 16;
-        h2_stream_t *ns = realloc(h->st, cap * sizeof(*ns));
-
-        if (ns == NULL) {
-            return -1;
-        }
-        h->st = ns;
-        h->cap = cap;
+    if (trace_grow(&h->st, &h->cap, h->n + 1, sizeof(h2_stream_t), 16) != 0) {
+        return -1;
     }
     id = nghttp2_submit_request(h->s, NULL, nv, k, NULL, NULL);
     if (id < 0) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "lib/json.h"
 
 #define JSON_MAX_DEPTH 32
@@ -369,7 +370,7 @@ char *
 json_read_file(const char *path, size_t *n, char *err, size_t errlen)
 {
     FILE  *f = fopen(path, "r");
-    char  *buf = NULL, *nb;
+    char  *buf = NULL;
     size_t cap = 0, k;
 
     *n = 0;
@@ -378,15 +379,11 @@ json_read_file(const char *path, size_t *n, char *err, size_t errlen)
         return NULL;
     }
     for (;;) {
-        if (cap - *n < 65537) {
-            if ((nb = realloc(buf, cap + 262144)) == NULL) {
-                free(buf);
-                fclose(f);
-                snprintf(err, errlen, "%s: out of memory", path);
-                return NULL;
-            }
-            buf = nb;
-            cap += 262144;
+        if (trace_grow(&buf, &cap, *n + 65537, 1, 262144) != 0) {
+            free(buf);
+            fclose(f);
+            snprintf(err, errlen, "%s: out of memory", path);
+            return NULL;
         }
         k = fread(buf + *n, 1, cap - *n - 1, f);
         if (k == 0) {

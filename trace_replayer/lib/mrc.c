@@ -17,6 +17,7 @@
 
 #include "sendfile_nic/snic.h"
 #include "sendfile_nic/snic_backend.h"
+#include "lib/heap.h"
 #include "lib/mrc.h"
 
 #define NONE UINT32_MAX
@@ -37,6 +38,15 @@ typedef struct {
     uint32_t  n, cap, live;
 } axis_t;
 
+/* a followed block: its hash and its key; largest hash first */
+typedef struct {
+    uint64_t h, key;
+} followed_t;
+
+#define FOLLOWED_LESS(a, b) ((a)->h > (b)->h)
+TRACE_HEAP_DEFINE(followed_heap, followed_t, FOLLOWED_LESS,
+                  TRACE_HEAP_UNINDEXED)
+
 struct trace_mrc_s {
     int                 k;
     uint64_t            block;
@@ -52,14 +62,11 @@ struct trace_mrc_s {
     /* fixed size (SHARDS_fixed-size): at most max_blocks followed; the
      * followed blocks by hash, largest on top, so the next to leave is
      * known; misses weighted by 1 / rate at their time */
-    uint64_t max_blocks;
-    struct {
-        uint64_t h, key;
-    } * heap;
-    size_t  nheap, heap_cap;
-    double *wmiss, *wlost;
-    int     sampling;
-    double  rate;
+    uint64_t        max_blocks;
+    followed_heap_t followed;
+    double         *wmiss, *wlost;
+    int             sampling;
+    double          rate;
 
     entry_t *tab;
     uint64_t tab_cap, tab_n;
@@ -308,56 +315,6 @@ set_limits(trace_mrc_t *m)
 
 /* ---- fixed size: the followed blocks by hash ---- */
 
-static int
-heap_push(trace_mrc_t *m, uint64_t h, uint64_t key)
-{
-    size_t i;
-
-    if (m->nheap == m->heap_cap) {
-        size_t cap = m->heap_cap ? m->heap_cap * 2 : 1024;
-        void  *p = realloc(m->heap, cap * sizeof(*m->heap));
-
-        if (p == NULL) {
-            return -1;
-        }
-        m->heap = p;
-        m->heap_cap = cap;
-    }
-    for (i = m->nheap++; i > 0 && m->heap[(i - 1) / 2].h < h; i = (i - 1) / 2) {
-        m->heap[i] = m->heap[(i - 1) / 2];
-    }
-    m->heap[i].h = h;
-    m->heap[i].key = key;
-    return 0;
-}
-
-static void
-heap_pop(trace_mrc_t *m)
-{
-    size_t i = 0, c;
-
-    m->heap[0] = m->heap[--m->nheap];
-    for (;;) {
-        c = 2 * i + 1;
-        if (c >= m->nheap) {
-            break;
-        }
-        if (c + 1 < m->nheap && m->heap[c + 1].h > m->heap[c].h) {
-            c++;
-        }
-        if (m->heap[c].h <= m->heap[i].h) {
-            break;
-        }
-        {
-            __typeof__(m->heap[0]) t = m->heap[i];
-
-            m->heap[i] = m->heap[c];
-            m->heap[c] = t;
-        }
-        i = c;
-    }
-}
-
 /*
  * The followed block of largest hash leaves: its entry, its positions,
  * and the threshold falls to its hash, so the rate is that hash's share
@@ -368,11 +325,12 @@ heap_pop(trace_mrc_t *m)
 static void
 evict_largest(trace_mrc_t *m)
 {
-    uint64_t h = m->heap[0].h, key = m->heap[0].key, mask = m->tab_cap - 1;
+    uint64_t h = m->followed.a[0].h, key = m->followed.a[0].key,
+             mask = m->tab_cap - 1;
     uint64_t i, j, ideal;
     entry_t *e;
 
-    heap_pop(m);
+    (void) followed_heap_pop(&m->followed);
     for (i = mix(key) & mask; m->tab[i].key != key || !m->tab[i].full;
          i = (i + 1) & mask) {
     }
@@ -454,7 +412,7 @@ access_block(trace_mrc_t *m, uint64_t key, uint64_t h, int c)
         return -1;
     }
     if (m->max_blocks > 0 && fresh) {
-        if (heap_push(m, h, key) != 0) {
+        if (followed_heap_push(&m->followed, (followed_t){h, key}) != 0) {
             return -1;
         }
         if (m->tab_n > m->max_blocks) {
@@ -544,7 +502,7 @@ trace_mrc_free(trace_mrc_t *m)
     free(m->lost);
     free(m->wmiss);
     free(m->wlost);
-    free(m->heap);
+    followed_heap_free(&m->followed);
     free(m);
 }
 
@@ -668,8 +626,9 @@ trace_mrc_rate(const trace_mrc_t *m)
 uint64_t
 trace_mrc_memory(const trace_mrc_t *m)
 {
-    uint64_t b = m->tab_cap * sizeof(entry_t) + m->heap_cap * 16;
-    int      i;
+    uint64_t b =
+        m->tab_cap * sizeof(entry_t) + m->followed.cap * sizeof(followed_t);
+    int i;
 
     b += (uint64_t) m->all.cap * (8 + 4 + 4);
     for (i = 0; i < m->k; i++) {

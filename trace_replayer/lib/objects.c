@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/hash.h"
+#include "lib/grow.h"
 #include "lib/files.h"
 #include "lib/objects.h"
 #include "util/hex.h"
@@ -72,14 +73,8 @@ trace_map_free(trace_map_t *m)
 static size_t
 key_of(trace_map_t *m, const char *url, size_t len)
 {
-    if (len + 16 > m->buf_cap) {
-        char *b = realloc(m->buf, len + 16);
-
-        if (b == NULL) {
-            return 0;
-        }
-        m->buf = b;
-        m->buf_cap = len + 16;
+    if (trace_grow(&m->buf, &m->buf_cap, len + 16, 1, 256) != 0) {
+        return 0;
     }
     return trace_object_key(url, len, m->buf);
 }
@@ -94,15 +89,9 @@ intern(trace_map_t *m, const char *k, size_t n)
     if (trace_strtab_intern(m->keys, k, n, &id, &added) != 0) {
         return NULL;
     }
-    if (id >= m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 1024;
-        obj_t *o = realloc(m->obj, cap * sizeof(obj_t));
-
-        if (o == NULL) {
-            return NULL;
-        }
-        m->obj = o;
-        m->cap = cap;
+    if (trace_grow(&m->obj, &m->cap, (size_t) id + 1, sizeof(obj_t), 1024)
+        != 0) {
+        return NULL;
     }
     if (added) {
         memset(&m->obj[id], 0, sizeof(obj_t));

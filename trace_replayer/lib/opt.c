@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/heap.h"
 #include "lib/opt.h"
 
 #define NEVER UINT64_MAX
@@ -174,56 +175,18 @@ index_accesses(const opt_access_t *acc, size_t n, uint64_t **next,
     return 0;
 }
 
-/* The residents in a max-heap by next use; pos[id] is a block's place in
- * it, or -1 when it is not resident.  Bounded by the slots, so the heap
- * stays in the first-level cache. */
+/* The residents in a max-heap by next use; pos[id] (the heap's ctx) is
+ * a block's place in it, or -1 when it is not resident.  Bounded by the
+ * slots, so the heap stays in the first-level cache. */
 typedef struct {
     uint64_t next;
     uint32_t id;
-} heap_e;
-
-typedef struct {
-    heap_e  *h;
-    size_t   n;
-    int32_t *pos;
 } resident_t;
 
-static void
-heap_put(resident_t *r, size_t i, heap_e e)
-{
-    r->h[i] = e;
-    r->pos[e.id] = (int32_t) i;
-}
-
-/* e at i moves towards the root while its next use is the later */
-static void
-sift_up(resident_t *r, size_t i, heap_e e)
-{
-    while (i > 0 && r->h[(i - 1) / 2].next < e.next) {
-        heap_put(r, i, r->h[(i - 1) / 2]);
-        i = (i - 1) / 2;
-    }
-    heap_put(r, i, e);
-}
-
-/* e at i moves towards the leaves while a child's next use is later */
-static void
-sift_down(resident_t *r, size_t i, heap_e e)
-{
-    size_t c;
-
-    while ((c = 2 * i + 1) < r->n) {
-        if (c + 1 < r->n && r->h[c + 1].next > r->h[c].next) {
-            c++;
-        }
-        if (r->h[c].next <= e.next) {
-            break;
-        }
-        heap_put(r, i, r->h[c]);
-        i = c;
-    }
-    heap_put(r, i, e);
-}
+#define RESIDENT_LATER(a, b) ((a)->next > (b)->next)
+#define RESIDENT_MOVED(h, e, i)                                                \
+    (((int32_t *) (h)->ctx)[(e)->id] = (int32_t) (i))
+TRACE_HEAP_DEFINE(resident_heap, resident_t, RESIDENT_LATER, RESIDENT_MOVED)
 
 int
 trace_opt_write_oracle(const opt_access_t *acc, size_t n, uint32_t block,
@@ -258,11 +221,12 @@ int
 trace_opt(const opt_access_t *acc, size_t n, uint32_t nslots,
           uint64_t cache_bytes, uint64_t *hits, uint64_t *cached)
 {
-    uint64_t  *next = NULL;
-    uint32_t  *ids = NULL, id;
-    size_t     i, nids = 0;
-    resident_t r = {NULL, 0, NULL};
-    int        rc = -1;
+    uint64_t       *next = NULL;
+    uint32_t       *ids = NULL, id;
+    size_t          i, nids = 0;
+    resident_heap_t r = {NULL, 0, 0, NULL};
+    int32_t        *pos;
+    int             rc = -1;
 
     *hits = *cached = 0;
     if (nslots == 0) {
@@ -272,13 +236,14 @@ trace_opt(const opt_access_t *acc, size_t n, uint32_t nslots,
     if (index_accesses(acc, n, &next, &ids, &nids) != 0) {
         return -1;
     }
-    r.h = malloc(sizeof(heap_e) * nslots);
-    r.pos = malloc(sizeof(int32_t) * (nids ? nids : 1));
-    if (r.h == NULL || r.pos == NULL) {
+    pos = malloc(sizeof(int32_t) * (nids ? nids : 1));
+    r.ctx = pos;
+    if (pos == NULL
+        || trace_grow(&r.a, &r.cap, nslots, sizeof(resident_t), nslots) != 0) {
         goto done;
     }
     for (i = 0; i < nids; i++) {
-        r.pos[i] = -1;
+        pos[i] = -1;
     }
 
     for (i = 0; i < n; i++) {
@@ -286,30 +251,30 @@ trace_opt(const opt_access_t *acc, size_t n, uint32_t nslots,
             continue; /* bypasses the cache, as with every policy */
         }
         id = ids[i];
-        if (r.pos[id] >= 0) {
+        if (pos[id] >= 0) {
             /* a hit: its next use was this access, now it is later */
             (*hits)++;
             *cached += acc[i].used;
-            sift_up(&r, (size_t) r.pos[id], (heap_e){next[i], id});
+            resident_heap_up(&r, (size_t) pos[id], (resident_t){next[i], id});
             continue;
         }
         if (r.n < nslots) {
             r.n++;
-            sift_up(&r, r.n - 1, (heap_e){next[i], id});
+            resident_heap_up(&r, r.n - 1, (resident_t){next[i], id});
             continue;
         }
-        if (r.h[0].next <= next[i]) {
+        if (r.a[0].next <= next[i]) {
             continue; /* the newcomer is needed last: declined */
         }
         /* the resident needed last makes room */
-        r.pos[r.h[0].id] = -1;
-        sift_down(&r, 0, (heap_e){next[i], id});
+        pos[r.a[0].id] = -1;
+        resident_heap_down(&r, 0, (resident_t){next[i], id});
     }
     rc = 0;
 
 done:
-    free(r.h);
-    free(r.pos);
+    resident_heap_free(&r);
+    free(pos);
     free(ids);
     free(next);
     return rc;

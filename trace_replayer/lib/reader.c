@@ -14,9 +14,22 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "lib/grow.h"
+#include "lib/heap.h"
 #include "lib/reader.h"
 #include "lib/strtab.h"
 #include "util/version.h"
+
+typedef struct held_s {
+    trace_req_t r;
+    int64_t     key; /* microseconds since the epoch */
+    uint64_t    seq;
+} held_t;
+
+/* records held for time order: by time, then by the order read */
+#define HELD_LESS(a, b)                                                        \
+    ((a)->key < (b)->key || ((a)->key == (b)->key && (a)->seq < (b)->seq))
+TRACE_HEAP_DEFINE(held_heap, held_t, HELD_LESS, TRACE_HEAP_UNINDEXED)
 
 struct trace_reader_s;
 
@@ -47,27 +60,19 @@ struct trace_reader_s {
     uint64_t          nbad;
     trace_bad_t       bad[TRACE_ERRORS_KEPT];
 
-    /* records held for time order: a binary heap by (time, seq) */
-    struct held_s *heap;
-    size_t         nheap, heap_cap;
-    int64_t        window_us;
-    size_t         held_max;
-    int64_t        seen_max, out_last; /* microseconds */
-    uint64_t       seq, late;
-    char          *out_url; /* the record last handed out owns it */
-    int            raw_eof;
-    int            allow_truncated;
-    int            allow_late;
-    int            raw;     /* trace_set_raw: no clamping */
-    uint64_t       records; /* parsed, handed out or held */
-    char          *path;
+    held_heap_t held; /* records held for time order */
+    int64_t     window_us;
+    size_t      held_max;
+    int64_t     seen_max, out_last; /* microseconds */
+    uint64_t    seq, late;
+    char       *out_url; /* the record last handed out owns it */
+    int         raw_eof;
+    int         allow_truncated;
+    int         allow_late;
+    int         raw;     /* trace_set_raw: no clamping */
+    uint64_t    records; /* parsed, handed out or held */
+    char       *path;
 };
-
-typedef struct held_s {
-    trace_req_t r;
-    int64_t     key; /* microseconds since the epoch */
-    uint64_t    seq;
-} held_t;
 
 /* text: a line at a time, of any length */
 
@@ -75,16 +80,10 @@ static int
 read_line(struct trace_reader_s *t, size_t *len)
 {
     size_t n = 0;
-    char  *p;
 
     for (;;) {
-        if (t->size - n < 2) {
-            p = realloc(t->line, t->size ? t->size * 2 : 4096);
-            if (p == NULL) {
-                return -1;
-            }
-            t->line = p;
-            t->size = t->size ? t->size * 2 : 4096;
+        if (trace_grow(&t->line, &t->size, n + 2, 1, 4096) != 0) {
+            return -1;
         }
         if (gzgets(t->f, t->line + n, (int) (t->size - n)) == NULL) {
             int zerr;
@@ -618,73 +617,26 @@ err:
     return NULL;
 }
 
+/* r (its URL copied) joins the records held, by key */
 static int
-held_less(const held_t *a, const held_t *b)
+hold(trace_reader_t *t, const trace_req_t *r, int64_t key)
 {
-    return a->key < b->key || (a->key == b->key && a->seq < b->seq);
-}
-
-static int
-heap_push(trace_reader_t *t, const trace_req_t *r, int64_t key)
-{
-    held_t h, tmp;
-    size_t i;
+    held_t h;
     char  *u = malloc(r->url_len ? r->url_len : 1);
 
     if (u == NULL) {
         return -1;
-    }
-    if (t->nheap == t->heap_cap) {
-        size_t  cap = t->heap_cap ? t->heap_cap * 2 : 1024;
-        held_t *nh = realloc(t->heap, cap * sizeof(held_t));
-
-        if (nh == NULL) {
-            free(u);
-            return -1;
-        }
-        t->heap = nh;
-        t->heap_cap = cap;
     }
     memcpy(u, r->url, r->url_len);
     h.r = *r;
     h.r.url = u;
     h.key = key;
     h.seq = t->seq++;
-    i = t->nheap++;
-    t->heap[i] = h;
-    while (i > 0 && held_less(&t->heap[i], &t->heap[(i - 1) / 2])) {
-        tmp = t->heap[i];
-        t->heap[i] = t->heap[(i - 1) / 2];
-        t->heap[(i - 1) / 2] = tmp;
-        i = (i - 1) / 2;
+    if (held_heap_push(&t->held, h) != 0) {
+        free(u);
+        return -1;
     }
     return 0;
-}
-
-static void
-heap_pop(trace_reader_t *t, held_t *out)
-{
-    size_t i = 0, c;
-    held_t tmp;
-
-    *out = t->heap[0];
-    t->heap[0] = t->heap[--t->nheap];
-    for (;;) {
-        c = 2 * i + 1;
-        if (c >= t->nheap) {
-            break;
-        }
-        if (c + 1 < t->nheap && held_less(&t->heap[c + 1], &t->heap[c])) {
-            c++;
-        }
-        if (!held_less(&t->heap[c], &t->heap[i])) {
-            break;
-        }
-        tmp = t->heap[i];
-        t->heap[i] = t->heap[c];
-        t->heap[c] = tmp;
-        i = c;
-    }
 }
 
 void
@@ -746,7 +698,7 @@ trace_next(trace_reader_t *t, trace_req_t *r, char *err, size_t errlen)
      * sorts), and a window of 0 keeps the log's order: records go out as
      * read, a record earlier than the one before clamped, as below, but
      * without holding (and copying) anything */
-    if ((t->fmt == &fmt_nic || t->window_us == 0) && t->nheap == 0) {
+    if ((t->fmt == &fmt_nic || t->window_us == 0) && t->held.n == 0) {
         int64_t key;
 
         rc = raw_next(t, r, err, errlen);
@@ -765,8 +717,9 @@ trace_next(trace_reader_t *t, trace_req_t *r, char *err, size_t errlen)
     }
     /* read until the earliest held record is a window behind the log,
      * or as many records are held as the reader may hold */
-    while (!t->raw_eof && t->nheap < t->held_max
-           && (t->nheap == 0 || t->heap[0].key > t->seen_max - t->window_us)) {
+    while (
+        !t->raw_eof && t->held.n < t->held_max
+        && (t->held.n == 0 || t->held.a[0].key > t->seen_max - t->window_us)) {
         int64_t key;
 
         rc = raw_next(t, r, err, errlen);
@@ -787,15 +740,15 @@ trace_next(trace_reader_t *t, trace_req_t *r, char *err, size_t errlen)
         if (t->seq == 0 || key > t->seen_max) {
             t->seen_max = key;
         }
-        if (heap_push(t, r, key) != 0) {
+        if (hold(t, r, key) != 0) {
             snprintf(err, errlen, "out of memory");
             return -1;
         }
     }
-    if (t->nheap == 0) {
+    if (t->held.n == 0) {
         return 0;
     }
-    heap_pop(t, &h);
+    h = held_heap_pop(&t->held);
     *r = h.r;
     t->out_url = (char *) h.r.url;
     t->out_last = h.key;
@@ -946,10 +899,10 @@ trace_close(trace_reader_t *t)
     trace_wc98_map_free(t->map);
     trace_strtab_free(t->urls);
     trace_fields_free(t->fields);
-    while (t->nheap > 0) {
-        free((char *) t->heap[--t->nheap].r.url);
+    while (t->held.n > 0) {
+        free((char *) t->held.a[--t->held.n].r.url);
     }
-    free(t->heap);
+    held_heap_free(&t->held);
     free(t->out_url);
     free(t->line);
     free(t->nbuf);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/grow.h"
 #include "lib/sort.h"
 #include "lib/strtab.h"
 #include "lib/trace.h"
@@ -126,16 +127,9 @@ one_run(trace_reader_t *t, size_t max, rec_t *recs, char **arena, size_t *acap,
     int         rc = 1;
 
     while (n < max && (rc = trace_next(t, &r, err, errlen)) == 1) {
-        if (used + r.url_len > *acap) {
-            size_t cap = (used + r.url_len) * 2 + 4096;
-            char  *a = realloc(*arena, cap);
-
-            if (a == NULL) {
-                snprintf(err, errlen, "--sort: out of memory");
-                return -1;
-            }
-            *arena = a;
-            *acap = cap;
+        if (trace_grow(arena, acap, used + r.url_len, 1, 4096) != 0) {
+            snprintf(err, errlen, "--sort: out of memory");
+            return -1;
         }
         memcpy(*arena + used, r.url, r.url_len);
         recs[n].r = r;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/hash.h"
+#include "lib/grow.h"
 #include "lib/strtab.h"
 
 typedef struct {
@@ -128,34 +129,19 @@ trace_strtab_intern(trace_strtab_t *t, const char *s, size_t len, uint32_t *id,
         return 0;
     }
     if (t->count == t->ids_cap) {
-        size_t    cap = t->ids_cap ? t->ids_cap * 2 : 1024;
-        size_t   *off = realloc(t->off, cap * sizeof(size_t));
-        uint32_t *ln;
+        /* two arrays of one capacity: the second grows as the first did */
+        size_t cap = t->ids_cap;
 
-        if (off == NULL) {
+        if (trace_grow(&t->off, &cap, t->count + 1, sizeof(size_t), 1024) != 0
+            || trace_grow(&t->len, &t->ids_cap, t->count + 1, sizeof(uint32_t),
+                          1024)
+                   != 0) {
             return -1;
         }
-        t->off = off;
-        ln = realloc(t->len, cap * sizeof(uint32_t));
-        if (ln == NULL) {
-            return -1;
-        }
-        t->len = ln;
-        t->ids_cap = cap;
     }
-    if (t->arena_len + len > t->arena_size) {
-        size_t size = t->arena_size * 2;
-        char  *a;
-
-        while (t->arena_len + len > size) {
-            size *= 2;
-        }
-        a = realloc(t->arena, size);
-        if (a == NULL) {
-            return -1;
-        }
-        t->arena = a;
-        t->arena_size = size;
+    if (trace_grow(&t->arena, &t->arena_size, t->arena_len + len, 1, 65536)
+        != 0) {
+        return -1;
     }
     memcpy(t->arena + t->arena_len, s, len);
     t->off[t->count] = t->arena_len;

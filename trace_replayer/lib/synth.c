@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/heap.h"
 #include "lib/rng.h"
 #include "lib/synth.h"
 
@@ -588,62 +589,9 @@ tree_find(const trace_synth_t *s, uint64_t u)
     return pos;
 }
 
-/* heap of sessions by next request time */
-typedef struct {
-    session_t *a;
-    size_t     n, cap;
-} heap_t;
-
-static int
-heap_push(heap_t *h, const session_t *x)
-{
-    session_t *a;
-    size_t     i, p;
-
-    if (h->n == h->cap) {
-        a = realloc(h->a, (h->cap ? h->cap * 2 : 64) * sizeof(session_t));
-        if (a == NULL) {
-            return -1;
-        }
-        h->a = a;
-        h->cap = h->cap ? h->cap * 2 : 64;
-    }
-    for (i = h->n++; i > 0; i = p) {
-        p = (i - 1) / 2;
-        if (h->a[p].next <= x->next) {
-            break;
-        }
-        h->a[i] = h->a[p];
-    }
-    h->a[i] = *x;
-    return 0;
-}
-
-static session_t
-heap_pop(heap_t *h)
-{
-    session_t top = h->a[0], last = h->a[--h->n];
-    size_t    i = 0, c;
-
-    for (;;) {
-        c = 2 * i + 1;
-        if (c >= h->n) {
-            break;
-        }
-        if (c + 1 < h->n && h->a[c + 1].next < h->a[c].next) {
-            c++;
-        }
-        if (last.next <= h->a[c].next) {
-            break;
-        }
-        h->a[i] = h->a[c];
-        i = c;
-    }
-    if (h->n > 0) {
-        h->a[i] = last;
-    }
-    return top;
-}
+/* sessions by their next request's time */
+#define SESSION_LESS(a, b) ((a)->next < (b)->next)
+TRACE_HEAP_DEFINE(session_heap, session_t, SESSION_LESS, TRACE_HEAP_UNINDEXED)
 
 static uint32_t
 page_requests(uint64_t *x)
@@ -674,7 +622,7 @@ run(trace_synth_t *s, double scale, trace_synth_emit_pt emit, void *ctx,
     uint64_t          rng = s->cf.seed * 0x9e3779b97f4a7c15ULL + 7, left;
     uint64_t          emitted = 0, started = 0, c, n;
     double            rate, arrival = 0, d;
-    heap_t            h = {NULL, 0, 0};
+    session_heap_t    h = {NULL, 0, 0, NULL};
     session_t         x;
     trace_synth_req_t r;
     int               rc = 0, k;
@@ -704,14 +652,14 @@ run(trace_synth_t *s, double scale, trace_synth_emit_pt emit, void *ctx,
             x.client = c + 1;
             x.pages = session_pages(&rng) - 1;
             x.left = page_requests(&rng);
-            if (heap_push(&h, &x) != 0) {
+            if (session_heap_push(&h, x) != 0) {
                 rc = -1;
                 break;
             }
             arrival += -log(trace_rng_uniform(&rng)) / rate;
             continue;
         }
-        x = heap_pop(&h);
+        x = session_heap_pop(&h);
         /* which file: a re-reference, or any request still to make */
         rank = UINT32_MAX;
         if (emitted > 0 && trace_rng_uniform(&rng) <= s->cf.locality) {
@@ -753,14 +701,14 @@ run(trace_synth_t *s, double scale, trace_synth_emit_pt emit, void *ctx,
             s->busy[x.client - 1] = 0;
             continue;
         }
-        if (heap_push(&h, &x) != 0) {
+        if (session_heap_push(&h, x) != 0) {
             rc = -1;
             break;
         }
     }
     s->st.sessions = started;
     s->st.clients = started < s->cf.clients ? started : s->cf.clients;
-    free(h.a);
+    session_heap_free(&h);
     free(hist);
     return rc;
 }

@@ -25,6 +25,7 @@
 
 #include "util/civil.h"
 #include "util/hash.h"
+#include "lib/grow.h"
 #include "lib/json.h"
 #include "util/hex.h"
 #include "lib/trace.h"
@@ -331,16 +332,7 @@ keep(trace_fields_t *t, int f, const char *p, size_t n, size_t *used,
 static int
 reserve(trace_fields_t *t, size_t need)
 {
-    if (need > t->cap) {
-        char *b = realloc(t->buf, need * 2);
-
-        if (b == NULL) {
-            return -1;
-        }
-        t->buf = b;
-        t->cap = need * 2;
-    }
-    return 0;
+    return trace_grow(&t->buf, &t->cap, need, 1, 256);
 }
 
 /* digits with an optional fraction: whole and microseconds */
@@ -494,14 +486,8 @@ finish(trace_fields_t *t, trace_req_t *r)
         if (f == F_URI && !is_dash(t, F_ARGS)) {
             size_t need = t->vlen[F_URI] + 1 + t->vlen[F_ARGS];
 
-            if (need > t->url_cap) {
-                char *u = realloc(t->url, need);
-
-                if (u == NULL) {
-                    return TRACE_ERR_REQUEST;
-                }
-                t->url = u;
-                t->url_cap = need;
+            if (trace_grow(&t->url, &t->url_cap, need, 1, 256) != 0) {
+                return TRACE_ERR_REQUEST;
             }
             memcpy(t->url, t->val[F_URI], t->vlen[F_URI]);
             t->url[t->vlen[F_URI]] = '?';

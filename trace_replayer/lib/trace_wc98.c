@@ -7,6 +7,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "lib/grow.h"
 #include "lib/trace.h"
 
 /* the status codes, in the order of the 1998 tools' table */
@@ -117,20 +118,12 @@ trace_wc98_map_load(const char *path, char *err, size_t errlen)
             snprintf(err, errlen, "out of memory");
             goto err;
         }
-        if (m->text_len + n + 1 > m->text_size) {
-            size_t size = m->text_size ? m->text_size * 2 : 1 << 20;
-            char  *t;
-
-            while (m->text_len + n + 1 > size) {
-                size *= 2;
-            }
-            t = realloc(m->text, size);
-            if (t == NULL || size > UINT32_MAX) {
-                snprintf(err, errlen, "out of memory");
-                goto err;
-            }
-            m->text = t;
-            m->text_size = size;
+        /* offsets are 32 bits: the text stays under 4 GiB */
+        if (trace_grow(&m->text, &m->text_size, m->text_len + n + 1, 1, 1 << 20)
+                != 0
+            || m->text_size > UINT32_MAX) {
+            snprintf(err, errlen, "out of memory");
+            goto err;
         }
         if (m->off[id] == UINT32_MAX) {
             m->count++;

@@ -30,6 +30,7 @@
 #include "sendfile_nic/nic/host.h"
 #include "sendfile_nic/policy/policy.h"
 #include "util/size.h"
+#include "lib/grow.h"
 #include "lib/hclient.h"
 #include "lib/json.h"
 #include "lib/stats.h"

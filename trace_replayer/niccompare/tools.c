@@ -69,19 +69,14 @@ niccompare_run(char *const argv[], const char *out_path, const char *err_path)
 static char *
 slurp_fd(int fd, size_t *len)
 {
-    char   *buf = NULL, *b;
+    char   *buf = NULL;
     size_t  cap = 0, n = 0;
     ssize_t k;
 
     for (;;) {
-        if (n + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 65536;
-            b = realloc(buf, cap);
-            if (b == NULL) {
-                free(buf);
-                return NULL;
-            }
-            buf = b;
+        if (trace_grow(&buf, &cap, n + 4096 + 1, 1, 65536) != 0) {
+            free(buf);
+            return NULL;
         }
         k = read(fd, buf + n, cap - n - 1);
         if (k < 0 && errno == EINTR) {

@@ -5,59 +5,6 @@
 
 #include "nicload/nicload.h"
 
-/* ---- the timer heap of waiting connections ---- */
-
-static void
-heap_set(size_t i, conn_t *c)
-{
-    load_t *lp = c->lp;
-    lp->heap[i] = c;
-    c->heap = i;
-}
-
-static void
-heap_push(conn_t *c)
-{
-    load_t *lp = c->lp;
-    size_t  i, p;
-
-    for (i = lp->nheap++; i > 0; i = p) {
-        p = (i - 1) / 2;
-        if (lp->heap[p]->next_ns <= c->next_ns) {
-            break;
-        }
-        heap_set(i, lp->heap[p]);
-    }
-    heap_set(i, c);
-}
-
-static conn_t *
-heap_pop(load_t *lp)
-{
-    conn_t *top = lp->heap[0], *last = lp->heap[--lp->nheap];
-    size_t  i = 0, k;
-
-    for (;;) {
-        k = 2 * i + 1;
-        if (k >= lp->nheap) {
-            break;
-        }
-        if (k + 1 < lp->nheap
-            && lp->heap[k + 1]->next_ns < lp->heap[k]->next_ns) {
-            k++;
-        }
-        if (last->next_ns <= lp->heap[k]->next_ns) {
-            break;
-        }
-        heap_set(i, lp->heap[k]);
-        i = k;
-    }
-    if (lp->nheap > 0) {
-        heap_set(i, last);
-    }
-    return top;
-}
-
 /* ---- a connection ---- */
 
 /*
@@ -113,7 +60,8 @@ wait_for(conn_t *c, uint64_t t)
 {
     c->state = C_WAIT;
     c->next_ns = t;
-    heap_push(c);
+    /* room for every connection was made before the run: no failure */
+    (void) timer_heap_push(&c->lp->timers, c);
 }
 
 static void
@@ -474,15 +422,16 @@ nicload_run(load_t *lp)
                                              : lp->cf.conns);
     lp->mix = specweb_new(dirs, lp->cf.seed);
     lp->conns = calloc(lp->cf.conns, sizeof(conn_t));
-    lp->heap = calloc(lp->cf.conns, sizeof(conn_t *));
     rates = calloc(lp->cf.conns, sizeof(double));
     lp->ep = epoll_create1(EPOLL_CLOEXEC);
-    if (lp->mix == NULL || lp->conns == NULL || lp->heap == NULL
-        || rates == NULL || lp->ep < 0) {
+    lp->timers.n = 0;
+    if (lp->mix == NULL || lp->conns == NULL || rates == NULL || lp->ep < 0
+        || trace_grow(&lp->timers.a, &lp->timers.cap, lp->cf.conns,
+                      sizeof(conn_t *), lp->cf.conns)
+               != 0) {
         fprintf(stderr, "nicload: out of memory\n");
         return -1;
     }
-    lp->nheap = 0;
     t0 = nicache_now_ns();
     lp->win_a = t0 + (uint64_t) (lp->cf.warmup * 1e9);
     lp->win_b = lp->win_a + (uint64_t) (lp->cf.duration * 1e9);
@@ -498,8 +447,8 @@ nicload_run(load_t *lp)
     next_check = t0 + 250000000u;
     for (;;) {
         now = nicache_now_ns();
-        while (lp->nheap > 0 && lp->heap[0]->next_ns <= now) {
-            send_request(heap_pop(lp));
+        while (lp->timers.n > 0 && lp->timers.a[0]->next_ns <= now) {
+            send_request(timer_heap_pop(&lp->timers));
         }
         if (now >= lp->win_b || nicache_stopping() || lp->res.gave_up) {
             break;
@@ -515,8 +464,8 @@ nicload_run(load_t *lp)
             next_tick = now + 2000000000u;
         }
         wait_ms = 100;
-        if (lp->nheap > 0) {
-            wait_ms = (int) ((lp->heap[0]->next_ns - now) / 1000000);
+        if (lp->timers.n > 0) {
+            wait_ms = (int) ((lp->timers.a[0]->next_ns - now) / 1000000);
             wait_ms = wait_ms > 100 ? 100 : wait_ms;
         }
         n = epoll_wait(lp->ep, evs, 256, wait_ms);
@@ -550,7 +499,7 @@ nicload_run(load_t *lp)
     lp->res.rate_max = rates[lp->cf.conns - 1];
     lp->res.rates = rates;
     free(lp->conns);
-    free(lp->heap);
+    timer_heap_free(&lp->timers);
     specweb_free(lp->mix);
     close(lp->ep);
     return 0;

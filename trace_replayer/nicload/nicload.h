@@ -28,6 +28,7 @@
 #include "lib/content.h"
 #include "lib/hclient.h"
 #include "lib/hclient_tls.h"
+#include "lib/heap.h"
 #include "lib/reader.h"
 #include "lib/hist.h"
 #include "lib/json.h"
@@ -112,21 +113,23 @@ typedef struct {
     uint64_t       next_ns; /* the next slot's */
     int            left;    /* requests left on this TCP connection */
     double         bits;    /* in the measurement */
-    size_t         heap;    /* index in the timer heap */
     struct load_s *lp;      /* the run it belongs to */
 } conn_t;
 
+/* the connections waiting for their next slot, the earliest first */
+#define CONN_LESS(a, b) ((*(a))->next_ns < (*(b))->next_ns)
+TRACE_HEAP_DEFINE(timer_heap, conn_t *, CONN_LESS, TRACE_HEAP_UNINDEXED)
+
 /* a load run: everything it keeps (no state at file scope) */
 typedef struct load_s {
-    conf_t     cf;
-    result_t   res;
-    conn_t    *conns;
-    conn_t   **heap; /* the connections' timers, a binary heap */
-    size_t     nheap;
-    specweb_t *mix;
-    int        ep;
-    uint64_t   win_a, win_b; /* the measurement */
-    FILE      *log_file;
+    conf_t       cf;
+    result_t     res;
+    conn_t      *conns;
+    timer_heap_t timers;
+    specweb_t   *mix;
+    int          ep;
+    uint64_t     win_a, win_b; /* the measurement */
+    FILE        *log_file;
 } load_t;
 
 /* "nicload fileset": the file set for n connections under root: 0, or

@@ -247,16 +247,11 @@ merge_hdr(char **logs, const char **paths, int nlogs, const char *out_path)
                 free(lines);
                 return -1;
             }
-            if (nlines == cap) {
-                hdr_line_t *nl = realloc(lines, (cap * 2 + 64) * sizeof(*nl));
-
-                if (nl == NULL) {
-                    free(lines);
-                    fprintf(stderr, "nicreplay merge: out of memory\n");
-                    return -1;
-                }
-                lines = nl;
-                cap = cap * 2 + 64;
+            if (trace_grow(&lines, &cap, nlines + 1, sizeof(hdr_line_t), 64)
+                != 0) {
+                free(lines);
+                fprintf(stderr, "nicreplay merge: out of memory\n");
+                return -1;
             }
             lines[nlines].at = at + (start[k] - first);
             lines[nlines].run = k;

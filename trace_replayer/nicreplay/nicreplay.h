@@ -32,6 +32,7 @@
 #include "lib/cli.h"
 #include "lib/content.h"
 #include "lib/feed.h"
+#include "lib/grow.h"
 #include "lib/hclient.h"
 #include "lib/hclient_tls.h"
 #include "lib/hist.h"

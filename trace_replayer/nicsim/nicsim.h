@@ -12,6 +12,7 @@
 
 #include "sendfile_nic/nic/directory.h"
 #include "lib/files.h"
+#include "lib/grow.h"
 #include "lib/mrc.h"
 #include "lib/opt.h"
 #include "lib/reader.h"

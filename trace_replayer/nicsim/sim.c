@@ -20,15 +20,8 @@ opt_record(nicsim_run_t *run, int nic, uint64_t key, uint32_t used,
 {
     opt_seq_t *q = &run->opt_seq[nic];
 
-    if (q->n == q->cap) {
-        size_t        cap = q->cap ? q->cap * 2 : 4096;
-        opt_access_t *a = realloc(q->a, cap * sizeof(*a));
-
-        if (a == NULL) {
-            return -1;
-        }
-        q->a = a;
-        q->cap = cap;
+    if (trace_grow(&q->a, &q->cap, q->n + 1, sizeof(opt_access_t), 4096) != 0) {
+        return -1;
     }
     q->a[q->n].key = key;
     q->a[q->n].used = used;
