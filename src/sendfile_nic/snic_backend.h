@@ -1,13 +1,14 @@
 /*
  * What a send backend's writer needs (snic.h is the callers'): the send
  * helpers every backend shares (io.c), the memory the nic model's state
- * comes from (mem.c), and the hash that numbers blocks.
+ * comes from (mem.c), and the cache model itself (snic_model.h).
  */
 
 #ifndef SNIC_BACKEND_H
 #define SNIC_BACKEND_H
 
 #include "sendfile_nic/snic.h"
+#include "sendfile_nic/snic_model.h"
 
 /* the allocator snic_set_allocator() set (snic_nic.h); shared: its
  * memory is mapped in several processes */
@@ -15,23 +16,6 @@ int   snic_allocator_shared(void);
 void *snic_calloc(size_t n, size_t size);
 void *snic_malloc(size_t size);
 void  snic_free(void *p);
-
-/*
- * h with v mixed in: for a given h a bijection of v, spread over all 64
- * bits (splitmix64's finaliser); chained, it hashes a tuple of numbers
- * (a file's revision, a block's key) with no collision but by chance.
- */
-static inline uint64_t
-snic_mix(uint64_t h, uint64_t v)
-{
-    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h ^= h >> 30;
-    h *= 0xbf58476d1ce4e5b9ULL;
-    h ^= h >> 27;
-    h *= 0x94d049bb133111ebULL;
-    h ^= h >> 31;
-    return h;
-}
 
 /*
  * Helpers shared by backends.

@@ -164,6 +164,26 @@ def test_one_include_root():
     check(not bad, "includes not from the one root:\n  " + "\n  ".join(bad))
 
 
+def test_trace_tools_reach_the_model_through_one_header():
+    """the trace tools, their library and its tests include nothing of
+    src/sendfile_nic/ but snic_model.h, the cache model's public header
+    (issue 43, item 6)"""
+    bad = []
+    for top in ("trace_replayer", "tests/unit/trace_replayer"):
+        for d, _, files in os.walk(os.path.join(TOP, top)):
+            for f in sorted(files):
+                if not f.endswith((".c", ".h")):
+                    continue
+                path = os.path.relpath(os.path.join(d, f), TOP)
+                text = open(os.path.join(TOP, path)).read()
+                for inc in INCLUDE.findall(text):
+                    if (inc.startswith("sendfile_nic/")
+                            and inc != "sendfile_nic/snic_model.h"):
+                        bad.append("%s: #include \"%s\"" % (path, inc))
+    check(not bad, "the model reached around snic_model.h:\n  "
+          + "\n  ".join(bad))
+
+
 def test_server_headers_include_down():
     up = []
     for top in LAYERS:

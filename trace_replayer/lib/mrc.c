@@ -15,8 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sendfile_nic/snic.h"
-#include "sendfile_nic/snic_backend.h"
+#include "sendfile_nic/snic_model.h"
 #include "lib/heap.h"
 #include "lib/mrc.h"
 

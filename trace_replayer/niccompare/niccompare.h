@@ -26,9 +26,7 @@
 #include <unistd.h>
 
 #include "util/version.h"
-#include "sendfile_nic/nic/bus.h"
-#include "sendfile_nic/nic/host.h"
-#include "sendfile_nic/policy/policy.h"
+#include "sendfile_nic/snic_model.h"
 #include "util/size.h"
 #include "lib/grow.h"
 #include "lib/hclient.h"

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sendfile_nic/nic/directory.h"
+#include "sendfile_nic/snic_model.h"
 #include "lib/files.h"
 #include "lib/grow.h"
 #include "lib/mrc.h"

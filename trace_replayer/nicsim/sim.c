@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sendfile_nic/snic.h"
-#include "sendfile_nic/snic_backend.h"
 #include "util/clock.h"
 #include "util/size.h"
 #include "nicsim/nicsim.h"

@@ -5,8 +5,7 @@
  */
 
 #include "lib/mrc.c"
-#include "sendfile_nic/nic/directory.h"
-#include "sendfile_nic/policy/policy.h"
+#include "sendfile_nic/snic_model.h"
 #include "harness.h"
 
 #define BLOCK 4096
