@@ -66,7 +66,7 @@ LIB_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SNIC_SRCS) $(UTIL_SRCS) $(SERVE
 UTIL_OBJS = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(UTIL_SRCS))
 # the trace library (trace_replayer/lib/) apart from the programs, each of
 # which is a folder of its own: main.c and its parts
-TRACE_SRCS = $(sort $(wildcard trace_replayer/lib/*.c))
+TRACE_SRCS = $(sort $(wildcard trace_replayer/lib/*.c trace_replayer/lib/*/*.c))
 prog_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard trace_replayer/$(1)/*.c)))
 # what nicsim shares with the nic backend: the directory and the policies
 SIM_OBJS = $(filter $(BUILD)/obj/sendfile_nic/policy/%.o $(BUILD)/obj/sendfile_nic/nic/directory.o $(BUILD)/obj/sendfile_nic/mem.o,$(LIB_OBJS))
@@ -75,7 +75,7 @@ MODEL_OBJS = $(filter $(BUILD)/obj/sendfile_nic/policy/%.o $(BUILD)/obj/sendfile
 TRACE_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(TRACE_SRCS))
 MAIN_OBJ = $(patsubst src/%.c,$(BUILD)/obj/%.o,$(sort $(wildcard src/server/nicd/*.c)))
 
-UNIT_SRCS = $(sort $(wildcard tests/unit/*/test_*.c tests/unit/*/*/test_*.c))
+UNIT_SRCS = $(sort $(wildcard tests/unit/*/test_*.c tests/unit/*/*/test_*.c tests/unit/*/*/*/test_*.c tests/unit/*/*/*/*/test_*.c))
 UNIT_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
 
 FUZZ_SRCS = $(sort $(wildcard tests/fuzz/fuzz_*.c))
@@ -336,7 +336,8 @@ install: $(TOOLS) $(MAN_PAGES) $(BUILD)/www/index.html
 
 # the C sources format and format-check look at
 FORMAT_SRCS = $(wildcard src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h) \
-              $(wildcard trace_replayer/*/*.c trace_replayer/*/*.h)
+              $(wildcard trace_replayer/*/*.c trace_replayer/*/*.h) \
+              $(wildcard trace_replayer/lib/*/*.c trace_replayer/lib/*/*.h)
 
 format:
 	clang-format -i $(FORMAT_SRCS)

@@ -4,7 +4,7 @@
  * dot-segment removal (RFC 3986, 5.2.4), empty segments ("//") merged,
  * with the refusals that keep a name inside the root.  nicd opens what it
  * gives (http/path.c); nictrace docroot writes, nicsim and nicreplay name
- * files by it (trace_replayer/lib/files.c), so a docroot made from a trace
+ * files by it (trace_replayer/lib/models/files.c), so a docroot made from a trace
  * holds the files nicd will look up for the same requests.
  */
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/hresp.h"
+#include "lib/http/hresp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

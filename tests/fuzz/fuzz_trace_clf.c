@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "lib/trace.h"
+#include "lib/formats/trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

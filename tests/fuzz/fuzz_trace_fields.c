@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/trace.h"
+#include "lib/formats/trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

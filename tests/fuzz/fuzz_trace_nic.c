@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "lib/reader.h"
+#include "lib/formats/reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,7 +11,7 @@ mkdir -p build/fuzz
 objs=""
 # every library source: the programs' own (those defining main) stay out
 for src in src/sendfile_nic/*.c src/sendfile_nic/*/*.c src/util/*.c src/server/*.c \
-    src/server/*/*.c trace_replayer/lib/*.c; do
+    src/server/*/*.c trace_replayer/lib/*.c trace_replayer/lib/*/*.c; do
     [ -f "$src" ] || continue # (a pattern that matched nothing)
     grep -q '^main(' "$src" && continue
     objs="$objs $src"

@@ -43,7 +43,7 @@ def options(src):
     found = set(a or b for a, b in OPTION.findall(text))
     if "TRACE_SRC_LONGOPTS" in text:
         found |= set(a or b for a, b in OPTION.findall(
-            open(os.path.join(TOP, "trace_replayer/lib/reader.h")).read()))
+            open(os.path.join(TOP, "trace_replayer/lib/formats/reader.h")).read()))
     return found
 
 

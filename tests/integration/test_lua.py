@@ -226,7 +226,7 @@ def test_nicload_full_mix_against_nicd():
         # run (3.44 against 3.34 points), and 1 run in 10 came within 0.01
         # points of it.  Five standard deviations here; the mix's shares
         # themselves are checked to 0.5 points over 100,000 draws in
-        # tests/unit/trace_replayer/lib/test_specweb.c
+        # tests/unit/trace_replayer/lib/models/test_specweb.c
         check(res["mismatches"] == 0 and res["verified_bytes"] > 0
               and sum(res["errors"].values()) == 0
               and res["mix_deviation_points"]

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "lib/feed.h"
+#include "lib/models/feed.h"
 #include "lib/json.h"
 
 enum { BY_SIZE_NONE = 0, BY_SIZE_SPECWEB, BY_SIZE_POW2 };

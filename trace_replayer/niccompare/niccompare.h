@@ -29,10 +29,10 @@
 #include "sendfile_nic/snic_model.h"
 #include "util/size.h"
 #include "lib/grow.h"
-#include "lib/hclient.h"
+#include "lib/http/hclient.h"
 #include "lib/json.h"
 #include "lib/stats.h"
-#include "lib/reader.h"
+#include "lib/formats/reader.h"
 #include "util/clock.h"
 
 #define MAX_SIZES    16

@@ -11,12 +11,12 @@
 #include <stdio.h>
 
 #include "sendfile_nic/snic_model.h"
-#include "lib/files.h"
+#include "lib/models/files.h"
 #include "lib/grow.h"
-#include "lib/mrc.h"
-#include "lib/opt.h"
-#include "lib/reader.h"
-#include "lib/sessions.h"
+#include "lib/models/mrc.h"
+#include "lib/models/opt.h"
+#include "lib/formats/reader.h"
+#include "lib/models/sessions.h"
 
 #define MAX_SIZES     255
 #define DEFAULT_SIZES "64k,128k,256k,512k,1m,2m,4m,8m,16m"
