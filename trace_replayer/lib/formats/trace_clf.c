@@ -12,6 +12,7 @@
 
 #include "util/civil.h"
 #include "util/hash.h"
+#include "lib/formats/format.h"
 #include "lib/formats/trace.h"
 
 static const char *const errs[] = {
@@ -221,3 +222,36 @@ trace_clf_parse(const char *line, size_t len, trace_req_t *r)
     r->client = nicache_fnv1a64(line, (size_t) (host_end - line));
     return TRACE_OK;
 }
+
+/* ---- the format as the reader reads it (format.h) ---- */
+
+static int
+clf_probe(const unsigned char *p, size_t n)
+{
+    size_t i;
+
+    /* printable text with a "[" and a quote on its first line */
+    for (i = 0; i < n && p[i] != '\n'; i++) {
+        if (p[i] < 0x20 && p[i] != '\t' && p[i] != '\r') {
+            return 0;
+        }
+    }
+    return memchr(p, '[', i) != NULL && memchr(p, '"', i) != NULL;
+}
+
+static int
+clf_next(void *state, trace_input_t *in, trace_req_t *r, int *bad)
+{
+    size_t len;
+    int    rc = trace_input_line(in, &len);
+
+    (void) state;
+    if (rc != 1) {
+        return rc;
+    }
+    *bad = trace_clf_parse(in->line, len, r);
+    return *bad == TRACE_OK ? 1 : -2;
+}
+
+const trace_format_t trace_format_clf = {"clf", clf_probe, NULL, clf_next,
+                                         NULL,  1,         0};

@@ -28,6 +28,7 @@
 #include "lib/grow.h"
 #include "lib/json.h"
 #include "util/hex.h"
+#include "lib/formats/format.h"
 #include "lib/formats/trace.h"
 
 enum {
@@ -657,3 +658,65 @@ trace_fields_parse(trace_fields_t *t, const char *line, size_t len,
     return t->json ? parse_json(t, line, len, r)
                    : parse_template(t, line, len, r);
 }
+
+/* ---- the formats as the reader reads them (format.h) ---- */
+
+static int
+json_probe(const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+
+    while (i < n && (p[i] == ' ' || p[i] == '\t')) {
+        i++;
+    }
+    return i < n && p[i] == '{';
+}
+
+static int
+fields_next(void *state, trace_input_t *in, trace_req_t *r, int *bad)
+{
+    size_t len;
+    int    rc = trace_input_line(in, &len);
+
+    if (rc != 1) {
+        return rc;
+    }
+    while (len > 0 && in->line[len - 1] == '\r') {
+        len--;
+    }
+    *bad = trace_fields_parse(state, in->line, len, r);
+    return *bad == TRACE_OK ? 1 : -2;
+}
+
+static void *
+json_open(trace_input_t *in, const trace_format_args_t *a, char *err,
+          size_t errlen)
+{
+    trace_fields_t *f = trace_fields_json();
+
+    (void) in;
+    (void) a;
+    if (f == NULL) {
+        snprintf(err, errlen, "out of memory");
+    }
+    return f;
+}
+
+static void *
+layout_open(trace_input_t *in, const trace_format_args_t *a, char *err,
+            size_t errlen)
+{
+    (void) in;
+    return trace_fields_template(a->layout, err, errlen);
+}
+
+static void
+fields_close(void *state)
+{
+    trace_fields_free(state);
+}
+
+const trace_format_t trace_format_json = {
+    "json", json_probe, json_open, fields_next, fields_close, 1, 0};
+const trace_format_t trace_format_log_format = {
+    "log_format", NULL, layout_open, fields_next, fields_close, 1, 0};

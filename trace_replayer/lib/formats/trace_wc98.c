@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "lib/grow.h"
+#include "lib/formats/format.h"
 #include "lib/formats/trace.h"
 
 /* the status codes, in the order of the 1998 tools' table */
@@ -171,3 +172,91 @@ trace_wc98_map_url(const trace_wc98_map_t *m, uint32_t id, size_t *len)
     *len = m->len[id];
     return m->text + m->off[id];
 }
+
+/* ---- the format as the reader reads it (format.h) ---- */
+
+typedef struct {
+    trace_wc98_map_t *map;     /* --mapping, or NULL */
+    char              url[32]; /* "/object/ID" without a mapping */
+} wc98_state_t;
+
+static void *
+wc98_open(trace_input_t *in, const trace_format_args_t *a, char *err,
+          size_t errlen)
+{
+    wc98_state_t *s = calloc(1, sizeof(*s));
+
+    (void) in;
+    if (s == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (a->mapping != NULL
+        && (s->map = trace_wc98_map_load(a->mapping, err, errlen)) == NULL) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static void
+wc98_close(void *state)
+{
+    wc98_state_t *s = state;
+
+    if (s != NULL) {
+        trace_wc98_map_free(s->map);
+        free(s);
+    }
+}
+
+static int
+wc98_probe(const unsigned char *p, size_t n)
+{
+    /* whole records whose method, status index and version are in range,
+     * and a plausible time (1990 to 2040) */
+    size_t i;
+
+    if (n < TRACE_WC98_RECORD) {
+        return 0;
+    }
+    for (i = 0; i + TRACE_WC98_RECORD <= n; i += TRACE_WC98_RECORD) {
+        uint32_t tm = (uint32_t) p[i] << 24 | (uint32_t) p[i + 1] << 16
+                      | (uint32_t) p[i + 2] << 8 | p[i + 3];
+
+        if (p[i + 16] > 8 || (p[i + 17] & 0x3f) > 37 || tm < 631152000u
+            || tm > 2208988800u) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int
+wc98_next(void *state, trace_input_t *in, trace_req_t *r, int *bad)
+{
+    wc98_state_t *s = state;
+    unsigned char rec[TRACE_WC98_RECORD];
+    int           rc = trace_input_record(in, rec, sizeof(rec), bad);
+    uint32_t      obj;
+    const char   *u = NULL;
+    size_t        len = 0;
+
+    if (rc != 1) {
+        return rc;
+    }
+    trace_wc98_decode(rec, r, &obj);
+    if (s->map != NULL) {
+        u = trace_wc98_map_url(s->map, obj, &len);
+    }
+    if (u == NULL) {
+        len = (size_t) snprintf(s->url, sizeof(s->url), "/object/%u", obj);
+        u = s->url;
+    }
+    r->url = u;
+    r->url_len = len;
+    return 1;
+}
+
+const trace_format_t trace_format_wc98 = {
+    "wc98", wc98_probe, wc98_open, wc98_next, wc98_close, 0, 0};
