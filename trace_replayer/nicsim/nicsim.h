@@ -67,12 +67,6 @@ typedef struct {
     uint64_t acc, in, lost;
 } sim_t;
 
-/* OPT needs the whole sequence: the accesses of each cache, recorded */
-typedef struct {
-    opt_access_t *a;
-    size_t        n, cap;
-} opt_seq_t;
-
 /* a run: the files, the caches and what they counted */
 typedef struct {
     const nicsim_conf_t *cf;
@@ -81,7 +75,8 @@ typedef struct {
     sim_t               *sims; /* policy-major: pol[i], sizes[j] */
     int                  nsims;
     trace_mrc_t         *mrc[MAX_SPLIT];
-    opt_seq_t            opt_seq[MAX_SPLIT];
+    /* OPT needs the whole sequence: the accesses of each cache, recorded */
+    trace_opt_seq_t *opt_seq[MAX_SPLIT];
     struct {
         uint32_t *id; /* a URL number's file id + 1; 0: not looked up;
                          UINT32_MAX: none */

@@ -16,16 +16,13 @@ static int
 opt_record(nicsim_run_t *run, int nic, uint64_t key, uint32_t used,
            uint64_t fsize)
 {
-    opt_seq_t *q = &run->opt_seq[nic];
+    trace_opt_seq_t **q = &run->opt_seq[nic];
 
-    if (trace_grow(&q->a, &q->cap, q->n + 1, sizeof(opt_access_t), 4096) != 0) {
+    if (*q == NULL && (*q = trace_opt_seq_new()) == NULL) {
+        errno = ENOMEM;
         return -1;
     }
-    q->a[q->n].key = key;
-    q->a[q->n].used = used;
-    q->a[q->n].fsize = fsize;
-    q->n++;
-    return 0;
+    return trace_opt_seq_add(*q, key, used, fsize);
 }
 
 /*
@@ -164,7 +161,7 @@ simulate(nicsim_run_t *run, const trace_req_t *r, int counting)
         if (opt_record(run, (int) (conn % (uint64_t) cf->split),
                        (uint64_t) id << 32 | b, (uint32_t) used, fsize)
             != 0) {
-            fprintf(stderr, "nicsim: out of memory recording for opt\n");
+            fprintf(stderr, "nicsim: opt: %s\n", strerror(errno));
             exit(1);
         }
     }
@@ -414,25 +411,20 @@ nicsim_run(nicsim_run_t *run, const nicsim_conf_t *cf)
     for (i = 0; i < run->nsims; i++) {
         sim_t   *s = &run->sims[i];
         uint64_t hits, cached, accesses;
-        size_t   a;
 
         if (s->policy != NULL) {
             continue;
         }
         for (k = 0; k < cf->split; k++) {
-            opt_seq_t *q = &run->opt_seq[k];
-
-            if (!mine(cf, k)) {
-                continue;
+            if (!mine(cf, k) || run->opt_seq[k] == NULL) {
+                continue; /* (no access recorded: nothing counts) */
             }
-            if (trace_opt(q->a, q->n, (uint32_t) (s->cache_bytes / cf->block),
-                          s->cache_bytes, &hits, &cached)
+            if (trace_opt(run->opt_seq[k],
+                          (uint32_t) (s->cache_bytes / cf->block),
+                          s->cache_bytes, &hits, &cached, &accesses)
                 != 0) {
                 fprintf(stderr, "nicsim: out of memory in opt\n");
                 return 1;
-            }
-            for (accesses = 0, a = 0; a < q->n; a++) {
-                accesses += q->a[a].fsize <= s->cache_bytes;
             }
             s->hits += hits;
             s->misses += accesses - hits;
@@ -444,8 +436,10 @@ nicsim_run(nicsim_run_t *run, const nicsim_conf_t *cf)
         FILE *f = fopen(cf->oracle, "wb");
 
         if (f == NULL
-            || trace_opt_write_oracle(run->opt_seq[0].a, run->opt_seq[0].n,
-                                      (uint32_t) cf->block, f)
+            || (run->opt_seq[0] != NULL
+                && trace_opt_write_oracle(run->opt_seq[0], (uint32_t) cf->block,
+                                          f)
+                       != 0)
                    != 0
             || fclose(f) != 0) {
             fprintf(stderr, "nicsim: --oracle-out %s: %s\n", cf->oracle,
@@ -469,7 +463,7 @@ nicsim_free(nicsim_run_t *run)
     }
     for (k = 0; k < MAX_SPLIT; k++) {
         trace_mrc_free(run->mrc[k]);
-        free(run->opt_seq[k].a);
+        trace_opt_seq_free(run->opt_seq[k]);
     }
     free(run->sims);
     free(run->memo.id);

@@ -1,31 +1,48 @@
 /*
- * Belady's OPT: each block numbered densely with one hash pass, next uses
- * computed backwards over those numbers, then the residents in a max-heap
- * by next use, indexed by block so a hit updates its entry in place (the
- * heap never holds more than the cache's slots).  O(n log slots) time,
- * O(n) memory.
+ * Belady's OPT: each block numbered densely as it is recorded (one hash
+ * lookup an access), next uses computed backwards over those numbers,
+ * then the residents in a max-heap by next use, indexed by block so a hit
+ * updates its entry in place (the heap never holds more than the cache's
+ * slots).  O(n log slots) time; 12 bytes an access, the rest follows the
+ * blocks.
  */
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "lib/heap.h"
 #include "lib/models/opt.h"
 
-#define NEVER UINT64_MAX
+#define NEVER UINT32_MAX /* no next use; also the most accesses + 1 */
 
+/* key -> dense number, open addressing */
 typedef struct {
     uint64_t key;
-    uint64_t val;
-    uint8_t  taken; /* the slot holds key */
-    uint8_t  used;  /* per map: seen before / resident */
+    uint32_t id;
+    uint32_t taken;
 } kv_t;
 
 typedef struct {
-    kv_t  *t;
-    size_t cap; /* a power of two, at least twice n */
-    size_t n;
-} map_t;
+    uint32_t id;   /* the block's dense number */
+    uint32_t used; /* bytes of the transfer in this block */
+} access_t;
+
+typedef struct {
+    uint64_t key;
+    uint64_t fsize; /* its file's size at its first access */
+} block_t;
+
+struct trace_opt_seq_s {
+    kv_t     *map;
+    size_t    map_cap; /* a power of two, at least twice nblocks */
+    block_t  *block;   /* by dense number */
+    size_t    nblocks, block_cap;
+    access_t *acc;
+    size_t    n, cap;
+    uint32_t *next; /* by access, once asked for; NULL until then */
+};
 
 static uint64_t
 mix(uint64_t x)
@@ -37,141 +54,143 @@ mix(uint64_t x)
     return x ^ (x >> 33);
 }
 
-static int
-map_init(map_t *m)
-{
-    m->cap = 1024;
-    m->n = 0;
-    m->t = calloc(m->cap, sizeof(kv_t));
-    return m->t == NULL ? -1 : 0;
-}
-
 static size_t
-slot_of(const map_t *m, uint64_t key)
+slot_of(const kv_t *map, size_t cap, uint64_t key)
 {
     size_t i;
 
-    for (i = mix(key) & (m->cap - 1); m->t[i].taken && m->t[i].key != key;
-         i = (i + 1) & (m->cap - 1)) {
+    for (i = mix(key) & (cap - 1); map[i].taken && map[i].key != key;
+         i = (i + 1) & (cap - 1)) {
     }
     return i;
 }
 
-/*
- * The entry of key, created (val NEVER, used 0) if absent; NULL when out
- * of memory.  Only a creation can move entries.
- */
-static kv_t *
-map_get(map_t *m, uint64_t key)
+trace_opt_seq_t *
+trace_opt_seq_new(void)
 {
-    size_t i = slot_of(m, key), k;
-    kv_t  *old;
+    trace_opt_seq_t *q = calloc(1, sizeof(*q));
 
-    if (m->t[i].taken) {
-        return &m->t[i];
-    }
-    if ((m->n + 1) * 2 > m->cap) {
-        old = m->t;
-        m->t = calloc(m->cap * 2, sizeof(kv_t));
-        if (m->t == NULL) {
-            m->t = old;
+    if (q != NULL) {
+        q->map_cap = 1024;
+        q->map = calloc(q->map_cap, sizeof(kv_t));
+        if (q->map == NULL) {
+            free(q);
             return NULL;
         }
-        m->cap *= 2;
-        for (k = 0; k < m->cap / 2; k++) {
-            if (old[k].taken) {
-                m->t[slot_of(m, old[k].key)] = old[k];
-            }
-        }
-        free(old);
-        i = slot_of(m, key);
     }
-    m->t[i].taken = 1;
-    m->t[i].key = key;
-    m->t[i].val = NEVER;
-    m->t[i].used = 0;
-    m->n++;
-    return &m->t[i];
+    return q;
 }
 
-/* Each access's block as a dense number (0, 1, ... in order of first
- * use) in ids[], and the count in *nids; 0, or -1 when out of memory.
- * The one hash pass: everything after indexes arrays. */
-static int
-dense_ids(const opt_access_t *acc, size_t n, uint32_t *ids, size_t *nids)
+void
+trace_opt_seq_free(trace_opt_seq_t *q)
 {
-    map_t  m = {NULL, 0, 0};
-    kv_t  *e;
-    size_t i;
+    if (q != NULL) {
+        free(q->map);
+        free(q->block);
+        free(q->acc);
+        free(q->next);
+        free(q);
+    }
+}
 
-    if (map_init(&m) != 0) {
+size_t
+trace_opt_seq_count(const trace_opt_seq_t *q)
+{
+    return q->n;
+}
+
+/* the map twice as large: 0 or -1 */
+static int
+map_grow(trace_opt_seq_t *q)
+{
+    size_t cap = q->map_cap * 2, k;
+    kv_t  *map = calloc(cap, sizeof(kv_t));
+
+    if (map == NULL) {
         return -1;
     }
-    *nids = 0;
-    for (i = 0; i < n; i++) {
-        if ((e = map_get(&m, acc[i].key)) == NULL) {
-            free(m.t);
+    for (k = 0; k < q->map_cap; k++) {
+        if (q->map[k].taken) {
+            map[slot_of(map, cap, q->map[k].key)] = q->map[k];
+        }
+    }
+    free(q->map);
+    q->map = map;
+    q->map_cap = cap;
+    return 0;
+}
+
+int
+trace_opt_seq_add(trace_opt_seq_t *q, uint64_t key, uint32_t used,
+                  uint64_t fsize)
+{
+    size_t i = slot_of(q->map, q->map_cap, key);
+
+    if (q->n >= NEVER - 1) {
+        errno = EOVERFLOW; /* an access index must fit 32 bits */
+        return -1;
+    }
+    if (!q->map[i].taken) {
+        if (q->nblocks == INT32_MAX) {
+            errno = EOVERFLOW; /* more blocks than a position can name */
             return -1;
         }
-        if (!e->used) {
-            if (*nids == INT32_MAX) {
-                free(m.t);
-                return -1; /* more blocks than a position can name */
-            }
-            e->used = 1;
-            e->val = (*nids)++;
+        if (((q->nblocks + 1) * 2 > q->map_cap && map_grow(q) != 0)
+            || trace_grow(&q->block, &q->block_cap, q->nblocks + 1,
+                          sizeof(block_t), 1024)
+                   != 0) {
+            errno = ENOMEM;
+            return -1;
         }
-        ids[i] = (uint32_t) e->val;
+        i = slot_of(q->map, q->map_cap, key);
+        q->map[i].taken = 1;
+        q->map[i].key = key;
+        q->map[i].id = (uint32_t) q->nblocks;
+        q->block[q->nblocks].key = key;
+        q->block[q->nblocks].fsize = fsize;
+        q->nblocks++;
     }
-    free(m.t);
+    if (trace_grow(&q->acc, &q->cap, q->n + 1, sizeof(access_t), 4096) != 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    q->acc[q->n].id = q->map[i].id;
+    q->acc[q->n].used = used;
+    q->n++;
+    if (q->next != NULL) {
+        free(q->next); /* a longer sequence: its next uses are new */
+        q->next = NULL;
+    }
     return 0;
 }
 
-/* next[i]: the index of the next access to ids[i]'s block, or NEVER; 0,
+/* q->next: the index of each access's block's next access, or NEVER; 0,
  * or -1 when out of memory */
 static int
-next_uses(const uint32_t *ids, size_t n, size_t nids, uint64_t *next)
+next_uses(trace_opt_seq_t *q)
 {
-    uint64_t *last = malloc(sizeof(uint64_t) * (nids ? nids : 1));
+    uint32_t *last;
     size_t    i;
 
-    if (last == NULL) {
+    if (q->next != NULL) {
+        return 0;
+    }
+    last = malloc(sizeof(uint32_t) * (q->nblocks ? q->nblocks : 1));
+    q->next = malloc(sizeof(uint32_t) * (q->n ? q->n : 1));
+    if (last == NULL || q->next == NULL) {
+        free(last);
+        free(q->next);
+        q->next = NULL;
         return -1;
     }
-    for (i = 0; i < nids; i++) {
+    for (i = 0; i < q->nblocks; i++) {
         last[i] = NEVER;
     }
-    for (i = n; i-- > 0;) {
-        next[i] = last[ids[i]];
-        last[ids[i]] = i;
+    for (i = q->n; i-- > 0;) {
+        q->next[i] = last[q->acc[i].id];
+        last[q->acc[i].id] = (uint32_t) i;
     }
     free(last);
-    return 0;
-}
-
-/* The next uses of acc[0..n), in *next (malloc'ed), with the dense ids in
- * *ids when ids is not NULL; 0 or -1 (out of memory). */
-static int
-index_accesses(const opt_access_t *acc, size_t n, uint64_t **next,
-               uint32_t **ids, size_t *nids)
-{
-    uint32_t *id = malloc(sizeof(uint32_t) * (n ? n : 1));
-    size_t    count = 0;
-
-    *next = malloc(sizeof(uint64_t) * (n ? n : 1));
-    if (id == NULL || *next == NULL || dense_ids(acc, n, id, &count) != 0
-        || next_uses(id, n, count, *next) != 0) {
-        free(id);
-        free(*next);
-        *next = NULL;
-        return -1;
-    }
-    if (ids != NULL) {
-        *ids = id;
-        *nids = count;
-    } else {
-        free(id);
-    }
     return 0;
 }
 
@@ -179,7 +198,7 @@ index_accesses(const opt_access_t *acc, size_t n, uint64_t **next,
  * a block's place in it, or -1 when it is not resident.  Bounded by the
  * slots, so the heap stays in the first-level cache. */
 typedef struct {
-    uint64_t next;
+    uint32_t next;
     uint32_t id;
 } resident_t;
 
@@ -189,93 +208,95 @@ typedef struct {
 TRACE_HEAP_DEFINE(resident_heap, resident_t, RESIDENT_LATER, RESIDENT_MOVED)
 
 int
-trace_opt_write_oracle(const opt_access_t *acc, size_t n, uint32_t block,
-                       FILE *f)
+trace_opt_write_oracle(trace_opt_seq_t *q, uint32_t block, FILE *f)
 {
-    uint64_t     *next;
     unsigned char rec[24];
     uint32_t      zero = 0;
+    uint64_t      key;
     int64_t       nv;
     size_t        i;
 
-    if (index_accesses(acc, n, &next, NULL, NULL) != 0) {
+    if (next_uses(q) != 0) {
+        errno = ENOMEM;
         return -1;
     }
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < q->n; i++) {
         /* little-endian, as libCacheSim reads it on this machine */
-        nv = next[i] == NEVER ? -1 : (int64_t) next[i];
+        nv = q->next[i] == NEVER ? -1 : (int64_t) q->next[i];
+        key = q->block[q->acc[i].id].key;
         memcpy(rec, &zero, 4);
-        memcpy(rec + 4, &acc[i].key, 8);
+        memcpy(rec + 4, &key, 8);
         memcpy(rec + 12, &block, 4);
         memcpy(rec + 16, &nv, 8);
         if (fwrite(rec, sizeof(rec), 1, f) != 1) {
-            free(next);
             return -1;
         }
     }
-    free(next);
     return 0;
 }
 
 int
-trace_opt(const opt_access_t *acc, size_t n, uint32_t nslots,
-          uint64_t cache_bytes, uint64_t *hits, uint64_t *cached)
+trace_opt(trace_opt_seq_t *q, uint32_t nslots, uint64_t cache_bytes,
+          uint64_t *hits, uint64_t *cached, uint64_t *accesses)
 {
-    uint64_t       *next = NULL;
-    uint32_t       *ids = NULL, id;
-    size_t          i, nids = 0;
     resident_heap_t r = {NULL, 0, 0, NULL};
-    int32_t        *pos;
+    int32_t        *pos = NULL;
+    uint32_t        id, nx;
+    size_t          i;
     int             rc = -1;
 
-    *hits = *cached = 0;
+    *hits = *cached = *accesses = 0;
     if (nslots == 0) {
         /* a cache of no block serves nothing (and has nothing to evict) */
+        for (i = 0; i < q->n; i++) {
+            *accesses += q->block[q->acc[i].id].fsize <= cache_bytes;
+        }
         return 0;
     }
-    if (index_accesses(acc, n, &next, &ids, &nids) != 0) {
+    if (next_uses(q) != 0) {
         return -1;
     }
-    pos = malloc(sizeof(int32_t) * (nids ? nids : 1));
+    pos = malloc(sizeof(int32_t) * (q->nblocks ? q->nblocks : 1));
     r.ctx = pos;
     if (pos == NULL
         || trace_grow(&r.a, &r.cap, nslots, sizeof(resident_t), nslots) != 0) {
         goto done;
     }
-    for (i = 0; i < nids; i++) {
-        pos[i] = -1;
+    for (i = 0; i < q->nblocks; i++) {
+        /* a block of a file larger than the cache is never resident */
+        pos[i] = q->block[i].fsize > cache_bytes ? -2 : -1;
     }
 
-    for (i = 0; i < n; i++) {
-        if (acc[i].fsize > cache_bytes) {
+    for (i = 0; i < q->n; i++) {
+        id = q->acc[i].id;
+        nx = q->next[i];
+        if (pos[id] == -2) {
             continue; /* bypasses the cache, as with every policy */
         }
-        id = ids[i];
+        (*accesses)++;
         if (pos[id] >= 0) {
             /* a hit: its next use was this access, now it is later */
             (*hits)++;
-            *cached += acc[i].used;
-            resident_heap_up(&r, (size_t) pos[id], (resident_t){next[i], id});
+            *cached += q->acc[i].used;
+            resident_heap_up(&r, (size_t) pos[id], (resident_t){nx, id});
             continue;
         }
         if (r.n < nslots) {
             r.n++;
-            resident_heap_up(&r, r.n - 1, (resident_t){next[i], id});
+            resident_heap_up(&r, r.n - 1, (resident_t){nx, id});
             continue;
         }
-        if (r.a[0].next <= next[i]) {
+        if (r.a[0].next <= nx) {
             continue; /* the newcomer is needed last: declined */
         }
         /* the resident needed last makes room */
         pos[r.a[0].id] = -1;
-        resident_heap_down(&r, 0, (resident_t){next[i], id});
+        resident_heap_down(&r, 0, (resident_t){nx, id});
     }
     rc = 0;
 
 done:
     resident_heap_free(&r);
     free(pos);
-    free(ids);
-    free(next);
     return rc;
 }

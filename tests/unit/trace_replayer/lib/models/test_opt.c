@@ -3,6 +3,37 @@
 #include "lib/models/opt.c"
 #include "harness.h"
 
+/* an access as the tests write them down */
+typedef struct {
+    uint64_t key;
+    uint32_t used;
+    uint64_t fsize;
+} opt_access_t;
+
+/* acc[0..n) recorded and replayed: trace_opt()'s result, its hits,
+ * cached bytes and accesses that did not bypass */
+static int
+replay(const opt_access_t *acc, size_t n, uint32_t slots,
+       uint64_t cache_bytes, uint64_t *hits, uint64_t *cached,
+       uint64_t *accesses)
+{
+    trace_opt_seq_t *q = trace_opt_seq_new();
+    uint64_t         dummy;
+    size_t           i;
+    int              rc;
+
+    CHECK(q != NULL);
+    for (i = 0; i < n; i++) {
+        CHECK_INT(trace_opt_seq_add(q, acc[i].key, acc[i].used, acc[i].fsize),
+                  0);
+    }
+    CHECK_INT(trace_opt_seq_count(q), n);
+    rc = trace_opt(q, slots, cache_bytes, hits, cached,
+                   accesses != NULL ? accesses : &dummy);
+    trace_opt_seq_free(q);
+    return rc;
+}
+
 static uint64_t
 run(const char *keys, uint32_t slots, uint64_t *cached)
 {
@@ -15,7 +46,7 @@ run(const char *keys, uint32_t slots, uint64_t *cached)
         a[n].used = 10;
         a[n].fsize = 100;
     }
-    CHECK_INT(trace_opt(a, n, slots, 1000, &hits, cached), 0);
+    CHECK_INT(replay(a, n, slots, 1000, &hits, cached, NULL), 0);
     return hits;
 }
 
@@ -43,15 +74,18 @@ static void
 test_bypass(void)
 {
     opt_access_t a[3] = {{1, 10, 5000}, {1, 10, 5000}, {2, 10, 100}};
-    uint64_t     hits, cached;
+    uint64_t     hits, cached, accesses;
 
-    CHECK_INT(trace_opt(a, 3, 4, 1000, &hits, &cached), 0);
+    CHECK_INT(replay(a, 3, 4, 1000, &hits, &cached, &accesses), 0);
     CHECK_INT(hits, 0);
-    CHECK_INT(trace_opt(a, 0, 4, 1000, &hits, &cached), 0);
+    CHECK_INT(accesses, 1); /* the large file's two bypassed */
+    CHECK_INT(replay(a, 0, 4, 1000, &hits, &cached, &accesses), 0);
     CHECK_INT(hits, 0);
+    CHECK_INT(accesses, 0);
     /* a cache smaller than one block: nothing to hold, nothing to evict */
-    CHECK_INT(trace_opt(a + 2, 1, 0, 1000, &hits, &cached), 0);
+    CHECK_INT(replay(a, 3, 0, 1000, &hits, &cached, &accesses), 0);
     CHECK_INT(hits, 0);
+    CHECK_INT(accesses, 1);
 }
 
 /* more distinct blocks than the first map holds: it grows */
@@ -67,7 +101,7 @@ test_many_blocks(void)
         a[i].used = 1;
         a[i].fsize = 1;
     }
-    CHECK_INT(trace_opt(a, 20000, 5000, 1 << 30, &hits, &cached), 0);
+    CHECK_INT(replay(a, 20000, 5000, 1 << 30, &hits, &cached, NULL), 0);
     CHECK_INT(hits, 15000);
 }
 
@@ -142,7 +176,7 @@ test_against_brute_force(void)
             a[i].fsize = 1;
         }
         for (slots = 1; slots <= 8; slots++) {
-            CHECK_INT(trace_opt(a, 600, slots, 1000, &hits, &cached), 0);
+            CHECK_INT(replay(a, 600, slots, 1000, &hits, &cached, NULL), 0);
             CHECK_INT(hits, brute(a, 600, slots));
         }
     }
