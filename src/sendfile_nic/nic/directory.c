@@ -13,8 +13,10 @@
 typedef struct {
     snic_block_id_t id;
     uint64_t        revision;
-    uint32_t        hnext; /* next slot in the hash chain */
-    uint8_t         used;
+    uint32_t        hnext;  /* next slot in the hash chain */
+    uint32_t        bucket; /* its chain's (key & mask), SNIC_SLOT_NONE
+                               when the slot holds nothing: unhash()
+                               finds the chain without hashing again */
 } entry_t;
 
 struct snic_dir_s {
@@ -71,7 +73,9 @@ snic_dir_create(uint32_t nslots, const snic_policy_t *policy)
     if (d == NULL) {
         return NULL;
     }
-    while (size < nslots && size < (1u << 31)) {
+    /* twice the slots: chains of half a slot on average, so a miss
+     * rarely walks one */
+    while (size < 2 * (uint64_t) nslots && size < (1u << 31)) {
         size <<= 1;
     }
     d->nslots = nslots;
@@ -92,6 +96,7 @@ snic_dir_create(uint32_t nslots, const snic_policy_t *policy)
     /* slot 0 is handed out first */
     for (i = 0; i < nslots; i++) {
         d->free[i] = nslots - 1 - i;
+        d->e[i].bucket = SNIC_SLOT_NONE;
     }
     d->nfree = nslots;
     return d;
@@ -117,13 +122,13 @@ snic_dir_destroy(snic_dir_t *d)
 static void
 unhash(snic_dir_t *d, uint32_t slot)
 {
-    uint32_t *pp = &d->buckets[key_of(&d->e[slot].id) & d->mask];
+    uint32_t *pp = &d->buckets[d->e[slot].bucket];
 
     while (*pp != slot) {
         pp = &d->e[*pp].hnext;
     }
     *pp = d->e[slot].hnext;
-    d->e[slot].used = 0;
+    d->e[slot].bucket = SNIC_SLOT_NONE;
 }
 
 uint32_t
@@ -177,8 +182,8 @@ snic_dir_insert(snic_dir_t *d, const snic_block_id_t *id, uint64_t revision,
 
     d->e[slot].id = *id;
     d->e[slot].revision = revision;
-    d->e[slot].used = 1;
     b = (uint32_t) (key & d->mask);
+    d->e[slot].bucket = b;
     d->e[slot].hnext = d->buckets[b];
     d->buckets[b] = slot;
     d->policy->insert(d->pstate, slot, key);
@@ -201,7 +206,7 @@ snic_dir_used(const snic_dir_t *d)
 void
 snic_dir_remove(snic_dir_t *d, uint32_t slot)
 {
-    if (slot >= d->nslots || !d->e[slot].used) {
+    if (slot >= d->nslots || d->e[slot].bucket == SNIC_SLOT_NONE) {
         return;
     }
     d->policy->remove(d->pstate, slot);
