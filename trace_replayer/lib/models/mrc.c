@@ -358,9 +358,10 @@ evict_largest(trace_mrc_t *m)
 /*
  * An access to key, of class c: m->hit[j] for every size j >= c.  The
  * distance for size j counts the blocks of classes up to j used since the
- * last access; one query of the all-class axis settles every size when
- * it is below the smallest limit, and the per-class sums stop once they
- * pass the largest.  0, or -1 when out of memory.
+ * last access; the all-class axis gives the largest size's, which settles
+ * every size when it is below the smallest limit, and the smaller sizes'
+ * take off the classes above them, one class axis each.  0, or -1 when
+ * out of memory.
  */
 static int
 access_block(trace_mrc_t *m, uint64_t key, uint64_t h, int c)
@@ -381,23 +382,32 @@ access_block(trace_mrc_t *m, uint64_t key, uint64_t h, int c)
         }
         e->cls = (uint8_t) c;
     } else {
-        d = axis_after(&m->all, e->time);
+        /* the blocks of every class used since: those after its own
+         * position on the axis of all classes (no search) */
+        d = m->all.live - fw_prefix(m->all.fw, e->pos_all);
         if (d < m->lim[c]) {
             for (j = c; j < m->k; j++) {
                 m->hit[j] = 1;
             }
         } else {
-            d = 0;
-            for (j = 0; j < m->k; j++) {
-                d += m->cls[j].live ? axis_after(&m->cls[j], e->time) : 0;
-                if (j >= c) {
-                    m->hit[j] = d < m->lim[j];
+            /* the largest size counts every class; each smaller one
+             * counts one class fewer, so the distances come from the top
+             * down by taking each class off, and the large files' classes
+             * are small axes.  Once a distance is below the smallest
+             * limit, every smaller size hits too. */
+            for (j = m->k - 1;; j--) {
+                m->hit[j] = d < m->lim[j];
+                if (j == c) {
+                    break;
                 }
-                if (d >= m->lim[m->k - 1]) {
-                    for (j++; j < m->k; j++) {
-                        m->hit[j] = 0;
+                if (d < m->lim[c]) {
+                    while (--j >= c) {
+                        m->hit[j] = 1;
                     }
                     break;
+                }
+                if (m->cls[j].live) {
+                    d -= axis_after(&m->cls[j], e->time);
                 }
             }
         }
