@@ -138,12 +138,10 @@ INCLUDE = re.compile(r'^#include "([^"]+)"', re.M)
 SEARCH = ["src"]
 
 
-def test_one_include_root():
-    """every quoted include of the sources is a path from src/ (or
-    build/'s config.h, or the trace tools' own from trace_replayer/), and
-    none climbs with "../" (issue 40, item 7)"""
-    bad = []
-    for top in ("src", "trace_replayer", "tests", "modules"):
+def includes(tops):
+    """(path, included name) for every quoted include of the C files
+    below the folders tops"""
+    for top in tops:
         for d, _, files in os.walk(os.path.join(TOP, top)):
             for f in sorted(files):
                 if not f.endswith((".c", ".h")):
@@ -151,16 +149,25 @@ def test_one_include_root():
                 path = os.path.relpath(os.path.join(d, f), TOP)
                 text = open(os.path.join(TOP, path)).read()
                 for inc in INCLUDE.findall(text):
-                    roots = ["src", "build"]
-                    if not path.startswith("src/"):
-                        roots += ["trace_replayer", "tests/unit"]
-                    if "../" in inc or inc == "config.h":
-                        ok = "../" not in inc
-                    else:
-                        ok = any(os.path.exists(os.path.join(TOP, r, inc))
-                                 for r in roots)
-                    if not ok:
-                        bad.append("%s: #include \"%s\"" % (path, inc))
+                    yield path, inc
+
+
+def test_one_include_root():
+    """every quoted include of the sources is a path from src/ (or
+    build/'s config.h, or the trace tools' own from trace_replayer/), and
+    none climbs with "../" (issue 40, item 7)"""
+    bad = []
+    for path, inc in includes(("src", "trace_replayer", "tests", "modules")):
+        roots = ["src", "build"]
+        if not path.startswith("src/"):
+            roots += ["trace_replayer", "tests/unit"]
+        if "../" in inc or inc == "config.h":
+            ok = "../" not in inc
+        else:
+            ok = any(os.path.exists(os.path.join(TOP, r, inc))
+                     for r in roots)
+        if not ok:
+            bad.append("%s: #include \"%s\"" % (path, inc))
     check(not bad, "includes not from the one root:\n  " + "\n  ".join(bad))
 
 
@@ -168,43 +175,29 @@ def test_trace_tools_reach_the_model_through_one_header():
     """the trace tools, their library and its tests include nothing of
     src/sendfile_nic/ but snic_model.h, the cache model's public header
     (issue 43, item 6)"""
-    bad = []
-    for top in ("trace_replayer", "tests/unit/trace_replayer"):
-        for d, _, files in os.walk(os.path.join(TOP, top)):
-            for f in sorted(files):
-                if not f.endswith((".c", ".h")):
-                    continue
-                path = os.path.relpath(os.path.join(d, f), TOP)
-                text = open(os.path.join(TOP, path)).read()
-                for inc in INCLUDE.findall(text):
-                    if (inc.startswith("sendfile_nic/")
-                            and inc != "sendfile_nic/snic_model.h"):
-                        bad.append("%s: #include \"%s\"" % (path, inc))
+    bad = ["%s: #include \"%s\"" % (path, inc)
+           for path, inc in includes(("trace_replayer",
+                                      "tests/unit/trace_replayer"))
+           if inc.startswith("sendfile_nic/")
+           and inc != "sendfile_nic/snic_model.h"]
     check(not bad, "the model reached around snic_model.h:\n  "
           + "\n  ".join(bad))
 
 
 def test_server_headers_include_down():
     up = []
-    for top in LAYERS:
-        paths = []
-        for d, _, files in os.walk(os.path.join(TOP, top)):
-            paths += [os.path.relpath(os.path.join(d, f), TOP)
-                      for f in files if f.endswith((".c", ".h"))]
-        for path in sorted(paths):
-            text = open(os.path.join(TOP, path)).read()
-            # the trace tools' own include root beside the sources'
-            bases = SEARCH + (["trace_replayer"]
-                              if path.startswith("trace_replayer/") else [])
-            for inc in INCLUDE.findall(text):
-                for base in bases:
-                    cand = os.path.normpath(os.path.join(base, inc))
-                    if os.path.exists(os.path.join(TOP, cand)):
-                        break
-                else:
-                    continue  # config.h, generated
-                if layer(cand) > layer(path):
-                    up.append("%s includes %s" % (path, cand))
+    for path, inc in includes(("src", "trace_replayer")):
+        # the trace tools' own include root beside the sources'
+        bases = SEARCH + (["trace_replayer"]
+                          if path.startswith("trace_replayer/") else [])
+        for base in bases:
+            cand = os.path.normpath(os.path.join(base, inc))
+            if os.path.exists(os.path.join(TOP, cand)):
+                break
+        else:
+            continue  # config.h, generated
+        if layer(cand) > layer(path):
+            up.append("%s includes %s" % (path, cand))
     check(not up, "headers taken from a higher layer:\n  " + "\n  ".join(up))
 
 
