@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "util/hash.h"
+#include "lib/grow.h"
 #include "lib/breakdown.h"
 #include "lib/hist.h"
 
@@ -150,16 +151,10 @@ size_class(const breakdown_t *b, uint64_t body)
 static url_stat_t *
 url_stat(breakdown_t *b, uint32_t url)
 {
-    if (url >= b->nurl) {
-        size_t       n = (size_t) url * 2 + 64;
-        url_stat_t **nu = realloc(b->url, n * sizeof(*nu));
-
-        if (nu == NULL) {
-            return NULL;
-        }
-        memset(nu + b->nurl, 0, (n - b->nurl) * sizeof(*nu));
-        b->url = nu;
-        b->nurl = n;
+    if (trace_grow_zeroed(&b->url, &b->nurl, (size_t) url + 1,
+                          sizeof(url_stat_t *), 64)
+        != 0) {
+        return NULL;
     }
     if (b->url[url] == NULL) {
         b->url[url] = calloc(1, sizeof(*b->url[url]));

@@ -32,3 +32,18 @@ trace_grow_to(void *items, size_t *cap, size_t need, size_t size, size_t first)
     *cap = n;
     return 0;
 }
+
+int
+trace_grow_zeroed_to(void *items, size_t *cap, size_t need, size_t size,
+                     size_t first)
+{
+    size_t old = *cap;
+    char  *p;
+
+    if (trace_grow_to(items, cap, need, size, first) != 0) {
+        return -1;
+    }
+    memcpy(&p, items, sizeof(p));
+    memset(p + old * size, 0, (*cap - old) * size);
+    return 0;
+}

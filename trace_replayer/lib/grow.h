@@ -27,4 +27,17 @@ trace_grow(void *items, size_t *cap, size_t need, size_t size, size_t first)
     return need <= *cap ? 0 : trace_grow_to(items, cap, need, size, first);
 }
 
+/* trace_grow_to() whose new items are all bytes zero (counters, NULL
+ * pointers, "not seen" marks), the old ones kept */
+int trace_grow_zeroed_to(void *items, size_t *cap, size_t need, size_t size,
+                         size_t first);
+
+static inline int
+trace_grow_zeroed(void *items, size_t *cap, size_t need, size_t size,
+                  size_t first)
+{
+    return need <= *cap ? 0
+                        : trace_grow_zeroed_to(items, cap, need, size, first);
+}
+
 #endif

@@ -80,7 +80,7 @@ typedef struct {
     struct {
         uint32_t *id; /* a URL number's file id + 1; 0: not looked up;
                          UINT32_MAX: none */
-        uint32_t  n;
+        size_t    n;
     } memo;
     uint64_t content; /* content bytes counted */
     double   seconds; /* the passes took */

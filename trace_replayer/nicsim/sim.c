@@ -36,21 +36,14 @@ find_file(nicsim_run_t *run, const trace_req_t *r, uint64_t *fsize,
           uint32_t *id)
 {
     trace_files_t *files = run->files;
-    uint32_t      *m, n;
 
     if (r->url_id == 0) {
         return trace_files_find(files, r->url, r->url_len, fsize, id);
     }
-    if (r->url_id >= run->memo.n) {
-        for (n = run->memo.n ? run->memo.n : 1024; n <= r->url_id; n *= 2) {
-        }
-        m = realloc(run->memo.id, n * sizeof(uint32_t));
-        if (m == NULL) {
-            return trace_files_find(files, r->url, r->url_len, fsize, id);
-        }
-        memset(m + run->memo.n, 0, (n - run->memo.n) * sizeof(uint32_t));
-        run->memo.id = m;
-        run->memo.n = n;
+    if (trace_grow_zeroed(&run->memo.id, &run->memo.n, (size_t) r->url_id + 1,
+                          sizeof(uint32_t), 1024)
+        != 0) {
+        return trace_files_find(files, r->url, r->url_len, fsize, id);
     }
     if (run->memo.id[r->url_id] == 0) {
         run->memo.id[r->url_id] =

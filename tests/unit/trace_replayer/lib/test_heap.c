@@ -42,6 +42,22 @@ test_grow(void)
     CHECK_INT(cap, 128);
     CHECK_INT(a[7], 7);
     free(a);
+
+    /* zeroed: the new items are zero, the old kept */
+    a = NULL;
+    cap = 0;
+    CHECK_INT(trace_grow_zeroed(&a, &cap, 3, sizeof(*a), 4), 0);
+    CHECK_INT(cap, 4);
+    for (i = 0; i < 4; i++) {
+        CHECK_INT(a[i], 0);
+        a[i] = 9;
+    }
+    CHECK_INT(trace_grow_zeroed(&a, &cap, 5, sizeof(*a), 4), 0);
+    CHECK_INT(cap, 8);
+    for (i = 0; i < 8; i++) {
+        CHECK_INT(a[i], i < 4 ? 9 : 0);
+    }
+    free(a);
 }
 
 /* pops come out least first, however the keys came in */
