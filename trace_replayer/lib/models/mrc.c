@@ -355,6 +355,91 @@ evict_largest(trace_mrc_t *m)
     set_limits(m);
 }
 
+/* the class axes' count of blocks used after e's last access, but e's
+ * own class', whose axis holds e: after its place there (no search) */
+static uint64_t
+class_after(const trace_mrc_t *m, const entry_t *e, int j)
+{
+    const axis_t *ax = &m->cls[j];
+
+    if (ax->live == 0) {
+        return 0;
+    }
+    if (j == e->cls) {
+        return ax->live - fw_prefix(ax->fw, e->pos_cls);
+    }
+    return axis_after(ax, e->time);
+}
+
+/*
+ * m->hit[j] for the sizes j >= c of an access to e, whose distance over
+ * all classes is d (at least the smallest limit).  A size whose limit is
+ * above d hits whatever the classes; below, size j counts the classes up
+ * to j, so its distance is the sum of the classes from the smallest up,
+ * or d less the classes above j, from the largest down: whichever way
+ * has fewer class axes to search (the small files' class is the largest
+ * axis; the large files' classes are small).
+ */
+static void
+distances(trace_mrc_t *m, const entry_t *e, int c, uint64_t d)
+{
+    int      j, top, up = 0, down = 0;
+    uint64_t sum;
+
+    for (top = m->k - 1; top >= c && m->lim[top] > d; top--) {
+        m->hit[top] = 1;
+    }
+    if (top < c) {
+        return;
+    }
+    for (j = 0; j < m->k; j++) {
+        if (m->cls[j].live == 0 || j == c) {
+            continue;
+        }
+        if (j <= top) {
+            up++;
+        } else {
+            down++;
+        }
+        if (j > c) {
+            down += j <= top; /* from the top, every class above c */
+        }
+    }
+    if (up <= down) {
+        for (sum = 0, j = 0; j <= top; j++) {
+            sum += class_after(m, e, j);
+            if (j < c) {
+                continue;
+            }
+            if (sum >= m->lim[top]) {
+                /* no smaller distance up to top: all of them miss */
+                for (; j <= top; j++) {
+                    m->hit[j] = 0;
+                }
+                return;
+            }
+            m->hit[j] = sum < m->lim[j];
+        }
+        return;
+    }
+    for (j = m->k - 1;; j--) {
+        if (j <= top) {
+            m->hit[j] = d < m->lim[j];
+            if (j == c) {
+                return;
+            }
+            if (d < m->lim[c]) {
+                /* every smaller distance is below its limit too */
+                while (--j >= c) {
+                    m->hit[j] = 1;
+                }
+                return;
+            }
+        }
+        d -= class_after(m, e, j); /* class j is too large below j */
+    }
+}
+
 /*
  * An access to key, of class c: m->hit[j] for every size j >= c.  The
  * distance for size j counts the blocks of classes up to j used since the
@@ -390,26 +475,7 @@ access_block(trace_mrc_t *m, uint64_t key, uint64_t h, int c)
                 m->hit[j] = 1;
             }
         } else {
-            /* the largest size counts every class; each smaller one
-             * counts one class fewer, so the distances come from the top
-             * down by taking each class off, and the large files' classes
-             * are small axes.  Once a distance is below the smallest
-             * limit, every smaller size hits too. */
-            for (j = m->k - 1;; j--) {
-                m->hit[j] = d < m->lim[j];
-                if (j == c) {
-                    break;
-                }
-                if (d < m->lim[c]) {
-                    while (--j >= c) {
-                        m->hit[j] = 1;
-                    }
-                    break;
-                }
-                if (m->cls[j].live) {
-                    d -= axis_after(&m->cls[j], e->time);
-                }
-            }
+            distances(m, e, c, d);
         }
         axis_remove(&m->all, e->pos_all);
         axis_remove(&m->cls[c], e->pos_cls);
