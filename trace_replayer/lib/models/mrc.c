@@ -30,10 +30,18 @@ typedef struct {
     uint8_t  full;
 } entry_t;
 
+/*
+ * Which positions are live: a bit each, 64 to a word, and a Fenwick tree
+ * over the words' counts (1-based), so a count or an update touches a
+ * word and a tree 64 times smaller than the positions: on a trace of
+ * millions of blocks it stays in the second-level cache, where a tree
+ * over the positions took a cache miss a level.
+ */
 typedef struct {
     uint64_t *time;  /* of each position, ascending */
     uint32_t *owner; /* entry slot of a live position, else NONE */
-    uint32_t *fw;    /* Fenwick tree over positions, 1-based */
+    uint64_t *bits;  /* cap / 64 words */
+    uint32_t *fw;    /* Fenwick tree over the words' counts, 1-based */
     uint32_t  n, cap, live;
 } axis_t;
 
@@ -76,26 +84,30 @@ struct trace_mrc_s {
 
 /* ---- the axes ---- */
 
+/* position pos of ax made live (d 1) or not (d -1) */
 static void
-fw_add(uint32_t *fw, uint32_t n, uint32_t pos, int32_t d)
+fw_add(axis_t *ax, uint32_t pos, int32_t d)
 {
-    uint32_t i;
+    uint32_t i, words = ax->cap / 64;
 
-    for (i = pos + 1; i <= n; i += i & (0u - i)) {
-        fw[i] += (uint32_t) d;
+    ax->bits[pos / 64] ^= (uint64_t) 1 << (pos % 64);
+    for (i = pos / 64 + 1; i <= words; i += i & (0u - i)) {
+        ax->fw[i] += (uint32_t) d;
     }
 }
 
-/* live positions at or before pos */
+/* live positions of ax at or before pos */
 static uint32_t
-fw_prefix(const uint32_t *fw, uint32_t pos)
+fw_prefix(const axis_t *ax, uint32_t pos)
 {
     uint32_t i, s = 0;
+    uint64_t upto =
+        pos % 64 == 63 ? ~(uint64_t) 0 : ((uint64_t) 1 << (pos % 64 + 1)) - 1;
 
-    for (i = pos + 1; i > 0; i -= i & (0u - i)) {
-        s += fw[i];
+    for (i = pos / 64; i > 0; i -= i & (0u - i)) {
+        s += ax->fw[i];
     }
-    return s;
+    return s + (uint32_t) __builtin_popcountll(ax->bits[pos / 64] & upto);
 }
 
 /* live positions of ax whose time is after t */
@@ -116,14 +128,14 @@ axis_after(const axis_t *ax, uint64_t t)
             hi = mid;
         }
     }
-    return lo == 0 ? ax->live : ax->live - fw_prefix(ax->fw, lo - 1);
+    return lo == 0 ? ax->live : ax->live - fw_prefix(ax, lo - 1);
 }
 
 static void
 axis_remove(axis_t *ax, uint32_t pos)
 {
     ax->owner[pos] = NONE;
-    fw_add(ax->fw, ax->cap, pos, -1);
+    fw_add(ax, pos, -1);
     ax->live--;
 }
 
@@ -132,11 +144,11 @@ axis_remove(axis_t *ax, uint32_t pos)
 static int
 axis_compact(trace_mrc_t *m, axis_t *ax, int is_all)
 {
-    uint32_t cap = ax->cap, q = 0, i, j;
+    uint32_t cap = ax->cap, q = 0, i, j, words;
 
     if (cap == 0 || ax->live > cap / 2) {
         uint64_t want = cap == 0 ? 1024 : (uint64_t) cap * 2;
-        void    *t, *o, *f;
+        void    *t, *o, *f, *b;
 
         if (want >= NONE) {
             return -1;
@@ -149,11 +161,15 @@ axis_compact(trace_mrc_t *m, axis_t *ax, int is_all)
         if (o != NULL) {
             ax->owner = o;
         }
-        f = realloc(ax->fw, (want + 1) * sizeof(*ax->fw));
+        f = realloc(ax->fw, (want / 64 + 1) * sizeof(*ax->fw));
         if (f != NULL) {
             ax->fw = f;
         }
-        if (t == NULL || o == NULL || f == NULL) {
+        b = realloc(ax->bits, want / 64 * sizeof(*ax->bits));
+        if (b != NULL) {
+            ax->bits = b;
+        }
+        if (t == NULL || o == NULL || f == NULL || b == NULL) {
             return -1;
         }
         cap = (uint32_t) want;
@@ -175,18 +191,21 @@ axis_compact(trace_mrc_t *m, axis_t *ax, int is_all)
     }
     ax->n = q;
     ax->cap = cap;
-    /* the tree of q ones, built in O(cap) */
-    memset(ax->fw, 0, ((size_t) cap + 1) * sizeof(*ax->fw));
-    for (i = 1; i <= q; i++) {
-        ax->fw[i] += 1;
-        j = i + (i & (0u - i));
-        if (j <= cap) {
-            ax->fw[j] += ax->fw[i];
-        }
+    /* the first q positions live: their bits, and the tree of the
+     * words' counts, built in O(cap / 64) */
+    words = cap / 64;
+    memset(ax->bits, 0, words * sizeof(*ax->bits));
+    memset(ax->fw, 0, ((size_t) words + 1) * sizeof(*ax->fw));
+    for (i = 0; i < q / 64; i++) {
+        ax->bits[i] = ~(uint64_t) 0;
     }
-    for (; i <= cap; i++) {
+    if (q % 64) {
+        ax->bits[q / 64] = ((uint64_t) 1 << (q % 64)) - 1;
+    }
+    for (i = 1; i <= words; i++) {
+        ax->fw[i] += (uint32_t) __builtin_popcountll(ax->bits[i - 1]);
         j = i + (i & (0u - i));
-        if (j <= cap) {
+        if (j <= words) {
             ax->fw[j] += ax->fw[i];
         }
     }
@@ -205,7 +224,7 @@ axis_push(trace_mrc_t *m, axis_t *ax, int is_all, uint32_t s, uint64_t t)
     pos = ax->n++;
     ax->time[pos] = t;
     ax->owner[pos] = s;
-    fw_add(ax->fw, ax->cap, pos, 1);
+    fw_add(ax, pos, 1);
     ax->live++;
     if (is_all) {
         m->tab[s].pos_all = pos;
@@ -221,6 +240,7 @@ axis_free(axis_t *ax)
     free(ax->time);
     free(ax->owner);
     free(ax->fw);
+    free(ax->bits);
 }
 
 /* ---- the blocks ---- */
@@ -366,7 +386,7 @@ class_after(const trace_mrc_t *m, const entry_t *e, int j)
         return 0;
     }
     if (j == e->cls) {
-        return ax->live - fw_prefix(ax->fw, e->pos_cls);
+        return ax->live - fw_prefix(ax, e->pos_cls);
     }
     return axis_after(ax, e->time);
 }
@@ -469,7 +489,7 @@ access_block(trace_mrc_t *m, uint64_t key, uint64_t h, int c)
     } else {
         /* the blocks of every class used since: those after its own
          * position on the axis of all classes (no search) */
-        d = m->all.live - fw_prefix(m->all.fw, e->pos_all);
+        d = m->all.live - fw_prefix(&m->all, e->pos_all);
         if (d < m->lim[c]) {
             for (j = c; j < m->k; j++) {
                 m->hit[j] = 1;
@@ -705,9 +725,10 @@ trace_mrc_memory(const trace_mrc_t *m)
         m->tab_cap * sizeof(entry_t) + m->followed.cap * sizeof(followed_t);
     int i;
 
-    b += (uint64_t) m->all.cap * (8 + 4 + 4);
+    /* a position: its time, owner, bit and a 64th of a tree node */
+    b += (uint64_t) m->all.cap * (8 + 4) + m->all.cap / 64 * (8 + 4);
     for (i = 0; i < m->k; i++) {
-        b += (uint64_t) m->cls[i].cap * (8 + 4 + 4);
+        b += (uint64_t) m->cls[i].cap * (8 + 4) + m->cls[i].cap / 64 * (8 + 4);
     }
     return b;
 }
