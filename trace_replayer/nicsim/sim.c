@@ -59,6 +59,33 @@ find_file(nicsim_run_t *run, const trace_req_t *r, uint64_t *fsize,
     return 0;
 }
 
+/* Pass 1's account of r: the compact format's URL numbers remember the
+ * file found, so a URL is decoded and hashed once, not at every record,
+ * and pass 2 finds it remembered.  0 or -1 (out of memory). */
+static int
+learn_file(nicsim_run_t *run, const trace_req_t *r)
+{
+    uint32_t id = UINT32_MAX, *m;
+
+    if (r->url_id == 0
+        || trace_grow_zeroed(&run->memo.id, &run->memo.n,
+                             (size_t) r->url_id + 1, sizeof(uint32_t), 1024)
+               != 0) {
+        return trace_files_add(run->files, r);
+    }
+    m = &run->memo.id[r->url_id];
+    if (*m != 0) {
+        id = *m - 1; /* (pass 1 remembers files only, never "none") */
+    }
+    if (trace_files_add_as(run->files, r, &id) != 0) {
+        return -1;
+    }
+    if (id != UINT32_MAX) {
+        *m = id + 1;
+    }
+    return 0;
+}
+
 /* cache k is simulated here: all of them, or --nic's one */
 static int
 mine(const nicsim_conf_t *cf, int k)
@@ -244,7 +271,7 @@ nicsim_run(nicsim_run_t *run, const nicsim_conf_t *cf)
         return 1;
     }
     while ((rc = trace_next(t, &r, err, sizeof(err))) == 1) {
-        if (trace_files_add(run->files, &r) != 0) {
+        if (learn_file(run, &r) != 0) {
             fprintf(stderr, "nicsim: out of memory\n");
             return 1;
         }

@@ -100,8 +100,44 @@ key(trace_files_t *f, const char *url, size_t len)
     return trace_object_key(url, len, f->buf);
 }
 
+/* the id of object key k of n bytes, its file added (size 0) when new;
+ * 0 or -1 (out of memory) */
+static int
+intern(trace_files_t *f, const char *k, size_t n, uint32_t *id)
+{
+    int added;
+
+    if (trace_strtab_intern(f->paths, k, n, id, &added) != 0
+        || trace_grow(&f->size, &f->size_cap, (size_t) *id + 1,
+                      sizeof(uint64_t), 1024)
+               != 0) {
+        return -1;
+    }
+    if (added) {
+        f->size[*id] = 0;
+    }
+    return 0;
+}
+
+static void
+raise_size(trace_files_t *f, uint32_t id, uint64_t bytes)
+{
+    if (bytes > f->size[id]) {
+        f->bytes += bytes - f->size[id];
+        f->size[id] = bytes;
+    }
+}
+
 int
 trace_files_add(trace_files_t *f, const trace_req_t *r)
+{
+    uint32_t id = UINT32_MAX;
+
+    return trace_files_add_as(f, r, &id);
+}
+
+int
+trace_files_add_as(trace_files_t *f, const trace_req_t *r, uint32_t *id)
 {
     size_t n;
 
@@ -109,31 +145,25 @@ trace_files_add(trace_files_t *f, const trace_req_t *r)
         || r->url == NULL) {
         return 0;
     }
-    n = key(f, r->url, r->url_len);
-    return n == 0 ? -1 : trace_files_raise(f, f->buf, n, r->bytes);
+    if (*id == UINT32_MAX) {
+        n = key(f, r->url, r->url_len);
+        if (n == 0 || intern(f, f->buf, n, id) != 0) {
+            return -1;
+        }
+    }
+    raise_size(f, *id, r->bytes);
+    return 0;
 }
 
 int
 trace_files_raise(trace_files_t *f, const char *k, size_t n, uint64_t bytes)
 {
     uint32_t id;
-    int      added;
 
-    if (trace_strtab_intern(f->paths, k, n, &id, &added) != 0) {
+    if (intern(f, k, n, &id) != 0) {
         return -1;
     }
-    if (trace_grow(&f->size, &f->size_cap, (size_t) id + 1, sizeof(uint64_t),
-                   1024)
-        != 0) {
-        return -1;
-    }
-    if (added) {
-        f->size[id] = 0;
-    }
-    if (bytes > f->size[id]) {
-        f->bytes += bytes - f->size[id];
-        f->size[id] = bytes;
-    }
+    raise_size(f, id, bytes);
     return 0;
 }
 

@@ -46,6 +46,13 @@ size_t trace_file_name(const char *url, size_t len, char *out,
  * (out of memory). */
 int trace_files_add(trace_files_t *f, const trace_req_t *r);
 
+/* trace_files_add() for a caller that remembers its URLs by number (the
+ * compact format's url_id): *id UINT32_MAX on entry decodes and looks up
+ * the URL, and, when r counts, leaves its file's id there; any other *id
+ * is that file's, from an earlier call for the same URL, and nothing is
+ * decoded or hashed.  0 or -1 (out of memory). */
+int trace_files_add_as(trace_files_t *f, const trace_req_t *r, uint32_t *id);
+
 /* The same for object key k of n bytes (trace_object_key's, as
  * trace_files_each walks them): its size raised to at least bytes, the
  * file added when new.  How tables of several traces are merged. */
