@@ -31,30 +31,39 @@ opt_record(nicsim_run_t *run, int nic, uint64_t key, uint32_t used,
  * instead of decoding and hashing the URL at every record (the largest
  * cost of a pass, measured with perf).  0, or -1: not a file.
  */
+/* r's place in the memo, made when new (0); NULL when r has no URL
+ * number or memory is short (the caller then looks the URL up) */
+static uint32_t *
+memo_of(nicsim_run_t *run, const trace_req_t *r)
+{
+    if (r->url_id == 0
+        || trace_grow_zeroed(&run->memo.id, &run->memo.n,
+                             (size_t) r->url_id + 1, sizeof(uint32_t), 1024)
+               != 0) {
+        return NULL;
+    }
+    return &run->memo.id[r->url_id];
+}
+
 static int
 find_file(nicsim_run_t *run, const trace_req_t *r, uint64_t *fsize,
           uint32_t *id)
 {
     trace_files_t *files = run->files;
+    uint32_t      *m = memo_of(run, r);
 
-    if (r->url_id == 0) {
+    if (m == NULL) {
         return trace_files_find(files, r->url, r->url_len, fsize, id);
     }
-    if (trace_grow_zeroed(&run->memo.id, &run->memo.n, (size_t) r->url_id + 1,
-                          sizeof(uint32_t), 1024)
-        != 0) {
-        return trace_files_find(files, r->url, r->url_len, fsize, id);
+    if (*m == 0) {
+        *m = trace_files_find(files, r->url, r->url_len, fsize, id) == 0
+                 ? *id + 1
+                 : UINT32_MAX;
     }
-    if (run->memo.id[r->url_id] == 0) {
-        run->memo.id[r->url_id] =
-            trace_files_find(files, r->url, r->url_len, fsize, id) == 0
-                ? *id + 1
-                : UINT32_MAX;
-    }
-    if (run->memo.id[r->url_id] == UINT32_MAX) {
+    if (*m == UINT32_MAX) {
         return -1;
     }
-    *id = run->memo.id[r->url_id] - 1;
+    *id = *m - 1;
     *fsize = trace_files_size(files, *id);
     return 0;
 }
@@ -65,15 +74,11 @@ find_file(nicsim_run_t *run, const trace_req_t *r, uint64_t *fsize,
 static int
 learn_file(nicsim_run_t *run, const trace_req_t *r)
 {
-    uint32_t id = UINT32_MAX, *m;
+    uint32_t id = UINT32_MAX, *m = memo_of(run, r);
 
-    if (r->url_id == 0
-        || trace_grow_zeroed(&run->memo.id, &run->memo.n,
-                             (size_t) r->url_id + 1, sizeof(uint32_t), 1024)
-               != 0) {
+    if (m == NULL) {
         return trace_files_add(run->files, r);
     }
-    m = &run->memo.id[r->url_id];
     if (*m != 0) {
         id = *m - 1; /* (pass 1 remembers files only, never "none") */
     }
