@@ -39,7 +39,8 @@ typedef struct {
  */
 typedef struct {
     uint64_t *time;  /* of each position, ascending */
-    uint32_t *owner; /* entry slot of a live position, else NONE */
+    uint32_t *owner; /* entry slot of a live position (of a dead one:
+                      * stale, its bit clear) */
     uint64_t *bits;  /* cap / 64 words */
     uint32_t *fw;    /* Fenwick tree over the words' counts, 1-based */
     uint32_t  n, cap, live;
@@ -131,10 +132,11 @@ axis_after(const axis_t *ax, uint64_t t)
     return lo == 0 ? ax->live : ax->live - fw_prefix(ax, lo - 1);
 }
 
+/* (its owner stays: the bit says the position is dead, and leaving the
+ * owner saves a write to a cache line of a large array) */
 static void
 axis_remove(axis_t *ax, uint32_t pos)
 {
-    ax->owner[pos] = NONE;
     fw_add(ax, pos, -1);
     ax->live--;
 }
@@ -175,11 +177,12 @@ axis_compact(trace_mrc_t *m, axis_t *ax, int is_all)
         cap = (uint32_t) want;
     }
     for (i = 0; i < ax->n; i++) {
-        uint32_t s = ax->owner[i];
+        uint32_t s;
 
-        if (s == NONE) {
+        if (!(ax->bits[i / 64] >> (i % 64) & 1)) {
             continue;
         }
+        s = ax->owner[i];
         ax->owner[q] = s;
         ax->time[q] = ax->time[i];
         if (is_all) {
@@ -605,7 +608,7 @@ int
 trace_mrc_request(trace_mrc_t *m, uint32_t file, uint64_t fsize, uint64_t bytes,
                   int counting)
 {
-    uint64_t nblocks = (bytes + m->block - 1) / m->block, b, used, key, h;
+    uint64_t nblocks = (bytes + m->block - 1) / m->block, b, used, key, h, next;
     int      c, j, followed = 0;
 
     /* the class: the smallest size the file fits; smaller ones bypass */
@@ -626,9 +629,18 @@ trace_mrc_request(trace_mrc_t *m, uint32_t file, uint64_t fsize, uint64_t bytes,
             m->in[j] += bytes;
         }
     }
+    next = mix((uint64_t) file << 32);
     for (b = 0; b < nblocks; b++) {
         key = (uint64_t) file << 32 | b;
-        h = mix(key);
+        h = next;
+        if (b + 1 < nblocks) {
+            /* the next block's slot is a cache miss on a large trace:
+             * ask for it while this block is counted */
+            next = mix(key + 1);
+            if (m->tab != NULL) {
+                __builtin_prefetch(&m->tab[next & (m->tab_cap - 1)]);
+            }
+        }
         if (m->sampling && h >= m->threshold) {
             continue;
         }
