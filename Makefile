@@ -16,7 +16,7 @@
 #   make bench-h2     HTTP/2 (h2load) and HTTPS (wrk) against h2o and nginx
 #   make bench-traces the trace tools' lines/s and memory on logs of millions of lines
 #   make bench-specweb nicload's capacity search against nicd (sendfile, nic, uncached)
-#   make bench-peers  nicd against nginx, lighttpd and h2o, plain and pipelined
+#   make bench-peers  nicd against nginx, lighttpd, h2o and the floor, plain and pipelined
 #   make bench-sim-peers nicsim against libCacheSim (a venv), every shared policy
 #   make bench-builds  this build's nicd against an older revision's (OLD=REV), CPU per request
 #   make bench-proxy  nicd as a reverse proxy against nginx, both loaded at once, CPU per request
@@ -196,7 +196,7 @@ test-unit: $(UNIT_BINS) $(FUZZ_REPLAY)
 
 # the nginx module is built and tested wherever nginx-dev is installed
 # (deps installs it); without it, its tests say they skipped
-test-integration: $(TOOLS) $(MAN_PAGES) $(BUILD)/www/index.html
+test-integration: $(TOOLS) $(MAN_PAGES) $(BUILD)/www/index.html $(FLOOR_BINS)
 	@if [ -f /usr/share/nginx/src/conf_flags ]; then \
 	    $(MAKE) --no-print-directory module-build; fi
 	@NICD=$(BUILD)/nicd $(PYTHON) tests/integration/run.py
@@ -249,6 +249,14 @@ $(BUILD)/bench/splice_gather: bench/splice_gather.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $<
 
+# the floor (bench/floor/floor.h): minimal responders on epoll and, where
+# liburing is, io_uring, which bench-peers loads beside the servers
+FLOOR_BINS = $(BUILD)/bench/floor_epoll $(if $(URING_LIBS),$(BUILD)/bench/floor_uring)
+
+$(BUILD)/bench/floor_%: bench/floor/floor_%.c bench/floor/floor.c bench/floor/floor.h $(BUILD)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $< bench/floor/floor.c $(if $(findstring uring,$*),$(URING_LIBS))
+
 bench-nic: $(BUILD)/nicd
 	@$(MAKE) --no-print-directory deps DEPS="build bench"
 	sh bench/nic.sh
@@ -265,7 +273,7 @@ bench-sim-peers: $(BUILD)/nicsim $(BUILD)/nictrace
 	@$(MAKE) --no-print-directory deps DEPS="build bench"
 	sh bench/libcachesim.sh
 
-bench-peers: $(BUILD)/nicd
+bench-peers: $(BUILD)/nicd $(FLOOR_BINS)
 	@$(MAKE) --no-print-directory deps DEPS="build bench"
 	sh bench/peers.sh
 
@@ -337,7 +345,8 @@ install: $(TOOLS) $(MAN_PAGES) $(BUILD)/www/index.html
 # the C sources format and format-check look at
 FORMAT_SRCS = $(wildcard src/*/*.c src/*/*.h src/*/*/*.c src/*/*/*.h) \
               $(wildcard trace_replayer/*/*.c trace_replayer/*/*.h) \
-              $(wildcard trace_replayer/lib/*/*.c trace_replayer/lib/*/*.h)
+              $(wildcard trace_replayer/lib/*/*.c trace_replayer/lib/*/*.h) \
+              $(wildcard bench/floor/*.c bench/floor/*.h)
 
 format:
 	clang-format -i $(FORMAT_SRCS)

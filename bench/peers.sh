@@ -4,7 +4,10 @@
 # (one thread, CONNS connections) pinned to CPU 1; files of 1 KiB, 16 KiB,
 # 256 KiB and 4 MiB, plain and pipelined (DEPTH requests back to back);
 # rounds alternate the servers; medians of RUNS rounds and the ratio of
-# nicd to the best of h2o and lighttpd (and of all peers).
+# nicd to the best of h2o and lighttpd (and of all peers).  Beside them
+# the floor (bench/floor/): minimal epoll and io_uring responders that
+# serve the same files from memory with nothing but the kernel's work,
+# and nicd's share of the faster one.
 #
 # Equal settings: one worker (thread or process), access logs off,
 # sendfile (nginx "sendfile on; tcp_nopush on", lighttpd's linux-sendfile
@@ -109,7 +112,37 @@ listen:
   port: $port_h2o"
 pid_h2o=${pids##* }
 
+# the floor (bench/floor/floor.h): minimal responders that do no more
+# than the kernel's part of a request, from memory; what no server here
+# can beat, so every row says how far nicd is from the limit
+FLOORS=""
+FLOOR_DIR=${FLOOR_DIR:-$(dirname "$NICD")/bench}
+for f in floor_epoll floor_uring; do
+    if [ ! -x "$FLOOR_DIR/$f" ]; then
+        echo "peers: no $FLOOR_DIR/$f (make bench-peers builds it): its column is left out" >&2
+        continue
+    fi
+    port=$(free_port)
+    taskset -c 0 "$FLOOR_DIR/$f" --port "$port" --root "$work/www" 2> "$work/$f.log" &
+    pids="$pids $!"
+    eval "port_$f=$port pid_$f=$!"
+    FLOORS="$FLOORS $f"
+done
+
 SERVERS="nicd $URING nginx lighttpd h2o"
+for f in $FLOORS; do
+    # one that could not start (io_uring refused here) says why and is
+    # left out
+    eval "pid=\$pid_$f port=\$port_$f"
+    until curl -s -o /dev/null "http://127.0.0.1:$port/" || ! kill -0 "$pid" 2>/dev/null; do
+        :
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        SERVERS="$SERVERS $f"
+    else
+        echo "peers: $f did not start: $(cat "$work/$f.log"): its column is left out" >&2
+    fi
+done
 for srv in $SERVERS; do
     eval "wait_port \$port_$srv"
 done
@@ -199,6 +232,13 @@ for d in rows.values():
         if srv not in servers:
             servers.append(srv)
 ours = [x for x in servers if x.startswith("nicd")]
+floors = [x for x in servers if x.startswith("floor")]
+
+
+def peer(s):
+    return not s.startswith(("nicd", "floor"))
+
+
 print(("%-10s %-5s" + " %10s" * len(servers) + " %9s %9s") % (
     ("mode", "size") + tuple(servers) + ("nicd/h2o,l", "nicd/all")))
 for (mode, size), d in rows.items():
@@ -207,7 +247,7 @@ for (mode, size), d in rows.items():
     errs = {s: sum(sum(r["errors"].values()) for r in runs)
             for s, runs in d.items()}
     best_hl = max(med["h2o"], med["lighttpd"])
-    best = max(v for s, v in med.items() if not s.startswith("nicd"))
+    best = max(v for s, v in med.items() if peer(s))
     print(("%-10s %-5s" + " %10.0f" * len(servers) + " %8.2fx %8.2fx") % (
         (mode, size) + tuple(med[s] for s in servers)
         + (med["nicd"] / best_hl, med["nicd"] / best)))
@@ -227,12 +267,14 @@ for (mode, size), d in rows.items():
     # own CPU 0 time per request, inverted
     per_core = {s: 1e6 / max(c["user"] + c["kernel"], 1e-9)
                 for s, c in cpu.items()}
-    best_core = max(v for s, v in per_core.items()
-                    if not s.startswith("nicd"))
-    print("           requests per server-core-second: %s; %s" % (
+    best_core = max(v for s, v in per_core.items() if peer(s))
+    floor_core = max([per_core[s] for s in floors] or [0])
+    print("           requests per server-core-second: %s; %s%s" % (
         ", ".join("%s %.0f" % (s, v) for s, v in per_core.items()),
         ", ".join("%s/best peer %.2fx" % (s, per_core[s] / best_core)
-                  for s in ours)))
+                  for s in ours),
+        "".join(", %s/floor %.2fx" % (s, per_core[s] / floor_core)
+                for s in ours if floor_core)))
     print("           CPU 1 (wrk) idle: %s" % ", ".join(
         "%s %.0f %%" % (s, 100 * v) for s, v in idle1.items()))
     # both cores' busy time per request: the work the request cost the
@@ -252,6 +294,8 @@ for (mode, size), d in rows.items():
                 "requests_per_server_core_second": per_core,
                 "server_core_vs_best_peer": {s: per_core[s] / best_core
                                              for s in ours},
+                "server_core_vs_floor": {s: per_core[s] / floor_core
+                                         for s in ours if floor_core},
                 "both_cores_busy_us_per_request": both,
                 "errors": errs, "runs": {s: [r["requests_per_s"] for r in v]
                                          for s, v in d.items()},
@@ -309,26 +353,47 @@ for line in open(sys.argv[1]):
     errs.setdefault((mode, size), {}).setdefault(srv, 0)
     errs[(mode, size)][srv] += sum(r["errors"].values())
 servers = list(next(iter(rows.values())))
+floors = [s for s in servers if s.startswith("floor")]
+
+
+def peer(s):
+    return not s.startswith(("nicd", "floor"))
+
+
+def spread(v):
+    # the rounds' range as a share of their median
+    return (max(v) - min(v)) / statistics.median(v) if v else 0
+
+
 print("every server loaded at once (one wrk each on CPU 1): the server's own "
       "CPU (user + system) per request,\nmedians of the rounds, as requests "
-      "per server-core-second; nicd against the best peer")
-print(("%-10s %-5s" + " %11s" * len(servers) + " %9s") % (
-    ("mode", "size") + tuple(servers) + ("nicd/best",)))
+      "per server-core-second; nicd against the best peer and the faster "
+      "floor\n(the floor: bench/floor/, the kernel's part of a request "
+      "alone); under each row, each server's spread: its rounds' range / "
+      "median")
+print(("%-10s %-5s" + " %11s" * len(servers) + " %9s %10s") % (
+    ("mode", "size") + tuple(servers) + ("nicd/best", "nicd/floor")))
 out = []
 for (mode, size), d in rows.items():
     us = {s: statistics.median(v) for s, v in d.items()}
     core = {s: 1e6 / max(v, 1e-9) for s, v in us.items()}
-    best = max(v for s, v in core.items() if not s.startswith("nicd"))
-    print(("%-10s %-5s" + " %11.0f" * len(servers) + " %8.2fx") % (
+    best = max(v for s, v in core.items() if peer(s))
+    floor = max([core[s] for s in floors] or [0])
+    print(("%-10s %-5s" + " %11.0f" * len(servers) + " %8.2fx %10s") % (
         (mode, size) + tuple(core[s] for s in servers)
-        + (core["nicd"] / best,)))
+        + (core["nicd"] / best,
+           "%.2fx" % (core["nicd"] / floor) if floor else "-")))
+    print(("%-10s %-5s" + " %10.0f%%" * len(servers)) % (
+        ("", "spread") + tuple(100 * spread(d[s]) for s in servers)))
     if any(errs[(mode, size)].values()):
         print("           errors (wrk's, timeouts): %r" % errs[(mode, size)])
     out.append({"mode": mode, "size": size, "cpu_us_per_request": us,
                 "requests_per_server_core_second": core,
                 "rounds_us": d, "errors": errs[(mode, size)],
                 "vs_best_peer": {s: core[s] / best for s in core
-                                 if s.startswith("nicd")}})
+                                 if s.startswith("nicd")},
+                "vs_floor": {s: core[s] / floor for s in core
+                             if s.startswith("nicd") and floor}})
 json.dump(out, open(sys.argv[2], "w"), indent=1)
 print("results: %s" % sys.argv[2])
 PY
