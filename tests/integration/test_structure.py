@@ -295,7 +295,7 @@ def test_shared_structs_do_not_grow():
 # no other file or function may join them.  The HTTP/1 parser's one
 # function is the exception the issue names.
 BIG_FILES = {}
-BIG_FUNCTIONS = {("src/server/http/http_parser.c", "nicd_http_parse"): 191}
+BIG_FUNCTIONS = {("src/server/http/http_parser.c", "nicd_http_parse"): 183}
 
 
 def function_sizes(path):

@@ -17,7 +17,6 @@
 
 #include <string.h>
 
-#include "util/hex.h"
 #include "server/http/http_parser.h"
 
 enum {
@@ -624,11 +623,75 @@ run_end(const nicd_http_req_t *p, uint32_t len, uint32_t max)
     return e < len ? e : len;
 }
 
+/* the last byte of the run of target bytes at pos (pos itself when the
+ * byte there is none) */
+static inline uint32_t
+target_run(const nicd_http_req_t *p, const char *buf, uint32_t pos, size_t len)
+{
+    uint32_t      stop = run_end(p, (uint32_t) len, p->max_line);
+    unsigned char c = (unsigned char) buf[pos];
+
+    while (c > ' ' && c != 0x7f && pos + 1 < stop) {
+        c = (unsigned char) buf[++pos];
+    }
+    return pos;
+}
+
+/* the same for a field name's bytes (odd ones noted) */
+static inline uint32_t
+name_run(nicd_http_req_t *p, const char *buf, uint32_t pos, size_t len)
+{
+    uint32_t      stop = run_end(p, (uint32_t) len, p->max_field);
+    unsigned char c = (unsigned char) buf[pos];
+
+    while (c != ':' && name_byte(p, c) && pos + 1 < stop) {
+        c = (unsigned char) buf[++pos];
+    }
+    return pos;
+}
+
+/* the same for a field value's visible bytes and spaces (its end without
+ * trailing spaces kept) */
+static inline uint32_t
+value_run(nicd_http_req_t *p, const char *buf, uint32_t pos, size_t len)
+{
+    uint32_t      stop = run_end(p, (uint32_t) len, p->max_field);
+    unsigned char c = (unsigned char) buf[pos];
+
+    while (c >= ' ' && c != 0x7f && pos + 1 < stop) {
+        if (c != ' ') {
+            p->value_end = pos + 1;
+        }
+        c = (unsigned char) buf[++pos];
+    }
+    return pos;
+}
+
+/*
+ * The limits after the byte at pos, checked per byte so that a slow
+ * sender cannot grow a line past them between two calls: 414 for the
+ * request line, 431 for a field or the head (its final LF included, the
+ * head must fit in max_head bytes: the caller's buffer is no larger);
+ * else 0.
+ */
+static inline int
+over_limit(const nicd_http_req_t *p, uint32_t pos)
+{
+    if (p->state <= S_VERSION && p->state != S_START
+        && pos - p->line_start >= p->max_line) {
+        return 414;
+    }
+    if (p->state >= S_NAME && pos - p->line_start >= p->max_field) {
+        return 431;
+    }
+    return pos + 1 >= p->max_head ? 431 : 0;
+}
+
 int
 nicd_http_parse(nicd_http_req_t *p, const char *buf, size_t len)
 {
     uint32_t      pos = p->pos;
-    uint32_t      end, stop;
+    uint32_t      end;
     unsigned char c;
     int           rc;
 
@@ -675,10 +738,7 @@ nicd_http_parse(nicd_http_req_t *p, const char *buf, size_t len)
             break;
 
         case S_TARGET:
-            for (stop = run_end(p, (uint32_t) len, p->max_line);
-                 c > ' ' && c != 0x7f && pos + 1 < stop;) {
-                c = (unsigned char) buf[++pos];
-            }
+            c = (unsigned char) buf[pos = target_run(p, buf, pos, len)];
             if (c == ' ') {
                 p->target.len = pos - p->target.off;
                 p->mark = pos + 1;
@@ -735,10 +795,7 @@ nicd_http_parse(nicd_http_req_t *p, const char *buf, size_t len)
             break;
 
         case S_NAME:
-            for (stop = run_end(p, (uint32_t) len, p->max_field);
-                 c != ':' && name_byte(p, c) && pos + 1 < stop;) {
-                c = (unsigned char) buf[++pos];
-            }
+            c = (unsigned char) buf[pos = name_run(p, buf, pos, len)];
             if (c == ':') {
                 p->headers[p->nheaders].name.len =
                     pos - p->headers[p->nheaders].name.off;
@@ -758,13 +815,7 @@ nicd_http_parse(nicd_http_req_t *p, const char *buf, size_t len)
             /* fall through */
 
         case S_VALUE:
-            for (stop = run_end(p, (uint32_t) len, p->max_field);
-                 c >= ' ' && c != 0x7f && pos + 1 < stop;) {
-                if (c != ' ') {
-                    p->value_end = pos + 1;
-                }
-                c = (unsigned char) buf[++pos];
-            }
+            c = (unsigned char) buf[pos = value_run(p, buf, pos, len)];
             if (c == '\r' || c == '\n') {
                 p->headers[p->nheaders].value.len =
                     p->value_end - p->headers[p->nheaders].value.off;
@@ -798,19 +849,8 @@ nicd_http_parse(nicd_http_req_t *p, const char *buf, size_t len)
             goto done;
         }
 
-        /* limits, checked per byte so that a slow sender cannot grow a
-         * line past them between two calls */
-        if (p->state <= S_VERSION && p->state != S_START
-            && pos - p->line_start >= p->max_line) {
-            return 414;
-        }
-        if (p->state >= S_NAME && pos - p->line_start >= p->max_field) {
-            return 431;
-        }
-        /* the head, its final LF included, must fit in max_head bytes:
-         * the caller's buffer is no larger */
-        if (pos + 1 >= p->max_head) {
-            return 431;
+        if ((rc = over_limit(p, pos)) != 0) {
+            return rc;
         }
     }
 
@@ -831,160 +871,4 @@ done:
         return rc;
     }
     return NICD_HTTP_DONE;
-}
-
-/* chunked body states */
-enum {
-    C_SIZE = 0, /* hex digits of a chunk size */
-    C_EXT,      /* after the size: BWS, ";" extensions, up to CRLF */
-    C_SIZE_LF,  /* after CR of the size line */
-    C_DATA,     /* chunk data */
-    C_DATA_CR,  /* the CRLF after chunk data */
-    C_DATA_LF,
-    C_TRAILER, /* at the start of a trailer line, or the final CRLF */
-    C_TRAILER_LINE,
-    C_END_LF /* after CR of the empty line that ends the body */
-};
-
-#define CHUNK_LINE_MAX 4096
-
-/*
- * The chunked reader: skip (data NULL) consumes the whole of buf; read
- * (data set) stops after the first data bytes, which it gives.
- */
-static int
-chunked_run(nicd_chunked_t *s, const char *buf, size_t len, size_t *used,
-            const char **data, size_t *dlen)
-{
-    size_t        i = 0, n;
-    unsigned char c;
-    int           d;
-
-    *used = 0; /* on an error too: the caller skips nothing */
-    while (i < len) {
-        c = (unsigned char) buf[i];
-
-        switch (s->state) {
-        case C_SIZE:
-            d = nicache_hexval(c);
-            if (d >= 0) {
-                if (s->left > (UINT64_MAX >> 4)) {
-                    return 400;
-                }
-                s->left = s->left * 16 + (uint64_t) d;
-                if (++s->line > CHUNK_LINE_MAX) {
-                    return 400; /* endless leading zeros */
-                }
-                break;
-            }
-            if (s->line == 0) {
-                return 400; /* no digits */
-            }
-            s->state = C_EXT;
-            continue; /* look at c again */
-
-        case C_EXT:
-            if (c == '\r') {
-                s->state = C_SIZE_LF;
-            } else if (c == '\n') {
-                goto size_done;
-            } else if ((c < ' ' && c != '\t') || c == 0x7f) {
-                return 400;
-            }
-            break;
-
-        case C_SIZE_LF:
-            if (c != '\n') {
-                return 400;
-            }
-        size_done:
-            s->line = 0;
-            s->state = s->left == 0 ? C_TRAILER : C_DATA;
-            break;
-
-        case C_DATA:
-            n = len - i;
-            if (n > s->left) {
-                n = (size_t) s->left;
-            }
-            s->left -= n;
-            s->total += n;
-            if (s->left == 0) {
-                s->state = C_DATA_CR;
-            }
-            if (data != NULL) {
-                *data = buf + i;
-                *dlen = n;
-                *used = i + n;
-                return NICD_HTTP_AGAIN;
-            }
-            i += n;
-            continue;
-
-        case C_DATA_CR:
-            if (c == '\r') {
-                s->state = C_DATA_LF;
-                break;
-            }
-            /* a bare LF ends the data too */
-            __attribute__((fallthrough));
-        case C_DATA_LF:
-            if (c != '\n') {
-                return 400;
-            }
-            s->state = C_SIZE;
-            s->line = 0;
-            break;
-
-        case C_TRAILER:
-            if (c == '\r') {
-                s->state = C_END_LF;
-            } else if (c == '\n') {
-                *used = i + 1;
-                return NICD_HTTP_DONE;
-            } else {
-                s->state = C_TRAILER_LINE;
-                s->line = 1;
-            }
-            break;
-
-        case C_TRAILER_LINE:
-            if (c == '\n') {
-                s->state = C_TRAILER;
-                s->line = 0;
-            }
-            break;
-
-        case C_END_LF:
-            if (c != '\n') {
-                return 400;
-            }
-            *used = i + 1;
-            return NICD_HTTP_DONE;
-        }
-
-        /* extensions and trailer lines are bounded */
-        if ((s->state == C_EXT || s->state == C_TRAILER_LINE)
-            && ++s->line > CHUNK_LINE_MAX) {
-            return 400;
-        }
-        i++;
-    }
-    *used = len;
-    return NICD_HTTP_AGAIN;
-}
-
-int
-nicd_http_chunked_skip(nicd_chunked_t *s, const char *buf, size_t len,
-                       size_t *used)
-{
-    return chunked_run(s, buf, len, used, NULL, NULL);
-}
-
-int
-nicd_http_chunked_read(nicd_chunked_t *s, const char *buf, size_t len,
-                       size_t *used, const char **data, size_t *dlen)
-{
-    *dlen = 0;
-    return chunked_run(s, buf, len, used, data, dlen);
 }
