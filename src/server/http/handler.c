@@ -385,9 +385,6 @@ nicd_sent_headers(const nicd_buf_t *sent, const char *name, size_t len,
     return n;
 }
 
-/* the modules' hooks, set by their init (modules/modules.c) */
-nicd_http_hooks_t nicd_http_hooks;
-
 void
 nicd_req_keep_header(nicd_req_t *req, const char *name, size_t nlen,
                      const char *value, size_t vlen)

@@ -484,32 +484,33 @@ typedef struct nicd_log_format_s nicd_log_format_t;
 int nicd_accepts_gzip(const nicd_str_t *v);
 
 /*
- * The log phase's (modules/log_format.c), not yet an array of handlers:
- * the access logs of the request at hand, those of its location (else
- * its server's, else the address' default server's, for a request that
- * did not parse) whose if= passes now (bit i: lc->logs[i]; 0: none)
- * (log_select); one record (nicd_logrec_t and its line) for each log of
- * lc in mask, rendered from v, appended to b (log_records), or written at
- * once to the worker's log buffers (log_write: HTTP/2 logs a stream when
- * it closes, v with late_known set).  NULL: no log module.
+ * The log phase, nginx's last, as an array of handlers (phases.h): a log
+ * handler is a module's access logs (modules/log_format.c), added by its
+ * postconfiguration.  select: the logs of the request at hand, those of
+ * its location (else its server's, else the address' default server's,
+ * for a request that did not parse) whose if= passes now (bit i: the
+ * level's log i; 0: none), and that level (*lc), asked when its response
+ * is made; records: one record (nicd_logrec_t and its line) for each log
+ * of lc in mask, rendered from v, appended to b (HTTP/1.1: the markers
+ * filled in once it has gone, conn_log.c); write: the same written at
+ * once to the worker's log buffers (HTTP/2 logs a stream when it
+ * closes, v with late_known set).
  */
 typedef struct {
-    uint32_t (*log_select)(nicd_conn_t *c, const nicd_loc_conf_t **lc);
-    void (*log_records)(const nicd_loc_conf_t *lc, uint32_t mask,
-                        const nicd_log_view_t *v, nicd_buf_t *b);
-    void (*log_write)(nicd_worker_t *w, const nicd_loc_conf_t *lc,
-                      uint32_t mask, const nicd_log_view_t *v);
-} nicd_http_hooks_t;
+    uint32_t (*select)(nicd_conn_t *c, const nicd_loc_conf_t **lc);
+    void (*records)(const nicd_loc_conf_t *lc, uint32_t mask,
+                    const nicd_log_view_t *v, nicd_buf_t *b);
+    void (*write)(nicd_worker_t *w, const nicd_loc_conf_t *lc, uint32_t mask,
+                  const nicd_log_view_t *v);
+} nicd_log_handler_t;
 
-extern nicd_http_hooks_t nicd_http_hooks;
+#define NICD_LOG_HANDLERS 4 /* log handlers a configuration holds */
 
-/* the access logs of the request at hand (0: none, or no log module) */
-static inline uint32_t
-nicd_log_phase_select(nicd_conn_t *c, const nicd_loc_conf_t **lc)
-{
-    return nicd_http_hooks.log_select == NULL
-               ? 0
-               : nicd_http_hooks.log_select(c, lc);
-}
+/* what each log handler chose for a request (nicd_log_phase_select) */
+typedef struct {
+    const nicd_loc_conf_t *lc[NICD_LOG_HANDLERS];
+    uint32_t               mask[NICD_LOG_HANDLERS];
+    int                    any; /* some mask is not 0 */
+} nicd_log_sel_t;
 
 #endif /* NICD_HANDLER_H */

@@ -6,6 +6,7 @@
 
 #include "server/core/transport.h"
 #include "server/http/http1.h"
+#include "server/http/phases.h"
 
 /*
  * Start the access log records of the response being built, one for each
@@ -16,17 +17,16 @@
 void
 nicd_h1_log_record(nicd_conn_t *c, uint32_t *off, uint32_t *len)
 {
-    nicd_http_req_t       *r = H1_REQ(c);
-    const nicd_request_t  *q = c->r->in;
-    nicd_log_view_t        v;
-    nicd_str_t            *hn = c->w->hname, *hv = c->w->hvalue;
-    const nicd_loc_conf_t *lc;
-    uint32_t               mask = nicd_log_phase_select(c, &lc);
-    int                    i;
+    nicd_http_req_t      *r = H1_REQ(c);
+    const nicd_request_t *q = c->r->in;
+    nicd_log_view_t       v;
+    nicd_str_t           *hn = c->w->hname, *hv = c->w->hvalue;
+    nicd_log_sel_t        sel;
+    int                   i;
 
     *off = (uint32_t) c->logb.len;
     *len = 0;
-    if (mask == 0) {
+    if (!nicd_log_phase_select(c, &sel)) {
         return;
     }
     memset(&v, 0, sizeof(v));
@@ -70,6 +70,6 @@ nicd_h1_log_record(nicd_conn_t *c, uint32_t *off, uint32_t *len)
     v.tls = c->tp == &nicd_transport_tls;
     v.sent = c->r->sent;
     v.c = c;
-    nicd_http_hooks.log_records(lc, mask, &v, &c->logb);
+    nicd_log_phase_records(c, &sel, &v, &c->logb);
     *len = (uint32_t) (c->logb.len - *off);
 }

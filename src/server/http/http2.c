@@ -308,10 +308,11 @@ h2_finish(nicd_conn_t *c, int status)
     int                   i;
 
     (void) status;
-    if (c->w->nlogs > 0 && st->log_lc == NULL) {
+    if (c->w->nlogs > 0 && !st->log_chosen) {
         /* which logs take it is decided now, as HTTP/1.1 does */
-        st->log_mask = nicd_log_phase_select(c, &st->log_lc);
-        if (st->log_mask != 0 && c->r->uri != NULL && st->uri == NULL) {
+        st->log_chosen = 1;
+        if (nicd_log_phase_select(c, &st->log) && c->r->uri != NULL
+            && st->uri == NULL) {
             st->uri = strndup(c->r->uri, c->r->uri_len); /* for $uri */
         }
     }

@@ -14,6 +14,7 @@
 #include "server/http/http2_stream.h"
 #include "server/core/transport.h"
 #include "server/http/head.h"
+#include "server/http/phases.h"
 #include "server/http/variables.h"
 
 /* keep a header value in the stream's request buffer */
@@ -357,7 +358,7 @@ nicd_h2_log_stream(nicd_conn_t *c, h2_stream_t *st)
     nicd_request_t  r;
     nicd_req_t     *was = c->r;
 
-    if (st->log_mask == 0 || !st->answered) {
+    if (!st->log_chosen || !st->log.any || !st->answered) {
         return;
     }
     nicd_h2_stream_view(c, st, &r);
@@ -393,7 +394,7 @@ nicd_h2_log_stream(nicd_conn_t *c, h2_stream_t *st)
         nicd_vars_restore(c->w, st->req.vars);
     }
     v.c = c;
-    nicd_http_hooks.log_write(c->w, st->log_lc, st->log_mask, &v);
+    nicd_log_phase_write(c, &st->log, &v);
     c->r = was;
 }
 

@@ -50,23 +50,23 @@ typedef struct h2_stream_s {
     int                 nall;     /* regular request header fields */
     int                 cookie;   /* 1 + the index of the one Cookie
                                           field its fields are joined in */
-    int   odd_names; /* a name not only letters, digits, '-' (head.h) */
-    char *uri;       /* $uri for the access log, or NULL */
-    const nicd_loc_conf_t *log_lc;   /* whose access logs take it ... */
-    uint32_t               log_mask; /* ... which of them (answer time) */
-    int                    status;
-    char                   code[4]; /* :status, for nghttp2 to take uncopied */
-    int                    nh;      /* response header fields */
-    int                    npieces, cur;
-    size_t                 cur_off;   /* sent of pieces[cur] */
-    uint64_t               remaining; /* not yet handed to a DATA frame */
-    size_t                 chunk;     /* the largest DATA frame */
-    uint64_t               sent;  /* body bytes queued, for the access log */
-    int                    ready; /* the request is complete, not answered */
-    int                    answered;
-    uint32_t               vseq; /* the worker's vseq while it was answered: its
+    int   odd_names;    /* a name not only letters, digits, '-' (head.h) */
+    char *uri;          /* $uri for the access log, or NULL */
+    nicd_log_sel_t log; /* the logs that take it ... */
+    unsigned       log_chosen; /* ... chosen (answer time) */
+    int            status;
+    char           code[4]; /* :status, for nghttp2 to take uncopied */
+    int            nh;      /* response header fields */
+    int            npieces, cur;
+    size_t         cur_off;   /* sent of pieces[cur] */
+    uint64_t       remaining; /* not yet handed to a DATA frame */
+    size_t         chunk;     /* the largest DATA frame */
+    uint64_t       sent;      /* body bytes queued, for the access log */
+    int            ready;     /* the request is complete, not answered */
+    int            answered;
+    uint32_t       vseq; /* the worker's vseq while it was answered: its
                       variables' kept values are still there if equal */
-    nicd_req_t             req;  /* the request at hand while answered */
+    nicd_req_t     req;  /* the request at hand while answered */
 
     /* read only below the counts above (hdr_off: where has_hdr is set) */
     size_t hdr_off[NICD_NHDR], hdr_len[NICD_NHDR];

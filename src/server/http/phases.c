@@ -74,6 +74,9 @@ struct nicd_phases_s {
     int                 n[NICD_NPHASES];
     nicd_error_page_pt *ep; /* the error page handlers */
     int                 nep;
+    /* the log phase's handlers */
+    const nicd_log_handler_t *log[NICD_LOG_HANDLERS];
+    int                       nlog;
 };
 
 /* c's phases, made on first use (NULL: out of memory) */
@@ -112,6 +115,64 @@ nicd_error_page_add(nicd_conf_t *c, nicd_error_page_pt h)
     }
     ph->ep[ph->nep++] = h;
     return NULL;
+}
+
+const char *
+nicd_log_handler_add(nicd_conf_t *c, const nicd_log_handler_t *h)
+{
+    struct nicd_phases_s *ph = phases_of(c);
+
+    if (ph == NULL) {
+        return "out of memory";
+    }
+    if (ph->nlog == NICD_LOG_HANDLERS) {
+        return "too many log handlers";
+    }
+    ph->log[ph->nlog++] = h;
+    return NULL;
+}
+
+int
+nicd_log_phase_select(nicd_conn_t *c, nicd_log_sel_t *sel)
+{
+    const struct nicd_phases_s *ph = c->w->cycle->conf->phases;
+    int                         i;
+
+    sel->any = 0;
+    for (i = 0; ph != NULL && i < ph->nlog; i++) {
+        sel->lc[i] = NULL;
+        sel->mask[i] = ph->log[i]->select(c, &sel->lc[i]);
+        sel->any |= sel->mask[i] != 0;
+    }
+    return sel->any;
+}
+
+void
+nicd_log_phase_records(const nicd_conn_t *c, const nicd_log_sel_t *sel,
+                       const nicd_log_view_t *v, nicd_buf_t *b)
+{
+    const struct nicd_phases_s *ph = c->w->cycle->conf->phases;
+    int                         i;
+
+    for (i = 0; sel->any && i < ph->nlog; i++) {
+        if (sel->mask[i] != 0) {
+            ph->log[i]->records(sel->lc[i], sel->mask[i], v, b);
+        }
+    }
+}
+
+void
+nicd_log_phase_write(nicd_conn_t *c, const nicd_log_sel_t *sel,
+                     const nicd_log_view_t *v)
+{
+    const struct nicd_phases_s *ph = c->w->cycle->conf->phases;
+    int                         i;
+
+    for (i = 0; sel->any && i < ph->nlog; i++) {
+        if (sel->mask[i] != 0) {
+            ph->log[i]->write(c->w, sel->lc[i], sel->mask[i], v);
+        }
+    }
 }
 
 int

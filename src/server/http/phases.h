@@ -78,6 +78,22 @@ const char *nicd_error_page_add(nicd_conf_t *c, nicd_error_page_pt h);
 int         nicd_error_page(nicd_conn_t *c, int status, int head);
 
 /*
+ * The log phase (its handlers: handler.h): h joins the configuration's
+ * log handlers (NULL, or a message; at most NICD_LOG_HANDLERS).
+ * nicd_log_phase_select asks each which of its logs take the request at
+ * hand, when its response is made: sel->any when one does.  Then
+ * nicd_log_phase_records has each append its records for v to b (HTTP/1.1),
+ * or nicd_log_phase_write has each write them at once (an HTTP/2 stream
+ * when it closes).
+ */
+const char *nicd_log_handler_add(nicd_conf_t *c, const nicd_log_handler_t *h);
+int         nicd_log_phase_select(nicd_conn_t *c, nicd_log_sel_t *sel);
+void nicd_log_phase_records(const nicd_conn_t *c, const nicd_log_sel_t *sel,
+                            const nicd_log_view_t *v, nicd_buf_t *b);
+void nicd_log_phase_write(nicd_conn_t *c, const nicd_log_sel_t *sel,
+                          const nicd_log_view_t *v);
+
+/*
  * p (len bytes, any buffer but the one returned) as the URI a handler's
  * NICD_URI_AGAIN or NICD_URI_STAY gives the engine: the copy (NUL-
  * terminated), or NULL when out of memory.

@@ -27,6 +27,7 @@
 #include "server/http/handler.h"
 #include "server/http/variables.h"
 #include "server/http/http.h"
+#include "server/http/phases.h"
 
 enum {
     V_LITERAL = 0,
@@ -906,12 +907,17 @@ static const directive_t nicd_log_format_directives[] = {
     {NULL, 0, 0, 0, NULL, 0},
 };
 
-static void
-log_init(void)
+/* the log phase's handler: this module's access logs */
+static const nicd_log_handler_t log_handler = {
+    nicd_log_select,
+    nicd_log_records,
+    nicd_log_write,
+};
+
+static const char *
+log_postconfiguration(nicd_conf_t *c)
 {
-    nicd_http_hooks.log_select = nicd_log_select;
-    nicd_http_hooks.log_records = nicd_log_records;
-    nicd_http_hooks.log_write = nicd_log_write;
+    return nicd_log_handler_add(c, &log_handler);
 }
 
 nicd_module_t nicd_log_format_module = {
@@ -919,6 +925,6 @@ nicd_module_t nicd_log_format_module = {
     .directives = nicd_log_format_directives,
     .create_loc_conf = create_conf,
     .merge_loc_conf = merge_conf,
-    .init = log_init,
+    .postconfiguration = log_postconfiguration,
     .worker_free = log_worker_free,
 };

@@ -2,8 +2,8 @@
  * Unit tests of src/server/http/phases.c: the request path through a
  * loopback connection (tests/unit/loopback.h), a configuration and a
  * docroot of its own: rewrite last and break, return, try_files,
- * error_page, the internal redirect cap, variables and captures, and
- * pipelined requests answered in order.
+ * error_page, the internal redirect cap, variables and captures,
+ * pipelined requests answered in order, and the log phase's handlers.
  */
 
 #include "server/http/phases.c"
@@ -211,6 +211,64 @@ test_filters_where_used(void)
     CHECK(strstr(get("/t/", ""), "X-Echo") == NULL);
 }
 
+/* a log handler of the test's: what the log phase asked it */
+static int  log_selects, log_records;
+static char log_uri[64];
+
+static uint32_t
+fake_select(nicd_conn_t *c, const nicd_loc_conf_t **lc)
+{
+    log_selects++;
+    *lc = c->r->loc;
+    return strncmp(c->r->uri, "/t/", 3) == 0 ? 2 : 0; /* its log 1 */
+}
+
+static void
+fake_records(const nicd_loc_conf_t *lc, uint32_t mask,
+             const nicd_log_view_t *v, nicd_buf_t *b)
+{
+    (void) b;
+    log_records++;
+    CHECK(lc != NULL && mask == 2);
+    snprintf(log_uri, sizeof(log_uri), "%.*s", (int) v->uri.len, v->uri.p);
+}
+
+static void
+fake_write(nicd_worker_t *w, const nicd_loc_conf_t *lc, uint32_t mask,
+           const nicd_log_view_t *v)
+{
+    (void) w, (void) lc, (void) mask, (void) v;
+}
+
+static const nicd_log_handler_t fake_log = {fake_select, fake_records,
+                                             fake_write};
+
+static void
+test_log_phase_handlers(void)
+{
+    int n = 0;
+
+    /* the test's handler joins the log module's: both are asked for every
+     * request (the loopback worker has no log files: it says it has one,
+     * which no level of this configuration writes to), and only a
+     * handler whose logs take the request renders it */
+    CHECK(nicd_log_handler_add(cycle.conf, &fake_log) == NULL);
+    worker.nlogs = 1;
+    CHECK(starts(get("/t/x", ""), "HTTP/1.1 200"));
+    CHECK_INT(log_selects, 1);
+    CHECK_INT(log_records, 1);
+    CHECK_STR(log_uri, "/t/x");
+    CHECK(starts(get("/a.txt", ""), "HTTP/1.1 200"));
+    CHECK_INT(log_selects, 2);
+    CHECK_INT(log_records, 1);
+    worker.nlogs = 0;
+    /* a configuration holds NICD_LOG_HANDLERS at most: then a message */
+    while (nicd_log_handler_add(cycle.conf, &fake_log) == NULL) {
+        n++;
+    }
+    CHECK_INT(n, NICD_LOG_HANDLERS - 2);
+}
+
 int
 main(void)
 {
@@ -228,6 +286,7 @@ main(void)
     RUN(test_variables_and_captures);
     RUN(test_pipelined_in_order);
     RUN(test_filters_where_used);
+    RUN(test_log_phase_handlers);
     nicd_buf_free(&out);
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
     if (system(cmd) != 0) {
