@@ -605,61 +605,31 @@ parse_version(nicd_http_req_t *p, const char *buf, uint32_t end)
 }
 
 /*
- * Where a run of plain bytes must stop for the per-byte limits of the
- * parse loop to have their say: the first position at which the line (of
- * at most max bytes) or the head would be too long, or len.  Below it
- * the runs in the target, a name and a value take their bytes without
- * going round the switch for each (most of the parser's time on a small
- * request was that dispatch).
+ * The runs of plain bytes in the target, a field name and a field value,
+ * taken without going round the switch for each (most of the parser's
+ * time on a small request was that dispatch): the last byte of the run
+ * at pos (pos itself when the byte there is none), stopping short of the
+ * first position at which the per-byte limits could answer (the line or
+ * the field too long, the head full), so they answer at the same byte.
+ * A name's odd bytes are noted, a value's end without trailing spaces
+ * kept.  Inline with a constant kind, each is its own tight loop.
  */
-static inline uint32_t
-run_end(const nicd_http_req_t *p, uint32_t len, uint32_t max)
-{
-    uint32_t e = p->line_start + max;
+enum { RUN_TARGET, RUN_NAME, RUN_VALUE };
 
-    if (e > p->max_head - 1) {
-        e = p->max_head - 1;
-    }
-    return e < len ? e : len;
-}
-
-/* the last byte of the run of target bytes at pos (pos itself when the
- * byte there is none) */
 static inline uint32_t
-target_run(const nicd_http_req_t *p, const char *buf, uint32_t pos, size_t len)
+run(nicd_http_req_t *p, const char *buf, uint32_t pos, size_t len, int kind)
 {
-    uint32_t      stop = run_end(p, (uint32_t) len, p->max_line);
+    uint32_t stop =
+        p->line_start + (kind == RUN_TARGET ? p->max_line : p->max_field);
     unsigned char c = (unsigned char) buf[pos];
 
-    while (c > ' ' && c != 0x7f && pos + 1 < stop) {
-        c = (unsigned char) buf[++pos];
-    }
-    return pos;
-}
-
-/* the same for a field name's bytes (odd ones noted) */
-static inline uint32_t
-name_run(nicd_http_req_t *p, const char *buf, uint32_t pos, size_t len)
-{
-    uint32_t      stop = run_end(p, (uint32_t) len, p->max_field);
-    unsigned char c = (unsigned char) buf[pos];
-
-    while (c != ':' && name_byte(p, c) && pos + 1 < stop) {
-        c = (unsigned char) buf[++pos];
-    }
-    return pos;
-}
-
-/* the same for a field value's visible bytes and spaces (its end without
- * trailing spaces kept) */
-static inline uint32_t
-value_run(nicd_http_req_t *p, const char *buf, uint32_t pos, size_t len)
-{
-    uint32_t      stop = run_end(p, (uint32_t) len, p->max_field);
-    unsigned char c = (unsigned char) buf[pos];
-
-    while (c >= ' ' && c != 0x7f && pos + 1 < stop) {
-        if (c != ' ') {
+    stop = stop > p->max_head - 1 ? p->max_head - 1 : stop;
+    stop = stop < len ? stop : (uint32_t) len;
+    while (pos + 1 < stop
+           && (kind == RUN_NAME     ? c != ':' && name_byte(p, c)
+               : kind == RUN_TARGET ? c > ' ' && c != 0x7f
+                                    : c >= ' ' && c != 0x7f)) {
+        if (kind == RUN_VALUE && c != ' ') {
             p->value_end = pos + 1;
         }
         c = (unsigned char) buf[++pos];
@@ -738,7 +708,7 @@ nicd_http_parse(nicd_http_req_t *p, const char *buf, size_t len)
             break;
 
         case S_TARGET:
-            c = (unsigned char) buf[pos = target_run(p, buf, pos, len)];
+            c = (unsigned char) buf[pos = run(p, buf, pos, len, RUN_TARGET)];
             if (c == ' ') {
                 p->target.len = pos - p->target.off;
                 p->mark = pos + 1;
@@ -795,7 +765,7 @@ nicd_http_parse(nicd_http_req_t *p, const char *buf, size_t len)
             break;
 
         case S_NAME:
-            c = (unsigned char) buf[pos = name_run(p, buf, pos, len)];
+            c = (unsigned char) buf[pos = run(p, buf, pos, len, RUN_NAME)];
             if (c == ':') {
                 p->headers[p->nheaders].name.len =
                     pos - p->headers[p->nheaders].name.off;
@@ -815,7 +785,7 @@ nicd_http_parse(nicd_http_req_t *p, const char *buf, size_t len)
             /* fall through */
 
         case S_VALUE:
-            c = (unsigned char) buf[pos = value_run(p, buf, pos, len)];
+            c = (unsigned char) buf[pos = run(p, buf, pos, len, RUN_VALUE)];
             if (c == '\r' || c == '\n') {
                 p->headers[p->nheaders].value.len =
                     p->value_end - p->headers[p->nheaders].value.off;
