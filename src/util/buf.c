@@ -15,7 +15,7 @@
 #include "util/buf.h"
 
 int
-nicd_buf_reserve(nicd_buf_t *b, size_t n)
+nicd_buf_grow(nicd_buf_t *b, size_t n)
 {
     size_t size;
     char  *p;
@@ -46,17 +46,6 @@ nicd_buf_free(nicd_buf_t *b)
     free(b->data);
     b->data = NULL;
     b->len = b->size = 0;
-}
-
-void
-nicd_buf_add(nicd_buf_t *b, const void *p, size_t n)
-{
-    /* nothing to add: an empty buffer may have no data to point past */
-    if (n == 0 || nicd_buf_reserve(b, n) != 0) {
-        return;
-    }
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
 }
 
 void

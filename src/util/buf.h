@@ -17,8 +17,21 @@ typedef struct {
     size_t size;
 } nicd_buf_t;
 
-/* Make room for n more bytes; 0, or -1 when out of memory. */
-int  nicd_buf_reserve(nicd_buf_t *b, size_t n);
+#define nicd_buf_failed(b) ((b)->len == (size_t) -1)
+
+/* the growing part of nicd_buf_reserve() */
+int nicd_buf_grow(nicd_buf_t *b, size_t n);
+
+/* Make room for n more bytes; 0, or -1 when out of memory.  (Inline:
+ * the response path asks for room many times a request, and the room is
+ * almost always there.) */
+static inline int
+nicd_buf_reserve(nicd_buf_t *b, size_t n)
+{
+    return b->size - b->len >= n && !nicd_buf_failed(b) ? 0
+                                                        : nicd_buf_grow(b, n);
+}
+
 void nicd_buf_free(nicd_buf_t *b);
 
 /*
@@ -26,7 +39,17 @@ void nicd_buf_free(nicd_buf_t *b);
  * (size_t) -1 once, and every later append is ignored; check with
  * nicd_buf_failed() when done.
  */
-void nicd_buf_add(nicd_buf_t *b, const void *p, size_t n);
+static inline void
+nicd_buf_add(nicd_buf_t *b, const void *p, size_t n)
+{
+    /* nothing to add: an empty buffer may have no data to point past */
+    if (n == 0 || nicd_buf_reserve(b, n) != 0) {
+        return;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
 void nicd_buf_adds(nicd_buf_t *b, const char *s);
 /* s percent-encoded as a URI component: all but letters, digits and
  * "-._~" as %XX (RFC 3986's unreserved) */
@@ -45,7 +68,6 @@ void nicd_buf_add_u64(nicd_buf_t *b, uint64_t v);
 void nicd_buf_addf(nicd_buf_t *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-#define nicd_buf_failed(b) ((b)->len == (size_t) -1)
 #define NICD_BUF_LIT(b, s) nicd_buf_add((b), (s), sizeof(s) - 1)
 
 /* Decimal digits of v into p (at least 20 bytes); returns the length. */
