@@ -90,6 +90,11 @@ TOOLS = $(BUILD)/nicd $(BUILD)/nictrace $(BUILD)/nicsim $(BUILD)/nicreplay \
 CLUSTER_TOOLS = $(BUILD)/nicreplay-cluster $(BUILD)/nictrace-cluster \
         $(BUILD)/nicsim-cluster
 
+# the floor (bench/floor/floor.h): minimal responders on epoll and, where
+# liburing is, io_uring, which bench-peers loads beside the servers (and
+# the integration tests check); defined before the rules that need them
+FLOOR_BINS = $(BUILD)/bench/floor_epoll $(if $(URING_LIBS),$(BUILD)/bench/floor_uring)
+
 # the manual pages: the programs' from docs/man/, nicd.conf(5) from
 # docs/config.md (scripts/conf_man.py), so the reference and the page agree
 MAN_PAGES = $(patsubst docs/man/%.scd,$(BUILD)/man/%,$(wildcard docs/man/*.scd)) \
@@ -248,10 +253,6 @@ $(BUILD)/bench/policy_speed: bench/policy_speed.c $(LIB_OBJS) $(BUILD)/.flags
 $(BUILD)/bench/splice_gather: bench/splice_gather.c $(BUILD)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -o $@ $<
-
-# the floor (bench/floor/floor.h): minimal responders on epoll and, where
-# liburing is, io_uring, which bench-peers loads beside the servers
-FLOOR_BINS = $(BUILD)/bench/floor_epoll $(if $(URING_LIBS),$(BUILD)/bench/floor_uring)
 
 $(BUILD)/bench/floor_%: bench/floor/floor_%.c bench/floor/floor.c bench/floor/floor.h $(BUILD)/.flags
 	@mkdir -p $(dir $@)
