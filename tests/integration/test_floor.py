@@ -9,6 +9,7 @@ refused here."""
 
 import os
 import shutil
+import socket
 import subprocess
 import tempfile
 
@@ -80,10 +81,16 @@ def serves_every_file(name):
             r = c.read_response()
             check(r.status == 200 and r.body == fl.files[p],
                   "%s pipelined %s" % (name, p))
-        # a request in three pieces
+        # a request in three pieces, each read before the next is sent:
+        # a whole request on another connection, answered, comes after
+        # the piece in the one thread's order of events (no delay)
+        c.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         req = build("/16k.bin")
         for piece in (req[:5], req[5:20], req[20:]):
             c.send(piece)
+            other = Conn(fl.port)
+            check(other.request("/1k.bin").status == 200, "meanwhile")
+            other.close()
         check(c.read_response().body == fl.files["/16k.bin"], "in pieces")
         check(c.request("/1k.bin").status == 200, "after the pieces")
         c.close()
