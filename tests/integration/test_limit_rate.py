@@ -28,3 +28,23 @@ def test_limit_rate_paces_a_location():
         # a range of the limited file, and the connection's next request
         r = get(s.port, "/slow/f.bin", {"Range": "bytes=0-1023"})
         check(r.status == 206 and r.body == data[:1024], "range")
+
+
+def test_set_limit_rate_paces_a_location():
+    # "set $limit_rate" (nginx's variable) paces as the directive does;
+    # only a configuration naming it reads it per request
+    data = pattern(160 * 1024)
+    with Server(threads=1, conf="""
+        location /set/ { set $limit_rate 64k; }
+        location /plain/ { }
+    """) as s:
+        s.put("set/f.bin", data)
+        s.put("plain/f.bin", data)
+        t0 = time.monotonic()
+        r = get(s.port, "/set/f.bin")
+        slow = time.monotonic() - t0
+        check(r.status == 200 and sha256(r.body) == sha256(data),
+              "set: %d, %d bytes" % (r.status, len(r.body)))
+        check(slow >= 1.3, "160 KiB at a set 64k/s took only %.2f s" % slow)
+        r = get(s.port, "/plain/f.bin")
+        check(r.status == 200 and sha256(r.body) == sha256(data), "plain")

@@ -190,7 +190,9 @@ rate_postconfiguration(nicd_conf_t *c)
 {
     rate_conf_t *h = NICD_LOC_CONF(c->http, nicd_http_rate_module);
 
-    h->var = nicd_var_index(c, "limit_rate", 10);
+    /* only a "set $limit_rate" (or a template reading it) indexes it:
+     * without one no request looks for a value */
+    h->var = nicd_var_indexed(c, "limit_rate", 10);
     return NULL;
 }
 

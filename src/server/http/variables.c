@@ -220,6 +220,21 @@ lookup(const nicd_conf_t *c, struct nicd_vars_s *vs, const char *name,
 }
 
 int
+nicd_var_indexed(nicd_conf_t *c, const char *name, size_t len)
+{
+    const struct nicd_vars_s *vs = vars_of(c);
+    int                       k;
+
+    for (k = 0; vs != NULL && k < vs->nidx; k++) {
+        if (vs->idx[k].len == len
+            && strncasecmp(vs->idx[k].name, name, len) == 0) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+int
 nicd_var_index(nicd_conf_t *c, const char *name, size_t len)
 {
     struct nicd_vars_s *vs = vars_of(c);
@@ -231,11 +246,8 @@ nicd_var_index(nicd_conf_t *c, const char *name, size_t len)
     if (vs == NULL) {
         return -1;
     }
-    for (k = 0; k < vs->nidx; k++) {
-        if (vs->idx[k].len == len
-            && strncasecmp(vs->idx[k].name, name, len) == 0) {
-            return k;
-        }
+    if ((k = nicd_var_indexed(c, name, len)) >= 0) {
+        return k;
     }
     e.name = nicd_conf_alloc(c, len + 1);
     if (e.name == NULL) {

@@ -145,6 +145,12 @@ int nicd_var_kept(nicd_conn_t *c, int index, nicd_str_t *value);
  * when no variable has that name */
 int nicd_var_index(nicd_conf_t *c, const char *name, size_t len);
 
+/* the index of variable name in c when something (a directive, a
+ * template) has indexed it already, else -1: a module whose variable
+ * only "set" can change asks this at postconfiguration, and reads
+ * nothing per request when no "set" names it */
+int nicd_var_indexed(nicd_conf_t *c, const char *name, size_t len);
+
 /* the value of the variable name (len bytes, without "$", any case) for
  * the request at hand appended to b, looked up at run time (SSI's echo):
  * 1, 0 when no variable has that name, -1 (logged) when it failed */
