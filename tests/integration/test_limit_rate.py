@@ -8,6 +8,16 @@ import time
 from nicd import Server, check, get, pattern, sha256
 
 
+def timed_get(s, path, data, what):
+    """GET path, checked to be data; the seconds it took"""
+    t0 = time.monotonic()
+    r = get(s.port, path)
+    took = time.monotonic() - t0
+    check(r.status == 200 and sha256(r.body) == sha256(data),
+          "%s: %d, %d bytes" % (what, r.status, len(r.body)))
+    return took
+
+
 def test_limit_rate_paces_a_location():
     data = pattern(160 * 1024)
     with Server(threads=1, conf="""
@@ -16,15 +26,10 @@ def test_limit_rate_paces_a_location():
     """) as s:
         s.put("slow/f.bin", data)
         s.put("off/f.bin", data)
-        t0 = time.monotonic()
-        r = get(s.port, "/slow/f.bin")
-        slow = time.monotonic() - t0
-        check(r.status == 200 and sha256(r.body) == sha256(data),
-              "slow: %d, %d bytes" % (r.status, len(r.body)))
+        slow = timed_get(s, "/slow/f.bin", data, "slow")
         # 64 KiB at once, then 64 KiB a second: 160 KiB takes 1.5 s
         check(slow >= 1.3, "160 KiB at 64k/s took only %.2f s" % slow)
-        r = get(s.port, "/off/f.bin")
-        check(r.status == 200 and sha256(r.body) == sha256(data), "off")
+        timed_get(s, "/off/f.bin", data, "off")
         # a range of the limited file, and the connection's next request
         r = get(s.port, "/slow/f.bin", {"Range": "bytes=0-1023"})
         check(r.status == 206 and r.body == data[:1024], "range")
@@ -40,11 +45,6 @@ def test_set_limit_rate_paces_a_location():
     """) as s:
         s.put("set/f.bin", data)
         s.put("plain/f.bin", data)
-        t0 = time.monotonic()
-        r = get(s.port, "/set/f.bin")
-        slow = time.monotonic() - t0
-        check(r.status == 200 and sha256(r.body) == sha256(data),
-              "set: %d, %d bytes" % (r.status, len(r.body)))
+        slow = timed_get(s, "/set/f.bin", data, "set")
         check(slow >= 1.3, "160 KiB at a set 64k/s took only %.2f s" % slow)
-        r = get(s.port, "/plain/f.bin")
-        check(r.status == 200 and sha256(r.body) == sha256(data), "plain")
+        timed_get(s, "/plain/f.bin", data, "plain")
