@@ -1493,6 +1493,18 @@ class Peer:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def unix_accepts(sock_path):
+    """Whether a connection to the UNIX-domain socket sock_path is taken."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(sock_path)
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
 def unix_get(path, sock_path):
     """GET path over the UNIX-domain socket sock_path: (status, body)."""
     data = raw(sock_path, ("GET %s HTTP/1.0\r\nHost: localhost\r\n\r\n"
@@ -1544,6 +1556,10 @@ def test_unix_socket_listen_agrees_with_nginx():
             peer = Peer(kind, UNIX_SITE, top)
             sock = os.path.join(peer.dir, "s.sock")
             try:
+                # the TCP port answering does not say the socket beside it
+                # is bound yet: its listeners are made one by one
+                wait_until(lambda: unix_accepts(sock),
+                           "%s to listen on %s" % (kind, sock))
                 got = [oct(os.stat(sock).st_mode & 0o777)]
                 status, body = unix_get("/v", sock)
                 got.append((status, body.decode().replace(peer.dir, "DIR")))
