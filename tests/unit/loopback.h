@@ -95,15 +95,16 @@ loopback_cycle(nicd_cycle_t *cy, nicd_worker_t *w, const char *text,
     nicd_worker_setup(w);
     w->stats = &w->own_stats; /* counters nobody reads here */
     w->accepting = 1;         /* no listeners to enable */
-    w->base = event_base_new();
-    if (w->base == NULL
-        || nicd_ofc_init(&w->ofc, cf)
-               != 0) {
-        snprintf(err, errlen, "event_base_new() or the open file cache");
+    /* the configuration's loop (NICD_EVENTS: the unit tests on another) */
+    w->loop = nicd_loop_new(cf->event_loop, cf->event_method, 0, err, errlen);
+    if (w->loop == NULL || nicd_ofc_init(&w->ofc, cf) != 0) {
+        if (w->loop != NULL) {
+            snprintf(err, errlen, "the open file cache");
+        }
         return -1; /* no access log: w->nlogs is 0 */
     }
     w->tv_header = w->tv_send = w->tv_linger =
-        event_base_init_common_timeout(w->base, &(struct timeval){60, 0});
+        nicd_loop_common_tv(w->loop, 60000);
     return 0;
 }
 
@@ -130,7 +131,7 @@ loopback_turns(nicd_worker_t *w, int fd, const char *in, size_t len,
                 off += (size_t) n;
             }
         }
-        event_base_loop(w->base, EVLOOP_NONBLOCK);
+        nicd_loop_turn(w->loop);
         quiet = 1;
         while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
             answered += (size_t) n;

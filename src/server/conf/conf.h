@@ -202,7 +202,11 @@ typedef struct nicd_conf_s {
 
     int worker_threads; /* 0: one per CPU */
     int worker_connections;
-    int worker_rlimit_nofile;
+    /* the workers' loop (a NICD_LOOP_*) and, for libevent's, the method
+     * it is held to ("": its own choice) */
+    int  event_loop;
+    char event_method[16];
+    int  worker_rlimit_nofile;
 
     nicd_listen_conf_t *listens;
     int                 nlistens;

@@ -31,9 +31,9 @@
 /* output queue items in one of the pool's buffer blocks */
 #define ITEMS_BLOCK ((int) (NICD_POOL_BUF_SIZE / sizeof(nicd_out_t)))
 
-static void conn_read_cb(evutil_socket_t fd, short ev, void *arg);
-static void conn_write_cb(evutil_socket_t fd, short ev, void *arg);
-static void conn_timer_cb(evutil_socket_t fd, short ev, void *arg);
+static void conn_read_cb(int fd, short ev, void *arg);
+static void conn_write_cb(int fd, short ev, void *arg);
+static void conn_timer_cb(int fd, short ev, void *arg);
 static void conn_run(nicd_conn_t *c);
 
 static void
@@ -50,8 +50,7 @@ set_timer(nicd_conn_t *c, int kind)
     }
     switch (kind) {
     case T_HEADER: tv = c->w->tv_header; break;
-    case T_KEEPALIVE: /* the location's: a libevent queue a distinct time
-                         (none for 0, or past libevent's 256 queues) */
+    case T_KEEPALIVE: /* the location's, shared by those of that time */
         t = nicd_tv_ms(c->keepalive_ms);
         tv = nicd_worker_keepalive_tv(c->w, c->keepalive_ms);
         tv = tv != NULL ? tv : &t;
@@ -61,7 +60,7 @@ set_timer(nicd_conn_t *c, int kind)
     case T_BODY: tv = c->w->tv_body; break;
     }
     c->timer = kind;
-    event_add(&c->tev, tv);
+    nicd_ev_add(&c->tev, tv);
 }
 
 static void
@@ -69,10 +68,10 @@ start_reading(nicd_conn_t *c)
 {
     if (!c->eof && c->tp->pending != NULL && c->tp->pending(c)) {
         /* bytes the transport already read: no event will say so */
-        event_active(&c->rev, EV_READ, 0);
+        nicd_ev_active(&c->rev, NICD_EV_READ);
     }
     if (!c->reading && !c->eof) {
-        event_add(&c->rev, NULL);
+        nicd_ev_add(&c->rev, NULL);
         c->reading = 1;
     }
 }
@@ -81,7 +80,7 @@ static void
 stop_reading(nicd_conn_t *c)
 {
     if (c->reading) {
-        event_del(&c->rev);
+        nicd_ev_del(&c->rev);
         c->reading = 0;
     }
 }
@@ -184,7 +183,7 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
 {
     const nicd_conf_t *cf = w->cycle->conf;
     nicd_conn_t       *c;
-    int                one = 1;
+    int                one = 1, ev = NICD_EV_PERSIST; /* (both events) */
 
     c = calloc(1, sizeof(*c));
     if (c == NULL) {
@@ -225,9 +224,9 @@ nicd_conn_accept(nicd_worker_t *w, int fd, int listener,
     /* responses are packed by MSG_MORE and TCP_CORK, never by Nagle */
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 
-    event_assign(&c->rev, w->base, fd, EV_READ | EV_PERSIST, conn_read_cb, c);
-    event_assign(&c->wev, w->base, fd, EV_WRITE | EV_PERSIST, conn_write_cb, c);
-    evtimer_assign(&c->tev, w->base, conn_timer_cb, c);
+    nicd_ev_set(&c->rev, w->loop, fd, NICD_EV_READ | ev, conn_read_cb, c);
+    nicd_ev_set(&c->wev, w->loop, fd, NICD_EV_WRITE | ev, conn_write_cb, c);
+    nicd_ev_set(&c->tev, w->loop, -1, 0, conn_timer_cb, c);
 
     if (c->tp->start != NULL) {
         if (c->tp->start(c, w->cycle->tls) != 0) {
@@ -298,11 +297,11 @@ nicd_conn_close(nicd_conn_t *c)
     for (i = c->ihead; i < c->nitems; i++) {
         item_done(c, &c->items[i]);
     }
-    event_del(&c->rev);
-    event_del(&c->wev);
-    event_del(&c->tev);
+    nicd_ev_del(&c->rev);
+    nicd_ev_del(&c->wev);
+    nicd_ev_del(&c->tev);
     if (c->pev != NULL) {
-        event_free(c->pev);
+        nicd_ev_free(c->pev);
     }
     snic_conn_close(&w->cycle->backend, &c->sc);
     if (c->ops->free != NULL) {
@@ -675,20 +674,20 @@ nicd_conn_send(nicd_conn_t *c, int keep_reading)
         tv.tv_sec = (time_t) (c->sc.wait_ns / 1000000000u);
         tv.tv_usec = (suseconds_t) (c->sc.wait_ns % 1000000000u / 1000);
         if (c->writing) {
-            event_del(&c->wev);
+            nicd_ev_del(&c->wev);
             c->writing = 0;
         }
         if (c->pev == NULL) {
-            c->pev = evtimer_new(c->w->base, conn_write_cb, c);
+            c->pev = nicd_ev_new(c->w->loop, -1, 0, conn_write_cb, c);
             if (c->pev == NULL) {
                 log_error(LOG_CRIT, 0, "out of memory, client: %s", c->addr);
                 nicd_conn_close(c);
                 return -1;
             }
         }
-        event_add(c->pev, &tv);
+        nicd_ev_add(c->pev, &tv);
     } else if (rc == 0 && !c->writing) {
-        event_add(&c->wev, NULL);
+        nicd_ev_add(&c->wev, NULL);
         c->writing = 1;
     }
     if (rc == 0) {
@@ -704,7 +703,7 @@ nicd_conn_send(nicd_conn_t *c, int keep_reading)
     c->logb.len = 0;
     c->nitems = c->ihead = 0;
     if (c->writing) {
-        event_del(&c->wev);
+        nicd_ev_del(&c->wev);
         c->writing = 0;
     }
     return 1;
@@ -778,17 +777,17 @@ handshake(nicd_conn_t *c)
     }
     if (rc == 0) {
         if (c->tp_want_write && !c->writing) {
-            event_add(&c->wev, NULL);
+            nicd_ev_add(&c->wev, NULL);
             c->writing = 1;
         } else if (!c->tp_want_write && c->writing) {
-            event_del(&c->wev);
+            nicd_ev_del(&c->wev);
             c->writing = 0;
         }
         return 0;
     }
     c->handshaking = 0;
     if (c->writing) {
-        event_del(&c->wev);
+        nicd_ev_del(&c->wev);
         c->writing = 0;
     }
     if (c->tp->alpn != NULL) {
@@ -814,7 +813,7 @@ handshake(nicd_conn_t *c)
 }
 
 static void
-conn_read_cb(evutil_socket_t fd, short ev, void *arg)
+conn_read_cb(int fd, short ev, void *arg)
 {
     nicd_conn_t *c = arg;
     ssize_t      n;
@@ -890,7 +889,7 @@ conn_read_cb(evutil_socket_t fd, short ev, void *arg)
 }
 
 static void
-conn_write_cb(evutil_socket_t fd, short ev, void *arg)
+conn_write_cb(int fd, short ev, void *arg)
 {
     nicd_conn_t *c = arg;
 
@@ -899,7 +898,7 @@ conn_write_cb(evutil_socket_t fd, short ev, void *arg)
     if (c->handshaking) {
         if (handshake(c) > 0) {
             /* application data may have come with the last flight */
-            event_active(&c->rev, EV_READ, 0);
+            nicd_ev_active(&c->rev, NICD_EV_READ);
         }
         return;
     }
@@ -907,7 +906,7 @@ conn_write_cb(evutil_socket_t fd, short ev, void *arg)
 }
 
 static void
-conn_timer_cb(evutil_socket_t fd, short ev, void *arg)
+conn_timer_cb(int fd, short ev, void *arg)
 {
     nicd_conn_t *c = arg;
     int          rc;
@@ -966,7 +965,7 @@ nicd_conn_shutdown(nicd_conn_t *c)
     /* the rest of the grace: its timer then closes it, and a request
      * that comes first is answered with "Connection: close" */
     tv = nicd_tv_ms(NICD_RETIRE_GRACE_MS - waited);
-    event_add(&c->tev, &tv);
+    nicd_ev_add(&c->tev, &tv);
 }
 
 nicd_conn_t *

@@ -1,13 +1,11 @@
 /*
  * nicd's runtime: a configuration generation (cycle), worker threads with
- * one event_base each, and connections.
+ * one event loop each, and connections.
  */
 
 #ifndef NICD_H
 #define NICD_H
 
-#include <event2/event.h>
-#include <event2/event_struct.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -20,6 +18,7 @@
 #include "server/core/pool.h"
 #include "server/core/ofc.h"
 #include "server/core/transport.h"
+#include "server/core/event.h"
 
 #define NICD_VERSION NICACHE_VERSION
 
@@ -130,20 +129,20 @@ typedef struct {
 #define NICD_WORKER_CTX(w, module) ((w)->modctx[(module).index])
 
 typedef struct nicd_worker_s {
-    int                id;
-    pthread_t          thread;
-    nicd_cycle_t      *cycle;
-    struct event_base *base;
+    int           id;
+    pthread_t     thread;
+    nicd_cycle_t *cycle;
+    nicd_loop_t  *loop;
 
-    int            nlisten;
-    int           *listen_fds; /* owned by the master */
-    struct event **listen_evs;
-    int            accepting;
-    struct event  *resume_ev; /* re-enables accepting after EMFILE */
+    int         nlisten;
+    int        *listen_fds; /* owned by the master */
+    nicd_ev_t **listen_evs;
+    int         accepting;
+    nicd_ev_t  *resume_ev; /* re-enables accepting after EMFILE */
 
-    int           cmd_fd[2]; /* master -> worker commands */
-    struct event *cmd_ev;
-    struct event *tick_ev;
+    int        cmd_fd[2]; /* master -> worker commands */
+    nicd_ev_t *cmd_ev;
+    nicd_ev_t *tick_ev;
 
     int notify_fd; /* worker -> master: "I have exited" */
 
@@ -255,8 +254,8 @@ struct nicd_conn_s {
     nicd_h2_t              *h2;        /* the HTTP/2 session, or NULL */
     size_t                  resp_head; /* where the head being built starts
                                           in out (HTTP/1.1) */
-    struct event            rev, wev, tev;
-    struct event           *pev; /* a pacing backend asked to be called later
+    nicd_ev_t               rev, wev, tev;
+    nicd_ev_t              *pev; /* a pacing backend asked to be called later
                                     (made the first time) */
     int                     timer;
     uint32_t                idle_ms; /* when it began waiting for a request
@@ -432,16 +431,14 @@ nicd_tv_ms(long ms)
     return tv;
 }
 
-/* libevent's common queue of a keep-alive timeout of ms (0, or past
- * libevent's 256 queues: NULL), the last one asked for remembered */
+/* the loop's shared timeout of a keep-alive timeout of ms (0, or past
+ * 256 of them: NULL), the last one asked for remembered */
 static inline const struct timeval *
 nicd_worker_keepalive_tv(nicd_worker_t *w, uint32_t ms)
 {
     if (w->tv_keepalive == NULL || w->keepalive_ms != ms) {
-        struct timeval tv = nicd_tv_ms((long) ms);
-
         w->tv_keepalive =
-            ms > 0 ? event_base_init_common_timeout(w->base, &tv) : NULL;
+            ms > 0 ? nicd_loop_common_tv(w->loop, (long) ms) : NULL;
         w->keepalive_ms = ms;
     }
     return w->tv_keepalive;
@@ -451,10 +448,7 @@ nicd_worker_keepalive_tv(nicd_worker_t *w, uint32_t ms)
 static inline long
 nicd_worker_now_ms(nicd_worker_t *w)
 {
-    struct timeval tv;
-
-    event_base_gettimeofday_cached(w->base, &tv);
-    return (long) tv.tv_sec * 1000 + (long) tv.tv_usec / 1000;
+    return nicd_loop_now_ms(w->loop);
 }
 
 /* one of the pools connections borrow from (NICD_POOL_*) */

@@ -1,5 +1,5 @@
 /*
- * Worker threads: one event_base each, one SO_REUSEPORT listening socket
+ * Worker threads: one event loop each, one SO_REUSEPORT listening socket
  * per listen address each (the kernel spreads new connections over them),
  * commands from the master through a pipe.
  *
@@ -30,16 +30,16 @@ listen_enable(nicd_worker_t *w, int on)
     }
     for (i = 0; i < w->nlisten; i++) {
         if (on) {
-            event_add(w->listen_evs[i], NULL);
+            nicd_ev_add(w->listen_evs[i], NULL);
         } else {
-            event_del(w->listen_evs[i]);
+            nicd_ev_del(w->listen_evs[i]);
         }
     }
     w->accepting = on;
 }
 
 static void
-resume_cb(evutil_socket_t fd, short ev, void *arg)
+resume_cb(int fd, short ev, void *arg)
 {
     nicd_worker_t *w = arg;
 
@@ -51,7 +51,7 @@ resume_cb(evutil_socket_t fd, short ev, void *arg)
 }
 
 static void
-accept_cb(evutil_socket_t lfd, short ev, void *arg)
+accept_cb(int lfd, short ev, void *arg)
 {
     nicd_worker_t          *w = arg;
     struct sockaddr_storage sa;
@@ -117,7 +117,7 @@ accept_cb(evutil_socket_t lfd, short ev, void *arg)
                                   "accept4() failed, not accepting "
                                   "new connections for 100 ms");
                 listen_enable(w, 0);
-                evtimer_add(w->resume_ev, &tv);
+                nicd_ev_add(w->resume_ev, &tv);
                 return;
             default:
                 log_error_limited(&w->lim_accept, nicd_worker_now_ms(w),
@@ -145,11 +145,11 @@ conn_closed(nicd_worker_t *w)
 {
     if (w->state != NICD_RUNNING) {
         if (w->nconns == 0) {
-            event_base_loopexit(w->base, NULL);
+            nicd_loop_exit(w->loop);
         }
         return;
     }
-    if (!w->accepting && !evtimer_pending(w->resume_ev, NULL)
+    if (!w->accepting && !nicd_ev_pending(w->resume_ev, NICD_EV_TIMEOUT)
         && w->nconns < w->cycle->conf->worker_connections) {
         listen_enable(w, 1);
     }
@@ -190,12 +190,12 @@ stop(nicd_worker_t *w, int state)
         nicd_conn_shutdown(c);
     }
     if (w->nconns == 0) {
-        event_base_loopexit(w->base, NULL);
+        nicd_loop_exit(w->loop);
     }
 }
 
 static void
-cmd_cb(evutil_socket_t fd, short ev, void *arg)
+cmd_cb(int fd, short ev, void *arg)
 {
     nicd_worker_t *w = arg;
     char           cmd[16];
@@ -207,13 +207,13 @@ cmd_cb(evutil_socket_t fd, short ev, void *arg)
         switch (cmd[i]) {
         case 'r':
         case 'q': stop(w, NICD_STOPPING); break;
-        case 't': event_base_loopbreak(w->base); break;
+        case 't': nicd_loop_break(w->loop); break;
         }
     }
 }
 
 static void
-tick_cb(evutil_socket_t fd, short ev, void *arg)
+tick_cb(int fd, short ev, void *arg)
 {
     nicd_worker_t *w = arg;
     int            i;
@@ -226,14 +226,6 @@ tick_cb(evutil_socket_t fd, short ev, void *arg)
         }
     }
     nicd_ofc_expire(&w->ofc, nicd_worker_now_ms(w));
-}
-
-static const struct timeval *
-common_timeout(struct event_base *base, long ms)
-{
-    struct timeval tv = nicd_tv_ms(ms);
-
-    return event_base_init_common_timeout(base, &tv);
 }
 
 static void *
@@ -250,19 +242,19 @@ worker_main(void *arg)
     tick.tv_sec = flush >= 1000 ? 1 : 0;
     tick.tv_usec = flush >= 1000 ? 0 : (flush > 0 ? flush : 100) * 1000;
 
-    w->tv_header = common_timeout(w->base, cf->client_header_timeout);
-    w->tv_body = common_timeout(w->base, cf->client_body_timeout);
-    w->tv_send = common_timeout(w->base, cf->send_timeout);
-    w->tv_linger = common_timeout(w->base, cf->lingering_timeout);
+    w->tv_header = nicd_loop_common_tv(w->loop, cf->client_header_timeout);
+    w->tv_body = nicd_loop_common_tv(w->loop, cf->client_body_timeout);
+    w->tv_send = nicd_loop_common_tv(w->loop, cf->send_timeout);
+    w->tv_linger = nicd_loop_common_tv(w->loop, cf->lingering_timeout);
 
-    event_add(w->cmd_ev, NULL);
-    event_add(w->tick_ev, &tick);
+    nicd_ev_add(w->cmd_ev, NULL);
+    nicd_ev_add(w->tick_ev, &tick);
     if (w->cycle->worker_init != NULL) {
         w->cycle->worker_init(w); /* Lua's scripts, before the first request */
     }
     listen_enable(w, 1);
 
-    event_base_dispatch(w->base);
+    nicd_loop_run(w->loop);
 
     /* a fast stop leaves connections open: close them now */
     while ((c = w->conns) != NULL) {
@@ -287,14 +279,14 @@ worker_main(void *arg)
     nicd_worker_pools_free(w);
 
     for (i = 0; i < w->nlisten; i++) {
-        event_free(w->listen_evs[i]);
+        nicd_ev_free(w->listen_evs[i]);
     }
-    event_free(w->cmd_ev);
-    event_free(w->tick_ev);
+    nicd_ev_free(w->cmd_ev);
+    nicd_ev_free(w->tick_ev);
 
-    event_free(w->resume_ev);
-    event_base_free(w->base);
-    w->base = NULL;
+    nicd_ev_free(w->resume_ev);
+    nicd_loop_free(w->loop);
+    w->loop = NULL;
 
     unused = write(w->notify_fd, &w, sizeof(w));
     (void) unused;
@@ -335,47 +327,48 @@ logs_init(nicd_worker_t *w)
 int
 nicd_worker_start(nicd_worker_t *w)
 {
-    const nicd_conf_t   *cf = w->cycle->conf;
-    sigset_t             all, old;
-    int                  i, rc;
-    struct event_config *ecfg;
+    const nicd_conf_t *cf = w->cycle->conf;
+    sigset_t           all, old;
+    int                i, rc, precise = snic_paces(&w->cycle->backend);
+    char               why[160];
 
     w->cmd_fd[0] = w->cmd_fd[1] = -1;
     nicd_worker_setup(w);
-    /*
-     * Precise timers (epoll with a timerfd) when the backend paces: it
-     * asks to be called again in tens of microseconds, and epoll_wait()'s
-     * millisecond timeouts would make every such wait a millisecond late.
-     */
-    ecfg = event_config_new();
-    if (ecfg != NULL) {
-        if (snic_paces(&w->cycle->backend)) {
-            event_config_set_flag(ecfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+    /* precise timers when the backend paces (event.c says why) */
+    w->loop = nicd_loop_new(cf->event_loop, cf->event_method, precise, why,
+                            sizeof(why));
+    if (w->loop == NULL && cf->event_loop != NICD_LOOP_LIBEVENT) {
+        if (w->id == 0) {
+            log_error(LOG_WARN, 0,
+                      "the %s event loop is not available (%s): "
+                      "libevent's is used",
+                      nicd_loop_name(cf->event_loop), why);
         }
-        w->base = event_base_new_with_config(ecfg);
-        event_config_free(ecfg);
+        w->loop =
+            nicd_loop_new(NICD_LOOP_LIBEVENT, NULL, precise, why, sizeof(why));
     }
-    if (w->base == NULL) {
-        log_error(LOG_EMERG, 0, "event_base_new_with_config() failed");
+    if (w->loop == NULL) {
+        log_error(LOG_EMERG, 0, "%s", why);
         return -1;
     }
     if (pipe2(w->cmd_fd, O_CLOEXEC | O_NONBLOCK) != 0) {
         log_error(LOG_EMERG, errno, "pipe2() failed");
         goto err;
     }
-    w->cmd_ev =
-        event_new(w->base, w->cmd_fd[0], EV_READ | EV_PERSIST, cmd_cb, w);
-    w->tick_ev = event_new(w->base, -1, EV_PERSIST, tick_cb, w);
-    w->resume_ev = evtimer_new(w->base, resume_cb, w);
-    w->listen_evs = calloc((size_t) w->nlisten, sizeof(struct event *));
+    w->cmd_ev = nicd_ev_new(w->loop, w->cmd_fd[0],
+                            NICD_EV_READ | NICD_EV_PERSIST, cmd_cb, w);
+    w->tick_ev = nicd_ev_new(w->loop, -1, NICD_EV_PERSIST, tick_cb, w);
+    w->resume_ev = nicd_ev_new(w->loop, -1, 0, resume_cb, w);
+    w->listen_evs = calloc((size_t) w->nlisten, sizeof(nicd_ev_t *));
     if (w->cmd_ev == NULL || w->tick_ev == NULL || w->resume_ev == NULL
         || w->listen_evs == NULL) {
         log_error(LOG_EMERG, 0, "out of memory");
         goto err;
     }
     for (i = 0; i < w->nlisten; i++) {
-        w->listen_evs[i] = event_new(w->base, w->listen_fds[i],
-                                     EV_READ | EV_PERSIST, accept_cb, w);
+        w->listen_evs[i] =
+            nicd_ev_new(w->loop, w->listen_fds[i],
+                        NICD_EV_READ | NICD_EV_PERSIST, accept_cb, w);
         if (w->listen_evs[i] == NULL) {
             log_error(LOG_EMERG, 0, "out of memory");
             goto err;
@@ -399,11 +392,18 @@ nicd_worker_start(nicd_worker_t *w)
     return 0;
 
 err:
-    /* events and base are freed with the base; the caller frees w */
-    if (w->base != NULL) {
-        event_base_free(w->base);
-        w->base = NULL;
+    /* the events, then their loop; the caller frees w */
+    for (i = 0; w->listen_evs != NULL && i < w->nlisten; i++) {
+        nicd_ev_free(w->listen_evs[i]);
     }
+    free(w->listen_evs);
+    w->listen_evs = NULL;
+    nicd_ev_free(w->cmd_ev);
+    nicd_ev_free(w->tick_ev);
+    nicd_ev_free(w->resume_ev);
+    w->cmd_ev = w->tick_ev = w->resume_ev = NULL;
+    nicd_loop_free(w->loop);
+    w->loop = NULL;
     if (w->cmd_fd[0] != -1) {
         close(w->cmd_fd[0]);
         close(w->cmd_fd[1]);

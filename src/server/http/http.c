@@ -220,7 +220,7 @@ struct nicd_held_s {
     int            loc;
     char          *body;
     size_t         body_len;
-    struct event   ev;        /* a delayed request's timer ... */
+    nicd_ev_t      ev;        /* a delayed request's timer ... */
     int            delayed;   /* ... when it is one */
     int            suspended; /* answered later (nicd_req_suspend) */
     int            chunked;   /* its body comes in chunks (ch) ... */
@@ -459,7 +459,7 @@ static void h1_run(nicd_conn_t *c);
 
 /* a delayed request's time has come: answered again from the start */
 static void
-delay_done(evutil_socket_t fd, short ev, void *arg)
+delay_done(int fd, short ev, void *arg)
 {
     nicd_conn_t *c = arg;
     nicd_held_t *h = c->held;
@@ -496,8 +496,8 @@ hold_for_delay(nicd_conn_t *c, nicd_held_t *h, uint32_t ms)
 
     h->delayed = 1;
     c->held = h;
-    evtimer_assign(&h->ev, c->w->base, delay_done, c);
-    evtimer_add(&h->ev, &tv);
+    nicd_ev_set(&h->ev, c->w->loop, -1, 0, delay_done, c);
+    nicd_ev_add(&h->ev, &tv);
 }
 
 /* a phase handler asked the request at hand to wait (c->r->delay_ms): its
@@ -592,7 +592,7 @@ nicd_http_held_free(nicd_conn_t *c)
 {
     if (c->held != NULL) {
         if (c->held->delayed) {
-            event_del(&c->held->ev);
+            nicd_ev_del(&c->held->ev);
         }
         if (c->held->suspended) {
             /* the client went before its answer: logged as 499, as

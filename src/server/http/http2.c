@@ -92,7 +92,7 @@ stream_free(nicd_conn_t *c, h2_stream_t *st)
     free(st->uri);
     st->uri = NULL;
     if (st->delay != NULL) {
-        event_free(st->delay);
+        nicd_ev_free(st->delay);
         st->delay = NULL;
         c->h2->delayed--;
     }
@@ -519,14 +519,14 @@ static void answer(nicd_conn_t *c, h2_stream_t *st);
 
 /* a delayed stream's time has come: answered again from the start */
 static void
-stream_delay_done(evutil_socket_t fd, short ev, void *arg)
+stream_delay_done(int fd, short ev, void *arg)
 {
     h2_stream_t *st = arg;
     nicd_conn_t *c = st->conn;
 
     (void) fd;
     (void) ev;
-    event_free(st->delay);
+    nicd_ev_free(st->delay);
     st->delay = NULL;
     c->h2->delayed--;
     st->resumed = 1;
@@ -542,12 +542,12 @@ delay_stream(nicd_conn_t *c, h2_stream_t *st, uint32_t ms)
     struct timeval tv = nicd_tv_ms(ms);
 
     st->conn = c;
-    st->delay = evtimer_new(c->w->base, stream_delay_done, st);
+    st->delay = nicd_ev_new(c->w->loop, -1, 0, stream_delay_done, st);
     if (st->delay == NULL) {
         nicd_respond_error(c, 500, 0, NULL, 0);
         return;
     }
-    evtimer_add(st->delay, &tv);
+    nicd_ev_add(st->delay, &tv);
     c->h2->delayed++;
 }
 

@@ -39,7 +39,7 @@ typedef struct h2_stream_s {
     int                 has_path, has_hdr[NICD_NHDR], has_ref, has_ua;
     size_t              header_bytes;
     size_t              field_bytes; /* names and values, as nginx counts */
-    struct event       *delay;       /* a delayed request's timer, or NULL */
+    nicd_ev_t          *delay;       /* a delayed request's timer, or NULL */
     nicd_conn_t        *conn;        /* ... and whose stream it is */
     int                 resumed;     /* answered again after its delay */
     int                 suspended;   /* answered later (nicd_req_suspend) */

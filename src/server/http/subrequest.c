@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <event2/event.h>
-
 #include "util/log.h"
 #include "server/http/errlog.h"
 #include "server/http/path.h"
@@ -107,7 +105,7 @@ sr_flush(nicd_conn_t *c)
 /* the parent goes on, from the loop (not from inside the handler that
  * answered the subrequest, which is still on its way out) */
 static void
-fire(evutil_socket_t fd, short what, void *arg)
+fire(int fd, short what, void *arg)
 {
     nicd_subreq_t *sr = arg;
 
@@ -126,13 +124,13 @@ sr_done(nicd_conn_t *c)
     }
     nicd_req_end(&sr->req); /* its cleanups (its proxy's) */
     if (sr->ev == NULL) {
-        sr->ev = event_new(c->w->base, -1, 0, fire, sr);
+        sr->ev = nicd_ev_new(c->w->loop, -1, 0, fire, sr);
     }
     if (sr->ev == NULL) {
-        log_error(LOG_ALERT, 0, "event_new() failed for a subrequest");
+        log_error(LOG_ALERT, 0, "nicd_ev_new() failed for a subrequest");
         return; /* (its parent waits until its client goes) */
     }
-    event_active(sr->ev, EV_TIMEOUT, 0);
+    nicd_ev_active(sr->ev, NICD_EV_TIMEOUT);
 }
 
 static const nicd_protocol_t subreq_proto = {
@@ -235,7 +233,7 @@ nicd_subreq_free(nicd_subreq_t *sr)
         nicd_req_end(&sr->req); /* given up: its proxy lets go */
     }
     if (sr->ev != NULL) {
-        event_free(sr->ev);
+        nicd_ev_free(sr->ev);
     }
     nicd_buf_free(&sr->body);
     free(sr->path);

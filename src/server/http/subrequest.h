@@ -38,9 +38,9 @@ struct nicd_subreq_s {
     int            status; /* its response's */
     nicd_buf_t     body;   /* its response's body */
     /* internal: */
-    char         *path; /* uri, normalised; then args */
-    size_t        plen, alen;
-    struct event *ev;
+    char      *path; /* uri, normalised; then args */
+    size_t     plen, alen;
+    nicd_ev_t *ev;
     void (*then)(void *data);
     void *data;
 };

@@ -27,9 +27,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include <event2/event_struct.h>
-
 #include "server/conf/directive.h"
+#include "server/core/event.h"
 #include "server/http/handler.h"
 #include "server/http/resp_parser.h"
 #include "server/http/variables.h"
@@ -117,8 +116,8 @@ void nicd_upstream_free(nicd_worker_t *w, nicd_upstream_pick_t *pk, int failed);
  * Its read event, in the event loop of the thread that made it, is
  * registered once and stays so while the connection is idle (a close by
  * the server is seen at once) and while a request of that thread reads
- * from it: the owner at hand gets its reads (on_read(owner, EV_READ or
- * EV_TIMEOUT)), and a request costs no epoll_ctl().  Another thread that
+ * from it: the owner at hand gets its reads (on_read(owner, NICD_EV_READ or
+ * NICD_EV_TIMEOUT)), and a request costs no epoll_ctl().  Another thread that
  * takes it gets a descriptor of its own (dup), and the first thread lets
  * go of its registration when it next hears of the socket.
  */
@@ -126,7 +125,7 @@ typedef struct nicd_upstream_sock_s nicd_upstream_sock_t;
 struct nicd_upstream_sock_s {
     int            fd;
     nicd_worker_t *w;
-    struct event   ev; /* EV_READ | EV_PERSIST */
+    nicd_ev_t      ev; /* NICD_EV_READ | NICD_EV_PERSIST */
     unsigned       reading : 1;
     void (*on_read)(void *owner, short what);
     void *owner;

@@ -11,8 +11,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <event2/event.h>
-
 #include "util/log.h"
 #include "server/http/upstream_io.h"
 
@@ -38,11 +36,11 @@ void
 nicd_up_close(up_t *p)
 {
     if (p->ev_set) {
-        event_del(&p->ev);
+        nicd_ev_del(&p->ev);
         p->ev_set = 0;
     }
     if (p->wev_set) {
-        event_del(&p->wev);
+        nicd_ev_del(&p->wev);
         p->wev_set = 0;
     }
     if (p->sk != NULL) {

@@ -20,15 +20,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <event2/event.h>
-#include <event2/event_struct.h>
-
 #include "util/log.h"
 #include "server/http/phases.h"
 #include "server/http/stream.h"
 #include "server/http/upstream_io.h"
 
-static void on_event(evutil_socket_t fd, short what, void *arg);
+static void on_event(int fd, short what, void *arg);
 static void relay_head(up_t *p, nicd_conn_t *c);
 static void connect_next(up_t *p);
 static void abort_response(up_t *p, const char *why);
@@ -53,7 +50,7 @@ on_read(void *owner, short what)
     on_event(-1, what, owner);
 }
 
-/* wait for what (EV_READ or EV_WRITE) on the upstream, ms at most
+/* wait for what (NICD_EV_READ or NICD_EV_WRITE) on the upstream, ms at most
  * (reads on the connection's own event, registered once) */
 static void
 wait_for(up_t *p, short what, long ms)
@@ -61,18 +58,18 @@ wait_for(up_t *p, short what, long ms)
     struct timeval tv = nicd_tv_ms(ms);
 
     if (p->ev_set) {
-        event_del(&p->ev);
+        nicd_ev_del(&p->ev);
         p->ev_set = 0;
     }
-    if (p->sk != NULL && what == EV_READ) {
+    if (p->sk != NULL && what == NICD_EV_READ) {
         nicd_upstream_sock_read(p->sk, ms, on_read, p);
         return;
     }
     if (p->sk != NULL) {
         nicd_upstream_sock_pause(p->sk);
     }
-    event_assign(&p->ev, p->w->base, p->fd, what, on_event, p);
-    event_add(&p->ev, ms > 0 ? &tv : NULL);
+    nicd_ev_set(&p->ev, p->w->loop, p->fd, what, on_event, p);
+    nicd_ev_add(&p->ev, ms > 0 ? &tv : NULL);
     p->ev_set = 1;
 }
 
@@ -174,7 +171,7 @@ connect_next(up_t *p)
         p->cached = 1;
         t->connect_ms = 0;
         p->state = S_SEND;
-        on_event(p->fd, EV_WRITE, p);
+        on_event(p->fd, NICD_EV_WRITE, p);
         return;
     }
     p->requests = 0;
@@ -205,7 +202,7 @@ connect_next(up_t *p)
         next_upstream(p, NICD_FT_ERROR, 502);
         return;
     }
-    wait_for(p, EV_WRITE, p->uc->connect_timeout);
+    wait_for(p, NICD_EV_WRITE, p->uc->connect_timeout);
 }
 
 /* ---- the response to the client ---- */
@@ -240,7 +237,7 @@ finish(up_t *p)
     }
     nicd_up_try(p)->response_ms = nicd_up_now(p) - p->try_ms;
     if (p->ev_set) {
-        event_del(&p->ev);
+        nicd_ev_del(&p->ev);
         p->ev_set = 0;
     }
     if (p->keep && !p->until_close && p->in.len == 0 && p->sk != NULL) {
@@ -418,7 +415,7 @@ wake(void *data)
     }
     if (p->paused && p->fd >= 0) {
         p->paused = 0;
-        wait_for(p, EV_READ, p->uc->read_timeout);
+        wait_for(p, NICD_EV_READ, p->uc->read_timeout);
     }
 }
 
@@ -459,7 +456,7 @@ pace(up_t *p)
         }
         p->paused = 1;
         if (p->ev_set) {
-            event_del(&p->ev);
+            nicd_ev_del(&p->ev);
             p->ev_set = 0;
         }
         if (p->sk != NULL) {
@@ -551,7 +548,7 @@ intercept(up_t *p, nicd_conn_t *c)
 
 /* ---- an upgraded connection (101, WebSocket): bytes both ways ---- */
 
-static void tunnel_write(evutil_socket_t fd, short what, void *arg);
+static void tunnel_write(int fd, short what, void *arg);
 
 /* what the client sent, to the upstream (p->rq, sent as the socket
  * takes it).  A failure ends the tunnel from the upstream's side: its
@@ -565,8 +562,8 @@ tunnel_send(up_t *p)
     if (rc == 0) {
         struct timeval tv = nicd_tv_ms(p->uc->send_timeout);
 
-        event_assign(&p->wev, p->w->base, p->fd, EV_WRITE, tunnel_write, p);
-        event_add(&p->wev, &tv);
+        nicd_ev_set(&p->wev, p->w->loop, p->fd, NICD_EV_WRITE, tunnel_write, p);
+        nicd_ev_add(&p->wev, &tv);
         p->wev_set = 1;
         return;
     }
@@ -579,13 +576,13 @@ tunnel_send(up_t *p)
 }
 
 static void
-tunnel_write(evutil_socket_t fd, short what, void *arg)
+tunnel_write(int fd, short what, void *arg)
 {
     up_t *p = arg;
 
     (void) fd;
     p->wev_set = 0;
-    if (what & EV_TIMEOUT) {
+    if (what & NICD_EV_TIMEOUT) {
         abort_response(p, "upstream timed out");
         return;
     }
@@ -635,7 +632,7 @@ upgrade(up_t *p, nicd_conn_t *c)
     p->req->tunnel = tunnel_in;
     p->req->wake_data = p;
     if (take_body(p) == 0 && pace(p) == 0 && !p->paused) {
-        wait_for(p, EV_READ, p->uc->read_timeout);
+        wait_for(p, NICD_EV_READ, p->uc->read_timeout);
     }
 }
 
@@ -701,7 +698,7 @@ got_head(up_t *p)
         return;
     }
     if (pace(p) == 0 && !p->paused) {
-        wait_for(p, EV_READ, p->uc->read_timeout);
+        wait_for(p, NICD_EV_READ, p->uc->read_timeout);
     }
 }
 
@@ -711,7 +708,7 @@ do_send(up_t *p)
     int rc = nicd_up_send(p);
 
     if (rc == 0) {
-        wait_for(p, EV_WRITE, p->uc->send_timeout);
+        wait_for(p, NICD_EV_WRITE, p->uc->send_timeout);
         return;
     }
     if (rc < 0) {
@@ -722,7 +719,7 @@ do_send(up_t *p)
     }
     p->state = S_HEAD;
     nicd_resp_init(&p->resp);
-    wait_for(p, EV_READ, p->uc->read_timeout);
+    wait_for(p, NICD_EV_READ, p->uc->read_timeout);
 }
 
 static void
@@ -733,7 +730,7 @@ read_head(up_t *p)
     int     rc;
 
     if (n == -2) {
-        wait_for(p, EV_READ, p->uc->read_timeout);
+        wait_for(p, NICD_EV_READ, p->uc->read_timeout);
         return;
     }
     if (n <= 0) {
@@ -746,7 +743,7 @@ read_head(up_t *p)
     }
     rc = nicd_resp_parse(&p->resp, p->in.data, p->in.len, max);
     if (rc == NICD_RESP_AGAIN) {
-        wait_for(p, EV_READ, p->uc->read_timeout);
+        wait_for(p, NICD_EV_READ, p->uc->read_timeout);
         return;
     }
     if (rc != NICD_RESP_DONE) {
@@ -769,7 +766,7 @@ read_body(up_t *p)
     for (rounds = 0; rounds < 16; rounds++) {
         n = nicd_up_read(p, 64 * 1024);
         if (n == -2) {
-            wait_for(p, EV_READ, p->uc->read_timeout);
+            wait_for(p, NICD_EV_READ, p->uc->read_timeout);
             return;
         }
         if (n == 0 && p->until_close) {
@@ -798,11 +795,11 @@ read_body(up_t *p)
             return;
         }
     }
-    wait_for(p, EV_READ, p->uc->read_timeout);
+    wait_for(p, NICD_EV_READ, p->uc->read_timeout);
 }
 
 static void
-on_event(evutil_socket_t fd, short what, void *arg)
+on_event(int fd, short what, void *arg)
 {
     up_t     *p = arg;
     int       err = 0;
@@ -810,7 +807,7 @@ on_event(evutil_socket_t fd, short what, void *arg)
 
     (void) fd;
     p->ev_set = 0;
-    if (what & EV_TIMEOUT) {
+    if (what & NICD_EV_TIMEOUT) {
         static const char *const during[] = {
             "connecting to upstream", "sending request to upstream",
             "reading response header from upstream", "reading upstream"};
@@ -845,7 +842,7 @@ on_event(evutil_socket_t fd, short what, void *arg)
 }
 
 static void
-first_try(evutil_socket_t fd, short what, void *arg)
+first_try(int fd, short what, void *arg)
 {
     up_t *p = arg;
 
@@ -895,7 +892,7 @@ nicd_upstream_start(nicd_conn_t *c, const nicd_request_t *r,
     /* the first server is tried from the loop, not from inside the
      * handler: an answer there (no live upstream, a refused connect)
      * would end the request while its protocol is still handing it over */
-    event_assign(&p->ev, p->w->base, -1, 0, first_try, p);
-    event_active(&p->ev, EV_TIMEOUT, 0);
+    nicd_ev_set(&p->ev, p->w->loop, -1, 0, first_try, p);
+    nicd_ev_active(&p->ev, NICD_EV_TIMEOUT);
     p->ev_set = 1;
 }

@@ -9,8 +9,6 @@
 
 #include <sys/types.h>
 
-#include <event2/event_struct.h>
-
 #include "server/http/upstream.h"
 
 enum { S_CONNECT = 0, S_SEND, S_HEAD, S_BODY, S_DONE, S_TUNNEL };
@@ -23,7 +21,7 @@ typedef struct {
     nicd_upstream_req_t         ur;
     int                         fd;
     nicd_upstream_sock_t       *sk; /* fd's connection, once made */
-    struct event                ev;
+    nicd_ev_t                   ev;
     int                         ev_set;
     nicd_buf_t                  rq; /* the request to send */
     size_t                      rq_sent;
@@ -50,7 +48,7 @@ typedef struct {
     unsigned     cut : 1;
     int          spill_err; /* an errno writing the file */
     nicd_spill_t spill;
-    struct event wev; /* a tunnel's writes to the upstream */
+    nicd_ev_t    wev; /* a tunnel's writes to the upstream */
     int          wev_set;
 } up_t;
 

@@ -19,8 +19,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <event2/event.h>
-
 #include "util/log.h"
 #include "server/http/upstream.h"
 
@@ -79,7 +77,7 @@ nicd_upstream_keep_new(nicd_conf_t *c, const nicd_upstream_t *u)
 /* ---- a connection ---- */
 
 static void
-trampoline(evutil_socket_t fd, short what, void *arg)
+trampoline(int fd, short what, void *arg)
 {
     nicd_upstream_sock_t *s = arg;
 
@@ -98,7 +96,8 @@ nicd_upstream_sock_new(nicd_worker_t *w, int fd)
     s->fd = fd;
     s->w = w;
     s->server = -1;
-    event_assign(&s->ev, w->base, fd, EV_READ | EV_PERSIST, trampoline, s);
+    nicd_ev_set(&s->ev, w->loop, fd, NICD_EV_READ | NICD_EV_PERSIST, trampoline,
+                s);
     return s;
 }
 
@@ -116,7 +115,7 @@ nicd_upstream_sock_read(nicd_upstream_sock_t *s, long                   ms,
         return;
     }
     /* registered the first time; after that only its timer moves */
-    event_add(&s->ev, ms > 0 ? &tv : NULL);
+    nicd_ev_add(&s->ev, ms > 0 ? &tv : NULL);
     s->reading = 1;
 }
 
@@ -124,7 +123,7 @@ void
 nicd_upstream_sock_pause(nicd_upstream_sock_t *s)
 {
     if (s->reading) {
-        event_del(&s->ev);
+        nicd_ev_del(&s->ev);
         s->reading = 0;
     }
 }
