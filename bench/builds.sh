@@ -10,7 +10,9 @@
 # faster for a while hits both alike; two cores shared by servers and
 # load generator: read the ratio, not the rates.
 # Usage: OLD=REV sh bench/builds.sh   (env: DURATION=5 RUNS=5
-#        SIZES="1 16 256"; LOAD=wrkpipe: pipelined, DEPTH=16 deep)
+#        SIZES="1 16 256"; LOAD=wrkpipe: pipelined, DEPTH=16 deep;
+#        EVENTS_OLD, EVENTS_NEW: each one's event loop, as NICD_EVENTS:
+#        OLD=HEAD EVENTS_NEW=io_uring compares the loops of one build)
 # Writes build/bench/builds-together.json.
 set -eu
 DURATION=${DURATION:-5}
@@ -33,7 +35,7 @@ for s in $SIZES; do
 done
 
 start() {
-    taskset -c 0 "$1" --root "$work/www" --listen "127.0.0.1:$2" \
+    NICD_EVENTS="$4" taskset -c 0 "$1" --root "$work/www" --listen "127.0.0.1:$2" \
         --threads 1 -g "access_log off; error_log $work/$3.log warn;
         open_file_cache max=1000; open_file_cache_valid 60s;
         keepalive_requests 1000000;" &
@@ -43,8 +45,8 @@ start() {
 }
 p_old=$(free_port)
 p_new=$(free_port)
-start "$work/old/build/nicd" "$p_old" old
-start "$NEW" "$p_new" new
+start "$work/old/build/nicd" "$p_old" old "${EVENTS_OLD:-}"
+start "$NEW" "$p_new" new "${EVENTS_NEW:-}"
 
 for s in $SIZES; do
     for p in $p_old $p_new; do

@@ -1805,6 +1805,29 @@ def test_unix_socket_paths_refused_as_nginx():
           % (n.returncode, n.stderr, m.returncode, m.stderr))
 
 
+def test_event_methods_as_nginx():
+    """events { use METHOD; }: epoll loads in both (poll, select and
+    io_uring in nicd only: Debian's nginx is built without the first two
+    and has no third), another system's method and a second "use" fail -t
+    in both, nicd saying what nginx says, in which file and line."""
+    if not os.path.exists(NGINX):
+        raise Skip("nginx is not installed (scripts/deps.sh test)")
+    for m in ("epoll", "poll", "select", "io_uring"):
+        conf, n, d = t_both("events { use %s; }\nhttp { }\n" % m)
+        check((n.returncode == 0) == (m == "epoll") and d.returncode == 0,
+              "use %s: nginx -t %d %r, nicd -t %d %r"
+              % (m, n.returncode, n.stderr, d.returncode, d.stderr))
+    for text, said in (("events { use kqueue; }", 'invalid event type "kqueue"'),
+                       ("events { use epoll; use poll; }",
+                        '"use" directive is duplicate')):
+        conf, n, d = t_both(text + "\nhttp { }\n")
+        check(n.returncode != 0 and d.returncode != 0
+              and said in n.stderr.decode() and said in d.stderr.decode()
+              and "%s:1" % conf in d.stderr.decode(),
+              "%s: nginx -t %d %r, nicd -t %d %r"
+              % (text, n.returncode, n.stderr, d.returncode, d.stderr))
+
+
 def test_unresolvable_upstream_named_as_nginx():
     """proxy_pass to a host with no address fails -t in both; nicd says
     which host, in which file and line (its message was lost once)."""

@@ -236,7 +236,7 @@ nicd_conf_new(nicd_module_t *const *modules)
     c->internal_redirects = 10;
     c->worker_threads = 0;
     c->worker_connections = 4096;
-    c->event_loop = 0; /* libevent's */
+    c->event_loop = -1;
     c->worker_rlimit_nofile = 0;
     c->access_log_buffer = 64 * 1024;
     c->access_log_flush = 1000;

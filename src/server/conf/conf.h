@@ -202,8 +202,9 @@ typedef struct nicd_conf_s {
 
     int worker_threads; /* 0: one per CPU */
     int worker_connections;
-    /* the workers' loop (a NICD_LOOP_*) and, for libevent's, the method
-     * it is held to ("": its own choice) */
+    /* events { use METHOD; }: the workers' loop (a NICD_LOOP_*: -1 until
+     * set) and, for libevent's, the method it is held to ("": its own
+     * choice) */
     int  event_loop;
     char event_method[16];
     int  worker_rlimit_nofile;

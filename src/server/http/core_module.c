@@ -16,6 +16,7 @@
 #include "util/size.h"
 #include "server/conf/directive.h"
 #include "server/conf/mime.h"
+#include "server/core/event.h"
 #include "server/http/listen.h"
 #include "server/http/upstream.h"
 
@@ -29,6 +30,42 @@ set_worker_threads(parse_t *ps, const char **a, int n)
         return NULL;
     }
     return nicd_conf_positive(a[0], &c->worker_threads);
+}
+
+/*
+ * events { use METHOD; }: io_uring (event_uring.c), or one of libevent's
+ * methods on Linux (epoll, poll, select).  nginx's other methods are
+ * other systems'.
+ */
+static const char *
+use_method(nicd_conf_t *c, const char *m)
+{
+    static const char *const libevent_methods[] = {"epoll", "poll", "select"};
+    size_t                   i;
+
+    if (strcmp(m, "io_uring") == 0) {
+        c->event_loop = NICD_LOOP_URING;
+        c->event_method[0] = '\0';
+        return NULL;
+    }
+    for (i = 0; i < sizeof(libevent_methods) / sizeof(*libevent_methods); i++) {
+        if (strcmp(m, libevent_methods[i]) == 0) {
+            c->event_loop = NICD_LOOP_LIBEVENT;
+            snprintf(c->event_method, sizeof(c->event_method), "%s", m);
+            return NULL;
+        }
+    }
+    return nicd_conf_msg("invalid event type \"%s\"", m);
+}
+
+static const char *
+set_use(parse_t *ps, const char **a, int n)
+{
+    (void) n;
+    if (ps->conf->event_loop != -1) {
+        return "is duplicate";
+    }
+    return use_method(ps->conf, a[0]);
 }
 
 static const char *
@@ -484,6 +521,17 @@ core_postconfiguration(nicd_conf_t *c)
     if (nicd_listen_finish(c, err, sizeof(err)) != 0) {
         return err;
     }
+    /* no "use": libevent's loop, or the one NICD_EVENTS names (a test
+     * suite run on the other loop: docs/config.md) */
+    if (c->event_loop == -1) {
+        const char *env = getenv("NICD_EVENTS"), *bad;
+
+        c->event_loop = NICD_LOOP_LIBEVENT;
+        if (env != NULL && *env != '\0' && (bad = use_method(c, env)) != NULL) {
+            snprintf(err, sizeof(err), "NICD_EVENTS: %s", bad);
+            return err;
+        }
+    }
     if (c->backend == NULL) {
         c->backend = strdup(snic_backend_default()->name);
     }
@@ -572,7 +620,7 @@ static const directive_t core_directives[] = {
     {"scgi_temp_path", CTX_HSL, 1, 4, nicd_upstream_slot_temp_path, 0},
     {"master_process", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
     {"multi_accept", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
-    {"use", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
+    {"use", CTX_MAIN, 1, 1, set_use, 0},
     {"accept_mutex", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
     {"pcre_jit", CTX_MAIN, 1, 1, nicd_conf_housekeeping, 0},
     {"types_hash_max_size", CTX_HSL | CTX_MAIN, 1, 1, nicd_conf_housekeeping,

@@ -54,11 +54,20 @@ static void
 version(void)
 {
     const snic_backend_t *const *b;
+    char                         why[160];
 
     printf("nicd version: nicd/%s\n", NICD_VERSION);
     printf("built with libevent %s (running %s)\n", LIBEVENT_VERSION,
            event_get_version());
     printf("features:%s\n", NICD_FEATURES);
+    /* probed as at start: events { use io_uring; } falls back to
+     * libevent's loop where this says it cannot work */
+    if (nicd_loop_uring_works(why, sizeof(why))) {
+        printf("event loops: libevent (the default), io_uring\n");
+    } else {
+        printf("event loops: libevent (the default); io_uring not here: %s\n",
+               why);
+    }
     printf("send backends:\n");
     for (b = snic_backends; *b != NULL; b++) {
         snic_instance_t in;
