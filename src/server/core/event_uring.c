@@ -29,6 +29,8 @@
 
 #include <liburing.h>
 #include <poll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define RING_ENTRIES 1024
 #define TOKS_CHUNK   256
@@ -61,9 +63,11 @@ struct nicd_uring_s {
     chunk_t        *chunks;
     struct timeval  common[NCOMMON];
     int             ncommon;
-    int64_t         now_ns; /* CLOCK_MONOTONIC, cached a turn */
-    long            now_ms; /* wall clock, cached a turn */
-    int             stop;   /* 1: after the turn; 2: at once */
+    int             disabled; /* made disabled: enabled by the thread
+                                 that runs it (single issuer) */
+    int64_t         now_ns;   /* CLOCK_MONOTONIC, cached a turn */
+    long            now_ms;   /* wall clock, cached a turn */
+    int             stop;     /* 1: after the turn; 2: at once */
 };
 
 /* ---- clocks ---- */
@@ -447,6 +451,30 @@ expire(nicd_uring_t *u)
 
 /* ---- the loop ---- */
 
+/*
+ * The ring, with completions' task work run only when the loop asks for
+ * events (no interrupting the thread for each: 6.1's DEFER_TASKRUN, one
+ * issuer, so made disabled here and enabled by the worker's thread at
+ * its first turn), else told by a flag (5.19's COOP_TASKRUN), else as
+ * older kernels do.  0 or -errno.
+ */
+static int
+ring_init(nicd_uring_t *u)
+{
+    static const unsigned flags[] = {
+        IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN
+            | IORING_SETUP_R_DISABLED,
+        IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG, 0};
+    size_t i;
+    int    rc = -EINVAL;
+
+    for (i = 0; i < sizeof(flags) / sizeof(*flags) && rc == -EINVAL; i++) {
+        rc = io_uring_queue_init(RING_ENTRIES, &u->ring, flags[i]);
+        u->disabled = rc == 0 && (flags[i] & IORING_SETUP_R_DISABLED);
+    }
+    return rc;
+}
+
 nicd_uring_t *
 nicd_uring_new(int precise, char *err, size_t errlen)
 {
@@ -460,9 +488,7 @@ nicd_uring_new(int precise, char *err, size_t errlen)
     }
     /* (NICACHE_URING_OFF=1 pretends the kernel refused, as for the uring
      * send backend: the tests of the fallback) */
-    rc = getenv("NICACHE_URING_OFF") != NULL
-             ? -ENOSYS
-             : io_uring_queue_init(RING_ENTRIES, &u->ring, 0);
+    rc = getenv("NICACHE_URING_OFF") != NULL ? -ENOSYS : ring_init(u);
     if (rc < 0) {
         snprintf(err, errlen, "io_uring_queue_init() failed (%d: %s)", -rc,
                  strerror(-rc));
@@ -535,6 +561,15 @@ wait_turn(nicd_uring_t *u, int block)
     int64_t                  ns;
     int                      rc;
 
+    if (u->disabled) { /* (Debian 12's liburing does not export
+                          io_uring_enable_rings(), which its header names) */
+        if (syscall(__NR_io_uring_register, u->ring.ring_fd,
+                    IORING_REGISTER_ENABLE_RINGS, NULL, 0)
+            != 0) {
+            return -errno;
+        }
+        u->disabled = 0;
+    }
     while (u->q[Q_ARM].head != NULL) {
         nicd_ev_t *ev = u->q[Q_ARM].head;
 
@@ -547,7 +582,8 @@ wait_turn(nicd_uring_t *u, int block)
         }
     }
     if (!block || u->q[Q_ACTIVE].head != NULL) {
-        rc = io_uring_submit(&u->ring);
+        /* (and the completions ready, whose task work waits for this) */
+        rc = io_uring_submit_and_get_events(&u->ring);
         return rc < 0 && rc != -EINTR && rc != -EBUSY ? rc : 0;
     }
     if (u->nheap > 0) {
