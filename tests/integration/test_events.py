@@ -46,6 +46,7 @@ def test_io_uring_loop_runs_serves_and_times_out():
     conf = "events { use io_uring; }\nclient_header_timeout 300ms;"
     with Server(conf, threads=2, backend="sendfile") as s:
         s.put("a.txt", b"a" * 5000)
+        s.wait_log(r"\[info\].* event loop: io_uring")
         check(rings(s.proc.pid) == 2, "rings open: %d" % rings(s.proc.pid))
         check("not available" not in s.log(), s.log())
         r = get(s.port, "/a.txt")
@@ -75,6 +76,7 @@ def test_refused_io_uring_gives_way_to_libevent():
                 env={"NICACHE_URING_OFF": "1"}) as s:
         s.wait_log(r"\[warn\].*the io_uring event loop is not available "
                    r"\(.*\): libevent's is used")
+        s.wait_log(r"\[info\].* event loop: epoll")
         s.put("b.txt", b"b")
         r = get(s.port, "/b.txt")
         check(r.status == 200 and r.body == b"b", repr(r.status))
@@ -86,9 +88,11 @@ def test_refused_io_uring_gives_way_to_libevent():
 
 
 def test_every_libevent_method_serves():
-    """use epoll, poll and select each serve (libevent held to that one)."""
+    """use epoll, poll and select each serve, libevent held to that one
+    (the error log names the method the worker runs)."""
     for m in ("epoll", "poll", "select"):
         with Server("events { use %s; }" % m, threads=1) as s:
+            s.wait_log(r"\[info\].* event loop: %s\n" % m)
             s.put("c.txt", m.encode())
             r = get(s.port, "/c.txt")
             check(r.status == 200 and r.body == m.encode(),

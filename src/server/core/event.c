@@ -20,6 +20,12 @@ nicd_loop_name(int kind)
     return kind == NICD_LOOP_URING ? "io_uring" : "libevent";
 }
 
+const char *
+nicd_loop_method(const nicd_loop_t *l)
+{
+    return l->u != NULL ? "io_uring" : event_base_get_method(l->base);
+}
+
 nicd_loop_t *
 nicd_loop_new(int kind, const char *method, int precise, char *err,
               size_t errlen)
@@ -33,7 +39,6 @@ nicd_loop_new(int kind, const char *method, int precise, char *err,
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    l->kind = kind;
     if (kind == NICD_LOOP_URING) {
         l->u = nicd_uring_new(precise, err, errlen);
         if (l->u == NULL) {

@@ -30,7 +30,6 @@ typedef struct nicd_ev_s    nicd_ev_t;
 typedef struct nicd_uring_s nicd_uring_t;
 
 struct nicd_loop_s {
-    int                kind; /* NICD_LOOP_* */
     struct event_base *base; /* libevent's, or NULL */
     nicd_uring_t      *u;    /* io_uring's, or NULL */
 };
@@ -90,6 +89,8 @@ const struct timeval *nicd_loop_common_tv(nicd_loop_t *l, long ms);
 /* whether this kernel and build run the io_uring loop; if not, why */
 int         nicd_loop_uring_works(char *why, size_t whylen);
 const char *nicd_loop_name(int kind);
+/* the method it runs: "io_uring", or libevent's ("epoll", "poll", ...) */
+const char *nicd_loop_method(const nicd_loop_t *l);
 
 /* the io_uring loop's (event_uring.c) */
 nicd_uring_t         *nicd_uring_new(int precise, char *err, size_t errlen);

@@ -351,6 +351,9 @@ nicd_worker_start(nicd_worker_t *w)
         log_error(LOG_EMERG, 0, "%s", why);
         return -1;
     }
+    if (w->id == 0) {
+        log_error(LOG_INFO, 0, "event loop: %s", nicd_loop_method(w->loop));
+    }
     if (pipe2(w->cmd_fd, O_CLOEXEC | O_NONBLOCK) != 0) {
         log_error(LOG_EMERG, errno, "pipe2() failed");
         goto err;
