@@ -315,6 +315,19 @@ disarm(nicd_uring_t *u, nicd_ev_t *ev)
     t->refs++;
 }
 
+/* ev on the list to arm at the turn's end, if it waits on a descriptor
+ * and has no poll in the ring nor is on the list already */
+static void
+want_arm(nicd_uring_t *u, nicd_ev_t *ev)
+{
+    nicd_uev_t *e = &ev->e.u;
+
+    if (e->added && e->tok == NULL && e->fd >= 0
+        && (e->events & (NICD_EV_READ | NICD_EV_WRITE)) && !e->in[Q_ARM]) {
+        q_push(u, ev, Q_ARM);
+    }
+}
+
 /* ---- events ---- */
 
 void
@@ -347,10 +360,7 @@ nicd_uev_add(nicd_ev_t *ev, const struct timeval *tv)
             return -1;
         }
     }
-    if ((e->events & (NICD_EV_READ | NICD_EV_WRITE)) && e->fd >= 0
-        && e->tok == NULL && !e->in[Q_ARM]) {
-        q_push(u, ev, Q_ARM);
-    }
+    want_arm(u, ev);
     return 0;
 }
 
@@ -392,10 +402,7 @@ fire(nicd_uring_t *u, nicd_ev_t *ev, short what)
     } else if (e->interval >= 0) { /* a persistent event's timer restarts */
         heap_set(u, ev, u->now_ns + e->interval);
     }
-    if (e->added && e->tok == NULL && e->fd >= 0
-        && (e->events & (NICD_EV_READ | NICD_EV_WRITE)) && !e->in[Q_ARM]) {
-        q_push(u, ev, Q_ARM);
-    }
+    want_arm(u, ev);
     nicd_uev_active(ev, what);
 }
 
@@ -425,8 +432,8 @@ completion(nicd_uring_t *u, const struct io_uring_cqe *cqe)
         }
         if (what != 0) {
             fire(u, ev, what);
-        } else if (e->added && !e->in[Q_ARM]) {
-            q_push(u, ev, Q_ARM);
+        } else {
+            want_arm(u, ev);
         }
     }
     if (--t->refs == 0) {
