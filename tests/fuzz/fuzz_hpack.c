@@ -4,7 +4,7 @@
  * decoded by one decoder, so the second sees the table the first left;
  * libnghttp2's inflater decodes the same blocks and must agree on the
  * fields whenever both accept, and on accepting a block whose integers
- * stay under 2^28 (this decoder's bound, nghttp2's is higher).  Every
+ * stay under 2^21 (this decoder's bound, nginx's; nghttp2's is higher).  Every
  * field decoded is then encoded again and decoded once more: the same
  * fields must come back.
  */
@@ -109,7 +109,8 @@ inflate(nghttp2_hd_inflater *inf, const uint8_t *in, size_t len, flist_t *l)
     }
 }
 
-/* a varint of more than 4 continuation bytes: past this decoder's bound */
+/* a varint of 3 bytes after its prefix, the last with more to come:
+ * past this decoder's bound (nginx's), not nghttp2's */
 static int
 long_integer(const uint8_t *in, size_t len)
 {
@@ -117,7 +118,7 @@ long_integer(const uint8_t *in, size_t len)
 
     for (i = 0; i < len; i++) {
         run = in[i] & 0x80 ? run + 1 : 0;
-        if (run >= 4) {
+        if (run >= 3) {
             return 1;
         }
     }

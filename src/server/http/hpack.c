@@ -267,7 +267,14 @@ nicd_hpack_huff_decode(const uint8_t *in, size_t len, char *out)
     return (long) (p - out);
 }
 
-/* RFC 7541, 5.1: an integer of an n-bit prefix; -1 truncated or too big */
+#define INT_LONG  -1 /* more than 3 bytes after the prefix */
+#define INT_SHORT -2 /* cut short */
+
+/*
+ * RFC 7541, 5.1: an integer of an n-bit prefix, or INT_LONG, INT_SHORT.
+ * At most 3 bytes follow the prefix (values up to 2^21 and some, as
+ * nginx reads them): no length, index or table size is larger.
+ */
 static long
 int_decode(const uint8_t *in, size_t len, size_t *i, unsigned n)
 {
@@ -276,15 +283,18 @@ int_decode(const uint8_t *in, size_t len, size_t *i, unsigned n)
     uint8_t  b;
 
     if (*i >= len) {
-        return -1;
+        return INT_SHORT;
     }
     v = in[(*i)++] & mask;
     if (v < mask) {
         return (long) v;
     }
     do {
-        if (*i >= len || m > 21) { /* past 2^28: nothing is that long */
-            return -1;
+        if (m > 14) {
+            return INT_LONG;
+        }
+        if (*i >= len) {
+            return INT_SHORT;
         }
         b = in[(*i)++];
         v += (uint32_t) (b & 0x7f) << m;
@@ -486,6 +496,40 @@ field_at(nicd_hpack_table_t *t, size_t idx, nicd_hpack_field_t *f)
     f->nlen = e->nlen;
     f->value = f->name + e->nlen;
     f->vlen = e->vlen;
+    return 0;
+}
+
+/*
+ * The start of a block whose end has not come: INT_LONG when an integer
+ * in it is already too long (nginx ends such a connection before the
+ * rest comes, and so does nghttp2), else 0.  Only lengths are read.
+ */
+int
+nicd_hpack_scan(const uint8_t *in, size_t len)
+{
+    size_t i = 0, k;
+    long   v;
+    int    strings;
+
+    while (i < len) {
+        if (in[i] & 0x80) {
+            v = int_decode(in, len, &i, 7);
+            strings = 0;
+        } else if ((in[i] & 0xe0) == 0x20) {
+            v = int_decode(in, len, &i, 5);
+            strings = 0;
+        } else {
+            v = int_decode(in, len, &i, in[i] & 0x40 ? 6 : 4);
+            strings = v == 0 ? 2 : 1;
+        }
+        for (k = 0; v >= 0 && k < (size_t) strings; k++) {
+            v = int_decode(in, len, &i, 7);
+            i += v >= 0 ? (size_t) v : 0;
+        }
+        if (v < 0) {
+            return v == INT_LONG ? -1 : 0;
+        }
+    }
     return 0;
 }
 

@@ -78,6 +78,10 @@ void nicd_hpack_decoder_free(nicd_hpack_decoder_t *d);
 int nicd_hpack_decode(nicd_hpack_decoder_t *d, const uint8_t *in, size_t len,
                       nicd_hpack_emit_pt emit, void *arg);
 
+/* a block's first bytes, its end still to come: -1 when they already
+ * break RFC 7541 (an integer too long), else 0 */
+int nicd_hpack_scan(const uint8_t *in, size_t len);
+
 /* an encoder whose table holds at most limit bytes (<= 4096 is usual) */
 void nicd_hpack_encoder_init(nicd_hpack_encoder_t *e, size_t limit);
 void nicd_hpack_encoder_free(nicd_hpack_encoder_t *e);

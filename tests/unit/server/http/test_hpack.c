@@ -205,6 +205,7 @@ test_decode_refused(void)
         "400161",           /* a name and no value */
         "00016181ff",       /* a Huffman value of padding alone, 8 bits */
         "ffffffffffff7f",   /* an integer past 2^28 */
+        "ff80808001",       /* 4 bytes after the prefix: too long */
         "0f",               /* an index cut short */
         "00",               /* a literal without its name */
     };
@@ -227,6 +228,25 @@ test_decode_refused(void)
     CHECK_INT(d.t.max, 4096);
     CHECK_INT(decode_hex(&d, "", &l), NICD_HPACK_OK);
     nicd_hpack_decoder_free(&d);
+}
+
+/* a block cut short is judged on what it holds */
+static void
+test_scan(void)
+{
+    uint8_t b[16];
+    size_t  n;
+
+    n = unhex("ffffffff", b); /* an index with 3 bytes more to come */
+    CHECK_INT(nicd_hpack_scan(b, n), -1);
+    n = unhex("42ffffffff", b); /* a value length likewise */
+    CHECK_INT(nicd_hpack_scan(b, n), -1);
+    n = unhex("82ffffff", b); /* not yet too long: wait */
+    CHECK_INT(nicd_hpack_scan(b, n), 0);
+    n = unhex("8286400361", b); /* a name cut short */
+    CHECK_INT(nicd_hpack_scan(b, n), 0);
+    n = unhex("ff808001", b); /* the longest integer allowed */
+    CHECK_INT(nicd_hpack_scan(b, n), 0);
 }
 
 /* RFC 7541, 4.4: a new entry named after the entry it evicts */
@@ -566,6 +586,7 @@ main(void)
     RUN(test_huffman_refused);
     RUN(test_rfc_requests);
     RUN(test_decode_refused);
+    RUN(test_scan);
     RUN(test_evicted_name);
     RUN(test_encoder_indexes);
     RUN(test_against_nghttp2_deflater);
