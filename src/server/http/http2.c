@@ -1,25 +1,13 @@
 /*
- * HTTP/2 (RFC 9113), the protocol, with libnghttp2 doing the framing,
- * HPACK, flow control and the state machines.
- *
- * Facts relied on (nghttp2 1.52, Debian 12):
- * - nghttp2_session_mem_recv() takes every byte it is given (or fails the
- *   session); callbacks report headers and the end of each request.
- * - nghttp2_session_send() calls send_callback with frames to write; a
- *   DATA frame whose read callback set NGHTTP2_DATA_FLAG_NO_COPY goes to
- *   send_data_callback instead, as a 9-byte frame header and a length,
- *   and the application sends the payload itself.  Both may answer
- *   NGHTTP2_ERR_WOULDBLOCK, and are called again later with the same
- *   frame.  So frame headers go on the connection's queue as memory and
- *   file payloads as file ranges, which the send backend sends with
- *   sendfile(2) (or from NIC memory, block by block, for the nic
- *   backend): no extra copy of a body, and the same accounting as
- *   HTTP/1.1.
- * - Flow control: nghttp2 asks the read callback for no more than the
- *   windows allow and sends WINDOW_UPDATE for what it received.
- *
- * The handlers answer a stream as they answer an HTTP/1.1 request
- * (handler.h); this file collects the response and submits it.
+ * HTTP/2 (RFC 9113) for the handlers: the session (http2_session.h, the
+ * framing, HPACK, flow control and stream states) reads the client's
+ * frames and calls back here with each stream's request; a stream is
+ * answered as an HTTP/1.1 request is (handler.h), its response
+ * collected, then handed to the session whole.  Its body goes out in
+ * DATA frames whose heads are queued as memory and whose payloads as
+ * the body's own pieces: file ranges stay file ranges (sendfile(2), or
+ * NIC memory for the nic backend), no extra copy, the same accounting
+ * as HTTP/1.1.
  */
 
 #include <stddef.h>
@@ -31,6 +19,7 @@
 
 #include "config.h"
 #include "server/http/handler.h"
+#include "server/http/head.h"
 #include "server/http/http2.h"
 #include "server/http/http.h"
 #include "server/http/keepalive.h"
@@ -38,8 +27,6 @@
 #include "server/http/phases.h"
 #include "server/http/tokens.h"
 #include "server/http/variables.h"
-
-#if defined(HAVE_NGHTTP2)
 
 #include "server/http/http2_conf.h"
 #include "server/http/http2_stream.h"
@@ -50,7 +37,7 @@
 /*
  * A client that goes on opening streams past
  * http2_max_concurrent_streams gets each refused (RST_STREAM
- * REFUSED_STREAM, by nghttp2) and, after this many, a GOAWAY
+ * REFUSED_STREAM, by the session) and, after this many, a GOAWAY
  * (ENHANCE_YOUR_CALM) that ends the connection: without it one client
  * could make the server send millions of resets (nginx and h2o stop
  * such a client too).
@@ -259,53 +246,30 @@ h2_body_file(nicd_conn_t *c, nicd_file_t *f, off_t off, size_t len)
     st->remaining += len;
 }
 
-static ssize_t
-read_body(nghttp2_session *s, int32_t id, uint8_t *buf, size_t length,
-          uint32_t *flags, nghttp2_data_source *src, void *ud)
+/* the next DATA frame of st: as large as the windows and the client's
+ * SETTINGS_MAX_FRAME_SIZE allow (max), cut to http2_chunk_size */
+static size_t
+data_length(void *ud, void *stream, size_t max, int *eof)
 {
-    h2_stream_t *st = src->ptr;
-    size_t       n = st->remaining < length ? (size_t) st->remaining : length;
+    h2_stream_t *st = stream;
+    size_t       n = st->remaining < max ? (size_t) st->remaining : max;
 
+    (void) ud;
     if (n > st->chunk) {
         n = st->chunk; /* http2_chunk_size */
     }
-
-    (void) s;
-    (void) id;
-    (void) buf;
-    (void) ud;
-    st->remaining -= n;
-    *flags |= NGHTTP2_DATA_FLAG_NO_COPY;
-    if (st->remaining == 0) {
-        *flags |= NGHTTP2_DATA_FLAG_EOF;
-    }
-    return (ssize_t) n;
-}
-
-/* DATA frames as large as the client's SETTINGS_MAX_FRAME_SIZE and the
- * windows allow (not nghttp2's 16k), read_body cuts to http2_chunk_size */
-static ssize_t
-data_length(nghttp2_session *s, uint8_t type, int32_t id, int32_t session_win,
-            int32_t stream_win, uint32_t max_frame, void *ud)
-{
-    int32_t n = session_win < stream_win ? session_win : stream_win;
-    (void) s;
-    (void) type;
-    (void) id;
-    (void) ud;
-    return n < (int32_t) max_frame ? n : (ssize_t) max_frame;
+    *eof = n == st->remaining;
+    return n;
 }
 
 static void
 h2_finish(nicd_conn_t *c, int status)
 {
-    h2_stream_t          *st = c->h2->cur;
-    nghttp2_nv            nva[MAX_RESP_HEADERS + 3];
-    nghttp2_data_provider dp;
-    char                 *code = st->code;
-    size_t                slen, k = 0;
-    const char           *server = nicd_server_line(c, &slen) + 8;
-    int                   i;
+    h2_stream_t       *st = c->h2->cur;
+    nicd_hpack_field_t f[MAX_RESP_HEADERS + 2];
+    size_t             slen, k = 0;
+    const char        *server = nicd_server_line(c, &slen) + 8;
+    int                i;
 
     (void) status;
     if (c->w->nlogs > 0 && !st->log_chosen) {
@@ -316,51 +280,34 @@ h2_finish(nicd_conn_t *c, int status)
             st->uri = strndup(c->r->uri, c->r->uri_len); /* for $uri */
         }
     }
-    /* statuses are 100 to 599: three digits */
-    code[0] = (char) ('0' + st->status / 100 % 10);
-    code[1] = (char) ('0' + st->status / 10 % 10);
-    code[2] = (char) ('0' + st->status % 10);
-    code[3] = '\0';
-#define NV(n, nl, v, vl)                                                       \
-    nva[k].name = (uint8_t *) (n);                                             \
-    nva[k].namelen = (nl);                                                     \
-    nva[k].value = (uint8_t *) (v);                                            \
-    nva[k].valuelen = (vl);                                                    \
-    nva[k].flags =                                                             \
-        NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;          \
+#define FIELD(n, nl, v, vl)                                                    \
+    f[k].name = (n);                                                           \
+    f[k].nlen = (nl);                                                          \
+    f[k].value = (v);                                                          \
+    f[k].vlen = (vl);                                                          \
+    f[k].never_indexed = 0;                                                    \
     k++
-    NV(":status", 7, code, 3);
     if (!c->r->own_server) {
         /* "Server: nicd/x\r\n": the value without its name and CRLF */
-        NV("server", 6, server, slen - 10);
+        FIELD("server", 6, server, slen - 10);
     }
     if (!c->r->own_date) {
-        NV("date", 4, nicd_date_http(), NICD_HTTP_DATE_LEN);
+        FIELD("date", 4, nicd_date_http(), NICD_HTTP_DATE_LEN);
     }
     for (i = 0; i < st->nh && !nicd_buf_failed(&st->rh); i++) {
-        NV(st->rh.data + st->hn_off[i], st->hn_len[i],
-           st->rh.data + st->hv_off[i], st->hv_len[i]);
+        FIELD(st->rh.data + st->hn_off[i], st->hn_len[i],
+              st->rh.data + st->hv_off[i], st->hv_len[i]);
     }
-#undef NV
-    /*
-     * nghttp2 takes the fields uncopied (it would copy and lower-case
-     * them, which the names are already): the server line lives as long
-     * as the worker, the date too (rewritten in place each second, so a
-     * frame held back by a full queue may carry a later one), the rest in
-     * the stream, which is recycled only when nghttp2 closes it; a
-     * HEADERS frame of a closed stream is dropped unread.
-     */
+#undef FIELD
+    /* encoded now, in the session's buffer: nothing is kept */
     st->answered = 1;
     st->chunk = nicd_http2_chunk_size(
         c->r->loc != NULL ? c->r->loc : c->w->cycle->conf->http);
-    dp.source.ptr = st;
-    dp.read_callback = read_body;
     if (c->h2->failed || nicd_buf_failed(&st->rh) || nicd_buf_failed(&st->body)
-        || nghttp2_submit_response(c->h2->s, st->id, nva, k,
-                                   st->npieces > 0 ? &dp : NULL)
+        || nicd_h2s_respond(c->h2->s, st->id, (unsigned) st->status, f, k,
+                            st->npieces > 0)
                != 0) {
-        nghttp2_submit_rst_stream(c->h2->s, NGHTTP2_FLAG_NONE, st->id,
-                                  NGHTTP2_INTERNAL_ERROR);
+        nicd_h2s_reset(c->h2->s, st->id, NICD_H2_INTERNAL_ERROR);
     }
 }
 
@@ -372,8 +319,7 @@ h2_close(nicd_conn_t *c)
 
     st->status = 444;
     st->answered = 1; /* (logged as 444) */
-    nghttp2_submit_rst_stream(c->h2->s, NGHTTP2_FLAG_NONE, st->id,
-                              NGHTTP2_INTERNAL_ERROR);
+    nicd_h2s_reset(c->h2->s, st->id, NICD_H2_INTERNAL_ERROR);
 }
 
 static void nicd_h2_run(nicd_conn_t *c);
@@ -400,45 +346,34 @@ static const nicd_protocol_t nicd_http2 = {
 
 /* ---- the session's callbacks ---- */
 
-static ssize_t
-on_send(nghttp2_session *s, const uint8_t *data, size_t len, int flags,
-        void *ud)
+static int
+on_send(void *ud, const uint8_t *data, size_t len)
 {
     nicd_conn_t *c = ud;
     size_t       start = c->out.len;
 
-    (void) s;
-    (void) flags;
     if (nicd_queue_full(c)) {
-        return NGHTTP2_ERR_WOULDBLOCK;
+        return NICD_H2_WOULDBLOCK;
     }
-    if (!nicd_h2_join_headers(c, data, len, start)) {
-        nicd_buf_add(&c->out, data, len);
-        nicd_conn_out_mem(c, start, len, 0);
-    }
-    return (ssize_t) len;
+    nicd_buf_add(&c->out, data, len);
+    nicd_conn_out_mem(c, start, len, 0);
+    return 0;
 }
 
 static int
-on_send_data(nghttp2_session *s, nghttp2_frame *frame, const uint8_t *framehd,
-             size_t length, nghttp2_data_source *src, void *ud)
+on_send_data(void *ud, void *stream, const uint8_t *head, size_t length)
 {
     nicd_conn_t *c = ud;
-    h2_stream_t *st = src->ptr;
+    h2_stream_t *st = stream;
     size_t       start = c->out.len, n;
     piece_t     *p;
 
-    (void) s;
     if (nicd_queue_full(c)) {
-        return NGHTTP2_ERR_WOULDBLOCK;
+        return NICD_H2_WOULDBLOCK;
     }
-    nicd_buf_add(&c->out, framehd, 9);
-    if (frame->data.padlen > 0) {
-        uint8_t pad = (uint8_t) (frame->data.padlen - 1);
-
-        nicd_buf_add(&c->out, &pad, 1);
-    }
-    nicd_conn_out_mem(c, start, c->out.len - start, 0);
+    nicd_buf_add(&c->out, head, 9);
+    nicd_conn_out_mem(c, start, 9, 0);
+    st->remaining -= length;
     while (length > 0 && st->cur < st->npieces) {
         p = &st->pieces[st->cur];
         n = p->len - st->cur_off < length ? p->len - st->cur_off : length;
@@ -457,53 +392,38 @@ on_send_data(nghttp2_session *s, nghttp2_frame *frame, const uint8_t *framehd,
             st->cur_off = 0;
         }
     }
-    if (frame->data.padlen > 1) {
-        static const uint8_t zeros[256];
-
-        start = c->out.len;
-        nicd_buf_add(&c->out, zeros, frame->data.padlen - 1);
-        nicd_conn_out_mem(c, start, frame->data.padlen - 1, 0);
-    }
     return 0;
 }
 
 /* count the streams refused for the concurrency limit; too many: GOAWAY */
-static int
-on_frame_send(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
+static void
+on_refused(void *ud)
 {
     nicd_conn_t *c = ud;
 
-    if (frame->hd.type == NGHTTP2_RST_STREAM
-        && frame->rst_stream.error_code == NGHTTP2_REFUSED_STREAM
-        && ++c->h2->refused == H2_MAX_REFUSED(c)) {
+    if (++c->h2->refused == H2_MAX_REFUSED(c)) {
         log_error(LOG_INFO, 0,
                   "client opened %d streams past the limit of %d, "
                   "closing the connection, client: %s",
                   c->h2->refused,
                   nicd_http2_max_streams(c->w->cycle->conf, c->sc.listener),
                   nicd_client(c));
-        nghttp2_session_terminate_session(s, NGHTTP2_ENHANCE_YOUR_CALM);
+        nicd_h2s_goaway(c->h2->s, NICD_H2_ENHANCE_YOUR_CALM);
     }
-    return 0;
 }
 
-static int
-on_begin_headers(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
+static void *
+on_begin_stream(void *ud, int32_t id, uint32_t len)
 {
     nicd_conn_t *c = ud;
-    h2_stream_t *st;
+    h2_stream_t *st = stream_new(c->w);
 
-    if (frame->hd.type != NGHTTP2_HEADERS
-        || frame->headers.cat != NGHTTP2_HCAT_REQUEST) {
-        return 0;
-    }
-    st = stream_new(c->w);
     if (st == NULL) {
-        return NGHTTP2_ERR_CALLBACK_FAILURE;
+        return NULL;
     }
-    st->id = frame->hd.stream_id;
+    st->id = id;
     st->method = NICD_M_UNKNOWN;
-    st->length = frame->hd.length;
+    st->length = len;
     st->start_ms = nicd_worker_now_ms(c->w);
     st->next = c->h2->streams;
     if (st->next != NULL) {
@@ -511,8 +431,7 @@ on_begin_headers(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
     }
     c->h2->streams = st;
     c->h2->last = st;
-    nghttp2_session_set_stream_user_data(s, st->id, st);
-    return 0;
+    return st;
 }
 
 static void answer(nicd_conn_t *c, h2_stream_t *st);
@@ -557,14 +476,15 @@ answer(nicd_conn_t *c, h2_stream_t *st)
     nicd_request_t r;
 
     if (nicd_buf_failed(&st->rq) || !st->has_path) {
-        nghttp2_submit_rst_stream(c->h2->s, NGHTTP2_FLAG_NONE, st->id,
-                                  NGHTTP2_PROTOCOL_ERROR);
+        nicd_h2s_reset(c->h2->s, st->id, NICD_H2_PROTOCOL_ERROR);
         return;
     }
     if (nicd_buf_failed(&st->reqbody)) {
-        nghttp2_submit_rst_stream(c->h2->s, NGHTTP2_FLAG_NONE, st->id,
-                                  NGHTTP2_INTERNAL_ERROR);
+        nicd_h2s_reset(c->h2->s, st->id, NICD_H2_INTERNAL_ERROR);
         return;
+    }
+    if (st->bad == NULL && !st->has_hdr[NICD_HDR_HOST]) {
+        st->bad = "client sent neither :authority nor host header";
     }
     nicd_h2_stream_view(c, st, &r);
     if (!st->resumed) {
@@ -595,7 +515,7 @@ answer_ready(nicd_conn_t *c)
 {
     h2_stream_t *st, *next;
 
-    if (!nghttp2_session_want_read(c->h2->s)) {
+    if (!nicd_h2s_want_read(c->h2->s)) {
         return; /* a GOAWAY for an error is on its way: nothing more */
     }
     for (st = c->h2->streams; st != NULL && st->next != NULL; st = st->next) {
@@ -612,52 +532,39 @@ answer_ready(nicd_conn_t *c)
 /* a request's body: kept for the Lua handler, up to client_max_body_size
  * (more resets the stream); nobody else reads one */
 static int
-on_data_chunk(nghttp2_session *s, uint8_t flags, int32_t id,
-              const uint8_t *data, size_t len, void *ud)
+on_data(void *ud, void *stream, const uint8_t *data, size_t len)
 {
     nicd_conn_t *c = ud;
-    h2_stream_t *st = stream_of(c, id);
+    h2_stream_t *st = stream;
 
-    (void) s;
-    (void) flags;
-    if (st == NULL) {
-        return 0;
-    }
     if (st->reqbody.len + len > c->w->cycle->conf->client_max_body_size) {
         log_error(LOG_ERR, 0,
                   "client intended to send too large body, client: %s",
                   nicd_client(c));
-        nghttp2_submit_rst_stream(c->h2->s, NGHTTP2_FLAG_NONE, id,
-                                  NGHTTP2_REFUSED_STREAM);
         st->answered = 1; /* never answered now: logged as 413 */
         st->status = 413;
-        return 0;
+        return NICD_H2_REFUSED_STREAM;
     }
     nicd_buf_add(&st->reqbody, data, len);
     return 0;
 }
 
-static int
-on_frame_recv(nghttp2_session *s, const nghttp2_frame *frame, void *ud)
+static void
+on_frame_end(void *ud, void *stream, uint8_t type, uint8_t flags)
 {
     nicd_conn_t *c = ud;
-    h2_stream_t *st;
+    h2_stream_t *st = stream;
 
-    (void) s;
-    if (frame->hd.stream_id == c->h2->partial) {
+    (void) type;
+    if (st->id == c->h2->partial) {
         c->h2->partial = 0; /* (its frame has ended) */
     }
-    if ((frame->hd.type == NGHTTP2_HEADERS || frame->hd.type == NGHTTP2_DATA)
-        && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
+    if ((flags & NICD_H2_F_END_STREAM) && !st->answered) {
         /* answered after the input is read: a connection error later in
          * the same input (RFC 9113, 5.1.1) must not be preceded by a
          * response */
-        st = stream_of(c, frame->hd.stream_id);
-        if (st != NULL && !st->answered) {
-            st->ready = 1;
-        }
+        st->ready = 1;
     }
-    return 0;
 }
 
 /* the keep-alive settings of an HTTP/2 connection: its address's
@@ -685,102 +592,67 @@ keepalive_over(nicd_conn_t *c)
         return;
     }
     c->h2->going = 1;
-    nghttp2_submit_goaway(c->h2->s, NGHTTP2_FLAG_NONE,
-                          nghttp2_session_get_last_proc_stream_id(c->h2->s),
-                          NGHTTP2_NO_ERROR, NULL, 0);
+    nicd_h2s_goaway(c->h2->s, NICD_H2_NO_ERROR);
 }
 
-static int
-on_stream_close(nghttp2_session *s, int32_t id, uint32_t error, void *ud)
+static void
+on_stream_close(void *ud, void *stream, uint32_t error)
 {
     nicd_conn_t *c = ud;
-    h2_stream_t *st = stream_of(c, id);
+    h2_stream_t *st = stream;
 
     (void) error;
-    if (st != NULL) {
-        if (st->answered) {
-            /* a response sent in full: counted where HTTP/1.1's last
-             * item is */
-            nicd_conn_response_sent(c);
-        }
-        nicd_h2_log_stream(c, st);
-        if (c->h2->last == st) {
-            c->h2->last = NULL;
-        }
-        nghttp2_session_set_stream_user_data(s, id, NULL);
-        stream_free(c, st);
-        if (c->h2->streams == NULL) {
-            nicd_conn_state(c, NICD_CONN_WAITING);
-        }
-        keepalive_over(c);
+    if (st->answered) {
+        /* a response sent in full: counted where HTTP/1.1's last item
+         * is */
+        nicd_conn_response_sent(c);
     }
-    return 0;
+    nicd_h2_log_stream(c, st);
+    if (c->h2->last == st) {
+        c->h2->last = NULL;
+    }
+    stream_free(c, st);
+    if (c->h2->streams == NULL) {
+        nicd_conn_state(c, NICD_CONN_WAITING);
+    }
+    keepalive_over(c);
 }
+
+static const nicd_h2s_callbacks_t h2_callbacks = {
+    on_send,         data_length,       on_send_data, nicd_h2_on_begin_frame,
+    on_begin_stream, nicd_h2_on_header, on_data,      on_frame_end,
+    on_stream_close, on_refused,
+};
 
 /* ---- the connection ---- */
 
 static int
 nicd_h2_start(nicd_conn_t *c)
 {
-    const nicd_conf_t         *cf = c->w->cycle->conf;
-    nghttp2_session_callbacks *cb;
-    nghttp2_option            *opt;
-    nghttp2_settings_entry     iv[3];
-    nicd_h2_t                 *h2 = calloc(1, sizeof(*h2));
-    int                        rc;
+    const nicd_conf_t  *cf = c->w->cycle->conf;
+    nicd_h2s_settings_t set;
+    nicd_h2_t          *h2 = calloc(1, sizeof(*h2));
+    size_t              field, all;
 
-    if (h2 == NULL || nghttp2_session_callbacks_new(&cb) != 0) {
-        free(h2);
+    if (h2 == NULL) {
         return -1;
     }
     c->keepalive_ms = (uint32_t) keepalive_of(c)->timeout;
-    nghttp2_session_callbacks_set_send_callback(cb, on_send);
-    nghttp2_session_callbacks_set_send_data_callback(cb, on_send_data);
-    nghttp2_session_callbacks_set_on_begin_headers_callback(cb,
-                                                            on_begin_headers);
-    nghttp2_session_callbacks_set_on_header_callback(cb, nicd_h2_on_header);
-    nghttp2_session_callbacks_set_on_invalid_header_callback(
-        cb, nicd_h2_on_invalid_header);
-    nghttp2_session_callbacks_set_on_begin_frame_callback(
-        cb, nicd_h2_on_begin_frame);
-    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
-    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb,
-                                                              on_data_chunk);
-    nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
-    nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
-    nghttp2_session_callbacks_set_data_source_read_length_callback(cb,
-                                                                   data_length);
-    /* a response's header block as large as its fields make it (nginx
-     * sends any; nghttp2 refuses more than 64k by default) */
-    rc = nghttp2_option_new(&opt);
-    if (rc == 0) {
-        nghttp2_option_set_max_send_header_block_length(opt, 16 << 20);
-        rc = nghttp2_session_server_new2(&h2->s, cb, c, opt);
-        nghttp2_option_del(opt);
-    }
-    nghttp2_session_callbacks_del(cb);
-    if (rc != 0) {
-        free(h2);
-        return -1;
-    }
-    iv[0].settings_id = NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS;
-    iv[0].value = (uint32_t) nicd_http2_max_streams(cf, c->sc.listener);
+    set.max_streams = (uint32_t) nicd_http2_max_streams(cf, c->sc.listener);
     /* frames as large as the protocol allows by default, as nginx takes
      * them (a header block is bounded by large_client_header_buffers all
      * the same, a body by client_max_body_size) */
-    iv[1].settings_id = NGHTTP2_SETTINGS_MAX_FRAME_SIZE;
-    iv[1].value = nicd_http2_max_frame(cf, c->sc.listener);
-    iv[2].settings_id = NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE;
-    iv[2].value = (uint32_t) cf->http2_max_header_size;
-    nghttp2_submit_settings(h2->s, NGHTTP2_FLAG_NONE, iv,
-                            cf->http2_max_header_size > 0 ? 3 : 2);
-    /* the connection's window opened all the way at once, as nginx does
-     * (a WINDOW_UPDATE after the SETTINGS, which clients such as nginx's
-     * test suite wait for): each stream's own window still bounds what
-     * a client may send, and every stream's body is bounded by
-     * client_max_body_size */
-    nghttp2_session_set_local_window_size(h2->s, NGHTTP2_FLAG_NONE, 0,
-                                          NGHTTP2_MAX_WINDOW_SIZE);
+    set.max_frame = nicd_http2_max_frame(cf, c->sc.listener);
+    set.max_header = (uint32_t) cf->http2_max_header_size;
+    /* a block is at most a few bytes a field longer than the fields it
+     * carries, which are bounded by large_client_header_buffers */
+    nicd_head_h2_limits(c, &field, &all);
+    set.max_block = all * 2 + 65536;
+    h2->s = nicd_h2s_new(&h2_callbacks, c, &set);
+    if (h2->s == NULL) {
+        free(h2);
+        return -1;
+    }
     c->h2 = h2;
     c->proto = &nicd_http2;
     if (c->in_size != cf->http2_recv_buffer_size && c->in_end == 0) {
@@ -806,7 +678,7 @@ nicd_h2_free(nicd_conn_t *c)
     while (c->h2->streams != NULL) {
         stream_free(c, c->h2->streams);
     }
-    nghttp2_session_del(c->h2->s);
+    nicd_h2s_free(c->h2->s);
     free(c->h2);
     c->h2 = NULL;
 }
@@ -815,25 +687,14 @@ static void
 nicd_h2_run(nicd_conn_t *c)
 {
     nicd_h2_t *h2 = c->h2;
-    ssize_t    n;
     int        rc;
 
-    if (h2->fed != NICD_H2_SEEN_FIRST && c->in_end > c->in_start) {
-        n = nicd_h2_feed_preface(c);
-        if (n < 0) {
+    if (c->in_end > c->in_start) {
+        if (nicd_h2s_recv(h2->s, (const uint8_t *) c->in + c->in_start,
+                          c->in_end - c->in_start, nicd_worker_now_ms(c->w))
+            != 0) {
             log_error(LOG_INFO, 0, "HTTP/2 session failed: %s, client: %s",
-                      nghttp2_strerror((int) n), nicd_client(c));
-            nicd_conn_close(c);
-            return;
-        }
-    }
-    if (h2->fed == NICD_H2_SEEN_FIRST && c->in_end > c->in_start) {
-        n = nghttp2_session_mem_recv(h2->s,
-                                     (const uint8_t *) c->in + c->in_start,
-                                     c->in_end - c->in_start);
-        if (n < 0) {
-            log_error(LOG_INFO, 0, "HTTP/2 session failed: %s, client: %s",
-                      nghttp2_strerror((int) n), nicd_client(c));
+                      nicd_h2s_error(h2->s), nicd_client(c));
             nicd_conn_close(c);
             return;
         }
@@ -841,14 +702,7 @@ nicd_h2_run(nicd_conn_t *c)
         answer_ready(c);
     }
     for (;;) {
-        rc = nghttp2_session_send(h2->s);
-        h2->hdr_open = 0; /* (what was queued may go now) */
-        if (rc != 0) {
-            log_error(LOG_INFO, 0, "HTTP/2 session failed: %s, client: %s",
-                      nghttp2_strerror(rc), nicd_client(c));
-            nicd_conn_close(c);
-            return;
-        }
+        nicd_h2s_send(h2->s);
         rc = nicd_conn_send(c, 1);
         if (rc < 0) {
             return;
@@ -856,7 +710,7 @@ nicd_h2_run(nicd_conn_t *c)
         if (rc == 0) {
             return; /* resumed when the socket (or the pacer) allows */
         }
-        if (!nghttp2_session_want_write(h2->s)) {
+        if (!nicd_h2s_want_write(h2->s)) {
             break;
         }
     }
@@ -864,7 +718,7 @@ nicd_h2_run(nicd_conn_t *c)
         nicd_conn_close(c);
         return;
     }
-    if (!nghttp2_session_want_read(h2->s)
+    if (!nicd_h2s_want_read(h2->s)
         || (c->w->state == NICD_STOPPING && h2->streams == NULL)) {
         /* the session is over (a GOAWAY either way): close gracefully,
          * reading what the client still sends (a PING after its GOAWAY,
@@ -875,14 +729,15 @@ nicd_h2_run(nicd_conn_t *c)
     /* a stream that waits (limit_req) keeps the connection without a
      * timeout, as nginx's delayed requests do: its wait may be longer
      * than send_timeout */
-    if (h2->partial != 0 && stream_of(c, h2->partial) == NULL) {
+    if (h2->partial != 0 && stream_of(c, h2->partial) == NULL
+        && h2->partial <= nicd_h2s_last_id(h2->s)) {
         h2->partial = 0; /* (a frame of a stream closed meanwhile) */
     }
     nicd_conn_wait_read(c, h2->partial != 0
                                ? (h2->partial_data ? T_BODY : T_HEADER)
                            : h2->delayed > 0     ? T_NONE
                            : h2->streams != NULL ? T_SEND
-                           : nghttp2_session_get_last_proc_stream_id(h2->s) == 0
+                           : nicd_h2s_last_id(h2->s) == 0
                                ? T_HEADER /* before its first stream */
                                : T_KEEPALIVE);
 }
@@ -891,48 +746,9 @@ static void
 nicd_h2_shutdown(nicd_conn_t *c)
 {
     if (c->h2 != NULL) {
-        nghttp2_submit_goaway(c->h2->s, NGHTTP2_FLAG_NONE,
-                              nghttp2_session_get_last_proc_stream_id(c->h2->s),
-                              NGHTTP2_NO_ERROR, NULL, 0);
+        nicd_h2s_goaway(c->h2->s, NICD_H2_NO_ERROR);
     }
 }
-
-#else /* no libnghttp2: configuration refuses "http2" */
-
-#define nicd_h2_frame_timeout NULL
-
-static int
-nicd_h2_start(nicd_conn_t *c)
-{
-    (void) c;
-    return -1;
-}
-
-static void
-nicd_h2_free(nicd_conn_t *c)
-{
-    (void) c;
-}
-
-void
-nicd_h2_worker_free(nicd_worker_t *w)
-{
-    (void) w;
-}
-
-static void
-nicd_h2_run(nicd_conn_t *c)
-{
-    nicd_conn_close(c);
-}
-
-static void
-nicd_h2_shutdown(nicd_conn_t *c)
-{
-    (void) c;
-}
-
-#endif
 
 /* a graceful stop: GOAWAY, then the connection closes once its streams
  * are answered */

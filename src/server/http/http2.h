@@ -1,5 +1,6 @@
 /*
- * HTTP/2, the second protocol over the handlers (http2.c, libnghttp2):
+ * HTTP/2, the second protocol over the handlers (http2.c, over the session
+ * of http2_session.h):
  * over TLS when ALPN chose "h2", and in clear text on a "listen ... http2"
  * socket when a connection opens with the HTTP/2 preface (prior
  * knowledge; the HTTP/1.1 Upgrade to h2c is not offered).

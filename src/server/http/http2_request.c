@@ -1,5 +1,5 @@
 /*
- * HTTP/2: a stream's request, kept as nghttp2 reports its header fields,
+ * HTTP/2: a stream's request, kept as the session reports its fields,
  * and the view of it the handlers take (handler.h's nicd_request_t).
  */
 
@@ -8,8 +8,6 @@
 #include <string.h>
 
 #include "config.h"
-
-#if defined(HAVE_NGHTTP2)
 
 #include "server/http/http2_stream.h"
 #include "server/core/transport.h"
@@ -71,26 +69,19 @@ too_large(nicd_conn_t *c, h2_stream_t *st, size_t nlen, size_t vlen)
 }
 
 /*
- * A field libnghttp2 finds invalid (it would reset the stream): judged as
- * nginx judges it.  A name with an upper-case letter, a control byte, a
- * space, DEL or a colon, or a value with NUL, CR or LF: the request is
- * answered 400.  Anything else (a value with other control bytes, a name
- * with bytes other than a token's) is taken as any field, the name then
- * to ignore_invalid_headers.
+ * A field the protocol finds invalid, judged as nginx judges it.  A name
+ * with an upper-case letter, a control byte, a space, DEL or a colon, or
+ * a value with NUL, CR or LF: the request is answered 400.  Anything
+ * else (a value with other control bytes, a name with bytes other than
+ * a token's) is taken as any field, the name then to
+ * ignore_invalid_headers; 1 when so, 0 when judged here.
  */
-int
-nicd_h2_on_invalid_header(nghttp2_session *s, const nghttp2_frame *frame,
-                          const uint8_t *name, size_t nlen,
-                          const uint8_t *value, size_t vlen, uint8_t flags,
-                          void *ud)
+static int
+invalid_taken(h2_stream_t *st, const uint8_t *name, size_t nlen,
+              const uint8_t *value, size_t vlen)
 {
-    nicd_conn_t *c = ud;
-    h2_stream_t *st = stream_of(c, frame->hd.stream_id);
-    size_t       i;
+    size_t i;
 
-    if (st == NULL || frame->hd.type != NGHTTP2_HEADERS) {
-        return 0;
-    }
     for (i = nlen > 0 && name[0] == ':'; i < nlen; i++) {
         if (name[i] <= ' ' || name[i] == 0x7f || name[i] == ':'
             || (name[i] >= 'A' && name[i] <= 'Z')) {
@@ -103,10 +94,21 @@ nicd_h2_on_invalid_header(nghttp2_session *s, const nghttp2_frame *frame,
         st->bad = "client sent header with invalid value";
         return 0;
     }
-    if (nlen > 0 && name[0] == ':') {
-        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* (nghttp2's reset) */
+    return 1;
+}
+
+/* a :path of visible characters, as nginx takes one */
+static int
+path_valid(const uint8_t *v, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        if (v[i] <= ' ' || v[i] == 0x7f) {
+            return 0;
+        }
     }
-    return nicd_h2_on_header(s, frame, name, nlen, value, vlen, flags, ud);
+    return 1;
 }
 
 /* the Cookie fields of a stream joined in one, "; " between (RFC 9113,
@@ -129,23 +131,23 @@ join_cookie(h2_stream_t *st, const uint8_t *v, size_t len)
 }
 
 int
-nicd_h2_on_header(nghttp2_session *s, const nghttp2_frame *frame,
-                  const uint8_t *name, size_t nlen, const uint8_t *value,
-                  size_t vlen, uint8_t flags, void *ud)
+nicd_h2_on_header(void *ud, void *stream, const uint8_t *name, size_t nlen,
+                  const uint8_t *value, size_t vlen, int valid)
 {
     nicd_conn_t *c = ud;
-    h2_stream_t *st = stream_of(c, frame->hd.stream_id);
+    h2_stream_t *st = stream;
     const char  *q;
     int          i;
 
-    (void) flags;
-    if (st == NULL || frame->hd.type != NGHTTP2_HEADERS) {
+    if (!valid && !invalid_taken(st, name, nlen, value, vlen)) {
         return 0;
+    }
+    if (!valid && nlen > 0 && name[0] == ':') {
+        return NICD_H2_PROTOCOL_ERROR; /* (a reset) */
     }
     if (too_large(c, st, nlen, vlen)) {
         /* nginx's connection error: GOAWAY ENHANCE_YOUR_CALM */
-        nghttp2_session_terminate_session(s, NGHTTP2_ENHANCE_YOUR_CALM);
-        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+        return -NICD_H2_ENHANCE_YOUR_CALM;
     }
     st->header_bytes += nlen + vlen + 32;
     if (c->w->cycle->conf->http2_max_header_size > 0
@@ -153,20 +155,23 @@ nicd_h2_on_header(nghttp2_session *s, const nghttp2_frame *frame,
         log_error(LOG_INFO, 0,
                   "client sent too large HTTP/2 header block, client: %s",
                   nicd_client(c));
-        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* RST_STREAM */
+        return NICD_H2_INTERNAL_ERROR; /* RST_STREAM */
     }
     if (nlen == 6 && memcmp(name, "cookie", 6) == 0 && st->cookie > 0) {
         join_cookie(st, value, vlen);
         return 0;
     }
     if (nlen > 0 && name[0] == ':') {
-        /* nghttp2 has checked the pseudo-header fields */
+        /* the session has checked the pseudo-header fields */
         if (nlen == 7 && memcmp(name, ":method", 7) == 0) {
             st->method = nicd_http_method((const char *) value, vlen);
             if (!nicd_http_method_valid((const char *) value, vlen)) {
                 st->bad = "client sent invalid method";
             }
         } else if (nlen == 5 && memcmp(name, ":path", 5) == 0) {
+            if (!path_valid(value, vlen)) {
+                st->bad = "client sent invalid :path header";
+            }
             q = memchr(value, '#', vlen); /* left out, as over HTTP/1.1 */
             vlen = q != NULL ? (size_t) (q - (const char *) value) : vlen;
             q = memchr(value, '?', vlen);
@@ -179,13 +184,24 @@ nicd_h2_on_header(nghttp2_session *s, const nghttp2_frame *frame,
                      &st->query_off, &st->query_len);
             }
             st->has_path = 1;
-        } else if (nlen == 10 && memcmp(name, ":authority", 10) == 0
-                   && !st->has_hdr[NICD_HDR_HOST]) {
+        } else if (nlen == 10 && memcmp(name, ":authority", 10) == 0) {
+            if (vlen == 0) {
+                st->bad = "client sent empty :authority header";
+            }
             keep(st, value, vlen, &st->hdr_off[NICD_HDR_HOST],
                  &st->hdr_len[NICD_HDR_HOST]);
             st->has_hdr[NICD_HDR_HOST] = 1;
+            st->has_auth = 1;
         }
         return 0;
+    }
+    if (nlen == 4 && memcmp(name, "host", 4) == 0 && st->has_auth) {
+        /* both: they must agree (nginx's 400, RFC 9113, 8.3.1) */
+        if (st->hdr_len[NICD_HDR_HOST] != vlen
+            || memcmp(st->rq.data + st->hdr_off[NICD_HDR_HOST], value, vlen)
+                   != 0) {
+            st->bad = "client sent :authority and host headers that differ";
+        }
     }
     if (st->nall < NICD_MAX_HEADERS) {
         keep(st, name, nlen, &st->all_noff[st->nall], &st->all_nlen[st->nall]);
@@ -215,34 +231,33 @@ nicd_h2_on_header(nghttp2_session *s, const nghttp2_frame *frame,
     return 0;
 }
 
-int
-nicd_h2_on_begin_frame(nghttp2_session *s, const nghttp2_frame_hd *hd, void *ud)
+void
+nicd_h2_on_begin_frame(void *ud, uint8_t type, uint8_t flags, int32_t id,
+                       uint32_t len)
 {
     nicd_conn_t *c = ud;
     h2_stream_t *st;
 
-    if (hd->type == NGHTTP2_PUSH_PROMISE) {
+    (void) flags;
+    if (type == NICD_H2_PUSH_PROMISE) {
         /* a client may not push (RFC 9113, 8.4): ended at its frame's
          * head, as nginx ends it, not when (if ever) its payload comes */
         log_error(LOG_INFO, 0, "client sent PUSH_PROMISE frame, client: %s",
                   nicd_client(c));
-        nghttp2_session_terminate_session(s, NGHTTP2_PROTOCOL_ERROR);
-        return 0;
+        return;
     }
-    if ((hd->type == NGHTTP2_CONTINUATION || hd->type == NGHTTP2_DATA)
-        && hd->stream_id > 0 && (st = stream_of(c, hd->stream_id)) != NULL) {
-        st->length += hd->length;
+    if ((type == NICD_H2_CONTINUATION || type == NICD_H2_DATA) && id > 0
+        && (st = stream_of(c, id)) != NULL) {
+        st->length += len;
     }
     /* a request's frame under way: its stream is reset if the rest does
      * not come in time (h2_frame_timeout) */
-    c->h2->partial =
-        (hd->type == NGHTTP2_HEADERS || hd->type == NGHTTP2_CONTINUATION
-         || hd->type == NGHTTP2_DATA)
-                && hd->length > 0
-            ? hd->stream_id
-            : 0;
-    c->h2->partial_data = hd->type == NGHTTP2_DATA;
-    return 0;
+    c->h2->partial = (type == NICD_H2_HEADERS || type == NICD_H2_CONTINUATION
+                      || type == NICD_H2_DATA)
+                             && len > 0
+                         ? id
+                         : 0;
+    c->h2->partial_data = type == NICD_H2_DATA;
 }
 
 /*
@@ -256,16 +271,16 @@ nicd_h2_frame_timeout(nicd_conn_t *c)
 {
     int32_t id = c->h2 != NULL ? c->h2->partial : 0;
 
-    if (id == 0 || stream_of(c, id) == NULL) {
-        return 0;
+    if (id == 0
+        || (stream_of(c, id) == NULL && id <= nicd_h2s_last_id(c->h2->s))) {
+        return 0; /* (a stream not open, nor opening) */
     }
     log_error(LOG_INFO, 0,
               "client timed out while reading the request %s, client: %s",
               c->h2->partial_data ? "body" : "header", nicd_client(c));
     c->h2->partial = 0;
     c->timer = T_NONE; /* (the next wait sets its own) */
-    nghttp2_submit_rst_stream(c->h2->s, NGHTTP2_FLAG_NONE, id,
-                              NGHTTP2_PROTOCOL_ERROR);
+    nicd_h2s_reset(c->h2->s, id, NICD_H2_PROTOCOL_ERROR);
     return 2;
 }
 
@@ -397,5 +412,3 @@ nicd_h2_log_stream(nicd_conn_t *c, h2_stream_t *st)
     nicd_log_phase_write(c, &st->log, &v);
     c->r = was;
 }
-
-#endif /* HAVE_NGHTTP2 */

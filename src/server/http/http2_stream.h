@@ -1,15 +1,14 @@
 /*
  * HTTP/2's streams, shared by http2.c (the session and the responses)
  * and http2_request.c (a stream's request as its header fields come):
- * private to the two, built only with libnghttp2.
+ * private to the two, over the session of http2_session.h.
  */
 
 #ifndef NICD_HTTP2_STREAM_H
 #define NICD_HTTP2_STREAM_H
 
-#include <nghttp2/nghttp2.h>
-
 #include "server/http/handler.h"
+#include "server/http/http2_session.h"
 
 #define MAX_RESP_HEADERS 64 /* (a proxied response's fields) */
 
@@ -37,6 +36,7 @@ typedef struct h2_stream_s {
     size_t              path_off, path_len, query_off, query_len;
     size_t              ref_off, ref_len, ua_off, ua_len;
     int                 has_path, has_hdr[NICD_NHDR], has_ref, has_ua;
+    int                 has_auth; /* :authority came (hdr[HOST] holds it) */
     size_t              header_bytes;
     size_t              field_bytes; /* names and values, as nginx counts */
     nicd_ev_t          *delay;       /* a delayed request's timer, or NULL */
@@ -55,8 +55,7 @@ typedef struct h2_stream_s {
     nicd_log_sel_t log; /* the logs that take it ... */
     unsigned       log_chosen; /* ... chosen (answer time) */
     int            status;
-    char           code[4]; /* :status, for nghttp2 to take uncopied */
-    int            nh;      /* response header fields */
+    int            nh; /* response header fields */
     int            npieces, cur;
     size_t         cur_off;   /* sent of pieces[cur] */
     uint64_t       remaining; /* not yet handed to a DATA frame */
@@ -78,27 +77,21 @@ typedef struct h2_stream_s {
 } h2_stream_t;
 
 struct nicd_h2_s {
-    nghttp2_session *s;
-    h2_stream_t     *streams;
-    h2_stream_t     *cur;  /* the stream a handler is answering */
-    h2_stream_t     *last; /* the newest stream: its headers are arriving */
-    int              failed;
-    int              refused; /* streams refused for the concurrency limit */
-    int              delayed; /* streams waiting for a phase's delay */
-    int              going;   /* our GOAWAY for keepalive_* was sent */
-    uint32_t         fed;     /* bytes given to nghttp2, until the first
-                                 frame after the preface is seen */
-    int32_t          partial; /* the stream of a HEADERS, CONTINUATION or
-                                 DATA frame begun, not yet ended; 0: none */
-    int              partial_data; /* ... a DATA frame */
-    /* the HEADERS frame queued last in this nghttp2_session_send(), at
-     * c->out's hdr_off to hdr_end, its block not ended (http2_frames.c) */
-    int    hdr_open;
-    size_t hdr_off, hdr_end;
+    nicd_h2s_t  *s;
+    h2_stream_t *streams;
+    h2_stream_t *cur;  /* the stream a handler is answering */
+    h2_stream_t *last; /* the newest stream: its headers are arriving */
+    int          failed;
+    int          refused;      /* streams refused for the concurrency limit */
+    int          delayed;      /* streams waiting for a phase's delay */
+    int          going;        /* our GOAWAY for keepalive_* was sent */
+    int32_t      partial;      /* the stream of a HEADERS, CONTINUATION or
+                             DATA frame begun, not yet ended; 0: none */
+    int          partial_data; /* ... a DATA frame */
 };
 
-/* a stream by id: the newest one without asking nghttp2's stream map (once
- * per header field) */
+/* a stream by id: the newest one without asking the session (once per
+ * header field) */
 static inline h2_stream_t *
 stream_of(nicd_conn_t *c, int32_t id)
 {
@@ -107,38 +100,18 @@ stream_of(nicd_conn_t *c, int32_t id)
     if (st != NULL && st->id == id) {
         return st;
     }
-    return nghttp2_session_get_stream_user_data(c->h2->s, id);
+    return nicd_h2s_stream(c->h2->s, id);
 }
 
-/* the session's on_header callback: a request's field kept in its stream */
-int nicd_h2_on_header(nghttp2_session *s, const nghttp2_frame *frame,
-                      const uint8_t *name, size_t nlen, const uint8_t *value,
-                      size_t vlen, uint8_t flags, void *ud);
+/* the session's on_header: a request's field kept in its stream, or
+ * judged as nginx judges it when the protocol finds it invalid */
+int nicd_h2_on_header(void *ud, void *stream, const uint8_t *name, size_t nlen,
+                      const uint8_t *value, size_t vlen, int valid);
 
-/* the session's on_invalid_header callback: nginx's judgement of a field
- * libnghttp2 refuses */
-int nicd_h2_on_invalid_header(nghttp2_session *s, const nghttp2_frame *frame,
-                              const uint8_t *name, size_t nlen,
-                              const uint8_t *value, size_t vlen, uint8_t flags,
-                              void *ud);
-
-/* the session's on_begin_frame callback: a request's frames counted
+/* the session's on_begin_frame: a request's frames counted
  * ($request_length), the one under way noted (nicd_h2_frame_timeout) */
-int nicd_h2_on_begin_frame(nghttp2_session *s, const nghttp2_frame_hd *hd,
-                           void *ud);
-
-/* the client's preface fed to nghttp2 until its first frame is seen
- * (h2->fed then NICD_H2_SEEN_FIRST), an empty SETTINGS frame before that
- * frame when it is not one: 0, or nghttp2's error */
-#define NICD_H2_SEEN_FIRST UINT32_MAX
-ssize_t nicd_h2_feed_preface(nicd_conn_t *c);
-
-/* the send callback's frame (data, len bytes), to be queued at c->out's
- * offset at: 1 when it was a CONTINUATION joined to the HEADERS frame
- * queued just before (nothing more to queue), else 0 (a HEADERS frame
- * is noted); hdr_open is cleared after each nghttp2_session_send() */
-int nicd_h2_join_headers(nicd_conn_t *c, const uint8_t *data, size_t len,
-                         size_t at);
+void nicd_h2_on_begin_frame(void *ud, uint8_t type, uint8_t flags, int32_t id,
+                            uint32_t len);
 
 /* the connection's header_timeout (nicd_conn_ops_t) */
 int nicd_h2_frame_timeout(nicd_conn_t *c);

@@ -199,13 +199,7 @@ listen_one(parse_t *ps, const char **a, int n)
         } else if (strcmp(a[i], "ssl") == 0) {
             l.ssl = 1;
         } else if (strcmp(a[i], "http2") == 0) {
-#if defined(HAVE_NGHTTP2)
             l.http2 = 1;
-#else
-            return nicd_conf_msg(
-                "\"http2\" needs libnghttp2, which this nicd was "
-                "built without");
-#endif
         } else {
             return nicd_conf_msg("invalid parameter \"%s\"", a[i]);
         }

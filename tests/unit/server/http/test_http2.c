@@ -14,6 +14,8 @@
 
 #if defined(HAVE_NGHTTP2)
 
+#include <nghttp2/nghttp2.h> /* the client: libnghttp2 as the other end */
+
 #define MAX_STREAMS 8
 
 static char          root[64];
