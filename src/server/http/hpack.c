@@ -750,20 +750,30 @@ nicd_hpack_encode_status(nicd_hpack_encoder_t *e, uint8_t *out, unsigned status)
     return nicd_hpack_encode(e, out, &f);
 }
 
+/*
+ * A filter for the encoder's search, not an identity (a match is
+ * compared whole): the lengths, the name's first 8 bytes and the
+ * value's first and last 8, so a field of any length costs three steps.
+ */
 static uint32_t
 field_hash(const nicd_hpack_field_t *f)
 {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    size_t   i;
+    const uint64_t k = 0x9e3779b97f4a7c15ull;
+    uint64_t       a = 0, b = 0, c = 0, h;
 
-    for (i = 0; i < f->nlen; i++) {
-        h = (h ^ (uint8_t) f->name[i]) * 16777619u;
+    if (f->nlen > 0) {
+        memcpy(&a, f->name, f->nlen < 8 ? f->nlen : 8);
     }
-    h = (h ^ 0xff) * 16777619u;
-    for (i = 0; i < f->vlen; i++) {
-        h = (h ^ (uint8_t) f->value[i]) * 16777619u;
+    if (f->vlen > 0) {
+        memcpy(&b, f->value, f->vlen < 8 ? f->vlen : 8);
     }
-    return h;
+    if (f->vlen > 8) {
+        memcpy(&c, f->value + f->vlen - 8, 8);
+    }
+    h = (a ^ (uint64_t) f->nlen << 56) * k;
+    h = (h ^ h >> 29 ^ b) * k;
+    h = (h ^ h >> 29 ^ c ^ (uint64_t) f->vlen << 48) * k;
+    return (uint32_t) (h ^ h >> 32);
 }
 
 /* fields whose values differ from response to response */
@@ -816,10 +826,14 @@ static_find(const nicd_hpack_field_t *f, int *exact)
     return name;
 }
 
-/* the dynamic index of f's name (0: none), *exact when the value matches */
+/*
+ * The dynamic index of f (*exact), or of its name when want_name (0:
+ * none).  The hash is compared first: most fields a server sends are in
+ * the table whole, and their names are in the static table.
+ */
 static size_t
 dynamic_find(nicd_hpack_table_t *t, const nicd_hpack_field_t *f, uint32_t hash,
-             int *exact)
+             int want_name, int *exact)
 {
     nicd_hpack_entry_t *en;
     const char         *b;
@@ -838,7 +852,7 @@ dynamic_find(nicd_hpack_table_t *t, const nicd_hpack_field_t *f, uint32_t hash,
             *exact = 1;
             return STATIC_N + k;
         }
-        if (name == 0 && memcmp(b, f->name, f->nlen) == 0) {
+        if (want_name && name == 0 && memcmp(b, f->name, f->nlen) == 0) {
             name = STATIC_N + k;
         }
     }
@@ -851,29 +865,31 @@ nicd_hpack_encode(nicd_hpack_encoder_t *e, uint8_t *out,
 {
     size_t      name, dname, n;
     uint32_t    hash = 0;
-    int         exact, index = worth_indexing(f, e->t.max);
+    int         exact, index;
     const char *nm = f->name, *val = f->value;
 
     name = static_find(f, &exact);
     if (exact && !f->never_indexed) {
         return int_encode(out, 0x80, 7, name);
     }
+    if (e->t.n > 0 && !f->never_indexed) {
+        hash = field_hash(f);
+        dname = dynamic_find(&e->t, f, hash, name == 0, &exact);
+        if (exact) {
+            return int_encode(out, 0x80, 7, dname);
+        }
+        name = name ? name : dname;
+    }
     /* the room taken first: an entry the peer adds and we could not
      * would shift every index after it */
+    index = worth_indexing(f, e->t.max);
     if (index
         && (table_room(&e->t, f->nlen + f->vlen, &nm, &val) != 0
             || (e->t.n == e->t.cap && table_grow_ring(&e->t) != 0))) {
         index = 0;
     }
-    if (e->t.n > 0 || index) {
+    if (index && hash == 0) {
         hash = field_hash(f);
-    }
-    if (e->t.n > 0 && !f->never_indexed) {
-        dname = dynamic_find(&e->t, f, hash, &exact);
-        if (exact) {
-            return int_encode(out, 0x80, 7, dname);
-        }
-        name = name ? name : dname;
     }
     if (index) {
         n = int_encode(out, 0x40, 6, name);
