@@ -186,6 +186,14 @@ def test_bad_input_is_closed_and_others_served():
                 check(b"HTTP/1.1 200" not in data, "answered %r" % junk[:20])
                 for name, url, args in urls(h2c, tls, "/"):
                     check(curl(url, *args)[2] == b"ok\n", name + " after junk")
+            # a protocol error (SETTINGS on a stream): GOAWAY
+            # PROTOCOL_ERROR, and a line in the log
+            data = raw(h2c, b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+                       + frame(4, 0, 1), host="127.0.0.3")
+            goaway = [p for t, _, _, p in frames(data) if t == 7]
+            check(goaway and int.from_bytes(goaway[0][4:8], "big") == 1,
+                  "no GOAWAY PROTOCOL_ERROR: %r" % data)
+            s.wait_log(r"client HTTP/2 error: SETTINGS on a stream, client: ")
 
 
 def frame(ftype, flags, stream, payload=b""):

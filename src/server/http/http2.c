@@ -699,6 +699,11 @@ nicd_h2_run(nicd_conn_t *c)
             return;
         }
         c->in_start = c->in_end = 0;
+        if (!h2->said && nicd_h2s_error(h2->s) != NULL) {
+            h2->said = 1; /* (the GOAWAY goes below) */
+            log_error(LOG_INFO, 0, "client HTTP/2 error: %s, client: %s",
+                      nicd_h2s_error(h2->s), nicd_client(c));
+        }
         answer_ready(c);
     }
     for (;;) {

@@ -116,7 +116,7 @@ void
 nicd_h2s_goaway(nicd_h2s_t *s, uint32_t error)
 {
     if (error != NICD_H2_NO_ERROR) {
-        h2s_fail(s, error, "ended by the server");
+        h2s_fail(s, error, NULL); /* (the caller says why) */
     } else if (!s->goaway_sent && !s->terminated) {
         h2s_goaway_frame(s, NICD_H2_NO_ERROR);
     }

@@ -70,8 +70,9 @@ too_large(nicd_conn_t *c, h2_stream_t *st, size_t nlen, size_t vlen)
 
 /*
  * A field the protocol finds invalid, judged as nginx judges it.  A name
- * with an upper-case letter, a control byte, a space, DEL or a colon, or
- * a value with NUL, CR or LF: the request is answered 400.  Anything
+ * with a control byte, a space, DEL or a colon, or a value with NUL, CR
+ * or LF: the request is answered 400 (a name with an upper-case letter
+ * never comes here: the session resets its stream, RFC 9113, 8.2.1).  Anything
  * else (a value with other control bytes, a name with bytes other than
  * a token's) is taken as any field, the name then to
  * ignore_invalid_headers; 1 when so, 0 when judged here.

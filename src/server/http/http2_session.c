@@ -90,7 +90,7 @@ judged(nicd_h2s_t *s, h2s_stream_t *st, int rc)
         return 0;
     }
     if (rc < 0) {
-        return h2s_fail(s, (uint32_t) -rc, "a callback ended it");
+        return h2s_fail(s, (uint32_t) -rc, NULL); /* (it says why) */
     }
     return 0;
 }
@@ -731,7 +731,7 @@ head(nicd_h2s_t *s, long now_ms)
     }
     s->cb->on_begin_frame(s->ud, s->ftype, s->fflags, s->fid, s->flen);
     if (s->ftype == NICD_H2_PUSH_PROMISE) { /* (a client may not push) */
-        return h2s_fail(s, NICD_H2_PROTOCOL_ERROR, "PUSH_PROMISE");
+        return h2s_fail(s, NICD_H2_PROTOCOL_ERROR, NULL); /* (logged) */
     }
     if (s->ftype == NICD_H2_DATA) {
         if (data_begin(s) != 0) {

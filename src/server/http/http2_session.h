@@ -128,7 +128,8 @@ void *nicd_h2s_stream(const nicd_h2s_t *s, int32_t id);
 /* the largest stream id the client opened */
 int32_t nicd_h2s_last_id(const nicd_h2s_t *s);
 
-/* why the session failed */
+/* why the client's frames ended the session (a GOAWAY with an error
+ * code queued, or, after nicd_h2s_recv() returned -1, none), or NULL */
 const char *nicd_h2s_error(const nicd_h2s_t *s);
 
 #endif /* NICD_HTTP2_SESSION_H */

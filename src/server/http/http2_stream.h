@@ -85,6 +85,7 @@ struct nicd_h2_s {
     int          refused;      /* streams refused for the concurrency limit */
     int          delayed;      /* streams waiting for a phase's delay */
     int          going;        /* our GOAWAY for keepalive_* was sent */
+    int          said;         /* the client's error is logged */
     int32_t      partial;      /* the stream of a HEADERS, CONTINUATION or
                              DATA frame begun, not yet ended; 0: none */
     int          partial_data; /* ... a DATA frame */
