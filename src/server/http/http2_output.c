@@ -55,15 +55,15 @@ frame_block(nicd_h2s_t *s, size_t at, size_t n, int32_t id, uint8_t flags)
     uint8_t *p;
 
     if (nframes <= 1) {
-        h2s_frame_head(s->out + at, n, NICD_H2_HEADERS,
+        h2s_frame_head((uint8_t *) s->out.data + at, n, NICD_H2_HEADERS,
                        flags | NICD_H2_F_END_HEADERS, id);
-        s->olen = at + 9 + n;
+        s->out.len = at + 9 + n;
         return 0;
     }
     if (h2s_room(s, (nframes - 1) * 9) == NULL) {
         return -1;
     }
-    p = s->out + at;
+    p = (uint8_t *) s->out.data + at;
     /* from the last piece back, each moved past the heads before it */
     for (k = nframes - 1; k > 0; k--) {
         len = k == nframes - 1 ? n - k * max : max;
@@ -72,7 +72,7 @@ frame_block(nicd_h2s_t *s, size_t at, size_t n, int32_t id, uint8_t flags)
                        k == nframes - 1 ? NICD_H2_F_END_HEADERS : 0, id);
     }
     h2s_frame_head(p, max, NICD_H2_HEADERS, flags, id);
-    s->olen = at + n + nframes * 9;
+    s->out.len = at + n + nframes * 9;
     return 0;
 }
 
@@ -81,7 +81,7 @@ nicd_h2s_respond(nicd_h2s_t *s, int32_t id, unsigned status,
                  const nicd_hpack_field_t *f, size_t n, int has_body)
 {
     h2s_stream_t *st = h2s_find(s, id);
-    size_t        bound = 9 + 12 + 6, k, at = s->olen, len;
+    size_t        bound = 9 + 12 + 6, k, at = s->out.len, len;
     uint8_t      *p;
 
     if (st == NULL || st->closing || st->responded || s->terminated) {
@@ -100,7 +100,7 @@ nicd_h2s_respond(nicd_h2s_t *s, int32_t id, unsigned status,
         len += nicd_hpack_encode(&s->enc, p + len, &f[k]);
     }
     if (frame_block(s, at, len, id, has_body ? 0 : NICD_H2_F_END_STREAM) != 0) {
-        s->olen = at;
+        s->out.len = s->out.data != NULL ? at : 0;
         return -1;
     }
     st->responded = 1;
@@ -178,11 +178,12 @@ int
 nicd_h2s_send(nicd_h2s_t *s)
 {
     for (;;) {
-        if (s->olen > 0) {
-            if (s->cb->send(s->ud, s->out, s->olen) == NICD_H2_WOULDBLOCK) {
+        if (s->out.len > 0) {
+            if (s->cb->send(s->ud, (const uint8_t *) s->out.data, s->out.len)
+                == NICD_H2_WOULDBLOCK) {
                 return 0;
             }
-            s->olen = 0;
+            s->out.len = 0;
             s->nowed = 0;
             close_sent(s);
             continue;
@@ -198,7 +199,7 @@ nicd_h2s_want_write(const nicd_h2s_t *s)
 {
     const h2s_stream_t *st;
 
-    if (s->olen > 0) {
+    if (s->out.len > 0) {
         return 1;
     }
     if (s->terminated || s->send_window <= 0) {
@@ -287,8 +288,8 @@ nicd_h2s_free(nicd_h2s_t *s)
     nicd_hpack_decoder_free(&s->dec);
     nicd_hpack_encoder_free(&s->enc);
     free(s->tab);
-    free(s->fbuf);
-    free(s->bbuf);
-    free(s->out);
+    nicd_buf_free(&s->fbuf);
+    nicd_buf_free(&s->bbuf);
+    nicd_buf_free(&s->out);
     free(s);
 }

@@ -244,7 +244,7 @@ block_end(nicd_h2s_t *s, const uint8_t *p, size_t len)
     if (nicd_hpack_decode(&s->dec, p, len, on_field, s) != NICD_HPACK_OK) {
         return h2s_fail(s, NICD_H2_COMPRESSION_ERROR, "bad header block");
     }
-    s->blen = 0;
+    s->bbuf.len = 0;
     s->cont_id = 0;
     if (st == NULL || st->closing || s->terminated) {
         return 0;
@@ -282,28 +282,20 @@ block_end(nicd_h2s_t *s, const uint8_t *p, size_t len)
 static int
 fragment(nicd_h2s_t *s, const uint8_t *p, size_t len, uint8_t flags)
 {
-    if (s->blen + len > s->set.max_block || ++s->nfrag > H2S_MAX_FRAGMENTS) {
+    if (s->bbuf.len + len > s->set.max_block
+        || ++s->nfrag > H2S_MAX_FRAGMENTS) {
         return h2s_fail(s, NICD_H2_ENHANCE_YOUR_CALM, "header block too large");
     }
-    if (s->blen == 0 && (flags & NICD_H2_F_END_HEADERS)) {
+    if (s->bbuf.len == 0 && (flags & NICD_H2_F_END_HEADERS)) {
         return block_end(s, p, len); /* (in one frame: read in place) */
     }
-    if (s->blen + len > s->bcap || s->bbuf == NULL) {
-        size_t   cap = (s->blen + len) * 2 + 64;
-        uint8_t *nb = realloc(s->bbuf, cap);
-
-        if (nb == NULL) {
-            return h2s_fail(s, NICD_H2_INTERNAL_ERROR, "out of memory");
-        }
-        s->bbuf = nb;
-        s->bcap = cap;
-    }
-    if (len > 0) {
-        memcpy(s->bbuf + s->blen, p, len);
-        s->blen += len;
+    nicd_buf_add(&s->bbuf, p, len);
+    if (nicd_buf_failed(&s->bbuf)) {
+        nicd_buf_free(&s->bbuf);
+        return h2s_fail(s, NICD_H2_INTERNAL_ERROR, "out of memory");
     }
     if (flags & NICD_H2_F_END_HEADERS) {
-        return block_end(s, s->bbuf, s->blen);
+        return block_end(s, (const uint8_t *) s->bbuf.data, s->bbuf.len);
     }
     s->cont_id = s->fid;
     return 0;
@@ -767,10 +759,14 @@ scan_partial(nicd_h2s_t *s)
     }
     if (s->fflags & NICD_H2_F_PADDED) {
         off = 1;
-        end = s->flen - s->fbuf[0] < end ? s->flen - s->fbuf[0] : end;
+        end = s->flen - (uint8_t) s->fbuf.data[0] < end
+                  ? s->flen - (uint8_t) s->fbuf.data[0]
+                  : end;
     }
     off += s->fflags & NICD_H2_F_PRIORITY ? 5 : 0;
-    return end > off ? nicd_hpack_scan(s->fbuf + off, end - off) : 0;
+    return end > off ? nicd_hpack_scan((const uint8_t *) s->fbuf.data + off,
+                                       end - off)
+                     : 0;
 }
 
 int
@@ -820,23 +816,18 @@ nicd_h2s_recv(nicd_h2s_t *s, const uint8_t *in, size_t len, long now_ms)
                 frame(s, in + i - s->flen, s->flen, now_ms);
                 break;
             }
-            if (s->fcap < s->flen) {
-                uint8_t *p = realloc(s->fbuf, s->flen);
-
-                if (p == NULL) {
-                    h2s_fail(s, NICD_H2_INTERNAL_ERROR, "out of memory");
-                    break;
-                }
-                s->fbuf = p;
-                s->fcap = s->flen;
+            if (nicd_buf_reserve(&s->fbuf, s->flen) != 0) {
+                nicd_buf_free(&s->fbuf);
+                h2s_fail(s, NICD_H2_INTERNAL_ERROR, "out of memory");
+                break;
             }
             n = s->flen - s->fgot < len - i ? s->flen - s->fgot : len - i;
-            memcpy(s->fbuf + s->fgot, in + i, n);
+            memcpy(s->fbuf.data + s->fgot, in + i, n);
             s->fgot += (uint32_t) n;
             i += n;
             if (s->fgot == s->flen) {
                 s->rstate = R_HEAD;
-                frame(s, s->fbuf, s->flen, now_ms);
+                frame(s, (const uint8_t *) s->fbuf.data, s->flen, now_ms);
             } else if (scan_partial(s) != 0) {
                 h2s_fail(s, NICD_H2_COMPRESSION_ERROR, "bad header block");
             }

@@ -8,6 +8,7 @@
 #define NICD_HTTP2_SESSION_INT_H
 
 #include "server/http/http2_session.h"
+#include "util/buf.h"
 
 #define H2S_WINDOW        65535 /* the protocol's initial windows */
 #define H2S_MAX_WINDOW    0x7fffffff
@@ -80,20 +81,17 @@ struct nicd_h2s_s {
     uint8_t       ftype, fflags;
     int32_t       fid;
     uint32_t      flen, fgot, pad;
-    uint8_t      *fbuf;
-    size_t        fcap;
-    h2s_stream_t *dst; /* the stream of the DATA frame under way */
+    nicd_buf_t    fbuf; /* a frame come in pieces (len unused) */
+    h2s_stream_t *dst;  /* the stream of the DATA frame under way */
     h2s_block_t   blk;
     int32_t       cont_id; /* CONTINUATION expected on it */
-    uint8_t      *bbuf;
-    size_t        blen, bcap;
+    nicd_buf_t    bbuf;    /* a header block of several frames */
     unsigned      nfrag;
 
     /* writing */
-    uint8_t *out;
-    size_t   olen, ocap;
-    unsigned nowed;
-    unsigned terminated : 1, goaway_sent : 1, goaway_recv : 1;
+    nicd_buf_t out; /* the frames owed but DATA */
+    unsigned   nowed;
+    unsigned   terminated : 1, goaway_sent : 1, goaway_recv : 1;
 };
 
 static inline void

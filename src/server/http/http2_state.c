@@ -133,21 +133,13 @@ h2s_close_later(nicd_h2s_t *s, h2s_stream_t *st)
 uint8_t *
 h2s_room(nicd_h2s_t *s, size_t n)
 {
-    if (s->olen + n > s->ocap) {
-        size_t   cap = s->ocap ? s->ocap : 1024;
-        uint8_t *p;
-
-        while (cap < s->olen + n) {
-            cap *= 2;
-        }
-        p = realloc(s->out, cap);
-        if (p == NULL) {
-            return NULL;
-        }
-        s->out = p;
-        s->ocap = cap;
+    if (nicd_buf_reserve(&s->out, n) != 0) {
+        nicd_buf_free(&s->out); /* the session ends: nothing more goes */
+        s->terminated = 1;
+        s->error = "out of memory";
+        return NULL;
     }
-    return s->out + s->olen;
+    return (uint8_t *) s->out.data + s->out.len;
 }
 
 int
@@ -157,15 +149,13 @@ h2s_append(nicd_h2s_t *s, uint8_t type, uint8_t flags, int32_t id,
     uint8_t *p = h2s_room(s, 9 + len);
 
     if (p == NULL) {
-        s->terminated = 1;
-        s->error = "out of memory";
         return -1;
     }
     h2s_frame_head(p, len, type, flags, id);
     if (len > 0) {
         memcpy(p + 9, payload, len);
     }
-    s->olen += 9 + len;
+    s->out.len += 9 + len;
     return 0;
 }
 
