@@ -12,7 +12,9 @@
 # Usage: OLD=REV sh bench/builds.sh   (env: DURATION=5 RUNS=5
 #        SIZES="1 16 256"; LOAD=wrkpipe: pipelined, DEPTH=16 deep;
 #        EVENTS_OLD, EVENTS_NEW: each one's event loop, as NICD_EVENTS:
-#        OLD=HEAD EVENTS_NEW=io_uring compares the loops of one build)
+#        OLD=HEAD EVENTS_NEW=io_uring compares the loops of one build;
+#        OLD_BIN=PATH: that binary, already built from OLD, in place of
+#        building OLD again)
 # Writes build/bench/builds-together.json.
 set -eu
 DURATION=${DURATION:-5}
@@ -25,10 +27,15 @@ bench_init
 
 rev=$(git rev-parse --short "$OLD")
 echo "old: $rev ($(git log -1 --format=%s "$rev" | cut -c1-60)); new: $NEW"
-git worktree add --detach -q "$work/old" "$rev"
-trap 'git worktree remove --force "$work/old" 2>/dev/null || true; cleanup' EXIT
-make -C "$work/old" -j2 build/nicd > "$work/old-build.log" 2>&1 ||
-    { tail -20 "$work/old-build.log"; exit 1; }
+if [ -n "${OLD_BIN:-}" ]; then
+    old_bin=$OLD_BIN
+else
+    git worktree add --detach -q "$work/old" "$rev"
+    trap 'git worktree remove --force "$work/old" 2>/dev/null || true; cleanup' EXIT
+    make -C "$work/old" -j2 build/nicd > "$work/old-build.log" 2>&1 ||
+        { tail -20 "$work/old-build.log"; exit 1; }
+    old_bin=$work/old/build/nicd
+fi
 
 for s in $SIZES; do
     head -c $((s * 1024)) /dev/urandom > "$work/www/$s.bin"
@@ -45,7 +52,7 @@ start() {
 }
 p_old=$(free_port)
 p_new=$(free_port)
-start "$work/old/build/nicd" "$p_old" old "${EVENTS_OLD:-}"
+start "$old_bin" "$p_old" old "${EVENTS_OLD:-}"
 start "$NEW" "$p_new" new "${EVENTS_NEW:-}"
 
 for s in $SIZES; do
