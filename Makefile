@@ -36,7 +36,8 @@
 #   make help         this list
 
 BUILD ?= build
-OPT ?= -O2 -flto=auto
+# (STRINGOP_CFLAGS: ./configure's, for x86-64 GCC)
+OPT ?= -O2 -flto=auto $(STRINGOP_CFLAGS)
 DEBUG ?= -g
 WARN ?= -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wno-missing-field-initializers -Werror=implicit-function-declaration
