@@ -107,22 +107,46 @@ errlog_worker_init(nicd_worker_t *w)
     (void) nicd_conf_any_level(w->cycle->conf, open_sinks, NULL);
 }
 
-/* the location whose error_log this thread writes to: a worker thread
- * serves one generation's configuration, so a location's address stays
- * its own while the thread lives (a request asks two or three times) */
-static __thread const nicd_loc_conf_t *in_use;
+/* the location whose error_log this thread writes to, and its sinks: a
+ * worker thread serves one generation's configuration, so a location's
+ * address stays its own while the thread lives.  A request asks three
+ * or four times, going between its location and none (NULL): the last
+ * location's sinks are remembered, so as not to look in its
+ * configuration again, and where they are the ones in use (none, when no
+ * level has an error_log of its own) the log is left alone. */
+static __thread const nicd_loc_conf_t *in_use, *last_lc;
+static __thread const log_sink_t      *sinks_in_use, *last_sinks;
+static __thread int                    last_n;
 
 void
 nicd_errlog_use(const nicd_loc_conf_t *lc)
 {
     const errlog_conf_t *l;
+    const log_sink_t    *sinks = NULL;
+    int                  n = 0;
 
     if (lc == in_use) {
         return;
     }
     in_use = lc;
-    l = lc != NULL ? NICD_LOC_CONF(lc, nicd_http_errlog_module) : NULL;
-    log_error_to(l != NULL ? l->sinks : NULL, l != NULL ? l->nsinks : 0);
+    if (lc != NULL && lc == last_lc) {
+        sinks = last_sinks;
+        n = last_n;
+    } else if (lc != NULL) {
+        l = NICD_LOC_CONF(lc, nicd_http_errlog_module);
+        if (l != NULL && l->nsinks > 0) {
+            sinks = l->sinks;
+            n = l->nsinks;
+        }
+        last_lc = lc;
+        last_sinks = sinks;
+        last_n = n;
+    }
+    if (sinks == sinks_in_use) {
+        return;
+    }
+    sinks_in_use = sinks;
+    log_error_to(sinks, n);
 }
 
 static const directive_t errlog_directives[] = {
