@@ -638,6 +638,23 @@ run(nicd_http_req_t *p, const char *buf, uint32_t pos, size_t len, int kind)
 }
 
 /*
+ * Whether the bytes from pos up to pos + n can be taken in one step, as
+ * the switch would take them one by one: they are there, and at none of
+ * them could a per-byte limit of the line begun at line_start, or of the
+ * head, answer (as run() stops short of it).
+ */
+static inline int
+room_for(const nicd_http_req_t *p, uint32_t line_start, uint32_t pos,
+         size_t len, uint32_t n)
+{
+    uint32_t stop = line_start + p->max_line;
+
+    stop = stop > p->max_head - 1 ? p->max_head - 1 : stop;
+    stop = stop < len ? stop : (uint32_t) len;
+    return pos + n < stop;
+}
+
+/*
  * The limits after the byte at pos, checked per byte so that a slow
  * sender cannot grow a line past them between two calls: 414 for the
  * request line, 431 for a field or the head (its final LF included, the
@@ -686,6 +703,15 @@ nicd_http_parse(nicd_http_req_t *p, const char *buf, size_t len)
             }
             p->line_start = pos;
             p->method_s.off = pos;
+            if (c == 'G' && room_for(p, pos, pos, len, 3)
+                && memcmp(buf + pos, "GET ", 4) == 0) {
+                /* most requests: the method at once */
+                p->method_s.len = 3;
+                p->method = NICD_M_GET;
+                p->state = S_TARGET_START;
+                pos += 3;
+                break;
+            }
             p->state = S_METHOD;
             break;
 
@@ -712,6 +738,20 @@ nicd_http_parse(nicd_http_req_t *p, const char *buf, size_t len)
             if (c == ' ') {
                 p->target.len = pos - p->target.off;
                 p->mark = pos + 1;
+                if (room_for(p, p->line_start, pos, len, 10)
+                    && memcmp(buf + pos + 1, "HTTP/1.", 7) == 0
+                    && (buf[pos + 8] == '1' || buf[pos + 8] == '0')
+                    && buf[pos + 9] == '\r' && buf[pos + 10] == '\n') {
+                    /* "HTTP/1.1" and CRLF, most lines' end, at once (what
+                     * S_VERSION and S_LINE_CR make of it) */
+                    p->version = buf[pos + 8] == '0' ? 10 : 11;
+                    p->line.off = p->line_start;
+                    p->line.len = pos + 9 - p->line_start;
+                    p->line_start = pos + 11;
+                    p->state = S_FIELD_START;
+                    pos += 10;
+                    break;
+                }
                 p->state = S_VERSION;
             } else if (c < ' ' || c == 0x7f) {
                 /* CR or LF here is an HTTP/0.9 request: not supported */

@@ -402,6 +402,82 @@ test_host_readings_agree(void)
     }
 }
 
+/* The whole head at once (where the parser takes "GET " and "HTTP/1.1"
+ * CRLF in one step) and one byte at a time (where it never can) agree on
+ * every answer and every field, the limits landing anywhere in the head */
+static void
+test_steps_agree(void)
+{
+    static const char *const heads[] = {
+        "GET / HTTP/1.1\r\nHost: h\r\n\r\n",
+        "GET /abc?q HTTP/1.0\r\nHost: a\r\n\r\n",
+        "GET /x HTTP/1.5\r\nHost: a\r\n\r\n",
+        "GET /x HTTP/1.1\nHost: a\n\n",
+        "GET /x HTTP/1.1\rHost: a\r\n\r\n",
+        "GET /x HTTP/2.0\r\nHost: a\r\n\r\n",
+        "GET /x HTTP/1.1 \r\nHost: a\r\n\r\n",
+        "GET /x HTTP/1.\r\n\r\n",
+        "GETX / HTTP/1.1\r\nHost: h\r\n\r\n",
+        "GET  / HTTP/1.1\r\nHost: h\r\n\r\n",
+        "GE / HTTP/1.1\r\nHost: h\r\n\r\n",
+        "HEAD / HTTP/1.1\r\nHost: h\r\n\r\n",
+        "\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost:  h \r\nX-A:\r\nB: c\rd\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: h\r\nX: y\n\r\n",
+        "GET / HTTP/1.1\r\nHost: h\r\n\r\r\n",
+        "GET / HTTP/1.1\r\nHost: h\r\n\n",
+    };
+    nicd_http_req_t whole;
+    size_t          h, i, n, bad = 0, cases = 0;
+    uint32_t        line, head, field;
+    static const uint32_t fields[] = {1, 2, 3, 5, 7, 9, 12, 8192};
+
+    for (h = 0; h < sizeof(heads) / sizeof(heads[0]); h++) {
+        n = strlen(heads[h]);
+        for (line = 1; line <= 40; line++) {
+            for (head = 1; head <= n + 3; head++) {
+                for (field = 0; field < sizeof(fields) / sizeof(fields[0]);
+                     field++) {
+                int rw, rc = NICD_HTTP_AGAIN;
+
+                nicd_http_req_init(&req, line, fields[field], head);
+                rw = nicd_http_parse(&req, heads[h], n);
+                whole = req;
+                nicd_http_req_init(&req, line, fields[field], head);
+                for (i = 1; i <= n && rc == NICD_HTTP_AGAIN; i++) {
+                    rc = nicd_http_parse(&req, heads[h], i);
+                }
+                cases++;
+                bad += rc != rw;
+                if (rc == rw && rc == NICD_HTTP_DONE) {
+                    bad += req.method != whole.method
+                           || req.version != whole.version
+                           || req.line.off != whole.line.off
+                           || req.line.len != whole.line.len
+                           || req.path.len != whole.path.len
+                           || req.head_len != whole.head_len
+                           || req.nheaders != whole.nheaders
+                           || req.headers[0].value.off
+                                  != whole.headers[0].value.off
+                           || req.headers[0].value.len
+                                  != whole.headers[0].value.len
+                           || req.headers[1].name.len
+                                  != whole.headers[1].name.len;
+                }
+                }
+            }
+        }
+    }
+    CHECK(cases > 50000);
+    CHECK_INT(bad, 0);
+    /* and the fast steps answer as the slow ones where they apply */
+    CHECK_INT(parse("GET /x HTTP/1.0\r\nHost: h\r\n\r\n"), NICD_HTTP_DONE);
+    CHECK_INT(req.version, 10);
+    CHECK_INT(req.method, NICD_M_GET);
+    CHECK(span_is("GET /x HTTP/1.0\r\nHost: h\r\n\r\n", req.line,
+                  "GET /x HTTP/1.0"));
+}
+
 int
 main(void)
 {
@@ -414,6 +490,7 @@ main(void)
     RUN(test_bodies);
     RUN(test_malformed);
     RUN(test_host_readings_agree);
+    RUN(test_steps_agree);
     RUN(test_limits);
     RUN(test_methods);
     RUN(test_chunked_skip);
