@@ -4,12 +4,13 @@
 # a plain static location.  Each nicd is one thread pinned to CPU 0 with
 # the same settings (as bench/peers.sh), the files of 1 KiB to 256 KiB;
 # both are checked first (status 200, the length); then both are loaded
-# at once (two wrk -c32 on CPU 1) RUNS times per size, and the table is
-# each worker's CPU time per request and the median of the rounds'
-# ratios (bench/together.py).  Whatever makes this machine slower or
+# at once (two wrk -c32 on CPU 1) RUNS times per size, on each of
+# STARTS fresh pairs of processes, and the table is each worker's CPU
+# time per request and the median of all the rounds' ratios
+# (bench/together.py).  Whatever makes this machine slower or
 # faster for a while hits both alike; two cores shared by servers and
 # load generator: read the ratio, not the rates.
-# Usage: OLD=REV sh bench/builds.sh   (env: DURATION=5 RUNS=5
+# Usage: OLD=REV sh bench/builds.sh   (env: DURATION=5 RUNS=5 STARTS=3
 #        SIZES="1 16 256"; LOAD=wrkpipe: pipelined, DEPTH=16 deep;
 #        EVENTS_OLD, EVENTS_NEW: each one's event loop, as NICD_EVENTS:
 #        OLD=HEAD EVENTS_NEW=io_uring compares the loops of one build;
@@ -19,6 +20,7 @@
 set -eu
 DURATION=${DURATION:-5}
 RUNS=${RUNS:-5}
+STARTS=${STARTS:-3}
 SIZES=${SIZES:-"1 16 256"}
 OLD=${OLD:-HEAD~1}
 NEW=${NEW:-build/nicd}
@@ -50,21 +52,41 @@ start() {
     eval "pid_$3=\$!"
     wait_port "$2"
 }
-p_old=$(free_port)
-p_new=$(free_port)
-start "$old_bin" "$p_old" old "${EVENTS_OLD:-}"
-start "$NEW" "$p_new" new "${EVENTS_NEW:-}"
+stop() {
+    for p in $pids; do kill "$p" 2>/dev/null || true; done
+    for p in $pids; do wait "$p" 2>/dev/null || true; done
+    pids=""
+}
 
-for s in $SIZES; do
-    for p in $p_old $p_new; do
-        got=$(curl -s -o /dev/null -w '%{http_code} %{size_download}' \
-            "http://127.0.0.1:$p/$s.bin")
-        [ "$got" = "200 $((s * 1024))" ] ||
-            { echo "port $p, $s.bin: $got" >&2; exit 1; }
+# Each start is a fresh pair of processes (the two started in turns,
+# first one then the other first): where a process lands in memory
+# moves its CPU per request by a percent or two for as long as it runs,
+# the same binary against itself included, so one pair cannot tell
+# builds apart more finely than that; the medians are over every start's
+# rounds.
+: > "$work/together"
+for i in $(seq "$STARTS"); do
+    p_old=$(free_port)
+    p_new=$(free_port)
+    if [ $((i % 2)) = 1 ]; then
+        start "$old_bin" "$p_old" old "${EVENTS_OLD:-}"
+        start "$NEW" "$p_new" new "${EVENTS_NEW:-}"
+    else
+        start "$NEW" "$p_new" new "${EVENTS_NEW:-}"
+        start "$old_bin" "$p_old" old "${EVENTS_OLD:-}"
+    fi
+    for s in $SIZES; do
+        for p in $p_old $p_new; do
+            got=$(curl -s -o /dev/null -w '%{http_code} %{size_download}' \
+                "http://127.0.0.1:$p/$s.bin")
+            [ "$got" = "200 $((s * 1024))" ] ||
+                { echo "port $p, $s.bin: $got" >&2; exit 1; }
+        done
     done
+    echo "start $i of $STARTS" >&2
+    # shellcheck disable=SC2086,SC2154
+    together_collect "http://127.0.0.1:$p_old" "$pid_old" \
+        "http://127.0.0.1:$p_new" "$pid_new" - - - $SIZES
+    stop
 done
-
-# shellcheck disable=SC2086,SC2154
-together_rounds "http://127.0.0.1:$p_old" "$pid_old" \
-    "http://127.0.0.1:$p_new" "$pid_new" "$OUT/builds-together.json" \
-    "old-$rev" new $SIZES
+together_table "$OUT/builds-together.json" "old-$rev" new "$STARTS starts x $RUNS"

@@ -106,9 +106,17 @@ run_together() {
 # Usage: together_rounds URL-1 PID-1 URL-2 PID-2 OUT.json LABEL-1 LABEL-2
 # NAME...
 together_rounds() {
-    u1=$1 p1=$2 u2=$3 p2=$4 json=$5 n1=$6 n2=$7
-    shift 7
+    json=$5 n1=$6 n2=$7
     : > "$work/together"
+    together_collect "$@"
+    shift 7
+    together_table "$json" "$n1" "$n2" "$RUNS"
+}
+
+# the rounds of together_rounds (same arguments), added to $work/together
+together_collect() {
+    u1=$1 p1=$2 u2=$3 p2=$4
+    shift 7
     for name in "$@"; do
         for r in $(seq "$RUNS"); do
             line="$name $(run_together "${LOAD:-wrk}" "$u1/$name.bin" "$p1" "$u2/$name.bin" "$p2")"
@@ -116,8 +124,13 @@ together_rounds() {
             echo "  $name together run $r: $line" >&2
         done
     done
-    echo "both loaded at once (two ${LOAD:-wrk} -c$((${CONNS:-64} / 2)) on CPU 1): server CPU us/request, medians of $RUNS rounds"
-    python3 bench/together.py "$work/together" "$(getconf CLK_TCK)" "$n1" "$n2" "$json"
+}
+
+# the table of the rounds in $work/together: JSON in $1, labels $2 and
+# $3, $4 the rounds' description ("5", "3 starts x 5")
+together_table() {
+    echo "both loaded at once (two ${LOAD:-wrk} -c$((${CONNS:-64} / 2)) on CPU 1): server CPU us/request, medians of $4 rounds"
+    python3 bench/together.py "$work/together" "$(getconf CLK_TCK)" "$2" "$3" "$1"
 }
 
 # the processes started here ($pids), ended by PID, and the work directory
