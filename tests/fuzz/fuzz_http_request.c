@@ -3,7 +3,10 @@
  * input is split in two at a point it chooses itself, so the parser's
  * resumption is fuzzed too; a complete head then goes through the path
  * normaliser, the Range parser, the date parser and (for a chunked body)
- * the chunk skipper, as the handler would.
+ * the chunk skipper, as the handler would.  A short input is also parsed
+ * one byte at a time under limits it chooses (where the parser's steps
+ * over several bytes never apply): the answer and the fields must be
+ * those of the whole input at once.
  */
 
 #include <stdint.h>
@@ -16,6 +19,36 @@
 #include "server/http/range.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* whole and byte by byte agree, under limits of 1 to 64 bytes */
+static void
+steps_agree(const uint8_t *data, const char *buf, size_t len)
+{
+    static nicd_http_req_t whole, step;
+    uint32_t               line = 1 + data[0] % 64, field = 1 + data[0] / 4 % 64;
+    uint32_t               head = 1 + (uint32_t) (len + data[0]) % 128;
+    size_t                 i;
+    int                    rw, rc = NICD_HTTP_AGAIN;
+
+    nicd_http_req_init(&whole, line, field, head);
+    rw = nicd_http_parse(&whole, buf, len);
+    nicd_http_req_init(&step, line, field, head);
+    for (i = 1; i <= len && rc == NICD_HTTP_AGAIN; i++) {
+        rc = nicd_http_parse(&step, buf, i);
+    }
+    if (rc != rw) {
+        abort();
+    }
+    if (rc == NICD_HTTP_DONE
+        && (step.method != whole.method || step.version != whole.version
+            || step.line.off != whole.line.off
+            || step.line.len != whole.line.len
+            || step.head_len != whole.head_len
+            || step.nheaders != whole.nheaders
+            || step.target.len != whole.target.len)) {
+        abort();
+    }
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -37,6 +70,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         split = len;
     }
 
+    if (len <= 256) {
+        steps_agree(data, buf, len);
+    }
     nicd_http_req_init(&req, 1024, 1024, 4096);
 
     rc = nicd_http_parse(&req, buf, split);
