@@ -109,7 +109,6 @@ together_rounds() {
     json=$5 n1=$6 n2=$7
     : > "$work/together"
     together_collect "$@"
-    shift 7
     together_table "$json" "$n1" "$n2" "$RUNS"
 }
 

@@ -20,7 +20,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* whole and byte by byte agree, under limits of 1 to 64 bytes */
+/* whole and byte by byte agree, under line and field limits of 1 to 64
+ * bytes and a head limit of 1 to 128 */
 static void
 steps_agree(const uint8_t *data, const char *buf, size_t len)
 {

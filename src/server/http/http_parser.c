@@ -616,15 +616,25 @@ parse_version(nicd_http_req_t *p, const char *buf, uint32_t end)
  */
 enum { RUN_TARGET, RUN_NAME, RUN_VALUE };
 
+/* the first position at which a per-byte limit could answer, for a line
+ * of at most max bytes begun at line_start (or len, if that comes first) */
+static inline uint32_t
+limit_stop(const nicd_http_req_t *p, uint32_t line_start, uint32_t max,
+           size_t len)
+{
+    uint32_t stop = line_start + max;
+
+    stop = stop > p->max_head - 1 ? p->max_head - 1 : stop;
+    return stop < len ? stop : (uint32_t) len;
+}
+
 static inline uint32_t
 run(nicd_http_req_t *p, const char *buf, uint32_t pos, size_t len, int kind)
 {
-    uint32_t stop =
-        p->line_start + (kind == RUN_TARGET ? p->max_line : p->max_field);
+    uint32_t stop = limit_stop(
+        p, p->line_start, kind == RUN_TARGET ? p->max_line : p->max_field, len);
     unsigned char c = (unsigned char) buf[pos];
 
-    stop = stop > p->max_head - 1 ? p->max_head - 1 : stop;
-    stop = stop < len ? stop : (uint32_t) len;
     while (pos + 1 < stop
            && (kind == RUN_NAME     ? c != ':' && name_byte(p, c)
                : kind == RUN_TARGET ? c > ' ' && c != 0x7f
@@ -647,11 +657,7 @@ static inline int
 room_for(const nicd_http_req_t *p, uint32_t line_start, uint32_t pos,
          size_t len, uint32_t n)
 {
-    uint32_t stop = line_start + p->max_line;
-
-    stop = stop > p->max_head - 1 ? p->max_head - 1 : stop;
-    stop = stop < len ? stop : (uint32_t) len;
-    return pos + n < stop;
+    return pos + n < limit_stop(p, line_start, p->max_line, len);
 }
 
 /*
