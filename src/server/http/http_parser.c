@@ -660,6 +660,42 @@ room_for(const nicd_http_req_t *p, uint32_t line_start, uint32_t pos,
     return pos + n < limit_stop(p, line_start, p->max_line, len);
 }
 
+/* At a method's first byte (pos): "GET " taken at once where room_for()
+ * allows, as S_METHOD would take it; the position of its space, else pos
+ * (S_METHOD goes on byte by byte) */
+static inline uint32_t
+get_at_once(nicd_http_req_t *p, const char *buf, uint32_t pos, size_t len)
+{
+    if (buf[pos] != 'G' || !room_for(p, pos, pos, len, 3)
+        || memcmp(buf + pos, "GET ", 4) != 0) {
+        return pos;
+    }
+    p->method_s.len = 3;
+    p->method = NICD_M_GET;
+    p->state = S_TARGET_START;
+    return pos + 3;
+}
+
+/* At the space after the target (pos): "HTTP/1.1" or "HTTP/1.0" and CRLF,
+ * most lines' end, taken at once where room_for() allows, as S_VERSION
+ * and S_LINE_CR would take them; the position of the LF, else pos */
+static inline uint32_t
+version_at_once(nicd_http_req_t *p, const char *buf, uint32_t pos, size_t len)
+{
+    if (!room_for(p, p->line_start, pos, len, 10)
+        || memcmp(buf + pos + 1, "HTTP/1.", 7) != 0
+        || (buf[pos + 8] != '1' && buf[pos + 8] != '0') || buf[pos + 9] != '\r'
+        || buf[pos + 10] != '\n') {
+        return pos;
+    }
+    p->version = buf[pos + 8] == '0' ? 10 : 11;
+    p->line.off = p->line_start;
+    p->line.len = pos + 9 - p->line_start;
+    p->line_start = pos + 11;
+    p->state = S_FIELD_START;
+    return pos + 10;
+}
+
 /*
  * The limits after the byte at pos, checked per byte so that a slow
  * sender cannot grow a line past them between two calls: 414 for the
@@ -709,16 +745,8 @@ nicd_http_parse(nicd_http_req_t *p, const char *buf, size_t len)
             }
             p->line_start = pos;
             p->method_s.off = pos;
-            if (c == 'G' && room_for(p, pos, pos, len, 3)
-                && memcmp(buf + pos, "GET ", 4) == 0) {
-                /* most requests: the method at once */
-                p->method_s.len = 3;
-                p->method = NICD_M_GET;
-                p->state = S_TARGET_START;
-                pos += 3;
-                break;
-            }
             p->state = S_METHOD;
+            pos = get_at_once(p, buf, pos, len);
             break;
 
         case S_METHOD:
@@ -744,21 +772,8 @@ nicd_http_parse(nicd_http_req_t *p, const char *buf, size_t len)
             if (c == ' ') {
                 p->target.len = pos - p->target.off;
                 p->mark = pos + 1;
-                if (room_for(p, p->line_start, pos, len, 10)
-                    && memcmp(buf + pos + 1, "HTTP/1.", 7) == 0
-                    && (buf[pos + 8] == '1' || buf[pos + 8] == '0')
-                    && buf[pos + 9] == '\r' && buf[pos + 10] == '\n') {
-                    /* "HTTP/1.1" and CRLF, most lines' end, at once (what
-                     * S_VERSION and S_LINE_CR make of it) */
-                    p->version = buf[pos + 8] == '0' ? 10 : 11;
-                    p->line.off = p->line_start;
-                    p->line.len = pos + 9 - p->line_start;
-                    p->line_start = pos + 11;
-                    p->state = S_FIELD_START;
-                    pos += 10;
-                    break;
-                }
                 p->state = S_VERSION;
+                pos = version_at_once(p, buf, pos, len);
             } else if (c < ' ' || c == 0x7f) {
                 /* CR or LF here is an HTTP/0.9 request: not supported */
                 return 400;
@@ -878,12 +893,7 @@ done:
     p->pos = end;
     p->head_len = end;
 
-    rc = split_target(p, buf);
-    if (rc != 0) {
-        return rc;
-    }
-    rc = finish_head(p, buf);
-    if (rc != 0) {
+    if ((rc = split_target(p, buf)) != 0 || (rc = finish_head(p, buf)) != 0) {
         return rc;
     }
     return NICD_HTTP_DONE;
