@@ -26,7 +26,7 @@ static const char *const level_names[] = {
 
 static int   error_fd = -1; /* -1: stderr itself */
 static char *error_path;
-static int   error_level = LOG_NOTICE;
+int          log_level_of_log = LOG_NOTICE;
 
 /* the sinks' files, one descriptor a path for the process */
 #define MAX_SINK_FILES 256
@@ -39,7 +39,8 @@ static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* the sinks of the request a thread answers (log_error_to) */
 static __thread const log_sink_t *my_sinks;
-static __thread int               my_nsinks, my_level;
+static __thread int               my_nsinks;
+__thread int                      log_level_of_thread = LOG_LEVEL_OF_LOG;
 
 int
 log_level_parse(const char *name)
@@ -57,7 +58,7 @@ log_level_parse(const char *name)
 int
 log_error_level(void)
 {
-    return error_level;
+    return log_level_of_log;
 }
 
 int
@@ -96,7 +97,7 @@ log_error_open(const char *path, int level)
     free(error_path);
     error_path =
         (path != NULL && strcmp(path, "stderr") != 0) ? strdup(path) : NULL;
-    error_level = level;
+    log_level_of_log = level;
     return 0;
 }
 
@@ -135,9 +136,11 @@ log_error_to(const log_sink_t *sinks, int n)
 
     my_sinks = n > 0 ? sinks : NULL;
     my_nsinks = n;
-    my_level = -1;
+    log_level_of_thread = n > 0 ? -1 : LOG_LEVEL_OF_LOG;
     for (i = 0; i < n; i++) {
-        my_level = sinks[i].level > my_level ? sinks[i].level : my_level;
+        if (sinks[i].level > log_level_of_thread) {
+            log_level_of_thread = sinks[i].level;
+        }
     }
 }
 
@@ -168,7 +171,7 @@ log_error_reopen(void)
 }
 
 void
-log_error(int level, int err, const char *fmt, ...)
+log_error_line(int level, int err, const char *fmt, ...)
 {
     char      line[2048];
     size_t    n;
@@ -178,7 +181,7 @@ log_error(int level, int err, const char *fmt, ...)
     va_list   ap;
     ssize_t   unused;
 
-    if (level > (my_sinks != NULL ? my_level : error_level)) {
+    if (!log_wants(level)) {
         return;
     }
 
@@ -252,7 +255,7 @@ log_error_limited(log_limit_t *l, long now_ms, int level, int err,
     char    msg[1024], more[64] = "";
     va_list ap;
 
-    if (level > (my_sinks != NULL ? my_level : error_level)) {
+    if (!log_wants(level)) {
         return;
     }
     if (l->last_ms != 0 && now_ms - l->last_ms < 1000) {

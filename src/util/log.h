@@ -41,8 +41,30 @@ int log_error_level(void);
 /* 1 when the error log is a file, not the terminal's stderr */
 int log_error_to_file(void);
 
-void log_error(int level, int err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/*
+ * log_error() tests the level where it is called, as nginx's
+ * ngx_log_error() does, so a line below the level costs a compare and no
+ * call; the line itself is written by log_error_line(), which is cold: the
+ * compiler moves the paths to it out of the way of the code that runs.
+ * The level is this thread's sinks' (log_error_to), or the error log's
+ * when it has none (LOG_LEVEL_OF_LOG).
+ */
+#define LOG_LEVEL_OF_LOG (-2)
+extern int          log_level_of_log;
+extern __thread int log_level_of_thread;
+
+static inline int
+log_wants(int level)
+{
+    int l = log_level_of_thread;
+
+    return level <= (l == LOG_LEVEL_OF_LOG ? log_level_of_log : l);
+}
+
+#define log_error(level, err, ...)                                             \
+    (log_wants(level) ? log_error_line((level), (err), __VA_ARGS__) : (void) 0)
+void log_error_line(int level, int err, const char *fmt, ...)
+    __attribute__((cold, format(printf, 3, 4)));
 
 /*
  * Logs of a part of the configuration (nginx's error_log in a server or

@@ -98,6 +98,34 @@ test_sinks(void)
     unlink(main);
 }
 
+/* the level is tested where log_error() is called: a line below it
+ * costs no call, its arguments are not even computed; the thread's
+ * sinks' level stands in for the error log's while they are set */
+static void
+test_level_at_the_call(void)
+{
+    char       path[] = "/tmp/nicd-lvl-XXXXXX";
+    log_sink_t s = {NULL, LOG_INFO};
+    int        fd = mkstemp(path), made = 0;
+
+    close(fd);
+    s.path = path;
+    CHECK_INT(log_error_open(path, LOG_WARN), 0);
+    log_error(LOG_INFO, 0, "%d", ++made);
+    CHECK_INT(made, 0);
+    CHECK(!log_wants(LOG_NOTICE) && log_wants(LOG_WARN));
+    log_error(LOG_WARN, 0, "%d", ++made);
+    CHECK_INT(made, 1);
+    log_error_to(&s, 1);
+    CHECK(log_wants(LOG_INFO) && !log_wants(LOG_DEBUG));
+    log_error(LOG_INFO, 0, "%d", ++made);
+    CHECK_INT(made, 2);
+    log_error_to(NULL, 0);
+    CHECK(!log_wants(LOG_INFO) && log_level_of_thread == LOG_LEVEL_OF_LOG);
+    log_error_open(NULL, LOG_NOTICE);
+    unlink(path);
+}
+
 static void
 test_access_buffer(void)
 {
@@ -128,6 +156,7 @@ main(void)
 {
     RUN(test_levels);
     RUN(test_error_log_and_reopen);
+    RUN(test_level_at_the_call);
     RUN(test_sinks);
     RUN(test_access_buffer);
     return harness_report("test_log");
