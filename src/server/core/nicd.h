@@ -195,7 +195,10 @@ typedef struct nicd_worker_s {
 /* the pools of a worker: request parsers, request head buffers
  * (client_header_buffer_size), response and log buffers, gather buffers */
 enum { NICD_POOL_REQ = 0, NICD_POOL_IN, NICD_POOL_BUF, NICD_POOL_GATHER };
-#define NICD_POOL_BUF_SIZE    1024
+/* a response buffer block: the heads of a pipelined batch (16 of about
+ * 250 bytes) fit one, so that a batch's buffer and queue do not grow by
+ * realloc(3) and are freed at its end (1 KiB blocks did so every batch) */
+#define NICD_POOL_BUF_SIZE    4096
 #define NICD_POOL_GATHER_SIZE (64 * 1024)
 
 /*
