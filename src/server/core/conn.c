@@ -541,9 +541,7 @@ conn_flush(nicd_conn_t *c)
 
     if (nicd_buf_failed(&c->out) || nicd_buf_failed(&c->logb)) {
         log_error(LOG_CRIT, ENOMEM,
-                  "out of memory, closing connection, "
-                  "client: %s",
-                  c->addr);
+                  "out of memory, closing connection, client: %s", c->addr);
         nicd_conn_close(c);
         return -1;
     }
@@ -724,11 +722,15 @@ nicd_conn_keepalive(nicd_conn_t *c)
     nicd_conn_wait_read(c, T_KEEPALIVE);
 }
 
-/* What came in: the protocol's to answer. */
+/* What came in: the protocol's to answer, the loop's clock held meanwhile */
 static void
 conn_run(nicd_conn_t *c)
 {
+    nicd_loop_t *l = c->w->loop;
+    long         before = nicd_loop_hold_now(l);
+
     c->ops->run(c);
+    nicd_loop_let_go_now(l, before);
 }
 
 static void
@@ -927,8 +929,7 @@ conn_timer_cb(int fd, short ev, void *arg)
         break;
     case T_SEND:
         log_error(LOG_INFO, 0,
-                  "client timed out while the response was "
-                  "sent, client: %s",
+                  "client timed out while the response was sent, client: %s",
                   c->addr);
         break;
     }

@@ -231,6 +231,33 @@ active_by_hand(int kind)
     nicd_loop_free(l);
 }
 
+/* a held clock reads as the loop's, without asking it, until let go; a
+ * hold within a hold keeps the outer one's; the ring's is never held */
+static void
+clock_held(int kind)
+{
+    nicd_loop_t *l = loop(kind);
+    long         outer, inner, now;
+
+    CHECK(l != NULL);
+    if (l == NULL) {
+        return;
+    }
+    now = nicd_loop_now_ms(l);
+    outer = nicd_loop_hold_now(l);
+    CHECK_INT(outer, 0);
+    CHECK(kind == NICD_LOOP_URING ? l->held_ms == 0
+                                  : l->held_ms != 0 && l->held_ms >= now);
+    inner = nicd_loop_hold_now(l);
+    CHECK(inner == l->held_ms);
+    nicd_loop_let_go_now(l, inner);
+    CHECK(l->held_ms == inner);
+    nicd_loop_let_go_now(l, outer);
+    CHECK_INT(l->held_ms, 0);
+    CHECK(nicd_loop_now_ms(l) >= now);
+    nicd_loop_free(l);
+}
+
 static void
 both(void (*fn)(int))
 {
@@ -274,6 +301,12 @@ test_active_by_hand(void)
     both(active_by_hand);
 }
 
+static void
+test_clock_held(void)
+{
+    both(clock_held);
+}
+
 int
 main(void)
 {
@@ -282,5 +315,6 @@ main(void)
     RUN(test_reads_are_level_triggered);
     RUN(test_freed_while_watched);
     RUN(test_active_by_hand);
+    RUN(test_clock_held);
     return harness_report("test_event");
 }
