@@ -74,16 +74,6 @@ f_send_data(void *ud, void *stream, const uint8_t *head, size_t len)
     return 0;
 }
 
-static void
-f_begin_frame(void *ud, uint8_t type, uint8_t flags, int32_t id, uint32_t len)
-{
-    (void) ud;
-    (void) type;
-    (void) flags;
-    (void) id;
-    (void) len;
-}
-
 static void *
 f_begin_stream(void *ud, int32_t id, uint32_t len)
 {
@@ -173,7 +163,7 @@ f_refused(void *ud)
 }
 
 static const nicd_h2s_callbacks_t cbs = {
-    f_send,  f_length,    f_send_data, f_begin_frame, f_begin_stream,
+    f_send,  f_length,    f_send_data, NULL, f_begin_stream,
     f_header, f_data,     f_frame_end, f_close,       f_refused,
 };
 

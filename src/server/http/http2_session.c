@@ -721,7 +721,9 @@ head(nicd_h2s_t *s, long now_ms)
     if (s->ftype == NICD_H2_CONTINUATION && s->cont_id == 0) {
         return h2s_fail(s, NICD_H2_PROTOCOL_ERROR, "CONTINUATION unexpected");
     }
-    s->cb->on_begin_frame(s->ud, s->ftype, s->fflags, s->fid, s->flen);
+    if (s->cb->on_begin_frame != NULL) {
+        s->cb->on_begin_frame(s->ud, s->ftype, s->fflags, s->fid, s->flen);
+    }
     if (s->ftype == NICD_H2_PUSH_PROMISE) { /* (a client may not push) */
         return h2s_fail(s, NICD_H2_PROTOCOL_ERROR, NULL); /* (logged) */
     }

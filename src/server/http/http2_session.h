@@ -65,7 +65,7 @@ typedef struct {
     /* that frame: its 9-byte head queued, then its len bytes, which
      * the callback queues itself; 0 or WOULDBLOCK (nothing taken) */
     int (*send_data)(void *ud, void *st, const uint8_t *head, size_t len);
-    /* a frame's head has come */
+    /* a frame's head has come (NULL: the caller need not know) */
     void (*on_begin_frame)(void *ud, uint8_t type, uint8_t flags, int32_t id,
                            uint32_t len);
     /* a request's stream opens: its pointer for the calls below (NULL:

@@ -62,16 +62,6 @@ t_send_data(void *ud, void *stream, const uint8_t *head, size_t len)
     return 0;
 }
 
-static void
-t_begin_frame(void *ud, uint8_t type, uint8_t flags, int32_t id, uint32_t len)
-{
-    (void) ud;
-    (void) type;
-    (void) flags;
-    (void) id;
-    (void) len;
-}
-
 static void *
 t_begin_stream(void *ud, int32_t id, uint32_t len)
 {
@@ -138,7 +128,7 @@ t_refused(void *ud)
 }
 
 static const nicd_h2s_callbacks_t tcb = {
-    t_send,   t_length, t_send_data, t_begin_frame, t_begin_stream,
+    t_send,   t_length, t_send_data, NULL, t_begin_stream,
     t_header, t_data,   t_frame_end, t_close,       t_refused,
 };
 
