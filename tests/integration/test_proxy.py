@@ -5,7 +5,8 @@ the client received are compared, and an upgraded (101) connection's
 bytes both ways.  Then what only a run of nicd shows:
 kept upstream connections, the next server after a dead one, a client
 that goes before its answer (499), bad upstream heads (502, a log line
-naming the upstream, the server serving on), a response cut short, and a
+naming the upstream, the server serving on), a response cut short, a
+request that waits on its upstream longer than keepalive_timeout, and a
 proxied location over HTTP/2.
 
 Intended differences (docs/config.md lists them): the Server field and
@@ -24,8 +25,8 @@ import tempfile
 import threading
 import time
 
-from nicd import (DEADLINE, Server, Skip, check, get, raw, recv_until,
-                  wait_until)
+from nicd import (DEADLINE, Conn, Server, Skip, check, get, raw,
+                  recv_until, wait_until)
 from test_nginx_diff import NGINX, Peer, fetch, view
 
 BIG = bytes(range(256)) * 800  # 200 KiB
@@ -426,6 +427,30 @@ location /s/ { proxy_pass http://short/echo/; proxy_http_version 1.1;
                        "the idle connection closed at keepalive_timeout")
             check(get(s.port, "/s/b").status == 200, "a new one made")
             check(up.accepted == 2, "%d connections" % up.accepted)
+    finally:
+        up.close()
+
+
+def test_a_request_outlives_the_keepalive_timer_before_it():
+    """A kept client connection's next request waits on its upstream
+    longer than keepalive_timeout: it gets its answer, the connection
+    kept after it.  (The timer of the wait before the request stayed
+    armed, and its firing closed the connection under the request; nginx
+    deletes it when a request begins.)"""
+    up = Upstream()
+    try:
+        with proxy_server(up, "keepalive_timeout 500ms;") as s:
+            c = Conn(s.port)
+            try:
+                r = c.request("/echo/first")
+                check(r.status == 200, "first: %r" % r)
+                r = c.request("/slow")  # the upstream answers in 1.5 s
+                check(r.status == 200 and r.body == b"late\n",
+                      "the slow answer on the kept connection: %r" % r)
+                r = c.request("/echo/third")
+                check(r.status == 200, "kept after it: %r" % r)
+            finally:
+                c.close()
     finally:
         up.close()
 

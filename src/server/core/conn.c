@@ -527,10 +527,8 @@ rate_limit(nicd_conn_t *c, const nicd_out_t *it, size_t *len)
     return 0;
 }
 
-/*
- * Send the queue.  Returns 1 when it is empty, 0 when the socket is full,
- * -1 when the connection was closed.
- */
+/* Send the queue: 1 when it is empty, 0 when the socket is full, -1 when
+ * the connection was closed. */
 static int
 conn_flush(nicd_conn_t *c)
 {
@@ -916,6 +914,8 @@ conn_timer_cb(int fd, short ev, void *arg)
     (void) fd;
     (void) ev;
     switch (c->timer) {
+    case T_NONE:
+        return; /* the last wait's: the request at hand has none (nginx's) */
     case T_HEADER:
     case T_BODY:
         rc = c->ops->header_timeout != NULL ? c->ops->header_timeout(c) : 0;
