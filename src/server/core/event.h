@@ -30,8 +30,8 @@ typedef struct nicd_ev_s    nicd_ev_t;
 typedef struct nicd_uring_s nicd_uring_t;
 
 struct nicd_loop_s {
-    struct event_base *base;   /* libevent's, or NULL */
-    nicd_uring_t      *u;      /* io_uring's, or NULL */
+    struct event_base *base;    /* libevent's, or NULL */
+    nicd_uring_t      *u;       /* io_uring's, or NULL */
     long               held_ms; /* its clock held (nicd_loop_hold_now), or 0 */
 };
 
