@@ -60,7 +60,11 @@ set_timer(nicd_conn_t *c, int kind)
     case T_BODY: tv = c->w->tv_body; break;
     }
     c->timer = kind;
-    nicd_ev_add(&c->tev, tv);
+    if (kind == T_NONE) {
+        nicd_ev_del(&c->tev); /* (added with no time, it kept the last's) */
+    } else {
+        nicd_ev_add(&c->tev, tv);
+    }
 }
 
 static void
@@ -85,8 +89,7 @@ stop_reading(nicd_conn_t *c)
     }
 }
 
-/* A buffer goes back to the pool it came from, unless it grew (then it
- * was realloc()ed off the pool's size and is freed). */
+/* A buffer back to its pool, or freed when it grew off the pool's size */
 static void
 buf_give_back(nicd_worker_t *w, nicd_buf_t *b)
 {
@@ -148,8 +151,7 @@ nicd_conn_borrow(nicd_conn_t *c)
     return fresh;
 }
 
-/* No request in progress and nothing queued: the connection keeps no
- * buffer while it waits (nginx frees its header buffer the same way). */
+/* Idle, nothing queued: no buffer kept while it waits (as nginx's) */
 static void
 conn_give_back(nicd_conn_t *c)
 {
@@ -914,8 +916,6 @@ conn_timer_cb(int fd, short ev, void *arg)
     (void) fd;
     (void) ev;
     switch (c->timer) {
-    case T_NONE:
-        return; /* the last wait's: the request at hand has none (nginx's) */
     case T_HEADER:
     case T_BODY:
         rc = c->ops->header_timeout != NULL ? c->ops->header_timeout(c) : 0;
