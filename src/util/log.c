@@ -56,12 +56,6 @@ log_level_parse(const char *name)
 }
 
 int
-log_error_level(void)
-{
-    return log_level_of_log;
-}
-
-int
 log_error_to_file(void)
 {
     return error_path != NULL;

@@ -37,7 +37,6 @@ int log_level_parse(const char *name);
  */
 int log_error_open(const char *path, int level);
 int log_error_reopen(void);
-int log_error_level(void);
 /* 1 when the error log is a file, not the terminal's stderr */
 int log_error_to_file(void);
 
