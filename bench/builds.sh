@@ -52,11 +52,6 @@ start() {
     eval "pid_$3=\$!"
     wait_port "$2"
 }
-stop() {
-    for p in $pids; do kill "$p" 2>/dev/null || true; done
-    for p in $pids; do wait "$p" 2>/dev/null || true; done
-    pids=""
-}
 
 # Each start is a fresh pair of processes (the two started in turns,
 # first one then the other first): where a process lands in memory
@@ -87,6 +82,6 @@ for i in $(seq "$STARTS"); do
     # shellcheck disable=SC2086,SC2154
     together_collect "http://127.0.0.1:$p_old" "$pid_old" \
         "http://127.0.0.1:$p_new" "$pid_new" - - - $SIZES
-    stop
+    stop_pids
 done
 together_table "$OUT/builds-together.json" "old-$rev" new "$STARTS starts x $RUNS"

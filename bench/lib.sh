@@ -132,10 +132,16 @@ together_table() {
     python3 bench/together.py "$work/together" "$(getconf CLK_TCK)" "$2" "$3" "$1"
 }
 
-# the processes started here ($pids), ended by PID, and the work directory
-cleanup() {
+# the processes started here ($pids), ended by PID (none left in $pids)
+stop_pids() {
     for p in $pids; do kill "$p" 2>/dev/null || true; done
     for p in $pids; do wait "$p" 2>/dev/null || true; done
+    pids=""
+}
+
+# ... and the work directory
+cleanup() {
+    stop_pids
     rm -rf "$work"
 }
 
